@@ -1,0 +1,182 @@
+// Block devices: where a bio spends its service time.
+//
+// A device is `channels` identical servers (internal parallelism: NVMe
+// queues, SSD dies, one HDD arm) behind a dispatch queue that admits at most
+// `nrRequests` bios at once (the request queue depth); later bios wait FIFO
+// for a request, as blk-mq's tag allocation makes them wait.
+//
+// A bio's time at the device is
+//
+//   occupancy  = channels * 1e9 / IOPS(dir, seq|rand, size)    (holds a channel)
+//   latency    = fixedLatencyNs                                 (does not)
+//   completion = start + (occupancy + latency) * jitter
+//
+// IOPS(dir, pattern, size) comes from a table of up to 32 (size, IOPS) points
+// per direction and pattern, interpolated linearly in service time between
+// points (service time is what adds up; IOPS does not). The TypeScript side
+// fills the table from a curve (the seed SSD/NVMe/HDD curves), from iocost's
+// linear model (1/iops + size/bps), or from a user's file. A bio is
+// sequential when it starts where the previous bio on this device ended.
+//
+// Worked example: seed SSD, 4 KiB random read, IOPS(4096) = 65,919 (from BPS =
+// 70e6 + 57e3*4096 - 2*4096^2), channels = 32 -> occupancy = 32e9/65919 =
+// 485,444 ns per bio on one channel; 32 channels in parallel give 65,919 IOPS.
+//
+// jitter is 1 (fixed) or exp(sigma * N(0,1)) from the device's own stream.
+
+import { Vec } from "../engine/vec";
+import { Rng } from "../engine/random";
+import { schedule, EV_DEVICE_DONE } from "../engine/events";
+import { bioDir, bioOff, bioSize, bioFlags, bioNext, bioIssue, BIO_SEQ } from "../engine/bios";
+
+export const TABLE_POINTS: i32 = 32;
+
+export class Device {
+  channels: i32 = 1;
+  nrRequests: i32 = 64;
+  fixedLatencyNs: i64 = 0;
+  jitterSigma: f64 = 0;
+  maxSectorsBytes: u32 = 1280 * 1024;
+  rotational: bool = false;
+  // table[(dir*2 + rand) * TABLE_POINTS + k]
+  tableSize: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS);
+  tableServiceNs: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS);
+  tableLen: StaticArray<i32> = new StaticArray<i32>(4);
+  rng: Rng;
+  // state
+  lastEnd: i64 = -1;
+  inFlight: i32 = 0; // holding a request
+  busyChannels: i32 = 0;
+  channelFree: Vec<i64> = new Vec<i64>(4); // per channel: time it becomes free
+  fifoHead: i32 = -1;
+  fifoTail: i32 = -1;
+  fifoLen: i32 = 0;
+  // counters
+  ios: u64 = 0;
+  busyNs: i64 = 0;
+
+  constructor(seed: u64, id: i32) {
+    this.rng = new Rng(seed, 0x10000 + <u64>id);
+  }
+
+  /** Service time (occupancy of one channel) in ns for a bio. */
+  serviceNs(dir: u8, rand: i32, size: u32): f64 {
+    const t = (<i32>dir) * 2 + rand;
+    const n = unchecked(this.tableLen[t]);
+    const base = t * TABLE_POINTS;
+    const x = <f64>size;
+    if (n == 0) return 0;
+    if (n == 1 || x <= unchecked(this.tableSize[base])) {
+      // below the first point: scale as constant IOPS
+      return unchecked(this.tableServiceNs[base]);
+    }
+    for (let k = 1; k < n; k++) {
+      const x1 = unchecked(this.tableSize[base + k]);
+      if (x <= x1) {
+        const x0 = unchecked(this.tableSize[base + k - 1]);
+        const y0 = unchecked(this.tableServiceNs[base + k - 1]);
+        const y1 = unchecked(this.tableServiceNs[base + k]);
+        return y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
+      }
+    }
+    // beyond the last point: constant bandwidth of the last point
+    const xl = unchecked(this.tableSize[base + n - 1]);
+    const yl = unchecked(this.tableServiceNs[base + n - 1]);
+    return (yl * x) / xl;
+  }
+}
+
+export const devices = new Array<Device>();
+
+export function resetDevices(): void {
+  devices.length = 0;
+}
+
+export function addDevice(seed: u64): i32 {
+  const d = new Device(seed, devices.length);
+  devices.push(d);
+  return devices.length - 1;
+}
+
+/** Set one table point: (dir, rand, k) -> (size bytes, IOPS at full parallelism). */
+export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64, iops: f64): void {
+  const d = devices[dev];
+  const t = dir * 2 + rand;
+  const i = t * TABLE_POINTS + k;
+  unchecked((d.tableSize[i] = size));
+  unchecked((d.tableServiceNs[i] = (<f64>d.channels * 1e9) / iops));
+  if (k + 1 > unchecked(d.tableLen[t])) unchecked((d.tableLen[t] = k + 1));
+}
+
+// Hook set by the engine: called when a bio finishes at the device.
+export function deviceSubmit(dev: i32, slot: i32, now: i64): void {
+  const d = unchecked(devices[dev]);
+  if (d.inFlight < d.nrRequests) {
+    d.inFlight++;
+    start(d, slot, now);
+  } else {
+    // wait for a request, FIFO
+    bioNext.set(slot, -1);
+    if (d.fifoTail >= 0) bioNext.set(d.fifoTail, slot);
+    else d.fifoHead = slot;
+    d.fifoTail = slot;
+    d.fifoLen++;
+  }
+}
+
+function start(d: Device, slot: i32, now: i64): void {
+  const off = bioOff.get(slot);
+  const size = bioSize.get(slot);
+  const dir = bioDir.get(slot);
+  const seq = off == d.lastEnd;
+  d.lastEnd = off + <i64>size;
+  if (seq) bioFlags.set(slot, bioFlags.get(slot) | BIO_SEQ);
+  bioIssue.set(slot, now);
+  let occ = d.serviceNs(dir, seq ? 0 : 1, size);
+  let lat = <f64>d.fixedLatencyNs;
+  if (d.jitterSigma > 0) {
+    const j = Math.exp(d.jitterSigma * gaussian(d.rng) - 0.5 * d.jitterSigma * d.jitterSigma);
+    occ *= j;
+    lat *= j;
+  }
+  // earliest free channel (channels are few; linear scan)
+  const cf = d.channelFree;
+  if (cf.length < d.channels) cf.ensure(d.channels - 1);
+  let best = 0;
+  let bestT = cf.get(0);
+  for (let c = 1; c < d.channels; c++) {
+    const t = cf.get(c);
+    if (t < bestT) {
+      bestT = t;
+      best = c;
+    }
+  }
+  const begin = bestT > now ? bestT : now;
+  const occNs = <i64>occ;
+  cf.set(best, begin + occNs);
+  d.busyNs += occNs;
+  d.ios++;
+  schedule(begin + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
+}
+
+/** A bio completed at the device: free its request and start a waiting one. */
+export function deviceComplete(dev: i32, now: i64): void {
+  const d = unchecked(devices[dev]);
+  d.inFlight--;
+  if (d.fifoHead >= 0) {
+    const s = d.fifoHead;
+    d.fifoHead = bioNext.get(s);
+    if (d.fifoHead < 0) d.fifoTail = -1;
+    d.fifoLen--;
+    d.inFlight++;
+    start(d, s, now);
+  }
+}
+
+/** Standard normal from two uniforms (Box-Muller; one value used, deterministic). */
+function gaussian(r: Rng): f64 {
+  let u = r.unit();
+  if (u < 1e-300) u = 1e-300;
+  const v = r.unit();
+  return Math.sqrt(-2.0 * Math.log(u)) * Math.cos(2.0 * Math.PI * v);
+}

@@ -1,0 +1,117 @@
+// The event queue: a binary min-heap in two parallel columns.
+//
+// An event is (time, meta). meta packs (insertion sequence << 32) | (kind << 24)
+// | arg, so comparing (time, meta) orders events by time and, at equal times,
+// by the order they were scheduled: the simulation is deterministic without
+// any tie-breaking randomness. `arg` is 24 bits: an index into whichever
+// table the event kind refers to (a bio slot, a job, a timer).
+//
+// Cancellation is lazy: a module that re-arms a timer keeps the time it
+// expects and ignores a firing that does not match (like mod_timer()).
+
+import { Vec } from "./vec";
+
+export const EV_JOB_WAKE: u32 = 1; // arg = job: a worker may issue its next IO
+export const EV_DEVICE_DONE: u32 = 2; // arg = bio slot: device finished it
+export const EV_THROTL_TIMER: u32 = 3; // arg = throttle service queue
+export const EV_CONFIG: u32 = 4; // arg = scheduled config change
+export const EV_REPLAY: u32 = 5; // arg = job: next recorded IO is due
+export const EV_IOCOST_TIMER: u32 = 6; // arg = device
+export const EV_IOCOST_WAKE: u32 = 7; // arg = iocg
+export const EV_WRITEBACK: u32 = 8; // arg = writeback event id
+export const EV_THROTL_WORK: u32 = 9; // arg = device: kthrotld dispatch work runs
+export const EV_DEVICE_ISSUE: u32 = 10; // arg = bio slot: reaches the driver
+export const EV_STOP: u32 = 15;
+
+const ARG_MASK: u64 = 0xffffff;
+
+const heapTime = new Vec<i64>(1024);
+const heapMeta = new Vec<u64>(1024);
+let seqCounter: u64 = 0;
+export let eventsProcessed: u64 = 0;
+
+export function resetEvents(): void {
+  heapTime.length = 0;
+  heapMeta.length = 0;
+  seqCounter = 0;
+  eventsProcessed = 0;
+}
+
+@inline export function pendingEvents(): i32 {
+  return heapTime.length;
+}
+
+@inline function less(ta: i64, ma: u64, tb: i64, mb: u64): bool {
+  return ta < tb || (ta == tb && ma < mb);
+}
+
+export function schedule(time: i64, kind: u32, arg: u32): void {
+  const meta: u64 = (seqCounter++ << 32) | ((<u64>kind) << 24) | (<u64>arg & ARG_MASK);
+  let i = heapTime.push(time);
+  heapMeta.push(meta);
+  const t = heapTime.data;
+  const m = heapMeta.data;
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    const pt = unchecked(t[p]);
+    const pm = unchecked(m[p]);
+    if (!less(time, meta, pt, pm)) break;
+    unchecked((t[i] = pt));
+    unchecked((m[i] = pm));
+    i = p;
+  }
+  unchecked((t[i] = time));
+  unchecked((m[i] = meta));
+}
+
+@inline export function peekTime(): i64 {
+  return unchecked(heapTime.data[0]);
+}
+
+/** Pop the earliest event; its time and meta are left in poppedTime/poppedMeta. */
+export let poppedTime: i64 = 0;
+export let poppedMeta: u64 = 0;
+
+export function pop(): void {
+  const t = heapTime.data;
+  const m = heapMeta.data;
+  poppedTime = unchecked(t[0]);
+  poppedMeta = unchecked(m[0]);
+  const n = --heapTime.length;
+  heapMeta.length = n;
+  if (n == 0) return;
+  const lt = unchecked(t[n]);
+  const lm = unchecked(m[n]);
+  let i = 0;
+  while (true) {
+    let c = 2 * i + 1;
+    if (c >= n) break;
+    let ct = unchecked(t[c]);
+    let cm = unchecked(m[c]);
+    const c2 = c + 1;
+    if (c2 < n) {
+      const t2 = unchecked(t[c2]);
+      const m2 = unchecked(m[c2]);
+      if (less(t2, m2, ct, cm)) {
+        c = c2;
+        ct = t2;
+        cm = m2;
+      }
+    }
+    if (!less(ct, cm, lt, lm)) break;
+    unchecked((t[i] = ct));
+    unchecked((m[i] = cm));
+    i = c;
+  }
+  unchecked((t[i] = lt));
+  unchecked((m[i] = lm));
+  eventsProcessed++;
+}
+
+@inline export function metaKind(meta: u64): u32 {
+  return <u32>((meta >> 24) & 0xff);
+}
+
+@inline export function metaArg(meta: u64): u32 {
+  return <u32>(meta & ARG_MASK);
+}

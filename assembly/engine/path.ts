@@ -1,0 +1,195 @@
+// The path of a bio through the simulated block layer, and the event loop.
+//
+//   job submits ──► blk-throttle ──► blk-iocost ──► device ──► completion
+//   (workload)      (io.max)         (io.weight)    (device)   (stats, job)
+//
+// Each stage either passes the bio on at once or keeps it and hands it on
+// later from one of its own events (a throttle timer, an iocost wake-up).
+// This is the order of the kernel's submit path: blk-throttle runs in
+// submit_bio_noacct() before splitting and request allocation; iocost is an
+// rq_qos hook in blk_mq_submit_bio(). Events are processed strictly in
+// (time, scheduling order), so a run is a pure function of its inputs.
+
+import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
+  EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
+  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
+import { allocBio, freeBio, bioJob, bioSeq, bioWorker, bioCg, bioDev, bioDir, bioFlags, bioOff,
+  bioSize, bioPieces, bioSubmit, bioRelease, bioIssue, BIO_SYNC, BIO_WRITEBACK } from "./bios";
+import { deviceSubmit, deviceComplete, devices } from "../device/device";
+import { jobs, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
+import { noteSubmit, noteIssue, noteComplete, record, recordOn } from "../stats/stats";
+import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
+import { iocostActive, iocSubmit, iocDone, iocTimer, iocWake, iocConfigEvent } from "../iocost/iocost";
+import { writebackActive, wbWrite, wbEvent, wbBioDone } from "../writeback/writeback";
+
+export let now: i64 = 0;
+export let stopped: bool = false;
+
+// Config-change events carry (module << 20) | index.
+export const CFG_THROTTLE: u32 = 1;
+export const CFG_IOCOST: u32 = 2;
+
+export function resetPath(): void {
+  now = 0;
+  stopped = false;
+}
+
+/** Run events until the queue is empty (returns 0), time passes `untilNs` or
+ *  `maxEvents` were processed (returns 1: call again to continue). */
+export function run(untilNs: i64, maxEvents: i32): i32 {
+  let n = 0;
+  while (pendingEvents() > 0) {
+    if (stopped) return 0;
+    if (peekTime() > untilNs || n >= maxEvents) return 1;
+    pop();
+    n++;
+    const t = poppedTime;
+    now = t;
+    const kind = metaKind(poppedMeta);
+    const arg = metaArg(poppedMeta);
+    if (kind == EV_DEVICE_DONE) {
+      deviceDone(<i32>arg, t);
+    } else if (kind == EV_JOB_WAKE) {
+      const j = unchecked(jobs[<i32>arg]);
+      if (j.wakeAt == t) j.wakeAt = -1;
+      jobTryIssue(j, t);
+    } else if (kind == EV_THROTL_TIMER) {
+      throtlTimer(arg, t);
+    } else if (kind == EV_THROTL_WORK) {
+      throtlWork(arg, t);
+    } else if (kind == EV_CONFIG) {
+      const mod = arg >> 20;
+      const idx = arg & 0xfffff;
+      if (mod == CFG_THROTTLE) throtlConfigEvent(idx, t);
+      else if (mod == CFG_IOCOST) iocConfigEvent(idx, t);
+    } else if (kind == EV_IOCOST_TIMER) {
+      iocTimer(arg, t);
+    } else if (kind == EV_IOCOST_WAKE) {
+      iocWake(arg, t);
+    } else if (kind == EV_WRITEBACK) {
+      wbEvent(arg, t);
+    } else if (kind == EV_DEVICE_ISSUE) {
+      toDevice(<i32>arg, t);
+    } else if (kind == EV_STOP) {
+      stopped = true;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/** Let a job's free workers submit whatever is due. */
+export function jobTryIssue(j: Job, t: i64): void {
+  while (j.freeWorkers.length > 0) {
+    const e = earliestNext(j, t);
+    if (e == i64.MAX_VALUE) {
+      if (j.inflight == 0) j.finished = true;
+      return;
+    }
+    if (e < 0) return; // waits for a completion
+    if (e > t) {
+      if (j.wakeAt != e) {
+        j.wakeAt = e;
+        schedule(e, EV_JOB_WAKE, <u32>j.id);
+      }
+      return;
+    }
+    nextShape(j);
+    const worker = j.freeWorkers.get(--j.freeWorkers.length);
+    const seq = <i32>j.issued;
+    j.issued++;
+    j.bytesIssued += <i64>shapeSize;
+    j.inflight++;
+    if (!j.direct && shapeDir == 1 && writebackActive) {
+      // buffered write: the page cache takes it; the writer is delayed only
+      // by dirty throttling, and writeback issues bios later as the owner.
+      const delay = wbWrite(j.id, j.cg, j.dev, shapeOff, shapeSize, t);
+      const slot = allocBio();
+      fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, 0, t);
+      noteSubmit(j.id, t);
+      // completes from the writer's view after the dirtying delay
+      bioRelease.set(slot, t);
+      bioIssue.set(slot, t);
+      schedule(t + delay, EV_DEVICE_DONE, <u32>(slot | 0x800000));
+      continue;
+    }
+    const slot = allocBio();
+    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
+    noteSubmit(j.id, t);
+    submitBio(slot, t);
+  }
+}
+
+export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
+  off: i64, size: u32, flags: u32, t: i64): void {
+  bioJob.set(slot, job);
+  bioSeq.set(slot, seq);
+  bioWorker.set(slot, worker);
+  bioCg.set(slot, cg);
+  bioDev.set(slot, dev);
+  bioDir.set(slot, dir);
+  bioFlags.set(slot, flags);
+  bioOff.set(slot, off);
+  bioSize.set(slot, size);
+  const maxb = unchecked(devices[dev]).maxSectorsBytes;
+  bioPieces.set(slot, maxb > 0 ? (size + maxb - 1) / maxb : 1);
+  bioSubmit.set(slot, t);
+  bioRelease.set(slot, t);
+  bioIssue.set(slot, t);
+}
+
+/** submit_bio(): the bio enters the block layer. */
+export function submitBio(slot: i32, t: i64): void {
+  if (throttleActive && !throtlSubmit(slot, t)) return;
+  afterThrottle(slot, t);
+}
+
+/** blk-throttle let the bio go (at once or from its dispatch work). */
+export function afterThrottle(slot: i32, t: i64): void {
+  bioRelease.set(slot, t);
+  if (iocostActive && !iocSubmit(slot, t)) return;
+  toDevice(slot, t);
+}
+
+/** The bio gets a request and goes to the device (or waits for a tag). */
+export function toDevice(slot: i32, t: i64): void {
+  noteIssue(bioCg.get(slot), bioDir.get(slot), bioSize.get(slot), bioRelease.get(slot) - bioSubmit.get(slot));
+  deviceSubmit(bioDev.get(slot), slot, t);
+}
+
+function deviceDone(arg: i32, t: i64): void {
+  if (arg & 0x800000) {
+    // a buffered write finished from the writer's view (not a device IO)
+    completeBio(arg & 0x7fffff, t);
+    return;
+  }
+  const slot = arg;
+  deviceComplete(bioDev.get(slot), t);
+  if (iocostActive) iocDone(slot, t);
+  completeBio(slot, t);
+}
+
+function completeBio(slot: i32, t: i64): void {
+  const job = bioJob.get(slot);
+  const dir = bioDir.get(slot);
+  const size = bioSize.get(slot);
+  noteComplete(job, bioCg.get(slot), dir, size, bioSubmit.get(slot), t);
+  if (recordOn) {
+    record(job, bioSeq.get(slot), bioWorker.get(slot), bioCg.get(slot), dir, bioFlags.get(slot),
+      bioOff.get(slot), size, bioSubmit.get(slot), bioRelease.get(slot), bioIssue.get(slot), t);
+  }
+  if (bioFlags.get(slot) & BIO_WRITEBACK) {
+    wbBioDone(slot, t);
+    freeBio(slot);
+    return;
+  }
+  freeBio(slot);
+  if (job >= 0) {
+    const j = unchecked(jobs[job]);
+    j.inflight--;
+    j.completed++;
+    if (t > j.lastDone) j.lastDone = t;
+    j.freeWorkers.push(bioWorker.get(slot));
+    jobTryIssue(j, t);
+  }
+}

@@ -1,0 +1,58 @@
+// Deterministic randomness: xoshiro256** seeded through SplitMix64.
+//
+// Every consumer (a job, a device's latency jitter) owns its own stream,
+// seeded from (scenario seed, stream id) with SplitMix64, so adding a job never
+// changes the numbers another job draws. Same seed, same bits, on every host.
+
+export class Rng {
+  s0: u64 = 0;
+  s1: u64 = 0;
+  s2: u64 = 0;
+  s3: u64 = 0;
+
+  constructor(seed: u64, stream: u64) {
+    let x: u64 = seed ^ (stream * 0x9e3779b97f4a7c15);
+    x = splitmix(x); this.s0 = splitmixOut(x);
+    x = splitmix(x); this.s1 = splitmixOut(x);
+    x = splitmix(x); this.s2 = splitmixOut(x);
+    x = splitmix(x); this.s3 = splitmixOut(x);
+  }
+
+  next(): u64 {
+    const result = rotl(this.s1 * 5, 7) * 9;
+    const t = this.s1 << 17;
+    this.s2 ^= this.s0;
+    this.s3 ^= this.s1;
+    this.s1 ^= this.s2;
+    this.s0 ^= this.s3;
+    this.s2 ^= t;
+    this.s3 = rotl(this.s3, 45);
+    return result;
+  }
+
+  /** Uniform integer in [0, n), n > 0 (Lemire's multiply-shift, unbiased enough for n << 2^32). */
+  below(n: u64): u64 {
+    if (n <= 1) return 0;
+    return this.next() % n;
+  }
+
+  /** Uniform double in [0, 1). */
+  unit(): f64 {
+    return <f64>(this.next() >> 11) * (1.0 / 9007199254740992.0);
+  }
+}
+
+@inline function rotl(x: u64, k: u64): u64 {
+  return (x << k) | (x >> (64 - k));
+}
+
+@inline function splitmix(x: u64): u64 {
+  return x + 0x9e3779b97f4a7c15;
+}
+
+@inline function splitmixOut(x: u64): u64 {
+  let z = x;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+  return z ^ (z >> 31);
+}

@@ -1,0 +1,294 @@
+// iosim core: the WebAssembly module's exported API.
+//
+// The JavaScript side configures a run with a handful of calls (cgroups,
+// devices, jobs, module settings), loads bulk inputs (recorded arrivals)
+// through a staging buffer in one call, runs events in batches with
+// `run(untilNs, maxEvents)`, and reads results by viewing columns of WASM
+// memory (`column(id)` / `columnLength(id)`). Nothing crosses the boundary
+// per bio.
+
+import { resetEvents, eventsProcessed, pendingEvents, schedule, EV_CONFIG, EV_STOP } from "./engine/events";
+import { resetBios, bioInFlight } from "./engine/bios";
+import { setClock, jiffiesAt } from "./engine/clock";
+import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
+import { resetPath, run as runLoop, now } from "./engine/path";
+import { resetDevices, addDevice, setDevicePoint, devices } from "./device/device";
+import { resetJobs, addJob, jobs, startJob } from "./workload/jobs";
+import * as S from "./stats/stats";
+import { resetThrottle } from "./throttle/throttle";
+import { resetIocost } from "./iocost/iocost";
+import { resetWriteback } from "./writeback/writeback";
+import { Vec } from "./engine/vec";
+
+export { FIO_PLAT_NR, SERIES_PLAT_NR } from "./stats/histogram";
+
+let seed: u64 = 1;
+
+// ---------------------------------------------------------------- setup
+
+export function reset(runSeed: u64, hz: u32, jiffiesAtZero: u64, zeroAfterTickNs: i64, v2: bool): void {
+  seed = runSeed;
+  setClock(hz, jiffiesAtZero, zeroAfterTickNs);
+  resetEvents();
+  resetBios();
+  resetCgroups(v2);
+  resetPath();
+  resetDevices();
+  resetJobs();
+  resetThrottle();
+  resetIocost();
+  resetWriteback();
+  S.setSeries(0);
+  S.setRecord(false);
+}
+
+export function cgroupAdd(parent: i32): i32 {
+  return addCgroup(parent);
+}
+
+export function deviceAdd(channels: i32, nrRequests: i32, fixedLatencyNs: i64, jitterSigma: f64,
+  maxSectorsBytes: u32, rotational: bool): i32 {
+  const id = addDevice(seed);
+  const d = devices[id];
+  d.channels = channels < 1 ? 1 : channels;
+  d.nrRequests = nrRequests < 1 ? 1 : nrRequests;
+  d.fixedLatencyNs = fixedLatencyNs;
+  d.jitterSigma = jitterSigma;
+  d.maxSectorsBytes = maxSectorsBytes;
+  d.rotational = rotational;
+  return id;
+}
+
+export function devicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64, iops: f64): void {
+  setDevicePoint(dev, dir, rand, k, size, iops);
+}
+
+export function jobAdd(cg: i32, dev: i32, rw: i32, mixReadPct: i32, random: bool, direct: bool,
+  regionOff: i64, regionLen: i64, align: i64, qd: i32, pattern: i32, rateIops: f64, rateBps: f64,
+  burst: i32, thinkNs: i64, thinkBlocks: i32, startNs: i64, count: i64, bytesLimit: i64,
+  runtimeNs: i64, timeBased: bool): i32 {
+  const id = addJob(seed);
+  const j = jobs[id];
+  j.cg = cg;
+  j.dev = dev;
+  j.rw = rw;
+  j.mixReadPct = mixReadPct;
+  j.random = random;
+  j.direct = direct;
+  j.regionOff = regionOff;
+  j.regionLen = regionLen;
+  j.align = align < 1 ? 1 : align;
+  j.qd = qd < 1 ? 1 : qd;
+  j.pattern = pattern;
+  j.rateIops = rateIops;
+  j.rateBps = rateBps;
+  j.burst = burst;
+  j.thinkNs = thinkNs;
+  j.thinkBlocks = thinkBlocks < 1 ? 1 : thinkBlocks;
+  j.startNs = startNs;
+  j.count = count < 0 ? i64.MAX_VALUE : count;
+  j.bytesLimit = bytesLimit < 0 ? i64.MAX_VALUE : bytesLimit;
+  j.runtimeNs = runtimeNs < 0 ? i64.MAX_VALUE : runtimeNs;
+  j.timeBased = timeBased;
+  return id;
+}
+
+export function jobBs(job: i32, size: u32, weight: u32): void {
+  const j = jobs[job];
+  const n = j.bsCum.length;
+  const prev: u32 = n > 0 ? j.bsCum.get(n - 1) : 0;
+  j.bsSize.push(size);
+  j.bsCum.push(prev + (weight < 1 ? 1 : weight));
+}
+
+export function jobGap(job: i32, gapNs: i64): void {
+  jobs[job].gaps.push(gapNs);
+}
+
+// ---- staging buffer for bulk inputs (one call per array, not per item)
+let staging = new StaticArray<u8>(64);
+
+export function stagingAlloc(bytes: i32): usize {
+  if (staging.length < bytes) staging = new StaticArray<u8>(bytes);
+  return changetype<usize>(staging);
+}
+
+/** Load `n` submit times (i64 ns, relative to the job start) from staging. */
+export function jobLoadTimes(job: i32, n: i32): void {
+  const j = jobs[job];
+  const p = changetype<usize>(staging);
+  for (let i = 0; i < n; i++) j.times.push(load<i64>(p + (<usize>i << 3)));
+}
+
+/** Load `n` recorded IOs from staging: times i64[n], offsets i64[n], sizes u32[n], dirs u8[n]. */
+export function jobLoadReplay(job: i32, n: i32): void {
+  const j = jobs[job];
+  const p = changetype<usize>(staging);
+  const pOff = p + (<usize>n << 3);
+  const pSize = pOff + (<usize>n << 3);
+  const pDir = pSize + (<usize>n << 2);
+  for (let i = 0; i < n; i++) {
+    j.times.push(load<i64>(p + (<usize>i << 3)));
+    j.rOff.push(load<i64>(pOff + (<usize>i << 3)));
+    j.rSize.push(load<u32>(pSize + (<usize>i << 2)));
+    j.rDir.push(load<u8>(pDir + <usize>i));
+  }
+}
+
+export function statsSetup(seriesBinNs: i64, record: bool): void {
+  S.setSeries(seriesBinNs);
+  S.setRecord(record);
+}
+
+/** Schedule a stop: no event after `t` is processed. */
+export function stopAt(t: i64): void {
+  schedule(t, EV_STOP, 0);
+}
+
+/** Everything configured: size the stats and start the jobs. */
+export function start(): void {
+  S.resetStats(jobs.length, cgroupCount());
+  for (let i = 0; i < jobs.length; i++) startJob(jobs[i]);
+}
+
+// ---------------------------------------------------------------- running
+
+export function run(untilNs: i64, maxEvents: i32): i32 {
+  return runLoop(untilNs, maxEvents);
+}
+
+export function simNow(): i64 {
+  return now;
+}
+
+export function jiffiesAtTime(t: i64): u64 {
+  return jiffiesAt(t);
+}
+
+export function eventCount(): u64 {
+  return eventsProcessed;
+}
+
+export function eventsPending(): i32 {
+  return pendingEvents();
+}
+
+export function biosInFlight(): i32 {
+  return bioInFlight;
+}
+
+export function jobIssued(job: i32): i64 {
+  return jobs[job].issued;
+}
+
+export function jobCompleted(job: i32): i64 {
+  return jobs[job].completed;
+}
+
+// ---------------------------------------------------------------- results
+
+// Column ids (mirrored in bindings/core/columns.ts).
+export const COL_JOB_IOS: i32 = 1;
+export const COL_JOB_BYTES: i32 = 2;
+export const COL_JOB_LAT_SUM: i32 = 3;
+export const COL_JOB_LAT_SQ: i32 = 4;
+export const COL_JOB_LAT_MIN: i32 = 5;
+export const COL_JOB_LAT_MAX: i32 = 6;
+export const COL_JOB_HIST: i32 = 7;
+export const COL_JOB_FIRST_SUBMIT: i32 = 8;
+export const COL_JOB_LAST_DONE: i32 = 9;
+export const COL_CG_IOS: i32 = 10;
+export const COL_CG_BYTES: i32 = 11;
+export const COL_CG_WAIT: i32 = 12;
+export const COL_SERIES_IOS: i32 = 13;
+export const COL_SERIES_BYTES: i32 = 14;
+export const COL_SERIES_LAT_SUM: i32 = 15;
+export const COL_SERIES_HIST: i32 = 16;
+export const COL_REC_JOB: i32 = 20;
+export const COL_REC_SEQ: i32 = 21;
+export const COL_REC_WORKER: i32 = 22;
+export const COL_REC_CG: i32 = 23;
+export const COL_REC_DIR: i32 = 24;
+export const COL_REC_FLAGS: i32 = 25;
+export const COL_REC_OFF: i32 = 26;
+export const COL_REC_SIZE: i32 = 27;
+export const COL_REC_SUBMIT: i32 = 28;
+export const COL_REC_RELEASE: i32 = 29;
+export const COL_REC_ISSUE: i32 = 30;
+export const COL_REC_DONE: i32 = 31;
+
+function ptrOf<T>(v: Vec<T>): usize {
+  return v.ptr();
+}
+
+export function column(id: i32): usize {
+  switch (id) {
+    case COL_JOB_IOS: return ptrOf(S.jobIos);
+    case COL_JOB_BYTES: return ptrOf(S.jobBytes);
+    case COL_JOB_LAT_SUM: return ptrOf(S.jobLatSum);
+    case COL_JOB_LAT_SQ: return ptrOf(S.jobLatSq);
+    case COL_JOB_LAT_MIN: return ptrOf(S.jobLatMin);
+    case COL_JOB_LAT_MAX: return ptrOf(S.jobLatMax);
+    case COL_JOB_HIST: return ptrOf(S.jobHist);
+    case COL_JOB_FIRST_SUBMIT: return ptrOf(S.jobFirstSubmit);
+    case COL_JOB_LAST_DONE: return ptrOf(S.jobLastDone);
+    case COL_CG_IOS: return ptrOf(S.cgIos);
+    case COL_CG_BYTES: return ptrOf(S.cgBytes);
+    case COL_CG_WAIT: return ptrOf(S.cgWaitNs);
+    case COL_SERIES_IOS: return ptrOf(S.seriesIos);
+    case COL_SERIES_BYTES: return ptrOf(S.seriesBytes);
+    case COL_SERIES_LAT_SUM: return ptrOf(S.seriesLatSum);
+    case COL_SERIES_HIST: return ptrOf(S.seriesHist);
+    case COL_REC_JOB: return ptrOf(S.recJob);
+    case COL_REC_SEQ: return ptrOf(S.recSeq);
+    case COL_REC_WORKER: return ptrOf(S.recWorker);
+    case COL_REC_CG: return ptrOf(S.recCg);
+    case COL_REC_DIR: return ptrOf(S.recDir);
+    case COL_REC_FLAGS: return ptrOf(S.recFlags);
+    case COL_REC_OFF: return ptrOf(S.recOff);
+    case COL_REC_SIZE: return ptrOf(S.recSize);
+    case COL_REC_SUBMIT: return ptrOf(S.recSubmit);
+    case COL_REC_RELEASE: return ptrOf(S.recRelease);
+    case COL_REC_ISSUE: return ptrOf(S.recIssue);
+    case COL_REC_DONE: return ptrOf(S.recDone);
+  }
+  return 0;
+}
+
+export function columnLength(id: i32): i32 {
+  switch (id) {
+    case COL_JOB_IOS: return S.jobIos.length;
+    case COL_JOB_BYTES: return S.jobBytes.length;
+    case COL_JOB_LAT_SUM: return S.jobLatSum.length;
+    case COL_JOB_LAT_SQ: return S.jobLatSq.length;
+    case COL_JOB_LAT_MIN: return S.jobLatMin.length;
+    case COL_JOB_LAT_MAX: return S.jobLatMax.length;
+    case COL_JOB_HIST: return S.jobHist.length;
+    case COL_JOB_FIRST_SUBMIT: return S.jobFirstSubmit.length;
+    case COL_JOB_LAST_DONE: return S.jobLastDone.length;
+    case COL_CG_IOS: return S.cgIos.length;
+    case COL_CG_BYTES: return S.cgBytes.length;
+    case COL_CG_WAIT: return S.cgWaitNs.length;
+    case COL_SERIES_IOS: return S.seriesIos.length;
+    case COL_SERIES_BYTES: return S.seriesBytes.length;
+    case COL_SERIES_LAT_SUM: return S.seriesLatSum.length;
+    case COL_SERIES_HIST: return S.seriesHist.length;
+    case COL_REC_JOB: return S.recJob.length;
+    case COL_REC_SEQ: return S.recSeq.length;
+    case COL_REC_WORKER: return S.recWorker.length;
+    case COL_REC_CG: return S.recCg.length;
+    case COL_REC_DIR: return S.recDir.length;
+    case COL_REC_FLAGS: return S.recFlags.length;
+    case COL_REC_OFF: return S.recOff.length;
+    case COL_REC_SIZE: return S.recSize.length;
+    case COL_REC_SUBMIT: return S.recSubmit.length;
+    case COL_REC_RELEASE: return S.recRelease.length;
+    case COL_REC_ISSUE: return S.recIssue.length;
+    case COL_REC_DONE: return S.recDone.length;
+  }
+  return 0;
+}
+
+export function seriesBinCount(): i32 {
+  return S.seriesBins;
+}

@@ -1,0 +1,178 @@
+// What a run measures, kept in the core so nothing crosses to JavaScript per bio.
+//
+// Per job and direction (fio's view): IOs, bytes, completion-latency sum,
+// sum of squares, min, max and a fio plat histogram; the job's first submit
+// and last completion. Per cgroup and direction (the kernel's io.stat view):
+// IOs and bytes when the bio reaches the device (blk_cgroup_bio_start runs
+// after blk-throttle), own counts only; the TypeScript side sums subtrees
+// as the kernel's rstat flush does. Optionally, per completion-time bin of
+// SERIES_BIN_NS: IOs, bytes, latency sum and a coarse histogram per cgroup
+// and direction (the time series). Optionally, one record per completed bio
+// (replay and tracing).
+
+import { Vec } from "../engine/vec";
+import { platIndex, FIO_PLAT_BITS, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "./histogram";
+
+// ---- per job x dir (index job*2+dir)
+export const jobIos = new Vec<u64>(16);
+export const jobBytes = new Vec<u64>(16);
+export const jobLatSum = new Vec<f64>(16);
+export const jobLatSq = new Vec<f64>(16);
+export const jobLatMin = new Vec<i64>(16);
+export const jobLatMax = new Vec<i64>(16);
+export const jobHist = new Vec<u32>(16 * FIO_PLAT_NR);
+// per job
+export const jobFirstSubmit = new Vec<i64>(8);
+export const jobLastDone = new Vec<i64>(8);
+
+// ---- per cgroup x dir (index cg*2+dir), counted at device issue
+export const cgIos = new Vec<u64>(16);
+export const cgBytes = new Vec<u64>(16);
+export const cgWaitNs = new Vec<u64>(16); // time spent in blk-throttle
+
+// ---- time series
+export let seriesBinNs: i64 = 0; // 0 = off
+export let seriesCgroups: i32 = 0;
+export let seriesBins: i32 = 0;
+export const seriesIos = new Vec<u32>(64);
+export const seriesBytes = new Vec<u64>(64);
+export const seriesLatSum = new Vec<f64>(64);
+export const seriesHist = new Vec<u32>(64);
+
+// ---- per-bio records
+export let recordOn: bool = false;
+export const recJob = new Vec<i32>(64);
+export const recSeq = new Vec<i32>(64);
+export const recWorker = new Vec<i32>(64);
+export const recCg = new Vec<i32>(64);
+export const recDir = new Vec<u8>(64);
+export const recFlags = new Vec<u32>(64);
+export const recOff = new Vec<i64>(64);
+export const recSize = new Vec<u32>(64);
+export const recSubmit = new Vec<i64>(64);
+export const recRelease = new Vec<i64>(64);
+export const recIssue = new Vec<i64>(64);
+export const recDone = new Vec<i64>(64);
+
+export function resetStats(nJobs: i32, nCgroups: i32): void {
+  jobIos.clear();
+  jobBytes.clear();
+  jobLatSum.clear();
+  jobLatSq.clear();
+  jobLatMin.clear();
+  jobLatMax.clear();
+  jobHist.clear();
+  jobFirstSubmit.clear();
+  jobLastDone.clear();
+  if (nJobs > 0) {
+    jobIos.ensure(nJobs * 2 - 1);
+    jobBytes.ensure(nJobs * 2 - 1);
+    jobLatSum.ensure(nJobs * 2 - 1);
+    jobLatSq.ensure(nJobs * 2 - 1);
+    jobLatMin.ensure(nJobs * 2 - 1);
+    jobLatMax.ensure(nJobs * 2 - 1);
+    for (let i = 0; i < nJobs * 2; i++) jobLatMin.set(i, i64.MAX_VALUE);
+    jobHist.ensure(nJobs * 2 * FIO_PLAT_NR - 1);
+    jobFirstSubmit.ensure(nJobs - 1);
+    jobLastDone.ensure(nJobs - 1);
+    for (let i = 0; i < nJobs; i++) jobFirstSubmit.set(i, -1);
+  }
+  cgIos.clear();
+  cgBytes.clear();
+  cgWaitNs.clear();
+  if (nCgroups > 0) {
+    cgIos.ensure(nCgroups * 2 - 1);
+    cgBytes.ensure(nCgroups * 2 - 1);
+    cgWaitNs.ensure(nCgroups * 2 - 1);
+  }
+  seriesCgroups = nCgroups;
+  seriesBins = 0;
+  seriesIos.clear();
+  seriesBytes.clear();
+  seriesLatSum.clear();
+  seriesHist.clear();
+  recJob.length = 0;
+  recSeq.length = 0;
+  recWorker.length = 0;
+  recCg.length = 0;
+  recDir.length = 0;
+  recFlags.length = 0;
+  recOff.length = 0;
+  recSize.length = 0;
+  recSubmit.length = 0;
+  recRelease.length = 0;
+  recIssue.length = 0;
+  recDone.length = 0;
+}
+
+export function setSeries(binNs: i64): void {
+  seriesBinNs = binNs;
+}
+
+export function setRecord(on: bool): void {
+  recordOn = on;
+}
+
+@inline export function noteSubmit(job: i32, now: i64): void {
+  if (job >= 0 && jobFirstSubmit.get(job) < 0) jobFirstSubmit.set(job, now);
+}
+
+@inline export function noteIssue(cg: i32, dir: u8, size: u32, throttleWaitNs: i64): void {
+  const i = cg * 2 + <i32>dir;
+  cgIos.set(i, cgIos.get(i) + 1);
+  cgBytes.set(i, cgBytes.get(i) + <u64>size);
+  cgWaitNs.set(i, cgWaitNs.get(i) + <u64>throttleWaitNs);
+}
+
+export function noteComplete(job: i32, cg: i32, dir: u8, size: u32, submit: i64, done: i64): void {
+  const lat = done - submit;
+  if (job >= 0) {
+    const i = job * 2 + <i32>dir;
+    jobIos.set(i, jobIos.get(i) + 1);
+    jobBytes.set(i, jobBytes.get(i) + <u64>size);
+    const fl = <f64>lat;
+    jobLatSum.set(i, jobLatSum.get(i) + fl);
+    jobLatSq.set(i, jobLatSq.get(i) + fl * fl);
+    const mn = jobLatMin.get(i);
+    if (lat < mn) jobLatMin.set(i, lat);
+    if (lat > jobLatMax.get(i)) jobLatMax.set(i, lat);
+    const h = i * FIO_PLAT_NR + platIndex(<u64>lat, FIO_PLAT_BITS, FIO_PLAT_NR);
+    jobHist.set(h, jobHist.get(h) + 1);
+    if (done > jobLastDone.get(job)) jobLastDone.set(job, done);
+  }
+  if (seriesBinNs > 0) {
+    const bin = <i32>(done / seriesBinNs);
+    const stride = seriesCgroups * 2;
+    if (bin >= seriesBins) {
+      seriesBins = bin + 1;
+      seriesIos.ensure(seriesBins * stride - 1);
+      seriesBytes.ensure(seriesBins * stride - 1);
+      seriesLatSum.ensure(seriesBins * stride - 1);
+      seriesHist.ensure(seriesBins * stride * SERIES_PLAT_NR - 1);
+    }
+    const k = bin * stride + cg * 2 + <i32>dir;
+    seriesIos.set(k, seriesIos.get(k) + 1);
+    seriesBytes.set(k, seriesBytes.get(k) + <u64>size);
+    seriesLatSum.set(k, seriesLatSum.get(k) + <f64>lat);
+    const h = k * SERIES_PLAT_NR + platIndex(<u64>lat, SERIES_PLAT_BITS, SERIES_PLAT_NR);
+    seriesHist.set(h, seriesHist.get(h) + 1);
+  }
+}
+
+export function record(
+  job: i32, seq: i32, worker: i32, cg: i32, dir: u8, flags: u32, off: i64, size: u32,
+  submit: i64, release: i64, issue: i64, done: i64,
+): void {
+  recJob.push(job);
+  recSeq.push(seq);
+  recWorker.push(worker);
+  recCg.push(cg);
+  recDir.push(dir);
+  recFlags.push(flags);
+  recOff.push(off);
+  recSize.push(size);
+  recSubmit.push(submit);
+  recRelease.push(release);
+  recIssue.push(issue);
+  recDone.push(done);
+}

@@ -1,0 +1,209 @@
+// Jobs: the processes that submit bios (fio jobs, oracle recorder threads,
+// recorded IO logs).
+//
+// A job has `qd` workers, each with at most one bio in flight (fio's
+// iodepth, or the oracle recorder's threads doing synchronous pread/pwrite).
+// When a worker is free the job computes the earliest time its next IO
+// (index i) may be submitted, from its pattern:
+//
+//   PAT_CLOSED  now: issue as soon as a worker is free
+//   PAT_RATE    start + i * 1e9 / rateIops, and start + bytes * 1e9 / rateBps
+//   PAT_TIMES   start + times[i]                      (open loop, listed times)
+//   PAT_BURSTS  closed inside a burst of `burst` IOs; the first IO of a later
+//               burst waits for every earlier IO to complete, then gap[k]
+//   PAT_REPLAY  start + times[i], offsets/sizes/directions from the list
+//
+// plus fio's thinktime (after every `thinktimeBlocks` IOs the next waits
+// thinktime after the last completion) and startdelay. A job stops
+// submitting at `count` IOs, `bytesLimit` bytes, or `runtimeNs` after its
+// start, whichever comes first; with `timeBased` it wraps the region and
+// stops only at runtime.
+//
+// Worked example (oracle `iops100_qd1_read`): qd 1, closed, count 300, 4 KiB
+// sequential reads: worker 0 submits IO 0 at t=0, IO 1 when IO 0 completes,
+// and so on; blk-throttle decides when each completes.
+
+import { Vec } from "../engine/vec";
+import { Rng } from "../engine/random";
+import { schedule, EV_JOB_WAKE } from "../engine/events";
+
+export const RW_READ: i32 = 0;
+export const RW_WRITE: i32 = 1;
+export const RW_MIX: i32 = 2; // rwmixread percent
+export const RW_ALT: i32 = 3; // alternate R, W, R, ...
+
+export const PAT_CLOSED: i32 = 0;
+export const PAT_RATE: i32 = 1;
+export const PAT_TIMES: i32 = 2;
+export const PAT_BURSTS: i32 = 3;
+export const PAT_REPLAY: i32 = 4;
+
+export class Job {
+  id: i32;
+  cg: i32 = 0;
+  dev: i32 = 0;
+  rw: i32 = RW_READ;
+  mixReadPct: i32 = 50;
+  random: bool = false;
+  direct: bool = true;
+  sync: bool = true;
+  bsSize: Vec<u32> = new Vec<u32>(4);
+  bsCum: Vec<u32> = new Vec<u32>(4); // cumulative weights
+  regionOff: i64 = 0;
+  regionLen: i64 = 1 << 30;
+  align: i64 = 4096;
+  qd: i32 = 1;
+  pattern: i32 = PAT_CLOSED;
+  rateIops: f64 = 0;
+  rateBps: f64 = 0;
+  times: Vec<i64> = new Vec<i64>(4); // PAT_TIMES / PAT_REPLAY, relative to start
+  rOff: Vec<i64> = new Vec<i64>(4); // PAT_REPLAY
+  rSize: Vec<u32> = new Vec<u32>(4);
+  rDir: Vec<u8> = new Vec<u8>(4);
+  burst: i32 = 0;
+  gaps: Vec<i64> = new Vec<i64>(4);
+  thinkNs: i64 = 0;
+  thinkBlocks: i32 = 1;
+  startNs: i64 = 0;
+  count: i64 = i64.MAX_VALUE;
+  bytesLimit: i64 = i64.MAX_VALUE;
+  runtimeNs: i64 = i64.MAX_VALUE;
+  timeBased: bool = false;
+  rng: Rng;
+  // state
+  issued: i64 = 0;
+  completed: i64 = 0;
+  inflight: i32 = 0;
+  bytesIssued: i64 = 0;
+  pos: i64 = 0;
+  freeWorkers: Vec<i32> = new Vec<i32>(4);
+  lastDone: i64 = 0;
+  wakeAt: i64 = -1;
+  finished: bool = false;
+  altNext: u8 = 0;
+
+  constructor(id: i32, seed: u64) {
+    this.id = id;
+    this.rng = new Rng(seed, <u64>id + 1);
+  }
+}
+
+export const jobs = new Array<Job>();
+
+export function resetJobs(): void {
+  jobs.length = 0;
+}
+
+export function addJob(seed: u64): i32 {
+  const j = new Job(jobs.length, seed);
+  jobs.push(j);
+  return j.id;
+}
+
+/** Called once before the run: workers free, first wake at start. */
+export function startJob(j: Job): void {
+  j.freeWorkers.length = 0;
+  for (let w = j.qd - 1; w >= 0; w--) j.freeWorkers.push(w);
+  j.pos = 0;
+  if (j.bsSize.length == 0) {
+    j.bsSize.push(4096);
+    j.bsCum.push(1);
+  }
+  j.wakeAt = j.startNs;
+  schedule(j.startNs, EV_JOB_WAKE, <u32>j.id);
+}
+
+export function totalIos(j: Job): i64 {
+  if (j.pattern == PAT_REPLAY || j.pattern == PAT_TIMES) {
+    const n = <i64>j.times.length;
+    return n < j.count ? n : j.count;
+  }
+  return j.count;
+}
+
+/**
+ * Earliest time IO number `j.issued` may be submitted, or -1 if it must wait
+ * for a completion (bursts), or i64.MAX_VALUE if the job is done.
+ */
+export function earliestNext(j: Job, now: i64): i64 {
+  const i = j.issued;
+  if (i >= totalIos(j)) return i64.MAX_VALUE;
+  if (!j.timeBased && j.bytesIssued >= j.bytesLimit) return i64.MAX_VALUE;
+  if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
+  let t = j.startNs;
+  const p = j.pattern;
+  if (p == PAT_RATE) {
+    if (j.rateIops > 0) {
+      const ti = j.startNs + <i64>((<f64>i * 1e9) / j.rateIops);
+      if (ti > t) t = ti;
+    }
+    if (j.rateBps > 0) {
+      const tb = j.startNs + <i64>((<f64>j.bytesIssued * 1e9) / j.rateBps);
+      if (tb > t) t = tb;
+    }
+  } else if (p == PAT_TIMES || p == PAT_REPLAY) {
+    t = j.startNs + j.times.get(<i32>i);
+  } else if (p == PAT_BURSTS) {
+    if (j.burst > 0 && i > 0 && i % <i64>j.burst == 0) {
+      if (j.completed < i) return -1;
+      const k = <i32>(i / <i64>j.burst) - 1;
+      const gap = j.gaps.length > 0 ? j.gaps.get(k % j.gaps.length) : 0;
+      t = j.lastDone + gap;
+    }
+  }
+  if (j.thinkNs > 0 && i > 0 && i % <i64>j.thinkBlocks == 0) {
+    if (j.completed < i) return -1;
+    const tt = j.lastDone + j.thinkNs;
+    if (tt > t) t = tt;
+  }
+  return t;
+}
+
+/** Choose direction, size and offset of the next IO. */
+export function nextShape(j: Job): void {
+  const i = <i32>j.issued;
+  if (j.pattern == PAT_REPLAY) {
+    shapeDir = j.rDir.get(i);
+    shapeSize = j.rSize.get(i);
+    shapeOff = j.rOff.get(i);
+    return;
+  }
+  let dir: u8 = 0;
+  const rw = j.rw;
+  if (rw == RW_WRITE) dir = 1;
+  else if (rw == RW_MIX) dir = <i32>j.rng.below(100) < j.mixReadPct ? 0 : 1;
+  else if (rw == RW_ALT) {
+    dir = j.altNext;
+    j.altNext ^= 1;
+  }
+  let size: u32 = j.bsSize.get(0);
+  const nb = j.bsSize.length;
+  if (nb > 1) {
+    const total = j.bsCum.get(nb - 1);
+    const r = <u32>j.rng.below(<u64>total);
+    for (let k = 0; k < nb; k++) {
+      const c = j.bsCum.get(k);
+      if (r < c) {
+        size = j.bsSize.get(k);
+        break;
+      }
+    }
+  }
+  let off: i64;
+  const len = j.regionLen;
+  if (j.random) {
+    const slots = (len - <i64>size) / j.align + 1;
+    off = j.regionOff + <i64>j.rng.below(<u64>(slots > 0 ? slots : 1)) * j.align;
+  } else {
+    if (j.pos + <i64>size > len) j.pos = 0;
+    off = j.regionOff + j.pos;
+    j.pos += <i64>size;
+  }
+  shapeDir = dir;
+  shapeSize = size;
+  shapeOff = off;
+}
+
+export let shapeDir: u8 = 0;
+export let shapeSize: u32 = 0;
+export let shapeOff: i64 = 0;

@@ -1,0 +1,239 @@
+// The shapes every part of iosim agrees on: a scenario (devices, cgroups,
+// config files, jobs, timed changes) and the result of running it.
+//
+// All times are integer nanoseconds as JavaScript numbers (exact up to 2^53 ns,
+// about 104 days of simulated time). Sizes are bytes.
+
+/** Kernel versions with a behaviour profile. */
+export type KernelVersion = "6.1" | "6.12" | "6.18";
+export const KERNEL_VERSIONS: readonly KernelVersion[] = ["6.1", "6.12", "6.18"];
+export const DEFAULT_KERNEL: KernelVersion = "6.18";
+
+/** Where a value came from, for error messages: file, 1-based line, field. */
+export interface SourceRef {
+  file: string;
+  line?: number;
+  field?: string;
+}
+
+/** Kernel jiffies: HZ and the phase of the tick grid relative to t = 0. */
+export interface ClockSpec {
+  hz: number;
+  /** jiffies value during the tick that contains t = 0 (u64). */
+  jiffiesAtZero: bigint;
+  /** ns from the start of that tick to t = 0, in [0, 1e9/hz). */
+  zeroAfterTickNs: number;
+}
+
+/** Service-rate table: (size bytes, IOPS with the whole device busy) points. */
+export type CurvePoints = Array<[size: number, iops: number]>;
+
+export interface DeviceCurve {
+  read: { seq: CurvePoints; rand: CurvePoints };
+  write: { seq: CurvePoints; rand: CurvePoints };
+}
+
+export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "linear" | "custom";
+
+export interface DeviceSpec {
+  /** Kernel name, e.g. "nvme0n1", "sda", "loop1". */
+  name: string;
+  /** "MAJ:MIN" as the cgroup files name it. */
+  devno: string;
+  kind: DeviceKind;
+  /** Internal parallelism: bios served at once. */
+  channels: number;
+  /** Request queue depth: bios admitted to the device at once (nr_requests). */
+  nrRequests: number;
+  /** Latency added to every bio without holding a channel (e.g. null_blk completion_nsec). */
+  latencyNs: number;
+  /** Multiplicative log-normal jitter sigma on service time (0 = fixed). */
+  jitterSigma: number;
+  /** queue/max_sectors_kb: blk-mq splits bios larger than this. */
+  maxSectorsKb: number;
+  rotational: boolean;
+  curve: DeviceCurve;
+}
+
+/** A cgroup, named by its path below the root ("" is the root), e.g. "web/frontend". */
+export interface CgroupSpec {
+  path: string;
+  /** Kernel interface files written at t = 0, e.g. {"io.max": "259:0 rbps=1048576"}. */
+  files?: Record<string, string>;
+  source?: SourceRef;
+}
+
+/** A write of a cgroup (or device-wide) interface file at a simulated time. */
+export interface ConfigWrite {
+  atNs: number;
+  /** Cgroup path; "" for root-level files such as io.cost.qos / io.cost.model. */
+  cgroup: string;
+  file: string;
+  value: string;
+  source?: SourceRef;
+}
+
+export type RwKind = "read" | "write" | "mix" | "alt";
+
+export type Pattern =
+  | { kind: "closed" }
+  | { kind: "rate"; iops?: number; bps?: number }
+  | { kind: "times"; timesNs: number[] }
+  | { kind: "bursts"; burst: number; gapsNs: number[] }
+  | { kind: "replay"; ios: ReplayIo[] };
+
+export interface ReplayIo {
+  /** submit time relative to the job's start */
+  tNs: number;
+  off: number;
+  size: number;
+  dir: "R" | "W";
+}
+
+export interface JobSpec {
+  name: string;
+  /** cgroup path the job runs in ("" = root). */
+  cgroup: string;
+  /** device name (DeviceSpec.name). */
+  device: string;
+  rw: RwKind;
+  random: boolean;
+  /** percent of reads for rw = "mix" */
+  mixReadPct: number;
+  /** block sizes with weights (fio bs / bssplit). */
+  bs: Array<{ size: number; weight: number }>;
+  /** region of the device the job touches */
+  offset: number;
+  regionLen: number;
+  /** alignment of random offsets */
+  align: number;
+  /** IOs in flight at once (fio iodepth; oracle qd threads). */
+  iodepth: number;
+  pattern: Pattern;
+  thinktimeNs: number;
+  thinktimeBlocks: number;
+  startNs: number;
+  /** stop after this many IOs (fio number_ios) */
+  count?: number;
+  /** stop after this many bytes (fio size / io_size) */
+  bytes?: number;
+  /** stop submitting this long after start (fio runtime) */
+  runtimeNs?: number;
+  /** with runtime: keep going over the region until runtime (fio time_based) */
+  timeBased: boolean;
+  /** O_DIRECT; buffered writes go through the page cache and writeback */
+  direct: boolean;
+  /** fio's group/job numbering for output (jobname, groupid) */
+  groupId?: number;
+  source?: SourceRef;
+}
+
+export interface Scenario {
+  name: string;
+  description?: string;
+  kernel: KernelVersion;
+  cgroupVersion: 1 | 2;
+  seed: number;
+  clock: ClockSpec;
+  devices: DeviceSpec[];
+  cgroups: CgroupSpec[];
+  jobs: JobSpec[];
+  /** timed writes of config files */
+  writes: ConfigWrite[];
+  /** stop the simulation at this time (ns); undefined = when all jobs finish */
+  durationNs?: number;
+  /** time-series bin width; 0 = no series */
+  seriesBinNs: number;
+  /** keep one record per completed bio */
+  record: boolean;
+  /** where this scenario came from */
+  source?: SourceRef;
+}
+
+/** Latency summary in fio's units (ns) with fio's percentile list. */
+export interface LatencyStats {
+  min: number;
+  max: number;
+  mean: number;
+  stddev: number;
+  /** fio's clat percentiles: "1.000000" ... "99.990000" -> ns */
+  percentiles: Record<string, number>;
+  /** raw fio plat histogram (1856 buckets, fio stat.h layout) */
+  histogram: Uint32Array;
+}
+
+export interface DirectionStats {
+  ios: number;
+  bytes: number;
+  lat: LatencyStats;
+}
+
+export interface JobResult {
+  name: string;
+  cgroup: string;
+  device: string;
+  read: DirectionStats;
+  write: DirectionStats;
+  firstSubmitNs: number;
+  lastDoneNs: number;
+  /** ms from the job's start to its last completion, as fio's runtime */
+  runtimeMs: number;
+}
+
+export interface CgroupResult {
+  path: string;
+  /** own counts per device (devno -> counts), as blkcg_iostat before rstat flush */
+  own: Record<string, IoStatCounts>;
+  /** counts including descendants, what io.stat shows */
+  total: Record<string, IoStatCounts>;
+  /** ns bios spent waiting in blk-throttle, per direction */
+  throttleWaitNs: { read: number; write: number };
+}
+
+export interface IoStatCounts {
+  rbytes: number;
+  wbytes: number;
+  rios: number;
+  wios: number;
+  dbytes: number;
+  dios: number;
+}
+
+export interface SeriesBin {
+  t0Ns: number;
+  cgroup: string;
+  dir: "read" | "write";
+  ios: number;
+  bytes: number;
+  meanLatNs: number;
+  p99LatNs: number;
+}
+
+export interface BioRecord {
+  job: string;
+  seq: number;
+  worker: number;
+  cgroup: string;
+  dir: "R" | "W";
+  off: number;
+  size: number;
+  submitNs: number;
+  releaseNs: number;
+  issueNs: number;
+  completeNs: number;
+}
+
+export interface RunResult {
+  scenario: string;
+  kernel: KernelVersion;
+  seed: number;
+  simulatedNs: number;
+  events: number;
+  wallMs: number;
+  jobs: JobResult[];
+  cgroups: CgroupResult[];
+  series: SeriesBin[];
+  seriesBinNs: number;
+  records?: BioRecord[];
+  warnings: string[];
+}
