@@ -237,6 +237,8 @@ export class Sim {
         ev.fn!();
       }
     }
+    // nothing left before untilMs: the clock still advances to it
+    if (!this.stopped && untilMs !== Infinity && this.now < untilMs) this.now = untilMs;
     return this.now;
   }
 
