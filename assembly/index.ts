@@ -147,7 +147,7 @@ export function stopAt(t: i64): void {
 
 /** Everything configured: size the stats and start the jobs. */
 export function start(): void {
-  S.resetStats(jobs.length, cgroupCount());
+  S.resetStats(jobs.length, cgroupCount(), devices.length);
   for (let i = 0; i < jobs.length; i++) startJob(jobs[i]);
 }
 

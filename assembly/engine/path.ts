@@ -153,7 +153,7 @@ export function afterThrottle(slot: i32, t: i64): void {
 
 /** The bio gets a request and goes to the device (or waits for a tag). */
 export function toDevice(slot: i32, t: i64): void {
-  noteIssue(bioCg.get(slot), bioDir.get(slot), bioSize.get(slot), bioRelease.get(slot) - bioSubmit.get(slot));
+  noteIssue(bioCg.get(slot), bioDev.get(slot), bioDir.get(slot), bioSize.get(slot), bioRelease.get(slot) - bioSubmit.get(slot));
   deviceSubmit(bioDev.get(slot), slot, t);
 }
 

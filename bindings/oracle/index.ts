@@ -1,0 +1,2 @@
+// Registers every trace handler. Importing the package's entry point imports this file.
+export * from "./registry.js";
