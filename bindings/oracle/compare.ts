@@ -2,7 +2,7 @@
 // cases are scored one by one) and over everything.
 
 import { readTrace, type RecordedTrace } from "./traces.js";
-import { replayTrace, replayLines, type ReplayOpts, type ReplayRun } from "./replay.js";
+import { replayTrace, replayLines, calibrateClock, type ReplayOpts, type ReplayRun } from "./replay.js";
 import { scoreSims, formatScore, type Score } from "./score.js";
 import { registerTraceHandler, type TraceHandler } from "./registry.js";
 import type { KernelVersion } from "../scenario/types.js";
@@ -19,8 +19,13 @@ export function scoreRun(run: ReplayRun): TraceScore {
   return { file: t.file, parts, total: scoreSims(t.name, run.sims) };
 }
 
+/** A trace without a jiffies map gets its tick phase calibrated first. */
+export function calibrated(t: RecordedTrace, opts: ReplayOpts = {}): RecordedTrace {
+  return calibrateClock(t, opts, (sims) => scoreSims(t.name, sims).matched);
+}
+
 export function compareTrace(t: RecordedTrace, opts: ReplayOpts = {}): TraceScore {
-  return scoreRun(replayTrace(t, opts));
+  return scoreRun(replayTrace(calibrated(t, opts), opts));
 }
 
 export interface Overall {
@@ -55,7 +60,7 @@ function handler(kind: RecordedTrace["kind"], detect: (h: Record<string, unknown
   return {
     kind,
     detect: (h) => detect(h),
-    replay: (text, file, o) => replayLines(replayTrace(readTrace(text, file), optsOf(o))),
+    replay: (text, file, o) => replayLines(replayTrace(calibrated(readTrace(text, file), optsOf(o)), optsOf(o))),
     compare: (text, file, o) => {
       const s = compareTrace(readTrace(text, file), optsOf(o));
       return { score: s as unknown as Record<string, unknown>, text: s.parts.map(formatScore).join("\n") };

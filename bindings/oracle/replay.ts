@@ -12,7 +12,7 @@ import type { JobSpec, KernelVersion, Scenario } from "../scenario/types.js";
 import { jobDefaults, scenarioDefaults } from "../scenario/defaults.js";
 import { Simulation } from "../engine/simulation.js";
 import type { ScenarioWithThrottle } from "../engine/modules/throttle.js";
-import { idealDevice, WORK_LATENCY_NS, DEVICE_LATENCY_NS } from "./device.js";
+import { idealDevice, WORK_LATENCY_NS, RELEASE_LATENCY_MIN_NS } from "./device.js";
 import { readTrace, traceJiffies, type RecordedIo, type RecordedTrace } from "./traces.js";
 import { readDecisionTrace, type Decision } from "./decisions.js";
 
@@ -46,10 +46,11 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
   for (const io of t.ios) shift = Math.min(shift, io.submitNs);
   if (!Number.isFinite(shift)) shift = 0;
   shift = Math.floor(shift) - 1_000_000; // 1 ms of margin before the first event
-  // clock: estimated phases came from completions, which lag the tick by the release latency
+  // clock: an estimated phase is where held IOs' completions start, i.e. the
+  // tick plus the fastest release path
   let clock = t.clock;
-  if (clock.source === "estimated") {
-    clock = { ...clock, originAfterTickNs: clock.originAfterTickNs + work + DEVICE_LATENCY_NS };
+  if (clock.source === "estimated" || clock.source === "calibrated") {
+    clock = { ...clock, originAfterTickNs: clock.originAfterTickNs + RELEASE_LATENCY_MIN_NS };
   }
   const tick = clock.tickNs;
   const x = shift + clock.originAfterTickNs;
@@ -85,6 +86,39 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
   });
   scenario.throttle = { workLatencyNs: work, trace: opts.trace ?? false };
   return { scenario, shiftNs: shift, order };
+}
+
+/** Calibrate the tick phase of a trace recorded without a jiffies map.
+ *
+ * The first guess (estimateTickPhase: where held IOs' completions start,
+ * minus the fastest release path) is only as good as the recording host's
+ * release latency is short and steady; under emulation (the 6.1 guest runs
+ * on TCG) a release takes 2-5 ms and the guess can land a jiffy off, which
+ * moves every slice started by a limit write. The phase is the one unknown
+ * of such a trace, so we replay it under 16 phases across the tick (250 us
+ * apart) and keep the one whose completions match the recording best (ties:
+ * nearest the first guess). A user's own trace without a jiffies map gets
+ * the same calibration; traces with a map are never calibrated. */
+export function calibrateClock(t: RecordedTrace, opts: ReplayOpts = {}, score: (sims: SimIo[]) => number): RecordedTrace {
+  if (t.clock.source !== "estimated") return t;
+  const tick = t.clock.tickNs;
+  const steps = 16;
+  let best = t;
+  let bestScore = -1;
+  let bestDist = Infinity;
+  for (let k = 0; k < steps; k++) {
+    const delta = Math.round((k * tick) / steps);
+    const cand: RecordedTrace = { ...t, clock: { ...t.clock, originAfterTickNs: t.clock.originAfterTickNs + delta, source: "calibrated" } };
+    const run = replayTrace(cand, opts);
+    const sc = score(run.sims);
+    const dist = Math.min(delta, tick - delta);
+    if (sc > bestScore || (sc === bestScore && dist < bestDist)) {
+      best = cand;
+      bestScore = sc;
+      bestDist = dist;
+    }
+  }
+  return best;
 }
 
 /** Replay a parsed trace. */

@@ -47,8 +47,8 @@ export interface TraceClock {
   tickNs: number;
   jiffiesAtOrigin: bigint;
   originAfterTickNs: number;
-  /** "header" (recorded map) or "estimated" (from release clustering) */
-  source: "header" | "estimated";
+  /** "header" (recorded map), "estimated" (from release clustering), "calibrated" (by replay, see calibrateClock) */
+  source: "header" | "estimated" | "calibrated";
 }
 
 export interface TracePart {
@@ -262,10 +262,11 @@ function readGuestIomax(recs: Array<{ obj: Record<string, unknown>; line: number
   };
 }
 
-/** Where the tick grid lies (ns in [0, tick)) from the completions of IOs the
- *  throttle held: they complete a little after a tick, so their completion
- *  times modulo the tick cluster just after the tick phase. We take the start
- *  of that cluster (the point after the widest empty arc of the circle). */
+/** Where the tick grid lies (ns in [0, tick)) as seen in completions: IOs the
+ *  throttle held complete a release latency after a tick, so their completion
+ *  times modulo the tick form one cluster on the circle. We cut the circle at
+ *  its widest empty arc: the cluster starts at "tick + the fastest release"
+ *  (RELEASE_LATENCY_MIN_NS, which the replay subtracts to place the ticks). */
 export function estimateTickPhase(ios: ReadonlyArray<{ submitNs: number; completeNs: number }>, tickNs: number): number {
   const res: number[] = [];
   for (const io of ios) if (io.completeNs - io.submitNs > tickNs / 2) res.push(((io.completeNs % tickNs) + tickNs) % tickNs);
