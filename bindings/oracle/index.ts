@@ -7,3 +7,4 @@ export * from "./score.js";
 export * from "./compare.js";
 export * from "./decisions.js";
 export { idealDevice, WORK_LATENCY_NS, DEVICE_LATENCY_NS } from "./device.js";
+export { scenarioFromThrotlJson } from "./throtl-scenario.js";
