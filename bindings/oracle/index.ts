@@ -8,3 +8,4 @@ export * from "./compare.js";
 export * from "./decisions.js";
 export { idealDevice, WORK_LATENCY_NS, DEVICE_LATENCY_NS } from "./device.js";
 export { scenarioFromThrotlJson } from "./throtl-scenario.js";
+export { explainDecisions, explainFile } from "./explain.js";

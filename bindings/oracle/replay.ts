@@ -11,6 +11,7 @@
 import type { JobSpec, KernelVersion, Scenario } from "../scenario/types.js";
 import { jobDefaults, scenarioDefaults } from "../scenario/defaults.js";
 import { Simulation } from "../engine/simulation.js";
+import "../engine/modules/index.js"; // control modules (io.max, blkio.throttle.*)
 import type { ScenarioWithThrottle } from "../engine/modules/throttle.js";
 import { idealDevice, WORK_LATENCY_NS, RELEASE_LATENCY_MIN_NS } from "./device.js";
 import { readTrace, traceJiffies, type RecordedIo, type RecordedTrace } from "./traces.js";
