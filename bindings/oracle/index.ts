@@ -9,3 +9,4 @@ export * from "./decisions.js";
 export { idealDevice, WORK_LATENCY_NS, DEVICE_LATENCY_NS } from "./device.js";
 export { scenarioFromThrotlJson } from "./throtl-scenario.js";
 export { explainDecisions, explainFile } from "./explain.js";
+export { blktestsThrotl, type BlktestCase } from "./blktests.js";
