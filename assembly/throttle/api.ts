@@ -82,6 +82,7 @@ export function throtlBenchDecisions(n: i32, profile: i32, perJiffy: i32, iops: 
   bioCg.set(slot, 0);
   bioDev.set(slot, 0);
   bioPieces.set(slot, 1);
+  T.benchStart();
   let passed = 0;
   let j: i64 = 0;
   let k = 0;
