@@ -572,6 +572,7 @@ function buildJobs(
   const minBs = Math.min(...bs.map((b) => b.size));
 
   // device
+  const isReplay = o.has("read_iolog");
   let device: string | undefined;
   const fnE = o.get("filename");
   if (fnE) {
@@ -585,11 +586,13 @@ function buildJobs(
       device = opts.defaultDevice;
       warn(`${at(fnE)}: filename=${fnE.value}: not a block device; the job runs on ${device} (no filesystem is modelled)`);
     }
+  } else if (isReplay) {
+    device = opts.defaultDevice ?? ""; // the iolog names the device
   } else {
     if (!opts.defaultDevice) throw new InputError(`job [${sec.name}] has no filename= and no default device was given`, sec.file, sec.line, "filename");
     device = opts.defaultDevice;
   }
-  if (opts.devices && !opts.devices.includes(device)) {
+  if (opts.devices && device !== "" && !opts.devices.includes(device)) {
     const e = fnE;
     throw new InputError(`device "${device}" is not in the scenario (${opts.devices.join(", ") || "none"})`,
       e?.file ?? sec.file, e?.line ?? sec.line, "filename");
@@ -634,7 +637,7 @@ function buildJobs(
     if (regionLen <= 0) throw new InputError(`offset ${offset} is past the end of ${device} (${devSize} bytes)`, offE?.file ?? sec.file, offE?.line ?? sec.line, "offset");
   } else {
     regionLen = DEFAULT_REGION_BYTES;
-    warn(`${sec.file}:${sec.line}: [${sec.name}]: no size= and the size of ${device} is unknown; using a ${DEFAULT_REGION_BYTES}-byte region`);
+    if (!isReplay) warn(`${sec.file}:${sec.line}: [${sec.name}]: no size= and the size of ${device} is unknown; using a ${DEFAULT_REGION_BYTES}-byte region`);
   }
   if (regionLen < minBs) throw new InputError(`the region (${regionLen} bytes) is smaller than the block size ${minBs}`, sizeE?.file ?? sec.file, sizeE?.line ?? sec.line, sizeE?.key ?? "size");
   const ioSizeE = o.get("io_size");
@@ -766,7 +769,16 @@ function buildJobs(
     pattern = { kind: "replay", ios: f0.ios };
     if (rateE || riE) warn(`${at(rlE)}: read_iolog replaces rate/rate_iops pacing`);
   }
-  if (replay?.device) device = replay.device;
+  if (replay) {
+    if (replay.device) device = replay.device;
+    if (!device) throw new InputError(`the iolog's files are not /dev paths; give filename= or replay_redirect=`, rlE!.file, rlE!.line, "read_iolog");
+    if (opts.devices && !opts.devices.includes(device)) {
+      throw new InputError(`device "${device}" is not in the scenario (${opts.devices.join(", ") || "none"})`, rlE!.file, rlE!.line, "read_iolog");
+    }
+    offset = 0;
+    offInc = 0;
+    regionLen = Math.max(...replay.ios.map((io) => io.off + io.size));
+  }
 
   const cgE = o.get("cgroup");
   const cgroup = cgE ? normCgroup(val(cgE)) : "";
