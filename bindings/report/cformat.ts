@@ -87,5 +87,6 @@ export function num2str(value: number, maxlen: number, base: number, pow2: boole
     return `${num}${prefix[post]}${unit}`;
   }
   const frac = cFixed(modulo / thousand, room - 1);
+  if (frac.startsWith("1")) num += 1n; // the fraction rounded up to 1.0: carry into the integer part
   return `${num}.${frac.slice(2)}${prefix[post]}${unit}`;
 }
