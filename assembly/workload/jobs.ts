@@ -49,6 +49,7 @@ export class Job {
   sync: bool = true;
   bsSize: Vec<u32> = new Vec<u32>(4);
   bsCum: Vec<u32> = new Vec<u32>(4); // cumulative weights
+  bsSlots: Vec<i64> = new Vec<i64>(4); // random offsets possible per block size
   regionOff: i64 = 0;
   regionLen: i64 = 1 << 30;
   align: i64 = 4096;
@@ -108,6 +109,11 @@ export function startJob(j: Job): void {
   if (j.bsSize.length == 0) {
     j.bsSize.push(4096);
     j.bsCum.push(1);
+  }
+  j.bsSlots.length = 0;
+  for (let k = 0; k < j.bsSize.length; k++) {
+    const slots = (j.regionLen - <i64>j.bsSize.get(k)) / j.align + 1;
+    j.bsSlots.push(slots > 0 ? slots : 1);
   }
   j.wakeAt = j.startNs;
   schedule(j.startNs, EV_JOB_WAKE, <u32>j.id);
@@ -177,6 +183,7 @@ export function nextShape(j: Job): void {
     j.altNext ^= 1;
   }
   let size: u32 = j.bsSize.get(0);
+  let bk = 0;
   const nb = j.bsSize.length;
   if (nb > 1) {
     const total = j.bsCum.get(nb - 1);
@@ -185,6 +192,7 @@ export function nextShape(j: Job): void {
       const c = j.bsCum.get(k);
       if (r < c) {
         size = j.bsSize.get(k);
+        bk = k;
         break;
       }
     }
@@ -192,8 +200,7 @@ export function nextShape(j: Job): void {
   let off: i64;
   const len = j.regionLen;
   if (j.random) {
-    const slots = (len - <i64>size) / j.align + 1;
-    off = j.regionOff + <i64>j.rng.below(<u64>(slots > 0 ? slots : 1)) * j.align;
+    off = j.regionOff + <i64>j.rng.below(<u64>j.bsSlots.get(bk)) * j.align;
   } else {
     if (j.pos + <i64>size > len) j.pos = 0;
     off = j.regionOff + j.pos;
