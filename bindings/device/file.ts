@@ -132,8 +132,9 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
     const node = item.value;
     raw[key] = node && typeof (node as { toJSON?: unknown }).toJSON === "function" ? (node as { toJSON(): unknown }).toJSON() : isScalar(node) ? node.value : node;
   }
+  const firstLine = root.range ? lc.linePos(root.range[0]).line : 1;
   const fail = (field: string, msg: string): never => {
-    throw new InputError(msg, file, lines.get(field), field);
+    throw new InputError(msg, file, lines.get(field) ?? firstLine, field);
   };
   const guard = <T>(field: string, f: () => T): T => {
     try {
@@ -215,7 +216,7 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
     const msg = (e as Error).message;
     const field = /: (\S+) /.exec(msg)?.[1] ?? "";
     const key = field.startsWith("curve") ? sources[0] ?? "preset" : field;
-    throw new InputError(msg, file, lines.get(key), key || undefined);
+    throw new InputError(msg, file, lines.get(key) ?? firstLine, key || undefined);
   }
   return spec;
 }
