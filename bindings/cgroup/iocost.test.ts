@@ -233,3 +233,22 @@ describe("device classes for ctrl=auto", () => {
     expect([AUTOP.hdd.qos.rlatUs, s.qos.wlatUs]).toEqual([250000, 5000]);
   });
 });
+
+describe("no input makes a parser throw", () => {
+  it("arbitrary writes give a result or an errno, never an exception", () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.tuple(fc.constantFrom("8:0 ", "259:0 ", "259:1 ", "8:0"), fc.string()).map(([a, b]) => a + b),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom<KernelVersion>("6.1", "6.12", "6.18"), text, (v, s) => {
+        for (const f of [parseIoWeight, parseIoCostQos, parseIoCostModel]) {
+          const r = f(s, base(v));
+          expect(typeof r.ok).toBe("boolean");
+          if (!r.ok) expect(["EINVAL", "ERANGE", "ENODEV", "EOPNOTSUPP"]).toContain(r.errno);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -203,3 +203,21 @@ describe("v1 blkio.throttle.*_device as tg_set_conf() parses them", () => {
     expect(formatBlkioThrottle("blkio.throttle.write_bps_device", [["8:0", l]])).toBe("");
   });
 });
+
+describe("io.max never throws", () => {
+  it("arbitrary writes give limits or an errno", () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.tuple(fc.constantFrom("8:0 ", "259:0 ", "8:1 "), fc.array(fc.oneof(fc.string(), fc.constantFrom("rbps=", "wiops=", "=", "max")), { maxLength: 5 })).map(
+        ([d, t]) => d + t.join(" "),
+      ),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom<KernelVersion>("6.1", "6.12", "6.18"), text, (v, s) => {
+        const r = parseIoMax(s, ctx(v));
+        if (!r.ok) expect(["EINVAL", "ERANGE", "ENODEV"]).toContain(r.errno);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -19,7 +19,7 @@
 //
 //   ssd: a SATA SSD has NCQ depth 32 and mq-deadline's nr_requests is
 //     2 * min(depth, 128) = 64; 8 channels give QD1 4 KiB reads of
-//     8e9/65,899 = 121 µs (8.2k IOPS), a typical SATA SSD, and the full 65.9k
+//     8e9/65,898 = 121 µs (8.2k IOPS), a typical SATA SSD, and the full 65.9k
 //     IOPS from QD 8 on.
 //   nvme: no scheduler, nr_requests = the NVMe queue depth (1024 - 1);
 //     16 channels: QD1 4 KiB at 16e9/150,000 = 107 µs, full speed from QD 16.
