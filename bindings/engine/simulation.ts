@@ -26,6 +26,7 @@ import { latencyStats, percentilesFromHist } from "./latency.js";
 const RW = { read: 0, write: 1, mix: 2, alt: 3 } as const;
 const PAT = { closed: 0, rate: 1, times: 2, bursts: 3, replay: 4 } as const;
 const MAX_TABLE_POINTS = 32;
+const I64_MAX = 0x7fffffffffffffffn;
 
 export interface Progress {
   simulatedNs: number;
@@ -201,7 +202,7 @@ export class Simulation {
   step(maxEvents = 1 << 20): boolean {
     if (this.finished) return true;
     const t0 = now();
-    const status = this.core.run(BigInt(Number.MAX_SAFE_INTEGER), maxEvents);
+    const status = this.core.run(I64_MAX, maxEvents);
     this.wallMs += now() - t0;
     if (status === 0) this.finished = true;
     return this.finished;
