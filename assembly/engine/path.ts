@@ -40,7 +40,8 @@ export function run(untilNs: i64, maxEvents: i32): i32 {
   let n = 0;
   while (pendingEvents() > 0) {
     if (stopped) return 0;
-    if (peekTime() > untilNs || n >= maxEvents) return 1;
+    if (n >= maxEvents) return 1;
+    if (untilNs != i64.MAX_VALUE && peekTime() > untilNs) return 1;
     pop();
     n++;
     const t = poppedTime;
@@ -132,7 +133,7 @@ export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev
   bioOff.set(slot, off);
   bioSize.set(slot, size);
   const maxb = unchecked(devices[dev]).maxSectorsBytes;
-  bioPieces.set(slot, maxb > 0 ? (size + maxb - 1) / maxb : 1);
+  bioPieces.set(slot, maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb);
   bioSubmit.set(slot, t);
   bioRelease.set(slot, t);
   bioIssue.set(slot, t);

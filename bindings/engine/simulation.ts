@@ -21,11 +21,13 @@ import type {
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import { controlModules, type ControlContext, type ControlModule } from "./control.js";
-import { latencyStats, percentilesFromHist } from "./latency.js";
+import { latencyStats } from "./latency.js";
+import { percentilesFromPlat } from "../report/percentiles.js";
 
 const RW = { read: 0, write: 1, mix: 2, alt: 3 } as const;
 const PAT = { closed: 0, rate: 1, times: 2, bursts: 3, replay: 4 } as const;
 const MAX_TABLE_POINTS = 32;
+const I64_MAX = 0x7fffffffffffffffn;
 
 export interface Progress {
   simulatedNs: number;
@@ -201,7 +203,7 @@ export class Simulation {
   step(maxEvents = 1 << 20): boolean {
     if (this.finished) return true;
     const t0 = now();
-    const status = this.core.run(BigInt(Number.MAX_SAFE_INTEGER), maxEvents);
+    const status = this.core.run(I64_MAX, maxEvents);
     this.wallMs += now() - t0;
     if (status === 0) this.finished = true;
     return this.finished;
@@ -327,7 +329,7 @@ export class Simulation {
             series.push({
               t0Ns: b * s.seriesBinNs, cgroup: this.cgPathsById[g]!, dir: d ? "write" : "read", ios: n,
               bytes: Number(sBytes[k]), meanLatNs: sLat[k]! / n,
-              p99LatNs: percentilesFromHist(h, [99], SERIES_PLAT_BITS)[0]!,
+              p99LatNs: percentilesFromPlat(h, [99], n, SERIES_PLAT_BITS)[0]?.ns ?? 0,
             });
           }
         }
