@@ -1,9 +1,10 @@
-// Properties of the blk-throttle core, over random limits, arrivals, sizes
-// and kernel profiles (fast-check), plus the worked example of the essay.
+// Properties of the blk-throttle core (assembly/throttle/throttle.ts), driven
+// through its io.max module, over random limits, arrivals, sizes and kernel
+// profiles (fast-check), plus the worked example of the core's essay.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Simulation, scenarioDefaults, jobDefaults, type KernelVersion, type Scenario } from "../../bindings/index.js";
-import { idealDevice } from "../../bindings/oracle/device.js";
+import { Simulation, scenarioDefaults, jobDefaults, type KernelVersion, type Scenario } from "../../index.js";
+import { idealDevice } from "../../oracle/device.js";
 
 const DEV = "7:1";
 const SLICE_NS = 100e6; // HZ/10 at HZ=250
