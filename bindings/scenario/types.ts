@@ -33,7 +33,7 @@ export interface DeviceCurve {
   write: { seq: CurvePoints; rand: CurvePoints };
 }
 
-export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "linear" | "custom";
+export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "nullb" | "linear" | "custom";
 
 export interface DeviceSpec {
   /** Kernel name, e.g. "nvme0n1", "sda", "loop1". */
