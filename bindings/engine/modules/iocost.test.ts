@@ -26,7 +26,7 @@ describe("iocost control module", () => {
   it("min above max is rejected against the values in effect", () => {
     const sc = scenario([{ path: "A" }], { durationNs: 1e6 });
     sc.writes.push({ atNs: 1e6, cgroup: "", file: "io.cost.qos", value: `${DEVNO} min=200` });
-    expect(() => new Simulation(sc)).toThrow(/min 200% exceeds max 100%/);
+    expect(() => new Simulation(sc)).toThrow(/min 200.00 is above max 100.00.*EINVAL/);
   });
 
   it("io.stat gains cost.vrate at the root and cost.usage/wait/indebt/indelay per cgroup", () => {

@@ -16,7 +16,11 @@ import type { CoreExports } from "../../core/core.js";
 import type { ConfigWrite } from "../../scenario/types.js";
 import { InputError } from "../../scenario/errors.js";
 import { registerControlModule, type ControlContext, type ControlModule } from "../control.js";
-import { IocostParseError, MODEL_KEYS, QOS_KEYS, parseIoCostModel, parseIoCostQos, parseIoWeight } from "./iocost-parse.js";
+import {
+  autopClassFor, COST_MODEL_KEYS, initialModelState, initialQosState, parseIoCostModel, parseIoCostQos, parseIoWeight,
+  type AutopClass, type IocModelState, type IocQosState,
+} from "../../cgroup/iocost.js";
+import type { WriteContext, WriteRejection } from "../../cgroup/write.js";
 
 /** The WASM exports of assembly/iocost/api.ts. */
 export interface IocostCore {
@@ -51,15 +55,9 @@ export function kernelCode(k: string): number {
   return (a ?? 6) * 100 + (b ?? 1);
 }
 
-/** The built-in class's QoS (ppm / µs) a device starts with (ioc_autop_idx). */
-function autopQos(rotational: boolean, nrRequests: number): number[] {
-  const lat = rotational ? 250000 : nrRequests === 1 ? 25000 : 25000;
-  return [0, lat, 0, lat, 10000, 100000000];
-}
-
 interface IocostState {
-  /** devno -> tracked qos values (ppm/µs) and whether the ioc exists */
-  dev: Map<string, { qos: number[]; user: boolean }>;
+  /** devno -> the ioc's QoS and model state as the kernel would read them back */
+  dev: Map<string, { cls: AutopClass; qos: IocQosState; model: IocModelState }>;
 }
 
 function stateOf(ctx: ControlContext): IocostState {
@@ -85,6 +83,26 @@ function stage(ctx: ControlContext, w: ConfigWrite, kind: number, cg: number, de
   else c.iocostCfgAt(idx, BigInt(Math.round(w.atNs)));
 }
 
+function writeCtx(ctx: ControlContext, w: ConfigWrite): WriteContext {
+  return { version: ctx.kernel, devices: ctx.devices().map((d) => d.spec.devno), file: w.source?.file, line: w.source?.line };
+}
+
+function device(ctx: ControlContext, devno: string) {
+  return ctx.devices().find((d) => d.spec.devno === devno)!;
+}
+
+/** The ioc of a device, created by the first io.cost.qos / io.cost.model write (blk_iocost_init). */
+function iocState(st: IocostState, ctx: ControlContext, devno: string) {
+  let s = st.dev.get(devno);
+  if (!s) {
+    const d = device(ctx, devno).spec;
+    const cls = autopClassFor({ rotational: d.rotational, queueDepth: d.nrRequests });
+    s = { cls, qos: initialQosState(cls), model: initialModelState(cls) };
+    st.dev.set(devno, s);
+  }
+  return s;
+}
+
 export const iocostModule: ControlModule = {
   name: "iocost",
   handles(file: string): boolean {
@@ -100,62 +118,48 @@ export const iocostModule: ControlModule = {
     const cg = ctx.cgroupId(cgPath);
     if (cg === undefined) fail(ctx, w, `unknown cgroup "${w.cgroup}"`);
     const isRoot = cgPath === "";
-    try {
-      if (w.file === "io.weight") {
-        if (isRoot) fail(ctx, w, "io.weight does not exist in the root cgroup", "ENOENT");
-        const p = parseIoWeight(w.value);
-        if (p.kind === "default") {
-          stage(ctx, w, CFG_DFL_WEIGHT, cg, 0, 0, p.weight, 0);
-        } else {
-          const d = ctx.device(p.devno);
-          if (!d) throw new IocostParseError(`no device ${p.devno}`, "ENODEV");
-          if (!st.dev.has(d.spec.devno)) {
-            throw new IocostParseError(`iocost is not initialised on ${p.devno} (write io.cost.qos or io.cost.model first)`,
-              "EOPNOTSUPP");
-          }
-          stage(ctx, w, CFG_DEV_WEIGHT, cg, d.id, 0, p.weight, 0);
-        }
-        return;
-      }
-      if (!isRoot) fail(ctx, w, `${w.file} exists only in the root cgroup`, "ENOENT");
-      if (w.file === "io.cost.qos") {
-        const p = parseIoCostQos(w.value, kernelCode(ctx.kernel) >= 612);
-        const d = ctx.device(p.devno);
-        if (!d) throw new IocostParseError(`no device ${p.devno}`, "ENODEV");
-        const cur = st.dev.get(d.spec.devno) ?? { qos: autopQos(d.spec.rotational, d.spec.nrRequests), user: false };
-        const qos = [...cur.qos];
-        let mask = 0;
-        QOS_KEYS.forEach((k, i) => {
-          const v = p.set[k];
-          if (v !== undefined) {
-            qos[i] = v;
-            mask |= 1 << i;
-          }
-        });
-        if (qos[4]! > qos[5]!) throw new IocostParseError(`min ${qos[4]! / 10000}% exceeds max ${qos[5]! / 10000}%`, "EINVAL");
-        const user = p.user ?? cur.user;
-        st.dev.set(d.spec.devno, { qos: user ? qos : autopQos(d.spec.rotational, d.spec.nrRequests), user });
-        stage(ctx, w, CFG_QOS, 0, d.id, mask, p.enable === undefined ? -1 : p.enable ? 1 : 0,
-          p.user === undefined ? -1 : p.user ? 1 : 0, qos);
-        return;
-      }
-      // io.cost.model
-      const p = parseIoCostModel(w.value);
-      const d = ctx.device(p.devno);
-      if (!d) throw new IocostParseError(`no device ${p.devno}`, "ENODEV");
-      if (!st.dev.has(d.spec.devno)) st.dev.set(d.spec.devno, { qos: autopQos(d.spec.rotational, d.spec.nrRequests), user: false });
-      let mask = 0;
-      const vals: bigint[] = [];
-      MODEL_KEYS.forEach((k, i) => {
-        const v = p.set[k];
-        vals.push(v ?? 0n);
-        if (v !== undefined) mask |= 1 << i;
-      });
-      stage(ctx, w, CFG_MODEL, 0, d.id, mask, 0, p.user === undefined ? -1 : p.user ? 1 : 0, vals);
-    } catch (e) {
-      if (e instanceof IocostParseError) fail(ctx, w, `${w.file}: ${e.message}`, e.errno);
-      throw e;
+    const rejected = (r: WriteRejection): never =>
+      fail(ctx, w, `${w.file}: write rejected at ${JSON.stringify(r.token)}: ${r.message}`, r.errno);
+    if (w.file === "io.weight") {
+      if (isRoot) fail(ctx, w, "io.weight does not exist in the root cgroup", "ENOENT");
+      const p = parseIoWeight(w.value, { ...writeCtx(ctx, w), iocostDevices: [...st.dev.keys()] });
+      if (!p.ok) return rejected(p);
+      if (p.kind === "default") stage(ctx, w, CFG_DFL_WEIGHT, cg, 0, 0, p.weight, 0);
+      else stage(ctx, w, CFG_DEV_WEIGHT, cg, device(ctx, p.device).id, 0, p.weight ?? 0, 0);
+      return;
     }
+    if (!isRoot) fail(ctx, w, `${w.file} exists only in the root cgroup`, "ENOENT");
+    if (w.file === "io.cost.qos") {
+      const devno = /^\s*(\d+):(\d+)/.exec(w.value);
+      const cur = devno && ctx.devices().some((d) => d.spec.devno === `${Number(devno[1])}:${Number(devno[2])}`)
+        ? st.dev.get(`${Number(devno[1])}:${Number(devno[2])}`) : undefined;
+      const p = parseIoCostQos(w.value, { ...writeCtx(ctx, w), current: cur?.qos, deviceClass: cur?.cls });
+      if (!p.ok) return rejected(p);
+      if (p.warning) ctx.warn(`${w.file}: ${p.warning}`);
+      const s = iocState(st, ctx, p.device);
+      if (!cur) {
+        // first write: parse again against the device's own class
+        const again = parseIoCostQos(w.value, { ...writeCtx(ctx, w), current: s.qos, deviceClass: s.cls });
+        if (!again.ok) return rejected(again);
+        s.qos = again.state;
+      } else s.qos = p.state;
+      const q = s.qos.qos;
+      stage(ctx, w, CFG_QOS, 0, device(ctx, p.device).id, s.qos.user ? 0x3f : 0, s.qos.enable ? 1 : 0, s.qos.user ? 1 : 0,
+        [q.rppm, q.rlatUs, q.wppm, q.wlatUs, q.minPpm, q.maxPpm]);
+      return;
+    }
+    // io.cost.model
+    const devno = /^\s*(\d+):(\d+)/.exec(w.value);
+    const known = devno ? `${Number(devno[1])}:${Number(devno[2])}` : "";
+    const cur = st.dev.get(known);
+    const first = parseIoCostModel(w.value, { ...writeCtx(ctx, w), current: cur?.model, deviceClass: cur?.cls });
+    if (!first.ok) return rejected(first);
+    const s = iocState(st, ctx, first.device);
+    const p = cur ? first : parseIoCostModel(w.value, { ...writeCtx(ctx, w), current: s.model, deviceClass: s.cls });
+    if (!p.ok) return rejected(p);
+    s.model = p.state;
+    stage(ctx, w, CFG_MODEL, 0, device(ctx, p.device).id, s.model.user ? 0x3f : 0, 0, s.model.user ? 1 : 0,
+      COST_MODEL_KEYS.map((k) => s.model.params[k]));
   },
   ioStatExtra(ctx: ControlContext, cgroup: string, devno: string): Record<string, string | number> {
     const d = ctx.device(devno);
