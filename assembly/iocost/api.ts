@@ -100,6 +100,9 @@ export function iocostIocStat(dev: i32, field: i32): i64 {
     case 23: return <i64>ioc.autopIdx;
     case 24: return ioc.userQos ? 1 : 0;
     case 25: return ioc.userModel ? 1 : 0;
+    case 32: return <i64>ioc.biosWaited;
+    case 33: return <i64>ioc.biosDebt;
+    case 34: return <i64>ioc.wakeEvents;
   }
   if (field >= 11 && field <= 16) return <i64>ioc.lcoefs[field - 11];
   if (field >= 17 && field <= 22) return <i64>ioc.qos[field - 17];

@@ -106,6 +106,13 @@ export class Ioc {
   // counters for tests and benches
   timerRuns: u64 = 0;
   timerVisits: u64 = 0;
+  biosWaited: u64 = 0;
+  memoPagesR: u64 = u64.MAX_VALUE;
+  memoNsecR: u64 = 0;
+  memoPagesW: u64 = u64.MAX_VALUE;
+  memoNsecW: u64 = 0;
+  biosDebt: u64 = 0;
+  wakeEvents: u64 = 0;
 
   constructor(dev: i32) {
     this.dev = dev;
@@ -348,6 +355,8 @@ function autopIdxOf(ioc: Ioc, t: i64): i32 {
 }
 
 function refreshLcoefs(ioc: Ioc): void {
+  ioc.memoPagesR = u64.MAX_VALUE;
+  ioc.memoPagesW = u64.MAX_VALUE;
   const u = ioc.iLcoefs;
   P.calcLcoefs(u[0], u[1], u[2], ioc.lcoefs, 0);
   P.calcLcoefs(u[3], u[4], u[5], ioc.lcoefs, 3);
@@ -738,6 +747,7 @@ export function iocWake(arg: u32, now: i64): void {
   const g = unchecked(iocgs[id]);
   if (g.wakeAt != now) return; // re-armed or cancelled
   g.wakeAt = -1;
+  g.ioc.wakeEvents++;
   iocNow(g.ioc, now);
   iocgKickWaitq(g, g.absVdebt != 0);
 }
@@ -832,6 +842,7 @@ export function iocSubmit(slot: i32, now: i64): bool {
     return true;
   }
   if (useDebt) {
+    ioc.biosDebt++;
     iocgIncurDebt(g, absCost);
     iocgKickDelay(g);
     return true;
@@ -841,6 +852,7 @@ export function iocSubmit(slot: i32, now: i64): bool {
     propagateWeights(g, g.active, g.active, true);
   }
   // wait: FIFO on the iocg's waitq, abs cost kept in slotCost
+  ioc.biosWaited++;
   slotCost.set(slot, absCost);
   bioNext.set(slot, -1);
   if (g.waitTail >= 0) bioNext.set(g.waitTail, slot);
@@ -894,8 +906,22 @@ export function iocDone(slot: i32, now: i64): void {
   const onQ = <u64>(now - alloc);
   const rqWait = <u64>(bioIssue.get(slot) - alloc);
   const dir = bioDir.get(slot);
-  let pages = <u64>(bioSize.get(slot) >> 9) >> P.IOC_SECT_TO_PAGE_SHIFT;
-  const sizeNsec = (pages * unchecked(ioc.lcoefs[dir ? 3 : 0])) / P.VTIME_PER_NSEC;
+  const pages = <u64>(bioSize.get(slot) >> 9) >> P.IOC_SECT_TO_PAGE_SHIFT;
+  // calc_size_vtime_cost() / VTIME_PER_NSEC, memoised per direction (bios repeat their size)
+  let sizeNsec: u64;
+  if (dir) {
+    if (pages != ioc.memoPagesW) {
+      ioc.memoPagesW = pages;
+      ioc.memoNsecW = (pages * unchecked(ioc.lcoefs[3])) / P.VTIME_PER_NSEC;
+    }
+    sizeNsec = ioc.memoNsecW;
+  } else {
+    if (pages != ioc.memoPagesR) {
+      ioc.memoPagesR = pages;
+      ioc.memoNsecR = (pages * unchecked(ioc.lcoefs[0])) / P.VTIME_PER_NSEC;
+    }
+    sizeNsec = ioc.memoNsecR;
+  }
   const lat = <u64>ioc.qos[dir ? P.QOS_WLAT : P.QOS_RLAT] * P.NSEC_PER_USEC;
   const met = onQ <= sizeNsec || onQ - sizeNsec <= lat;
   if (dir) {
