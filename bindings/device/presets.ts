@@ -36,6 +36,8 @@
 //     latency (2 ms default, as in the guest iocost traces). null_blk leaves
 //     max_hw_sectors 0, which blk_validate_limits() turns into 255 sectors:
 //     max_sectors_kb 127.
+// Capacities (for fio's size=N%): ssd 480 GB, nvme 1 TB, hdd 4 TB, ideal 64 MiB
+// (the oracle's tmpfs backing file), nullb 250 GiB (null_blk's gb=250).
 // All presets are deterministic (jitterSigma 0) unless overridden.
 
 import type { DeviceKind, DeviceSpec } from "../scenario/types.js";
@@ -65,13 +67,15 @@ interface PresetBase {
   latencyNs: number;
   maxSectorsKb: number;
   rotational: boolean;
+  sizeBytes: number;
 }
 
+const GB = 1e9;
 export const PRESET_DEFAULTS: Readonly<Record<PresetName, PresetBase>> = Object.freeze({
-  ssd: { name: "sda", devno: "8:0", kind: "ssd", channels: 8, nrRequests: 64, latencyNs: 0, maxSectorsKb: 1280, rotational: false },
-  nvme: { name: "nvme0n1", devno: "259:0", kind: "nvme", channels: 16, nrRequests: 1023, latencyNs: 0, maxSectorsKb: 512, rotational: false },
-  hdd: { name: "sdb", devno: "8:16", kind: "hdd", channels: 1, nrRequests: 64, latencyNs: 0, maxSectorsKb: 1280, rotational: true },
-  ideal: { name: "loop1", devno: "7:1", kind: "ideal", channels: 1, nrRequests: 128, latencyNs: 0, maxSectorsKb: 1280, rotational: false },
+  ssd: { name: "sda", devno: "8:0", kind: "ssd", channels: 8, nrRequests: 64, latencyNs: 0, maxSectorsKb: 1280, rotational: false, sizeBytes: 480 * GB },
+  nvme: { name: "nvme0n1", devno: "259:0", kind: "nvme", channels: 16, nrRequests: 1023, latencyNs: 0, maxSectorsKb: 512, rotational: false, sizeBytes: 1000 * GB },
+  hdd: { name: "sdb", devno: "8:16", kind: "hdd", channels: 1, nrRequests: 64, latencyNs: 0, maxSectorsKb: 1280, rotational: true, sizeBytes: 4000 * GB },
+  ideal: { name: "loop1", devno: "7:1", kind: "ideal", channels: 1, nrRequests: 128, latencyNs: 0, maxSectorsKb: 1280, rotational: false, sizeBytes: 64 << 20 },
   nullb: {
     name: "nullb0",
     devno: "251:0",
@@ -81,6 +85,7 @@ export const PRESET_DEFAULTS: Readonly<Record<PresetName, PresetBase>> = Object.
     latencyNs: NULLB_DEFAULT_COMPLETION_NS,
     maxSectorsKb: 127,
     rotational: false,
+    sizeBytes: 250 * 1024 * 1024 * 1024,
   },
 });
 

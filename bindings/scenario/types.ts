@@ -52,6 +52,8 @@ export interface DeviceSpec {
   /** queue/max_sectors_kb: blk-mq splits bios larger than this. */
   maxSectorsKb: number;
   rotational: boolean;
+  /** capacity in bytes (for fio's size=N% and jobs without size=) */
+  sizeBytes?: number;
   curve: DeviceCurve;
 }
 
