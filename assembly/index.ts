@@ -293,3 +293,4 @@ export function seriesBinCount(): i32 {
   return S.seriesBins;
 }
 export * from "./throttle/api";
+export * from "./iocost/api";

@@ -10,3 +10,4 @@ export { idealDevice, WORK_LATENCY_NS, DEVICE_LATENCY_NS } from "./device.js";
 export { scenarioFromThrotlJson } from "./throtl-scenario.js";
 export { explainDecisions, explainFile } from "./explain.js";
 export { blktestsThrotl, type BlktestCase } from "./blktests.js";
+import "./iocost.js";
