@@ -292,3 +292,4 @@ export function columnLength(id: i32): i32 {
 export function seriesBinCount(): i32 {
   return S.seriesBins;
 }
+export * from "./writeback/api";
