@@ -246,7 +246,7 @@ export interface WbRoundResult {
 }
 
 /** Replay a trace once: one result per round. */
-export function replayWb(tr: WbTrace, opts: ReplayOptions = {}): { rounds: WbRoundResult[]; sim: Simulation } {
+export function replayWb(tr: WbTrace, opts: ReplayOptions = {}): { rounds: WbRoundResult[]; sim: Simulation; t0: number } {
   const { scenario, t0, fileId } = wbScenario(tr, opts);
   const sim = new Simulation(scenario);
   const core = sim.core;
@@ -278,7 +278,7 @@ export function replayWb(tr: WbTrace, opts: ReplayOptions = {}): { rounds: WbRou
     const o = id !== undefined ? wb.wbOwner(id) : -1;
     rounds.push({ round: r.round, owner: o < 0 ? null : paths[o] === "" ? "root" : paths[o]!, wbytes });
   }
-  return { rounds, sim };
+  return { rounds, sim, t0 };
 }
 
 /** Owner of each round's file after the round, as recorded: the writeback
@@ -324,6 +324,52 @@ export function chargedOwner(r: WbRoundResult, cgroups: string[]): string | null
   return best;
 }
 
+export interface WbSwitch {
+  /** the round's number in the trace */
+  round: number;
+  /** 1-based position of the round in the trace */
+  ordinal: number;
+  from: string;
+  to: string;
+  /** the new owner wrote most of that round */
+  toMajority: boolean;
+}
+
+function roundOfTime(tr: WbTrace, tAbsNs: number): number {
+  let k = 0;
+  tr.rounds.forEach((r, i) => { if (tAbsNs >= r.t_begin_ns) k = i; });
+  return k;
+}
+
+/** The recorded inode_switch_wbs events, by round. */
+export function recordedSwitches(tr: WbTrace): WbSwitch[] {
+  const maj = majorityWriters(tr);
+  return tr.switches.map((s) => {
+    const k = Math.max(0, tr.rounds.findIndex((r) => r.round === s.round));
+    return { round: s.round, ordinal: k + 1, from: s.from, to: s.to, toMajority: maj[k] === s.to };
+  });
+}
+
+/** The simulated inode_switch_wbs events of a replay, by round. */
+export function simulatedSwitches(tr: WbTrace, sim: Simulation, t0: number): WbSwitch[] {
+  const maj = majorityWriters(tr);
+  const names = sim.context().cgroupPaths().map((p) => (p === "" ? "root" : p));
+  return readTracepoints(sim.core as unknown as WbCore, names)
+    .filter((t) => t.event === "inode_switch_wbs")
+    .map((t) => {
+      const e = t as { tNs: number; oldCgroup: string; newCgroup: string };
+      const k = roundOfTime(tr, e.tNs + t0);
+      return { round: tr.rounds[k]!.round, ordinal: k + 1, from: e.oldCgroup, to: e.newCgroup, toMajority: maj[k] === e.newCgroup };
+    });
+}
+
+/** "switch to the majority writer after N rounds", "+flip" when a later
+ *  switch goes to a cgroup that did not write most of its round. */
+export function switchSummary(sw: WbSwitch[]): string {
+  if (sw.length === 0) return "none";
+  return `${sw[0]!.ordinal}${sw.some((s) => !s.toMajority) ? "+flip" : ""}`;
+}
+
 export const wbTraceHandler: TraceHandler = {
   kind: "guest-wb",
   detect(header: Record<string, unknown>): boolean {
@@ -340,18 +386,17 @@ export const wbTraceHandler: TraceHandler = {
     const seeds = 16;
     const base = opts.seed ?? 1;
     const recOwners = recordedOwners(tr);
-    const writers = majorityWriters(tr);
-    const recSwitch = roundsToFirstSwitch(recOwners, writers);
-    const dist = new Map<number, number>();
+    const recSwitch = switchSummary(recordedSwitches(tr));
+    const dist = new Map<string, number>();
     let ownerMatches = 0;
     let wholly = 0;
     let chargedRounds = 0;
     let first: WbRoundResult[] = [];
     for (let s = 0; s < seeds; s++) {
-      const { rounds } = replayWb(tr, { ...opts, seed: base + s });
+      const { rounds, sim, t0 } = replayWb(tr, { ...opts, seed: base + s });
       if (s === 0) first = rounds;
       const owners = rounds.map((r) => chargedOwner(r, tr.cgroups));
-      const k = roundsToFirstSwitch(owners, writers);
+      const k = switchSummary(simulatedSwitches(tr, sim, t0));
       dist.set(k, (dist.get(k) ?? 0) + 1);
       rounds.forEach((r, i) => {
         if (owners[i] === recOwners[i]) ownerMatches++;
@@ -368,12 +413,12 @@ export const wbTraceHandler: TraceHandler = {
       rounds: tr.rounds.length,
       seeds,
       recordedRoundsToSwitch: recSwitch,
-      simulatedRoundsToSwitch: Object.fromEntries([...dist].sort((a, b) => a[0] - b[0])),
+      simulatedRoundsToSwitch: Object.fromEntries([...dist].sort()),
       ownerMatchFraction: ownerMatches / n,
       whollyToOwnerFraction: chargedRounds ? wholly / chargedRounds : 1,
     };
-    const lines = [`${file}: ${tr.rounds.length} rounds, recorded switch after ${recSwitch} round(s); simulated (${seeds} seeds): ` +
-      [...dist].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}:${v}`).join(" ")];
+    const lines = [`${file}: ${tr.rounds.length} rounds, recorded switch (rounds[+flip-back]): ${recSwitch}; simulated (${seeds} seeds): ` +
+      [...dist].sort().map(([k, v]) => `${k}:${v}`).join(" ")];
     lines.push("round  recorded-owner  sim-owner(seed " + base + ")  recorded wbytes -> simulated wbytes");
     tr.rounds.forEach((r, i) => {
       const sim = first[i]!;
