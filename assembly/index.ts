@@ -294,3 +294,4 @@ export function seriesBinCount(): i32 {
 }
 export * from "./throttle/api";
 export * from "./iocost/api";
+export * from "./writeback/api";

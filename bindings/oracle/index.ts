@@ -11,3 +11,4 @@ export { scenarioFromThrotlJson } from "./throtl-scenario.js";
 export { explainDecisions, explainFile } from "./explain.js";
 export { blktestsThrotl, type BlktestCase } from "./blktests.js";
 import "./iocost.js";
+import "./writeback.js";

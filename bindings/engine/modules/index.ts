@@ -2,4 +2,5 @@
 // engine. Importing the package's entry point imports this file.
 import "./throttle.js";
 import "./iocost.js";
+import "./writeback.js";
 export {};
