@@ -147,7 +147,7 @@ export function stopAt(t: i64): void {
 
 /** Everything configured: size the stats and start the jobs. */
 export function start(): void {
-  S.resetStats(jobs.length, cgroupCount());
+  S.resetStats(jobs.length, cgroupCount(), devices.length);
   for (let i = 0; i < jobs.length; i++) startJob(jobs[i]);
 }
 
@@ -292,3 +292,6 @@ export function columnLength(id: i32): i32 {
 export function seriesBinCount(): i32 {
   return S.seriesBins;
 }
+export * from "./throttle/api";
+export * from "./iocost/api";
+export * from "./writeback/api";

@@ -26,7 +26,7 @@
 
 import { Vec } from "../engine/vec";
 import { Rng } from "../engine/random";
-import { schedule, EV_DEVICE_DONE } from "../engine/events";
+import { scheduleLane, EV_DEVICE_DONE } from "../engine/events";
 import { bioDir, bioOff, bioSize, bioFlags, bioNext, bioIssue, BIO_SEQ } from "../engine/bios";
 
 export const TABLE_POINTS: i32 = 32;
@@ -42,6 +42,8 @@ export class Device {
   tableSize: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS);
   tableServiceNs: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS);
   tableLen: StaticArray<i32> = new StaticArray<i32>(4);
+  tableSlope: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS); // ns per byte into point k
+  tableSlopeTail: StaticArray<f64> = new StaticArray<f64>(4); // ns per byte past the last point
   rng: Rng;
   // state
   lastEnd: i64 = -1;
@@ -55,7 +57,10 @@ export class Device {
   ios: u64 = 0;
   busyNs: i64 = 0;
 
+  id: i32;
+
   constructor(seed: u64, id: i32) {
+    this.id = id;
     this.rng = new Rng(seed, 0x10000 + <u64>id);
   }
 
@@ -75,14 +80,11 @@ export class Device {
       if (x <= x1) {
         const x0 = unchecked(this.tableSize[base + k - 1]);
         const y0 = unchecked(this.tableServiceNs[base + k - 1]);
-        const y1 = unchecked(this.tableServiceNs[base + k]);
-        return y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
+        return y0 + unchecked(this.tableSlope[base + k]) * (x - x0);
       }
     }
     // beyond the last point: constant bandwidth of the last point
-    const xl = unchecked(this.tableSize[base + n - 1]);
-    const yl = unchecked(this.tableServiceNs[base + n - 1]);
-    return (yl * x) / xl;
+    return unchecked(this.tableSlopeTail[t]) * x;
   }
 }
 
@@ -106,6 +108,12 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   unchecked((d.tableSize[i] = size));
   unchecked((d.tableServiceNs[i] = (<f64>d.channels * 1e9) / iops));
   if (k + 1 > unchecked(d.tableLen[t])) unchecked((d.tableLen[t] = k + 1));
+  // points arrive in increasing size: keep slopes current
+  if (k > 0) {
+    const dx = unchecked(d.tableSize[i]) - unchecked(d.tableSize[i - 1]);
+    unchecked((d.tableSlope[i] = dx > 0 ? (unchecked(d.tableServiceNs[i]) - unchecked(d.tableServiceNs[i - 1])) / dx : 0));
+  }
+  unchecked((d.tableSlopeTail[t] = unchecked(d.tableServiceNs[i]) / size));
 }
 
 // Hook set by the engine: called when a bio finishes at the device.
@@ -139,24 +147,24 @@ function start(d: Device, slot: i32, now: i64): void {
     occ *= j;
     lat *= j;
   }
-  // earliest free channel (channels are few; linear scan)
-  const cf = d.channelFree;
-  if (cf.length < d.channels) cf.ensure(d.channels - 1);
-  let best = 0;
-  let bestT = cf.get(0);
-  for (let c = 1; c < d.channels; c++) {
-    const t = cf.get(c);
-    if (t < bestT) {
-      bestT = t;
-      best = c;
-    }
-  }
-  const begin = bestT > now ? bestT : now;
   const occNs = <i64>occ;
-  cf.set(best, begin + occNs);
   d.busyNs += occNs;
   d.ios++;
-  schedule(begin + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
+  if (d.channels >= d.nrRequests) {
+    // every admitted bio has a channel of its own: it starts now
+    scheduleLane(d.id, now + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
+    return;
+  }
+  // earliest free channel: channelFree is a min-heap of channel free times
+  const cf = d.channelFree;
+  if (cf.length < d.channels) {
+    for (let c = cf.length; c < d.channels; c++) cf.push(0);
+  }
+  const bestT = cf.get(0);
+  const begin = bestT > now ? bestT : now;
+  siftDownRoot(cf, begin + occNs);
+  // completions of a device are usually in time order: its own fast lane
+  scheduleLane(d.id, begin + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
 }
 
 /** A bio completed at the device: free its request and start a waiting one. */
@@ -171,6 +179,29 @@ export function deviceComplete(dev: i32, now: i64): void {
     d.inFlight++;
     start(d, s, now);
   }
+}
+
+/** Replace the root of a min-heap of times with `v` and restore the heap. */
+function siftDownRoot(h: Vec<i64>, v: i64): void {
+  const a = h.data;
+  const n = h.length;
+  let i = 0;
+  while (true) {
+    let c = 2 * i + 1;
+    if (c >= n) break;
+    let cv = unchecked(a[c]);
+    if (c + 1 < n) {
+      const c2v = unchecked(a[c + 1]);
+      if (c2v < cv) {
+        c++;
+        cv = c2v;
+      }
+    }
+    if (cv >= v) break;
+    unchecked((a[i] = cv));
+    i = c;
+  }
+  unchecked((a[i] = v));
 }
 
 /** Standard normal from two uniforms (Box-Muller; one value used, deterministic). */

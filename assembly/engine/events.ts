@@ -8,6 +8,13 @@
 //
 // Cancellation is lazy: a module that re-arms a timer keeps the time it
 // expects and ignores a firing that does not match (like mod_timer()).
+//
+// Fast lanes: most events of a busy device are completions scheduled in time
+// order (fixed service time, FIFO start). `scheduleLane(lane, ...)` appends
+// such an event to a FIFO lane in O(1) when it is not earlier than the lane's
+// tail, and falls back to the heap otherwise. `pop()` takes the least (time,
+// meta) among the heap top and the lane heads, so the order of events is
+// exactly the one a single heap would give: lanes change speed, not results.
 
 import { Vec } from "./vec";
 
@@ -30,15 +37,52 @@ const heapMeta = new Vec<u64>(1024);
 let seqCounter: u64 = 0;
 export let eventsProcessed: u64 = 0;
 
+export const LANES: i32 = 8;
+const laneTime = new StaticArray<Vec<i64>>(LANES);
+const laneMeta = new StaticArray<Vec<u64>>(LANES);
+const laneHead = new StaticArray<i32>(LANES);
+let lanesUsed: i32 = 0; // lanes 0..lanesUsed-1 may hold events
+let laneEvents: i32 = 0;
+for (let l = 0; l < LANES; l++) {
+  laneTime[l] = new Vec<i64>(256);
+  laneMeta[l] = new Vec<u64>(256);
+}
+
 export function resetEvents(): void {
   heapTime.length = 0;
   heapMeta.length = 0;
   seqCounter = 0;
   eventsProcessed = 0;
+  for (let l = 0; l < LANES; l++) {
+    laneTime[l].length = 0;
+    laneMeta[l].length = 0;
+    laneHead[l] = 0;
+  }
+  lanesUsed = 0;
+  laneEvents = 0;
 }
 
 @inline export function pendingEvents(): i32 {
-  return heapTime.length;
+  return heapTime.length + laneEvents;
+}
+
+/** Schedule on FIFO lane `lane` when in order, else on the heap. */
+export function scheduleLane(lane: i32, time: i64, kind: u32, arg: u32): void {
+  if (lane >= LANES) {
+    schedule(time, kind, arg);
+    return;
+  }
+  const lt = unchecked(laneTime[lane]);
+  const n = lt.length;
+  if (n > unchecked(laneHead[lane]) && lt.get(n - 1) > time) {
+    schedule(time, kind, arg);
+    return;
+  }
+  const meta: u64 = (seqCounter++ << 32) | ((<u64>kind) << 24) | (<u64>arg & ARG_MASK);
+  lt.push(time);
+  unchecked(laneMeta[lane]).push(meta);
+  laneEvents++;
+  if (lane >= lanesUsed) lanesUsed = lane + 1;
 }
 
 @inline function less(ta: i64, ma: u64, tb: i64, mb: u64): bool {
@@ -64,8 +108,19 @@ export function schedule(time: i64, kind: u32, arg: u32): void {
   unchecked((m[i] = meta));
 }
 
-@inline export function peekTime(): i64 {
-  return unchecked(heapTime.data[0]);
+/** Time of the earliest pending event (there must be one). */
+export function peekTime(): i64 {
+  let bt: i64 = i64.MAX_VALUE;
+  if (heapTime.length > 0) bt = unchecked(heapTime.data[0]);
+  for (let l = 0; l < lanesUsed; l++) {
+    const h = unchecked(laneHead[l]);
+    const lt = unchecked(laneTime[l]);
+    if (h < lt.length) {
+      const t = lt.get(h);
+      if (t < bt) bt = t;
+    }
+  }
+  return bt;
 }
 
 /** Pop the earliest event; its time and meta are left in poppedTime/poppedMeta. */
@@ -73,6 +128,58 @@ export let poppedTime: i64 = 0;
 export let poppedMeta: u64 = 0;
 
 export function pop(): void {
+  if (laneEvents > 0) {
+    // least of heap top and lane heads
+    let best = -1;
+    let bt: i64 = i64.MAX_VALUE;
+    let bm: u64 = u64.MAX_VALUE;
+    if (heapTime.length > 0) {
+      bt = unchecked(heapTime.data[0]);
+      bm = unchecked(heapMeta.data[0]);
+    }
+    for (let l = 0; l < lanesUsed; l++) {
+      const h = unchecked(laneHead[l]);
+      const lt = unchecked(laneTime[l]);
+      if (h < lt.length) {
+        const t = lt.get(h);
+        const m = unchecked(laneMeta[l]).get(h);
+        if (less(t, m, bt, bm)) {
+          best = l;
+          bt = t;
+          bm = m;
+        }
+      }
+    }
+    if (best >= 0) {
+      poppedTime = bt;
+      poppedMeta = bm;
+      const lt = unchecked(laneTime[best]);
+      const lm = unchecked(laneMeta[best]);
+      let h = unchecked(laneHead[best]) + 1;
+      if (h == lt.length) {
+        // lane drained: rewind
+        lt.length = 0;
+        lm.length = 0;
+        h = 0;
+      } else if (h >= 4096 && h * 2 >= lt.length) {
+        // compact: move the live tail to the front
+        const live = lt.length - h;
+        memory.copy(lt.ptr(), lt.ptr() + (<usize>h << 3), <usize>live << 3);
+        memory.copy(lm.ptr(), lm.ptr() + (<usize>h << 3), <usize>live << 3);
+        lt.length = live;
+        lm.length = live;
+        h = 0;
+      }
+      unchecked((laneHead[best] = h));
+      laneEvents--;
+      eventsProcessed++;
+      return;
+    }
+  }
+  popHeap();
+}
+
+function popHeap(): void {
   const t = heapTime.data;
   const m = heapMeta.data;
   poppedTime = unchecked(t[0]);

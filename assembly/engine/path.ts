@@ -40,12 +40,18 @@ export function run(untilNs: i64, maxEvents: i32): i32 {
   let n = 0;
   while (pendingEvents() > 0) {
     if (stopped) return 0;
-    if (peekTime() > untilNs || n >= maxEvents) return 1;
+    if (n >= maxEvents) return 1;
+    if (untilNs != i64.MAX_VALUE && peekTime() > untilNs) return 1;
     pop();
     n++;
     const t = poppedTime;
-    now = t;
     const kind = metaKind(poppedMeta);
+    if (kind == EV_STOP) {
+      // the clock stops at the last real event, not at the stop mark
+      stopped = true;
+      return 0;
+    }
+    now = t;
     const arg = metaArg(poppedMeta);
     if (kind == EV_DEVICE_DONE) {
       deviceDone(<i32>arg, t);
@@ -132,7 +138,7 @@ export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev
   bioOff.set(slot, off);
   bioSize.set(slot, size);
   const maxb = unchecked(devices[dev]).maxSectorsBytes;
-  bioPieces.set(slot, maxb > 0 ? (size + maxb - 1) / maxb : 1);
+  bioPieces.set(slot, maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb);
   bioSubmit.set(slot, t);
   bioRelease.set(slot, t);
   bioIssue.set(slot, t);
@@ -153,7 +159,7 @@ export function afterThrottle(slot: i32, t: i64): void {
 
 /** The bio gets a request and goes to the device (or waits for a tag). */
 export function toDevice(slot: i32, t: i64): void {
-  noteIssue(bioCg.get(slot), bioDir.get(slot), bioSize.get(slot), bioRelease.get(slot) - bioSubmit.get(slot));
+  noteIssue(bioCg.get(slot), bioDev.get(slot), bioDir.get(slot), bioSize.get(slot), bioRelease.get(slot) - bioSubmit.get(slot));
   deviceSubmit(bioDev.get(slot), slot, t);
 }
 

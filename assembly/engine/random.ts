@@ -30,9 +30,11 @@ export class Rng {
     return result;
   }
 
-  /** Uniform integer in [0, n), n > 0 (Lemire's multiply-shift, unbiased enough for n << 2^32). */
+  /** Uniform integer in [0, n): multiply-shift on the top 32 bits when n < 2^32
+   *  (Lemire; bias below 2^-32 * n), modulo otherwise. */
   below(n: u64): u64 {
     if (n <= 1) return 0;
+    if (n <= 0xffffffff) return ((this.next() >> 32) * n) >> 32;
     return this.next() % n;
   }
 

@@ -25,7 +25,8 @@ export const jobHist = new Vec<u32>(16 * FIO_PLAT_NR);
 export const jobFirstSubmit = new Vec<i64>(8);
 export const jobLastDone = new Vec<i64>(8);
 
-// ---- per cgroup x dir (index cg*2+dir), counted at device issue
+// ---- per cgroup x device x dir (index (cg*nDev+dev)*2+dir), counted at device issue
+export let statDevices: i32 = 1;
 export const cgIos = new Vec<u64>(16);
 export const cgBytes = new Vec<u64>(16);
 export const cgWaitNs = new Vec<u64>(16); // time spent in blk-throttle
@@ -54,7 +55,8 @@ export const recRelease = new Vec<i64>(64);
 export const recIssue = new Vec<i64>(64);
 export const recDone = new Vec<i64>(64);
 
-export function resetStats(nJobs: i32, nCgroups: i32): void {
+export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
+  statDevices = nDevices < 1 ? 1 : nDevices;
   jobIos.clear();
   jobBytes.clear();
   jobLatSum.clear();
@@ -81,9 +83,10 @@ export function resetStats(nJobs: i32, nCgroups: i32): void {
   cgBytes.clear();
   cgWaitNs.clear();
   if (nCgroups > 0) {
-    cgIos.ensure(nCgroups * 2 - 1);
-    cgBytes.ensure(nCgroups * 2 - 1);
-    cgWaitNs.ensure(nCgroups * 2 - 1);
+    const n = nCgroups * statDevices * 2 - 1;
+    cgIos.ensure(n);
+    cgBytes.ensure(n);
+    cgWaitNs.ensure(n);
   }
   seriesCgroups = nCgroups;
   seriesBins = 0;
@@ -117,8 +120,8 @@ export function setRecord(on: bool): void {
   if (job >= 0 && jobFirstSubmit.get(job) < 0) jobFirstSubmit.set(job, now);
 }
 
-@inline export function noteIssue(cg: i32, dir: u8, size: u32, throttleWaitNs: i64): void {
-  const i = cg * 2 + <i32>dir;
+@inline export function noteIssue(cg: i32, dev: i32, dir: u8, size: u32, throttleWaitNs: i64): void {
+  const i = (cg * statDevices + dev) * 2 + <i32>dir;
   cgIos.set(i, cgIos.get(i) + 1);
   cgBytes.set(i, cgBytes.get(i) + <u64>size);
   cgWaitNs.set(i, cgWaitNs.get(i) + <u64>throttleWaitNs);

@@ -49,6 +49,7 @@ export class Job {
   sync: bool = true;
   bsSize: Vec<u32> = new Vec<u32>(4);
   bsCum: Vec<u32> = new Vec<u32>(4); // cumulative weights
+  bsSlots: Vec<i64> = new Vec<i64>(4); // random offsets possible per block size
   regionOff: i64 = 0;
   regionLen: i64 = 1 << 30;
   align: i64 = 4096;
@@ -109,6 +110,11 @@ export function startJob(j: Job): void {
     j.bsSize.push(4096);
     j.bsCum.push(1);
   }
+  j.bsSlots.length = 0;
+  for (let k = 0; k < j.bsSize.length; k++) {
+    const slots = (j.regionLen - <i64>j.bsSize.get(k)) / j.align + 1;
+    j.bsSlots.push(slots > 0 ? slots : 1);
+  }
   j.wakeAt = j.startNs;
   schedule(j.startNs, EV_JOB_WAKE, <u32>j.id);
 }
@@ -127,6 +133,12 @@ export function totalIos(j: Job): i64 {
  */
 export function earliestNext(j: Job, now: i64): i64 {
   const i = j.issued;
+  if (j.pattern == PAT_CLOSED && j.thinkNs == 0) {
+    // the common case: as soon as a worker is free, until a limit is hit
+    if (i >= j.count || (!j.timeBased && j.bytesIssued >= j.bytesLimit)) return i64.MAX_VALUE;
+    if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
+    return j.startNs > now ? j.startNs : now;
+  }
   if (i >= totalIos(j)) return i64.MAX_VALUE;
   if (!j.timeBased && j.bytesIssued >= j.bytesLimit) return i64.MAX_VALUE;
   if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
@@ -177,6 +189,7 @@ export function nextShape(j: Job): void {
     j.altNext ^= 1;
   }
   let size: u32 = j.bsSize.get(0);
+  let bk = 0;
   const nb = j.bsSize.length;
   if (nb > 1) {
     const total = j.bsCum.get(nb - 1);
@@ -185,6 +198,7 @@ export function nextShape(j: Job): void {
       const c = j.bsCum.get(k);
       if (r < c) {
         size = j.bsSize.get(k);
+        bk = k;
         break;
       }
     }
@@ -192,8 +206,7 @@ export function nextShape(j: Job): void {
   let off: i64;
   const len = j.regionLen;
   if (j.random) {
-    const slots = (len - <i64>size) / j.align + 1;
-    off = j.regionOff + <i64>j.rng.below(<u64>(slots > 0 ? slots : 1)) * j.align;
+    off = j.regionOff + <i64>j.rng.below(<u64>j.bsSlots.get(bk)) * j.align;
   } else {
     if (j.pos + <i64>size > len) j.pos = 0;
     off = j.regionOff + j.pos;

@@ -1,0 +1,54 @@
+// Views of the core's result columns (ids mirror assembly/index.ts).
+import type { CoreExports } from "./core.js";
+
+export const COL = {
+  JOB_IOS: 1,
+  JOB_BYTES: 2,
+  JOB_LAT_SUM: 3,
+  JOB_LAT_SQ: 4,
+  JOB_LAT_MIN: 5,
+  JOB_LAT_MAX: 6,
+  JOB_HIST: 7,
+  JOB_FIRST_SUBMIT: 8,
+  JOB_LAST_DONE: 9,
+  CG_IOS: 10,
+  CG_BYTES: 11,
+  CG_WAIT: 12,
+  SERIES_IOS: 13,
+  SERIES_BYTES: 14,
+  SERIES_LAT_SUM: 15,
+  SERIES_HIST: 16,
+  REC_JOB: 20,
+  REC_SEQ: 21,
+  REC_WORKER: 22,
+  REC_CG: 23,
+  REC_DIR: 24,
+  REC_FLAGS: 25,
+  REC_OFF: 26,
+  REC_SIZE: 27,
+  REC_SUBMIT: 28,
+  REC_RELEASE: 29,
+  REC_ISSUE: 30,
+  REC_DONE: 31,
+} as const;
+
+export const FIO_PLAT_NR = 1856;
+export const SERIES_PLAT_BITS = 3;
+export const SERIES_PLAT_NR = 272;
+
+type Ctor<T> = { new (buf: ArrayBuffer, off: number, len: number): T; BYTES_PER_ELEMENT: number };
+
+function view<T>(core: CoreExports, id: number, ctor: Ctor<T>): T {
+  const len = core.columnLength(id);
+  const ptr = core.column(id) >>> 0;
+  // copy out: later calls may grow memory and detach the buffer
+  const v = new ctor(core.memory.buffer, ptr, len) as unknown as { slice(): T };
+  return v.slice();
+}
+
+export const colI32 = (c: CoreExports, id: number) => view(c, id, Int32Array);
+export const colU32 = (c: CoreExports, id: number) => view(c, id, Uint32Array);
+export const colU8 = (c: CoreExports, id: number) => view(c, id, Uint8Array);
+export const colI64 = (c: CoreExports, id: number) => view(c, id, BigInt64Array);
+export const colU64 = (c: CoreExports, id: number) => view(c, id, BigUint64Array);
+export const colF64 = (c: CoreExports, id: number) => view(c, id, Float64Array);

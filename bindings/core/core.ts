@@ -1,0 +1,96 @@
+// Loading the WebAssembly core and talking to it.
+//
+// The module is embedded (base64) so one import works in Node, in a browser
+// bundle and in a Web Worker. Compile once (`coreModule()`), instantiate per
+// simulation: each Simulation owns a fresh instance and memory, so runs are
+// independent and can run side by side in workers.
+//
+// i64 parameters cross as BigInt (AssemblyScript's raw ABI); the wrappers in
+// Simulation convert. Nothing here is called per bio.
+
+import { WASM_BASE64 } from "./wasm.generated.js";
+
+export interface CoreExports {
+  memory: WebAssembly.Memory;
+  reset(seed: bigint, hz: number, jiffiesAtZero: bigint, zeroAfterTickNs: bigint, v2: number): void;
+  cgroupAdd(parent: number): number;
+  deviceAdd(channels: number, nrRequests: number, fixedLatencyNs: bigint, jitterSigma: number,
+    maxSectorsBytes: number, rotational: number): number;
+  devicePoint(dev: number, dir: number, rand: number, k: number, size: number, iops: number): void;
+  jobAdd(cg: number, dev: number, rw: number, mixReadPct: number, random: number, direct: number,
+    regionOff: bigint, regionLen: bigint, align: bigint, qd: number, pattern: number, rateIops: number,
+    rateBps: number, burst: number, thinkNs: bigint, thinkBlocks: number, startNs: bigint, count: bigint,
+    bytesLimit: bigint, runtimeNs: bigint, timeBased: number): number;
+  jobBs(job: number, size: number, weight: number): void;
+  jobGap(job: number, gapNs: bigint): void;
+  stagingAlloc(bytes: number): number;
+  jobLoadTimes(job: number, n: number): void;
+  jobLoadReplay(job: number, n: number): void;
+  statsSetup(seriesBinNs: bigint, record: number): void;
+  stopAt(t: bigint): void;
+  start(): void;
+  run(untilNs: bigint, maxEvents: number): number;
+  simNow(): bigint;
+  jiffiesAtTime(t: bigint): bigint;
+  eventCount(): bigint;
+  eventsPending(): number;
+  biosInFlight(): number;
+  jobIssued(job: number): bigint;
+  jobCompleted(job: number): bigint;
+  column(id: number): number;
+  columnLength(id: number): number;
+  seriesBinCount(): number;
+  // Modules (throttle, iocost, writeback) add their own exports; they are
+  // reached through `core.x` with their own typed views in bindings/engine/modules.
+  [name: string]: unknown;
+}
+
+let compiled: WebAssembly.Module | undefined;
+let compiling: Promise<WebAssembly.Module> | undefined;
+
+function wasmBytes(): Uint8Array {
+  const bin = atob(WASM_BASE64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** Size of the embedded WASM in bytes. */
+export function coreWasmSize(): number {
+  return Math.floor((WASM_BASE64.length * 3) / 4) - (WASM_BASE64.endsWith("==") ? 2 : WASM_BASE64.endsWith("=") ? 1 : 0);
+}
+
+/** Compile the core synchronously (Node, Web Workers). */
+export function coreModuleSync(): WebAssembly.Module {
+  if (!compiled) compiled = new WebAssembly.Module(wasmBytes() as BufferSource);
+  return compiled;
+}
+
+/** Compile the core asynchronously (browser main thread). */
+export function coreModule(): Promise<WebAssembly.Module> {
+  if (compiled) return Promise.resolve(compiled);
+  if (!compiling) {
+    compiling = WebAssembly.compile(wasmBytes() as BufferSource).then((m) => (compiled = m));
+  }
+  return compiling;
+}
+
+const imports = {
+  env: {
+    abort(_msg: number, _file: number, line: number, col: number): never {
+      throw new Error(`iosim core aborted at ${line}:${col}`);
+    },
+  },
+};
+
+/** A fresh instance of the core (own memory). */
+export function instantiateCore(module: WebAssembly.Module = coreModuleSync()): CoreExports {
+  const inst = new WebAssembly.Instance(module, imports);
+  return inst.exports as unknown as CoreExports;
+}
+
+export async function instantiateCoreAsync(): Promise<CoreExports> {
+  const m = await coreModule();
+  const inst = await WebAssembly.instantiate(m, imports);
+  return inst.exports as unknown as CoreExports;
+}

@@ -1,0 +1,394 @@
+// A Simulation: one scenario loaded into a fresh instance of the WASM core.
+//
+// Life of a run:
+//   1. configure: cgroups (parents first), devices (service tables), jobs
+//      (bulk arrival lists through the staging buffer), control modules
+//      (io.max, io.weight, ...: files at t = 0 and timed writes);
+//   2. run in batches: `step(maxEvents)` processes at most that many events
+//      and returns, so a CLI can draw a progress bar and a browser worker
+//      can stay responsive; `runToEnd()` loops until the queue is empty;
+//   3. read results: counters, histograms, series and (if asked) one record
+//      per bio, copied out of WASM memory in one pass.
+//
+// Same scenario and seed -> the same events in the same order -> the same
+// bytes out, on any host (the core is integer time and a seeded
+// xoshiro256** stream per job and device).
+
+import { instantiateCore, type CoreExports } from "../core/core.js";
+import { COL, colF64, colI32, colI64, colU32, colU64, colU8, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
+import type {
+  BioRecord, CgroupResult, ConfigWrite, DeviceSpec, IoStatCounts, JobResult, JobSpec, RunResult, Scenario, SeriesBin,
+} from "../scenario/types.js";
+import { InputError } from "../scenario/errors.js";
+import { controlModules, type ControlContext, type ControlModule } from "./control.js";
+import { latencyStats } from "./latency.js";
+import { percentilesFromPlat } from "../report/percentiles.js";
+
+const RW = { read: 0, write: 1, mix: 2, alt: 3 } as const;
+const PAT = { closed: 0, rate: 1, times: 2, bursts: 3, replay: 4 } as const;
+const MAX_TABLE_POINTS = 32;
+const I64_MAX = 0x7fffffffffffffffn;
+
+export interface Progress {
+  simulatedNs: number;
+  events: number;
+  /** fraction of the run done if it can be known (duration or IO counts), else undefined */
+  fraction?: number;
+}
+
+export class Simulation {
+  readonly core: CoreExports;
+  readonly scenario: Scenario;
+  private readonly cgIds = new Map<string, number>();
+  private readonly cgPathsById: string[] = [];
+  private readonly devs: Array<{ id: number; spec: DeviceSpec }> = [];
+  private readonly jobIds: number[] = [];
+  private readonly warnings: string[] = [];
+  private readonly ctx: ControlContext;
+  private finished = false;
+  private wallMs = 0;
+  private totalIos = 0;
+
+  constructor(scenario: Scenario, core: CoreExports = instantiateCore()) {
+    this.core = core;
+    this.scenario = scenario;
+    const self = this;
+    this.ctx = {
+      core,
+      scenario,
+      kernel: scenario.kernel,
+      cgroupId: (p) => self.cgIds.get(normPath(p)),
+      cgroupPaths: () => [...self.cgPathsById],
+      device: (devno) => self.devs.find((d) => d.spec.devno === devno || d.spec.name === devno),
+      devices: () => self.devs,
+      warn: (m) => self.warnings.push(m),
+      state: new Map(),
+    };
+    this.configure();
+  }
+
+  private configure(): void {
+    const s = this.scenario;
+    const c = this.core;
+    c.reset(BigInt(s.seed >>> 0) | (BigInt(Math.floor(s.seed / 2 ** 32)) << 32n), s.clock.hz, s.clock.jiffiesAtZero,
+      BigInt(Math.round(s.clock.zeroAfterTickNs)), s.cgroupVersion === 2 ? 1 : 0);
+
+    // cgroups: every path named anywhere, with its ancestors, parents first
+    const paths = new Set<string>([""]);
+    const addPath = (p: string) => {
+      const parts = normPath(p).split("/").filter(Boolean);
+      for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join("/"));
+    };
+    s.cgroups.forEach((g) => addPath(g.path));
+    s.jobs.forEach((j) => addPath(j.cgroup));
+    s.writes.forEach((w) => addPath(w.cgroup));
+    const sorted = [...paths].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
+    this.cgIds.set("", 0);
+    this.cgPathsById.push("");
+    for (const p of sorted) {
+      if (p === "") continue;
+      const parent = this.cgIds.get(p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "")!;
+      const id = c.cgroupAdd(parent);
+      this.cgIds.set(p, id);
+      this.cgPathsById[id] = p;
+    }
+
+    // devices
+    if (s.devices.length === 0) throw new InputError("the scenario has no device", s.source?.file ?? "scenario", undefined, "devices");
+    for (const d of s.devices) {
+      const id = c.deviceAdd(d.channels, d.nrRequests, BigInt(Math.round(d.latencyNs)), d.jitterSigma,
+        Math.round(d.maxSectorsKb * 1024), d.rotational ? 1 : 0);
+      this.loadCurve(id, d);
+      this.devs.push({ id, spec: d });
+    }
+
+    // jobs
+    for (const j of s.jobs) this.jobIds.push(this.addJob(j));
+
+    c.statsSetup(BigInt(Math.round(s.seriesBinNs)), s.record ? 1 : 0);
+
+    // control modules: initial files, then timed writes in time order
+    const mods = controlModules();
+    for (const m of mods) m.setup?.(this.ctx);
+    const initial: ConfigWrite[] = [];
+    for (const g of s.cgroups) {
+      for (const [file, value] of Object.entries(g.files ?? {})) {
+        initial.push({ atNs: 0, cgroup: normPath(g.path), file, value, source: g.source });
+      }
+    }
+    const timed = [...s.writes].sort((a, b) => a.atNs - b.atNs);
+    for (const w of [...initial, ...timed]) this.routeWrite(mods, w);
+    for (const m of mods) m.finish?.(this.ctx);
+
+    if (s.durationNs !== undefined) c.stopAt(BigInt(Math.round(s.durationNs)));
+    c.start();
+  }
+
+  private routeWrite(mods: readonly ControlModule[], w: ConfigWrite): void {
+    const m = mods.find((x) => x.handles(w.file));
+    if (!m) {
+      throw new InputError(`unknown or unsupported cgroup interface file "${w.file}"`,
+        w.source?.file ?? this.scenario.source?.file ?? "scenario", w.source?.line, w.source?.field ?? w.file);
+    }
+    m.write(this.ctx, w);
+  }
+
+  private loadCurve(id: number, d: DeviceSpec): void {
+    const tables: Array<[number, number, Array<[number, number]>]> = [
+      [0, 0, d.curve.read.seq], [0, 1, d.curve.read.rand], [1, 0, d.curve.write.seq], [1, 1, d.curve.write.rand],
+    ];
+    for (const [dir, rand, pts0] of tables) {
+      let pts = [...pts0].sort((a, b) => a[0] - b[0]);
+      if (pts.length === 0) throw new InputError(`device ${d.name} has an empty ${dir ? "write" : "read"} ${rand ? "rand" : "seq"} curve`, "device", undefined, "curve");
+      if (pts.length > MAX_TABLE_POINTS) {
+        const step = (pts.length - 1) / (MAX_TABLE_POINTS - 1);
+        pts = Array.from({ length: MAX_TABLE_POINTS }, (_, i) => pts[Math.round(i * step)]!);
+      }
+      pts.forEach(([size, iops], k) => {
+        if (!(iops > 0)) throw new InputError(`device ${d.name}: IOPS must be > 0 at size ${size}`, "device", undefined, "curve");
+        this.core.devicePoint(id, dir, rand, k, size, iops);
+      });
+    }
+  }
+
+  private addJob(j: JobSpec): number {
+    const c = this.core;
+    const cg = this.cgIds.get(normPath(j.cgroup))!;
+    const dev = this.devs.find((d) => d.spec.name === j.device || d.spec.devno === j.device);
+    if (!dev) {
+      throw new InputError(`job "${j.name}" names device "${j.device}", which the scenario does not define`,
+        j.source?.file ?? "scenario", j.source?.line, "device");
+    }
+    const p = j.pattern;
+    const rateIops = p.kind === "rate" ? (p.iops ?? 0) : 0;
+    const rateBps = p.kind === "rate" ? (p.bps ?? 0) : 0;
+    const burst = p.kind === "bursts" ? p.burst : 0;
+    const big = (x: number | undefined) => (x === undefined ? -1n : BigInt(Math.round(x)));
+    const id = c.jobAdd(cg, dev.id, RW[j.rw], j.mixReadPct, j.random ? 1 : 0, j.direct ? 1 : 0, BigInt(j.offset),
+      BigInt(j.regionLen), BigInt(j.align), j.iodepth, PAT[p.kind], rateIops, rateBps, burst,
+      BigInt(Math.round(j.thinktimeNs)), j.thinktimeBlocks, BigInt(Math.round(j.startNs)), big(j.count), big(j.bytes),
+      big(j.runtimeNs), j.timeBased ? 1 : 0);
+    for (const b of j.bs) c.jobBs(id, b.size, b.weight);
+    if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
+    if (p.kind === "times") {
+      const n = p.timesNs.length;
+      const ptr = c.stagingAlloc(n * 8) >>> 0;
+      const v = new BigInt64Array(c.memory.buffer, ptr, n);
+      for (let i = 0; i < n; i++) v[i] = BigInt(Math.round(p.timesNs[i]!));
+      c.jobLoadTimes(id, n);
+      this.totalIos += n;
+    } else if (p.kind === "replay") {
+      const n = p.ios.length;
+      const ptr = c.stagingAlloc(n * 21 + 8) >>> 0;
+      const buf = c.memory.buffer;
+      const t = new BigInt64Array(buf, ptr, n);
+      const o = new BigInt64Array(buf, ptr + n * 8, n);
+      const sz = new Uint32Array(buf, ptr + n * 16, n);
+      const dr = new Uint8Array(buf, ptr + n * 20, n);
+      p.ios.forEach((io, i) => {
+        t[i] = BigInt(Math.round(io.tNs));
+        o[i] = BigInt(io.off);
+        sz[i] = io.size;
+        dr[i] = io.dir === "W" ? 1 : 0;
+      });
+      c.jobLoadReplay(id, n);
+      this.totalIos += n;
+    } else if (j.count !== undefined) {
+      this.totalIos += j.count;
+    }
+    return id;
+  }
+
+  /** Process up to `maxEvents` events; true when the run has finished. */
+  step(maxEvents = 1 << 20): boolean {
+    if (this.finished) return true;
+    const t0 = now();
+    const status = this.core.run(I64_MAX, maxEvents);
+    this.wallMs += now() - t0;
+    if (status === 0) this.finished = true;
+    return this.finished;
+  }
+
+  progress(): Progress {
+    const simulatedNs = Number(this.core.simNow());
+    const events = Number(this.core.eventCount());
+    let fraction: number | undefined;
+    if (this.scenario.durationNs) fraction = Math.min(1, simulatedNs / this.scenario.durationNs);
+    else if (this.totalIos > 0) {
+      let done = 0;
+      this.jobIds.forEach((id) => (done += Number(this.core.jobCompleted(id))));
+      fraction = Math.min(1, done / this.totalIos);
+    }
+    return { simulatedNs, events, fraction };
+  }
+
+  /** Run to the end (batches of `batch` events), reporting progress between batches. */
+  runToEnd(onProgress?: (p: Progress) => void, batch = 1 << 20): RunResult {
+    while (!this.step(batch)) onProgress?.(this.progress());
+    onProgress?.(this.progress());
+    return this.result();
+  }
+
+  /** Control-module context (for modules' own result readers). */
+  context(): ControlContext {
+    return this.ctx;
+  }
+
+  result(): RunResult {
+    const c = this.core;
+    const s = this.scenario;
+    const jobs: JobResult[] = [];
+    const ios = colU64(c, COL.JOB_IOS);
+    const bytes = colU64(c, COL.JOB_BYTES);
+    const latSum = colF64(c, COL.JOB_LAT_SUM);
+    const latSq = colF64(c, COL.JOB_LAT_SQ);
+    const latMin = colI64(c, COL.JOB_LAT_MIN);
+    const latMax = colI64(c, COL.JOB_LAT_MAX);
+    const hist = colU32(c, COL.JOB_HIST);
+    const first = colI64(c, COL.JOB_FIRST_SUBMIT);
+    const last = colI64(c, COL.JOB_LAST_DONE);
+    s.jobs.forEach((j, k) => {
+      const id = this.jobIds[k]!;
+      const dirStats = (d: number) => {
+        const i = id * 2 + d;
+        const n = Number(ios[i]);
+        return {
+          ios: n,
+          bytes: Number(bytes[i]),
+          lat: latencyStats(n, latSum[i]!, latSq[i]!, latMin[i]!, latMax[i]!, hist.slice(i * FIO_PLAT_NR, (i + 1) * FIO_PLAT_NR)),
+        };
+      };
+      const f = Number(first[id]);
+      const l = Number(last[id]);
+      jobs.push({
+        name: j.name,
+        cgroup: normPath(j.cgroup),
+        device: j.device,
+        read: dirStats(0),
+        write: dirStats(1),
+        firstSubmitNs: f,
+        lastDoneNs: l,
+        runtimeMs: f >= 0 ? Math.max(0, (l - j.startNs) / 1e6) : 0,
+      });
+    });
+
+    // io.stat
+    const nDev = Math.max(1, this.devs.length);
+    const cgIos = colU64(c, COL.CG_IOS);
+    const cgBytes = colU64(c, COL.CG_BYTES);
+    const cgWait = colU64(c, COL.CG_WAIT);
+    const nCg = this.cgPathsById.length;
+    const own: Array<Record<string, IoStatCounts>> = [];
+    const waits: Array<{ read: number; write: number }> = [];
+    for (let g = 0; g < nCg; g++) {
+      const rec: Record<string, IoStatCounts> = {};
+      const w = { read: 0, write: 0 };
+      this.devs.forEach((d) => {
+        const i = (g * nDev + d.id) * 2;
+        rec[d.spec.devno] = {
+          rbytes: Number(cgBytes[i] ?? 0n), wbytes: Number(cgBytes[i + 1] ?? 0n),
+          rios: Number(cgIos[i] ?? 0n), wios: Number(cgIos[i + 1] ?? 0n), dbytes: 0, dios: 0,
+        };
+        w.read += Number(cgWait[i] ?? 0n);
+        w.write += Number(cgWait[i + 1] ?? 0n);
+      });
+      own.push(rec);
+      waits.push(w);
+    }
+    const cgroups: CgroupResult[] = this.cgPathsById.map((path, g) => {
+      const total: Record<string, IoStatCounts> = {};
+      for (const d of this.devs) {
+        const t: IoStatCounts = { rbytes: 0, wbytes: 0, rios: 0, wios: 0, dbytes: 0, dios: 0 };
+        this.cgPathsById.forEach((p2, g2) => {
+          if (isWithin(p2, path)) {
+            const o = own[g2]![d.spec.devno]!;
+            t.rbytes += o.rbytes; t.wbytes += o.wbytes; t.rios += o.rios; t.wios += o.wios;
+          }
+        });
+        total[d.spec.devno] = t;
+      }
+      return { path, own: own[g]!, total, throttleWaitNs: waits[g]! };
+    });
+
+    // time series
+    const series: SeriesBin[] = [];
+    if (s.seriesBinNs > 0) {
+      const bins = c.seriesBinCount();
+      const sIos = colU32(c, COL.SERIES_IOS);
+      const sBytes = colU64(c, COL.SERIES_BYTES);
+      const sLat = colF64(c, COL.SERIES_LAT_SUM);
+      const sHist = colU32(c, COL.SERIES_HIST);
+      const stride = nCg * 2;
+      for (let b = 0; b < bins; b++) {
+        for (let g = 0; g < nCg; g++) {
+          for (let d = 0; d < 2; d++) {
+            const k = b * stride + g * 2 + d;
+            const n = sIos[k] ?? 0;
+            if (n === 0) continue;
+            const h = sHist.subarray(k * SERIES_PLAT_NR, (k + 1) * SERIES_PLAT_NR);
+            series.push({
+              t0Ns: b * s.seriesBinNs, cgroup: this.cgPathsById[g]!, dir: d ? "write" : "read", ios: n,
+              bytes: Number(sBytes[k]), meanLatNs: sLat[k]! / n,
+              p99LatNs: percentilesFromPlat(h, [99], n, SERIES_PLAT_BITS)[0]?.ns ?? 0,
+            });
+          }
+        }
+      }
+    }
+
+    // per-bio records
+    let records: BioRecord[] | undefined;
+    if (s.record) {
+      const rj = colI32(c, COL.REC_JOB), rs = colI32(c, COL.REC_SEQ), rw = colI32(c, COL.REC_WORKER);
+      const rc = colI32(c, COL.REC_CG), rd = colU8(c, COL.REC_DIR), ro = colI64(c, COL.REC_OFF);
+      const rz = colU32(c, COL.REC_SIZE), rsub = colI64(c, COL.REC_SUBMIT), rrel = colI64(c, COL.REC_RELEASE);
+      const riss = colI64(c, COL.REC_ISSUE), rdone = colI64(c, COL.REC_DONE);
+      const nameOf = new Map<number, string>();
+      s.jobs.forEach((j, k) => nameOf.set(this.jobIds[k]!, j.name));
+      records = [];
+      for (let i = 0; i < rj.length; i++) {
+        records.push({
+          job: nameOf.get(rj[i]!) ?? "(writeback)", seq: rs[i]!, worker: rw[i]!, cgroup: this.cgPathsById[rc[i]!] ?? "",
+          dir: rd[i] ? "W" : "R", off: Number(ro[i]), size: rz[i]!, submitNs: Number(rsub[i]), releaseNs: Number(rrel[i]),
+          issueNs: Number(riss[i]), completeNs: Number(rdone[i]),
+        });
+      }
+    }
+
+    return {
+      scenario: s.name,
+      kernel: s.kernel,
+      seed: s.seed,
+      simulatedNs: Number(c.simNow()),
+      events: Number(c.eventCount()),
+      wallMs: this.wallMs,
+      jobs,
+      cgroups,
+      series,
+      seriesBinNs: s.seriesBinNs,
+      records,
+      warnings: [...this.warnings],
+    };
+  }
+}
+
+/** Run a scenario to the end in this thread. */
+export function simulate(scenario: Scenario, onProgress?: (p: Progress) => void): RunResult {
+  return new Simulation(scenario).runToEnd(onProgress);
+}
+
+export function normPath(p: string): string {
+  return p.split("/").filter(Boolean).join("/");
+}
+
+function depth(p: string): number {
+  return p === "" ? 0 : p.split("/").length;
+}
+
+function isWithin(p: string, ancestor: string): boolean {
+  return ancestor === "" || p === ancestor || p.startsWith(ancestor + "/");
+}
+
+function now(): number {
+  return typeof performance !== "undefined" ? performance.now() : Date.now();
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { simulate } from "../../bindings/engine/simulation.js";
+import { jobDefaults, scenarioDefaults } from "../../bindings/scenario/defaults.js";
+import { fixedDevice } from "./helpers.js";
+import type { JobSpec, Scenario } from "../../bindings/scenario/types.js";
+
+function one(job: Partial<JobSpec>, dev = fixedDevice(100_000), over: Partial<Scenario> = {}) {
+  return simulate(scenarioDefaults({
+    name: "t", devices: [dev], jobs: [jobDefaults({ name: "j", device: dev.name, ...job })], ...over,
+  }));
+}
+
+describe("the event engine", () => {
+  it("a QD1 job of 100 reads on a 100 us device takes exactly 10 ms", () => {
+    const r = one({ count: 100 });
+    expect(r.jobs[0]!.read.ios).toBe(100);
+    expect(r.simulatedNs).toBe(10_000_000);
+    expect(r.jobs[0]!.read.lat.min).toBe(100_000);
+    expect(r.jobs[0]!.read.lat.max).toBe(100_000);
+  });
+
+  it("four in flight on two channels finish twice as fast as on one", () => {
+    const a = one({ count: 400, iodepth: 4 }, fixedDevice(100_000, 1));
+    const b = one({ count: 400, iodepth: 4 }, fixedDevice(100_000, 2));
+    expect(a.simulatedNs).toBe(40_000_000);
+    expect(b.simulatedNs).toBe(20_000_000);
+    // on one channel each bio waits for the three ahead of it
+    // on one channel each bio waits for the three ahead of it (the first three a little less)
+    expect(a.jobs[0]!.read.lat.mean).toBe((400 * 400_000 - 600_000) / 400);
+  });
+
+  it("bios beyond nr_requests wait for a request, FIFO", () => {
+    const r = one({ count: 8, iodepth: 8 }, fixedDevice(100_000, 8, 2));
+    // 2 at a time: 4 rounds of 100 us
+    expect(r.simulatedNs).toBe(400_000);
+  });
+
+  it("a rate-limited job submits at its rate", () => {
+    const r = one({ count: 50, pattern: { kind: "rate", iops: 1000 }, iodepth: 4 });
+    // IO i at i ms, last at 49 ms + 100 us
+    expect(r.simulatedNs).toBe(49_100_000);
+    expect(r.jobs[0]!.read.lat.max).toBe(100_000);
+  });
+
+  it("bursts wait for the previous burst to complete, then the gap", () => {
+    const r = one({ count: 6, pattern: { kind: "bursts", burst: 3, gapsNs: [1_000_000] } });
+    // burst 1: 0..300 us; burst 2 starts at 1.3 ms and ends 1.6 ms
+    expect(r.simulatedNs).toBe(1_600_000);
+  });
+
+  it("thinktime stalls after every thinktime_blocks IOs", () => {
+    const r = one({ count: 4, thinktimeNs: 1_000_000, thinktimeBlocks: 2 });
+    // 2 IOs (200 us), think 1 ms, 2 IOs
+    expect(r.simulatedNs).toBe(1_400_000);
+  });
+
+  it("replayed IOs are submitted at their recorded times regardless of completions", () => {
+    const ios = [0, 10_000, 20_000].map((t, i) => ({ tNs: t, off: i * 4096, size: 4096, dir: "R" as const }));
+    const r = one({ pattern: { kind: "replay", ios }, iodepth: 1 << 20 }, fixedDevice(100_000, 4), { record: true });
+    expect(r.records!.map((x) => x.submitNs)).toEqual([0, 10_000, 20_000]);
+    expect(r.records!.map((x) => x.completeNs)).toEqual([100_000, 110_000, 120_000]);
+  });
+
+  it("runtime stops submission; time_based keeps going over the region", () => {
+    const r = one({ runtimeNs: 1_000_000, timeBased: true, regionLen: 8192 });
+    expect(r.jobs[0]!.read.ios).toBe(10);
+  });
+
+  it("a sequential stream is classed sequential and a random one is not", () => {
+    const dev = fixedDevice(100_000);
+    dev.curve.read.rand = [[512, 1000], [1 << 20, 1000]]; // 1 ms random
+    const seq = one({ count: 10 }, dev);
+    const rnd = one({ count: 10, random: true, regionLen: 1 << 30 }, dev);
+    // the first bio has no predecessor to follow, so it is random (1 ms); nine follow
+    expect(seq.simulatedNs).toBe(1_900_000);
+    expect(rnd.simulatedNs).toBe(10_000_000);
+  });
+
+  it("per-cgroup io.stat counts roll up to ancestors", () => {
+    const dev = fixedDevice(10_000);
+    const r = simulate(scenarioDefaults({
+      name: "t", devices: [dev],
+      jobs: [
+        jobDefaults({ name: "a", device: "dev0", cgroup: "web/a", count: 10 }),
+        jobDefaults({ name: "b", device: "dev0", cgroup: "web/b", rw: "write", count: 5, bs: [{ size: 8192, weight: 1 }] }),
+      ],
+    }));
+    const web = r.cgroups.find((c) => c.path === "web")!;
+    expect(web.total["8:0"]).toMatchObject({ rios: 10, rbytes: 40960, wios: 5, wbytes: 40960 });
+    expect(web.own["8:0"]!.rios).toBe(0);
+  });
+});
+
+describe("determinism", () => {
+  const sc = (seed: number): Scenario => scenarioDefaults({
+    name: "det", seed, seriesBinNs: 1e6, record: true,
+    devices: [fixedDevice(50_000, 4, 16, { jitterSigma: 0.3 })],
+    jobs: [
+      jobDefaults({ name: "mix", device: "dev0", rw: "mix", mixReadPct: 70, random: true, iodepth: 8, count: 2000,
+        bs: [{ size: 4096, weight: 3 }, { size: 65536, weight: 1 }] }),
+    ],
+  });
+  const bytes = (r: ReturnType<typeof simulate>) => JSON.stringify({ ...r, wallMs: 0 }, (_k, v) =>
+    v instanceof Uint32Array ? Array.from(v) : v);
+
+  it("the same scenario and seed give byte-identical results", () => {
+    expect(bytes(simulate(sc(7)))).toBe(bytes(simulate(sc(7))));
+  });
+
+  it("a different seed gives a different random run", () => {
+    expect(bytes(simulate(sc(7)))).not.toBe(bytes(simulate(sc(8))));
+  });
+});
