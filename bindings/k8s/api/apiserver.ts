@@ -53,9 +53,35 @@ export interface ApiFault {
   untilMs: number;
 }
 
+/**
+ * An informer's local store: one map per kind, keyed like the API store
+ * ("ns/name" or "name"). A map per kind (rather than one map keyed
+ * "Kind:ns/name") lets a component look up and list one kind without building
+ * keys or scanning the others; the order of a kind's entries is the same as in
+ * a single map (insertion order, a deleted and re-added key goes last).
+ */
+export class InformerCache {
+  private readonly byKind = new Map<Kind, Map<string, KObj>>();
+  constructor(kinds: readonly Kind[]) {
+    for (const k of kinds) this.byKind.set(k, new Map());
+  }
+  get(kind: Kind, key: string): KObj | undefined {
+    return this.byKind.get(kind)?.get(key);
+  }
+  /** the objects of one kind, in cache order (empty for a kind not watched) */
+  list(kind: Kind): Iterable<KObj> {
+    return this.byKind.get(kind)?.values() ?? EMPTY;
+  }
+  /** the map of a watched kind */
+  kind(kind: Kind): Map<string, KObj> {
+    return this.byKind.get(kind)!;
+  }
+}
+const EMPTY: readonly KObj[] = [];
+
 export interface Informer {
   readonly kinds: readonly Kind[];
-  readonly cache: Map<string, KObj>;
+  readonly cache: InformerCache;
   /** called on delivery, after the cache is updated */
   onEvent: (type: WatchType, obj: KObj, old: KObj | undefined) => void;
   latencyMs: number;
@@ -254,7 +280,7 @@ export class ApiServer {
   ): Informer {
     const inf: Informer = {
       kinds,
-      cache: new Map(),
+      cache: new InformerCache(kinds),
       onEvent,
       latencyMs,
       extraDelay,
@@ -287,20 +313,17 @@ export class ApiServer {
 
 function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined): void {
   if (inf.dead) return;
-  const key = cacheKey(obj);
-  const prev = inf.cache.get(key);
+  const store = inf.cache.kind(obj.kind);
+  const key = keyOf(obj);
+  const prev = store.get(key);
   if (type === "DELETED") {
     if (!prev) return;
-    inf.cache.delete(key);
+    store.delete(key);
   } else {
     // never go backwards (initial list racing a watch event)
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
-    inf.cache.set(key, obj);
+    store.set(key, obj);
   }
   sim.bump();
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
-}
-
-export function cacheKey(o: KObj): string {
-  return `${o.kind}:${keyOf(o)}`;
 }

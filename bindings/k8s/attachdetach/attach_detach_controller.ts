@@ -17,7 +17,7 @@
 // recover (the volume missing from node status is re-attached).
 
 import { ApiServer, Informer } from "../api/apiserver.js";
-import { keyOf, KObj, PodVolume } from "../api/types.js";
+import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker } from "../engine/sim.js";
 import { formatOpKey, goQuote, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
@@ -72,8 +72,8 @@ export class AttachDetachController {
     this.env = { ctx, component: ADC_COMPONENT, vaWaiters: this.vaWaiters };
   }
 
-  private cache(kind: string, key: string): KObj | undefined {
-    return this.inf?.cache.get(`${kind}:${key}`);
+  private cache(kind: Kind, key: string): KObj | undefined {
+    return this.inf?.cache.get(kind, key);
   }
 
   start(): void {
@@ -126,8 +126,7 @@ export class AttachDetachController {
     if (this.dead) return;
     const { ctx } = this;
     // populateActualStateOfWorld
-    for (const [k, o] of this.inf!.cache) {
-      if (!k.startsWith("Node:")) continue;
+    for (const o of this.inf!.cache.list("Node")) {
       const name = o.metadata.name;
       for (const av of (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>)
         this.asw.markVolumeAsAttached(av.name, undefined, name, av.devicePath);
@@ -135,8 +134,7 @@ export class AttachDetachController {
       this.dsw.addNode(name);
     }
     if (ctx.profile.processVolumeAttachmentsAtStart) {
-      for (const [k, va] of this.inf!.cache) {
-        if (!k.startsWith("VolumeAttachment:")) continue;
+      for (const va of this.inf!.cache.list("VolumeAttachment")) {
         const pvName = va.spec?.source?.persistentVolumeName;
         const pv = pvName ? this.cache("PersistentVolume", pvName) : undefined;
         if (!pv) continue;
@@ -148,7 +146,7 @@ export class AttachDetachController {
       }
     }
     // populateDesiredStateOfWorld
-    for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, true);
+    for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, true);
     this.lastFullList = ctx.sim.now;
     const now = ctx.sim.now;
     this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile()));
@@ -176,7 +174,7 @@ export class AttachDetachController {
         break;
       case "PersistentVolumeClaim":
       case "PersistentVolume":
-        if (type !== "DELETED" && old?.spec?.volumeName !== obj.spec?.volumeName) for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, false);
+        if (type !== "DELETED" && old?.spec?.volumeName !== obj.spec?.volumeName) for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, false);
         break;
       case "VolumeAttachment":
         this.vaWaiters.notify(obj.metadata.name, type === "DELETED" ? undefined : obj);
@@ -231,7 +229,7 @@ export class AttachDetachController {
     const now = this.ctx.sim.now;
     if (now - this.lastFullList >= this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS) {
       this.lastFullList = now;
-      for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, false);
+      for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, false);
     }
     this.ctx.sim.wakeAt(this.lastFullList + this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS);
   }

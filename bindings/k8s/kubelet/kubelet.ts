@@ -67,7 +67,7 @@ export class Kubelet {
     this.vm = new VolumeManager(ctx, nodeName, this.component, plugins, {
       pods: () => this.pods(),
       pod: (uid) => this.podByUID(uid),
-      lookup: (kind, key) => this.inf?.cache.get(`${kind}:${key}`),
+      lookup: (kind, key) => this.inf?.cache.get(kind, key),
       containersStopped: (uid) => !runtimeOf(this.host).get(uid)?.running,
     });
   }
@@ -78,7 +78,7 @@ export class Kubelet {
 
   private *pods(): Iterable<KObj> {
     if (!this.inf) return;
-    for (const [k, o] of this.inf.cache) if (k.startsWith("Pod:") && o.spec?.nodeName === this.nodeName) yield o;
+    for (const o of this.inf.cache.list("Pod")) if (o.spec?.nodeName === this.nodeName) yield o;
   }
   private podByUID(uid: string): KObj | undefined {
     for (const p of this.pods()) if (p.metadata.uid === uid) return p;
