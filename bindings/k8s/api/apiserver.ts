@@ -27,13 +27,21 @@
 import type { Sim } from "../engine/sim.js";
 import { cloneObj, KObj, Kind, keyOf } from "./types.js";
 
+/**
+ * An API error (the status of a failed request). These are expected answers
+ * that callers branch on (AlreadyExists, NotFound, Conflict), so they carry no
+ * stack trace: capturing one costs more than the rest of the request.
+ */
 export class ApiError extends Error {
-  constructor(
-    readonly reason: "NotFound" | "AlreadyExists" | "Conflict" | "InternalError",
-    readonly code: number,
-    message: string,
-  ) {
+  readonly reason: "NotFound" | "AlreadyExists" | "Conflict" | "InternalError";
+  readonly code: number;
+  constructor(reason: ApiError["reason"], code: number, message: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
+    this.reason = reason;
+    this.code = code;
   }
 }
 

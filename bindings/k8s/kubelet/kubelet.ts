@@ -88,7 +88,7 @@ export class Kubelet {
   start(): void {
     const { ctx } = this;
     ctx.out.processStarted(this.component);
-    this.log("I", "server.go:446", `"Kubelet version" kubeletVersion="v${ctx.profile.text}"`);
+    this.ctx.out.on && this.log("I", "server.go:446", `"Kubelet version" kubeletVersion="v${ctx.profile.text}"`);
     this.inf = ctx.api.informer(
       ["Pod", "Node", "PersistentVolume", "PersistentVolumeClaim", "CSIDriver"],
       ctx.watchLatency(this.component),
@@ -126,12 +126,12 @@ export class Kubelet {
     const structured = this.ctx.profile.structuredLogs;
     if (type === "DELETED") {
       this.workers.delete(uid);
-      this.log("I", "kubelet.go:2120", structured ? `"SyncLoop REMOVE" source="api" pods=[${key}]` : `SyncLoop (REMOVE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.ctx.out.on && this.log("I", "kubelet.go:2120", structured ? `"SyncLoop REMOVE" source="api" pods=[${key}]` : `SyncLoop (REMOVE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       return;
     }
     let w = this.workers.get(uid);
     if (!w) {
-      this.log("I", "kubelet.go:2096", structured ? `"SyncLoop ADD" source="api" pods=[${key}]` : `SyncLoop (ADD, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.ctx.out.on && this.log("I", "kubelet.go:2096", structured ? `"SyncLoop ADD" source="api" pods=[${key}]` : `SyncLoop (ADD, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       const rt = runtimeOf(this.host).get(uid);
       const state: WorkerState = rt?.running ? "running" : "waiting";
       w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false };
@@ -142,7 +142,7 @@ export class Kubelet {
     if (pod.metadata.deletionTimestamp !== undefined && w.state !== "terminating") {
       w.state = "terminating";
       this.ctx.sim.bump();
-      this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.ctx.out.on && this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       this.killPod(pod);
     }
   }
@@ -238,7 +238,7 @@ export class Kubelet {
         ? `Unable to mount volumes for pod "${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})": timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=[${m.unmounted.join(" ")}]. list of unattached volumes=[${m.unattached.join(" ")}]`
         : `Unable to attach or mount volumes: unmounted volumes=[${m.unmounted.join(" ")}], unattached volumes=[${m.unattached.join(" ")}]: timed out waiting for the condition`;
       ctx.out.event("Warning", "FailedMount", `pod/${pod.metadata.name}`, msg, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
-      this.log("E", ctx.profile.structuredLogs ? "pod_workers.go:951" : "pod_workers.go:190", ctx.profile.structuredLogs ? `"Error syncing pod, skipping" err=${JSON.stringify(msg)} pod=${JSON.stringify(w.key)} podUID=${w.uid}` : `Error syncing pod ${w.uid} ("${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})"), skipping: ${msg}`);
+      this.ctx.out.on && this.log("E", ctx.profile.structuredLogs ? "pod_workers.go:951" : "pod_workers.go:190", ctx.profile.structuredLogs ? `"Error syncing pod, skipping" err=${JSON.stringify(msg)} pod=${JSON.stringify(w.key)} podUID=${w.uid}` : `Error syncing pod ${w.uid} ("${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})"), skipping: ${msg}`);
       ctx.steps.step("kubelet.WaitForAttachAndMountTimeout", w.key);
       w.state = "backoff";
       w.retryAt = now + t.POD_WORKER_BACKOFF_MS + Math.floor(ctx.sim.rng.float() * 0.5 * t.POD_WORKER_BACKOFF_MS);
@@ -324,7 +324,7 @@ export class Kubelet {
       if (this.podByUID(uid) || this.orphansLogged.has(uid)) continue;
       if (runtimeOf(this.host).get(uid)?.running) continue;
       this.orphansLogged.add(uid);
-      this.log("E", "kubelet_volumes.go:245", this.ctx.profile.structuredLogs ? `"There were many similar errors. Turn up verbosity to see them." err="orphaned pod \\"${uid}\\" found, but volume paths are still present on disk" numErrs=1` : `orphaned pod "${uid}" found, but volume paths are still present on disk : There were a total of 1 errors similar to this. Turn up verbosity to see them.`);
+      this.ctx.out.on && this.log("E", "kubelet_volumes.go:245", this.ctx.profile.structuredLogs ? `"There were many similar errors. Turn up verbosity to see them." err="orphaned pod \\"${uid}\\" found, but volume paths are still present on disk" numErrs=1` : `orphaned pod "${uid}" found, but volume paths are still present on disk : There were a total of 1 errors similar to this. Turn up verbosity to see them.`);
     }
   }
 

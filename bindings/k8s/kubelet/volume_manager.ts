@@ -240,12 +240,12 @@ export class VolumeManager {
             if (this.dead) return;
             if (err) return done(`UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
             if (a.pods.delete(uid)) this.ctx.sim.bump();
-            this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
+            this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
             this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
             done(null);
           });
         });
-        if (r === null) this.log("I", "reconciler.go:211", `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`);
+        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`);
       }
     }
   }
@@ -281,16 +281,16 @@ export class VolumeManager {
               this.asw.set(v.volumeName, newActual(v, att.devicePath));
               ctx.sim.bump();
             }
-            this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
+            this.ctx.out.on && this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
             done(null);
           });
-          if (r === null) this.log("I", "reconciler.go:238", `operationExecutor.VerifyControllerAttachedVolume started ${det()}`);
+          if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", `operationExecutor.VerifyControllerAttachedVolume started ${det()}`);
           continue;
         }
         // MountVolume
         const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
         const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
-        if (r === null) this.log("I", "reconciler.go:262", `operationExecutor.MountVolume started ${det()}`);
+        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", `operationExecutor.MountVolume started ${det()}`);
       }
     }
   }
@@ -308,7 +308,7 @@ export class VolumeManager {
           a.pods.set(v.podUID, v.spec.name);
           this.ctx.sim.bump();
         }
-        this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
+        this.ctx.out.on && this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
         done(null);
       });
     };
@@ -324,7 +324,7 @@ export class VolumeManager {
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
         this.ctx.sim.bump();
-        this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
+        this.ctx.out.on && this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
         setUp();
       });
     };
@@ -334,7 +334,7 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) return done(`MountVolume.WaitForAttach failed ${det()}: ${err}`);
         if (devicePath) a.devicePath = devicePath;
-        this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`);
+        this.ctx.out.on && this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`);
         mountDevice(a.devicePath);
       });
       return;
@@ -357,7 +357,7 @@ export class VolumeManager {
       if (!a.deviceMounted || !a.plugin.unmountDevice) {
         this.asw.delete(a.volumeName);
         ctx.sim.bump();
-        this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
+        this.ctx.out.on && this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
         continue;
       }
       const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
@@ -372,11 +372,11 @@ export class VolumeManager {
           a.deviceMounted = false;
           this.asw.delete(a.volumeName);
           ctx.sim.bump();
-          this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
+          this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
           done(null);
         });
       });
-      if (r === null) this.log("I", "reconciler.go:313", `operationExecutor.UnmountDevice started ${det()}`);
+      if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", `operationExecutor.UnmountDevice started ${det()}`);
     }
   }
 
@@ -423,10 +423,10 @@ export class VolumeManager {
         const err = (e as Error).message;
         const inDSW = [...(this.dsw.get(uid)?.values() ?? [])].some((d) => d.spec.name === specName || d.spec.inline?.name === specName);
         if (inDSW) {
-          this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
+          this.ctx.out.on && this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
           continue;
         }
-        this.log(
+        this.ctx.out.on && this.log(
           "I",
           "reconciler.go:388",
           structured
@@ -459,13 +459,13 @@ export class VolumeManager {
       if (prev) prev.pods.set(uid, specName);
       else this.asw.set(volumeName, a);
       ctx.sim.bump();
-      this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
+      this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
     }
   }
 
   private cleanupMounts(plugin: VolumePlugin, uid: string, specName: string): void {
     const structured = this.ctx.profile.structuredLogs;
-    this.log(
+    this.ctx.out.on && this.log(
       "I",
       "reconciler.go:421",
       structured
@@ -475,7 +475,7 @@ export class VolumeManager {
     const det = (): string => `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
     const key = { volumeName: specName, podName: uid, nodeName: "" };
     this.npo.run(key, "volume_unmount", (done) => {
-      this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
+      this.ctx.out.on && this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
       plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
         if (err) {
