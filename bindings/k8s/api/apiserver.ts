@@ -202,14 +202,17 @@ export class ApiServer {
   /**
    * Apply `mutate` to a copy of the current object. `mutate` returns false when
    * it changed nothing: then nothing is written. Returns the stored object.
+   * `changes`, when given, answers the same question from the stored object
+   * without copying it (frequent no-op patches, e.g. node status, skip the copy).
    */
-  patch(kind: Kind, key: string, mutate: (draft: KObj) => boolean): KObj {
+  patch(kind: Kind, key: string, mutate: (draft: KObj) => boolean, changes?: (cur: KObj) => boolean): KObj {
     this.count("PATCH", kind);
     const f = this.fault("patch", kind, key);
     if (f) throw f;
     const b = this.bucket(kind);
     const cur = b.get(key);
     if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
+    if (changes && !changes(cur)) return cur;
     const o = cloneObj(cur);
     if (!mutate(o)) return cur;
     o.metadata.resourceVersion = String(++this.rv);

@@ -39,13 +39,21 @@ export function createNodeStatusUpdater(
     }
     let written = false;
     try {
-      api.patch("Node", nodeName, (d) => {
-        const cur = (d.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
-        if (cur.length === list.length && cur.every((v, i) => v.name === list[i]!.name && v.devicePath === list[i]!.devicePath)) return false;
-        d.status.volumesAttached = list;
-        written = true;
-        return true;
-      });
+      const differs = (o: KObj): boolean => {
+        const cur = (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
+        return !(cur.length === list.length && cur.every((v, i) => v.name === list[i]!.name && v.devicePath === list[i]!.devicePath));
+      };
+      api.patch(
+        "Node",
+        nodeName,
+        (d) => {
+          if (!differs(d)) return false;
+          d.status.volumesAttached = list;
+          written = true;
+          return true;
+        },
+        differs,
+      );
     } catch (e) {
       asw.setNodeStatusUpdateNeeded(nodeName);
       const msg = `failed to patch node status for ${JSON.stringify(nodeName)}: ${(e as Error).message}`;

@@ -53,8 +53,23 @@ export interface DirInfo {
   data: Record<string, string>;
 }
 
+/** A pod as the container runtime on a host knows it (kubelet/kubelet.ts). */
+export interface RuntimePod {
+  running: boolean;
+  stopping: boolean;
+  /** mount namespaces of its containers */
+  nsIds: string[];
+}
+
 export class Host {
   readonly mounts = new Map<string, Mount>();
+  /**
+   * The container runtime's pods by UID: host state, so it survives kubelet
+   * restarts (a SIGTERM already sent keeps its course).
+   */
+  readonly runtimePods = new Map<string, RuntimePod>();
+  /** volume handles with a CSI NodeUnpublish in flight (volume/csi.ts) */
+  readonly csiUnpublishing = new Set<string>();
   readonly namespaces = new Map<string, MountNamespace>();
   /** directories that exist, with the metadata file a plugin keeps in them */
   readonly dirs = new Map<string, DirInfo>();

@@ -18,22 +18,13 @@ import type { Informer } from "../api/apiserver.js";
 import { keyOf, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker } from "../engine/sim.js";
-import type { Host } from "../host/mount.js";
+import type { Host, RuntimePod } from "../host/mount.js";
 import type { PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
 
-interface RuntimePod {
-  running: boolean;
-  stopping: boolean;
-  nsIds: string[];
-}
-
-/** the container runtime on each host, surviving kubelet restarts */
-const runtimes = new WeakMap<Host, Map<string, RuntimePod>>();
+/** the container runtime on a host (Host.runtimePods), surviving kubelet restarts */
 export function runtimeOf(host: Host): Map<string, RuntimePod> {
-  let r = runtimes.get(host);
-  if (!r) runtimes.set(host, (r = new Map()));
-  return r;
+  return host.runtimePods;
 }
 
 type WorkerState = "waiting" | "backoff" | "starting" | "running" | "terminating";
@@ -293,23 +284,32 @@ export class Kubelet {
     const { ctx } = this;
     const inUse = this.vm.statesSynced ? this.vm.getVolumesInUse() : null;
     try {
-      ctx.api.patch("Node", this.nodeName, (d) => {
-        let changed = false;
-        const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
-        const ready = conds.find((c) => c.type === "Ready");
-        if (!ready || ready.status !== "True") {
-          d.status = { ...(d.status ?? {}), conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] };
-          changed = true;
-        }
-        if (inUse) {
-          const cur = (d.status?.volumesInUse ?? []) as string[];
-          if (cur.length !== inUse.length || cur.some((v, i) => v !== inUse[i])) {
+      const notReady = (o: KObj): boolean => {
+        const ready = ((o.status?.conditions ?? []) as Array<{ type: string; status: string }>).find((c) => c.type === "Ready");
+        return !ready || ready.status !== "True";
+      };
+      const inUseDiffers = (o: KObj): boolean => {
+        const cur = (o.status?.volumesInUse ?? []) as string[];
+        return inUse !== null && (cur.length !== inUse.length || cur.some((v, i) => v !== inUse[i]));
+      };
+      ctx.api.patch(
+        "Node",
+        this.nodeName,
+        (d) => {
+          let changed = false;
+          if (notReady(d)) {
+            const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+            d.status = { ...(d.status ?? {}), conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] };
+            changed = true;
+          }
+          if (inUseDiffers(d)) {
             d.status = { ...(d.status ?? {}), volumesInUse: inUse };
             changed = true;
           }
-        }
-        return changed;
-      });
+          return changed;
+        },
+        (cur) => notReady(cur) || inUseDiffers(cur),
+      );
     } catch {
       return;
     }

@@ -29,7 +29,7 @@ import { Backend } from "../host/backend.js";
 import { Host } from "../host/mount.js";
 import { Kubelet, runtimeOf } from "../kubelet/kubelet.js";
 import { K8sEvent, LogLine, Recorder, relTime } from "../output/recorder.js";
-import { FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
+import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
 import { createCSIPlugin, getAttachmentName } from "../volume/csi.js";
 import { PluginMgr } from "../volume/plugins.js";
@@ -84,7 +84,8 @@ export interface K8sRunResult {
   stats: { endMs: number; events: number; nodePatches: number; storageCalls: number };
 }
 
-const ALL_PLUGINS = (): PluginMgr =>
+/** The volume plugins; they keep no state of their own (it lives on the hosts and in the API), so every run shares them. */
+const PLUGINS: PluginMgr =
   new PluginMgr([
     createCSIPlugin(),
     createRBDPlugin(),
@@ -116,8 +117,30 @@ function backendId(v: PodVolume, ns: string, api: ApiServer): { id: string; rwo:
   return null;
 }
 
+/**
+ * Profiles are resolved once per (version, fix overrides) and shared by the
+ * runs that ask for the same: a Monte Carlo sweep runs thousands of replays
+ * on a handful of them. A profile is never written to.
+ */
+const profiles = new Map<string, Profile>();
+function profileFor(version: string | undefined, a: FixOverrides, b: FixOverrides | undefined): Profile {
+  let key = version ?? "";
+  for (const f of FIXES) {
+    const v = b !== undefined && f.id in b ? b[f.id] : a[f.id];
+    key += v === undefined ? "," : v ? ",1" : ",0";
+  }
+  let p = profiles.get(key);
+  if (!p) {
+    if (profiles.size > 256) profiles.clear();
+    p = resolveProfile(version, { ...a, ...(b ?? {}) });
+    Object.freeze(p.fix);
+    profiles.set(key, Object.freeze(p));
+  }
+  return p;
+}
+
 export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRunResult {
-  const profile: Profile = resolveProfile(opts.version ?? sc.version, { ...sc.fixes, ...(opts.fixes ?? {}) });
+  const profile: Profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
   const timers: TimerConfig = { ...DEFAULT_TIMERS, ...sc.settings.timers };
   const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
   const out = new Recorder(opts.logs ?? true, sc.clock, () => sim.now);
@@ -159,7 +182,7 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     propagationDelayMs: sc.settings.propagationDelayMs,
     kubeletRoot,
   };
-  const plugins = ALL_PLUGINS();
+  const plugins = PLUGINS;
 
   // ---- bookkeeping for the invariants ------------------------------------
   /** `${backendId}@${node}` -> last time a pod using it on that node went away */
@@ -545,7 +568,7 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
   return {
     scenario: sc.name,
     version: profile.text,
-    fixes: profile.fix,
+    fixes: { ...profile.fix },
     timeline: out.events,
     occurrences: pairs(out.occurrences, out.events),
     logs: out.logs,

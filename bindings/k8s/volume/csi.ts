@@ -77,8 +77,6 @@ function stageUnstage(ctx: Ctx, driver: string): boolean {
   return driverObj(ctx, driver)?.metadata.annotations?.["iosim.dev/stage-unstage"] !== "false";
 }
 
-/** in-flight NodeUnpublish calls per host, for the driver's "still ongoing" answer */
-const inflight = new WeakMap<Host, Set<string>>();
 
 function once(done: Cb): Cb {
   let called = false;
@@ -306,14 +304,14 @@ export function createCSIPlugin(): VolumePlugin {
       }
       const handle = info.data.volumeHandle ?? "";
       const ephemeral = info.data.volumeLifecycleMode === "Ephemeral";
-      let calls = inflight.get(host);
-      if (!calls) inflight.set(host, (calls = new Set()));
+      // in-flight NodeUnpublish calls, for the driver's "still ongoing" answer
+      const calls = host.csiUnpublishing;
       if (calls.has(handle))
         return done(log(`Unmounter.TearDownAt failed: rpc error: code = Aborted desc = NodeUnpublish operation for volume ${handle} still ongoing`));
       calls.add(handle);
       const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
-        calls!.delete(handle);
+        calls.delete(handle);
         if (r.error) return done(log(`Unmounter.TearDownAt failed: rpc error: code = Internal desc = ${r.error}`));
         if (ephemeral) {
           const holders = host.holders(`lv:${handle}`);
