@@ -156,9 +156,12 @@ export class Sim {
   readonly rng: Rng;
   readonly tickEveryPeriod: boolean;
   private heap: Ev[] = [];
+  private free: Ev[] = [];
   private seq = 0;
   private tickers: TickerImpl[] = [];
   private current: TickerImpl | null = null;
+  /** tickers with `sleeping` set (bump has nothing to wake when 0) */
+  private sleepers = 0;
   /** time and order of the last ticker pass: tickers up to that order had their turn at that time */
   private lastTickT = -1;
   private lastTickOrder = -1;
@@ -174,7 +177,19 @@ export class Sim {
   /** Run `fn` at absolute time t (>= now). */
   at(t: Ms, fn: () => void): void {
     if (t < this.now) t = this.now;
-    this.push({ t, cls: 0, seq: this.seq++, fn, tk: null });
+    this.push(this.ev(t, 0, this.seq++, fn, null));
+  }
+
+  /** a queue record, recycled from executed ones (a replay runs hundreds; none outlives its turn) */
+  private ev(t: Ms, cls: number, seq: number, fn: (() => void) | null, tk: TickerImpl | null): Ev {
+    const e = this.free.pop();
+    if (e === undefined) return { t, cls, seq, fn, tk };
+    e.t = t;
+    e.cls = cls;
+    e.seq = seq;
+    e.fn = fn;
+    e.tk = tk;
+    return e;
   }
   /** Run `fn` after d ms. */
   after(d: Ms, fn: () => void): void {
@@ -192,11 +207,13 @@ export class Sim {
   /** Record an effective state change: wakes every sleeping ticker. */
   bump(): void {
     this.epoch++;
+    if (this.sleepers === 0) return;
     const tks = this.tickers;
     for (let i = 0; i < tks.length; i++) {
       const tk = tks[i]!;
       if (tk.sleeping && tk !== this.current && !tk.stopped) {
         tk.sleeping = false;
+        this.sleepers--;
         // a ticker whose turn at this instant has passed (it ran, idle, before
         // the ticker or event that changed state) waits for its next grid point,
         // as it would when ticking every period
@@ -213,7 +230,7 @@ export class Sim {
   }
 
   _pushTicker(tk: TickerImpl, t: Ms): void {
-    this.push({ t, cls: 1, seq: tk.order, fn: null, tk });
+    this.push(this.ev(t, 1, tk.order, null, tk));
   }
 
   /** Run until the queue is empty or time passes `untilMs`. Returns the end time. */
@@ -226,15 +243,20 @@ export class Sim {
         return untilMs;
       }
       this.pop();
-      this.now = ev.t;
+      const t = ev.t;
+      const tk = ev.tk;
+      const fn = ev.fn;
+      ev.fn = null;
+      ev.tk = null;
+      this.free.push(ev);
+      this.now = t;
       this.executed++;
-      if (ev.tk) {
-        const tk = ev.tk;
-        if (tk.queuedAt !== ev.t || tk.stopped) continue; // superseded
+      if (tk) {
+        if (tk.queuedAt !== t || tk.stopped) continue; // superseded
         tk.queuedAt = -1;
         this.runTicker(tk);
       } else {
-        ev.fn!();
+        fn!();
       }
     }
     // nothing left before untilMs: the clock still advances to it
@@ -245,7 +267,10 @@ export class Sim {
   private runTicker(tk: TickerImpl): void {
     const e0 = this.epoch;
     tk.wake = Infinity;
-    tk.sleeping = false;
+    if (tk.sleeping) {
+      tk.sleeping = false;
+      this.sleepers--;
+    }
     this.current = tk;
     this.lastTickT = this.now;
     this.lastTickOrder = tk.order;
@@ -257,6 +282,7 @@ export class Sim {
       tk.schedule(this.now + tk.periodMs);
     } else {
       tk.sleeping = true;
+      this.sleepers++;
       if (tk.wake !== Infinity) tk.schedule(Math.max(tk.wake, this.now + tk.periodMs));
     }
   }

@@ -72,7 +72,8 @@ export class Kubelet {
     for (const o of this.inf.cache.list("Pod")) if (o.spec?.nodeName === this.nodeName) yield o;
   }
   private podByUID(uid: string): KObj | undefined {
-    for (const p of this.pods()) if (p.metadata.uid === uid) return p;
+    if (!this.inf) return undefined;
+    for (const p of this.inf.cache.list("Pod")) if (p.metadata.uid === uid && p.spec?.nodeName === this.nodeName) return p;
     return undefined;
   }
 

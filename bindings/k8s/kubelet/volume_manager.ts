@@ -348,7 +348,8 @@ export class VolumeManager {
 
   private unmountDetachDevices(): void {
     const { ctx } = this;
-    for (const a of [...this.asw.values()]) {
+    // (deleting the entry being visited does not disturb a Map's iteration)
+    for (const a of this.asw.values()) {
       if (a.pods.size > 0) continue;
       let desired = false;
       for (const vols of this.dsw.values()) if (vols.has(a.volumeName)) desired = true;

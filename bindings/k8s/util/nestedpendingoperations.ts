@@ -60,25 +60,26 @@ export class NestedPendingOperations {
     private readonly onFailure: (f: FailureInfo) => void,
   ) {}
 
-  private matches(a: OpKey, b: OpKey): boolean {
+  private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
     // an empty volume name (per-node VerifyVolumesAreAttached) only matches itself on the same node
-    if (a.volumeName === "" || b.volumeName === "") return a.volumeName === b.volumeName && a.nodeName === b.nodeName;
-    if (a.volumeName !== b.volumeName) return false;
-    const podOk = a.podName === "" || b.podName === "" || a.podName === b.podName;
+    if (a.volumeName === "" || volumeName === "") return a.volumeName === volumeName && a.nodeName === nodeName;
+    if (a.volumeName !== volumeName) return false;
+    const podOk = a.podName === "" || podName === "" || a.podName === podName;
     if (!this.profile.npoKeyStruct) return podOk;
-    const nodeOk = a.nodeName === "" || b.nodeName === "" || a.nodeName === b.nodeName;
+    const nodeOk = a.nodeName === "" || nodeName === "" || a.nodeName === nodeName;
     return podOk && nodeOk;
   }
 
-  private find(key: OpKey): Operation | undefined {
-    for (const op of this.ops) if (this.matches(op.key, key)) return op;
+  private find(volumeName: string, podName: string, nodeName: string): Operation | undefined {
+    const ops = this.ops;
+    for (let i = 0; i < ops.length; i++) if (this.matches(ops[i]!.key, volumeName, podName, nodeName)) return ops[i];
     return undefined;
   }
 
   /** Start `start` under `key` unless an operation is pending or backing off. */
   run(key: OpKey, operationName: string, start: (done: Done) => void): RunResult {
     const now = this.sim.now;
-    let op = this.find(key);
+    let op = this.find(key.volumeName, key.podName, key.nodeName);
     if (op) {
       if (op.pending) return "AlreadyExists";
       const sameName = !this.profile.npoKeyStruct || op.operationName === operationName;
@@ -128,13 +129,13 @@ export class NestedPendingOperations {
   }
 
   isOperationPending(volumeName: string, podName: string, nodeName: string): boolean {
-    const op = this.find({ volumeName, podName, nodeName });
+    const op = this.find(volumeName, podName, nodeName);
     return op !== undefined && op.pending;
   }
 
   /** False while a matching operation is pending or (same name) backing off. */
   isOperationSafeToRetry(volumeName: string, podName: string, nodeName: string, operationName: string): boolean {
-    const op = this.find({ volumeName, podName, nodeName });
+    const op = this.find(volumeName, podName, nodeName);
     if (!op) return true;
     if (op.pending) return false;
     if (this.profile.npoKeyStruct && op.operationName !== operationName) return true;

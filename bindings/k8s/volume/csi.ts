@@ -38,16 +38,19 @@ export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
 /** csi_attacher.go getAttachmentName */
 export function getAttachmentName(volName: string, csiDriverName: string, nodeName: string): string {
-  const k = `${volName}${csiDriverName}${nodeName}`;
-  let v = nameCache.get(k);
+  return `csi-${sha256Memo(`${volName}${csiDriverName}${nodeName}`)}`;
+}
+
+/** sha256Hex with a memo: the same few names (attachments, global mounts, ephemeral handles) are hashed on every pass */
+function sha256Memo(text: string): string {
+  let v = shaCache.get(text);
   if (v === undefined) {
-    if (nameCache.size > 4096) nameCache.clear();
-    nameCache.set(k, (v = `csi-${sha256Hex(k)}`));
+    if (shaCache.size > 4096) shaCache.clear();
+    shaCache.set(text, (v = sha256Hex(text)));
   }
   return v;
 }
-/** NOTE: memo for speed; the same few names are hashed on every pass */
-const nameCache = new Map<string, string>();
+const shaCache = new Map<string, string>();
 
 /** csi_attacher.go isAttachmentName (removed by #107025): 68 == "csi-" + len(sha256hash) */
 export function isAttachmentName(unknownString: string): boolean {
@@ -56,7 +59,7 @@ export function isAttachmentName(unknownString: string): boolean {
 
 /** csi_mounter.go makeVolumeHandle for ephemeral volumes */
 export function makeVolumeHandle(podUID: string, volSourceSpecName: string): string {
-  return `csi-${sha256Hex(`${podUID}${volSourceSpecName}`)}`;
+  return `csi-${sha256Memo(`${podUID}${volSourceSpecName}`)}`;
 }
 
 const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
@@ -229,7 +232,7 @@ export function createCSIPlugin(): VolumePlugin {
       const s = pvSource(spec)!;
       const root = env.ctx.kubeletRoot;
       return env.ctx.profile.csiHashedGlobalMount
-        ? `${root}/plugins/kubernetes.io/csi/${s.driver}/${sha256Hex(s.volumeHandle)}/globalmount`
+        ? `${root}/plugins/kubernetes.io/csi/${s.driver}/${sha256Memo(s.volumeHandle)}/globalmount`
         : `${root}/plugins/kubernetes.io/csi/pv/${spec.name}/globalmount`;
     },
     mountDevice(env, spec, _devicePath, deviceMountPath, done) {

@@ -56,6 +56,8 @@ export interface AttachedVolumeRef {
   detachRequestedTime: number;
 }
 
+const NOTHING_TO_REPORT: ReadonlyMap<string, Array<{ name: string; devicePath: string }>> = new Map();
+
 export class ActualStateOfWorld {
   readonly attachedVolumes = new Map<string, AttachedVolume>();
   readonly nodesToUpdateStatusFor = new Map<string, NodeToUpdateStatusFor>();
@@ -174,7 +176,10 @@ export class ActualStateOfWorld {
   }
 
   /** Report lists of all dirty nodes; resets their flags (on read). */
-  getVolumesToReportAttached(): Map<string, Array<{ name: string; devicePath: string }>> {
+  getVolumesToReportAttached(): ReadonlyMap<string, Array<{ name: string; devicePath: string }>> {
+    let dirty = false;
+    for (const n of this.nodesToUpdateStatusFor.values()) if (n.statusUpdateNeeded) dirty = true;
+    if (!dirty) return NOTHING_TO_REPORT;
     const out = new Map<string, Array<{ name: string; devicePath: string }>>();
     for (const n of this.nodesToUpdateStatusFor.values()) {
       if (!n.statusUpdateNeeded) continue;
