@@ -67,13 +67,26 @@ export class Kubelet {
     this.ctx.out.on && this.ctx.out.log(this.component, sev, src, msg);
   }
 
-  private *pods(): Iterable<KObj> {
-    if (!this.inf) return;
-    for (const o of this.inf.cache.list("Pod")) if (o.spec?.nodeName === this.nodeName) yield o;
+  /**
+   * This node's pods in informer-cache order. The pod workers, the populator
+   * and housekeeping read it on every pass, so it is kept as an array and
+   * rebuilt (never changed in place) after the informer delivers a Pod event.
+   */
+  private pods(): readonly KObj[] {
+    if (this.nodePodsStale && this.inf) {
+      const a: KObj[] = [];
+      for (const o of this.inf.cache.list("Pod")) if (o.spec?.nodeName === this.nodeName) a.push(o);
+      this.nodePods = a;
+      this.nodePodsStale = false;
+    }
+    return this.nodePods;
   }
+  private nodePods: readonly KObj[] = [];
+  private nodePodsStale = true;
+
   private podByUID(uid: string): KObj | undefined {
-    if (!this.inf) return undefined;
-    for (const p of this.inf.cache.list("Pod")) if (p.metadata.uid === uid && p.spec?.nodeName === this.nodeName) return p;
+    const pods = this.pods();
+    for (let i = 0; i < pods.length; i++) if (pods[i]!.metadata.uid === uid) return pods[i];
     return undefined;
   }
 
@@ -86,7 +99,9 @@ export class Kubelet {
       ctx.watchLatency(this.component),
       ctx.watchExtra(this.component),
       (type, obj) => {
-        if (obj.kind === "Pod" && obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
+        if (obj.kind !== "Pod") return;
+        this.nodePodsStale = true;
+        if (obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
       },
       () => this.run(),
     );
@@ -217,14 +232,14 @@ export class Kubelet {
   private waitForAttachAndMount(pod: KObj, w: Worker, now: number): void {
     const { ctx } = this;
     const t = ctx.timers;
-    const m = this.vm.podVolumesMounted(w.uid);
-    if (m.unmounted.length === 0) {
+    if (this.vm.podVolumesAllMounted(w.uid)) {
       w.state = "starting";
       ctx.sim.bump();
       this.startContainers(pod, w);
       return;
     }
     if (now - w.since >= t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS) {
+      const m = this.vm.podVolumesMounted(w.uid);
       const old = ctx.profile.version.minor <= 16;
       const msg = old
         ? `Unable to mount volumes for pod "${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})": timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=[${m.unmounted.join(" ")}]. list of unattached volumes=[${m.unattached.join(" ")}]`

@@ -194,6 +194,17 @@ export class VolumeManager {
         }
   }
 
+  /** podVolumesMounted(uid).unmounted is empty, without building the lists */
+  podVolumesAllMounted(uid: string): boolean {
+    const vols = this.dsw.get(uid);
+    if (!vols) return false;
+    for (const v of vols.values()) {
+      const a = this.asw.get(v.volumeName);
+      if (!a || !a.pods.has(uid)) return false;
+    }
+    return true;
+  }
+
   /** every volume of the pod is mounted for it */
   podVolumesMounted(uid: string): { unmounted: string[]; unattached: string[] } {
     const unmounted: string[] = [];
@@ -234,6 +245,7 @@ export class VolumeManager {
     for (const a of this.asw.values()) {
       for (const [uid, specName] of a.pods) {
         if (this.dsw.get(uid)?.has(a.volumeName)) continue;
+        if (!this.npo.isOperationSafeToRetry(a.volumeName, uid, "", "volume_unmount")) continue;
         const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
         const r = this.npo.run(key, "volume_unmount", (done) => {
           a.plugin.tearDown(this.env, specName, uid, (err) => {
@@ -256,6 +268,11 @@ export class VolumeManager {
       for (const v of vols.values()) {
         const a = this.asw.get(v.volumeName);
         if (a && a.pods.has(v.podUID)) continue;
+        if (a || (v.attachable && v.reportedInUse)) {
+          // would the operation start? (the same answer, and wake-up, as Run's refusal, without building the operation)
+          const podName = a && !(v.attachable || v.deviceMountable) ? v.podUID : "";
+          if (!this.npo.isOperationSafeToRetry(v.volumeName, podName, "", a ? "volume_mount" : "verify_controller_attached_volume")) continue;
+        }
         const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
         if (!a) {
           if (!v.attachable) {
