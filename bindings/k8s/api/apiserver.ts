@@ -69,20 +69,20 @@ export interface ApiFault {
  * a single map (insertion order, a deleted and re-added key goes last).
  */
 export class InformerCache {
+  /** created on the first object of a kind */
   private readonly byKind = new Map<Kind, Map<string, KObj>>();
-  constructor(kinds: readonly Kind[]) {
-    for (const k of kinds) this.byKind.set(k, new Map());
-  }
   get(kind: Kind, key: string): KObj | undefined {
     return this.byKind.get(kind)?.get(key);
   }
-  /** the objects of one kind, in cache order (empty for a kind not watched) */
+  /** the objects of one kind, in cache order */
   list(kind: Kind): Iterable<KObj> {
     return this.byKind.get(kind)?.values() ?? EMPTY;
   }
-  /** the map of a watched kind */
+  /** the map of a kind (created empty if needed) */
   kind(kind: Kind): Map<string, KObj> {
-    return this.byKind.get(kind)!;
+    let m = this.byKind.get(kind);
+    if (!m) this.byKind.set(kind, (m = new Map()));
+    return m;
   }
 }
 const EMPTY: readonly KObj[] = [];
@@ -291,7 +291,7 @@ export class ApiServer {
   ): Informer {
     const inf: Informer = {
       kinds,
-      cache: new InformerCache(kinds),
+      cache: new InformerCache(),
       onEvent,
       latencyMs,
       extraDelay,

@@ -335,7 +335,11 @@ export class Kubelet {
   private housekeeping(): void {
     const prefix = `${this.ctx.kubeletRoot}/pods/`;
     const uids = new Set<string>();
-    for (const p of this.host.dirs.keys()) if (p.startsWith(prefix)) uids.add(p.slice(prefix.length).split("/")[0]!);
+    for (const p of this.host.dirs.keys()) {
+      if (!p.startsWith(prefix)) continue;
+      const end = p.indexOf("/", prefix.length);
+      uids.add(end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end));
+    }
     for (const uid of uids) {
       if (this.podByUID(uid) || this.orphansLogged.has(uid)) continue;
       if (runtimeOf(this.host).get(uid)?.running) continue;

@@ -204,17 +204,7 @@ export class ActualStateOfWorld {
 
   getAttachedVolumes(): AttachedVolumeRef[] {
     const out: AttachedVolumeRef[] = [];
-    for (const v of this.attachedVolumes.values())
-      for (const n of v.nodesAttachedTo.values())
-        out.push({
-          volumeName: v.volumeName,
-          nodeName: n.nodeName,
-          spec: v.spec,
-          devicePath: v.devicePath,
-          mountedByNode: n.mountedByNode,
-          attachedConfirmed: n.attachedConfirmed,
-          detachRequestedTime: n.detachRequestedTime,
-        });
+    for (const v of this.attachedVolumes.values()) for (const n of v.nodesAttachedTo.values()) out.push(attachedVolumeRef(v, n));
     return out;
   }
 
@@ -229,4 +219,17 @@ export class ActualStateOfWorld {
   isInReport(volumeName: string, nodeName: string): boolean {
     return this.nodesToUpdateStatusFor.get(nodeName)?.volumesToReportAsAttached.has(volumeName) ?? false;
   }
+}
+
+/** a snapshot of one (volume, node) entry, as GetAttachedVolumes returns it */
+export function attachedVolumeRef(v: AttachedVolume, n: NodeAttachedTo): AttachedVolumeRef {
+  return {
+    volumeName: v.volumeName,
+    nodeName: n.nodeName,
+    spec: v.spec,
+    devicePath: v.devicePath,
+    mountedByNode: n.mountedByNode,
+    attachedConfirmed: n.attachedConfirmed,
+    detachRequestedTime: n.detachRequestedTime,
+  };
 }
