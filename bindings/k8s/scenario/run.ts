@@ -123,6 +123,8 @@ function backendId(v: PodVolume, ns: string, api: ApiServer): { id: string; rwo:
  * on a handful of them. A profile is never written to.
  */
 const profiles = new Map<string, Profile>();
+/** DEFAULT_TIMERS unfrozen: copying a frozen object is a slow path in V8 */
+const TIMER_DEFAULTS: TimerConfig = { ...DEFAULT_TIMERS };
 function profileFor(version: string | undefined, a: FixOverrides, b: FixOverrides | undefined): Profile {
   let key = version ?? "";
   for (const f of FIXES) {
@@ -132,16 +134,15 @@ function profileFor(version: string | undefined, a: FixOverrides, b: FixOverride
   let p = profiles.get(key);
   if (!p) {
     if (profiles.size > 256) profiles.clear();
-    p = resolveProfile(version, { ...a, ...(b ?? {}) });
-    Object.freeze(p.fix);
-    profiles.set(key, Object.freeze(p));
+    // not frozen: V8 copies frozen objects ({...o}) on a slow path
+    profiles.set(key, (p = resolveProfile(version, { ...a, ...(b ?? {}) })));
   }
   return p;
 }
 
 export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRunResult {
   const profile: Profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
-  const timers: TimerConfig = { ...DEFAULT_TIMERS, ...sc.settings.timers };
+  const timers: TimerConfig = { ...TIMER_DEFAULTS, ...sc.settings.timers };
   const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
   const out = new Recorder(opts.logs ?? true, sc.clock, () => sim.now);
   const api = new ApiServer(sim);
@@ -568,7 +569,7 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
   return {
     scenario: sc.name,
     version: profile.text,
-    fixes: { ...profile.fix },
+    fixes: copyFixes(profile.fix),
     timeline: out.events,
     occurrences: pairs(out.occurrences, out.events),
     logs: out.logs,
@@ -579,6 +580,13 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     steps: steps.seen,
     stats: { endMs: end, events: sim.executed, nodePatches, storageCalls: backend.calls },
   };
+}
+
+/** the run's switches, a copy of the shared profile's */
+function copyFixes(fix: Record<FixId, boolean>): Record<FixId, boolean> {
+  const out = {} as Record<FixId, boolean>;
+  for (const f of FIXES) out[f.id] = fix[f.id];
+  return out;
 }
 
 function pairs(flat: readonly number[], events: readonly K8sEvent[]): Array<{ t: number; event: K8sEvent }> {
