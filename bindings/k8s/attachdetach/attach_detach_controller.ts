@@ -80,7 +80,7 @@ export class AttachDetachController {
     const { ctx } = this;
     ctx.out.processStarted(ADC_COMPONENT);
     ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:328", "Starting attach detach controller");
-    this.statusUpdater = createNodeStatusUpdater(ctx.api, this.asw, (n) => this.cache("Node", n), ctx.profile, ctx.out, ADC_COMPONENT);
+    this.statusUpdater = createNodeStatusUpdater(ctx.api, this.asw, (n) => this.cache("Node", n), ctx.profile, ctx.out, ADC_COMPONENT, ctx.sim);
     this.reconciler = createReconciler({
       sim: ctx.sim,
       profile: ctx.profile,

@@ -111,7 +111,11 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       if (timeout && av.mountedByNode && forceDetach) d.step("adc.ForceDetachTimeout", av.volumeName);
 
       const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
-      if (rmErr) out.on && out.log(component, "E", "reconciler.go:212", `Failed to remove volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)}'s volumesToReportAsAttached: ${rmErr}`);
+      if (rmErr) {
+        out.on && out.log(component, "E", "reconciler.go:212", `Failed to remove volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)}'s volumesToReportAsAttached: ${rmErr}`);
+        // the next pass logs this again: it is not idle (engine/sim.ts section 3)
+        sim.wakeAt(sim.now + 1);
+      }
       if (!asw.isInReport(av.volumeName, av.nodeName) && !fixed)
         out.note(`volume:${av.volumeName}`, `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
       const upErr = profile.perNodeStatusUpdate ? d.statusUpdater.updateNodeStatusForNode(av.nodeName) : d.statusUpdater.updateNodeStatuses();

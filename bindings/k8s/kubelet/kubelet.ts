@@ -327,6 +327,8 @@ export class Kubelet {
         (cur) => notReady(cur) || inUseDiffers(cur),
       );
     } catch {
+      // the status is sent again on the next pass: that pass is not idle (engine/sim.ts section 3)
+      ctx.sim.wakeAt(ctx.sim.now + 1);
       return;
     }
     if (inUse) this.vm.markVolumesAsReportedInUse(inUse);
