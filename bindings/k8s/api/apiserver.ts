@@ -24,7 +24,7 @@
 // it at 10,020; a watch-delay fault of +5 s on the controller-manager from 9 s
 // to 30 s moves that to 15,020, and every later node event queues behind it.
 
-import type { Sim } from "../engine/sim.js";
+import type { Sim, WakeGroup } from "../engine/sim.js";
 import { cloneObj, KObj, Kind, keyOf } from "./types.js";
 
 /**
@@ -97,6 +97,8 @@ export interface Informer {
   lastDeliverAt: number;
   dead: boolean;
   synced: boolean;
+  /** the owner's wake group: a delivery changes only the owner's view (engine/sim.ts section 3) */
+  group: WakeGroup;
 }
 
 export class ApiServer {
@@ -288,6 +290,7 @@ export class ApiServer {
     extraDelay: (now: number) => number,
     onEvent: Informer["onEvent"],
     onSynced: () => void,
+    group: WakeGroup,
   ): Informer {
     const inf: Informer = {
       kinds,
@@ -298,6 +301,7 @@ export class ApiServer {
       lastDeliverAt: 0,
       dead: false,
       synced: false,
+      group,
     };
     this.informers.push(inf);
     const now = this.sim.now;
@@ -309,7 +313,7 @@ export class ApiServer {
       if (inf.dead) return;
       for (const o of snapshot) deliver(this.sim, inf, "ADDED", o, undefined);
       inf.synced = true;
-      this.sim.bump();
+      this.sim.bump(inf.group);
       onSynced();
     });
     return inf;
@@ -335,6 +339,6 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  sim.bump();
+  sim.bump(inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }

@@ -19,7 +19,7 @@
 import { ApiServer, Informer } from "../api/apiserver.js";
 import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
-import type { Ticker } from "../engine/sim.js";
+import type { Ticker, WakeGroup } from "../engine/sim.js";
 import { formatOpKey, goQuote, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
 import { formatGoDuration } from "../engine/sim.js";
 import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
@@ -51,13 +51,16 @@ export class AttachDetachController {
   private readonly env: PluginEnv;
   private readonly vaWaiters = new VAWaiters();
   private lastFullList = 0;
+  /** the controller's loops, woken by its caches, operations and informer (engine/sim.ts section 3) */
+  private readonly wake: WakeGroup;
 
   constructor(
     private readonly ctx: Ctx,
     private readonly plugins: PluginMgr,
   ) {
-    this.asw = new ActualStateOfWorld(ctx.sim);
-    this.dsw = new DesiredStateOfWorld(ctx.sim);
+    this.wake = ctx.sim.group(ADC_COMPONENT);
+    this.asw = new ActualStateOfWorld(ctx.sim, this.wake);
+    this.dsw = new DesiredStateOfWorld(ctx.sim, this.wake);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
       if (this.dead) return;
       const p = ctx.profile;
@@ -68,7 +71,7 @@ export class AttachDetachController {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, ADC_COMPONENT)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    });
+    }, this.wake);
     this.env = { ctx, component: ADC_COMPONENT, vaWaiters: this.vaWaiters };
   }
 
@@ -112,6 +115,7 @@ export class AttachDetachController {
         this.handle(type, obj, old);
       },
       () => this.run(),
+      this.wake,
     );
   }
 
@@ -149,9 +153,9 @@ export class AttachDetachController {
     for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, true);
     this.lastFullList = ctx.sim.now;
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile()));
-    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate()));
-    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync()));
+    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake));
+    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate(), this.wake));
+    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake));
   }
 
   // ---- informer handlers ----------------------------------------------

@@ -46,6 +46,8 @@ export class ExternalAttacher {
       () => {
         for (const o of this.inf!.cache.list("VolumeAttachment")) this.sync(o.metadata.name);
       },
+      // no loops of its own: its cache changes wake nobody
+      ctx.sim.group(this.component),
     );
   }
 

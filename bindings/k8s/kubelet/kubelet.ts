@@ -104,6 +104,7 @@ export class Kubelet {
         if (obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
       },
       () => this.run(),
+      this.host.wake,
     );
   }
 
@@ -120,11 +121,11 @@ export class Kubelet {
     const t = ctx.timers;
     for (const p of this.pods()) this.podEvent("ADDED", p);
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate()));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile()));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods()));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus()));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping()));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), this.host.wake));
   }
 
   private podEvent(type: string, pod: KObj): void {
@@ -143,12 +144,12 @@ export class Kubelet {
       const state: WorkerState = rt?.running ? "running" : "waiting";
       w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false };
       this.workers.set(uid, w);
-      this.ctx.sim.bump();
+      this.ctx.sim.bump(this.host.wake);
       if (state === "waiting" && pod.status?.phase !== "Pending" && !pod.metadata.deletionTimestamp) this.patchPod(pod, "Pending", false);
     }
     if (pod.metadata.deletionTimestamp !== undefined && w.state !== "terminating") {
       w.state = "terminating";
-      this.ctx.sim.bump();
+      this.ctx.sim.bump(this.host.wake);
       this.ctx.out.on && this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       this.killPod(pod);
     }
@@ -167,7 +168,7 @@ export class Kubelet {
       for (const id of rt.nsIds) this.host.stopNamespace(id);
       rt.running = false;
       rt.stopping = false;
-      ctx.sim.bump();
+      ctx.sim.bump(this.host.wake);
       ctx.steps.step("runtime.ContainersStopped", pod.metadata.uid);
     });
   }
@@ -202,7 +203,7 @@ export class Kubelet {
           }
           w.state = "waiting";
           w.since = now;
-          ctx.sim.bump();
+          ctx.sim.bump(this.host.wake);
           this.waitForAttachAndMount(pod, w, now);
           break;
         case "waiting":
@@ -213,7 +214,7 @@ export class Kubelet {
           if (rt?.running) break;
           if (!w.statusReported) {
             w.statusReported = true;
-            ctx.sim.bump();
+            ctx.sim.bump(this.host.wake);
             this.patchPod(pod, pod.status?.phase === "Running" ? "Succeeded" : pod.status?.phase ?? "Pending", false, true);
             break;
           }
@@ -234,7 +235,7 @@ export class Kubelet {
     const t = ctx.timers;
     if (this.vm.podVolumesAllMounted(w.uid)) {
       w.state = "starting";
-      ctx.sim.bump();
+      ctx.sim.bump(this.host.wake);
       this.startContainers(pod, w);
       return;
     }
@@ -249,7 +250,7 @@ export class Kubelet {
       ctx.steps.step("kubelet.WaitForAttachAndMountTimeout", w.key);
       w.state = "backoff";
       w.retryAt = now + t.POD_WORKER_BACKOFF_MS + Math.floor(ctx.sim.rng.float() * 0.5 * t.POD_WORKER_BACKOFF_MS);
-      ctx.sim.bump();
+      ctx.sim.bump(this.host.wake);
       ctx.sim.wakeAt(w.retryAt);
     } else ctx.sim.wakeAt(w.since + t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS);
     
@@ -289,7 +290,7 @@ export class Kubelet {
         rt.nsIds.push(id);
       }
       w.state = "running";
-      ctx.sim.bump();
+      ctx.sim.bump(this.host.wake);
       this.patchPod(fresh, "Running", true);
       for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
       ctx.steps.step("kubelet.PodRunning", w.key);

@@ -109,7 +109,7 @@ export class VolumeManager {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, component)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    });
+    }, this.env.host!.wake);
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {
@@ -131,7 +131,7 @@ export class VolumeManager {
       if (!gone) continue;
       this.dsw.delete(uid);
       this.processedPods.delete(uid);
-      if (vols.size > 0) ctx.sim.bump();
+      if (vols.size > 0) ctx.sim.bump(this.env.host!.wake);
     }
     // findAndAddNewPods
     for (const pod of this.pods.pods()) {
@@ -163,17 +163,17 @@ export class VolumeManager {
             deviceMountable: plugin.isDeviceMountable(spec, ctx),
             reportedInUse: false,
           });
-          ctx.sim.bump();
+          ctx.sim.bump(this.env.host!.wake);
         }
       }
       if (complete) {
         this.processedPods.add(uid);
-        ctx.sim.bump();
+        ctx.sim.bump(this.env.host!.wake);
       }
     }
     if (!this.hasAddedPods) {
       this.hasAddedPods = true;
-      ctx.sim.bump();
+      ctx.sim.bump(this.env.host!.wake);
     }
   }
 
@@ -190,7 +190,7 @@ export class VolumeManager {
       for (const v of vols.values())
         if (!v.reportedInUse && list.includes(v.volumeName)) {
           v.reportedInUse = true;
-          this.ctx.sim.bump();
+          this.ctx.sim.bump(this.env.host!.wake);
         }
   }
 
@@ -233,7 +233,7 @@ export class VolumeManager {
   reconcile(): void {
     if (!this.statesSynced && this.hasAddedPods) {
       this.statesSynced = true;
-      this.ctx.sim.bump();
+      this.ctx.sim.bump(this.env.host!.wake);
       this.reconstruct();
     }
     this.unmountVolumes();
@@ -251,7 +251,7 @@ export class VolumeManager {
           a.plugin.tearDown(this.env, specName, uid, (err) => {
             if (this.dead) return;
             if (err) return done(`UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
-            if (a.pods.delete(uid)) this.ctx.sim.bump();
+            if (a.pods.delete(uid)) this.ctx.sim.bump(this.env.host!.wake);
             this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
             this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
             done(null);
@@ -277,7 +277,7 @@ export class VolumeManager {
         if (!a) {
           if (!v.attachable) {
             this.asw.set(v.volumeName, newActual(v, ""));
-            ctx.sim.bump();
+            ctx.sim.bump(this.env.host!.wake);
             continue;
           }
           if (!v.reportedInUse) continue;
@@ -296,7 +296,7 @@ export class VolumeManager {
             }
             if (!this.asw.has(v.volumeName)) {
               this.asw.set(v.volumeName, newActual(v, att.devicePath));
-              ctx.sim.bump();
+              ctx.sim.bump(this.env.host!.wake);
             }
             this.ctx.out.on && this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
             done(null);
@@ -323,7 +323,7 @@ export class VolumeManager {
         }
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
-          this.ctx.sim.bump();
+          this.ctx.sim.bump(this.env.host!.wake);
         }
         this.ctx.out.on && this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
         done(null);
@@ -340,7 +340,7 @@ export class VolumeManager {
         }
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
-        this.ctx.sim.bump();
+        this.ctx.sim.bump(this.env.host!.wake);
         this.ctx.out.on && this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
         setUp();
       });
@@ -374,7 +374,7 @@ export class VolumeManager {
       if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
       if (!a.deviceMounted || !a.plugin.unmountDevice) {
         this.asw.delete(a.volumeName);
-        ctx.sim.bump();
+        ctx.sim.bump(this.env.host!.wake);
         this.ctx.out.on && this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
         continue;
       }
@@ -389,7 +389,7 @@ export class VolumeManager {
           }
           a.deviceMounted = false;
           this.asw.delete(a.volumeName);
-          ctx.sim.bump();
+          ctx.sim.bump(this.env.host!.wake);
           this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
           done(null);
         });
@@ -476,7 +476,7 @@ export class VolumeManager {
       const prev = this.asw.get(volumeName);
       if (prev) prev.pods.set(uid, specName);
       else this.asw.set(volumeName, a);
-      ctx.sim.bump();
+      ctx.sim.bump(this.env.host!.wake);
       this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
     }
   }

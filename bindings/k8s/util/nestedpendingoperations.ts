@@ -21,7 +21,7 @@
 // "volume_attach") at 5,300 matches the entry (empty node matches any), has a
 // different operationName, so it resets the backoff and starts.
 
-import type { Sim } from "../engine/sim.js";
+import type { Sim, WakeGroup } from "../engine/sim.js";
 import type { Profile } from "../versions/profile.js";
 import { backoffUpdate, ExponentialBackoff, inBackoff, newBackoff, retryAllowedAt } from "./exponentialbackoff.js";
 
@@ -58,6 +58,8 @@ export class NestedPendingOperations {
     private readonly initialMs: number,
     private readonly maxMs: number,
     private readonly onFailure: (f: FailureInfo) => void,
+    /** the owner's wake group (engine/sim.ts section 3) */
+    private readonly group?: WakeGroup,
   ) {}
 
   private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
@@ -95,7 +97,7 @@ export class NestedPendingOperations {
       op = { key, operationName, pending: true, backoff: newBackoff() };
       this.ops.push(op);
     }
-    this.sim.bump();
+    this.sim.bump(this.group);
     const o = op;
     let finished = false;
     // the operation runs "in its goroutine": after the caller's current step,
@@ -111,7 +113,7 @@ export class NestedPendingOperations {
   }
 
   private complete(op: Operation, err: string | null): void {
-    this.sim.bump();
+    this.sim.bump(this.group);
     if (err === null) {
       const i = this.ops.indexOf(op);
       if (i >= 0) this.ops.splice(i, 1);
