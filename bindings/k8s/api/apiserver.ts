@@ -165,7 +165,8 @@ export class ApiServer {
     return [...this.bucket(kind).values()];
   }
 
-  create(obj: KObj): KObj {
+  /** POST a copy of `obj` (never changed itself), with `uid` if given. */
+  create(obj: KObj, uid?: string): KObj {
     this.count("POST", obj.kind);
     const key = keyOf(obj);
     const f = this.fault("create", obj.kind, key);
@@ -173,7 +174,8 @@ export class ApiServer {
     const b = this.bucket(obj.kind);
     if (b.has(key)) throw new ApiError("AlreadyExists", 409, `${obj.kind.toLowerCase()}s "${obj.metadata.name}" already exists`);
     const o = cloneObj(obj);
-    if (!o.metadata.uid) o.metadata.uid = this.newUid(obj.kind);
+    if (uid !== undefined) o.metadata.uid = uid;
+    else if (!o.metadata.uid) o.metadata.uid = this.newUid(obj.kind);
     o.metadata.creationTimestamp ??= this.sim.now;
     o.metadata.resourceVersion = String(++this.rv);
     b.set(key, o);

@@ -337,11 +337,13 @@ export class Kubelet {
 
   private housekeeping(): void {
     const prefix = `${this.ctx.kubeletRoot}/pods/`;
-    const uids = new Set<string>();
+    // pod UIDs with a directory, in the order first seen (a handful: an array beats a Set)
+    const uids: string[] = [];
     for (const p of this.host.dirs.keys()) {
       if (!p.startsWith(prefix)) continue;
       const end = p.indexOf("/", prefix.length);
-      uids.add(end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end));
+      const uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
+      if (!uids.includes(uid)) uids.push(uid);
     }
     for (const uid of uids) {
       if (this.podByUID(uid) || this.orphansLogged.has(uid)) continue;

@@ -179,10 +179,10 @@ export class VolumeManager {
 
   /** volumesInUse: attachable volumes in the DSW or the ASW */
   getVolumesInUse(): string[] {
-    const s = new Set<string>();
-    for (const vols of this.dsw.values()) for (const v of vols.values()) if (v.attachable || v.deviceMountable) s.add(v.volumeName);
-    for (const v of this.asw.values()) if (v.attachable || v.deviceMountable) s.add(v.volumeName);
-    return [...s].sort();
+    const s: string[] = [];
+    for (const vols of this.dsw.values()) for (const v of vols.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
+    for (const v of this.asw.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
+    return s.sort();
   }
 
   markVolumesAsReportedInUse(list: readonly string[]): void {

@@ -19,7 +19,7 @@
 // which idle-skipping makes cheap).
 
 import { ApiServer, isNotFound } from "../api/apiserver.js";
-import { cloneObj, keyOf, KObj, PodVolume, Taint } from "../api/types.js";
+import { keyOf, KObj, PodVolume, Taint } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -236,9 +236,8 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
   const order = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
   const sorted = [...sc.objects].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   for (const o of sorted) {
-    const c = cloneObj(o);
-    if (c.kind === "Pod" && !c.metadata.uid) c.metadata.uid = api.newUid("Pod");
-    api.create(c);
+    const c = o;
+    api.create(c, c.kind === "Pod" && !c.metadata.uid ? api.newUid("Pod") : undefined);
     if (c.kind === "PersistentVolume") {
       const modes = (c.spec.accessModes ?? []) as string[];
       const b = backendId({ name: "x", ...c.spec } as PodVolume, "", api);
@@ -298,10 +297,10 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     switch (a.kind) {
       case "createPod":
       case "create": {
-        const c = cloneObj(a.manifest);
-        if (c.kind === "Pod") c.metadata.uid = api.newUid("Pod");
+        const c = a.manifest;
+        const uid = c.kind === "Pod" ? api.newUid("Pod") : undefined;
         try {
-          api.create(c);
+          api.create(c, uid);
           if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${keyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace);
         } catch (e) {
           out.note("timeline", `create ${keyOf(c)} failed: ${(e as Error).message}`);
