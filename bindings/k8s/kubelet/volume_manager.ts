@@ -125,7 +125,8 @@ export class VolumeManager {
   populate(): void {
     const { ctx } = this;
     // findAndRemoveDeletedPods
-    for (const [uid, vols] of this.dsw) {
+    for (const uid of this.dsw.keys()) {
+      const vols = this.dsw.get(uid)!;
       const pod = this.pods.pod(uid);
       const gone = !pod || ((pod.metadata.deletionTimestamp !== undefined || isTerminal(pod)) && this.pods.containersStopped(uid));
       if (!gone) continue;
@@ -243,7 +244,8 @@ export class VolumeManager {
 
   private unmountVolumes(): void {
     for (const a of this.asw.values()) {
-      for (const [uid, specName] of a.pods) {
+      for (const uid of a.pods.keys()) {
+        const specName = a.pods.get(uid)!;
         if (this.dsw.get(uid)?.has(a.volumeName)) continue;
         if (!this.npo.isOperationSafeToRetry(a.volumeName, uid, "", "volume_unmount")) continue;
         const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
