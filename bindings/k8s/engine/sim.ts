@@ -30,7 +30,9 @@
 // same instant) when `bump()` is called or at the first grid point at or after
 // its earliest wake time. A ticker woken at an instant where its turn has
 // already passed (tickers of lower order ran before the change) waits for its
-// next grid point, exactly as it would when ticking every period.
+// next grid point, exactly as it would when ticking every period. A pass that
+// leaves work for its next turn without changing state (a failed status PATCH
+// to retry, an error it will log again) says so with wakeAt(now + 1).
 //
 // Wake groups. Most state is read by one component only: the attach/detach
 // controller's caches and pending operations by its own loops, a kubelet's
@@ -40,15 +42,21 @@
 // writes, the storage backend and timeline actions bump globally (`bump()`)
 // and wake every ticker. A pass therefore wakes for exactly the changes it can
 // observe, which keeps skipping exact while sparing the other components idle
-// passes (a replay with two nodes has 13 tickers).
+// passes (a replay with two nodes has 13 tickers). Example: the kubelet on
+// node-1 mounts a volume (host group node/node-1): its five loops wake, the
+// controller's three and node-2's five do not, since none of them reads
+// node-1's mounts; the kubelet's next PATCH of node-1's status is an API write
+// and wakes everyone.
 //
 // Worked example: a detach fails at t = 10,000 ms and backs off 500 ms. The
 // pass at 10,100 sees "in backoff until 10,500" and calls wakeAt(10,501) (the
 // backoff check is `now - last <= 500`, so 10,500 still backs off). The pass
 // changes nothing, so the ticker sleeps and the next pass is at 10,600, the
 // first grid point >= 10,501. Passes 10,200 .. 10,500 are skipped; in
-// tick-by-tick mode (`tickEveryPeriod`) they run and do nothing. A test runs
-// every built-in scenario both ways and compares timelines, logs and objects.
+// tick-by-tick mode (`tickEveryPeriod`) they run and do nothing. Tests run
+// every built-in scenario both ways, and random variations of them (versions,
+// seeds, watch delays, restarts, faults: scenario/idleskip.test.ts), and
+// compare timelines, logs and objects.
 //
 // 4. Randomness
 //

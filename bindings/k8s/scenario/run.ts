@@ -565,10 +565,18 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
   violations.sort((a, b) => a.timeMs - b.timeMs);
   void runtimeOf;
   void getAttachmentName;
+  // the switches are copied from the shared profile only when asked for (the
+  // copy of an object keyed by PR numbers is slow, and sweeps rarely read it)
+  let fixes: Record<FixId, boolean> | undefined;
   return {
     scenario: sc.name,
     version: profile.text,
-    fixes: copyFixes(profile.fix),
+    get fixes(): Record<FixId, boolean> {
+      return (fixes ??= copyFixes(profile.fix));
+    },
+    set fixes(v: Record<FixId, boolean>) {
+      fixes = v;
+    },
     timeline: out.events,
     occurrences: pairs(out.occurrences, out.events),
     logs: out.logs,
