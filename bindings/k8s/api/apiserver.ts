@@ -45,6 +45,14 @@ export class ApiError extends Error {
   }
 }
 
+const HEX = "0123456789abcdef";
+/** 8 lower-case hex digits of a u32 (Number#toString(16) is a slow path in V8) */
+function hex8(x: number): string {
+  let s = "";
+  for (let sh = 28; sh >= 0; sh -= 4) s += HEX[(x >>> sh) & 15];
+  return s;
+}
+
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.reason === "NotFound";
 
 export type WatchType = "ADDED" | "MODIFIED" | "DELETED";
@@ -123,11 +131,12 @@ export class ApiServer {
   newUid(prefix: string): string {
     // deterministic UIDs in the 8-4-4-4-12 shape
     const n = ++this.uidSeq;
-    const r1 = this.sim.rng.u32().toString(16).padStart(8, "0");
-    const r2 = this.sim.rng.u32().toString(16).padStart(8, "0");
-    const r3 = this.sim.rng.u32().toString(16).padStart(8, "0");
+    const r1 = hex8(this.sim.rng.u32());
+    const r2 = hex8(this.sim.rng.u32());
+    const r3 = hex8(this.sim.rng.u32());
     void prefix;
-    return `${r1}-${r2.slice(0, 4)}-4${r2.slice(5, 8)}-a${r3.slice(0, 3)}-${r3.slice(3, 8)}${n.toString(16).padStart(7, "0")}`;
+    const seq = n < 0x1000000 ? hex8(n).slice(1) : n.toString(16).padStart(7, "0");
+    return `${r1}-${r2.slice(0, 4)}-4${r2.slice(5, 8)}-a${r3.slice(0, 3)}-${r3.slice(3, 8)}${seq}`;
   }
 
   private count(verb: string, kind: Kind): void {
