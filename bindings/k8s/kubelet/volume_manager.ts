@@ -43,7 +43,7 @@
 import type { KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { formatGoDuration } from "../engine/sim.js";
-import { formatOpKey, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
+import { Done, formatOpKey, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
 import { PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
 export interface DesiredVolume {
@@ -252,7 +252,7 @@ export class VolumeManager {
         const r = this.npo.run(key, "volume_unmount", (done) => {
           a.plugin.tearDown(this.env, specName, uid, (err) => {
             if (this.dead) return;
-            if (err) return done(`UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
+            if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
             if (a.pods.delete(uid)) this.ctx.sim.bump(this.env.host!.wake);
             this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
             this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
@@ -289,12 +289,12 @@ export class VolumeManager {
             try {
               node = ctx.api.get("Node", this.nodeName);
             } catch (e) {
-              return done(`VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
+              return done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
             }
             const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
             if (!att) {
               ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
-              return done(`Volume not attached according to node status ${det()}`);
+              return done(() => `Volume not attached according to node status ${det()}`);
             }
             if (!this.asw.has(v.volumeName)) {
               this.asw.set(v.volumeName, newActual(v, att.devicePath));
@@ -314,14 +314,14 @@ export class VolumeManager {
     }
   }
 
-  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: (e: string | null) => void): void {
+  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: Done): void {
     const p = v.plugin;
     const setUp = (): void => {
       p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err) => {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(`MountVolume.SetUp failed ${det()}: ${err}`);
+          return done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
         }
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
@@ -338,7 +338,7 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(`MountVolume.MountDevice failed ${det()}: ${err}`);
+          return done(() => `MountVolume.MountDevice failed ${det()}: ${err}`);
         }
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
@@ -351,7 +351,7 @@ export class VolumeManager {
     if (v.attachable && !a.deviceMounted && p.waitForAttach) {
       p.waitForAttach(this.env, v.spec, a.devicePath, (err, devicePath) => {
         if (this.dead) return;
-        if (err) return done(`MountVolume.WaitForAttach failed ${det()}: ${err}`);
+        if (err) return done(() => `MountVolume.WaitForAttach failed ${det()}: ${err}`);
         if (devicePath) a.devicePath = devicePath;
         this.ctx.out.on && this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`);
         mountDevice(a.devicePath);
@@ -387,7 +387,7 @@ export class VolumeManager {
           if (this.dead) return;
           if (err) {
             ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-            return done(`UnmountDevice failed ${det()}: ${err}`);
+            return done(() => `UnmountDevice failed ${det()}: ${err}`);
           }
           a.deviceMounted = false;
           this.asw.delete(a.volumeName);
@@ -500,7 +500,7 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           this.ctx.steps.step("kubelet.CleanupMountsFailed", specName);
-          return done(`UnmountVolume.TearDown failed ${det()}: ${err}`);
+          return done(() => `UnmountVolume.TearDown failed ${det()}: ${err}`);
         }
         done(null);
       });

@@ -23,7 +23,9 @@
 
 import type { Sim, WakeGroup } from "../engine/sim.js";
 import type { Profile } from "../versions/profile.js";
-import { backoffUpdate, ExponentialBackoff, inBackoff, newBackoff, retryAllowedAt } from "./exponentialbackoff.js";
+import { backoffUpdate, ErrorText, errorText, ExponentialBackoff, inBackoff, newBackoff, retryAllowedAt } from "./exponentialbackoff.js";
+
+export type { ErrorText };
 
 export interface OpKey {
   volumeName: string;
@@ -40,7 +42,7 @@ interface Operation {
 
 export type RunResult = null | "AlreadyExists" | "ExponentialBackoff";
 
-export type Done = (err: string | null) => void;
+export type Done = (err: ErrorText | null) => void;
 
 export interface FailureInfo {
   key: OpKey;
@@ -112,7 +114,7 @@ export class NestedPendingOperations {
     return null;
   }
 
-  private complete(op: Operation, err: string | null): void {
+  private complete(op: Operation, err: ErrorText | null): void {
     this.sim.bump(this.group);
     if (err === null) {
       const i = this.ops.indexOf(op);
@@ -124,7 +126,10 @@ export class NestedPendingOperations {
     this.onFailure({
       key: op.key,
       operationName: op.operationName,
-      error: err,
+      // formatted when read (the failure log line, when logs are on)
+      get error(): string {
+        return errorText(err);
+      },
       retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
       durationBeforeRetry: op.backoff.durationBeforeRetry,
     });
