@@ -53,12 +53,15 @@ export class AttachDetachController {
   private lastFullList = 0;
   /** the controller's loops, woken by its caches, operations and informer (engine/sim.ts section 3) */
   private readonly wake: WakeGroup;
+  /** the reconciler alone reads the pending operations: their changes wake only it */
+  private readonly opsWake: WakeGroup;
 
   constructor(
     private readonly ctx: Ctx,
     private readonly plugins: PluginMgr,
   ) {
     this.wake = ctx.sim.group(ADC_COMPONENT);
+    this.opsWake = ctx.sim.group(`${ADC_COMPONENT}/operations`);
     this.asw = new ActualStateOfWorld(ctx.sim, this.wake);
     this.dsw = new DesiredStateOfWorld(ctx.sim, this.wake);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
@@ -71,7 +74,7 @@ export class AttachDetachController {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, ADC_COMPONENT)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    }, this.wake);
+    }, this.opsWake);
     this.env = { ctx, component: ADC_COMPONENT, vaWaiters: this.vaWaiters };
   }
 
@@ -153,7 +156,7 @@ export class AttachDetachController {
     for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, true);
     this.lastFullList = ctx.sim.now;
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake));
+    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake));
     this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate(), this.wake));
     this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake));
   }

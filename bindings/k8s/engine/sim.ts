@@ -42,7 +42,9 @@
 // writes, the storage backend and timeline actions bump globally (`bump()`)
 // and wake every ticker. A pass therefore wakes for exactly the changes it can
 // observe, which keeps skipping exact while sparing the other components idle
-// passes (a replay with two nodes has 13 tickers). Example: the kubelet on
+// passes (a replay with two nodes has 13 tickers). A component's pending
+// operations (nestedpendingoperations) are read by its reconciler alone, so
+// they have a group of their own holding just that loop. Example: the kubelet on
 // node-1 mounts a volume (host group node/node-1): its five loops wake, the
 // controller's three and node-2's five do not, since none of them reads
 // node-1's mounts; the kubelet's next PATCH of node-1's status is an API write
@@ -225,11 +227,11 @@ export class Sim {
     return { name, tickers: [] };
   }
 
-  /** Register a periodic loop whose first pass is at `startMs`, woken by global bumps and by bumps into `group`. */
-  ticker(name: string, periodMs: Ms, startMs: Ms, pass: () => void, group?: WakeGroup): Ticker {
+  /** Register a periodic loop whose first pass is at `startMs`, woken by global bumps and by bumps into its groups. */
+  ticker(name: string, periodMs: Ms, startMs: Ms, pass: () => void, ...groups: WakeGroup[]): Ticker {
     const tk = new TickerImpl(name, periodMs, startMs, this.tickers.length, pass, this);
     this.tickers.push(tk);
-    group?.tickers.push(tk);
+    for (const g of groups) g.tickers.push(tk);
     tk.schedule(startMs);
     return tk;
   }

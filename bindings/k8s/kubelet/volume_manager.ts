@@ -42,6 +42,7 @@
 
 import type { KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
+import type { WakeGroup } from "../engine/sim.js";
 import { formatGoDuration } from "../engine/sim.js";
 import { Done, formatOpKey, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
 import { PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
@@ -85,6 +86,8 @@ export class VolumeManager {
   readonly dsw = new Map<string, Map<string, DesiredVolume>>();
   readonly asw = new Map<string, ActualVolume>();
   readonly npo: NestedPendingOperations;
+  /** the reconciler alone reads the pending operations: their changes wake only it (engine/sim.ts section 3) */
+  readonly opsWake: WakeGroup;
   hasAddedPods = false;
   statesSynced = false;
   private processedPods = new Set<string>();
@@ -99,6 +102,7 @@ export class VolumeManager {
     private readonly pods: PodLookup,
   ) {
     this.env = { ctx, component, nodeName, host: ctx.hosts.get(nodeName)! };
+    this.opsWake = ctx.sim.group(`${component}/operations`);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
       if (this.dead) return;
       const p = ctx.profile;
@@ -109,7 +113,7 @@ export class VolumeManager {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, component)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    }, this.env.host!.wake);
+    }, this.opsWake);
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {
