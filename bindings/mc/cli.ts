@@ -184,7 +184,9 @@ export function registerMcCommands(program: Command): void {
     .option("--json", "print the summary as one JSON object")
     .option("--no-shrink", "do not shrink and write repro files")
     .option("--by <param[:edges]>", "tabulate by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
-    .action((paths: string[], o: { out?: string; json?: boolean; shrink: boolean; by?: string[] }) => {
+    .action((paths: string[], _o: unknown, cmd: Command) => {
+      // options may land on `mc` itself (it has the same names): read both
+      const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[] };
       const { header, records, missing } = mergeJournals(paths);
       const model = modelFromText(header.scenario.text, header.scenario.file);
       const outDir = o.out ?? dirname(paths[0]!);
@@ -201,7 +203,8 @@ export function registerMcCommands(program: Command): void {
     .description("run one concrete scenario file (e.g. a shrunk repro) with its seed and print its outcome classes")
     .argument("<file>", "scenario file")
     .option("--json", "print {classes, metrics} as JSON")
-    .action((file: string, o: { json?: boolean }) => {
+    .action((file: string, _o: unknown, cmd: Command) => {
+      const o = cmd.optsWithGlobals() as { json?: boolean };
       const out = replayFile(file);
       if (o.json) process.stdout.write(JSON.stringify(out) + "\n");
       else process.stdout.write(`${basename(file)}: seed ${out.seed}: ${out.classes.length ? out.classes.join(", ") : OK_CLASS}\n`);

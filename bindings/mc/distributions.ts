@@ -163,7 +163,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
   const compile = (v: unknown, path: string, rel: string): Tpl => {
     if (Array.isArray(v)) {
       const items = v.map((x, i) => compile(x, `${path}[${i}]`, `${rel}[${i}]`));
-      return items.every((x) => x.t === "lit") ? { t: "lit", v: v as Json } : { t: "arr", items };
+      return items.every((x) => x.t === "lit") ? { t: "lit", v: items.map((x) => (x as { v: Json }).v) } : { t: "arr", items };
     }
     if (v === null || typeof v !== "object") return { t: "lit", v: v as Json };
     const o = v as Record<string, unknown>;
@@ -171,7 +171,10 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     const dk = keys.filter((k) => (DIST_KEYS as readonly string[]).includes(k));
     if (dk.length === 0) {
       const entries: Array<[string, Tpl]> = keys.map((k) => [k, compile(o[k], path ? `${path}.${k}` : k, `${rel}.${k}`)]);
-      return entries.every(([, x]) => x.t === "lit") ? { t: "lit", v: v as Json } : { t: "obj", entries };
+      if (entries.every(([, x]) => x.t === "lit")) {
+        return { t: "lit", v: Object.fromEntries(entries.map(([k, x]) => [k, (x as { v: Json }).v])) };
+      }
+      return { t: "obj", entries };
     }
     if (dk.length > 1) fail(path, `a distribution names one kind, this one names ${dk.join(" and ")}`);
     const kind = dk[0]!;
@@ -192,7 +195,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     const roundOf = (unit: string, dflt: number) => (o.round === undefined ? (unit ? 1 : dflt) : num(o.round, `${path}.round`, "round").n);
     switch (kind) {
       case "uniform": case "randint": case "loguniform": {
-        const e = ends(o[kind], path, kind);
+        const e = ends(o[kind], `${path}.${kind}`, kind);
         if (kind === "loguniform" && !(e.a > 0)) fail(path, "loguniform needs a low end above 0");
         return { t: "num", kind, p1: e.a, p2: e.b, unit: e.unit, min: clampOf("min", e.unit), max: clampOf("max", e.unit),
           round: kind === "randint" ? 1 : roundOf(e.unit, 0), path: rel, name, src: s };

@@ -91,8 +91,12 @@ export interface McDomain<S = unknown> {
   /** validate a concrete document; throws InputError */
   prepare(doc: Json, file: string): S;
   run(s: S, runSeed: number): McOutcome;
-  /** file text that the domain's replay command runs, with `seed` set to runSeed */
-  serialize(doc: Json, runSeed: number, header: string): string;
+  /**
+   * File text that the domain's replay command runs, with `seed` set to
+   * runSeed. `mc` holds the sweep's metric expectations (when it has any),
+   * which the file must carry for the replay to judge the run the same way.
+   */
+  serialize(doc: Json, runSeed: number, header: string, mc?: { domain: string; expect: MetricExpectation[] }): string;
   /** optional: the same document with its seed replaced (when the domain keeps the seed elsewhere) */
   withSeed?(doc: Json, runSeed: number): Json;
 }
@@ -294,6 +298,8 @@ export class TemplateModel implements McModel<Concrete> {
   }
 
   serialize(c: Concrete, runSeed: number, note: string): string {
-    return this.spec.domain.serialize(c.doc, runSeed, note);
+    const exp = this.spec.mc.expect ?? [];
+    const mc = exp.length ? { domain: this.domain, expect: exp.map((e) => ({ name: e.name, metric: e.metric, [e.op]: e.value }) as unknown as MetricExpectation) } : undefined;
+    return this.spec.domain.serialize(c.doc, runSeed, note, mc);
   }
 }

@@ -99,8 +99,9 @@ export const ioDomain: McDomain<Scenario> = {
     const r = simulate({ ...s, seed: runSeed });
     return { classes: r.warnings.map((w) => `warning:${w.slice(0, 120)}`), metrics: ioMetrics(s, r) };
   },
-  serialize(doc, runSeed, header) {
+  serialize(doc, runSeed, header, mc) {
     const d = { ...(doc as Record<string, Json>), seed: runSeed };
-    return header.split("\n").map((l) => `# ${l}`).join("\n") + "\n" + stringify(d);
+    const body = mc ? { mc, scenario: d } : d;
+    return header.split("\n").map((l) => `# ${l}`).join("\n") + "\n" + stringify(body);
   },
 };
