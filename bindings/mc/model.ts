@@ -88,8 +88,12 @@ export interface McDomain<S = unknown> {
   replayCommand: string;
   /** does this document look like one of ours? (when mc.domain is not given) */
   detect(doc: Json): boolean;
-  /** validate a concrete document; throws InputError */
-  prepare(doc: Json, file: string): S;
+  /**
+   * Validate a concrete document; throws InputError. `lines` maps field paths
+   * of the document ("timeline[1].delay") to lines of the randomised file,
+   * so errors point into it.
+   */
+  prepare(doc: Json, file: string, lines: Map<string, number>): S;
   run(s: S, runSeed: number): McOutcome;
   /**
    * File text that the domain's replay command runs, with `seed` set to
@@ -118,6 +122,8 @@ export interface McFile {
   mc: McSection;
   template: Template;
   domain: McDomain;
+  /** document field path -> line in the file */
+  docLines: Map<string, number>;
 }
 
 /**
@@ -150,7 +156,13 @@ export function parseMcFile(text: string, file: string): McFile {
   const template = compileTemplate(doc, file, lines, mc.params, docPath);
   const domain = pickDomain(mc.domain, doc as Json, file, lines.get("mc.domain"));
   validateSection(mc, file, lines);
-  return { file, text, mc, template, domain };
+  const docLines = new Map<string, number>();
+  for (const [p, l] of lines) {
+    if (docPath === "") { if (!p.startsWith("mc")) docLines.set(p, l); }
+    else if (p === docPath) docLines.set("", l);
+    else if (p.startsWith(`${docPath}.`)) docLines.set(p.slice(docPath.length + 1), l);
+  }
+  return { file, text, mc, template, domain, docLines };
 }
 
 function pickDomain(name: string | undefined, doc: Json, file: string, line?: number): McDomain {
@@ -226,7 +238,7 @@ export class TemplateModel implements McModel<Concrete> {
   run(c: Concrete, runSeed: number): McOutcome {
     let out: McOutcome;
     try {
-      const prepared = this.spec.domain.prepare(c.doc, this.spec.file);
+      const prepared = this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines);
       out = this.spec.domain.run(prepared, runSeed);
     } catch (e) {
       // a sampled value the domain rejects, or a crash: an outcome too

@@ -64,9 +64,9 @@ export const k8sDomain: McDomain<K8sScenario> = {
     const o = doc as Record<string, Json>;
     return Array.isArray(o.objects) || Array.isArray(o.timeline);
   },
-  prepare(doc, file) {
+  prepare(doc, file, lines) {
     // the loader keeps references into the document and a run may touch them: give it its own copy
-    return k8sScenarioFromValue(structuredClone(doc), file);
+    return k8sScenarioFromValue(structuredClone(doc), file, lines);
   },
   run(sc, runSeed) {
     return k8sOutcome(sc, runSeed);
