@@ -115,6 +115,21 @@ export function mcDomains(): McDomain[] {
   return [...domains.values()];
 }
 
+/** Marks the comment line of a repro file that carries the sweep's metric expectations. */
+export const MC_COMMENT_PREFIX = "# mc: ";
+
+/**
+ * Comment header of a repro file: the note, and (when the sweep judged runs by
+ * metric expectations) a `# mc: {json}` line, so the file stays a plain
+ * scenario for `iosim run` / `iosim k8s run` while `iosim mc replay` can judge
+ * it the same way the sweep did.
+ */
+export function mcHeader(note: string, mc?: { domain: string; expect: MetricExpectation[] }): string {
+  const lines = note.split("\n").map((l) => `# ${l}`);
+  if (mc) lines.push(`${MC_COMMENT_PREFIX}${JSON.stringify(mc)}`);
+  return lines.join("\n") + "\n";
+}
+
 /** A randomised scenario file, parsed. */
 export interface McFile {
   file: string;
@@ -141,7 +156,18 @@ export function parseMcFile(text: string, file: string): McFile {
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) throw new InputError("a scenario file holds a mapping", file, 1);
   const top = value as Record<string, unknown>;
-  const mc = (top.mc ?? {}) as McSection;
+  let fromComment: McSection | undefined;
+  if (top.mc === undefined) {
+    const ln = text.split("\n").findIndex((l) => l.startsWith(MC_COMMENT_PREFIX));
+    if (ln >= 0) {
+      try {
+        fromComment = JSON.parse(text.split("\n")[ln]!.slice(MC_COMMENT_PREFIX.length)) as McSection;
+      } catch {
+        throw new InputError("the # mc: comment is not JSON", file, ln + 1, "mc");
+      }
+    }
+  }
+  const mc = (top.mc ?? fromComment ?? {}) as McSection;
   if (typeof mc !== "object" || Array.isArray(mc)) throw new InputError("mc: must be a mapping", file, lines.get("mc"), "mc");
   let doc: unknown;
   let docPath: string;

@@ -35,7 +35,7 @@ import { k8sScenarioFromValue } from "../../k8s/scenario/loader.js";
 import { runK8sScenario } from "../../k8s/scenario/run.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
 import type { Json } from "../distributions.js";
-import type { McDomain, McOutcome } from "../model.js";
+import { mcHeader, type McDomain, type McOutcome } from "../model.js";
 
 export const INCIDENT_CLASS = "incident";
 
@@ -72,10 +72,6 @@ export const k8sDomain: McDomain<K8sScenario> = {
     return k8sOutcome(sc, runSeed);
   },
   serialize(doc, runSeed, header, mc) {
-    const d = { ...(doc as Record<string, Json>), seed: runSeed };
-    const text = header.split("\n").map((l) => `# ${l}`).join("\n") + "\n" + stringify(d, { lineWidth: 0 });
-    if (!mc) return text;
-    // metric expectations are an mc feature; keep them for `iosim mc replay` in a comment-free wrapper
-    return header.split("\n").map((l) => `# ${l}`).join("\n") + "\n" + stringify({ mc, scenario: d }, { lineWidth: 0 });
+    return mcHeader(header, mc) + stringify({ ...(doc as Record<string, Json>), seed: runSeed }, { lineWidth: 0 });
   },
 };
