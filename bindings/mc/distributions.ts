@@ -19,12 +19,12 @@
 //                                   on its own; N may be a distribution
 //      {literal: X}                 X as written, even if it looks like a distribution
 //
-//    Modifiers on the numeric kinds: `min`, `max` (clamp), `round` (quantum:
-//    `round: 4096` gives whole 4 KiB multiples), `name` (record the draw as a
+//    Modifiers on the numeric kinds: `min`, `max` (clamp), `round` (quantum,
+//    rounding down: `round: 4096` gives whole 4 KiB multiples), `name` (record the draw as a
 //    named parameter, for tables and repro headers). Ends may carry a unit
 //    suffix, the same on both ends ("0ms", "250ms"; "4k", "1M"): the number is
-//    sampled and the unit written back, rounded to a whole unit unless `round`
-//    says otherwise. So `{uniform: ["0ms", "5000ms"]}` gives e.g. "1734ms",
+//    sampled and the unit written back, rounded down to a whole unit unless
+//    `round` says otherwise. So `{uniform: ["0ms", "5000ms"]}` gives e.g. "1734ms",
 //    which the domain's own loader reads as it reads any duration.
 //
 // 2. Draws. Sampling walks the compiled template depth-first in document order
@@ -404,8 +404,9 @@ function rangeHi(t: Extract<Tpl, { t: "num" }>): number {
   return t.kind === "uniform" || t.kind === "randint" || t.kind === "loguniform" ? t.p2 : Infinity;
 }
 
+/** Round down to a multiple of q (so a uniform [a, b) stays below b), kept inside [lo, hi]. */
 function quantise(x: number, q: number, lo: number, hi: number): number {
-  let v = Math.round(x / q) * q;
+  let v = Math.floor(x / q + 1e-9) * q;
   if (v < lo) v += q;
   if (v > hi) v -= q;
   return Number(v.toPrecision(15));

@@ -100,3 +100,38 @@ describe("iosim mc", () => {
     expect(() => cli("mc", SCENARIO, "--runs", "zero", "--out", "y")).toThrow(/--runs takes a whole number/);
   });
 });
+
+describe("examples/k8s-indexed-job", () => {
+  it("running the Indexed Job's command for every JOB_COMPLETION_INDEX, then the merge Job's, gives the single-run summary", async () => {
+    const { parse } = await import("yaml");
+    const { mkdirSync, writeFileSync, chmodSync } = await import("node:fs");
+    const dir = join(ROOT, "examples", "k8s-indexed-job");
+    const job = parse(readFileSync(join(dir, "sweep-job.yaml"), "utf8"));
+    const merge = parse(readFileSync(join(dir, "merge-job.yaml"), "utf8"));
+    expect(job.spec.completionMode).toBe("Indexed");
+    const c = job.spec.template.spec.containers[0];
+    const env = Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    expect(Number(env.SHARDS)).toBe(job.spec.completions);
+    // `iosim` on PATH is this branch's entry; the pod's mounts are directories here
+    const bin = join(tmp, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "iosim"), `#!/bin/sh\nexec "${process.execPath}" "${ENTRY}" "$@"\n`);
+    chmodSync(join(bin, "iosim"), 0o755);
+    const results = join(tmp, "job-results");
+    mkdirSync(results, { recursive: true });
+    const local = (s: string) => s.replaceAll("/sweep/sweep.yaml", K8S).replaceAll("/results", results);
+    const runs = "400";
+    for (let i = 0; i < job.spec.completions; i++) {
+      execFileSync("sh", [...c.command.slice(1), local(c.args[0])], {
+        env: { ...process.env, ...env, RUNS: runs, JOB_COMPLETION_INDEX: String(i), PATH: `${bin}:${process.env.PATH}` }, stdio: "ignore",
+      });
+    }
+    const m = merge.spec.template.spec.containers[0];
+    const merged = JSON.parse(execFileSync("sh", [...m.command.slice(1), local(m.args[0])], {
+      encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    })) as McSummary;
+    const single = JSON.parse(cli("mc", K8S, "--runs", runs, "--seed", env.SEED, "--out", "job-single", "--json")) as McSummary;
+    expect(merged.completed).toBe(400);
+    expect(merged).toEqual(single);
+  });
+});

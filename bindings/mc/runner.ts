@@ -65,6 +65,8 @@ export interface SweepResult {
   /** runs done in this invocation */
   ranNow: number;
   wallMs: number;
+  /** summed time the runs took inside the workers (or this thread): busy / (wall x workers) is the pool's utilisation */
+  busyMs: number;
   aborted: boolean;
 }
 
@@ -123,6 +125,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   report();
   const metrics = model.spec.mc.metrics;
   let aborted = false;
+  let busyMs = 0;
   try {
     if (o.workers <= 0) {
       let next = 0;
@@ -133,16 +136,17 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
         next += idx.length;
         const c0 = performance.now();
         accept(idx.map((i) => runOne(model, o.seed, i, metrics)));
+        busyMs += performance.now() - c0;
         chunk = nextChunk(chunk, idx.length, performance.now() - c0, todo.length - next, 1);
         await new Promise((r) => setImmediate(r));
       }
     } else {
-      aborted = await runPool(o, text, todo, metrics, accept);
+      aborted = await runPool(o, text, todo, metrics, accept, (ms) => (busyMs += ms));
     }
   } finally {
     writer.close();
   }
-  return { header, records, model, ranNow: doneNow, wallMs: performance.now() - t0, aborted };
+  return { header, records, model, ranNow: doneNow, wallMs: performance.now() - t0, busyMs, aborted };
 }
 
 function nextChunk(cur: number, ran: number, ms: number, left: number, workers: number): number {
@@ -155,7 +159,7 @@ function nextChunk(cur: number, ran: number, ms: number, left: number, workers: 
 }
 
 function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[] | undefined,
-  accept: (r: RunRecord[]) => void): Promise<boolean> {
+  accept: (r: RunRecord[]) => void, busy: (ms: number) => void): Promise<boolean> {
   const nWorkers = Math.max(1, Math.min(o.workers, todo.length || 1));
   return new Promise((resolveAll, rejectAll) => {
     if (todo.length === 0) return resolveAll(false);
@@ -190,6 +194,7 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
       w.on("message", (m: { records: RunRecord[]; ms: number }) => {
         if (finished) return;
         inFlight--;
+        busy(m.ms);
         try {
           accept(m.records);
         } catch (e) {

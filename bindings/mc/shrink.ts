@@ -12,12 +12,14 @@
 // deterministic, so the same failing run always shrinks to the same repro,
 // on any machine, in a single sweep or after a shard merge.
 //
-// Worked example (detach-backoff incident): a run with a storage error on
-// detach, a kubelet restart at 41.3 s and the new pod landing 2.7 s after the
-// failed detach fails with "pod-stuck". Shrinking drops the restart (still
-// stuck), then bisects the landing delay towards 0 s while it stays inside the
-// 500 ms..2 s backoff window, ending with the error and a delay of a few
-// hundred ms: the incident and nothing else.
+// Worked example (the detach-backoff sweep, examples/k8s-detach-backoff.yaml):
+// a run on 1.22 where the cloud refuses 3 detaches in a row and the new pod
+// lands 5.9 s after the first refusal, inside the third backoff window, is
+// "incident". Candidates in order: no optional parts to drop; fix104526 is
+// already at its simplest (false); landDelay straight to its simplest end,
+// 0 ms: still stuck (the pod lands inside the first 500 ms backoff), taken;
+// busyDetaches to 1: still stuck, taken. The repro is the incident as the
+// upstream issue tells it: one refused detach, the pod re-created at once.
 
 import type { McModel } from "./model.js";
 
