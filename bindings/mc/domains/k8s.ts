@@ -26,7 +26,8 @@
 //   incident                  every `symptom:` check of the scenario held: the
 //                             seed incident reproduced
 // Metrics:
-//   pod.<ns/name>.runningAtMs   simulated ms of the pod's last transition to Running
+//   pod.<ns/name>.runningAtMs   simulated ms of the last transition to Running of a pod
+//                               that is Running at the end (absent for a stuck pod)
 //   pods.running                pods Running at the end
 //   nodePatches, storageCalls, events   the run's counters
 
@@ -49,9 +50,15 @@ export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
   };
   const running = new Map<string, number>();
   for (const s of r.steps) if (s.name === "kubelet.PodRunning") running.set(s.detail, s.t);
-  for (const [pod, t] of running) metrics[`pod.${pod}.runningAtMs`] = t;
   let up = 0;
-  for (const o of r.objects) if (o.kind === "Pod" && (o.status as { phase?: string } | undefined)?.phase === "Running") up++;
+  for (const o of r.objects) {
+    if (o.kind !== "Pod" || (o.status as { phase?: string } | undefined)?.phase !== "Running") continue;
+    up++;
+    // only pods Running at the end: a stuck re-created pod must not report its predecessor's time
+    const key = `${o.metadata.namespace ?? "default"}/${o.metadata.name}`;
+    const t = running.get(key);
+    if (t !== undefined) metrics[`pod.${key}.runningAtMs`] = t;
+  }
   metrics["pods.running"] = up;
   return { classes, metrics };
 }
