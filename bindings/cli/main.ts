@@ -8,7 +8,6 @@
 import { Command, CommanderError } from "commander";
 import { InputError } from "../scenario/errors.js";
 import { registerCommands } from "./commands/index.js";
-import "../engine/modules/index.js"; // control modules: io.max, blkio.throttle.*
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";

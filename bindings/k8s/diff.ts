@@ -19,12 +19,13 @@ export interface K8sDiff {
   violationsB: string[];
 }
 
-const ev = (e: K8sRunResult["timeline"][number]): string => `+${relTime(e.t)} ${e.type} ${e.reason} ${e.object}: ${e.message}`;
-const strip = (s: string): string => s.replace(/^([IWE])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ /, "$1 ");
+const ev = (o: K8sRunResult["occurrences"][number]): string => `+${relTime(o.t)} ${o.event.type} ${o.event.reason} ${o.event.object}: ${o.event.message}`;
+/** drop the klog date and pid, and version numbers, so only behaviour differs */
+const strip = (s: string): string => s.replace(/^([IWE])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ /, "$1 ").replace(/v1\.\d+\.\d+/g, "v1.x");
 
 export function diffK8sRuns(a: K8sRunResult, b: K8sRunResult): K8sDiff {
-  const ea = a.timeline.map(ev);
-  const eb = b.timeline.map(ev);
+  const ea = a.occurrences.map(ev);
+  const eb = b.occurrences.map(ev);
   let fe = -1;
   for (let i = 0; i < Math.max(ea.length, eb.length); i++)
     if (ea[i] !== eb[i]) {

@@ -3,7 +3,6 @@
 // the timer and the release), from the throttle core's decision trace.
 import type { Command } from "commander";
 import { explainFile } from "../../oracle/explain.js";
-import { fail } from "./replay.js";
 
 export function register(program: Command): void {
   program
@@ -13,10 +12,6 @@ export function register(program: Command): void {
     .requiredOption("--job <name>", "job name")
     .requiredOption("--seq <n>", "IO index in the job", (v) => Number(v))
     .action((file: string, o: { job: string; seq: number }) => {
-      try {
-        process.stdout.write(explainFile(file, o.job, o.seq).join("\n") + "\n");
-      } catch (e) {
-        fail(e);
-      }
+      process.stdout.write(explainFile(file, o.job, o.seq).join("\n") + "\n");
     });
 }

@@ -1,36 +1,27 @@
-// `iosim replay TRACE`: replay a recorded kernel trace (oracle throtl format or
-// guest iomax format) and print JSON Lines: a header, then per IO the job, seq,
-// recorded submit time, simulated throttle release and completion.
+// `iosim replay TRACE`: replay a recorded kernel trace and print JSON Lines.
+// blk-throttle traces (oracle throtl format, guest iomax): a header, then per
+// IO the job, seq, recorded submit time, simulated throttle release and
+// completion. guest iocost traces: 100 ms bins and vrate samples. guest
+// writeback traces: one line per round with the owner and wbytes per cgroup.
 import type { Command } from "commander";
-import { readFileSync, writeFileSync } from "node:fs";
-import { readTrace } from "../../oracle/traces.js";
-import { replayTrace, replayLines } from "../../oracle/replay.js";
-import { calibrated } from "../../oracle/compare.js";
+import { writeFileSync } from "node:fs";
 import type { KernelVersion } from "../../scenario/types.js";
-import { InputError } from "../../scenario/errors.js";
+import { readTraceText, traceHandler } from "./compare.js";
 
 export function register(program: Command): void {
   program
     .command("replay")
-    .description("replay a recorded blk-throttle trace and print simulated completions as JSON Lines")
+    .description("replay a recorded kernel trace (throttle, iocost, writeback) and print the simulation as JSON Lines")
     .argument("<trace>", "trace file (.jsonl)")
     .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: the trace's)")
+    .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
     .option("-o, --output <file>", "write to a file instead of stdout")
-    .action((trace: string, o: { kernel?: string; output?: string }) => {
-      try {
-        const opts = { kernel: o.kernel as KernelVersion | undefined };
-        const t = calibrated(readTrace(readFileSync(trace, "utf8"), trace), opts);
-        const lines = replayLines(replayTrace(t, opts)).join("\n") + "\n";
-        if (o.output) writeFileSync(o.output, lines);
-        else process.stdout.write(lines);
-      } catch (e) {
-        fail(e);
-      }
+    .action((trace: string, o: { kernel?: string; output?: string; seed?: string }) => {
+      const text = readTraceText(trace);
+      const h = traceHandler(text, trace);
+      const lines = h.replay(text, trace, { kernel: o.kernel as KernelVersion | undefined, seed: o.seed !== undefined ? Number(o.seed) : undefined });
+      const out = lines.join("\n") + "\n";
+      if (o.output) writeFileSync(o.output, out);
+      else process.stdout.write(out);
     });
-}
-
-export function fail(e: unknown): never {
-  const msg = e instanceof InputError ? e.message : e instanceof Error ? `${e.message}` : String(e);
-  process.stderr.write(`iosim: ${msg}\n`);
-  process.exit(1);
 }

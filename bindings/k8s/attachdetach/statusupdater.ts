@@ -37,11 +37,13 @@ export function createNodeStatusUpdater(
       asw.setNodeStatusUpdateNeeded(nodeName);
       return null;
     }
+    let written = false;
     try {
       api.patch("Node", nodeName, (d) => {
         const cur = (d.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
         if (cur.length === list.length && cur.every((v, i) => v.name === list[i]!.name && v.devicePath === list[i]!.devicePath)) return false;
         d.status.volumesAttached = list;
+        written = true;
         return true;
       });
     } catch (e) {
@@ -50,7 +52,9 @@ export function createNodeStatusUpdater(
       out.on && out.log(component, "W", "node_status_updater.go:86", `Could not update node status for ${JSON.stringify(nodeName)}; re-marking for update. ${(e as Error).message}`);
       return msg;
     }
-    out.on && out.log(component, "I", "node_status_updater.go:146", `Updating status ${JSON.stringify(`{"status":{"volumesAttached":${JSON.stringify(list)}}}`)} for node ${JSON.stringify(nodeName)} succeeded. VolumesAttached: ${fmtList(list)}`);
+    // a patch that would change nothing is not sent (and not logged): the model's
+    // idle-tick skipping relies on a pass without effect leaving no trace
+    if (written) out.on && out.log(component, "I", "node_status_updater.go:146", `Updating status ${JSON.stringify(`{"status":{"volumesAttached":${JSON.stringify(list)}}}`)} for node ${JSON.stringify(nodeName)} succeeded. VolumesAttached: ${fmtList(list)}`);
     return null;
   };
   return {

@@ -28,7 +28,9 @@
 // unmount timer). Loops report (b) with `wakeAt(t)`. A sleeping ticker is
 // rescheduled at its next grid point (start + k * period, never twice at the
 // same instant) when `bump()` is called or at the first grid point at or after
-// its earliest wake time.
+// its earliest wake time. A ticker woken at an instant where its turn has
+// already passed (tickers of lower order ran before the change) waits for its
+// next grid point, exactly as it would when ticking every period.
 //
 // Worked example: a detach fails at t = 10,000 ms and backs off 500 ms. The
 // pass at 10,100 sees "in backoff until 10,500" and calls wakeAt(10,501) (the
@@ -157,6 +159,9 @@ export class Sim {
   private seq = 0;
   private tickers: TickerImpl[] = [];
   private current: TickerImpl | null = null;
+  /** time and order of the last ticker pass: tickers up to that order had their turn at that time */
+  private lastTickT = -1;
+  private lastTickOrder = -1;
   /** number of events executed (for the benchmark and tests) */
   executed = 0;
   stopped = false;
@@ -192,7 +197,11 @@ export class Sim {
       const tk = tks[i]!;
       if (tk.sleeping && tk !== this.current && !tk.stopped) {
         tk.sleeping = false;
-        tk.schedule(this.now);
+        // a ticker whose turn at this instant has passed (it ran, idle, before
+        // the ticker or event that changed state) waits for its next grid point,
+        // as it would when ticking every period
+        const passed = this.now === this.lastTickT && tk.order <= this.lastTickOrder;
+        tk.schedule(passed ? this.now + 1 : this.now);
       }
     }
   }
@@ -228,6 +237,8 @@ export class Sim {
         ev.fn!();
       }
     }
+    // nothing left before untilMs: the clock still advances to it
+    if (!this.stopped && untilMs !== Infinity && this.now < untilMs) this.now = untilMs;
     return this.now;
   }
 
@@ -236,6 +247,8 @@ export class Sim {
     tk.wake = Infinity;
     tk.sleeping = false;
     this.current = tk;
+    this.lastTickT = this.now;
+    this.lastTickOrder = tk.order;
     tk.lastRun = this.now;
     tk.pass();
     this.current = null;

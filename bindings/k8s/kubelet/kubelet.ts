@@ -212,11 +212,7 @@ export class Kubelet {
           }
           // status manager: delete once resources are reclaimed (no mounted volumes)
           if (!this.vm.dsw.has(w.uid) && !this.vm.podHasMountedVolumes(w.uid) && this.vm.statesSynced) {
-            try {
-              ctx.api.delete("Pod", w.key, 0);
-            } catch {
-              /* already gone */
-            }
+            if (ctx.api.tryGet("Pod", w.key)?.metadata.uid === w.uid) ctx.api.delete("Pod", w.key, 0);
           }
           break;
         }

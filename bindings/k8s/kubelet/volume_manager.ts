@@ -256,7 +256,7 @@ export class VolumeManager {
       for (const v of vols.values()) {
         const a = this.asw.get(v.volumeName);
         if (a && a.pods.has(v.podUID)) continue;
-        const det = this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
+        const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
         if (!a) {
           if (!v.attachable) {
             this.asw.set(v.volumeName, newActual(v, ""));
@@ -270,45 +270,45 @@ export class VolumeManager {
             try {
               node = ctx.api.get("Node", this.nodeName);
             } catch (e) {
-              return done(`VerifyControllerAttachedVolume failed fetching node from API server ${det}: ${(e as Error).message}`);
+              return done(`VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
             }
             const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
             if (!att) {
               ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
-              return done(`Volume not attached according to node status ${det}`);
+              return done(`Volume not attached according to node status ${det()}`);
             }
             if (!this.asw.has(v.volumeName)) {
               this.asw.set(v.volumeName, newActual(v, att.devicePath));
               ctx.sim.bump();
             }
-            this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det}device path: ${JSON.stringify(att.devicePath)}`);
+            this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
             done(null);
           });
-          if (r === null) this.log("I", "reconciler.go:238", `operationExecutor.VerifyControllerAttachedVolume started ${det}`);
+          if (r === null) this.log("I", "reconciler.go:238", `operationExecutor.VerifyControllerAttachedVolume started ${det()}`);
           continue;
         }
         // MountVolume
         const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
         const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
-        if (r === null) this.log("I", "reconciler.go:262", `operationExecutor.MountVolume started ${det}`);
+        if (r === null) this.log("I", "reconciler.go:262", `operationExecutor.MountVolume started ${det()}`);
       }
     }
   }
 
-  private mountVolume(v: DesiredVolume, a: ActualVolume, det: string, done: (e: string | null) => void): void {
+  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: (e: string | null) => void): void {
     const p = v.plugin;
     const setUp = (): void => {
       p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err) => {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(`MountVolume.SetUp failed ${det}: ${err}`);
+          return done(`MountVolume.SetUp failed ${det()}: ${err}`);
         }
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
           this.ctx.sim.bump();
         }
-        this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det}`);
+        this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
         done(null);
       });
     };
@@ -319,12 +319,12 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(`MountVolume.MountDevice failed ${det}: ${err}`);
+          return done(`MountVolume.MountDevice failed ${det()}: ${err}`);
         }
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
         this.ctx.sim.bump();
-        this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det}device mount path ${JSON.stringify(dmp)}`);
+        this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
         setUp();
       });
     };
@@ -332,9 +332,9 @@ export class VolumeManager {
     if (v.attachable && !a.deviceMounted && p.waitForAttach) {
       p.waitForAttach(this.env, v.spec, a.devicePath, (err, devicePath) => {
         if (this.dead) return;
-        if (err) return done(`MountVolume.WaitForAttach failed ${det}: ${err}`);
+        if (err) return done(`MountVolume.WaitForAttach failed ${det()}: ${err}`);
         if (devicePath) a.devicePath = devicePath;
-        this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det}DevicePath ${JSON.stringify(a.devicePath)}`);
+        this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`);
         mountDevice(a.devicePath);
       });
       return;
@@ -360,23 +360,23 @@ export class VolumeManager {
         this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
         continue;
       }
-      const det = `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
+      const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
       const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
       const r = this.npo.run(key, "unmount_device", (done) => {
         a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
           if (this.dead) return;
           if (err) {
             ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-            return done(`UnmountDevice failed ${det}: ${err}`);
+            return done(`UnmountDevice failed ${det()}: ${err}`);
           }
           a.deviceMounted = false;
           this.asw.delete(a.volumeName);
           ctx.sim.bump();
-          this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det}`);
+          this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
           done(null);
         });
       });
-      if (r === null) this.log("I", "reconciler.go:313", `operationExecutor.UnmountDevice started ${det}`);
+      if (r === null) this.log("I", "reconciler.go:313", `operationExecutor.UnmountDevice started ${det()}`);
     }
   }
 
@@ -472,15 +472,15 @@ export class VolumeManager {
         ? `"Reconciler sync states: could not find volume information in desired state, clean up the mount points" podName=${uid} volumeSpecName=${JSON.stringify(specName)}`
         : `Reconciler sync states: could not find volume information in desired state, clean up the mount points podName=${uid} volumeSpecName=${specName}`,
     );
-    const det = `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
+    const det = (): string => `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
     const key = { volumeName: specName, podName: uid, nodeName: "" };
     this.npo.run(key, "volume_unmount", (done) => {
-      this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
+      this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
       plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
         if (err) {
           this.ctx.steps.step("kubelet.CleanupMountsFailed", specName);
-          return done(`UnmountVolume.TearDown failed ${det}: ${err}`);
+          return done(`UnmountVolume.TearDown failed ${det()}: ${err}`);
         }
         done(null);
       });

@@ -52,6 +52,8 @@ export class Recorder {
   readonly events: K8sEvent[] = [];
   readonly logs: LogLine[] = [];
   readonly notes: Note[] = [];
+  /** every event occurrence before aggregation: pairs (t, index into events) */
+  readonly occurrences: number[] = [];
   private pids = new Map<string, number>();
   private startedAt = new Map<string, number>();
   private nextPid = 1500;
@@ -88,16 +90,15 @@ export class Recorder {
     // the event recorder aggregates identical events into a count
     for (let i = this.events.length - 1; i >= 0 && i >= this.events.length - 8; i--) {
       const e = this.events[i]!;
-      if (e.reason === reason && e.object === object && e.message === message) {
+      if (e.reason === reason && e.object === object && e.message === message && e.source === source) {
         e.count++;
         e.t = t;
-        // keep the timeline in time order: the aggregated event moves to the end
-        this.events.splice(i, 1);
-        this.events.push(e);
+        this.occurrences.push(e.t, i);
         return;
       }
     }
     this.events.push({ t, type, reason, object, namespace, message, source, count: 1 });
+    this.occurrences.push(t, this.events.length - 1);
   }
 
   note(subject: string, text: string): void {

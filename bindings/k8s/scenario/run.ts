@@ -73,6 +73,8 @@ export interface K8sRunResult {
   version: string;
   fixes: Record<FixId, boolean>;
   timeline: K8sEvent[];
+  /** every event occurrence in time order (before the recorder's aggregation) */
+  occurrences: Array<{ t: number; event: K8sEvent }>;
   logs: LogLine[];
   objects: KObj[];
   violations: Violation[];
@@ -545,6 +547,7 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     version: profile.text,
     fixes: profile.fix,
     timeline: out.events,
+    occurrences: pairs(out.occurrences, out.events),
     logs: out.logs,
     objects: [...api.list("Node"), ...api.list("Pod"), ...api.list("PersistentVolume"), ...api.list("PersistentVolumeClaim"), ...api.list("VolumeAttachment"), ...api.list("CSIDriver")],
     violations,
@@ -553,6 +556,12 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     steps: steps.seen,
     stats: { endMs: end, events: sim.executed, nodePatches, storageCalls: backend.calls },
   };
+}
+
+function pairs(flat: readonly number[], events: readonly K8sEvent[]): Array<{ t: number; event: K8sEvent }> {
+  const outp: Array<{ t: number; event: K8sEvent }> = [];
+  for (let i = 0; i < flat.length; i += 2) outp.push({ t: flat[i]!, event: events[flat[i + 1]!]! });
+  return outp;
 }
 
 function violation(name: string, timeMs: number, explanation: string): Violation {

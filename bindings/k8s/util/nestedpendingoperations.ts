@@ -97,11 +97,15 @@ export class NestedPendingOperations {
     this.sim.bump();
     const o = op;
     let finished = false;
-    start((err) => {
-      if (finished) return;
-      finished = true;
-      this.complete(o, err);
-    });
+    // the operation runs "in its goroutine": after the caller's current step,
+    // so the caller's "... started" log line comes first, as upstream
+    this.sim.after(0, () =>
+      start((err) => {
+        if (finished) return;
+        finished = true;
+        this.complete(o, err);
+      }),
+    );
     return null;
   }
 

@@ -38,8 +38,16 @@ export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
 /** csi_attacher.go getAttachmentName */
 export function getAttachmentName(volName: string, csiDriverName: string, nodeName: string): string {
-  return `csi-${sha256Hex(`${volName}${csiDriverName}${nodeName}`)}`;
+  const k = `${volName}${csiDriverName}${nodeName}`;
+  let v = nameCache.get(k);
+  if (v === undefined) {
+    if (nameCache.size > 4096) nameCache.clear();
+    nameCache.set(k, (v = `csi-${sha256Hex(k)}`));
+  }
+  return v;
 }
+/** NOTE: memo for speed; the same few names are hashed on every pass */
+const nameCache = new Map<string, string>();
 
 /** csi_attacher.go isAttachmentName (removed by #107025): 68 == "csi-" + len(sha256hash) */
 export function isAttachmentName(unknownString: string): boolean {
