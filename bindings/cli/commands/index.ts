@@ -6,10 +6,12 @@ import { register as registerRun } from "./run.js";
 import { register as registerReplay } from "./replay.js";
 import { register as registerCompare } from "./compare.js";
 import { register as registerExplain } from "./explain.js";
+import { registerK8sCommands } from "../../k8s/cli.js";
 
 export function registerCommands(program: Command): void {
   registerRun(program);
   registerReplay(program);
   registerCompare(program);
   registerExplain(program);
+  registerK8sCommands(program);
 }
