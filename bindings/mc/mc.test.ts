@@ -30,7 +30,7 @@ async function sweepSummary(file: string, workers: number, runs: number, out: st
 describe("iosim mc", () => {
   it("the same seed gives the identical summary on 1, 2 and 4 workers (and in-thread)", async () => {
     expect(existsSync(ENTRY)).toBe(true);
-    for (const [file, runs] of [[K8S, 600], [SCENARIO, 80]] as const) {
+    for (const [file, runs] of [[K8S, 300], [SCENARIO, 30]] as const) {
       const tag = file === K8S ? "k" : "io";
       const s1 = await sweepSummary(file, 1, runs, `${tag}w1`);
       const s2 = await sweepSummary(file, 2, runs, `${tag}w2`);
@@ -73,17 +73,17 @@ describe("iosim mc", () => {
   });
 
   it("kill -9 in the middle, then --resume: no run lost or repeated, and the summary of an uninterrupted sweep", async () => {
-    const runs = 2500;
+    const runs = 1500;
     const child = spawn(process.execPath, [ENTRY, "mc", K8S, "--runs", String(runs), "--seed", "9", "--out", "killed", "--workers", "1"],
       { cwd: tmp, stdio: "ignore", env: { ...process.env, CI: "true" } });
     const journal = join(tmp, "killed", "runs.jsonl");
     const lines = () => (existsSync(journal) ? readFileSync(journal, "utf8").split("\n").length - 2 : 0);
     const t0 = Date.now();
-    while (lines() < 300 && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 20));
+    while (lines() < 200 && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 20));
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const before = readJournal(journal).records.length;
-    expect(before).toBeGreaterThanOrEqual(300);
+    expect(before).toBeGreaterThanOrEqual(200);
     expect(before).toBeLessThan(runs);
     const resumed = JSON.parse(cli("mc", K8S, "--runs", String(runs), "--seed", "9", "--out", "killed", "--resume", "--json")) as McSummary;
     const idx = readJournal(journal).records.map((r) => r.i);
@@ -120,7 +120,7 @@ describe("examples/k8s-indexed-job", () => {
     const results = join(tmp, "job-results");
     mkdirSync(results, { recursive: true });
     const local = (s: string) => s.replaceAll("/sweep/sweep.yaml", K8S).replaceAll("/results", results);
-    const runs = "400";
+    const runs = "200";
     for (let i = 0; i < job.spec.completions; i++) {
       execFileSync("sh", [...c.command.slice(1), local(c.args[0])], {
         env: { ...process.env, ...env, RUNS: runs, JOB_COMPLETION_INDEX: String(i), PATH: `${bin}:${process.env.PATH}` }, stdio: "ignore",
@@ -131,7 +131,7 @@ describe("examples/k8s-indexed-job", () => {
       encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
     })) as McSummary;
     const single = JSON.parse(cli("mc", K8S, "--runs", runs, "--seed", env.SEED, "--out", "job-single", "--json")) as McSummary;
-    expect(merged.completed).toBe(400);
+    expect(merged.completed).toBe(200);
     expect(merged).toEqual(single);
   });
 });
