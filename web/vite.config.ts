@@ -10,10 +10,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 export default defineConfig({
   root: here,
   base: "./",
-  resolve: {
-    // `import ... from "iosim"` is the package itself, from its TypeScript sources
-    alias: { iosim: resolve(here, "../bindings/index.ts") },
-  },
   build: {
     outDir: resolve(here, "dist"),
     emptyOutDir: true,

@@ -196,9 +196,10 @@ function show(views: RunView[], ms: number): void {
   results.dataset.state = "done";
   results.dataset.run = String(runCount);
   results.dataset.clientMs = ms.toFixed(1);
-  const same = views.length === 2 && views[0]!.hash === views[1]!.hash;
+  const diffCells = results.querySelectorAll("#diff tbody td");
+  const same = views.length === 2 && [...diffCells].every((td) => td.textContent === "=");
   statusLine.textContent = `Done in ${ms.toFixed(0)} ms (simulation ${views.map((v) => v.wallMs.toFixed(0) + " ms").join(" + ")})` +
-    (views.length === 2 ? (same ? " — both runs give identical results." : " — the runs differ.") : ".");
+    (views.length === 2 ? (same ? " — the same numbers in both runs." : " — the runs differ: see the difference table.") : ".");
 }
 
 /** B − A for every numeric cell both summaries share. */
@@ -271,17 +272,26 @@ window.addEventListener("resize", () => {
   resizeTimer = window.setTimeout(resizeCharts, 100);
 });
 
-async function init(): Promise<void> {
-  statusLine.textContent = "Loading the simulator…";
-  families = await client.catalog();
-  fillScenarios();
+/** Select and fill in what a URL hash says (a pasted link, back/forward). */
+async function applyHash(): Promise<void> {
   const st = await decodeState(location.hash);
   const wanted = st.family && st.scenario ? `${st.family}/${st.scenario}` : undefined;
   const firstAvailable = [...scenarioSel.options].find((o) => !o.disabled && o.value)?.value ?? "";
   scenarioSel.value = wanted && [...scenarioSel.options].some((o) => o.value === wanted && !o.disabled) ? wanted : firstAvailable;
   if (wanted && scenarioSel.value !== wanted) statusLine.textContent = `Scenario "${wanted}" is not in this build.`;
   applyScenario({ ...st, seed: st.seed ?? 1 });
+}
+
+async function init(): Promise<void> {
+  statusLine.textContent = "Loading the simulator…";
+  families = await client.catalog();
+  fillScenarios();
+  await applyHash();
   document.body.dataset.ready = "1";
+  // our own updates use history.replaceState, which fires no hashchange
+  window.addEventListener("hashchange", async () => {
+    if (!runBtn.disabled) { await applyHash(); await run(); }
+  });
   await run();
 }
 

@@ -2,8 +2,8 @@
 // compiled synchronously, which workers allow) and every family adapter live
 // here, so a long run never blocks the page. One run at a time; the page
 // cancels by terminating the worker and starting a new one.
-import "iosim";
-import { InputError } from "iosim";
+import "./iosim.js";
+import { InputError } from "./iosim.js";
 import { FAMILIES, family } from "./families/index.js";
 import type { ErrorInfo, FromWorker, ToWorker } from "./families/types.js";
 

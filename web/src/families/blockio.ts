@@ -22,7 +22,7 @@
 import {
   controlModules, InputError, KERNEL_VERSIONS, percentilesFromHist, Simulation,
   type KernelVersion, type RunResult, type Scenario,
-} from "iosim";
+} from "../iosim.js";
 import { CGCONF_FILE, formatCgConf, parseCgConf } from "../lib/cgconf.js";
 import { FIO_FILE, formatFioJobs } from "../lib/fiofmt.js";
 import { resultHash } from "../lib/digest.js";

@@ -10,7 +10,7 @@
 // Worked example (nvme, 4 KiB random reads): 400 000 IOPS with the whole
 // device busy -> one bio holds one of 8 channels for 8 / 400 000 s = 20 us.
 
-import type { CurvePoints, DeviceSpec } from "iosim";
+import type { CurvePoints, DeviceSpec } from "../iosim.js";
 
 const KiB = 1024;
 const MB = 1e6;

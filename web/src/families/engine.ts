@@ -6,7 +6,7 @@
 //     ones queue behind them.
 //   - million-bios: 1 000 000 4 KiB random reads (two cgroups x 500 000,
 //     depth 32 each) on the NVMe device, to show how long a big run takes.
-import { jobDefaults, scenarioDefaults, type Scenario } from "iosim";
+import { jobDefaults, scenarioDefaults, type Scenario } from "../iosim.js";
 import { blockFamily, type BlockBuiltin } from "./blockio.js";
 import { PLAYGROUND_DEVICES } from "./devices.js";
 

@@ -6,7 +6,7 @@
 // with a linear model matching the device (400 k random reads/s). Both are
 // always busy, so iocost should split the device 3 : 1 (hweight 75 % and
 // 25 %): about 1170 MiB/s and 390 MiB/s of the ~1560 MiB/s it can do.
-import { jobDefaults, scenarioDefaults, type Scenario } from "iosim";
+import { jobDefaults, scenarioDefaults, type Scenario } from "../iosim.js";
 import { blockFamily, hasControlFile, type BlockBuiltin } from "./blockio.js";
 import { PLAYGROUND_DEVICES } from "./devices.js";
 

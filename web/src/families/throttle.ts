@@ -6,7 +6,7 @@
 // shows: with rbps=20 MiB/s and 4 KiB reads, a fresh 100 ms slice lets
 // 512 bios through at once and the rest wait for the next slice.
 import { iomaxDemo } from "../../../bindings/scenario/builtin/iomax-demo.js";
-import type { RunResult } from "iosim";
+import type { RunResult } from "../iosim.js";
 import { blockFamily, cgLabel, hasControlFile, type BlockBuiltin } from "./blockio.js";
 import { PLAYGROUND_DEVICES } from "./devices.js";
 import type { ChartPanel, Panel } from "./types.js";

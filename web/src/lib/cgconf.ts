@@ -18,8 +18,8 @@
 //             {atNs: 5e9, cgroup: "capped", file: "io.max", value: "259:0 rbps=max", source: {file: "cgroup.conf", line: 4}}]
 // and cgroups = [{path: "free"}, {path: "capped"}].
 
-import type { CgroupSpec, ConfigWrite, Scenario } from "iosim";
-import { InputError } from "iosim";
+import type { CgroupSpec, ConfigWrite, Scenario } from "../iosim.js";
+import { InputError } from "../iosim.js";
 
 export const CGCONF_FILE = "cgroup.conf";
 const NS_PER_UNIT: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, "": 1e9 };
@@ -55,7 +55,7 @@ export function parseCgConf(text: string, file = CGCONF_FILE): CgConf {
       if (!cgroups.has(path)) cgroups.set(path, { path, source: { file, line } });
       return;
     }
-    const m = /^echo\s+(?:"([^"]*)"|'([^']*)'|([^>]*?))\s*>\s*(\S+)$/.exec(rest);
+    const m = /^echo\s+(?:"([^"]*)"|'([^']*)'|([^>"']*?))\s*>>?\s*([\w./-]+)$/.exec(rest);
     if (!m) {
       throw new InputError(`expected 'echo "VALUE" > CGROUP/FILE', 'at TIME echo ...' or 'mkdir CGROUP', got "${src}"`, file, line);
     }

@@ -20,7 +20,7 @@
 // Patterns a fio job cannot say (exact submit times, recorded replays) are
 // written as a comment; such jobs cannot be edited as text.
 
-import type { JobSpec } from "iosim";
+import type { JobSpec } from "../iosim.js";
 
 export const FIO_FILE = "jobs.fio";
 

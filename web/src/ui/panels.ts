@@ -52,7 +52,18 @@ export function renderRun(view: RunView, idPrefix: string): HTMLElement {
   col.append(head);
   col.append(renderTable(view.summary, `${idPrefix}-summary`));
   for (const w of view.warnings) col.append(el("p", { class: "warning" }, w));
-  for (const p of view.panels) col.append(renderPanel(p, `${idPrefix}-${p.id}`));
+  // charts flow in a grid (two or more per row when there is room); other panels take the full width
+  let grid: HTMLElement | undefined;
+  for (const p of view.panels) {
+    const node = renderPanel(p, `${idPrefix}-${p.id}`);
+    if (p.kind === "chart") {
+      if (!grid) { grid = el("div", { class: "charts" }); col.append(grid); }
+      grid.append(node);
+    } else {
+      grid = undefined;
+      col.append(node);
+    }
+  }
   return col;
 }
 
