@@ -42,6 +42,8 @@ export class Device {
   tableSize: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS);
   tableServiceNs: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS);
   tableLen: StaticArray<i32> = new StaticArray<i32>(4);
+  tableSlope: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS); // ns per byte into point k
+  tableSlopeTail: StaticArray<f64> = new StaticArray<f64>(4); // ns per byte past the last point
   rng: Rng;
   // state
   lastEnd: i64 = -1;
@@ -78,14 +80,11 @@ export class Device {
       if (x <= x1) {
         const x0 = unchecked(this.tableSize[base + k - 1]);
         const y0 = unchecked(this.tableServiceNs[base + k - 1]);
-        const y1 = unchecked(this.tableServiceNs[base + k]);
-        return y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
+        return y0 + unchecked(this.tableSlope[base + k]) * (x - x0);
       }
     }
     // beyond the last point: constant bandwidth of the last point
-    const xl = unchecked(this.tableSize[base + n - 1]);
-    const yl = unchecked(this.tableServiceNs[base + n - 1]);
-    return (yl * x) / xl;
+    return unchecked(this.tableSlopeTail[t]) * x;
   }
 }
 
@@ -109,6 +108,12 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   unchecked((d.tableSize[i] = size));
   unchecked((d.tableServiceNs[i] = (<f64>d.channels * 1e9) / iops));
   if (k + 1 > unchecked(d.tableLen[t])) unchecked((d.tableLen[t] = k + 1));
+  // points arrive in increasing size: keep slopes current
+  if (k > 0) {
+    const dx = unchecked(d.tableSize[i]) - unchecked(d.tableSize[i - 1]);
+    unchecked((d.tableSlope[i] = dx > 0 ? (unchecked(d.tableServiceNs[i]) - unchecked(d.tableServiceNs[i - 1])) / dx : 0));
+  }
+  unchecked((d.tableSlopeTail[t] = unchecked(d.tableServiceNs[i]) / size));
 }
 
 // Hook set by the engine: called when a bio finishes at the device.

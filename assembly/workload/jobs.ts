@@ -133,6 +133,12 @@ export function totalIos(j: Job): i64 {
  */
 export function earliestNext(j: Job, now: i64): i64 {
   const i = j.issued;
+  if (j.pattern == PAT_CLOSED && j.thinkNs == 0) {
+    // the common case: as soon as a worker is free, until a limit is hit
+    if (i >= j.count || (!j.timeBased && j.bytesIssued >= j.bytesLimit)) return i64.MAX_VALUE;
+    if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
+    return j.startNs > now ? j.startNs : now;
+  }
   if (i >= totalIos(j)) return i64.MAX_VALUE;
   if (!j.timeBased && j.bytesIssued >= j.bytesLimit) return i64.MAX_VALUE;
   if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;

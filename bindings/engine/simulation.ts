@@ -21,7 +21,8 @@ import type {
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import { controlModules, type ControlContext, type ControlModule } from "./control.js";
-import { latencyStats, percentilesFromHist } from "./latency.js";
+import { latencyStats } from "./latency.js";
+import { percentilesFromPlat } from "../report/percentiles.js";
 
 const RW = { read: 0, write: 1, mix: 2, alt: 3 } as const;
 const PAT = { closed: 0, rate: 1, times: 2, bursts: 3, replay: 4 } as const;
@@ -328,7 +329,7 @@ export class Simulation {
             series.push({
               t0Ns: b * s.seriesBinNs, cgroup: this.cgPathsById[g]!, dir: d ? "write" : "read", ios: n,
               bytes: Number(sBytes[k]), meanLatNs: sLat[k]! / n,
-              p99LatNs: percentilesFromHist(h, [99], SERIES_PLAT_BITS)[0]!,
+              p99LatNs: percentilesFromPlat(h, [99], n, SERIES_PLAT_BITS)[0]?.ns ?? 0,
             });
           }
         }

@@ -33,7 +33,7 @@ export interface DeviceCurve {
   write: { seq: CurvePoints; rand: CurvePoints };
 }
 
-export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "linear" | "custom";
+export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "nullb" | "linear" | "custom";
 
 export interface DeviceSpec {
   /** Kernel name, e.g. "nvme0n1", "sda", "loop1". */
@@ -52,6 +52,8 @@ export interface DeviceSpec {
   /** queue/max_sectors_kb: blk-mq splits bios larger than this. */
   maxSectorsKb: number;
   rotational: boolean;
+  /** capacity in bytes (for fio's size=N% and jobs without size=) */
+  sizeBytes?: number;
   curve: DeviceCurve;
 }
 

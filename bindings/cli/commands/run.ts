@@ -1,0 +1,173 @@
+// `iosim run [SCENARIO | JOBFILE.fio]`: run a scenario and report it.
+import type { Command } from "commander";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, extname, join, resolve } from "node:path";
+import { Simulation } from "../../engine/simulation.js";
+import { InputError } from "../../scenario/errors.js";
+import { loadScenario } from "../../scenario/load.js";
+import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
+import { scenarioDefaults } from "../../scenario/defaults.js";
+import { KERNEL_VERSIONS, type DeviceSpec, type KernelVersion, type Scenario } from "../../scenario/types.js";
+import { parseFioJobFile } from "../../workload/index.js";
+import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
+import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
+import { progressBar } from "../progress.js";
+import { summaryText } from "../summary.js";
+
+export interface RunCliOptions {
+  device?: string;
+  json?: boolean;
+  out?: string;
+  seed?: string;
+  kernel?: string;
+  quiet?: boolean;
+}
+
+const PRESETS = ["ssd", "nvme", "hdd", "ideal", "nullb"];
+
+export function readRelative(path: string, from: string): string {
+  const p = resolve(dirname(from), path);
+  try {
+    return readFileSync(p, "utf8");
+  } catch (e) {
+    throw new InputError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`, from);
+  }
+}
+
+export function sizesOf(devs: DeviceSpec[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const d of devs) if (d.sizeBytes) out[d.name] = d.sizeBytes;
+  return out;
+}
+
+function deviceFromFlag(flag: string | undefined): DeviceSpec {
+  const v = flag ?? "ssd";
+  if (PRESETS.includes(v)) return devicePreset(v as PresetName);
+  let text: string;
+  try {
+    text = readFileSync(v, "utf8");
+  } catch {
+    throw new InputError(`--device: "${v}" is neither a preset (${PRESETS.join(", ")}) nor a readable device file`, "command line", undefined, "--device");
+  }
+  return loadDeviceFile(text, v);
+}
+
+/** Build the scenario a `run` invocation names. */
+export interface RunInput {
+  scenario: Scenario;
+  warnings: string[];
+  /** fio reporting data when the jobs came from fio syntax */
+  fioJobs: FioJobInfo[];
+  fioGlobalOptions: Record<string, string>;
+}
+
+export function scenarioForRun(target: string | undefined, o: RunCliOptions): RunInput {
+  let scenario: Scenario;
+  let warnings: string[] = [];
+  let fioJobs: FioJobInfo[] = [];
+  let fioGlobalOptions: Record<string, string> = {};
+  if (!target || target === "demo" || target === "iomax-demo") {
+    scenario = iomaxDemo(deviceFromFlag(o.device));
+  } else {
+    let text: string;
+    try {
+      text = readFileSync(target, "utf8");
+    } catch (e) {
+      throw new InputError(`cannot read the scenario: ${(e as NodeJS.ErrnoException).code ?? e}`, target);
+    }
+    const ext = extname(target).toLowerCase();
+    if (ext === ".fio" || ext === ".ini" || (!ext.match(/\.(ya?ml|json)$/) && /^\s*\[/m.test(text))) {
+      const dev = deviceFromFlag(o.device);
+      const parsed = parseFioJobFile(text, target, { readFile: readRelative, defaultDevice: dev.name, deviceSizes: sizesOf([dev]) });
+      // a job file names devices by path; the simulation has the one --device
+      const named = [...new Set(parsed.jobs.map((j) => j.device).filter((d) => d !== dev.name))];
+      if (named.length) {
+        parsed.warnings.push(`${target}: filename ${named.map((d) => "/dev/" + d).join(", ")} simulated as the --device ${dev.kind} (${dev.name} ${dev.devno})`);
+      }
+      for (const j of parsed.jobs) j.device = dev.name;
+      scenario = scenarioDefaults({
+        name: target.replace(/^.*\//, "").replace(/\.[^.]*$/, ""),
+        devices: [dev],
+        jobs: parsed.jobs,
+        seriesBinNs: 100e6,
+        source: { file: target },
+      });
+      warnings = parsed.warnings;
+      fioJobs = parsed.meta;
+      fioGlobalOptions = parsed.globalOptions;
+    } else {
+      const loaded = loadScenario(text, target, { readFile: readRelative, env: process.env as Record<string, string> });
+      scenario = loaded.scenario;
+      warnings = loaded.warnings;
+      fioJobs = loaded.fioMeta;
+      fioGlobalOptions = loaded.fioGlobalOptions;
+      if (o.device) {
+        const dev = deviceFromFlag(o.device);
+        scenario.devices = scenario.devices.map((d, i) => (i === 0 ? { ...dev, name: d.name, devno: d.devno } : d));
+      }
+    }
+  }
+  if (o.seed !== undefined) {
+    const s = Number(o.seed);
+    if (!Number.isInteger(s) || s < 0) throw new InputError(`--seed must be a non-negative integer, got "${o.seed}"`, "command line", undefined, "--seed");
+    scenario.seed = s;
+  }
+  if (o.kernel !== undefined) {
+    if (!KERNEL_VERSIONS.includes(o.kernel as KernelVersion)) {
+      throw new InputError(`--kernel must be one of ${KERNEL_VERSIONS.join(", ")}`, "command line", undefined, "--kernel");
+    }
+    scenario.kernel = o.kernel as KernelVersion;
+  }
+  return { scenario, warnings, fioJobs, fioGlobalOptions };
+}
+
+export function register(program: Command): void {
+  program
+    .command("run")
+    .description("run a scenario (YAML), a fio job file, or the built-in io.max demo when none is given")
+    .argument("[scenario]", "scenario YAML, fio job file (.fio), or 'demo'")
+    .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
+    .option("--json", "print fio-style JSON instead of text")
+    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json (and records.jsonl if recorded) to DIR")
+    .option("--seed <n>", "override the scenario's seed")
+    .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
+    .option("-q, --quiet", "no progress bar")
+    .action((target: string | undefined, o: RunCliOptions) => {
+      const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+      const sim = new Simulation(scenario);
+      const bar = o.quiet ? undefined : progressBar(scenario.name);
+      const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
+      bar?.stop();
+      result.warnings.unshift(...warnings);
+      const fioOpts = { jobs: fioJobs, globalOptions: fioGlobalOptions };
+      const ioStat = toIoStat(result);
+      const ioStatText = Object.entries(ioStat)
+        .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
+        .join("");
+      if (o.out) {
+        mkdirSync(o.out, { recursive: true });
+        writeFileSync(join(o.out, "fio.json"), fioJsonText(toFioJson(result, fioOpts)));
+        writeFileSync(join(o.out, "io.stat"), ioStatText);
+        writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
+        writeFileSync(join(o.out, "series.json"), toSeriesJson(result));
+        writeFileSync(join(o.out, "summary.txt"), summaryText(result));
+        if (result.records) {
+          writeFileSync(join(o.out, "records.jsonl"), result.records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+        }
+      }
+      if (o.json) {
+        process.stdout.write(fioJsonText(toFioJson(result, fioOpts)));
+      } else {
+        process.stdout.write(toFioText(result, fioOpts));
+        process.stdout.write("\n" + summaryText(result));
+        process.stdout.write("\n" + ioStatText);
+        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, series.csv, series.json, summary.txt to ${o.out}\n`);
+      }
+    });
+}
+
+export function jsonReplacer(_k: string, v: unknown): unknown {
+  if (v instanceof Uint32Array) return undefined;
+  if (typeof v === "bigint") return v.toString();
+  return v;
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// The `iosim` command line.
+//
+// Exit codes: 0 success; 1 the run found what it was asked to look for
+// (failed expectations, invariant violations, fidelity below a bar);
+// 2 bad input or usage (the message names file, line and field);
+// 3 an internal error (a bug: please report it with the input).
+import { Command, CommanderError } from "commander";
+import { InputError } from "../scenario/errors.js";
+import { registerCommands } from "./commands/index.js";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+
+export const EXIT_OK = 0;
+export const EXIT_FINDING = 1;
+export const EXIT_INPUT = 2;
+export const EXIT_INTERNAL = 3;
+
+function version(): string {
+  try {
+    const here = dirname(fileURLToPath(import.meta.url));
+    return JSON.parse(readFileSync(join(here, "..", "..", "..", "package.json"), "utf8")).version as string;
+  } catch {
+    return "unknown";
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command();
+  program
+    .name("iosim")
+    .description(
+      "Deterministic simulator of the Linux cgroup-v2 block-IO control path (blk-throttle, blk-iocost,\n" +
+        "writeback ownership) and of the Kubernetes volume lifecycle.",
+    )
+    .version(version())
+    .showHelpAfterError()
+    .exitOverride();
+  registerCommands(program);
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : EXIT_OK;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT_OK;
+      return EXIT_INPUT;
+    }
+    if (e instanceof InputError) {
+      process.stderr.write(`iosim: ${e.message}\n`);
+      return EXIT_INPUT;
+    }
+    process.stderr.write(`iosim: internal error: ${(e as Error).stack ?? e}\n`);
+    return EXIT_INTERNAL;
+  }
+}
+
+const isMain = process.argv[1] && fileURLToPath(import.meta.url) === (await import("node:fs")).realpathSync(process.argv[1]);
+if (isMain) {
+  main(process.argv).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,45 @@
+// A plain-language summary of a run, per cgroup and direction: what each
+// cgroup got from the device and what held it back.
+import type { RunResult } from "../scenario/types.js";
+
+const MiB = 1024 * 1024;
+
+export function fmtNs(ns: number): string {
+  if (ns >= 1e9) return `${(ns / 1e9).toFixed(2)} s`;
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(1)} us`;
+  return `${Math.round(ns)} ns`;
+}
+
+export function summaryText(r: RunResult): string {
+  const lines: string[] = [];
+  const secs = r.simulatedNs / 1e9;
+  lines.push(`${r.scenario}: ${secs.toFixed(3)} s simulated (kernel ${r.kernel}, seed ${r.seed}), ` +
+    `${r.events.toLocaleString("en-US")} events in ${r.wallMs.toFixed(0)} ms wall`);
+  lines.push("");
+  lines.push("cgroup                dir     IOs        MiB/s    IOPS      mean lat   p99 lat    throttled");
+  const byCg = new Map<string, RunResult["jobs"]>();
+  for (const j of r.jobs) byCg.set(j.cgroup, [...(byCg.get(j.cgroup) ?? []), j]);
+  for (const [cg, jobs] of byCg) {
+    for (const dir of ["read", "write"] as const) {
+      const ios = jobs.reduce((a, j) => a + j[dir].ios, 0);
+      if (ios === 0) continue;
+      const bytes = jobs.reduce((a, j) => a + j[dir].bytes, 0);
+      const span = Math.max(...jobs.map((j) => j.runtimeMs)) / 1e3 || secs;
+      const mean = jobs.reduce((a, j) => a + j[dir].lat.mean * j[dir].ios, 0) / ios;
+      const p99 = Math.max(...jobs.map((j) => (j[dir].ios ? j[dir].lat.percentiles["99.000000"] ?? 0 : 0)));
+      const cgr = r.cgroups.find((c) => c.path === cg);
+      const waited = cgr ? cgr.throttleWaitNs[dir] : 0;
+      lines.push(
+        `${(cg || "/").padEnd(21)} ${dir.padEnd(6)} ${String(ios).padStart(9)} ${(bytes / MiB / span).toFixed(2).padStart(10)} ` +
+          `${Math.round(ios / span).toString().padStart(8)}   ${fmtNs(mean).padStart(9)}  ${fmtNs(p99).padStart(9)}  ` +
+          `${waited > 0 ? `${fmtNs(waited / ios)} avg` : "-"}`,
+      );
+    }
+  }
+  if (r.warnings.length) {
+    lines.push("");
+    for (const w of r.warnings) lines.push(`warning: ${w}`);
+  }
+  return lines.join("\n") + "\n";
+}

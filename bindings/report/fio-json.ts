@@ -1,0 +1,419 @@
+// A RunResult written as fio's `--output-format=json` (and json+).
+//
+// Followed: fio stat.c __show_run_stats() (top level), show_thread_status_json()
+// (one object per job, or per reporting group with group_reporting),
+// add_ddir_status_json() (read/write/trim/sync) and add_ddir_lat_json()
+// (slat_ns/clat_ns/lat_ns), with fio's arithmetic:
+//     bw_bytes = 1000 * io_bytes / runtime_ms      (integer division)
+//     bw       = bw_bytes / 1024                   (KiB/s, integer)
+//     iops     = 1000.0 * total_ios / runtime_ms   (float)
+//     io_kbytes = io_bytes >> 10
+// and fio's percentiles (percentiles.ts). With group_reporting, jobs of one
+// group are summed as sum_thread_stats() does: counts and histograms add,
+// runtime is the longest, means and variances merge (__sum_stat).
+//
+// Mapping from iosim: a JobResult's latency is submit-to-completion; fio's
+// psync/libaio submit path is not modelled, so clat_ns and lat_ns both
+// carry it and slat_ns has N = 0 (what fio prints for synchronous engines).
+// Runtime is JobResult.runtimeMs truncated to whole ms like fio's
+// mtime_since(). Fields iosim does not measure (CPU, bandwidth/IOPS
+// samples, IO depth distributions) are present with fio's zero values so
+// consumers find every key; latency_ns/us/ms (fio's io_u_lat_* buckets)
+// are rebuilt from the plat histogram, bucket midpoints, so a bucket that
+// straddles a boundary (e.g. 750 ns) counts on the side of its midpoint.
+//
+// Worked example: a job read 40,960,000 bytes in 10,000 IOs with
+// runtimeMs = 2000.7: runtime = 2000, bw_bytes = 1000 * 40960000 / 2000 =
+// 20,480,000, bw = 20,000 KiB/s, iops = 5000.0, io_kbytes = 40,000.
+
+import type { JobResult, LatencyStats, RunResult } from "../scenario/types.js";
+import {
+  FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentileKey, percentilesFromPlat, platIdxToVal,
+} from "./percentiles.js";
+
+/** What a job's fio report needs beyond JobResult (bindings/workload FioJobMeta has this shape). */
+export interface FioJobInfo {
+  /** JobResult.name / JobSpec.name */
+  spec: string;
+  jobname: string;
+  groupid: number;
+  options?: Record<string, string>;
+  groupReporting?: boolean;
+  percentiles?: number[];
+}
+
+export interface FioJsonOptions {
+  /** per-job fio details, matched to JobResults by `spec` (e.g. FioJobFile.meta) */
+  jobs?: FioJobInfo[];
+  /** fio's "global options" */
+  globalOptions?: Record<string, string>;
+  /** report time, ms since the epoch (default 0: output depends only on the run) */
+  nowMs?: number;
+  /** default "iosim (fio-3.37 json)" */
+  fioVersion?: string;
+  /** json+: add "bins" (the plat histogram) to clat_ns */
+  plus?: boolean;
+}
+
+export interface FioLatJson {
+  min: number;
+  max: number;
+  mean: number;
+  stddev: number;
+  N: number;
+  percentile?: Record<string, number>;
+  bins?: Record<string, number>;
+}
+
+export interface FioDirJson {
+  io_bytes: number;
+  io_kbytes: number;
+  bw_bytes: number;
+  bw: number;
+  iops: number;
+  runtime: number;
+  total_ios: number;
+  short_ios: number;
+  drop_ios: number;
+  slat_ns: FioLatJson;
+  clat_ns: FioLatJson;
+  lat_ns: FioLatJson;
+  bw_min: number;
+  bw_max: number;
+  bw_agg: number;
+  bw_mean: number;
+  bw_dev: number;
+  bw_samples: number;
+  iops_min: number;
+  iops_max: number;
+  iops_mean: number;
+  iops_stddev: number;
+  iops_samples: number;
+}
+
+export interface FioJobJson {
+  jobname: string;
+  groupid: number;
+  job_start: number;
+  error: number;
+  eta: number;
+  elapsed: number;
+  "job options"?: Record<string, string>;
+  read: FioDirJson;
+  write: FioDirJson;
+  trim: FioDirJson;
+  sync: { total_ios: number; lat_ns: FioLatJson };
+  job_runtime: number;
+  usr_cpu: number;
+  sys_cpu: number;
+  ctx: number;
+  majf: number;
+  minf: number;
+  iodepth_level: Record<string, number>;
+  iodepth_submit: Record<string, number>;
+  iodepth_complete: Record<string, number>;
+  latency_ns: Record<string, number>;
+  latency_us: Record<string, number>;
+  latency_ms: Record<string, number>;
+}
+
+export interface FioJson {
+  "fio version": string;
+  timestamp: number;
+  timestamp_ms: number;
+  time: string;
+  "global options"?: Record<string, string>;
+  jobs: FioJobJson[];
+  disk_util: unknown[];
+}
+
+export const DEFAULT_FIO_VERSION = "iosim (fio-3.37 json)";
+
+// ---- one direction, possibly summed over a reporting group -----------------
+
+interface DirAgg {
+  ios: number;
+  bytes: number;
+  runtimeMs: number;
+  n: number; // latency samples
+  min: number;
+  max: number;
+  mean: number;
+  S: number; // sum of squared deviations (fio's io_stat.S)
+  hist: Float64Array;
+}
+
+function emptyAgg(): DirAgg {
+  return { ios: 0, bytes: 0, runtimeMs: 0, n: 0, min: 0, max: 0, mean: 0, S: 0, hist: new Float64Array(FIO_IO_U_PLAT_NR) };
+}
+
+/** Add one job's direction into `dst` as fio's sum_thread_stats() + __sum_stat() do. */
+function addDir(dst: DirAgg, ios: number, bytes: number, runtimeMs: number, lat: LatencyStats): void {
+  dst.ios += ios;
+  dst.bytes += bytes;
+  if (ios > 0 && runtimeMs > dst.runtimeMs) dst.runtimeMs = runtimeMs;
+  const n = ios;
+  if (n > 0) {
+    const S = lat.stddev * lat.stddev * (n - 1);
+    if (dst.n === 0) {
+      dst.min = lat.min;
+      dst.max = lat.max;
+      dst.mean = lat.mean;
+      dst.S = S;
+    } else {
+      dst.min = Math.min(dst.min, lat.min);
+      dst.max = Math.max(dst.max, lat.max);
+      const delta = lat.mean - dst.mean;
+      const mean = (lat.mean * n + dst.mean * dst.n) / (dst.n + n);
+      dst.S = S + dst.S + (delta * delta * (dst.n * n)) / (dst.n + n);
+      dst.mean = mean;
+    }
+    dst.n += n;
+  }
+  const h = lat.histogram;
+  const len = Math.min(h.length, FIO_IO_U_PLAT_NR);
+  for (let i = 0; i < len; i++) dst.hist[i]! += h[i]!;
+}
+
+function latJson(a: DirAgg, withPercentiles: boolean, list: readonly number[], plus: boolean): FioLatJson {
+  const o: FioLatJson = {
+    min: a.n > 0 ? a.min : 0,
+    max: a.n > 0 ? a.max : 0,
+    mean: a.n > 0 ? a.mean : 0,
+    stddev: a.n > 1 ? Math.sqrt(a.S / (a.n - 1)) : 0,
+    N: a.n,
+  };
+  if (withPercentiles && a.n > 0) {
+    const pct: Record<string, number> = {};
+    for (const p of percentilesFromPlat(a.hist, list, a.n)) pct[percentileKey(p.pct)] = p.ns;
+    o.percentile = pct;
+    if (plus) {
+      const bins: Record<string, number> = {};
+      for (let i = 0; i < a.hist.length; i++) if (a.hist[i]! > 0) bins[String(platIdxToVal(i))] = a.hist[i]!;
+      o.bins = bins;
+    }
+  }
+  return o;
+}
+
+function zeroLat(): FioLatJson {
+  return { min: 0, max: 0, mean: 0, stddev: 0, N: 0 };
+}
+
+function dirJson(a: DirAgg, list: readonly number[], plus: boolean): FioDirJson {
+  const runt = Math.floor(a.runtimeMs);
+  let bwBytes = 0;
+  let bw = 0;
+  let iops = 0;
+  if (runt > 0) {
+    bwBytes = Math.floor((1000 * a.bytes) / runt);
+    bw = Math.floor(bwBytes / 1024);
+    iops = (1000 * a.ios) / runt;
+  }
+  return {
+    io_bytes: a.bytes,
+    io_kbytes: Math.floor(a.bytes / 1024),
+    bw_bytes: bwBytes,
+    bw,
+    iops,
+    runtime: a.ios > 0 ? runt : 0,
+    total_ios: a.ios,
+    short_ios: 0,
+    drop_ios: 0,
+    slat_ns: zeroLat(),
+    clat_ns: latJson(a, true, list, plus),
+    lat_ns: latJson(a, false, list, false),
+    bw_min: 0,
+    bw_max: 0,
+    bw_agg: 0,
+    bw_mean: 0,
+    bw_dev: 0,
+    bw_samples: 0,
+    iops_min: 0,
+    iops_max: 0,
+    iops_mean: 0,
+    iops_stddev: 0,
+    iops_samples: 0,
+  };
+}
+
+// ---- latency distribution (fio io_u_lat_n/u/m) --------------------------------
+
+const LAT_LABELS = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"];
+const LAT_M_LABELS = [...LAT_LABELS, "2000", ">=2000"];
+const LAT_EDGES = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+
+/** Which fio latency bucket a value (in the bucket's unit) falls in: label "2" holds < 2, "4" holds 2..3, ... */
+function latSlot(v: number): number {
+  for (let i = 0; i < LAT_EDGES.length; i++) if (v < LAT_EDGES[i]!) return i;
+  return LAT_EDGES.length; // only for msec: 1000..1999 -> "2000"
+}
+
+/** fio's io_u_mark_latency() buckets, rebuilt from the histogram, as percentages (stat_calc_lat). */
+export function latencyDistribution(hist: ArrayLike<number>, totalIos: number): {
+  ns: Record<string, number>; us: Record<string, number>; ms: Record<string, number>;
+} {
+  const n = new Array(10).fill(0);
+  const u = new Array(10).fill(0);
+  const m = new Array(12).fill(0);
+  for (let i = 0; i < hist.length; i++) {
+    const c = hist[i]!;
+    if (!c) continue;
+    const v = platIdxToVal(i);
+    if (v < 1000) n[latSlot(v)] += c;
+    else if (v < 1_000_000) u[latSlot(Math.floor(v / 1000))] += c;
+    else {
+      const ms = Math.floor(v / 1_000_000);
+      m[ms >= 2000 ? 11 : latSlot(ms)] += c;
+    }
+  }
+  const pct = (arr: number[], labels: string[]) => {
+    const o: Record<string, number> = {};
+    arr.forEach((c, i) => {
+      let p = totalIos > 0 ? (100 * c) / totalIos : 0;
+      if (p < 0.01 && c > 0) p = 0.01;
+      o[labels[i]!] = p;
+    });
+    return o;
+  };
+  return { ns: pct(n, LAT_LABELS), us: pct(u, LAT_LABELS), ms: pct(m, LAT_M_LABELS) };
+}
+
+function depthObject(keys: string[]): Record<string, number> {
+  const o: Record<string, number> = {};
+  for (const k of keys) o[k] = 0;
+  return o;
+}
+
+// ---- top level -------------------------------------------------------------------
+
+const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** ctime(3) without the newline, in UTC: "Thu Jan  1 00:00:00 1970". */
+export function ctimeUtc(ms: number): string {
+  const d = new Date(ms);
+  const p2 = (x: number) => String(x).padStart(2, "0");
+  return `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, " ")} ` +
+    `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())} ${d.getUTCFullYear()}`;
+}
+
+/** Jobs as fio reports them: one per job, or one per reporting group (consecutive jobs with group_reporting). */
+export interface FioReportUnit {
+  jobname: string;
+  groupid: number;
+  members: JobResult[];
+  info?: FioJobInfo;
+  read: DirAgg;
+  write: DirAgg;
+  runtimeMs: number;
+}
+
+export function fioReportUnits(result: RunResult, jobs: FioJobInfo[] = []): FioReportUnit[] {
+  const byName = new Map(jobs.map((j) => [j.spec, j]));
+  const units: FioReportUnit[] = [];
+  let last: FioReportUnit | undefined;
+  for (const jr of result.jobs) {
+    const info = byName.get(jr.name);
+    const groupid = info?.groupid ?? 0;
+    let u: FioReportUnit;
+    if (info?.groupReporting && last && last.info?.groupReporting && last.groupid === groupid) u = last;
+    else {
+      u = { jobname: info?.jobname ?? jr.name, groupid, members: [], info, read: emptyAgg(), write: emptyAgg(), runtimeMs: 0 };
+      units.push(u);
+    }
+    u.members.push(jr);
+    addDir(u.read, jr.read.ios, jr.read.bytes, jr.runtimeMs, jr.read.lat);
+    addDir(u.write, jr.write.ios, jr.write.bytes, jr.runtimeMs, jr.write.lat);
+    u.runtimeMs += Math.floor(jr.runtimeMs); // fio total_run_time adds
+    last = u;
+  }
+  return units;
+}
+
+/** Build fio's JSON report (an object; fioJsonText() prints it the way fio does). */
+export function toFioJson(result: RunResult, opts: FioJsonOptions = {}): FioJson {
+  const nowMs = opts.nowMs ?? 0;
+  const plus = opts.plus ?? false;
+  const out: FioJson = {
+    "fio version": opts.fioVersion ?? DEFAULT_FIO_VERSION,
+    timestamp: Math.floor(nowMs / 1000),
+    timestamp_ms: nowMs,
+    time: ctimeUtc(nowMs),
+    jobs: [],
+    disk_util: [],
+  };
+  if (opts.globalOptions && Object.keys(opts.globalOptions).length > 0) out["global options"] = { ...opts.globalOptions };
+  // keep fio's key order: "global options" before "jobs"
+  const ordered: FioJson = {
+    "fio version": out["fio version"], timestamp: out.timestamp, timestamp_ms: out.timestamp_ms, time: out.time,
+    ...(out["global options"] ? { "global options": out["global options"] } : {}),
+    jobs: out.jobs, disk_util: out.disk_util,
+  };
+  for (const u of fioReportUnits(result, opts.jobs)) {
+    const list = u.info?.percentiles ?? FIO_DEFAULT_PERCENTILE_LIST;
+    const empty = emptyAgg();
+    const hist = new Float64Array(FIO_IO_U_PLAT_NR);
+    for (let i = 0; i < hist.length; i++) hist[i] = u.read.hist[i]! + u.write.hist[i]!;
+    const lat = latencyDistribution(hist, u.read.ios + u.write.ios);
+    const job: FioJobJson = {
+      jobname: u.jobname,
+      groupid: u.groupid,
+      job_start: 0,
+      error: 0,
+      eta: 0,
+      elapsed: Math.floor(result.simulatedNs / 1e9),
+      ...(u.info?.options && Object.keys(u.info.options).length > 0 ? { "job options": { ...u.info.options } } : {}),
+      read: dirJson(u.read, list, plus),
+      write: dirJson(u.write, list, plus),
+      trim: dirJson(empty, list, plus),
+      sync: { total_ios: 0, lat_ns: zeroLat() },
+      job_runtime: u.runtimeMs,
+      usr_cpu: 0,
+      sys_cpu: 0,
+      ctx: 0,
+      majf: 0,
+      minf: 0,
+      iodepth_level: depthObject(["1", "2", "4", "8", "16", "32", ">=64"]),
+      iodepth_submit: depthObject(["0", "4", "8", "16", "32", "64", ">=64"]),
+      iodepth_complete: depthObject(["0", "4", "8", "16", "32", "64", ">=64"]),
+      latency_ns: lat.ns,
+      latency_us: lat.us,
+      latency_ms: lat.ms,
+    };
+    ordered.jobs.push(job);
+  }
+  return ordered;
+}
+
+/** Keys fio writes with json_object_add_value_float (printed "%f"). */
+const FLOAT_KEYS = new Set([
+  "iops", "mean", "stddev", "bw_agg", "bw_mean", "bw_dev", "iops_mean", "iops_stddev", "usr_cpu", "sys_cpu",
+  "util", "aggr_util", "latency_percentile", "cachehit",
+]);
+const FLOAT_OBJECTS = new Set([
+  "iodepth_level", "iodepth_submit", "iodepth_complete", "latency_ns", "latency_us", "latency_ms",
+]);
+
+/** Print a FioJson as fio's json.c does: 2-space indent, `"key" : value`, floats as %f. */
+export function fioJsonText(obj: FioJson): string {
+  const lines: string[] = [];
+  const str = (s: string) => JSON.stringify(s);
+  const num = (v: number, float: boolean) => (float ? v.toFixed(6) : String(Math.trunc(v)));
+  const emit = (v: unknown, key: string | undefined, parentKey: string | undefined, indent: string): string => {
+    if (v === null || v === undefined) return "null";
+    if (typeof v === "number") return num(v, (key !== undefined && FLOAT_KEYS.has(key)) || (parentKey !== undefined && FLOAT_OBJECTS.has(parentKey)));
+    if (typeof v === "string") return str(v);
+    if (typeof v === "boolean") return v ? "1" : "0";
+    const inner = indent + "  ";
+    if (Array.isArray(v)) {
+      if (v.length === 0) return "[\n" + indent + "]";
+      return "[\n" + v.map((x) => inner + emit(x, undefined, key, inner)).join(",\n") + "\n" + indent + "]";
+    }
+    const entries = Object.entries(v as Record<string, unknown>);
+    if (entries.length === 0) return "{\n" + indent + "}";
+    return "{\n" + entries.map(([k, x]) => `${inner}${str(k)} : ${emit(x, k, key, inner)}`).join(",\n") + "\n" + indent + "}";
+  };
+  lines.push(emit(obj, undefined, undefined, ""));
+  return lines.join("\n") + "\n";
+}

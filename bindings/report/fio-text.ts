@@ -1,0 +1,187 @@
+// A RunResult written as fio's normal (human) output.
+//
+// Followed: fio stat.c show_thread_status_normal(), show_ddir_status(),
+// display_lat(), show_clat_percentiles(), show_latencies()/show_lat() and
+// show_group_stats(), with fio's defaults: kb_base 1024 (IEC units first,
+// SI in parentheses), sig_figs 4, percentile_precision 2, clat percentiles
+// on. Numbers go through fio's num2str() and glibc-style "%f" (cformat.ts),
+// so the lines match fio's digit for digit for the same statistics. Lines
+// fio prints from data iosim does not measure (bw/iops samples, CPU, IO
+// depth distribution) are printed with zeros; slat is not printed (N = 0,
+// as for fio's synchronous engines); the clock is opts.nowMs (default 0).
+//
+// Worked example (one 4 KiB random-read job, 10,000 IOs in 2000 ms, all
+// latencies 1,000,000 ns):
+//   job1: (groupid=0, jobs=1): err= 0: pid=0: Thu Jan  1 00:00:00 1970
+//     read: IOPS=5000, BW=19.5MiB/s (20.5MB/s)(39.1MiB/2000msec)
+//       clat (nsec): min=1000.0k, max=1000.0k, avg=1000000.00, stdev= 0.00
+//        lat (nsec): min=1000.0k, max=1000.0k, avg=1000000.00, stdev= 0.00
+//       clat percentiles (usec):
+//        |  1.00th=[ 1004],  5.00th=[ 1004], 10.00th=[ 1004], 20.00th=[ 1004],
+// (stdev 0 keeps nsec units: fio switches to usec only when stdev > 1000.)
+
+import type { RunResult } from "../scenario/types.js";
+import { N2S_BYTE, N2S_BYTEPERSEC, N2S_NONE, cFixed, cFixedW, num2str } from "./cformat.js";
+import { ctimeUtc, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
+import { FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentilesFromPlat } from "./percentiles.js";
+
+export interface FioTextOptions {
+  jobs?: FioJobInfo[];
+  nowMs?: number;
+}
+
+const SIG_FIGS = 4;
+const PRECISION = 2;
+
+function displayLat(name: string, n: number, minIn: number, maxIn: number, meanIn: number, devIn: number): string {
+  if (n === 0) return "";
+  let min = minIn;
+  let max = maxIn;
+  let mean = meanIn;
+  let dev = devIn;
+  let base = "(nsec)";
+  if (min > 2000000 && max > 99999999 && dev > 1000000.0) {
+    min = Math.floor(min / 1000000);
+    max = Math.floor(max / 1000000);
+    mean /= 1000000.0;
+    dev /= 1000000.0;
+    base = "(msec)";
+  } else if (min > 2000 && max > 99999 && dev > 1000.0) {
+    min = Math.floor(min / 1000);
+    max = Math.floor(max / 1000);
+    mean /= 1000.0;
+    dev /= 1000.0;
+    base = "(usec)";
+  }
+  const minp = num2str(min, 6, 1, false, N2S_NONE);
+  const maxp = num2str(max, 6, 1, false, N2S_NONE);
+  return `    ${name} ${base}: min=${minp}, max=${maxp}, avg=${cFixedW(mean, 5, 2)}, stdev=${cFixedW(dev, 5, 2)}\n`;
+}
+
+function clatPercentiles(hist: ArrayLike<number>, n: number, list: readonly number[], pre: string): string {
+  const ps = percentilesFromPlat(hist, list, n);
+  if (ps.length === 0) return "";
+  let minv = Infinity;
+  let maxv = 0;
+  for (const p of ps) {
+    minv = Math.min(minv, p.ns);
+    maxv = Math.max(maxv, p.ns);
+  }
+  let scaleDown = 0;
+  let divisor = 1;
+  let unit = "nsec";
+  if (minv > 2000000 && maxv > 99999999) {
+    scaleDown = 2;
+    divisor = 1000000;
+    unit = "msec";
+  } else if (minv > 2000 && maxv > 99999) {
+    scaleDown = 1;
+    divisor = 1000;
+    unit = "usec";
+  }
+  let out = `    ${pre} percentiles (${unit}):\n     |`;
+  const timeWidth = Math.max(5, Math.trunc(Math.log10(Math.floor(maxv / divisor)) + 1));
+  const perLine = Math.floor((80 - 7) / (PRECISION + 10 + timeWidth));
+  for (let j = 0; j < ps.length; j++) {
+    if (j !== 0 && j % perLine === 0) out += "     |";
+    const last = j === ps.length - 1;
+    let v = ps[j]!.ns;
+    for (let i = 0; i < scaleDown; i++) v = Math.floor((v + 999) / 1000);
+    out += ` ${cFixedW(ps[j]!.pct, PRECISION + 3, PRECISION)}th=[${String(v).padStart(timeWidth, " ")}]${last ? "\n" : ","}`;
+    if (last) break;
+    if (j % perLine === perLine - 1) out += "\n";
+  }
+  return out;
+}
+
+function showLat(pcts: Record<string, number>, msg: string): string {
+  let out = "";
+  let newLine = true;
+  let shown = false;
+  let line = 0;
+  for (const [label, v] of Object.entries(pcts)) {
+    if (v <= 0) continue;
+    shown = true;
+    if (newLine) {
+      if (line) out += "\n";
+      out += `  lat (${msg})   : `;
+      newLine = false;
+      line = 0;
+    }
+    if (line) out += ", ";
+    out += `${label}=${cFixed(v, 2)}%`;
+    line++;
+    if (line === 5) newLine = true;
+  }
+  if (shown) out += "\n";
+  return out;
+}
+
+function ddirStatus(u: FioReportUnit, dir: "read" | "write", list: readonly number[]): string {
+  const a = u[dir];
+  const runt = Math.floor(a.runtimeMs);
+  if (a.bytes === 0 || runt === 0) return "";
+  const bw = Math.floor((1000 * a.bytes) / runt);
+  const iops = Math.floor((1000 * a.ios) / runt);
+  let out = `  ${dir}: IOPS=${num2str(iops, SIG_FIGS, 1, false, N2S_NONE)}, BW=${num2str(bw, SIG_FIGS, 1, true, N2S_BYTEPERSEC)} ` +
+    `(${num2str(bw, SIG_FIGS, 1, false, N2S_BYTEPERSEC)})(${num2str(a.bytes, SIG_FIGS, 1, true, N2S_BYTE)}/${runt}msec)\n`;
+  const dev = a.n > 1 ? Math.sqrt(a.S / (a.n - 1)) : 0;
+  out += displayLat("clat", a.n, a.min, a.max, a.mean, dev);
+  out += displayLat(" lat", a.n, a.min, a.max, a.mean, dev);
+  out += clatPercentiles(a.hist, a.n, list, "clat");
+  return out;
+}
+
+/** fio's normal output for a run. */
+export function toFioText(result: RunResult, opts: FioTextOptions = {}): string {
+  const units = fioReportUnits(result, opts.jobs);
+  const time = ctimeUtc(opts.nowMs ?? 0);
+  let out = "\n";
+  for (const u of units) {
+    if (u.read.bytes + u.write.bytes === 0 && u.read.ios + u.write.ios === 0) continue;
+    const list = u.info?.percentiles ?? FIO_DEFAULT_PERCENTILE_LIST;
+    out += `${u.jobname}: (groupid=${u.groupid}, jobs=${u.members.length}): err= 0: pid=0: ${time}\n`;
+    out += ddirStatus(u, "read", list);
+    out += ddirStatus(u, "write", list);
+    const hist = new Float64Array(FIO_IO_U_PLAT_NR);
+    for (let i = 0; i < hist.length; i++) hist[i] = u.read.hist[i]! + u.write.hist[i]!;
+    const lat = latencyDistribution(hist, u.read.ios + u.write.ios);
+    out += showLat(lat.ns, "nsec") + showLat(lat.us, "usec") + showLat(lat.ms, "msec");
+    out += "  cpu          : usr=0.00%, sys=0.00%, ctx=0, majf=0, minf=0\n";
+    out += "  IO depths    : 1=0.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%\n";
+    out += "     submit    : 0=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n";
+    out += "     complete  : 0=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n";
+    out += `     issued rwts: total=${u.read.ios},${u.write.ios},0,0 short=0,0,0,0 dropped=0,0,0,0\n`;
+  }
+  // run status groups (show_group_stats)
+  const groups = [...new Set(units.map((u) => u.groupid))].sort((a, b) => a - b);
+  for (const g of groups) {
+    out += `\nRun status group ${g} (all jobs):\n`;
+    for (const dir of ["read", "write"] as const) {
+      let maxRun = 0;
+      let minRun = Infinity;
+      let minBw = Infinity;
+      let maxBw = 0;
+      let io = 0;
+      for (const u of units) {
+        if (u.groupid !== g) continue;
+        const a = u[dir];
+        const runt = Math.floor(a.runtimeMs);
+        if (!runt || a.ios === 0) continue;
+        minRun = Math.min(minRun, runt);
+        maxRun = Math.max(maxRun, runt);
+        const bw = Math.floor((a.bytes * 1000) / runt);
+        minBw = Math.min(minBw, bw);
+        maxBw = Math.max(maxBw, bw);
+        io += a.bytes;
+      }
+      if (!maxRun) continue;
+      const agg = Math.floor((io * 1000) / maxRun);
+      const f = (v: number, p2: boolean, unit: number) => num2str(v, SIG_FIGS, 1, p2, unit);
+      out += `${dir === "read" ? "   READ" : "  WRITE"}: bw=${f(agg, true, N2S_BYTEPERSEC)} (${f(agg, false, N2S_BYTEPERSEC)}), ` +
+        `${f(minBw, true, N2S_BYTEPERSEC)}-${f(maxBw, true, N2S_BYTEPERSEC)} (${f(minBw, false, N2S_BYTEPERSEC)}-${f(maxBw, false, N2S_BYTEPERSEC)}), ` +
+        `io=${f(io, true, N2S_BYTE)} (${f(io, false, N2S_BYTE)}), run=${minRun}-${maxRun}msec\n`;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,326 @@
+// Scenario files: YAML that ties devices, cgroups with their interface files,
+// workloads and timed config changes together.
+//
+//   name: tenants                      # required
+//   description: two tenants share one NVMe
+//   kernel: "6.18"                     # 6.1 | 6.12 | 6.18 (default 6.18)
+//   cgroup_version: 2                  # 2 (io.max, io.weight) or 1 (blkio.*)
+//   seed: 1
+//   hz: 250                            # kernel HZ
+//   jiffies_at_zero: 4294969796        # optional: jiffies at t = 0 ...
+//   tick_phase_ns: 0                   # ... and how far after that tick t = 0 is
+//   duration: 30s                      # stop the clock here (default: when jobs end)
+//   series: 100ms                      # time-series bin (0 = none)
+//   devices:
+//     - preset: nvme                   # ssd | nvme | hdd | ideal | nullb
+//       name: nvme0n1                  # optional overrides: devno, channels, nr_requests,
+//                                      # latency, jitter, max_sectors_kb, rotational
+//     - file: my-device.yaml           # or a device file (see bindings/device)
+//   cgroups:
+//     tenants/a:
+//       io.max: "259:0 rbps=52428800 riops=2000"
+//       io.weight: "default 100"
+//     tenants/b: {}
+//   jobs:                              # fio options, one mapping per job section
+//     - name: a
+//       cgroup: tenants/a              # fio's own cgroup= option
+//       filename: /dev/nvme0n1         # default: the first device
+//       rw: randread
+//       bs: 4k
+//       iodepth: 32
+//       ioengine: libaio
+//       direct: 1
+//       runtime: 30s
+//       time_based: 1
+//   fio: |                             # and/or a whole fio job file inline ...
+//     [global] ...
+//   fio_file: jobs.fio                 # ... or by path, relative to this file
+//   changes:                           # config writes at simulated times
+//     - at: 10s
+//       cgroup: tenants/a
+//       file: io.max
+//       value: "259:0 rbps=max"
+//
+// Every error names the file, the line and the field. Times take fio's units
+// (ns, us, ms, s, m, h; a bare number is seconds).
+
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
+import { InputError } from "./errors.js";
+import { defaultClock } from "./defaults.js";
+import { KERNEL_VERSIONS, DEFAULT_KERNEL, type ConfigWrite, type CgroupSpec, type DeviceSpec, type JobSpec, type KernelVersion, type Scenario } from "./types.js";
+import { parseFioJobFile, parseTimeNs, ValueError, type FioJobMeta } from "../workload/index.js";
+import { devicePreset, loadDeviceFile, type PresetName } from "../device/index.js";
+
+export interface LoadOptions {
+  /** read a file named by the scenario (fio_file, device file, includes), relative to the scenario */
+  readFile?: (path: string, from: string) => string;
+  /** values for ${VAR} in fio text */
+  env?: Record<string, string>;
+}
+
+export interface LoadedScenario {
+  scenario: Scenario;
+  warnings: string[];
+  /** fio's per-job reporting data (jobname, groupid, options) */
+  fioMeta: FioJobMeta[];
+  fioGlobalOptions: Record<string, string>;
+}
+
+const TOP_KEYS = new Set([
+  "name", "description", "kernel", "cgroup_version", "seed", "hz", "jiffies_at_zero", "tick_phase_ns", "duration",
+  "series", "record", "devices", "cgroups", "jobs", "fio", "fio_file", "changes",
+]);
+
+export function loadScenario(text: string, file: string, opts: LoadOptions = {}): LoadedScenario {
+  const lc = new LineCounter();
+  const doc: Document = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const lineOf = (n: { range?: [number, number, number] | null } | null | undefined) =>
+    n?.range ? lc.linePos(n.range[0]).line : undefined;
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    throw new InputError(`YAML: ${e.message.split("\n")[0]}`, file, e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line, undefined);
+  }
+  const root = doc.contents;
+  if (!isMap(root)) throw new InputError("a scenario file is a YAML mapping (name:, devices:, jobs: ...)", file, 1);
+  const get = (m: YAMLMap, key: string): YamlNode | undefined => {
+    const p = m.items.find((it: Pair) => isScalar(it.key) && it.key.value === key);
+    return p?.value as YamlNode | undefined;
+  };
+  for (const it of root.items) {
+    const k = isScalar(it.key) ? String(it.key.value) : "";
+    if (!TOP_KEYS.has(k)) throw new InputError(`unknown key "${k}" (known: ${[...TOP_KEYS].join(", ")})`, file, lineOf(it.key as YamlNode), k);
+  }
+  const str = (key: string, node: YamlNode | undefined, def?: string): string => {
+    if (node === undefined || node === null) {
+      if (def !== undefined) return def;
+      throw new InputError(`"${key}" is required`, file, lineOf(root), key);
+    }
+    if (!isScalar(node)) throw new InputError(`"${key}" must be a single value`, file, lineOf(node), key);
+    return String(node.value);
+  };
+  const num = (key: string, node: YamlNode | undefined, def: number): number => {
+    if (node === undefined) return def;
+    const v = Number(str(key, node));
+    if (!Number.isFinite(v)) throw new InputError(`"${key}" must be a number, got "${str(key, node)}"`, file, lineOf(node), key);
+    return v;
+  };
+  const time = (key: string, node: YamlNode | undefined): number | undefined => {
+    if (node === undefined) return undefined;
+    const raw = str(key, node);
+    try {
+      return parseTimeNs(raw, "s");
+    } catch (e) {
+      throw new InputError(`"${key}": ${(e as Error).message} (got "${raw}")`, file, lineOf(node), key);
+    }
+  };
+  const warnings: string[] = [];
+
+  const name = str("name", get(root, "name"));
+  const kernelRaw = str("kernel", get(root, "kernel"), DEFAULT_KERNEL);
+  if (!KERNEL_VERSIONS.includes(kernelRaw as KernelVersion)) {
+    throw new InputError(`kernel "${kernelRaw}" has no profile (known: ${KERNEL_VERSIONS.join(", ")})`, file, lineOf(get(root, "kernel")), "kernel");
+  }
+  const cgv = num("cgroup_version", get(root, "cgroup_version"), 2);
+  if (cgv !== 1 && cgv !== 2) throw new InputError(`cgroup_version must be 1 or 2, got ${cgv}`, file, lineOf(get(root, "cgroup_version")), "cgroup_version");
+  const hz = num("hz", get(root, "hz"), 250);
+  if (![100, 250, 300, 1000].includes(hz)) throw new InputError(`hz must be one of 100, 250, 300, 1000 (CONFIG_HZ), got ${hz}`, file, lineOf(get(root, "hz")), "hz");
+  const clock = defaultClock(hz);
+  const jz = get(root, "jiffies_at_zero");
+  if (jz !== undefined) {
+    const raw = str("jiffies_at_zero", jz);
+    if (!/^\d+$/.test(raw)) throw new InputError(`jiffies_at_zero must be an unsigned integer, got "${raw}"`, file, lineOf(jz), "jiffies_at_zero");
+    clock.jiffiesAtZero = BigInt(raw);
+  }
+  clock.zeroAfterTickNs = num("tick_phase_ns", get(root, "tick_phase_ns"), 0);
+  if (clock.zeroAfterTickNs < 0 || clock.zeroAfterTickNs >= 1e9 / hz) {
+    throw new InputError(`tick_phase_ns must be in [0, ${1e9 / hz})`, file, lineOf(get(root, "tick_phase_ns")), "tick_phase_ns");
+  }
+
+  // devices
+  const devices: DeviceSpec[] = [];
+  const devNode = get(root, "devices");
+  if (devNode === undefined) devices.push(devicePreset("ssd"));
+  else {
+    if (!isSeq(devNode)) throw new InputError("devices: a list of devices", file, lineOf(devNode), "devices");
+    for (const d of devNode.items) {
+      if (!isMap(d)) throw new InputError("each device is a mapping (preset: ssd, name: ...)", file, lineOf(d as YamlNode), "devices");
+      const dfile = get(d, "file");
+      let spec: DeviceSpec;
+      if (dfile !== undefined) {
+        const path = str("file", dfile);
+        if (!opts.readFile) throw new InputError("device files can only be read from a scenario file on disk", file, lineOf(dfile), "file");
+        spec = loadDeviceFile(opts.readFile(path, file), path);
+      } else {
+        const preset = str("preset", get(d, "preset"), "ssd");
+        try {
+          spec = devicePreset(preset as PresetName);
+        } catch (e) {
+          throw new InputError((e as Error).message, file, lineOf(get(d, "preset")), "preset");
+        }
+      }
+      for (const it of d.items) {
+        const k = isScalar(it.key) ? String(it.key.value) : "";
+        const v = it.value as YamlNode;
+        const line = lineOf(v);
+        const n = () => {
+          const x = Number(str(k, v));
+          if (!Number.isFinite(x) || x < 0) throw new InputError(`"${k}" must be a non-negative number`, file, line, k);
+          return x;
+        };
+        switch (k) {
+          case "file": case "preset": break;
+          case "name": spec.name = str(k, v); break;
+          case "devno":
+            spec.devno = str(k, v);
+            if (!/^\d+:\d+$/.test(spec.devno)) throw new InputError(`devno must be MAJ:MIN, got "${spec.devno}"`, file, line, k);
+            break;
+          case "channels": spec.channels = Math.max(1, Math.round(n())); break;
+          case "nr_requests": spec.nrRequests = Math.max(1, Math.round(n())); break;
+          case "latency": spec.latencyNs = time(k, v)!; break;
+          case "jitter": spec.jitterSigma = n(); break;
+          case "max_sectors_kb": spec.maxSectorsKb = n(); break;
+          case "rotational": spec.rotational = ["1", "true", "yes"].includes(str(k, v).toLowerCase()); break;
+          default: throw new InputError(`unknown device key "${k}"`, file, lineOf(it.key as YamlNode), k);
+        }
+      }
+      if (devices.some((x) => x.name === spec.name || x.devno === spec.devno)) {
+        throw new InputError(`two devices named ${spec.name} / ${spec.devno}: give each its own name and devno`, file, lineOf(d), "devices");
+      }
+      devices.push(spec);
+    }
+  }
+
+  // cgroups
+  const cgroups: CgroupSpec[] = [];
+  const cgNode = get(root, "cgroups");
+  if (cgNode !== undefined) {
+    if (!isMap(cgNode)) throw new InputError("cgroups: a mapping of cgroup path -> {file: value}", file, lineOf(cgNode), "cgroups");
+    for (const it of cgNode.items) {
+      const path = isScalar(it.key) ? String(it.key.value) : "";
+      const v = it.value as YamlNode | null;
+      const files: Record<string, string> = {};
+      if (v !== null && v !== undefined && !(isScalar(v) && v.value === null)) {
+        if (!isMap(v)) throw new InputError(`cgroup "${path}": a mapping of interface file -> value`, file, lineOf(v), path);
+        for (const f of v.items) {
+          const fname = isScalar(f.key) ? String(f.key.value) : "";
+          files[fname] = str(fname, f.value as YamlNode);
+        }
+      }
+      const line = lineOf(it.key as YamlNode);
+      cgroups.push({ path: path.replace(/^\/+|\/+$/g, ""), files, source: { file, line, field: path } });
+    }
+  }
+
+  // jobs: mappings of fio options, rendered as one fio job file so the fio
+  // parser's rules apply; its line numbers are mapped back to this file.
+  const iniLines: string[] = [];
+  const iniToYaml: number[] = [];
+  const jobsNode = get(root, "jobs");
+  if (jobsNode !== undefined) {
+    if (!isSeq(jobsNode)) throw new InputError("jobs: a list of fio job mappings", file, lineOf(jobsNode), "jobs");
+    jobsNode.items.forEach((j, idx) => {
+      if (!isMap(j)) throw new InputError("each job is a mapping of fio options", file, lineOf(j as YamlNode), "jobs");
+      const jname = get(j, "name");
+      iniLines.push(`[${jname !== undefined ? str("name", jname) : `job${idx}`}]`);
+      iniToYaml.push(lineOf(j) ?? 0);
+      for (const it of j.items) {
+        const k = isScalar(it.key) ? String(it.key.value) : "";
+        if (k === "name") continue;
+        const v = it.value as YamlNode;
+        if (!isScalar(v)) throw new InputError(`fio option "${k}" must be a single value`, file, lineOf(v), k);
+        iniLines.push(v.value === null || v.value === true ? k : `${k}=${String(v.value === false ? 0 : v.value)}`);
+        iniToYaml.push(lineOf(it.key as YamlNode) ?? 0);
+      }
+    });
+  }
+  const fioMeta: FioJobMeta[] = [];
+  let fioGlobalOptions: Record<string, string> = {};
+  const jobs: JobSpec[] = [];
+  const fioOpts = {
+    readFile: opts.readFile,
+    defaultDevice: devices[0]!.name,
+    devices: devices.flatMap((d) => [d.name]),
+    deviceSizes: Object.fromEntries(devices.filter((d) => d.sizeBytes).map((d) => [d.name, d.sizeBytes!])),
+    env: opts.env,
+  };
+  if (iniLines.length > 0) {
+    const label = `${file} jobs`;
+    try {
+      const parsed = parseFioJobFile(iniLines.join("\n") + "\n", label, fioOpts);
+      jobs.push(...parsed.jobs.map((j) => ({ ...j, source: { file, line: iniToYaml[(j.source?.line ?? 1) - 1], field: j.name } })));
+      fioMeta.push(...parsed.meta);
+      fioGlobalOptions = parsed.globalOptions;
+      warnings.push(...parsed.warnings.map((w) => remapLines(w, label, file, iniToYaml)));
+    } catch (e) {
+      if (e instanceof InputError && e.file === label) {
+        throw new InputError(e.message.replace(/^.*?: /, ""), file, e.line !== undefined ? iniToYaml[e.line - 1] : undefined, e.field, e.errno);
+      }
+      throw e;
+    }
+  }
+  const addFio = (text: string, fioFile: string) => {
+    const parsed = parseFioJobFile(text, fioFile, fioOpts);
+    jobs.push(...parsed.jobs);
+    fioMeta.push(...parsed.meta);
+    fioGlobalOptions = { ...fioGlobalOptions, ...parsed.globalOptions };
+    warnings.push(...parsed.warnings);
+  };
+  const inlineFio = get(root, "fio");
+  if (inlineFio !== undefined) addFio(str("fio", inlineFio), `${file} fio`);
+  const fioFile = get(root, "fio_file");
+  if (fioFile !== undefined) {
+    const path = str("fio_file", fioFile);
+    if (!opts.readFile) throw new InputError("fio_file can only be read from a scenario file on disk", file, lineOf(fioFile), "fio_file");
+    addFio(opts.readFile(path, file), path);
+  }
+
+  // timed changes
+  const writes: ConfigWrite[] = [];
+  const chNode = get(root, "changes");
+  if (chNode !== undefined) {
+    if (!isSeq(chNode)) throw new InputError("changes: a list of {at, cgroup, file, value}", file, lineOf(chNode), "changes");
+    for (const c of chNode.items) {
+      if (!isMap(c)) throw new InputError("each change is a mapping {at, cgroup, file, value}", file, lineOf(c as YamlNode), "changes");
+      const at = time("at", get(c, "at"));
+      if (at === undefined) throw new InputError(`a change needs "at"`, file, lineOf(c), "at");
+      writes.push({
+        atNs: at,
+        cgroup: str("cgroup", get(c, "cgroup"), "").replace(/^\/+|\/+$/g, ""),
+        file: str("file", get(c, "file")),
+        value: str("value", get(c, "value")),
+        source: { file, line: lineOf(c), field: "changes" },
+      });
+    }
+  }
+
+  const series = time("series", get(root, "series"));
+  const recordNode = get(root, "record");
+  const scenario: Scenario = {
+    name,
+    description: get(root, "description") !== undefined ? str("description", get(root, "description")) : undefined,
+    kernel: kernelRaw as KernelVersion,
+    cgroupVersion: cgv,
+    seed: num("seed", get(root, "seed"), 1),
+    clock,
+    devices,
+    cgroups,
+    jobs,
+    writes,
+    durationNs: time("duration", get(root, "duration")),
+    seriesBinNs: series ?? 100e6,
+    record: recordNode !== undefined && ["1", "true", "yes"].includes(str("record", recordNode).toLowerCase()),
+    source: { file },
+  };
+  if (jobs.length === 0) warnings.push(`${file}: the scenario has no jobs; nothing will be submitted`);
+  return { scenario, warnings, fioMeta, fioGlobalOptions };
+}
+
+function remapLines(w: string, label: string, file: string, map: number[]): string {
+  return w.replace(new RegExp(`${escapeRe(label)}:(\\d+)`, "g"), (_m, n) => `${file}:${map[Number(n) - 1] ?? n}`);
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export { ValueError };

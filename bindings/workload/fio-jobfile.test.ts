@@ -1,0 +1,232 @@
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { parseFioJobFile, type FioParseOptions } from "./fio-jobfile.js";
+import { InputError } from "../scenario/errors.js";
+
+const FIX = fileURLToPath(new URL("../../test/fixtures/fio/", import.meta.url));
+const read = (name: string) => readFileSync(join(FIX, name), "utf8");
+const readFile = (path: string) => read(path);
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+function parse(name: string, opts: FioParseOptions = {}) {
+  return parseFioJobFile(read(name), name, { readFile, ...opts });
+}
+
+function inputError(f: () => unknown): InputError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError);
+    return e as InputError;
+  }
+  throw new Error("expected an InputError");
+}
+
+describe("fio job-file corpus", () => {
+  it("4k random reads at qd32 become one closed-loop, time-based job of 10 GiB on nvme0n1", () => {
+    const r = parse("randread-4k.fio");
+    expect(r.warnings).toEqual([]);
+    expect(r.jobs).toHaveLength(1);
+    const j = r.jobs[0]!;
+    expect(j).toMatchObject({
+      name: "randread-4k", device: "nvme0n1", cgroup: "", rw: "read", random: true, iodepth: 32,
+      bs: [{ size: 4096, weight: 1 }], regionLen: 10 * GiB, bytes: 10 * GiB, runtimeNs: 60e9, timeBased: true,
+      direct: true, pattern: { kind: "closed" }, align: 4096, groupId: 0, offset: 0,
+    });
+    expect(j.source).toEqual({ file: "randread-4k.fio", line: 8, field: "randread-4k" });
+    expect(r.globalOptions).toEqual({ ioengine: "libaio", direct: "1", filename: "/dev/nvme0n1", group_reporting: "" });
+  });
+
+  it("a 70/30 mix with numjobs=2 is two jobs named like fio's clones, sized as 50% of the device", () => {
+    const r = parse("mixed-70-30.fio", { deviceSizes: { sda: 500 * GiB } });
+    expect(r.jobs.map((j) => j.name)).toEqual(["oltp.0", "oltp.1"]);
+    expect(r.meta.map((m) => m.jobname)).toEqual(["oltp", "oltp"]);
+    for (const j of r.jobs) {
+      expect(j).toMatchObject({ rw: "mix", mixReadPct: 70, random: true, bs: [{ size: 8192, weight: 1 }],
+        iodepth: 8, regionLen: 250 * GiB, runtimeNs: 120e9, timeBased: true, device: "sda" });
+    }
+    expect(r.warnings).toEqual([]);
+  });
+
+  it("size=50% without the device size is an error naming the line", () => {
+    const e = inputError(() => parse("mixed-70-30.fio"));
+    expect(e.file).toBe("mixed-70-30.fio");
+    expect(e.line).toBe(15);
+    expect(e.field).toBe("size");
+  });
+
+  it("rate=,5m caps only writes: the writer gets 5 MiB/s, the reader 200 IOPS and a 3000-IO count", () => {
+    const r = parse("rate-limited.fio");
+    const [backup, reader] = r.jobs;
+    expect(backup).toMatchObject({ rw: "write", random: false, bs: [{ size: MiB, weight: 1 }],
+      pattern: { kind: "rate", bps: 5 * MiB }, runtimeNs: 30e9, bytes: GiB, iodepth: 1 });
+    expect(reader).toMatchObject({ rw: "read", random: true, pattern: { kind: "rate", iops: 200 }, count: 3000 });
+    expect(reader!.pattern).not.toHaveProperty("bps");
+    expect(r.warnings).toEqual([]);
+  });
+
+  it("cgroup= places jobs in cgroups (slashes trimmed) and numjobs clones share the cgroup", () => {
+    const r = parse("cgroups-two-tenants.fio", { deviceSizes: { nvme0n1: 2 ** 40 } });
+    expect(r.jobs.map((j) => [j.name, j.cgroup, j.rw])).toEqual([
+      ["tenant-a.0", "tenants/a", "read"], ["tenant-a.1", "tenants/a", "read"], ["tenant-b", "tenants/b", "write"],
+    ]);
+    expect(r.jobs.every((j) => j.regionLen === 2 ** 40 && j.iodepth === 16)).toBe(true);
+    expect(r.meta.every((m) => m.groupReporting && m.groupid === 0)).toBe(true);
+    expect(r.meta[2]!.options).toEqual({ cgroup: "/tenants/b/", rw: "randwrite", numjobs: "1" });
+  });
+
+  it("bssplit fills a blank percentage with the remainder and uses the write list for a write job", () => {
+    const r = parse("bssplit.fio");
+    expect(r.jobs[0]!.bs).toEqual([{ size: 4096, weight: 10 }, { size: 65536, weight: 50 }, { size: 32768, weight: 40 }]);
+    expect(r.jobs[0]!.align).toBe(4096);
+    expect(r.jobs[1]!.bs).toEqual([{ size: 4096, weight: 90 }, { size: 8192, weight: 10 }]);
+    expect(r.jobs[1]!.rw).toBe("write");
+  });
+
+  it("thinktime is in microseconds by default and io_size limits the bytes inside a larger region", () => {
+    const j = parse("thinktime.fio").jobs[0]!;
+    expect(j).toMatchObject({ thinktimeNs: 500_000, thinktimeBlocks: 4, bytes: 64 * MiB, regionLen: GiB,
+      bs: [{ size: 16384, weight: 1 }], rw: "read", random: false });
+  });
+
+  it("startdelay is in seconds by default, runtime takes ms, and stonewall starts a new group with a warning", () => {
+    const r = parse("startdelay-stonewall.fio");
+    expect(r.jobs.map((j) => [j.name, j.startNs, j.groupId])).toEqual([
+      ["warm", 0, 0], ["late", 5e9, 0], ["after-wall", 250e6, 1],
+    ]);
+    expect(r.jobs[1]!.runtimeNs).toBe(500e6);
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toMatch(/^startdelay-stonewall\.fio:19: stonewall/);
+  });
+
+  it("offset_increment spreads numjobs clones over disjoint stripes", () => {
+    const r = parse("numjobs-offset.fio");
+    expect(r.jobs.map((j) => [j.name, j.offset, j.regionLen])).toEqual([
+      ["stripe.0", 0, GiB], ["stripe.1", GiB, GiB], ["stripe.2", 2 * GiB, GiB], ["stripe.3", 3 * GiB, GiB],
+    ]);
+  });
+
+  it("every option iosim does not model is one warning naming file:line, unknown ones included", () => {
+    const r = parse("unmodelled.fio", { deviceSizes: { nvme0n1: GiB } });
+    const lines = r.warnings.map((w) => {
+      expect(w).toMatch(/^unmodelled\.fio:\d+: /);
+      return Number(/:(\d+):/.exec(w)![1]);
+    });
+    expect(lines.sort((a, b) => a - b)).toEqual([5, 6, 7, 8, 14, 15, 16, 17, 18]);
+    expect(r.warnings.find((w) => w.includes(":18:"))).toMatch(/frobnicate=3: unknown fio option/);
+    expect(r.warnings.find((w) => w.includes(":5:"))).toMatch(/ramp_time=5: not modelled/);
+    expect(r.jobs[0]).toMatchObject({ rw: "write", random: true, iodepth: 8 });
+  });
+
+  it("psync (fio's default engine) keeps one IO in flight whatever iodepth says, and fio's direct default is 0", () => {
+    const r = parse("psync-depth.fio");
+    expect(r.jobs[0]).toMatchObject({ iodepth: 1, direct: false });
+    expect(r.warnings).toEqual([expect.stringMatching(/^psync-depth\.fio:5: iodepth=16 with ioengine=psync/)]);
+  });
+
+  it("include pulls options into the section it appears in", () => {
+    const j = parse("with-include.fio").jobs[0]!;
+    expect(j).toMatchObject({ iodepth: 8, direct: true, regionLen: 128 * MiB, device: "nvme0n1" });
+  });
+
+  it("read_iolog turns the job into a replay of the log on the log's device, in the job's cgroup", () => {
+    const r = parse("replay-job.fio");
+    const j = r.jobs[0]!;
+    expect(j).toMatchObject({ device: "sdb", cgroup: "replayer", iodepth: 4 });
+    expect(j.pattern).toEqual({ kind: "replay", ios: [
+      { tNs: 8_000, off: 0, size: 4096, dir: "R" },
+      { tNs: 1_008_000, off: 8192, size: 4096, dir: "W" },
+      { tNs: 1_488_000, off: 16384, size: 4096, dir: "W" },
+      { tNs: 1_488_000, off: 0, size: 512, dir: "R" },
+    ] });
+  });
+});
+
+describe("fio job-file values and errors", () => {
+  const p = (text: string, opts: FioParseOptions = {}) =>
+    parseFioJobFile(text, "t.fio", { defaultDevice: "vda", deviceSizes: { vda: 8 * GiB }, ...opts });
+
+  it("kb_base=1000 swaps the meaning of k and ki", () => {
+    expect(p("[a]\nkb_base=1000\nbs=4ki\nsize=1m\n").jobs[0]).toMatchObject({ bs: [{ size: 4096, weight: 1 }], regionLen: 1e6 });
+    expect(p("[a]\nbs=4k\nsize=1mi\n").jobs[0]).toMatchObject({ bs: [{ size: 4096, weight: 1 }], regionLen: 1e6 });
+  });
+
+  it("of rwmixread and rwmixwrite, the later line wins", () => {
+    expect(p("[a]\nrw=randrw\nrwmixread=80\nrwmixwrite=40\n").jobs[0]!.mixReadPct).toBe(60);
+    expect(p("[a]\nrw=randrw\nrwmixwrite=40\nrwmixread=80\n").jobs[0]!.mixReadPct).toBe(80);
+  });
+
+  it("bs=4k,16k on a 50/50 mix merges the sizes by the read share and says so", () => {
+    const r = p("[a]\nrw=randrw\nbs=4k,16k\n");
+    expect(r.jobs[0]!.bs).toEqual([{ size: 4096, weight: 50 }, { size: 16384, weight: 50 }]);
+    expect(r.warnings).toEqual([expect.stringMatching(/^t\.fio:3: bs=4k,16k: reads and writes have different sizes/)]);
+  });
+
+  it("rate=1m,500k on a 50/50 mix caps the job where writes reach 500 KiB/s", () => {
+    const r = p("[a]\nrw=randrw\nrate=1m,500k\n");
+    // reads alone allow 1 MiB/s / 0.5 = 2 MiB/s in total, writes 500 KiB/s / 0.5 = 1000 KiB/s
+    expect(r.jobs[0]!.pattern).toEqual({ kind: "rate", bps: 1_024_000 });
+    expect(r.warnings[0]).toMatch(/^t\.fio:3: rate=1m,500k: per-direction caps/);
+  });
+
+  it("a regular file runs on the default device with a warning; /dev paths name the device", () => {
+    const r = p("[a]\nfilename=/mnt/data/testfile\n");
+    expect(r.jobs[0]!.device).toBe("vda");
+    expect(r.warnings[0]).toMatch(/^t\.fio:2: filename=\/mnt\/data\/testfile: not a block device/);
+    expect(p("[a]\nfilename=/dev/mapper/vg-data\n", { deviceSizes: {} }).jobs[0]!.device).toBe("vg-data");
+  });
+
+  it("${VAR} comes from opts.env; $pagesize is 4096", () => {
+    const r = p("[a]\nsize=${SIZE}\nbs=$pagesize\n", { env: { SIZE: "64m" } });
+    expect(r.jobs[0]).toMatchObject({ regionLen: 64 * MiB, bs: [{ size: 4096, weight: 1 }] });
+  });
+
+  it("--section picks job sections; global always applies", () => {
+    const r = p("[global]\nbs=8k\n[a]\n[b]\nrw=write\n", { sections: ["b"] });
+    expect(r.jobs.map((j) => [j.name, j.rw, j.bs[0]!.size])).toEqual([["b", "write", 8192]]);
+  });
+
+  it("a global section only affects the jobs below it", () => {
+    const r = p("[a]\n[global]\nbs=64k\n[b]\n");
+    expect(r.jobs.map((j) => j.bs[0]!.size)).toEqual([4096, 65536]);
+  });
+
+  it("inline comments end a value, as fio's strip_blank_end does", () => {
+    expect(p("[a]\nbs=8k ; small blocks\niodepth=4 # four\nioengine=libaio\n").jobs[0]).toMatchObject({
+      bs: [{ size: 8192, weight: 1 }], iodepth: 4 });
+  });
+
+  it.each([
+    ["[a]\nbs=4q\n", 2, "bs"],
+    ["[a]\nrw=trim\n", 2, "rw"],
+    ["[a]\nrw=sideways\n", 2, "rw"],
+    ["[a]\niodepth=0\n", 2, "iodepth"],
+    ["[a]\nnumjobs=0\n", 2, "numjobs"],
+    ["[a]\nbssplit=4k/60:8k/50\n", 2, "bssplit"],
+    ["[a]\nruntime=soon\n", 2, "runtime"],
+    ["[a]\n\nthinktime=5parsecs\n", 3, "thinktime"],
+    ["[a]\nrwmixread=120\nrw=randrw\n", 2, "rwmixread"],
+    ["[a]\nkb_base=512\n", 2, "kb_base"],
+    ["[a]\ndirect=maybe\n", 2, "direct"],
+    ["[a]\nsize=(1024*2)\n", 2, "size"],
+    ["bs=4k\n[a]\n", 1, "bs"],
+    ["[a]\niodepth\n", 2, "iodepth"],
+  ])("bad input %j is an InputError at line %i naming %s", (text, line, field) => {
+    const e = inputError(() => p(text));
+    expect([e.file, e.line, e.field]).toEqual(["t.fio", line, field]);
+    expect(e.message).toContain(`t.fio:${line}`);
+  });
+
+  it("a job without filename and without a default device is an error at its section line", () => {
+    const e = inputError(() => parseFioJobFile("[global]\nbs=4k\n\n[lonely]\nrw=read\n", "x.fio"));
+    expect([e.line, e.field]).toEqual([4, "filename"]);
+  });
+
+  it("a device outside the scenario is an error", () => {
+    const e = inputError(() => p("[a]\nfilename=/dev/sdz\n", { devices: ["vda"] }));
+    expect([e.line, e.field]).toEqual([2, "filename"]);
+  });
+});

@@ -1,0 +1,839 @@
+// fio job files -> iosim jobs.
+//
+// fio's job file is an ini file (HOWTO.rst "Job file format"): `[global]`
+// sections set defaults for the job sections *below* them, every other
+// `[name]` section is a job, `;` or `#` starts a comment line, and
+// `include other.fio` pulls lines into the current section. Values are
+// parsed as fio does (see fio-units.ts): sizes with kb_base-dependent
+// suffixes, times in each option's default unit (seconds for runtime and
+// startdelay, microseconds for thinktime), read,write,trim lists for bs,
+// bssplit, rate and rate_iops. `numjobs=N` clones a job N times (fio's
+// add_job() loop); `stonewall`/`new_group` start a new reporting group.
+//
+// Everything a JobSpec can say is mapped; everything else is never dropped
+// silently: each option iosim does not model becomes one warning naming
+// file:line, and a value fio would reject (or iosim cannot express at all,
+// such as rw=trim) throws an InputError naming file, line and option.
+//
+// What fio does that iosim's job model approximates (each is warned about
+// where it applies):
+//   - rw=rw/randrw: fio keeps one direction for a batch of IOs (rwmix
+//     issues); iosim draws the direction per IO with the same read share.
+//   - bs=R,W with R != W (or per-direction bssplit) on a mixed job: one size
+//     list per job, so the sizes are merged, weighted by the read share; the
+//     marginal size mix is right, the size<->direction pairing is lost.
+//   - rate/rate_iops per direction on a mixed job: one job-wide cap, the
+//     largest total rate at which no direction exceeds its own cap.
+//   - iodepth>1 with a synchronous ioengine (psync, fio's default): fio
+//     cannot keep more than one IO in flight, so the depth becomes 1.
+//   - stonewall: fio starts the job when the earlier ones end; iosim starts
+//     it at its startdelay (the reporting group still changes).
+// Not supported at all (InputError): `$pagesize`-style keywords other than
+// $pagesize, $ncpus and $mb_memory without values given in the options,
+// arithmetic in parentheses, options outside a section, trim workloads.
+// `${VAR}` takes its value from `opts.env` (fio: the environment); an unset
+// variable expands to "" with a warning, as fio substitutes the empty string.
+//
+// Worked example:
+//     [global]
+//     ioengine=libaio
+//     direct=1
+//     filename=/dev/nvme0n1
+//     [tenant-a]
+//     cgroup=tenants/a
+//     rw=randread
+//     bs=4k
+//     iodepth=16
+//     runtime=30
+//     time_based
+//     numjobs=2
+// gives two JobSpecs, "tenant-a.0" and "tenant-a.1" (fio names both
+// "tenant-a" in its report; `meta[i].jobname` keeps that name), each
+// { device: "nvme0n1", cgroup: "tenants/a", rw: "read", random: true,
+// bs: [{size: 4096, weight: 1}], iodepth: 16, runtimeNs: 30e9,
+// timeBased: true, direct: true, pattern: {kind: "closed"} }, and no
+// warnings (ioengine=libaio is modelled: it allows the depth of 16).
+
+import type { JobSpec, Pattern, RwKind } from "../scenario/types.js";
+import { InputError } from "../scenario/errors.js";
+import {
+  ValueError, parseBool, parseInteger, parseSize, parseSizeOrPercent, parseTimeNs, splitDirections,
+  type KbBase,
+} from "./fio-units.js";
+import { parseIoLog } from "./iolog.js";
+
+/** fio's default block size (HOWTO: bs, "Default: 4096"). */
+export const FIO_DEFAULT_BS = 4096;
+/** Region used when neither size= nor the device size is known (warned). */
+export const DEFAULT_REGION_BYTES = 1 << 30;
+/** fio ioengines that complete each IO inside the submitting call: depth 1. */
+export const FIO_SYNC_ENGINES: ReadonlySet<string> = new Set(["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice"]);
+/** fio's default ioengine on Linux. */
+export const FIO_DEFAULT_ENGINE = "psync";
+const MAX_INCLUDE_DEPTH = 16;
+
+export interface FioParseOptions {
+  /** Read an `include`d file or a `read_iolog` file (path as written, and the file naming it). */
+  readFile?: (path: string, from: string) => string;
+  /** Device for jobs without a /dev filename (e.g. a file on a filesystem, or no filename). */
+  defaultDevice?: string;
+  /** Device sizes in bytes, for size=N% / offset=N% and for jobs without size=. */
+  deviceSizes?: Record<string, number>;
+  /** Known device names; a job naming another device is an error. */
+  devices?: string[];
+  /** Values for ${VAR} (fio: the environment). */
+  env?: Record<string, string>;
+  /** Values for fio's reserved keywords. $pagesize defaults to 4096. */
+  keywords?: { pagesize?: number; ncpus?: number; mb_memory?: number };
+  /** Only these job sections (fio --section); [global] is always read. */
+  sections?: string[];
+}
+
+/** What fio's report needs about a job that JobSpec does not carry. */
+export interface FioJobMeta {
+  /** JobSpec.name of this job (unique: clones get ".<n>") */
+  spec: string;
+  /** fio's jobname (clones share it) */
+  jobname: string;
+  groupid: number;
+  /** options written in the job's own section, as fio's "job options" */
+  options: Record<string, string>;
+  groupReporting: boolean;
+  /** fio percentile_list, if set */
+  percentiles?: number[];
+}
+
+export interface FioJobFile {
+  jobs: JobSpec[];
+  warnings: string[];
+  meta: FioJobMeta[];
+  /** options of the [global] sections, as fio's "global options" */
+  globalOptions: Record<string, string>;
+}
+
+interface Entry {
+  key: string;
+  value: string | undefined;
+  raw: string;
+  file: string;
+  line: number;
+  seq: number;
+}
+
+interface Section {
+  name: string;
+  file: string;
+  line: number;
+  entries: Entry[];
+}
+
+// ---- option tables ---------------------------------------------------------
+
+/** Options mapped onto JobSpec (handled in buildJobs). */
+const MODELLED = new Set([
+  "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bssplit", "blockalign", "ba", "size", "io_size",
+  "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops",
+  "thinktime", "thinktime_blocks", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
+  "name", "filename", "cgroup", "kb_base", "ioengine", "stonewall", "wait_for_previous", "new_group",
+  "group_reporting", "read_iolog", "replay_no_stall", "replay_time_scale", "replay_redirect", "percentile_list",
+]);
+
+/** Options that only change the host, buffers, logging or output: no effect on simulated timing. */
+const NO_EFFECT = new Set([
+  "description", "thread", "randrepeat", "allrandrepeat", "randseed", "norandommap", "softrandommap",
+  "random_generator", "invalidate", "refill_buffers", "zero_buffers", "scramble_buffers",
+  "buffer_compress_percentage", "buffer_compress_chunk", "buffer_pattern", "dedupe_percentage", "dedupe_mode",
+  "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec", "log_hist_msec",
+  "log_max_value", "log_offset", "log_compression", "per_job_logs", "log_unix_epoch", "log_alternate_epoch",
+  "write_iolog", "cpus_allowed", "cpus_allowed_policy", "cpumask", "numa_cpu_nodes", "numa_mem_policy",
+  "clocksource", "gtod_reduce", "gtod_cpu", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
+  "stats", "allow_mounted_write", "allow_file_create", "create_serialize", "create_fsync", "create_on_open",
+  "unlink", "unlink_each_loop", "overwrite", "fallocate", "pre_read", "lockmem", "iomem", "mem", "iomem_align",
+  "mem_align", "hugepage-size", "uid", "gid", "unified_rw_reporting", "clat_percentiles", "lat_percentiles",
+  "slat_percentiles", "significant_figures", "percentile_precision", "unit_base", "exec_prerun", "exec_postrun",
+  "cgroup_nodelete", "continue_on_error", "ignore_error", "error_dump", "fadvise_hint", "filename_format",
+  "unique_filename", "lockfile", "nice", "verify", "do_verify", "verify_pattern", "verify_fatal",
+  "verify_dump", "verify_backlog", "verify_async", "verify_interval", "verify_offset", "verify_state_save",
+  "experimental_verify", "trim_percentage", "serialize_overlap", "hipri", "fixedbufs", "registerfiles", "sqthread_poll",
+  "userspace_reap", "nowait", "cmdprio_percentage", "cmdprio_class", "cmdprio", "force_async",
+]);
+
+/** fio options iosim knows but does not model: they change behaviour in fio. */
+const NOT_MODELLED: Record<string, string> = {
+  ramp_time: "statistics are not held back during ramp_time",
+  loops: "the job runs its workload once",
+  fsync: "no fsync is issued", fdatasync: "no fdatasync is issued", end_fsync: "no fsync at the end",
+  fsync_on_close: "no fsync on close", sync: "writes are not O_SYNC/O_DSYNC", write_barrier: "no barrier writes",
+  sync_file_range: "no sync_file_range",
+  rw_sequencer: "offset modifiers (rw=...:N) are not modelled",
+  random_distribution: "random offsets are uniform", percentage_random: "random jobs are fully random",
+  bsrange: "a range of block sizes is not modelled", blocksize_range: "a range of block sizes is not modelled",
+  bs_unaligned: "block sizes are not unaligned", blocksize_unaligned: "block sizes are not unaligned",
+  bs_is_seq_rand: "bs is not split by sequential/random",
+  iodepth_batch: "submission batching is not modelled", iodepth_batch_submit: "submission batching is not modelled",
+  iodepth_batch_complete: "completion batching is not modelled",
+  iodepth_batch_complete_min: "completion batching is not modelled",
+  iodepth_batch_complete_max: "completion batching is not modelled",
+  iodepth_low: "the queue is refilled at every completion",
+  io_submit_mode: "IOs are submitted inline",
+  rate_min: "no minimum rate is enforced", rate_iops_min: "no minimum rate is enforced",
+  rate_process: "rated IO is issued linearly", rate_cycle: "the rate is not averaged over a cycle",
+  rate_ignore_thinktime: "thinktime and rate interact as in iosim's job model",
+  thinktime_spin: "thinktime is all sleep", thinktime_blocks_type: "thinktime triggers on completions",
+  thinktime_iotime: "thinktime is by blocks only",
+  latency_target: "no latency-target depth search", latency_window: "no latency-target depth search",
+  latency_percentile: "no latency-target depth search", latency_run: "no latency-target depth search",
+  max_latency: "no latency limit", prio: "IO priority is not modelled", prioclass: "IO priority is not modelled",
+  cgroup_weight: "cgroup v1 blkio.weight is not set (write io.weight in the scenario instead)",
+  ioscheduler: "the device's scheduler is not switched", exitall: "other jobs keep running",
+  exit_what: "other jobs keep running", wait_for: "jobs do not wait for each other",
+  nrfiles: "one file (device region) per job", openfiles: "one file per job", file_service_type: "one file per job",
+  directory: "the job uses the default device", zonemode: "zones are not modelled", zonerange: "zones are not modelled",
+  zonesize: "zones are not modelled", zoneskip: "zones are not modelled", flow: "flow control is not modelled",
+  flow_id: "flow control is not modelled", flow_sleep: "flow control is not modelled",
+  steadystate: "no steady-state detection", ss: "no steady-state detection", ss_dur: "no steady-state detection",
+  ss_ramp: "no steady-state detection", fill_device: "the job does not fill the device",
+  fill_fs: "the job does not fill the device", file_append: "offsets are not past the end of the file",
+  read_iolog_chunked: "the iolog is read at once", replay_align: "replayed offsets are not realigned",
+  replay_scale: "replayed offsets are not scaled", replay_skip: "nothing is skipped in the replay",
+  merge_blktrace_file: "blktrace merging is not modelled", trim_backlog: "no trims",
+};
+
+const FLAG_OPTIONS = new Set([
+  "time_based", "group_reporting", "stonewall", "wait_for_previous", "new_group", "thread", "norandommap",
+  "exitall", "refill_buffers", "zero_buffers", "randrepeat", "direct", "buffered", "bs_unaligned",
+  "blocksize_unaligned", "fill_device", "fill_fs", "disable_lat", "disable_clat", "disable_slat",
+  "disable_bw_measurement", "gtod_reduce", "replay_no_stall", "unlink", "overwrite", "end_fsync", "verify_only",
+  "per_job_logs", "clat_percentiles", "lat_percentiles", "slat_percentiles", "create_serialize", "create_on_open",
+]);
+
+// ---- lexing ----------------------------------------------------------------
+
+function isComment(line: string): boolean {
+  const t = line.trim();
+  return t === "" || t.startsWith(";") || t.startsWith("#");
+}
+
+/** fio's strip_blank_end: a value ends at ';' or '#', trailing blanks removed. */
+function stripValue(v: string): string {
+  let s = v;
+  const semi = s.indexOf(";");
+  if (semi >= 0) s = s.slice(0, semi);
+  const hash = s.indexOf("#");
+  if (hash >= 0) s = s.slice(0, hash);
+  return s.trim();
+}
+
+class Lexer {
+  sections: Section[] = [];
+  private seq = 0;
+  constructor(private readonly opts: FioParseOptions, private readonly warn: (m: string) => void) {}
+
+  lex(text: string, file: string, depth: number, intoSection: Section | null): void {
+    const lines = text.split(/\r?\n/);
+    let current = intoSection;
+    for (let i = 0; i < lines.length; i++) {
+      const lineNo = i + 1;
+      const raw = lines[i]!;
+      if (isComment(raw)) continue;
+      const t = raw.trim();
+      if (t.startsWith("[")) {
+        if (depth > 0) throw new InputError("an included file may not contain [] sections", file, lineNo, t);
+        const close = t.indexOf("]");
+        if (close < 0) throw new InputError(`section header "${t}" has no closing ]`, file, lineNo, "section");
+        const name = t.slice(1, close).trim();
+        if (name === "") throw new InputError("empty section name", file, lineNo, "section");
+        current = { name, file, line: lineNo, entries: [] };
+        this.sections.push(current);
+        continue;
+      }
+      const inc = /^include\s+(.+)$/.exec(t);
+      if (inc) {
+        const path = stripValue(inc[1]!);
+        if (!this.opts.readFile) {
+          throw new InputError(`cannot include "${path}": no readFile was given to the parser`, file, lineNo, "include");
+        }
+        if (depth + 1 > MAX_INCLUDE_DEPTH) throw new InputError(`includes nested deeper than ${MAX_INCLUDE_DEPTH}`, file, lineNo, "include");
+        let sub: string;
+        try {
+          sub = this.opts.readFile(path, file);
+        } catch (e) {
+          throw new InputError(`cannot include "${path}": ${(e as Error).message}`, file, lineNo, "include");
+        }
+        if (!current) throw new InputError("include outside of a section", file, lineNo, "include");
+        this.lex(sub, path, depth + 1, current);
+        continue;
+      }
+      if (!current) throw new InputError(`option "${t}" outside of a section`, file, lineNo, t.split("=")[0]!.trim());
+      const eq = t.indexOf("=");
+      const key = (eq >= 0 ? t.slice(0, eq) : t).trim().toLowerCase();
+      const value = eq >= 0 ? this.expand(stripValue(t.slice(eq + 1)), file, lineNo, key) : undefined;
+      current.entries.push({ key, value, raw: t, file, line: lineNo, seq: this.seq++ });
+    }
+  }
+
+  /** ${VAR} and fio's reserved keywords; arithmetic in parentheses is not supported. */
+  private expand(value: string, file: string, line: number, key: string): string {
+    let v = value.replace(/\$\{([^}]*)\}/g, (_m, name: string) => {
+      const env = this.opts.env ?? {};
+      if (name in env) return env[name]!;
+      this.warn(`${file}:${line}: ${key}: \${${name}} is not set; fio substitutes the empty string`);
+      return "";
+    });
+    v = v.replace(/\$(pagesize|ncpus|mb_memory)\b/g, (_m, kw: "pagesize" | "ncpus" | "mb_memory") => {
+      const k = this.opts.keywords ?? {};
+      const val = kw === "pagesize" ? (k.pagesize ?? 4096) : k[kw];
+      if (val === undefined) throw new InputError(`$${kw} has no value in a simulation; pass keywords.${kw}`, file, line, key);
+      return String(val);
+    });
+    if (/^\(.*\)$/.test(v.trim()) || /\$\w/.test(v)) {
+      throw new InputError(`arithmetic expressions and unknown $keywords are not supported ("${value}")`, file, line, key);
+    }
+    return v;
+  }
+}
+
+// ---- building jobs -----------------------------------------------------------
+
+type Opts = Map<string, Entry>;
+
+function bad(e: Entry, why: string): InputError {
+  return new InputError(`bad value "${e.value ?? ""}" for ${e.key}: ${why}`, e.file, e.line, e.key);
+}
+
+function val(e: Entry): string {
+  if (e.value === undefined) {
+    if (FLAG_OPTIONS.has(e.key)) return "1";
+    throw new InputError(`option ${e.key} needs a value (${e.key}=...)`, e.file, e.line, e.key);
+  }
+  return e.value;
+}
+
+function wrap<T>(e: Entry, f: (v: string) => T): T {
+  try {
+    return f(val(e));
+  } catch (err) {
+    if (err instanceof ValueError) throw bad(e, err.message);
+    throw err;
+  }
+}
+
+interface RwInfo { rw: RwKind; random: boolean; reads: boolean; writes: boolean }
+
+function parseRw(e: Entry, warn: (m: string) => void): RwInfo {
+  const v = val(e).toLowerCase();
+  const colon = v.indexOf(":");
+  const base = colon >= 0 ? v.slice(0, colon).trim() : v;
+  if (colon >= 0) {
+    const post = v.slice(colon + 1).trim();
+    if (!/^\d+[a-z]*$/.test(post)) throw bad(e, `offset modifier "${post}" is not a number`);
+    warn(`${e.file}:${e.line}: ${e.key}=${e.value}: the ":${post}" offset modifier is not modelled (ignored)`);
+  }
+  switch (base) {
+    case "read": return { rw: "read", random: false, reads: true, writes: false };
+    case "randread": return { rw: "read", random: true, reads: true, writes: false };
+    case "write": return { rw: "write", random: false, reads: false, writes: true };
+    case "randwrite": return { rw: "write", random: true, reads: false, writes: true };
+    case "rw": case "readwrite": return { rw: "mix", random: false, reads: true, writes: true };
+    case "randrw": return { rw: "mix", random: true, reads: true, writes: true };
+    case "trim": case "randtrim": case "trimwrite": case "randtrimwrite":
+      throw new InputError(`rw=${base}: trim workloads are not supported by iosim`, e.file, e.line, e.key);
+    case "filecreate": case "filestat": case "filedelete":
+      throw new InputError(`rw=${base}: file-metadata workloads are not supported by iosim`, e.file, e.line, e.key);
+    default:
+      throw bad(e, "expected read, write, randread, randwrite, rw, readwrite or randrw");
+  }
+}
+
+/** "4k/10:64k/50:32k/" -> sizes with percentages, fio's bssplit_ddir() fill-in rules. */
+function parseBssplitList(e: Entry, list: string, kbBase: KbBase): Array<{ size: number; weight: number }> {
+  const items = list.split(":").map((s) => s.trim()).filter((s) => s !== "");
+  if (items.length === 0) throw bad(e, "empty bssplit");
+  const parsed = items.map((it) => {
+    const slash = it.indexOf("/");
+    const sizeStr = slash >= 0 ? it.slice(0, slash) : it;
+    const pctStr = slash >= 0 ? it.slice(slash + 1).trim() : "";
+    let size: number;
+    try {
+      size = parseSize(sizeStr, kbBase);
+    } catch (err) {
+      throw bad(e, (err as Error).message);
+    }
+    if (size <= 0) throw bad(e, `block size ${sizeStr} must be > 0`);
+    let pct: number | undefined;
+    if (pctStr !== "") {
+      const p = Number(pctStr);
+      if (!Number.isFinite(p) || p < 0) throw bad(e, `"${pctStr}" is not a percentage`);
+      pct = p === 0 ? undefined : Math.min(p, 100); // fio: 0 means "fill in", >100 is capped
+    }
+    return { size, pct };
+  });
+  let sum = 0;
+  let missing = 0;
+  for (const p of parsed) {
+    if (p.pct === undefined) missing++;
+    else sum += p.pct;
+  }
+  if (sum > 100 + 1e-9) throw bad(e, `bssplit percentages add to ${sum}, more than 100`);
+  const fill = missing > 0 ? Math.floor((100 - sum) / missing) : 0;
+  const out = parsed.map((p) => ({ size: p.size, weight: p.pct ?? fill }));
+  // fio picks with a draw in [0, 100) over the entries sorted by percentage:
+  // a total below 100 leaves the rest to the entry with the largest share.
+  const total = out.reduce((a, b) => a + b.weight, 0);
+  if (total < 100 && out.length > 0) {
+    let big = 0;
+    out.forEach((o, i) => { if (o.weight >= out[big]!.weight) big = i; });
+    out[big]!.weight += 100 - total;
+  }
+  return toIntegerWeights(out.filter((o) => o.weight > 0));
+}
+
+function toIntegerWeights(list: Array<{ size: number; weight: number }>): Array<{ size: number; weight: number }> {
+  if (list.every((l) => Number.isInteger(l.weight))) return list;
+  return list.map((l) => ({ size: l.size, weight: Math.round(l.weight * 100) }));
+}
+
+/** Merge per-direction size lists into one, weighted by the direction's share of IOs (in percent). */
+function mergeSizeLists(
+  r: Array<{ size: number; weight: number }>, w: Array<{ size: number; weight: number }>, readPct: number,
+): Array<{ size: number; weight: number }> {
+  const acc = new Map<number, number>();
+  const add = (list: Array<{ size: number; weight: number }>, share: number) => {
+    const tot = list.reduce((a, b) => a + b.weight, 0);
+    for (const it of list) acc.set(it.size, (acc.get(it.size) ?? 0) + (share * it.weight) / tot);
+  };
+  add(r, readPct);
+  add(w, 100 - readPct);
+  const out = [...acc.entries()].filter(([, wt]) => wt > 0).sort((a, b) => a[0] - b[0])
+    .map(([size, weight]) => ({ size, weight }));
+  return toIntegerWeights(out.map((o) => ({ size: o.size, weight: Math.round(o.weight * 100) / 100 })));
+}
+
+function sameList(a: Array<{ size: number; weight: number }>, b: Array<{ size: number; weight: number }>): boolean {
+  return a.length === b.length && a.every((x, i) => x.size === b[i]!.size && x.weight === b[i]!.weight);
+}
+
+function deviceFromFilename(path: string): string | undefined {
+  const m = /^\/dev\/(.+)$/.exec(path);
+  if (!m) return undefined;
+  const parts = m[1]!.split("/");
+  return parts[parts.length - 1];
+}
+
+function normCgroup(p: string): string {
+  return p.split("/").filter((s) => s !== "" && s !== ".").join("/");
+}
+
+/**
+ * Parse a fio job file into iosim jobs.
+ * @param text the job file
+ * @param file its name, for messages
+ */
+export function parseFioJobFile(text: string, file: string, opts: FioParseOptions = {}): FioJobFile {
+  const warnSet = new Set<string>();
+  const warnings: string[] = [];
+  const warn = (m: string) => {
+    if (!warnSet.has(m)) {
+      warnSet.add(m);
+      warnings.push(m);
+    }
+  };
+  const lexer = new Lexer(opts, warn);
+  lexer.lex(text, file, 0, null);
+
+  const global: Opts = new Map();
+  const globalOptions: Record<string, string> = {};
+  const jobs: JobSpec[] = [];
+  const meta: FioJobMeta[] = [];
+  let groupid = 0;
+  let jobsInGroup = 0;
+
+  for (const sec of lexer.sections) {
+    if (sec.name === "global") {
+      for (const e of sec.entries) {
+        classify(e, warn);
+        global.set(canonical(e.key), e);
+        globalOptions[e.key] = e.value ?? "";
+      }
+      continue;
+    }
+    if (opts.sections && !opts.sections.includes(sec.name)) continue;
+    const own: Opts = new Map();
+    for (const e of sec.entries) {
+      classify(e, warn);
+      own.set(canonical(e.key), e);
+    }
+    const merged: Opts = new Map([...global, ...own]);
+    const stone = merged.get("stonewall") ?? merged.get("new_group");
+    if (stone && wrap(stone, parseBool) && jobsInGroup > 0) {
+      groupid++;
+      jobsInGroup = 0;
+    }
+    const built = buildJobs(sec, merged, own, groupid, opts, warn);
+    jobs.push(...built.jobs);
+    meta.push(...built.meta);
+    jobsInGroup += built.jobs.length;
+  }
+  if (jobs.length === 0) warn(`${file}: no job sections`);
+  return { jobs, warnings, meta, globalOptions };
+}
+
+/** Aliases fio accepts for the same option. */
+function canonical(key: string): string {
+  switch (key) {
+    case "readwrite": return "rw";
+    case "blocksize": return "bs";
+    case "ba": return "blockalign";
+    case "io_limit": return "io_size";
+    case "timeout": return "runtime";
+    case "wait_for_previous": return "stonewall";
+    default: return key;
+  }
+}
+
+function classify(e: Entry, warn: (m: string) => void): void {
+  const k = e.key;
+  const shown = e.value === undefined ? k : `${k}=${e.value}`;
+  if (MODELLED.has(k)) return;
+  if (k in NOT_MODELLED) {
+    warn(`${e.file}:${e.line}: ${shown}: not modelled by iosim, ignored (${NOT_MODELLED[k]})`);
+    return;
+  }
+  if (NO_EFFECT.has(k)) {
+    warn(`${e.file}:${e.line}: ${shown}: no effect in a simulation, ignored`);
+    return;
+  }
+  warn(`${e.file}:${e.line}: ${shown}: unknown fio option, ignored`);
+}
+
+function buildJobs(
+  sec: Section, o: Opts, own: Opts, groupid: number, opts: FioParseOptions, warn: (m: string) => void,
+): { jobs: JobSpec[]; meta: FioJobMeta[] } {
+  const at = (e: Entry) => `${e.file}:${e.line}`;
+  const kbE = o.get("kb_base");
+  let kbBase: KbBase = 1024;
+  if (kbE) {
+    const k = wrap(kbE, (v) => Number(v));
+    if (k !== 1000 && k !== 1024) throw bad(kbE, "kb_base must be 1000 or 1024");
+    kbBase = k;
+  }
+  const int = (e: Entry, min = 0) => {
+    const n = wrap(e, (v) => parseInteger(v, kbBase));
+    if (n < min) throw bad(e, `must be >= ${min}`);
+    return n;
+  };
+
+  const nameE = o.get("name");
+  const jobname = nameE ? val(nameE) : sec.name;
+
+  // direction and randomness
+  const rwE = o.get("rw");
+  const rwi: RwInfo = rwE ? parseRw(rwE, warn) : { rw: "read", random: false, reads: true, writes: false };
+  let mixReadPct = 50;
+  {
+    const r = o.get("rwmixread");
+    const w = o.get("rwmixwrite");
+    const pick = r && w ? (r.seq > w.seq ? r : w) : (r ?? w);
+    if (pick) {
+      const n = int(pick);
+      if (n > 100) throw bad(pick, "must be a percentage 0..100");
+      mixReadPct = pick.key === "rwmixread" ? n : 100 - n;
+    }
+  }
+
+  // block sizes
+  const bsE = o.get("bs");
+  let bsR = FIO_DEFAULT_BS;
+  let bsW = FIO_DEFAULT_BS;
+  if (bsE) {
+    const [r, w] = wrap(bsE, splitDirections);
+    if (r !== undefined) bsR = wrap(bsE, () => parseSize(r, kbBase));
+    if (w !== undefined) bsW = wrap(bsE, () => parseSize(w, kbBase));
+    if (bsR <= 0 || bsW <= 0) throw bad(bsE, "block size must be > 0");
+  }
+  let listR = [{ size: bsR, weight: 1 }];
+  let listW = [{ size: bsW, weight: 1 }];
+  const splitE = o.get("bssplit");
+  if (splitE) {
+    const [r, w] = wrap(splitE, splitDirections);
+    if (r !== undefined) listR = parseBssplitList(splitE, r, kbBase);
+    if (w !== undefined) listW = parseBssplitList(splitE, w, kbBase);
+  }
+  let bs: Array<{ size: number; weight: number }>;
+  if (rwi.rw === "read") bs = listR;
+  else if (rwi.rw === "write") bs = listW;
+  else if (sameList(listR, listW)) bs = listR;
+  else {
+    bs = mergeSizeLists(listR, listW, mixReadPct);
+    const src = splitE ?? bsE!;
+    warn(`${at(src)}: ${src.key}=${src.value}: reads and writes have different sizes; iosim uses one size list ` +
+      `per job, merged by the ${mixReadPct}% read share (the size/direction pairing is lost)`);
+  }
+  const minBs = Math.min(...bs.map((b) => b.size));
+
+  // device
+  const isReplay = o.has("read_iolog");
+  let device: string | undefined;
+  const fnE = o.get("filename");
+  if (fnE) {
+    const names = val(fnE).split(/(?<!\\):/).map((s) => s.replace(/\\:/g, ":"));
+    if (names.length > 1) warn(`${at(fnE)}: filename=${fnE.value}: ${names.length} files; iosim uses the first, ${names[0]}`);
+    device = deviceFromFilename(names[0]!);
+    if (device === undefined) {
+      if (!opts.defaultDevice) {
+        throw new InputError(`"${names[0]}" is not a /dev path and no default device was given`, fnE.file, fnE.line, "filename");
+      }
+      device = opts.defaultDevice;
+      warn(`${at(fnE)}: filename=${fnE.value}: not a block device; the job runs on ${device} (no filesystem is modelled)`);
+    }
+  } else if (isReplay) {
+    device = opts.defaultDevice ?? ""; // the iolog names the device
+  } else {
+    if (!opts.defaultDevice) throw new InputError(`job [${sec.name}] has no filename= and no default device was given`, sec.file, sec.line, "filename");
+    device = opts.defaultDevice;
+  }
+  if (opts.devices && device !== "" && !opts.devices.includes(device)) {
+    const e = fnE;
+    throw new InputError(`device "${device}" is not in the scenario (${opts.devices.join(", ") || "none"})`,
+      e?.file ?? sec.file, e?.line ?? sec.line, "filename");
+  }
+  const devSize = opts.deviceSizes?.[device];
+
+  // region
+  const pctOf = (e: Entry, pct: number) => {
+    if (devSize === undefined) throw new InputError(`${e.key}=${e.value}: a percentage needs the size of ${device}`, e.file, e.line, e.key);
+    return Math.floor((devSize * pct) / 100);
+  };
+  let offset = 0;
+  const offE = o.get("offset");
+  const alignE = o.get("offset_align");
+  if (offE) {
+    const v = wrap(offE, (s) => parseSizeOrPercent(s, kbBase));
+    if ("pct" in v) {
+      const a = alignE ? int(alignE, 1) : minBs;
+      offset = Math.ceil(pctOf(offE, v.pct) / a) * a;
+    } else offset = v.bytes;
+  }
+  let offInc = 0;
+  const incE = o.get("offset_increment");
+  if (incE) {
+    const v = wrap(incE, (s) => parseSizeOrPercent(s, kbBase));
+    if ("pct" in v) {
+      const a = alignE ? int(alignE, 1) : minBs;
+      offInc = Math.ceil(pctOf(incE, v.pct) / a) * a;
+    } else offInc = v.bytes;
+  }
+  let regionLen: number;
+  const sizeE = o.get("filesize") ?? o.get("size");
+  if (sizeE) {
+    if (sizeE.key === "filesize" && /[-:]/.test(val(sizeE))) {
+      throw bad(sizeE, "a filesize range is not supported; give one size");
+    }
+    const v = wrap(sizeE, (s) => parseSizeOrPercent(s, kbBase));
+    regionLen = "pct" in v ? pctOf(sizeE, v.pct) : v.bytes;
+    if (regionLen <= 0) throw bad(sizeE, "size must be > 0");
+  } else if (devSize !== undefined) {
+    regionLen = devSize - offset;
+    if (regionLen <= 0) throw new InputError(`offset ${offset} is past the end of ${device} (${devSize} bytes)`, offE?.file ?? sec.file, offE?.line ?? sec.line, "offset");
+  } else {
+    regionLen = DEFAULT_REGION_BYTES;
+    if (!isReplay) warn(`${sec.file}:${sec.line}: [${sec.name}]: no size= and the size of ${device} is unknown; using a ${DEFAULT_REGION_BYTES}-byte region`);
+  }
+  if (regionLen < minBs) throw new InputError(`the region (${regionLen} bytes) is smaller than the block size ${minBs}`, sizeE?.file ?? sec.file, sizeE?.line ?? sec.line, sizeE?.key ?? "size");
+  const ioSizeE = o.get("io_size");
+  const bytes = ioSizeE ? wrap(ioSizeE, (s) => {
+    const v = parseSizeOrPercent(s, kbBase);
+    return "pct" in v ? Math.floor((regionLen * v.pct) / 100) : v.bytes;
+  }) : regionLen;
+
+  const alE = o.get("blockalign");
+  let align = minBs;
+  if (alE) {
+    const [r, w] = wrap(alE, splitDirections);
+    const a = wrap(alE, () => parseSize((rwi.rw === "write" ? w : r) ?? r ?? w ?? String(minBs), kbBase));
+    if (a <= 0) throw bad(alE, "alignment must be > 0");
+    align = a;
+  }
+
+  // stop conditions
+  const countE = o.get("number_ios");
+  const count = countE ? int(countE, 1) : undefined;
+  const rtE = o.get("runtime");
+  const runtimeNs = rtE ? wrap(rtE, (v) => parseTimeNs(v, "s")) : undefined;
+  const tbE = o.get("time_based");
+  let timeBased = tbE ? wrap(tbE, parseBool) : false;
+  if (timeBased && !runtimeNs) {
+    warn(`${at(tbE!)}: time_based without runtime: fio requires a runtime; the job stops when its size is done`);
+    timeBased = false;
+  }
+  if (runtimeNs === 0) warn(`${at(rtE!)}: runtime=0 means no runtime limit in fio`);
+
+  // depth and engine
+  const engE = o.get("ioengine");
+  const engine = engE ? val(engE).toLowerCase() : FIO_DEFAULT_ENGINE;
+  const depE = o.get("iodepth");
+  let iodepth = depE ? int(depE, 1) : 1;
+  if (iodepth > 1 && FIO_SYNC_ENGINES.has(engine)) {
+    warn(`${at(depE!)}: iodepth=${iodepth} with ioengine=${engine}: a synchronous engine keeps one IO in flight; iodepth 1 is used`);
+    iodepth = 1;
+  } else if (engE && !FIO_SYNC_ENGINES.has(engine) && !["libaio", "io_uring", "posixaio", "null"].includes(engine)) {
+    warn(`${at(engE)}: ioengine=${engine}: modelled as an asynchronous engine keeping iodepth IOs in flight`);
+  }
+
+  const dirE = o.get("direct");
+  const bufE = o.get("buffered");
+  let direct = false;
+  if (dirE && bufE) direct = dirE.seq > bufE.seq ? wrap(dirE, parseBool) : !wrap(bufE, parseBool);
+  else if (dirE) direct = wrap(dirE, parseBool);
+  else if (bufE) direct = !wrap(bufE, parseBool);
+  if (!direct && engine === "libaio" && iodepth > 1) {
+    warn(`${sec.file}:${sec.line}: [${sec.name}]: libaio without direct=1 is not asynchronous on Linux; fio will not reach iodepth=${iodepth} (iosim keeps the depth)`);
+  }
+
+  // pacing
+  let pattern: Pattern = { kind: "closed" };
+  const rateE = o.get("rate");
+  const riE = o.get("rate_iops");
+  if (rateE || riE) {
+    const cap = (e: Entry | undefined, unit: "bps" | "iops"): number | undefined => {
+      if (!e) return undefined;
+      const [r, w] = wrap(e, splitDirections);
+      const toN = (s: string | undefined) => (s === undefined ? undefined : wrap(e, () => parseSize(s, kbBase)));
+      const rv = toN(r);
+      const wv = toN(w);
+      if ((rv !== undefined && rv <= 0) || (wv !== undefined && wv <= 0)) throw bad(e, `${unit} must be > 0`);
+      if (rwi.rw === "read") return rv;
+      if (rwi.rw === "write") return wv;
+      // mixed: the largest total T with T*share_d <= cap_d for each capped direction
+      const limits: number[] = [];
+      if (rv !== undefined && mixReadPct > 0) limits.push(rv / (mixReadPct / 100));
+      if (wv !== undefined && mixReadPct < 100) limits.push(wv / ((100 - mixReadPct) / 100));
+      if (rv !== wv || rv === undefined) {
+        warn(`${at(e)}: ${e.key}=${e.value}: per-direction caps on a mixed job become one job-wide cap ` +
+          `(${limits.length ? Math.floor(Math.min(...limits)) : "none"} ${unit})`);
+      } else {
+        warn(`${at(e)}: ${e.key}=${e.value}: fio caps reads and writes separately; iosim caps the job at the total ` +
+          `where the busier direction reaches its cap (${Math.floor(Math.min(...limits))} ${unit})`);
+      }
+      return limits.length ? Math.floor(Math.min(...limits)) : undefined;
+    };
+    const bps = cap(rateE, "bps");
+    const iops = cap(riE, "iops");
+    if (bps !== undefined || iops !== undefined) {
+      pattern = { kind: "rate", ...(iops !== undefined ? { iops } : {}), ...(bps !== undefined ? { bps } : {}) };
+    }
+  }
+  const ttE = o.get("thinktime");
+  const thinktimeNs = ttE ? wrap(ttE, (v) => parseTimeNs(v, "us")) : 0;
+  const tbkE = o.get("thinktime_blocks");
+  const thinktimeBlocks = tbkE ? int(tbkE, 1) : 1;
+  if (tbkE && !ttE) warn(`${at(tbkE)}: thinktime_blocks without thinktime has no effect`);
+  const sdE = o.get("startdelay");
+  let startNs = 0;
+  if (sdE) {
+    const v = val(sdE);
+    const range = /^([^-:]+)[-:]([^-:]+)$/.exec(v);
+    if (range) {
+      const lo = wrap(sdE, () => parseTimeNs(range[1]!, "s"));
+      const hi = wrap(sdE, () => parseTimeNs(range[2]!, "s"));
+      startNs = Math.min(lo, hi);
+      warn(`${at(sdE)}: startdelay=${v}: fio picks a random delay in the range per job; iosim uses the lower bound`);
+    } else startNs = wrap(sdE, (s) => parseTimeNs(s, "s"));
+  }
+
+  // replay
+  const rlE = o.get("read_iolog");
+  let replay: { ios: import("../scenario/types.js").ReplayIo[]; device?: string } | undefined;
+  if (rlE) {
+    const path = val(rlE).split(/(?<!\\):/)[0]!;
+    if (!opts.readFile) throw new InputError(`read_iolog=${path}: no readFile was given to the parser`, rlE.file, rlE.line, "read_iolog");
+    let text: string;
+    try {
+      text = opts.readFile(path, rlE.file);
+    } catch (err) {
+      throw new InputError(`cannot read iolog "${path}": ${(err as Error).message}`, rlE.file, rlE.line, "read_iolog");
+    }
+    const nsE = o.get("replay_no_stall");
+    const tsE = o.get("replay_time_scale");
+    const log = parseIoLog(text, path, {
+      noStall: nsE ? wrap(nsE, parseBool) : false,
+      timeScalePct: tsE ? int(tsE, 1) : 100,
+    });
+    log.warnings.forEach(warn);
+    if (log.files.length === 0) throw new InputError(`iolog "${path}" has no reads or writes`, rlE.file, rlE.line, "read_iolog");
+    if (log.files.length > 1) warn(`${at(rlE)}: iolog "${path}" names ${log.files.length} files; iosim replays the first, ${log.files[0]!.filename}`);
+    const f0 = log.files[0]!;
+    const redirect = o.get("replay_redirect");
+    const dev = redirect ? deviceFromFilename(val(redirect)) : (fnE ? device : f0.device);
+    replay = { ios: f0.ios, device: dev };
+    pattern = { kind: "replay", ios: f0.ios };
+    if (rateE || riE) warn(`${at(rlE)}: read_iolog replaces rate/rate_iops pacing`);
+  }
+  if (replay) {
+    if (replay.device) device = replay.device;
+    if (!device) throw new InputError(`the iolog's files are not /dev paths; give filename= or replay_redirect=`, rlE!.file, rlE!.line, "read_iolog");
+    if (opts.devices && !opts.devices.includes(device)) {
+      throw new InputError(`device "${device}" is not in the scenario (${opts.devices.join(", ") || "none"})`, rlE!.file, rlE!.line, "read_iolog");
+    }
+    offset = 0;
+    offInc = 0;
+    regionLen = Math.max(...replay.ios.map((io) => io.off + io.size));
+  }
+
+  const cgE = o.get("cgroup");
+  const cgroup = cgE ? normCgroup(val(cgE)) : "";
+
+  const nE = o.get("numjobs");
+  const numjobs = nE ? int(nE, 1) : 1;
+  const grE = o.get("group_reporting");
+  const groupReporting = grE ? wrap(grE, parseBool) : false;
+  const stE = o.get("stonewall");
+  if (stE && wrap(stE, parseBool)) warn(`${at(stE)}: stonewall: fio starts [${sec.name}] after the earlier jobs finish; iosim starts it at its startdelay (the reporting group still changes)`);
+  const plE = o.get("percentile_list");
+  const percentiles = plE ? wrap(plE, (v) => v.split(":").map((p) => {
+    const n = Number(p);
+    if (!Number.isFinite(n) || n <= 0 || n > 100) throw new ValueError(`"${p}" is not a percentile in (0, 100]`);
+    return n;
+  })) : undefined;
+
+  const ownOptions: Record<string, string> = {};
+  for (const e of own.values()) ownOptions[e.key] = e.value ?? "";
+
+  const out: JobSpec[] = [];
+  const metas: FioJobMeta[] = [];
+  for (let i = 0; i < numjobs; i++) {
+    const name = numjobs > 1 ? `${jobname}.${i}` : jobname;
+    const off = offset + offInc * i;
+    if (devSize !== undefined && off + regionLen > devSize) {
+      warn(`${sec.file}:${sec.line}: [${name}]: region ${off}+${regionLen} extends past the end of ${device} (${devSize} bytes)`);
+    }
+    const spec: JobSpec = {
+      name,
+      cgroup,
+      device,
+      rw: rwi.rw,
+      random: rwi.random,
+      mixReadPct,
+      bs: bs.map((b) => ({ ...b })),
+      offset: off,
+      regionLen,
+      align,
+      iodepth,
+      pattern: pattern.kind === "replay" ? { kind: "replay", ios: pattern.ios } : { ...pattern },
+      thinktimeNs,
+      thinktimeBlocks,
+      startNs,
+      timeBased,
+      direct,
+      groupId: groupid,
+      source: { file: sec.file, line: sec.line, field: sec.name },
+    };
+    if (count !== undefined) spec.count = count;
+    if (!replay) spec.bytes = bytes;
+    if (runtimeNs) spec.runtimeNs = runtimeNs;
+    out.push(spec);
+    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, ...(percentiles ? { percentiles } : {}) });
+  }
+  return { jobs: out, meta: metas };
+}
+

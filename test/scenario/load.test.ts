@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../bindings/scenario/load.js";
+import { InputError } from "../../bindings/scenario/errors.js";
+import { simulate } from "../../bindings/engine/simulation.js";
+
+const ok = `name: two-tenants
+kernel: "6.12"
+seed: 42
+duration: 2s
+series: 250ms
+devices:
+  - preset: nvme
+cgroups:
+  tenants/a: {}
+  tenants/b: {}
+jobs:
+  - name: a
+    cgroup: tenants/a
+    rw: randread
+    bs: 4k
+    ioengine: libaio
+    iodepth: 8
+    direct: 1
+    runtime: 1s
+    time_based: 1
+  - name: b
+    cgroup: tenants/b
+    rw: write
+    bs: 64k
+    ioengine: libaio
+    iodepth: 2
+    direct: 1
+    size: 64m
+`;
+
+function errorOf(text: string): InputError {
+  try {
+    loadScenario(text, "s.yaml");
+  } catch (e) {
+    if (e instanceof InputError) return e;
+    throw e;
+  }
+  throw new Error("expected an InputError");
+}
+
+describe("scenario files", () => {
+  it("a two-tenant YAML scenario becomes devices, cgroups and fio jobs", () => {
+    const { scenario } = loadScenario(ok, "s.yaml");
+    expect(scenario.kernel).toBe("6.12");
+    expect(scenario.seed).toBe(42);
+    expect(scenario.durationNs).toBe(2e9);
+    expect(scenario.seriesBinNs).toBe(250e6);
+    expect(scenario.devices[0]!.name).toBe("nvme0n1");
+    expect(scenario.jobs.map((j) => [j.name, j.cgroup, j.rw, j.random, j.iodepth])).toEqual([
+      ["a", "tenants/a", "read", true, 8],
+      ["b", "tenants/b", "write", false, 2],
+    ]);
+    expect(scenario.jobs[1]!.bytes).toBe(64 << 20);
+    expect(scenario.jobs[0]!.source?.line).toBe(12);
+  });
+
+  it("runs: tenant b writes exactly its 64 MiB and tenant a reads for its 1 s", () => {
+    const r = simulate(loadScenario(ok, "s.yaml").scenario);
+    const b = r.jobs.find((j) => j.name === "b")!;
+    expect(b.write.bytes).toBe(64 << 20);
+    const a = r.jobs.find((j) => j.name === "a")!;
+    expect(a.firstSubmitNs).toBe(0);
+    expect(a.read.ios).toBeGreaterThan(1000);
+    expect(r.series.length).toBeGreaterThan(0);
+  });
+
+  it("a bad fio value is reported at the YAML line of that option", () => {
+    const e = errorOf(ok.replace("iodepth: 8", "iodepth: lots"));
+    expect(e.file).toBe("s.yaml");
+    expect(e.line).toBe(17);
+    expect(e.field).toBe("iodepth");
+  });
+
+  it("an unknown top-level key names its line", () => {
+    const e = errorOf(ok + "jobz: []\n");
+    expect(e.line).toBe(29);
+    expect(e.field).toBe("jobz");
+  });
+
+  it("an unknown kernel version is refused with the known ones", () => {
+    const e = errorOf(ok.replace('kernel: "6.12"', 'kernel: "5.4"'));
+    expect(e.line).toBe(2);
+    expect(e.message).toMatch(/6\.1, 6\.12, 6\.18/);
+  });
+
+  it("YAML syntax errors carry a line", () => {
+    const e = errorOf("name: x\ndevices: [\n");
+    expect(e.line).toBeGreaterThan(0);
+  });
+
+  it("timed changes keep their simulated time and source line", () => {
+    const { scenario } = loadScenario(ok + "changes:\n  - at: 500ms\n    cgroup: tenants/a\n    file: io.weight\n    value: \"default 200\"\n", "s.yaml");
+    expect(scenario.writes).toEqual([
+      { atNs: 500e6, cgroup: "tenants/a", file: "io.weight", value: "default 200", source: { file: "s.yaml", line: 30, field: "changes" } },
+    ]);
+  });
+});
