@@ -19,6 +19,8 @@ const seedIn = $<HTMLInputElement>("seed");
 const versionSel = $<HTMLSelectElement>("version");
 const versionLabel = $<HTMLLabelElement>("version-label");
 const fixesA = $<HTMLFieldSetElement>("fixes-a");
+const deviceSel = $<HTMLSelectElement>("device");
+const deviceBox = $<HTMLDivElement>("device-box");
 const compareBox = $<HTMLInputElement>("compare");
 const vsVersionSel = $<HTMLSelectElement>("vs-version");
 const fixesB = $<HTMLDivElement>("fixes-b");
@@ -94,6 +96,11 @@ function applyScenario(st: Partial<PageState>): void {
   desc.textContent = sc.description;
   versionLabel.textContent = fam.versionLabel === "kernel" ? "Kernel" : `${fam.versionLabel} version`;
   fillVersions(versionSel, fam, st.version ?? sc.version ?? fam.defaultVersion);
+  deviceBox.hidden = !fam.devices?.length;
+  deviceSel.innerHTML = "";
+  deviceSel.append(new Option("as built in", ""));
+  for (const d of fam.devices ?? []) deviceSel.append(new Option(`${d} preset`, d));
+  deviceSel.value = st.device && fam.devices?.includes(st.device) ? st.device : "";
   const fixes = st.fixes ?? sc.fixes ?? [];
   fixesA.hidden = fam.fixes.length === 0;
   fixBoxes(fixesA.querySelector(".boxes")!, fam, fixes, "fa");
@@ -137,6 +144,7 @@ function pageState(): PageState | undefined {
     seed,
     version: versionSel.value,
     fixes: checkedFixes(fixesA),
+    device: deviceSel.value || undefined,
     vs: compareBox.checked ? { version: vsVersionSel.value, fixes: checkedFixes(fixesB) } : undefined,
     files: editedFiles(),
   };
@@ -158,7 +166,7 @@ async function run(): Promise<void> {
   setBusy(true);
   progress.removeAttribute("value");
   const t0 = performance.now();
-  const reqs: RunRequest[] = [{ family: st.family, scenario: st.scenario, seed: st.seed, version: st.version, fixes: st.fixes, files: st.files }];
+  const reqs: RunRequest[] = [{ family: st.family, scenario: st.scenario, seed: st.seed, version: st.version, fixes: st.fixes, device: st.device, files: st.files }];
   if (st.vs) reqs.push({ ...reqs[0]!, version: st.vs.version, fixes: st.vs.fixes });
   statusLine.textContent = `Running ${reqs.length === 2 ? "two runs" : "…"}`;
   try {
@@ -251,7 +259,7 @@ cancelBtn.addEventListener("click", () => client.cancel());
 resetBtn.addEventListener("click", () => {
   const cur = current();
   if (!cur) return;
-  applyScenario({ version: versionSel.value, fixes: checkedFixes(fixesA), seed: Number(seedIn.value) });
+  applyScenario({ version: versionSel.value, fixes: checkedFixes(fixesA), seed: Number(seedIn.value), device: deviceSel.value || undefined });
   editor.focus();
 });
 editor.onChange = updateResetButton;

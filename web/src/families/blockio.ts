@@ -20,9 +20,10 @@
 // Charts: the same per 100 ms bin of the run's time series.
 
 import {
-  controlModules, InputError, KERNEL_VERSIONS, percentilesFromHist, Simulation,
+  controlModules, InputError, KERNEL_VERSIONS, parseFioJobFile, percentilesFromPlat, Simulation,
   type KernelVersion, type RunResult, type Scenario,
 } from "../iosim.js";
+import { DEVICE_CHOICES, deviceSizes, withDevice } from "./devices.js";
 import { CGCONF_FILE, formatCgConf, parseCgConf } from "../lib/cgconf.js";
 import { FIO_FILE, formatFioJobs } from "../lib/fiofmt.js";
 import { resultHash } from "../lib/digest.js";
@@ -61,16 +62,6 @@ export function hasControlFile(file: string): boolean {
   return controlModules().some((m) => m.handles(file));
 }
 
-// Optional capability: iosim's fio job-file parser.
-const fioModules = import.meta.glob("../../../bindings/workload/index.ts");
-type FioParse = (text: string, file: string, opts: { devices?: string[]; defaultDevice?: string }) => { jobs: Scenario["jobs"]; warnings: string[] };
-async function fioParser(): Promise<FioParse | undefined> {
-  const load = Object.values(fioModules)[0] as (() => Promise<unknown>) | undefined;
-  if (!load) return undefined;
-  const m = (await load()) as { parseFioJobFile?: FioParse };
-  return m.parseFioJobFile;
-}
-
 export function blockFamily(o: BlockFamilyOptions): BlockFamily {
   let cache: Promise<BlockBuiltin[]> | undefined;
   const builtins = () => (cache ??= o.builtins());
@@ -83,18 +74,15 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
     if (!(KERNEL_VERSIONS as readonly string[]).includes(req.version)) {
       throw new InputError(`unknown kernel version "${req.version}" (have ${KERNEL_VERSIONS.join(", ")})`, "url", undefined, "version");
     }
-    const s: Scenario = { ...base, seed: req.seed, kernel: req.version as KernelVersion, record: base.record || !!o.record };
+    const s: Scenario = { ...withDevice(base, req.device), seed: req.seed, kernel: req.version as KernelVersion, record: base.record || !!o.record };
     if (!req.files) return s;
     const conf = req.files[CGCONF_FILE];
     if (conf !== undefined) Object.assign(s, parseCgConf(conf));
     const fio = req.files[FIO_FILE];
-    if (fio !== undefined && fio !== formatFioJobs(base.jobs).text) {
-      const parse = await fioParser();
-      if (!parse) {
-        throw new InputError("editing jobs needs iosim's fio job-file parser, which is not in this build; the built-in jobs are unchanged only if the text is", FIO_FILE, 1);
-      }
+    const formatted = formatFioJobs(base.jobs);
+    if (fio !== undefined && fio !== formatted.text) {
       const devices = s.devices.map((d) => d.name);
-      const parsed = parse(fio, FIO_FILE, { devices, defaultDevice: devices[0] });
+      const parsed = parseFioJobFile(fio, FIO_FILE, { devices, defaultDevice: devices[0], deviceSizes: deviceSizes(s.devices) });
       s.jobs = parsed.jobs;
       s.source = { file: FIO_FILE };
       (s as Scenario & { parseWarnings?: string[] }).parseWarnings = parsed.warnings;
@@ -109,7 +97,6 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
     async load(): Promise<FamilyInfo> {
       const reason = await o.missing();
       const list = reason ? [] : await builtins();
-      const fio = await fioParser();
       return {
         id: o.id,
         title: o.title,
@@ -118,10 +105,11 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
         versions: [...KERNEL_VERSIONS],
         defaultVersion: "6.18",
         versionLabel: "kernel",
+        devices: [...DEVICE_CHOICES],
         fixes: [],
         files: [
           { name: CGCONF_FILE, syntax: "cgroup interface writes" },
-          { name: FIO_FILE, syntax: fio ? "fio job file" : "fio job file (read-only: no fio parser in this build)" },
+          { name: FIO_FILE, syntax: "fio job file" },
         ],
         scenarios: list.map((b): ScenarioInfo => {
           const s = b.build();
@@ -210,7 +198,7 @@ function cgroupSummary(r: RunResult, s: Scenario): TablePanel {
           for (let i = 0; i < h.length; i++) hist[i]! += h[i]!;
         }
       }
-      const p99 = hist ? percentilesFromHist(hist, [99])[0]! : NaN;
+      const p99 = hist ? (percentilesFromPlat(hist, [99])[0]?.ns ?? NaN) : NaN;
       const wait = r.cgroups.find((c) => c.path === x.cgroup)?.throttleWaitNs;
       const waitNs = wait ? wait.read + wait.write : 0;
       return {

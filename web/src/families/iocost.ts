@@ -2,16 +2,16 @@
 // weight. Needs the blk-iocost control module.
 //
 // Built-in "io.cost weights": two cgroups read 4 KiB at random at depth 32
-// on the NVMe device for 5 s, with io.weight 300 and 100 and iocost enabled
-// with a linear model matching the device (400 k random reads/s). Both are
-// always busy, so iocost should split the device 3 : 1 (hweight 75 % and
-// 25 %): about 1170 MiB/s and 390 MiB/s of the ~1560 MiB/s it can do.
+// on the NVMe preset for 5 s, with io.weight 300 and 100 and iocost enabled
+// with a linear model matching the device (150 k IOPS up to 16 KiB). Both
+// are always busy, so iocost should split the device 3 : 1 (hweight 75 %
+// and 25 %): about 440 MiB/s and 146 MiB/s of the ~586 MiB/s it can do.
 import { jobDefaults, scenarioDefaults, type Scenario } from "../iosim.js";
 import { blockFamily, hasControlFile, type BlockBuiltin } from "./blockio.js";
-import { PLAYGROUND_DEVICES } from "./devices.js";
+import { preset } from "./devices.js";
 
 export function iocostWeights(): Scenario {
-  const dev = PLAYGROUND_DEVICES.nvme!.spec;
+  const dev = preset("nvme");
   const common = { device: dev.name, rw: "read" as const, random: true, iodepth: 32, runtimeNs: 5e9, timeBased: true, regionLen: 64 << 30 };
   return scenarioDefaults({
     name: "iocost-weights",
@@ -22,7 +22,7 @@ export function iocostWeights(): Scenario {
       { path: "low", files: { "io.weight": "default 100" } },
     ],
     writes: [
-      { atNs: 0, cgroup: "", file: "io.cost.model", value: `${dev.devno} ctrl=user model=linear rbps=3000000000 rseqiops=450000 rrandiops=400000 wbps=2000000000 wseqiops=250000 wrandiops=200000` },
+      { atNs: 0, cgroup: "", file: "io.cost.model", value: `${dev.devno} ctrl=user model=linear rbps=2457600000 rseqiops=150000 rrandiops=150000 wbps=2457600000 wseqiops=150000 wrandiops=150000` },
       { atNs: 0, cgroup: "", file: "io.cost.qos", value: `${dev.devno} enable=1 ctrl=user rpct=95.00 rlat=1000 wpct=95.00 wlat=2000 min=50.00 max=150.00` },
     ],
     jobs: [jobDefaults({ ...common, name: "high", cgroup: "high" }), jobDefaults({ ...common, name: "low", cgroup: "low" })],

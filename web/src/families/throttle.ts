@@ -5,17 +5,16 @@
 // bin (release - submit from the per-bio records), so the slice rhythm
 // shows: with rbps=20 MiB/s and 4 KiB reads, a fresh 100 ms slice lets
 // 512 bios through at once and the rest wait for the next slice.
-import { iomaxDemo } from "../../../bindings/scenario/builtin/iomax-demo.js";
-import type { RunResult } from "../iosim.js";
+import { iomaxDemo, type RunResult } from "../iosim.js";
 import { blockFamily, cgLabel, hasControlFile, type BlockBuiltin } from "./blockio.js";
-import { PLAYGROUND_DEVICES } from "./devices.js";
+import { preset } from "./devices.js";
 import type { ChartPanel, Panel } from "./types.js";
 
 const builtins: BlockBuiltin[] = [
   {
     id: "iomax-demo", title: "io.max demo: one capped, one free",
-    description: iomaxDemo(PLAYGROUND_DEVICES.nvme!.spec).description!,
-    build: () => iomaxDemo(PLAYGROUND_DEVICES.nvme!.spec),
+    description: iomaxDemo(preset("ssd")).description!,
+    build: () => iomaxDemo(preset("ssd")),
   },
 ];
 

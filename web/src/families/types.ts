@@ -25,6 +25,8 @@ export interface RunRequest {
   version: string;
   /** fix switches (Kubernetes: upstream fix PRs applied) */
   fixes: string[];
+  /** device preset replacing the scenario's first device (block IO); undefined = as built in */
+  device?: string;
   /** edited files (name -> text); undefined = the built-in scenario as is */
   files?: Record<string, string>;
 }
@@ -61,6 +63,8 @@ export interface FamilyInfo {
   /** what "version" means here, e.g. "kernel" or "Kubernetes" */
   versionLabel: string;
   fixes: FixInfo[];
+  /** device presets the scenario's device can be swapped for (block IO) */
+  devices?: string[];
   /** editable file names, in tab order, with the syntax each uses */
   files: Array<{ name: string; syntax: string }>;
   scenarios: ScenarioInfo[];

@@ -1,6 +1,6 @@
 // The page state in the URL hash, so a link reproduces a run:
 //
-//   #family=throttle&scenario=iomax-demo&seed=1&v=6.18&fix=a,b&vs=6.12&vsfix=a&edit=<...>
+//   #family=throttle&scenario=iomax-demo&seed=1&v=6.18&fix=a,b&dev=hdd&vs=6.12&vsfix=a&edit=<...>
 //
 // `vs`/`vsfix` turn on the side-by-side comparison (version and fixes of the
 // second run). `edit` holds the edited files (JSON name -> text), deflated
@@ -13,6 +13,8 @@ export interface PageState {
   seed: number;
   version: string;
   fixes: string[];
+  /** device preset replacing the scenario's device */
+  device?: string;
   /** comparison run, if any */
   vs?: { version: string; fixes: string[] };
   files?: Record<string, string>;
@@ -25,6 +27,7 @@ export async function encodeState(s: PageState): Promise<string> {
   p.set("seed", String(s.seed));
   p.set("v", s.version);
   if (s.fixes.length) p.set("fix", s.fixes.join(","));
+  if (s.device) p.set("dev", s.device);
   if (s.vs) {
     p.set("vs", s.vs.version);
     if (s.vs.fixes.length) p.set("vsfix", s.vs.fixes.join(","));
@@ -42,6 +45,8 @@ export async function decodeState(hash: string): Promise<Partial<PageState>> {
   if (seed !== null && /^\d+$/.test(seed)) out.seed = Number(seed);
   if (v) out.version = v;
   out.fixes = (p.get("fix") ?? "").split(",").filter(Boolean);
+  const dev = p.get("dev");
+  if (dev) out.device = dev;
   const vs = p.get("vs");
   if (vs) out.vs = { version: vs, fixes: (p.get("vsfix") ?? "").split(",").filter(Boolean) };
   const edit = p.get("edit");
