@@ -46,8 +46,10 @@ export interface BlockFamilyOptions {
   /** undefined when the capability is in this build, else why not */
   missing(): Promise<string | undefined>;
   builtins(): Promise<BlockBuiltin[]>;
-  /** panels beyond throughput and latency */
-  extras?(result: RunResult, sim: Simulation): Panel[];
+  /** adjust the scenario before it runs (e.g. turn a module's trace on) */
+  prepare?(s: Scenario): Scenario;
+  /** panels beyond throughput and latency, from the result and the finished simulation */
+  extras?(result: RunResult, sim: Simulation, s: Scenario): Promise<Panel[]>;
   /** ask the core to keep one record per bio (for per-bio panels) */
   record?: boolean;
 }
@@ -75,7 +77,7 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
       throw new InputError(`unknown kernel version "${req.version}" (have ${KERNEL_VERSIONS.join(", ")})`, "url", undefined, "version");
     }
     const s: Scenario = { ...withDevice(base, req.device), seed: req.seed, kernel: req.version as KernelVersion, record: base.record || !!o.record };
-    if (!req.files) return s;
+    if (!req.files) return o.prepare ? o.prepare(s) : s;
     const conf = req.files[CGCONF_FILE];
     if (conf !== undefined) Object.assign(s, parseCgConf(conf));
     const fio = req.files[FIO_FILE];
@@ -87,7 +89,7 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
       s.source = { file: FIO_FILE };
       (s as Scenario & { parseWarnings?: string[] }).parseWarnings = parsed.warnings;
     }
-    return s;
+    return o.prepare ? o.prepare(s) : s;
   }
 
   return {
@@ -129,7 +131,7 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
       }
       const result = sim.result();
       const hash = resultHash(result);
-      const extra = o.extras?.(result, sim) ?? [];
+      const extra = (await o.extras?.(result, sim, s)) ?? [];
       const warnings = [...((s as Scenario & { parseWarnings?: string[] }).parseWarnings ?? []), ...result.warnings];
       return {
         family: o.id, scenario: req.scenario, label: `Linux ${s.kernel}`, seed: s.seed, hash,

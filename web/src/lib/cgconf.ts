@@ -78,7 +78,7 @@ export function formatCgConf(s: Pick<Scenario, "cgroups" | "writes">): string {
   const out = ["# cgroup-v2 interface files, one write per line (see the help)"];
   for (const g of s.cgroups) {
     const files = Object.entries(g.files ?? {});
-    if (files.length === 0) out.push(`mkdir ${g.path}`);
+    if (files.length === 0 && g.path) out.push(`mkdir ${g.path}`);
     for (const [f, v] of files) out.push(`echo "${v}" > ${g.path ? g.path + "/" : ""}${f}`);
   }
   for (const w of [...s.writes].sort((a, b) => a.atNs - b.atNs)) {
