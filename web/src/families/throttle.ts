@@ -30,7 +30,7 @@ type ReadDecisions = (sim: Simulation, shiftNs?: number) => Decision[];
 
 const converterModule = import.meta.glob("../../../bindings/oracle/throtl-scenario.ts");
 const decisionsModule = import.meta.glob("../../../bindings/oracle/decisions.ts");
-const oracleJson = import.meta.glob("../../../test/fixtures/oracle/throtl/scenarios/*.json", { query: "?raw", import: "default" });
+const oracleJson = import.meta.glob<string>("../../../test/fixtures/oracle/throtl/scenarios/*.json", { query: "?raw", import: "default", eager: true });
 
 async function optional<T>(mods: Record<string, () => Promise<unknown>>, name: string): Promise<T | undefined> {
   const load = Object.values(mods)[0];
@@ -50,8 +50,7 @@ async function builtins(): Promise<BlockBuiltin[]> {
   const convert = await optional<ScenarioFromJson>(converterModule, "scenarioFromThrotlJson");
   if (!convert) return out;
   const entries = Object.entries(oracleJson).sort(([a], [b]) => (a < b ? -1 : 1));
-  for (const [path, load] of entries) {
-    const text = (await load()) as string;
+  for (const [path, text] of entries) {
     const file = path.replace(/^.*\//, "");
     const id = file.replace(/\.json$/, "");
     let description = "";

@@ -34,6 +34,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 }
 
 export function fmtNs(ns: number): string {
+  if (ns === 0) return "0";
   if (ns >= 1e9) return `${(ns / 1e9).toFixed(ns % 1e9 === 0 ? 0 : 2)} s`;
   if (ns >= 1e6) return `${(ns / 1e6).toFixed(1)} ms`;
   return `${(ns / 1e3).toFixed(0)} µs`;
