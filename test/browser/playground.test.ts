@@ -177,6 +177,23 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
       `(Node, same run: ${node.result.wallMs.toFixed(0)} ms)`);
   });
 
+  it("runs the io.max demo when blk-throttle is in the build: capped shows ~20 MiB/s, as in Node", async (ctx) => {
+    const info = await family("throttle")!.load();
+    if (!info.available) {
+      console.log(`[playground] io.max demo not checked: ${info.reason}`);
+      ctx.skip();
+    }
+    const req: RunRequest = { family: "throttle", scenario: "iomax-demo", seed: 5, version: "6.12", fixes: [] };
+    await fresh(page, `${server.url}#family=throttle&scenario=iomax-demo&seed=5&v=6.12`);
+    const node = await nodeRun(req);
+    expect(await page.getAttribute(".run", "data-hash")).toBe(node.hash);
+    const shown = await shownRows(page);
+    for (const [cg, w] of expectedMiBs(node.result, node.scenario)) expect(shown.get(cg), cg).toEqual(w);
+    // io.max rbps=20971520: 20 MiB/s, a little over for the first slice
+    expect(Number(shown.get("capped")!.read)).toBeGreaterThan(19);
+    expect(Number(shown.get("capped")!.read)).toBeLessThan(21.5);
+  });
+
   it("Enter in the seed field re-runs; the comparison shows two columns that match Node", async () => {
     await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18`);
     const n = await runNo(page);
@@ -217,8 +234,11 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
   });
 
   it("made no request beyond 127.0.0.1, logged no errors, and saves docs/playground.png", async () => {
-    await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18&vs=6.1`);
-    await page.waitForTimeout(200);
+    // the picture for the README: the io.max demo on two kernels when the build has blk-throttle
+    const throttle = (await family("throttle")!.load()).available;
+    await fresh(page, throttle ? `${server.url}#family=throttle&scenario=iomax-demo&seed=1&v=6.18&vs=6.1`
+      : `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18&vs=6.1`);
+    await page.waitForTimeout(300);
     mkdirSync(join(ROOT, "docs"), { recursive: true });
     await page.screenshot({ path: join(ROOT, "docs/playground.png") });
     expect(offHost).toEqual([]);
