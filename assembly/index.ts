@@ -292,3 +292,6 @@ export function columnLength(id: i32): i32 {
 export function seriesBinCount(): i32 {
   return S.seriesBins;
 }
+export * from "./throttle/api";
+export * from "./iocost/api";
+export * from "./writeback/api";

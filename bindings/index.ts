@@ -13,3 +13,4 @@ export { loadScenario, type LoadOptions, type LoadedScenario } from "./scenario/
 export { iomaxDemo } from "./scenario/builtin/iomax-demo.js";
 import "./engine/modules/index.js";
 export * from "./oracle/index.js";
+export * as k8s from "./k8s/index.js";

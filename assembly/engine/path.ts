@@ -45,8 +45,13 @@ export function run(untilNs: i64, maxEvents: i32): i32 {
     pop();
     n++;
     const t = poppedTime;
-    now = t;
     const kind = metaKind(poppedMeta);
+    if (kind == EV_STOP) {
+      // the clock stops at the last real event, not at the stop mark
+      stopped = true;
+      return 0;
+    }
+    now = t;
     const arg = metaArg(poppedMeta);
     if (kind == EV_DEVICE_DONE) {
       deviceDone(<i32>arg, t);

@@ -1,2 +1,14 @@
-// Registers every trace handler. Importing the package's entry point imports this file.
+// Real-kernel traces: readers, replay, scoring, explanations; registers the
+// trace handlers. Importing the package's entry point imports this file.
 export * from "./registry.js";
+export * from "./traces.js";
+export * from "./replay.js";
+export * from "./score.js";
+export * from "./compare.js";
+export * from "./decisions.js";
+export { idealDevice, WORK_LATENCY_NS, DEVICE_LATENCY_NS } from "./device.js";
+export { scenarioFromThrotlJson } from "./throtl-scenario.js";
+export { explainDecisions, explainFile } from "./explain.js";
+export { blktestsThrotl, type BlktestCase } from "./blktests.js";
+import "./iocost.js";
+import "./writeback.js";

@@ -1,7 +1,17 @@
 // Every `iosim` subcommand, registered on the program.
 import type { Command } from "commander";
+import "../../engine/modules/index.js"; // control modules: io.max, io.weight, io.cost.*, writeback
+import "../../oracle/index.js"; // trace handlers: throttle, iocost, writeback
 import { register as registerRun } from "./run.js";
+import { register as registerReplay } from "./replay.js";
+import { register as registerCompare } from "./compare.js";
+import { register as registerExplain } from "./explain.js";
+import { registerK8sCommands } from "../../k8s/cli.js";
 
 export function registerCommands(program: Command): void {
   registerRun(program);
+  registerReplay(program);
+  registerCompare(program);
+  registerExplain(program);
+  registerK8sCommands(program);
 }

@@ -1,0 +1,70 @@
+// `iosim compare TRACE... [--json]`: replay each recorded kernel trace and score
+// the simulation against it. The trace kind is recognised from its header
+// (bindings/oracle/registry.ts):
+//   - blk-throttle traces (oracle throtl/*.jsonl, guest iomax): share of IOs
+//     whose completion is within 4 ms (per throttle group, k-th against k-th),
+//     error p50/p99/max, per-job total-time error, and an overall line against
+//     the bar (>= 99% overall, every trace with >= 20 IOs >= 90%);
+//   - guest iocost traces: B/A share, per-bin error, vrate trajectory, idle times;
+//   - guest writeback traces: owner per round, switch round, wbytes per owner.
+// Exit status: 0 all good, 1 the throttle fidelity bar is missed, 2 unreadable input.
+import type { Command } from "commander";
+import { readFileSync } from "node:fs";
+import { readTrace } from "../../oracle/traces.js";
+import { compareTrace, overall, type TraceScore } from "../../oracle/compare.js";
+import { formatScore } from "../../oracle/score.js";
+import { handlerFor, traceHandlers } from "../../oracle/registry.js";
+import type { KernelVersion } from "../../scenario/types.js";
+import { InputError } from "../../scenario/errors.js";
+
+const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
+
+export function readTraceText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    throw new InputError(`cannot read the trace: ${(e as NodeJS.ErrnoException).code ?? e}`, file);
+  }
+}
+
+export function traceHandler(text: string, file: string) {
+  const h = handlerFor(text, file);
+  if (!h) {
+    throw new InputError(`line 1 is not the header of a trace iosim knows (kinds: ${traceHandlers().map((x) => x.kind).join(", ")})`, file, 1);
+  }
+  return h;
+}
+
+export function register(program: Command): void {
+  program
+    .command("compare")
+    .description("score simulated completions against recorded kernel traces (throttle, iocost, writeback)")
+    .argument("<traces...>", "trace files (.jsonl)")
+    .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: each trace's)")
+    .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
+    .option("--json", "print one JSON object")
+    .action((traces: string[], o: { kernel?: string; json?: boolean; seed?: string }) => {
+      const kernel = o.kernel as KernelVersion | undefined;
+      const seed = o.seed !== undefined ? Number(o.seed) : undefined;
+      const throttle: TraceScore[] = [];
+      const others: Array<{ file: string; kind: string; score: Record<string, unknown>; text: string }> = [];
+      for (const f of traces) {
+        const text = readTraceText(f);
+        const h = traceHandler(text, f);
+        if (THROTTLE_KINDS.has(h.kind)) throttle.push(compareTrace(readTrace(text, f), { kernel, seed }));
+        else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed }) });
+      }
+      const all = throttle.length ? overall(throttle) : undefined;
+      if (o.json) {
+        process.stdout.write(JSON.stringify({ traces: throttle, overall: all, others }, null, 2) + "\n");
+      } else {
+        for (const s of throttle) for (const p of s.parts) process.stdout.write(formatScore(p) + "\n");
+        if (all) {
+          process.stdout.write(`overall: ${all.matched}/${all.ios} IOs matched (${(100 * all.share).toFixed(2)}%)` +
+            (all.weak.length ? `; below 90%: ${all.weak.join(", ")}` : "") + ` -> ${all.pass ? "PASS" : "FAIL"}\n`);
+        }
+        for (const x of others) process.stdout.write(`== ${x.file} (${x.kind})\n${x.text}\n`);
+      }
+      if (all && !all.pass) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,17 @@
+// `iosim explain TRACE|SCENARIO --job J --seq N`: why one bio waited, in words
+// (the slice, the limit, what was allowed and already dispatched, the wait,
+// the timer and the release), from the throttle core's decision trace.
+import type { Command } from "commander";
+import { explainFile } from "../../oracle/explain.js";
+
+export function register(program: Command): void {
+  program
+    .command("explain")
+    .description("explain why a bio waited in blk-throttle")
+    .argument("<file>", "a recorded trace (.jsonl) or an oracle throtl scenario (.json)")
+    .requiredOption("--job <name>", "job name")
+    .requiredOption("--seq <n>", "IO index in the job", (v) => Number(v))
+    .action((file: string, o: { job: string; seq: number }) => {
+      process.stdout.write(explainFile(file, o.job, o.seq).join("\n") + "\n");
+    });
+}

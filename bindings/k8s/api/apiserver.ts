@@ -1,0 +1,306 @@
+// The API server: one store of objects with optimistic concurrency, and watch
+// delivery to informers with a latency.
+//
+// 1. Concurrency. Every write bumps a cluster-wide resourceVersion counter and
+//    stamps the object with it. `update` carries the resourceVersion the caller
+//    read and fails with a Conflict when the stored object moved on (the
+//    external-attacher updating a VolumeAttachment from a stale cache gets
+//    exactly this). `patch` has no precondition, like a strategic merge patch
+//    of node status; a patch that changes nothing writes nothing and bumps no
+//    resourceVersion (the real server skips no-op updates too).
+//
+// 2. Watches. An informer registers for kinds with a delivery latency. Each
+//    write schedules one delivery per informer at max(now + latency + extra,
+//    last delivery) so a watch stream stays in order; `extra` comes from the
+//    scenario's watch-delay faults. An informer cache therefore lags the store
+//    by the latency and can be arbitrarily stale during a watch delay.
+//
+// 3. Faults. A scenario can make a verb on a kind fail (Conflict, an internal
+//    error, NotFound) a number of times, to replay e.g. a failing node status
+//    PATCH (#111000).
+//
+// Worked example: the kubelet PATCHes node-1 volumesInUse at t = 10,000 ms
+// with resourceVersion 41 -> 42. The ADC's node informer (latency 20 ms) sees
+// it at 10,020; a watch-delay fault of +5 s on the controller-manager from 9 s
+// to 30 s moves that to 15,020, and every later node event queues behind it.
+
+import type { Sim } from "../engine/sim.js";
+import { cloneObj, KObj, Kind, keyOf } from "./types.js";
+
+export class ApiError extends Error {
+  constructor(
+    readonly reason: "NotFound" | "AlreadyExists" | "Conflict" | "InternalError",
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.reason === "NotFound";
+
+export type WatchType = "ADDED" | "MODIFIED" | "DELETED";
+
+export interface ApiFault {
+  verb: "create" | "update" | "patch" | "delete" | "get";
+  kind: Kind;
+  name?: string;
+  reason: "Conflict" | "InternalError" | "NotFound";
+  message?: string;
+  /** remaining failures; Infinity = always */
+  count: number;
+  fromMs: number;
+  untilMs: number;
+}
+
+export interface Informer {
+  readonly kinds: readonly Kind[];
+  readonly cache: Map<string, KObj>;
+  /** called on delivery, after the cache is updated */
+  onEvent: (type: WatchType, obj: KObj, old: KObj | undefined) => void;
+  latencyMs: number;
+  extraDelay: (now: number) => number;
+  lastDeliverAt: number;
+  dead: boolean;
+  synced: boolean;
+}
+
+export class ApiServer {
+  private store = new Map<Kind, Map<string, KObj>>();
+  private rv = 1;
+  private uidSeq = 0;
+  private informers: Informer[] = [];
+  readonly faults: ApiFault[] = [];
+  /** request counts by "VERB Kind" (PATCH Node counts node status patches, #88565) */
+  readonly requests = new Map<string, number>();
+  /** objects written, for the final-objects output */
+  onWrite: ((type: WatchType, obj: KObj) => void) | null = null;
+
+  constructor(private readonly sim: Sim) {}
+
+  private bucket(kind: Kind): Map<string, KObj> {
+    let b = this.store.get(kind);
+    if (!b) this.store.set(kind, (b = new Map()));
+    return b;
+  }
+
+  newUid(prefix: string): string {
+    // deterministic UIDs in the 8-4-4-4-12 shape
+    const n = ++this.uidSeq;
+    const r1 = this.sim.rng.u32().toString(16).padStart(8, "0");
+    const r2 = this.sim.rng.u32().toString(16).padStart(8, "0");
+    const r3 = this.sim.rng.u32().toString(16).padStart(8, "0");
+    void prefix;
+    return `${r1}-${r2.slice(0, 4)}-4${r2.slice(5, 8)}-a${r3.slice(0, 3)}-${r3.slice(3, 8)}${n.toString(16).padStart(7, "0")}`;
+  }
+
+  private count(verb: string, kind: Kind): void {
+    const k = `${verb} ${kind}`;
+    this.requests.set(k, (this.requests.get(k) ?? 0) + 1);
+  }
+
+  private fault(verb: ApiFault["verb"], kind: Kind, name: string): ApiError | null {
+    for (const f of this.faults) {
+      if (f.count <= 0 || f.verb !== verb || f.kind !== kind) continue;
+      if (f.name !== undefined && f.name !== name) continue;
+      const now = this.sim.now;
+      if (now < f.fromMs || now >= f.untilMs) continue;
+      f.count--;
+      const code = f.reason === "Conflict" ? 409 : f.reason === "NotFound" ? 404 : 500;
+      return new ApiError(f.reason, code, f.message ?? `injected ${f.reason} on ${verb} ${kind} ${name}`);
+    }
+    return null;
+  }
+
+  get(kind: Kind, key: string): KObj {
+    this.count("GET", kind);
+    const f = this.fault("get", kind, key);
+    if (f) throw f;
+    const o = this.bucket(kind).get(key);
+    if (!o) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
+    return o;
+  }
+
+  tryGet(kind: Kind, key: string): KObj | undefined {
+    return this.bucket(kind).get(key);
+  }
+
+  list(kind: Kind): KObj[] {
+    return [...this.bucket(kind).values()];
+  }
+
+  create(obj: KObj): KObj {
+    this.count("POST", obj.kind);
+    const key = keyOf(obj);
+    const f = this.fault("create", obj.kind, key);
+    if (f) throw f;
+    const b = this.bucket(obj.kind);
+    if (b.has(key)) throw new ApiError("AlreadyExists", 409, `${obj.kind.toLowerCase()}s "${obj.metadata.name}" already exists`);
+    const o = cloneObj(obj);
+    if (!o.metadata.uid) o.metadata.uid = this.newUid(obj.kind);
+    o.metadata.creationTimestamp ??= this.sim.now;
+    o.metadata.resourceVersion = String(++this.rv);
+    b.set(key, o);
+    this.emit("ADDED", o, undefined);
+    return o;
+  }
+
+  /** Write `obj` if its resourceVersion is current; else Conflict. */
+  update(obj: KObj): KObj {
+    this.count("PUT", obj.kind);
+    const key = keyOf(obj);
+    const f = this.fault("update", obj.kind, key);
+    if (f) throw f;
+    const b = this.bucket(obj.kind);
+    const cur = b.get(key);
+    if (!cur) throw new ApiError("NotFound", 404, `${obj.kind.toLowerCase()}s "${obj.metadata.name}" not found`);
+    if (cur.metadata.resourceVersion !== obj.metadata.resourceVersion)
+      throw new ApiError(
+        "Conflict",
+        409,
+        `Operation cannot be fulfilled on ${obj.kind.toLowerCase()}s "${obj.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
+    const o = cloneObj(obj);
+    o.metadata.resourceVersion = String(++this.rv);
+    return this.store1(b, key, o, cur);
+  }
+
+  /**
+   * Apply `mutate` to a copy of the current object. `mutate` returns false when
+   * it changed nothing: then nothing is written. Returns the stored object.
+   */
+  patch(kind: Kind, key: string, mutate: (draft: KObj) => boolean): KObj {
+    this.count("PATCH", kind);
+    const f = this.fault("patch", kind, key);
+    if (f) throw f;
+    const b = this.bucket(kind);
+    const cur = b.get(key);
+    if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
+    const o = cloneObj(cur);
+    if (!mutate(o)) return cur;
+    o.metadata.resourceVersion = String(++this.rv);
+    return this.store1(b, key, o, cur);
+  }
+
+  private store1(b: Map<string, KObj>, key: string, o: KObj, cur: KObj): KObj {
+    // an object being deleted goes away when its last finalizer is removed
+    if (o.metadata.deletionTimestamp !== undefined && (o.metadata.finalizers?.length ?? 0) === 0 && o.kind !== "Pod") {
+      b.delete(key);
+      this.emit("DELETED", o, cur);
+      return o;
+    }
+    b.set(key, o);
+    this.emit("MODIFIED", o, cur);
+    return o;
+  }
+
+  /**
+   * DELETE. Objects with finalizers get a deletionTimestamp; pods with a grace
+   * period > 0 get deletionTimestamp + deletionGracePeriodSeconds and stay
+   * until the kubelet deletes them with grace 0.
+   */
+  delete(kind: Kind, key: string, graceSeconds?: number): KObj | undefined {
+    this.count("DELETE", kind);
+    const f = this.fault("delete", kind, key);
+    if (f) throw f;
+    const b = this.bucket(kind);
+    const cur = b.get(key);
+    if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
+    const grace = graceSeconds ?? (kind === "Pod" ? cur.spec?.terminationGracePeriodSeconds ?? 30 : 0);
+    const needsGrace = kind === "Pod" && grace > 0 && cur.spec?.nodeName;
+    if ((cur.metadata.finalizers?.length ?? 0) > 0 || needsGrace) {
+      if (cur.metadata.deletionTimestamp !== undefined) {
+        if (kind === "Pod" && grace === 0) {
+          b.delete(key);
+          this.emit("DELETED", cur, cur);
+        }
+        return cur;
+      }
+      const o = cloneObj(cur);
+      o.metadata.deletionTimestamp = this.sim.now;
+      if (kind === "Pod") o.metadata.deletionGracePeriodSeconds = grace;
+      o.metadata.resourceVersion = String(++this.rv);
+      b.set(key, o);
+      this.emit("MODIFIED", o, cur);
+      return o;
+    }
+    b.delete(key);
+    this.emit("DELETED", cur, cur);
+    return undefined;
+  }
+
+  private emit(type: WatchType, obj: KObj, old: KObj | undefined): void {
+    this.sim.bump();
+    this.onWrite?.(type, obj);
+    const now = this.sim.now;
+    for (const inf of this.informers) {
+      if (inf.dead || !inf.kinds.includes(obj.kind)) continue;
+      const at = Math.max(now + inf.latencyMs + inf.extraDelay(now), inf.lastDeliverAt);
+      inf.lastDeliverAt = at;
+      this.sim.at(at, () => deliver(this.sim, inf, type, obj, old));
+    }
+  }
+
+  /**
+   * Start an informer: an initial LIST delivered as ADDED events after the
+   * latency, then the watch. `synced` turns true after the initial list.
+   */
+  informer(
+    kinds: readonly Kind[],
+    latencyMs: number,
+    extraDelay: (now: number) => number,
+    onEvent: Informer["onEvent"],
+    onSynced: () => void,
+  ): Informer {
+    const inf: Informer = {
+      kinds,
+      cache: new Map(),
+      onEvent,
+      latencyMs,
+      extraDelay,
+      lastDeliverAt: 0,
+      dead: false,
+      synced: false,
+    };
+    this.informers.push(inf);
+    const now = this.sim.now;
+    const at = now + latencyMs + extraDelay(now);
+    inf.lastDeliverAt = at;
+    const snapshot: KObj[] = [];
+    for (const k of kinds) for (const o of this.bucket(k).values()) snapshot.push(o);
+    this.sim.at(at, () => {
+      if (inf.dead) return;
+      for (const o of snapshot) deliver(this.sim, inf, "ADDED", o, undefined);
+      inf.synced = true;
+      this.sim.bump();
+      onSynced();
+    });
+    return inf;
+  }
+
+  stopInformer(inf: Informer): void {
+    inf.dead = true;
+    const i = this.informers.indexOf(inf);
+    if (i >= 0) this.informers.splice(i, 1);
+  }
+}
+
+function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined): void {
+  if (inf.dead) return;
+  const key = cacheKey(obj);
+  const prev = inf.cache.get(key);
+  if (type === "DELETED") {
+    if (!prev) return;
+    inf.cache.delete(key);
+  } else {
+    // never go backwards (initial list racing a watch event)
+    if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
+    inf.cache.set(key, obj);
+  }
+  sim.bump();
+  inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
+}
+
+export function cacheKey(o: KObj): string {
+  return `${o.kind}:${keyOf(o)}`;
+}

@@ -1,0 +1,173 @@
+// Kubernetes-shaped objects, as far as the volume lifecycle reads them.
+//
+// Objects are immutable once stored: the API server writes a new object (a
+// shallow copy with the changed parts replaced) on every change, so informer
+// caches, the API store and a component's "old object" can share references
+// without deep cloning. Code that changes an object must go through
+// ApiServer.patch / update, which hand out a copy (see cloneObj).
+//
+// Times (creationTimestamp, deletionTimestamp) are simulated ms.
+
+export type Kind = "Node" | "Pod" | "PersistentVolume" | "PersistentVolumeClaim" | "VolumeAttachment" | "CSIDriver";
+export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
+export const NAMESPACED: Record<Kind, boolean> = {
+  Node: false,
+  Pod: true,
+  PersistentVolume: false,
+  PersistentVolumeClaim: true,
+  VolumeAttachment: false,
+  CSIDriver: false,
+};
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid: string;
+  resourceVersion: string;
+  creationTimestamp?: number;
+  deletionTimestamp?: number;
+  deletionGracePeriodSeconds?: number;
+  finalizers?: string[];
+  annotations?: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export interface KObj {
+  apiVersion: string;
+  kind: Kind;
+  metadata: ObjectMeta;
+  spec?: any;
+  status?: any;
+}
+
+// ---- volume sources ----------------------------------------------------
+
+export interface CSIPersistentVolumeSource {
+  driver: string;
+  volumeHandle: string;
+  readOnly?: boolean;
+  volumeAttributes?: Record<string, string>;
+}
+export interface CSIVolumeSource {
+  driver: string;
+  readOnly?: boolean;
+  volumeAttributes?: Record<string, string>;
+}
+export interface RBDVolumeSource {
+  monitors: string[];
+  pool?: string;
+  image: string;
+  fsType?: string;
+  user?: string;
+}
+/** In-tree cloud disks (aws-ebs, gce-pd, and the Tencent fork's qcloud-cbs): attach = cloud API call. */
+export interface CloudDiskSource {
+  plugin: "aws-ebs" | "gce-pd" | "qcloud-cbs";
+  diskId: string;
+  fsType?: string;
+}
+export interface HostPathSource {
+  path: string;
+}
+
+export interface PodVolume {
+  name: string;
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+  csi?: CSIVolumeSource;
+  rbd?: RBDVolumeSource;
+  hostPath?: HostPathSource;
+  emptyDir?: Record<string, never>;
+  awsElasticBlockStore?: { volumeID: string; fsType?: string };
+  gcePersistentDisk?: { pdName: string; fsType?: string };
+  qcloudCbs?: { cbsDiskId: string; fsType?: string };
+}
+
+export type MountPropagation = "None" | "HostToContainer" | "Bidirectional";
+
+export interface ContainerSpec {
+  name: string;
+  image?: string;
+  volumeMounts?: Array<{ name: string; mountPath: string; mountPropagation?: MountPropagation; readOnly?: boolean }>;
+}
+
+export interface PodSpec {
+  nodeName?: string;
+  volumes?: PodVolume[];
+  containers: ContainerSpec[];
+  terminationGracePeriodSeconds?: number;
+}
+
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
+
+export interface PodStatus {
+  phase: PodPhase;
+  conditions?: Array<{ type: string; status: "True" | "False" }>;
+  /** "ContainerCreating", "Running", "Terminating" as kubectl shows it */
+  reason?: string;
+  startTime?: number;
+}
+
+export interface AttachedVolume {
+  name: string;
+  devicePath: string;
+}
+
+export interface NodeStatus {
+  conditions: Array<{ type: string; status: "True" | "False" | "Unknown"; reason?: string }>;
+  volumesAttached?: AttachedVolume[];
+  volumesInUse?: string[];
+}
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: "NoSchedule" | "NoExecute" | "PreferNoSchedule";
+}
+
+export interface PVSpec {
+  accessModes?: string[];
+  capacity?: Record<string, string>;
+  csi?: CSIPersistentVolumeSource;
+  rbd?: RBDVolumeSource;
+  awsElasticBlockStore?: { volumeID: string; fsType?: string };
+  gcePersistentDisk?: { pdName: string; fsType?: string };
+  qcloudCbs?: { cbsDiskId: string; fsType?: string };
+  claimRef?: { namespace: string; name: string };
+}
+
+export interface VolumeAttachmentSpec {
+  attacher: string;
+  nodeName: string;
+  source: { persistentVolumeName?: string; inlineVolumeSpec?: unknown };
+}
+export interface VolumeAttachmentStatus {
+  attached: boolean;
+  attachmentMetadata?: Record<string, string>;
+  attachError?: { time: number; message: string };
+  detachError?: { time: number; message: string };
+}
+
+export function keyOf(o: { metadata: { name: string; namespace?: string } }): string {
+  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+}
+
+/** One level of copying: enough for the copy-on-write discipline above. */
+export function cloneObj<T extends KObj>(o: T): T {
+  const c: KObj = { ...o, metadata: { ...o.metadata } };
+  if (o.spec !== undefined) c.spec = { ...o.spec };
+  if (o.status !== undefined) c.status = { ...o.status };
+  return c as T;
+}
+
+export function nodeReady(node: KObj | undefined): boolean {
+  if (!node) return false;
+  const c = (node.status as NodeStatus | undefined)?.conditions?.find((x) => x.type === "Ready");
+  return c?.status === "True";
+}
+
+export const OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service";
+
+export function hasOutOfServiceTaint(node: KObj | undefined): boolean {
+  const taints = (node?.spec?.taints ?? []) as Taint[];
+  return taints.some((t) => t.key === OUT_OF_SERVICE_TAINT && (t.effect === "NoExecute" || t.effect === "NoSchedule"));
+}

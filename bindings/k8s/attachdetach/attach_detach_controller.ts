@@ -1,0 +1,317 @@
+// pkg/controller/volume/attachdetach: the attach/detach controller inside
+// kube-controller-manager. This file wires the parts (caches, reconciler,
+// status updater, populator, operation executor) and owns the informer
+// handlers and the start-up sequence.
+//
+// Start-up (Run): wait for the informers to sync, populateActualStateOfWorld
+// from every node's status.volumesAttached (spec unknown, attached confirmed,
+// mountedByNode from volumesInUse), mark VolumeAttachments of volumes the ASW
+// does not know as uncertain (PR #96617, 1.21+), populateDesiredStateOfWorld
+// from the pods, then start the reconciler (100 ms), the DSW populator (1 min;
+// full re-list every 3 min) and the reconciler sync (1 min,
+// VerifyVolumesAreAttached).
+//
+// A controller-manager restart throws all of it away: in-flight operations
+// are forgotten (their completions are dropped), backoff is reset, and the
+// ASW is rebuilt from node status, which is how seed 002's stuck volume can
+// recover (the volume missing from node status is re-attached).
+
+import { ApiServer, Informer } from "../api/apiserver.js";
+import { keyOf, KObj, PodVolume } from "../api/types.js";
+import type { Ctx } from "../engine/context.js";
+import type { Ticker } from "../engine/sim.js";
+import { formatOpKey, goQuote, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
+import { formatGoDuration } from "../engine/sim.js";
+import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
+import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
+import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
+import { createReconciler, Reconciler, volDetail } from "./reconciler.js";
+import { createNodeStatusUpdater, NodeStatusUpdater } from "./statusupdater.js";
+
+export const ADC_COMPONENT = "kube-controller-manager";
+
+/** util.IsPodTerminated: phase Failed/Succeeded, or deleted with no container running */
+export function isPodTerminated(pod: KObj): boolean {
+  const phase = pod.status?.phase;
+  if (phase === "Failed" || phase === "Succeeded") return true;
+  if (pod.metadata.deletionTimestamp === undefined) return false;
+  const cs = (pod.status?.containerStatuses ?? []) as Array<{ state: Record<string, unknown> }>;
+  return cs.every((c) => !c.state.running);
+}
+
+export class AttachDetachController {
+  readonly asw: ActualStateOfWorld;
+  readonly dsw: DesiredStateOfWorld;
+  readonly npo: NestedPendingOperations;
+  private inf: Informer | null = null;
+  private tickers: Ticker[] = [];
+  private dead = false;
+  private reconciler!: Reconciler;
+  private statusUpdater!: NodeStatusUpdater;
+  private readonly env: PluginEnv;
+  private readonly vaWaiters = new VAWaiters();
+  private lastFullList = 0;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly plugins: PluginMgr,
+  ) {
+    this.asw = new ActualStateOfWorld(ctx.sim);
+    this.dsw = new DesiredStateOfWorld(ctx.sim);
+    this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
+      if (this.dead) return;
+      const p = ctx.profile;
+      ctx.out.on &&
+        ctx.out.log(
+          ADC_COMPONENT,
+          "E",
+          `nestedpendingoperations.go:${p.npoLogLine}`,
+          `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, ADC_COMPONENT)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
+        );
+    });
+    this.env = { ctx, component: ADC_COMPONENT, vaWaiters: this.vaWaiters };
+  }
+
+  private cache(kind: string, key: string): KObj | undefined {
+    return this.inf?.cache.get(`${kind}:${key}`);
+  }
+
+  start(): void {
+    const { ctx } = this;
+    ctx.out.processStarted(ADC_COMPONENT);
+    ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:328", "Starting attach detach controller");
+    this.statusUpdater = createNodeStatusUpdater(ctx.api, this.asw, (n) => this.cache("Node", n), ctx.profile, ctx.out, ADC_COMPONENT);
+    this.reconciler = createReconciler({
+      sim: ctx.sim,
+      profile: ctx.profile,
+      timers: ctx.timers,
+      out: ctx.out,
+      component: ADC_COMPONENT,
+      asw: this.asw,
+      dsw: this.dsw,
+      nodeLister: (n) => this.cache("Node", n),
+      ad: {
+        attachVolume: (v) => this.attachVolume(v),
+        detachVolume: (av, verify) => this.detachVolume(av, verify),
+        isOperationPending: (v, p, n) => this.npo.isOperationPending(v, p, n),
+        isOperationSafeToRetry: (v, p, n, o) => this.npo.isOperationSafeToRetry(v, p, n, o),
+      },
+      statusUpdater: this.statusUpdater,
+      podEvent: (pods, type, reason, msg) => {
+        for (const k of pods) ctx.out.event(type, reason, `pod/${k.split("/").pop()}`, msg, "attachdetach-controller", k.split("/")[0]);
+      },
+      step: (n, dt) => ctx.steps.step(n, dt),
+    });
+    const c = "kube-controller-manager";
+    this.inf = ctx.api.informer(
+      ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"],
+      ctx.watchLatency(c),
+      ctx.watchExtra(c),
+      (type, obj, old) => {
+        if (!this.inf?.synced) return;
+        this.handle(type, obj, old);
+      },
+      () => this.run(),
+    );
+  }
+
+  /** Crash: forget everything; pending operation completions are dropped. */
+  stop(): void {
+    this.dead = true;
+    for (const t of this.tickers) t.stop();
+    if (this.inf) this.ctx.api.stopInformer(this.inf);
+  }
+
+  private run(): void {
+    if (this.dead) return;
+    const { ctx } = this;
+    // populateActualStateOfWorld
+    for (const [k, o] of this.inf!.cache) {
+      if (!k.startsWith("Node:")) continue;
+      const name = o.metadata.name;
+      for (const av of (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>)
+        this.asw.markVolumeAsAttached(av.name, undefined, name, av.devicePath);
+      this.asw.setVolumesMountedByNode(name, o.status?.volumesInUse ?? []);
+      this.dsw.addNode(name);
+    }
+    if (ctx.profile.processVolumeAttachmentsAtStart) {
+      for (const [k, va] of this.inf!.cache) {
+        if (!k.startsWith("VolumeAttachment:")) continue;
+        const pvName = va.spec?.source?.persistentVolumeName;
+        const pv = pvName ? this.cache("PersistentVolume", pvName) : undefined;
+        if (!pv) continue;
+        const spec: VolumeSpec = { name: pv.metadata.name, pv, readOnly: false };
+        const plugin = this.plugins.findBySpec(spec);
+        if (!plugin) continue;
+        const vol = uniqueNameFromSpec(plugin, spec);
+        if (this.asw.getAttachState(vol, va.spec.nodeName) === "Detached") this.asw.markVolumeAsUncertain(vol, spec, va.spec.nodeName);
+      }
+    }
+    // populateDesiredStateOfWorld
+    for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, true);
+    this.lastFullList = ctx.sim.now;
+    const now = ctx.sim.now;
+    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile()));
+    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate()));
+    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync()));
+  }
+
+  // ---- informer handlers ----------------------------------------------
+
+  private handle(type: string, obj: KObj, old: KObj | undefined): void {
+    switch (obj.kind) {
+      case "Pod":
+        if (type === "DELETED") this.podDelete(obj);
+        else this.podAdd(obj, false);
+        break;
+      case "Node":
+        if (type === "DELETED") {
+          const err = this.dsw.deleteNode(obj.metadata.name);
+          if (err) this.ctx.out.on && this.ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:560", `Error removing node ${JSON.stringify(obj.metadata.name)} from desired-state-of-world: ${err}`);
+        } else {
+          this.dsw.addNode(obj.metadata.name);
+          if (type === "ADDED") this.asw.setNodeStatusUpdateNeeded(obj.metadata.name);
+          this.asw.setVolumesMountedByNode(obj.metadata.name, obj.status?.volumesInUse ?? []);
+        }
+        break;
+      case "PersistentVolumeClaim":
+      case "PersistentVolume":
+        if (type !== "DELETED" && old?.spec?.volumeName !== obj.spec?.volumeName) for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, false);
+        break;
+      case "VolumeAttachment":
+        this.vaWaiters.notify(obj.metadata.name, type === "DELETED" ? undefined : obj);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private podSpecs(pod: KObj): Array<{ vol: string; spec: VolumeSpec }> {
+    const out: Array<{ vol: string; spec: VolumeSpec }> = [];
+    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
+      const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", (kind, key) => this.cache(kind, key));
+      if (typeof spec === "string") continue;
+      const plugin = this.plugins.findBySpec(spec);
+      if (!plugin || !plugin.isAttachable(spec, this.ctx)) continue;
+      out.push({ vol: uniqueNameFromSpec(plugin, spec), spec });
+    }
+    return out;
+  }
+
+  private podAdd(pod: KObj, atStartup: boolean): void {
+    const node = pod.spec?.nodeName as string | undefined;
+    if (!node) return;
+    const terminated = isPodTerminated(pod);
+    for (const { vol, spec } of this.podSpecs(pod)) {
+      if (terminated) {
+        this.dsw.deletePod(pod.metadata.uid, vol, node);
+        continue;
+      }
+      const err = this.dsw.addPod(pod.metadata.uid, keyOf(pod), spec, vol, node);
+      if (err) this.ctx.out.on && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:220", `Failed to add volume ${JSON.stringify(spec.name)} for pod ${JSON.stringify(keyOf(pod))} to desiredStateOfWorld. ${err}`);
+      if (atStartup && this.asw.getAttachState(vol, node) === "Attached") {
+        const dp = this.asw.attachedVolumes.get(vol)?.devicePath ?? "";
+        this.asw.markVolumeAsAttached(vol, spec, node, dp);
+      }
+    }
+  }
+
+  private podDelete(pod: KObj): void {
+    const node = pod.spec?.nodeName as string | undefined;
+    if (!node) return;
+    for (const { vol } of this.podSpecs(pod)) this.dsw.deletePod(pod.metadata.uid, vol, node);
+  }
+
+  /** desiredStateOfWorldPopulator: findAndRemoveDeletedPods, and every 3 min findAndAddActivePods */
+  private populate(): void {
+    for (const e of this.dsw.getPodToAdd()) {
+      const pod = this.cache("Pod", e.podKey);
+      if (!pod || pod.metadata.uid !== e.podUID || isPodTerminated(pod)) this.dsw.deletePod(e.podUID, e.volumeName, e.nodeName);
+    }
+    const now = this.ctx.sim.now;
+    if (now - this.lastFullList >= this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS) {
+      this.lastFullList = now;
+      for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, false);
+    }
+    this.ctx.sim.wakeAt(this.lastFullList + this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS);
+  }
+
+  /** reconciler sync: VerifyVolumesAreAttached */
+  private sync(): void {
+    for (const av of this.asw.getAttachedVolumes()) {
+      if (!av.spec || !av.attachedConfirmed) continue;
+      const plugin = this.plugins.findBySpec(av.spec);
+      if (!plugin?.volumeIsAttached) continue;
+      if (!plugin.volumeIsAttached(this.env, av.spec, av.nodeName)) {
+        this.ctx.out.on && this.ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:194", `VerifyVolumesAreAttached determined volume ${JSON.stringify(av.spec.name)} (spec.Name: ${JSON.stringify(av.spec.name)}) is no longer attached to node ${JSON.stringify(av.nodeName)}, therefore it was marked as detached.`);
+        this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
+      }
+    }
+  }
+
+  // ---- operation executor (operation_generator.go) --------------------
+
+  private attachVolume(v: VolumeToAttach): RunResult {
+    const { ctx } = this;
+    const plugin = this.plugins.findBySpec(v.spec)!;
+    const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
+    return this.npo.run(key, "volume_attach", (done) => {
+      plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
+        if (this.dead) return;
+        const pods = [...v.scheduledPods.values()];
+        if (err) {
+          if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
+          const msg = `AttachVolume.Attach failed for volume ${JSON.stringify(v.spec.name)} : ${err}`;
+          for (const k of pods) ctx.out.event("Warning", "FailedAttachVolume", `pod/${k.split("/").pop()}`, msg, "attachdetach-controller", k.split("/")[0]);
+          ctx.steps.step("adc.AttachFailed", v.volumeName);
+          return done(`AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
+        }
+        this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
+        ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
+        for (const k of pods) ctx.out.event("Normal", "SuccessfulAttachVolume", `pod/${k.split("/").pop()}`, `AttachVolume.Attach succeeded for volume ${JSON.stringify(v.spec.name)} `, "attachdetach-controller", k.split("/")[0]);
+        ctx.steps.step("adc.AttachSucceeded", v.volumeName);
+        done(null);
+      });
+    });
+  }
+
+  private detachVolume(av: AttachedVolumeRef, verifySafe: boolean): RunResult {
+    const { ctx } = this;
+    const pluginName = av.volumeName.split("/").slice(0, 2).join("/");
+    const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
+    const key = { volumeName: av.volumeName, podName: "", nodeName: isMultiAttachAllowed(av.spec) ? av.nodeName : "" };
+    return this.npo.run(key, "volume_detach", (done) => {
+      const fail = (err: string): void => {
+        this.asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
+        ctx.steps.step("adc.DetachFailed", av.volumeName);
+        ctx.out.note(`volume:${av.volumeName}`, `DetachVolume.Detach of ${av.volumeName} from ${av.nodeName} failed: ${err}`);
+        done(err);
+      };
+      if (!plugin?.detach) return fail(`DetachVolume.FindAttachablePluginBySpec failed ${volDetail(av, av.nodeName)}`);
+      if (verifySafe) {
+        try {
+          const node = ctx.api.get("Node", av.nodeName);
+          if (((node.status?.volumesInUse ?? []) as string[]).includes(av.volumeName))
+            return fail(`DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
+        } catch {
+          ctx.out.on && ctx.out.log(ADC_COMPONENT, "W", "operation_generator.go:1570", `Node not found on API server. DetachVolume will skip safe to detach check ${volDetail(av, av.nodeName)}`);
+        }
+      }
+      const volumeName = av.spec ? plugin.getVolumeName(av.spec) : av.volumeName.slice(pluginName.length + 1);
+      ctx.steps.step("adc.DetachStarted", av.volumeName);
+      plugin.detach(this.env, volumeName, av.nodeName, (err) => {
+        if (this.dead) return;
+        if (err) return fail(`DetachVolume.Detach failed ${volDetail(av, av.nodeName)}: ${err}`);
+        this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
+        ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:472", `DetachVolume.Detach succeeded ${volDetail(av, av.nodeName)}`);
+        ctx.steps.step("adc.DetachSucceeded", av.volumeName);
+        done(null);
+      });
+    });
+  }
+
+  /** exposed for ApiServer-independent unit tests */
+  get api(): ApiServer {
+    return this.ctx.api;
+  }
+}

@@ -1,0 +1,227 @@
+// pkg/controller/volume/attachdetach/cache: the ADC's actual state of the
+// world, what the controller believes is attached where.
+//
+// attachedVolumes: volume -> node -> {mountedByNode, attachedConfirmed,
+// detachRequestedTime}. nodesToUpdateStatusFor: node -> {statusUpdateNeeded,
+// volumesToReportAsAttached}, the list the node status updater writes to
+// node.status.volumesAttached (replacing it whole).
+//
+// The two maps can disagree, and seed 002 lives in that gap:
+// RemoveVolumeFromReportAsAttached takes a volume off the report list (so the
+// next status patch drops it from node.status) but leaves it attached here.
+// Only AddVolumeNode with isAttached, or AddVolumeToReportAsAttached, put it
+// back. A volume that is desired again is only "touched"
+// (ResetDetachRequestTime), which does not re-add it.
+//
+// New node entries start with mountedByNode = true ("assume mounted until the
+// node says otherwise"), so a fresh attach waits for a node status update that
+// lacks the volume before it can be detached.
+//
+// Every effective change calls sim.bump() (engine/sim.ts section 3);
+// statusUpdateNeeded is transient bookkeeping and does not.
+
+import type { Sim } from "../../engine/sim.js";
+import type { VolumeSpec } from "../../volume/plugins.js";
+
+export type AttachState = "Attached" | "Uncertain" | "Detached";
+
+export interface NodeAttachedTo {
+  nodeName: string;
+  mountedByNode: boolean;
+  attachedConfirmed: boolean;
+  /** 0 = no detach requested */
+  detachRequestedTime: number;
+}
+
+export interface AttachedVolume {
+  volumeName: string;
+  spec: VolumeSpec | undefined;
+  devicePath: string;
+  nodesAttachedTo: Map<string, NodeAttachedTo>;
+}
+
+export interface NodeToUpdateStatusFor {
+  nodeName: string;
+  statusUpdateNeeded: boolean;
+  volumesToReportAsAttached: Map<string, string>;
+}
+
+export interface AttachedVolumeRef {
+  volumeName: string;
+  nodeName: string;
+  spec: VolumeSpec | undefined;
+  devicePath: string;
+  mountedByNode: boolean;
+  attachedConfirmed: boolean;
+  detachRequestedTime: number;
+}
+
+export class ActualStateOfWorld {
+  readonly attachedVolumes = new Map<string, AttachedVolume>();
+  readonly nodesToUpdateStatusFor = new Map<string, NodeToUpdateStatusFor>();
+
+  constructor(private readonly sim: Sim) {}
+
+  /** AddVolumeNode: create entries; a new node entry starts mounted; isAttached raises attachedConfirmed. */
+  addVolumeNode(volumeName: string, spec: VolumeSpec | undefined, nodeName: string, devicePath: string, isAttached: boolean): void {
+    let v = this.attachedVolumes.get(volumeName);
+    if (!v) {
+      v = { volumeName, spec, devicePath, nodesAttachedTo: new Map() };
+      this.attachedVolumes.set(volumeName, v);
+      this.sim.bump();
+    } else {
+      if (spec && v.spec !== spec) v.spec = spec;
+      if (devicePath && v.devicePath !== devicePath) v.devicePath = devicePath;
+    }
+    const n = v.nodesAttachedTo.get(nodeName);
+    if (!n) {
+      v.nodesAttachedTo.set(nodeName, { nodeName, mountedByNode: true, attachedConfirmed: isAttached, detachRequestedTime: 0 });
+      this.sim.bump();
+    } else if (isAttached && !n.attachedConfirmed) {
+      n.attachedConfirmed = true;
+      this.sim.bump();
+    }
+    if (isAttached) this.addVolumeToReportAsAttached(volumeName, nodeName);
+  }
+
+  markVolumeAsAttached(volumeName: string, spec: VolumeSpec | undefined, nodeName: string, devicePath: string): void {
+    this.addVolumeNode(volumeName, spec, nodeName, devicePath, true);
+  }
+  markVolumeAsUncertain(volumeName: string, spec: VolumeSpec | undefined, nodeName: string): void {
+    this.addVolumeNode(volumeName, spec, nodeName, "", false);
+  }
+
+  /** MarkVolumeAsDetached = DeleteVolumeNode + drop from the node's report list. */
+  markVolumeAsDetached(volumeName: string, nodeName: string): void {
+    this.deleteVolumeNode(volumeName, nodeName);
+    this.removeVolumeFromReportAsAttached(volumeName, nodeName);
+  }
+
+  deleteVolumeNode(volumeName: string, nodeName: string): void {
+    const v = this.attachedVolumes.get(volumeName);
+    if (!v) return;
+    if (v.nodesAttachedTo.delete(nodeName)) this.sim.bump();
+    if (v.nodesAttachedTo.size === 0) this.attachedVolumes.delete(volumeName);
+  }
+
+  /** Sets detachRequestedTime if unset; returns how long ago it was set. */
+  setDetachRequestTime(volumeName: string, nodeName: string): number {
+    const n = this.attachedVolumes.get(volumeName)?.nodesAttachedTo.get(nodeName);
+    if (!n) return 0;
+    if (n.detachRequestedTime === 0) {
+      n.detachRequestedTime = this.sim.now;
+      this.sim.bump();
+    }
+    return this.sim.now - n.detachRequestedTime;
+  }
+
+  resetDetachRequestTime(volumeName: string, nodeName: string): void {
+    const n = this.attachedVolumes.get(volumeName)?.nodesAttachedTo.get(nodeName);
+    if (n && n.detachRequestedTime !== 0) {
+      n.detachRequestedTime = 0;
+      this.sim.bump();
+    }
+  }
+
+  /** SetVolumesMountedByNode: mountedByNode = volume is in node.status.volumesInUse. */
+  setVolumesMountedByNode(nodeName: string, volumesInUse: readonly string[]): void {
+    for (const v of this.attachedVolumes.values()) {
+      const n = v.nodesAttachedTo.get(nodeName);
+      if (!n) continue;
+      const m = volumesInUse.includes(v.volumeName);
+      if (n.mountedByNode !== m) {
+        n.mountedByNode = m;
+        this.sim.bump();
+      }
+    }
+  }
+
+  getAttachState(volumeName: string, nodeName: string): AttachState {
+    const n = this.attachedVolumes.get(volumeName)?.nodesAttachedTo.get(nodeName);
+    if (!n) return "Detached";
+    return n.attachedConfirmed ? "Attached" : "Uncertain";
+  }
+
+  /** AddVolumeToReportAsAttached: no-op when the volume/node pair is unknown. */
+  addVolumeToReportAsAttached(volumeName: string, nodeName: string): void {
+    const v = this.attachedVolumes.get(volumeName);
+    if (!v || !v.nodesAttachedTo.has(nodeName)) return;
+    let n = this.nodesToUpdateStatusFor.get(nodeName);
+    if (!n) {
+      n = { nodeName, statusUpdateNeeded: true, volumesToReportAsAttached: new Map() };
+      this.nodesToUpdateStatusFor.set(nodeName, n);
+    }
+    if (!n.volumesToReportAsAttached.has(volumeName)) {
+      n.volumesToReportAsAttached.set(volumeName, volumeName);
+      this.sim.bump();
+    }
+    n.statusUpdateNeeded = true;
+  }
+
+  /** RemoveVolumeFromReportAsAttached: the volume stays in attachedVolumes. Returns an error for an unknown node. */
+  removeVolumeFromReportAsAttached(volumeName: string, nodeName: string): string | null {
+    const n = this.nodesToUpdateStatusFor.get(nodeName);
+    if (!n) return `volume ${volumeName} or node ${nodeName} does not exist in volumesToReportAsAttached list`;
+    if (n.volumesToReportAsAttached.delete(volumeName)) this.sim.bump();
+    n.statusUpdateNeeded = true;
+    return null;
+  }
+
+  setNodeStatusUpdateNeeded(nodeName: string): void {
+    const n = this.nodesToUpdateStatusFor.get(nodeName);
+    if (n) n.statusUpdateNeeded = true;
+    else this.nodesToUpdateStatusFor.set(nodeName, { nodeName, statusUpdateNeeded: true, volumesToReportAsAttached: new Map() });
+  }
+
+  /** Report lists of all dirty nodes; resets their flags (on read). */
+  getVolumesToReportAttached(): Map<string, Array<{ name: string; devicePath: string }>> {
+    const out = new Map<string, Array<{ name: string; devicePath: string }>>();
+    for (const n of this.nodesToUpdateStatusFor.values()) {
+      if (!n.statusUpdateNeeded) continue;
+      out.set(n.nodeName, this.reportList(n));
+      n.statusUpdateNeeded = false;
+    }
+    return out;
+  }
+
+  getVolumesToReportAttachedForNode(nodeName: string): Array<{ name: string; devicePath: string }> | null {
+    const n = this.nodesToUpdateStatusFor.get(nodeName);
+    if (!n || !n.statusUpdateNeeded) return null;
+    n.statusUpdateNeeded = false;
+    return this.reportList(n);
+  }
+
+  private reportList(n: NodeToUpdateStatusFor): Array<{ name: string; devicePath: string }> {
+    const list: Array<{ name: string; devicePath: string }> = [];
+    for (const vol of n.volumesToReportAsAttached.keys()) list.push({ name: vol, devicePath: this.attachedVolumes.get(vol)?.devicePath ?? "" });
+    return list;
+  }
+
+  getAttachedVolumes(): AttachedVolumeRef[] {
+    const out: AttachedVolumeRef[] = [];
+    for (const v of this.attachedVolumes.values())
+      for (const n of v.nodesAttachedTo.values())
+        out.push({
+          volumeName: v.volumeName,
+          nodeName: n.nodeName,
+          spec: v.spec,
+          devicePath: v.devicePath,
+          mountedByNode: n.mountedByNode,
+          attachedConfirmed: n.attachedConfirmed,
+          detachRequestedTime: n.detachRequestedTime,
+        });
+    return out;
+  }
+
+  getNodesForAttachedVolume(volumeName: string): string[] {
+    const v = this.attachedVolumes.get(volumeName);
+    if (!v) return [];
+    const out: string[] = [];
+    for (const n of v.nodesAttachedTo.values()) if (n.attachedConfirmed) out.push(n.nodeName);
+    return out;
+  }
+
+  isInReport(volumeName: string, nodeName: string): boolean {
+    return this.nodesToUpdateStatusFor.get(nodeName)?.volumesToReportAsAttached.has(volumeName) ?? false;
+  }
+}

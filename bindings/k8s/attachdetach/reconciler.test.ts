@@ -1,0 +1,167 @@
+// Mirrors upstream reconciler_test.go cases, plus the version rules: seed 002's
+// race (#104526) and the force-detach rules (#110721, out-of-service taint,
+// --disable-force-detach-on-timeout).
+import { describe, expect, it } from "vitest";
+import type { KObj } from "../api/types.js";
+import { DEFAULT_TIMERS } from "../engine/config.js";
+import { Sim } from "../engine/sim.js";
+import { Recorder } from "../output/recorder.js";
+import { NestedPendingOperations } from "../util/nestedpendingoperations.js";
+import { FixOverrides, resolveProfile } from "../versions/profile.js";
+import type { VolumeSpec } from "../volume/plugins.js";
+import { ActualStateOfWorld } from "./cache/actual_state_of_world.js";
+import { DesiredStateOfWorld } from "./cache/desired_state_of_world.js";
+import { createReconciler } from "./reconciler.js";
+
+const spec: VolumeSpec = { name: "pv-1", readOnly: false, pv: { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: "pv-1", uid: "", resourceVersion: "" }, spec: { accessModes: ["ReadWriteOnce"] } } };
+const V = "kubernetes.io/fake/vol-1";
+
+function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors?: number; ready?: boolean; taint?: boolean } = {}) {
+  const sim = new Sim({ seed: 1 });
+  const profile = resolveProfile(version, fixes);
+  const out = new Recorder(false, { startUtcMs: 0, offsetMin: 0, zone: "UTC" }, () => sim.now);
+  const asw = new ActualStateOfWorld(sim);
+  const dsw = new DesiredStateOfWorld(sim);
+  const npo = new NestedPendingOperations(sim, profile, 500, 122_000, () => {});
+  const status = new Map<string, string[]>();
+  let detachErrors = opts.detachErrors ?? 0;
+  const calls = { attach: 0, detach: 0, patches: 0 };
+  const node: KObj = {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name: "node-1", uid: "", resourceVersion: "" },
+    spec: { taints: opts.taint ? [{ key: "node.kubernetes.io/out-of-service", effect: "NoExecute" }] : [] },
+    status: { conditions: [{ type: "Ready", status: opts.ready === false ? "False" : "True" }] },
+  };
+  const write = (n: string, list: Array<{ name: string }> | null): null => {
+    if (!list) return null;
+    calls.patches++;
+    status.set(n, list.map((v) => v.name));
+    return null;
+  };
+  const rc = createReconciler({
+    sim,
+    profile,
+    timers: DEFAULT_TIMERS,
+    out,
+    component: "kcm",
+    asw,
+    dsw,
+    nodeLister: () => node,
+    statusUpdater: {
+      updateNodeStatuses: () => {
+        for (const [n, l] of asw.getVolumesToReportAttached()) write(n, l);
+        return null;
+      },
+      updateNodeStatusForNode: (n) => write(n, asw.getVolumesToReportAttachedForNode(n)),
+    },
+    podEvent: () => {},
+    step: () => {},
+    ad: {
+      attachVolume: (v) =>
+        npo.run({ volumeName: v.volumeName, podName: "", nodeName: "" }, "volume_attach", (done) => {
+          calls.attach++;
+          sim.after(1000, () => {
+            asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, "/dev/x");
+            done(null);
+          });
+        }),
+      detachVolume: (av) =>
+        npo.run({ volumeName: av.volumeName, podName: "", nodeName: "" }, "volume_detach", (done) => {
+          calls.detach++;
+          (calls as Record<string, unknown>)[`d${calls.detach}`] = sim.now;
+          sim.after(1000, () => {
+            if (detachErrors-- > 0) {
+              asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
+              return done("busy");
+            }
+            asw.markVolumeAsDetached(av.volumeName, av.nodeName);
+            done(null);
+          });
+        }),
+      isOperationPending: (v, p, n) => npo.isOperationPending(v, p, n),
+      isOperationSafeToRetry: (v, p, n, o) => npo.isOperationSafeToRetry(v, p, n, o),
+    },
+  });
+  sim.ticker("reconciler", 100, 0, () => rc.reconcile());
+  dsw.addNode("node-1");
+  return { sim, asw, dsw, status, calls };
+}
+
+describe("ADC reconciler", () => {
+  it("Test_Run_Positive_OneDesiredVolumeAttach: a desired volume is attached and reported", () => {
+    // Arrange
+    const h = harness("1.25");
+    h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+    // Act
+    h.sim.run(5000);
+    // Assert
+    expect(h.calls.attach).toBe(1);
+    expect(h.asw.getAttachState(V, "node-1")).toBe("Attached");
+    expect(h.status.get("node-1")).toEqual([V]);
+  });
+
+  it("Test_Run_Positive_OneDesiredVolumeAttachThenDetachWithUnmountedVolume: detached once the node stops using it", () => {
+    const h = harness("1.25");
+    h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+    h.sim.run(5000);
+    h.dsw.deletePod("uid-1", V, "node-1");
+    h.asw.setVolumesMountedByNode("node-1", []);
+    h.sim.run(10_000);
+    expect(h.calls.detach).toBe(1);
+    expect(h.asw.getAttachState(V, "node-1")).toBe("Detached");
+    expect(h.status.get("node-1")).toEqual([]);
+  });
+
+  it("Test_Run_Negative_OneDesiredVolumeAttachThenDetachWithMountedVolume: a mounted volume waits 6 min, then is force-detached (<= 1.24)", () => {
+    const h = harness("1.24");
+    h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+    h.sim.run(5000);
+    h.dsw.deletePod("uid-1", V, "node-1");
+    h.sim.run(5000 + 5 * 60_000);
+    expect(h.calls.detach).toBe(0);
+    h.sim.run(5000 + 7 * 60_000);
+    expect(h.calls.detach).toBe(1);
+  });
+
+  it("#110721 (1.25): no force detach on timeout while the node is Ready; yes when it is not", () => {
+    for (const [ready, detaches] of [[true, 0], [false, 1]] as const) {
+      const h = harness("1.25", {}, { ready });
+      h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+      h.sim.run(5000);
+      h.dsw.deletePod("uid-1", V, "node-1");
+      h.sim.run(20 * 60_000);
+      expect(h.calls.detach).toBe(detaches);
+    }
+  });
+
+  it("--disable-force-detach-on-timeout keeps an unhealthy node's volume; the out-of-service taint detaches at once", () => {
+    const a = harness("1.30", { "disable-force-detach-on-timeout": true }, { ready: false });
+    a.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+    a.sim.run(5000);
+    a.dsw.deletePod("uid-1", V, "node-1");
+    a.sim.run(30 * 60_000);
+    expect(a.calls.detach).toBe(0);
+    const b = harness("1.26", {}, { ready: false, taint: true });
+    b.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+    b.sim.run(5000);
+    b.dsw.deletePod("uid-1", V, "node-1");
+    b.sim.run(6000);
+    expect(b.calls.detach).toBe(1);
+  });
+
+  it("seed 002: re-desired during a detach backoff, the volume stays off node status before #104526 and on it after", () => {
+    for (const [version, reported] of [["1.22", false], ["1.23", true]] as const) {
+      const h = harness(version, {}, { detachErrors: 1 });
+      h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+      h.sim.run(5000);
+      h.dsw.deletePod("uid-1", V, "node-1");
+      h.asw.setVolumesMountedByNode("node-1", []);
+      // detach starts at 5.1 s and fails at 6.1 s; the pod is back at 6.35 s
+      h.sim.at(6350, () => h.dsw.addPod("uid-2", "default/p", spec, V, "node-1"));
+      h.sim.run(30 * 60_000);
+      expect(h.asw.getAttachState(V, "node-1")).toBe("Attached");
+      expect(h.status.get("node-1")!.includes(V), `${version}: ${JSON.stringify(h.status.get("node-1"))} calls=${JSON.stringify(h.calls)} patches=${h.calls.patches}`).toBe(reported);
+    }
+  });
+});

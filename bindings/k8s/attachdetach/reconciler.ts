@@ -1,0 +1,183 @@
+// pkg/controller/volume/attachdetach/reconciler: every 100 ms, detach what is
+// attached but no longer desired, then attach what is desired but not
+// attached, then flush node status.
+//
+// 1. Detach phase, per (volume, node) attached in the ASW and not desired:
+//
+//    before #104526 (<= 1.22.3)              with #104526 (1.23+, 1.22.4+)
+//    skip if an op is pending                 skip if an op is pending OR backing off
+//    set detachRequestedTime                  (same)
+//    wait while mountedByNode, unless timed   (same; force rules below)
+//      out (6 min)
+//    RemoveVolumeFromReportAsAttached         (same)
+//    UpdateNodeStatuses() (all nodes)         UpdateNodeStatusForNode (1.24+)
+//    DetachVolume; a backoff error is         DetachVolume; ANY error re-adds
+//      ignored: nothing re-adds the volume      the volume to the report list
+//
+//    Seed 002, worked through (1.22.0, 100 ms grid): t=60.0 s the detach is
+//    started after the volume was taken off node.status; at 62.0 s the cloud
+//    answers "cvm is detaching disk" -> re-added, backoff 500 ms. Pass 62.1 s
+//    removes it again and patches node.status without it; DetachVolume is
+//    refused (backoff) and the refusal ignored. At 62.3 s the StatefulSet pod
+//    is back on the node: from now on the volume is desired, the detach phase
+//    skips it, the attach phase finds it Attached and only resets the detach
+//    timer. Nothing ever re-adds it: node.status.volumesAttached lacks it for
+//    ever and the kubelet reports "Volume not attached according to node
+//    status". With #104526 the pass at 62.1 s sees the backoff and touches
+//    nothing, so node.status keeps the volume.
+//
+// 2. Force detach after ADC_MAX_WAIT_FOR_UNMOUNT_MS (6 min) with mountedByNode
+//    still true: always before #110721 (1.25); since then only when the node is
+//    not Ready. --disable-force-detach-on-timeout (1.30) turns the timer off.
+//    The out-of-service taint forces the detach at once (1.26+ by default).
+//    A forced detach skips the verify-safe-to-detach GET of the node.
+//
+// 3. Attach phase: skip if an op is pending on the volume (node-scoped for
+//    multi-attach volumes). Attached -> ResetDetachRequestTime ("touch").
+//    An RWO volume attached elsewhere -> one Multi-Attach error event.
+//    Otherwise AttachVolume.
+
+import type { KObj } from "../api/types.js";
+import { hasOutOfServiceTaint, nodeReady } from "../api/types.js";
+import type { TimerConfig } from "../engine/config.js";
+import type { Sim } from "../engine/sim.js";
+import type { Recorder } from "../output/recorder.js";
+import type { RunResult } from "../util/nestedpendingoperations.js";
+import type { Profile } from "../versions/profile.js";
+import { isMultiAttachAllowed } from "../volume/plugins.js";
+import type { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
+import type { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
+import type { NodeStatusUpdater } from "./statusupdater.js";
+
+export interface AttacherDetacher {
+  attachVolume(v: VolumeToAttach): RunResult;
+  detachVolume(av: AttachedVolumeRef, verifySafeToDetach: boolean): RunResult;
+  isOperationPending(volumeName: string, podName: string, nodeName: string): boolean;
+  isOperationSafeToRetry(volumeName: string, podName: string, nodeName: string, operationName: string): boolean;
+}
+
+export interface ReconcilerDeps {
+  sim: Sim;
+  profile: Profile;
+  timers: TimerConfig;
+  out: Recorder;
+  component: string;
+  asw: ActualStateOfWorld;
+  dsw: DesiredStateOfWorld;
+  nodeLister: (name: string) => KObj | undefined;
+  ad: AttacherDetacher;
+  statusUpdater: NodeStatusUpdater;
+  /** FailedAttachVolume / Multi-Attach events on pods */
+  podEvent: (podKeys: readonly string[], type: "Normal" | "Warning", reason: string, message: string) => void;
+  step: (name: string, detail: string) => void;
+}
+
+export interface Reconciler {
+  reconcile(): void;
+}
+
+export function volDetail(av: { volumeName: string; spec?: { name: string } | undefined }, node: string, from = "on"): string {
+  return `for volume ${JSON.stringify(av.spec?.name ?? "")} (UniqueName: ${JSON.stringify(av.volumeName)}) ${from} node ${JSON.stringify(node)} `;
+}
+
+export function createReconciler(d: ReconcilerDeps): Reconciler {
+  const { sim, profile, timers, out, component, asw, dsw, ad } = d;
+  const fixed = profile.fix["104526"];
+
+  const detachPhase = (): void => {
+    for (const av of asw.getAttachedVolumes()) {
+      if (dsw.volumeExists(av.volumeName, av.nodeName)) continue;
+      const keyNode = isMultiAttachAllowed(av.spec) ? av.nodeName : "";
+      if (fixed) {
+        if (!ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach")) continue;
+      } else if (ad.isOperationPending(av.volumeName, "", keyNode)) continue;
+
+      const elapsed = asw.setDetachRequestTime(av.volumeName, av.nodeName);
+      const requested = sim.now - elapsed;
+      const timeout = elapsed > timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS;
+      const node = d.nodeLister(av.nodeName);
+      const healthy = nodeReady(node);
+      const forceOnTimeout = timeout && !profile.fix["disable-force-detach-on-timeout"];
+      const forceDetach = profile.fix["110721"] ? !healthy && forceOnTimeout : forceOnTimeout;
+      const oos = profile.fix["out-of-service"] && hasOutOfServiceTaint(node);
+      if (av.mountedByNode && !forceDetach && !oos) {
+        if (!timeout && !profile.fix["disable-force-detach-on-timeout"]) sim.wakeAt(requested + timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS + 1);
+        continue;
+      }
+      if (timeout && av.mountedByNode && forceDetach) d.step("adc.ForceDetachTimeout", av.volumeName);
+
+      const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
+      if (rmErr) out.on && out.log(component, "E", "reconciler.go:212", `Failed to remove volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)}'s volumesToReportAsAttached: ${rmErr}`);
+      if (!asw.isInReport(av.volumeName, av.nodeName) && !fixed)
+        out.note(`volume:${av.volumeName}`, `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
+      const upErr = profile.perNodeStatusUpdate ? d.statusUpdater.updateNodeStatusForNode(av.nodeName) : d.statusUpdater.updateNodeStatuses();
+      if (upErr) {
+        out.on && out.log(component, "E", "reconciler.go:230", `UpdateNodeStatuses failed while attempting to report volume ${JSON.stringify(av.volumeName)} as attached: ${upErr}`);
+        if (profile.version.minor >= 26) asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName); // #111205
+        continue;
+      }
+      const verifySafe = !(forceOnTimeout && timeout) && !oos;
+      const r = ad.detachVolume(av, verifySafe);
+      if (r === null) {
+        if (verifySafe) out.on && out.log(component, "I", "reconciler.go:255", `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}`);
+        else
+          out.on &&
+            out.log(
+              component,
+              "W",
+              "reconciler.go:258",
+              `attacherDetacher.DetachVolume started: this volume is not safe to detach, but ${oos ? "node has out-of-service taint" : `maxWaitForUnmountDuration ${timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS / 60000}m0s expired`}, force detaching ${volDetail(av, av.nodeName)}`,
+            );
+        continue;
+      }
+      if (fixed) {
+        asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
+      } else if (r === "ExponentialBackoff" || r === "AlreadyExists") {
+        // expected errors, ignored: nothing puts the volume back on the report list
+        out.note(
+          `volume:${av.volumeName}`,
+          `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,
+        );
+        d.step("adc.DetachSkippedAfterRemove", av.volumeName);
+      }
+    }
+  };
+
+  const attachPhase = (): void => {
+    for (const v of dsw.getVolumesToAttach()) {
+      const multi = isMultiAttachAllowed(v.spec);
+      if (ad.isOperationPending(v.volumeName, "", multi ? v.nodeName : "")) continue;
+      const state = profile.attachUncertain ? asw.getAttachState(v.volumeName, v.nodeName) : asw.attachedVolumes.get(v.volumeName)?.nodesAttachedTo.has(v.nodeName) ? "Attached" : "Detached";
+      if (state === "Attached") {
+        asw.resetDetachRequestTime(v.volumeName, v.nodeName);
+        continue;
+      }
+      if (!multi && profile.version.minor >= 7) {
+        const nodes = asw.getNodesForAttachedVolume(v.volumeName).filter((n) => n !== v.nodeName);
+        if (nodes.length > 0) {
+          if (!v.multiAttachErrorReported) {
+            const others = dsw.getVolumePodsOnNodes(nodes, v.volumeName);
+            const msg =
+              others.length > 0
+                ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
+                : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
+            d.podEvent([...v.scheduledPods.values()], "Warning", "FailedAttachVolume", msg);
+            out.on && out.log(component, "W", "reconciler.go:370", `${msg} ${volDetail(v, v.nodeName, "from")}`);
+            dsw.setMultiAttachError(v.volumeName, v.nodeName);
+          }
+          continue;
+        }
+      }
+      const r = ad.attachVolume(v);
+      if (r === null) out.on && out.log(component, "I", "reconciler.go:304", `attacherDetacher.AttachVolume started ${volDetail(v, v.nodeName, "from")}`);
+    }
+  };
+
+  return {
+    reconcile(): void {
+      detachPhase();
+      attachPhase();
+      d.statusUpdater.updateNodeStatuses();
+    },
+  };
+}

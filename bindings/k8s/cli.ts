@@ -1,0 +1,130 @@
+// `iosim k8s ...`: the command-line face of the Kubernetes replay. The only
+// file of bindings/k8s that touches the file system (reading a scenario file).
+//
+//   iosim k8s run SCENARIO [--version 1.22] [--fix 104526=on] [--json]
+//   iosim k8s list [--json]
+//   iosim k8s diff SCENARIO --version A --version B
+
+import { existsSync, readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatEvents, loadK8sScenario, parseFixOverrides, runK8sScenario } from "./index.js";
+import type { K8sScenario } from "./scenario/schema.js";
+
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+function resolveScenario(arg: string): K8sScenario {
+  const b = builtinK8sScenario(arg);
+  if (b) return b;
+  if (!existsSync(arg)) throw new Error(`no such scenario file or built-in: ${arg} (built-ins: ${builtinK8sScenarios().map((s) => s.name).join(", ")})`);
+  return loadK8sScenario(readFileSync(arg, "utf8"), arg);
+}
+
+function fail(e: unknown): void {
+  process.stderr.write(`iosim k8s: ${(e as Error).message}\n`);
+  process.exitCode = 2;
+}
+
+export function registerK8sCommands(program: Command): void {
+  const k8s = program.command("k8s").description("replay Kubernetes volume attach/detach/mount incidents on simulated time");
+
+  k8s
+    .command("run")
+    .argument("<scenario>", "a scenario YAML file or a built-in name (see `iosim k8s list`)")
+    .option("--version <version>", "Kubernetes version (1.MINOR or 1.MINOR.PATCH); default: the scenario's")
+    .option("--fix <id=on|off>", "turn an upstream fix on or off (repeatable), e.g. 104526=on", collect, [] as string[])
+    .option("--seed <n>", "PRNG seed")
+    .option("--json", "print one JSON object: violations, timeline, logs, objects")
+    .option("--logs", "print the component logs (klog format)")
+    .option("--no-events", "do not print the event timeline")
+    .description("run a scenario; exit code 0 only when every invariant and expectation holds")
+    .action((arg: string, o: { version?: string; fix: string[]; seed?: string; json?: boolean; logs?: boolean; events: boolean }) => {
+      try {
+        const sc = resolveScenario(arg);
+        const r = runK8sScenario(sc, { version: o.version, fixes: parseFixOverrides(o.fix), seed: o.seed === undefined ? undefined : Number(o.seed) });
+        if (o.json) {
+          process.stdout.write(
+            JSON.stringify(
+              {
+                scenario: r.scenario,
+                version: r.version,
+                fixes: r.fixes,
+                violations: r.violations,
+                expectations: r.expectations,
+                symptoms: r.symptoms,
+                timeline: r.timeline,
+                logs: r.logs.map((l) => `${l.component}: ${l.text}`),
+                objects: r.objects,
+                stats: r.stats,
+              },
+              null,
+              2,
+            ) + "\n",
+          );
+        } else {
+          const w = (s: string): boolean => process.stdout.write(s + "\n");
+          w(`scenario ${r.scenario} on Kubernetes ${r.version}  (fixes on: ${Object.entries(r.fixes).filter(([, v]) => v).map(([k]) => k).join(", ") || "none"})`);
+          if (o.events) w("\n" + formatEvents(r.timeline));
+          if (o.logs) {
+            w("");
+            for (const l of r.logs) w(`${l.component}: ${l.text}`);
+          }
+          w("");
+          if (r.violations.length === 0) w("all invariants and expectations hold");
+          for (const v of r.violations) w(`VIOLATION ${v.name} at ${v.time}: ${v.explanation}`);
+        }
+        process.exitCode = r.violations.length === 0 ? 0 : 1;
+      } catch (e) {
+        fail(e);
+      }
+    });
+
+  k8s
+    .command("list")
+    .option("--json", "print [{name, incident, affected, fixed}]")
+    .description("list the built-in incident scenarios")
+    .action((o: { json?: boolean }) => {
+      const rows = builtinK8sScenarios().map((s) => ({
+        name: s.name,
+        incident: s.incident ? `${s.incident.seed}: ${s.incident.title}` : s.description ?? "",
+        affected: s.incident?.affected ?? s.version,
+        fixed: s.incident?.fixed ?? s.version,
+        fix: s.incident?.fix ?? "",
+      }));
+      if (o.json) {
+        process.stdout.write(JSON.stringify(rows.map(({ name, incident, affected, fixed }) => ({ name, incident, affected, fixed })), null, 2) + "\n");
+        return;
+      }
+      for (const r of rows) process.stdout.write(`${r.name.padEnd(28)} affected ${r.affected.padEnd(6)} fixed ${r.fixed.padEnd(6)} #${r.fix.padEnd(7)} ${r.incident}\n`);
+    });
+
+  k8s
+    .command("diff")
+    .argument("<scenario>", "a scenario YAML file or a built-in name")
+    .option("--version <version>", "give twice: the two versions to compare", collect, [] as string[])
+    .option("--fix <id=on|off>", "fix overrides applied to both runs", collect, [] as string[])
+    .option("--json", "print the diff as JSON")
+    .description("where two versions' timelines diverge")
+    .action((arg: string, o: { version: string[]; fix: string[]; json?: boolean }) => {
+      try {
+        if (o.version.length !== 2) throw new Error("diff needs exactly two --version options");
+        const sc = resolveScenario(arg);
+        const fixes = parseFixOverrides(o.fix);
+        const a = runK8sScenario(sc, { version: o.version[0], fixes });
+        const b = runK8sScenario(sc, { version: o.version[1], fixes });
+        const d = diffK8sRuns(a, b);
+        if (o.json) process.stdout.write(JSON.stringify(d, null, 2) + "\n");
+        else {
+          const w = (s: string): boolean => process.stdout.write(s + "\n");
+          w(`${sc.name}: ${d.a} vs ${d.b}`);
+          if (d.firstEvent < 0) w("event timelines are identical");
+          else w(`first differing event (#${d.firstEvent}):\n  ${d.a}: ${d.eventA}\n  ${d.b}: ${d.eventB}`);
+          if (d.firstLog < 0) w("logs are identical");
+          else w(`first differing log line (#${d.firstLog}):\n  ${d.a}: ${d.logA}\n  ${d.b}: ${d.logB}`);
+          w(`violations ${d.a}: ${d.violationsA.join(", ") || "none"}`);
+          w(`violations ${d.b}: ${d.violationsB.join(", ") || "none"}`);
+        }
+      } catch (e) {
+        fail(e);
+      }
+    });
+}

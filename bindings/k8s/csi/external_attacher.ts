@@ -1,0 +1,164 @@
+// kubernetes-csi/external-attacher: the sidecar that turns VolumeAttachment
+// objects into ControllerPublishVolume / ControllerUnpublishVolume calls.
+//
+// For a VolumeAttachment of its driver:
+//   not attached, not deleted: add the finalizer external-attacher/<driver>
+//     (an UPDATE from its cache: stale cache -> 409 Conflict -> requeue),
+//     ControllerPublish, then status.attached = true (or status.attachError)
+//   deleted (deletionTimestamp) with the finalizer: ControllerUnpublish, then
+//     status.attached = false and drop the finalizer; the API server removes
+//     the object when the last finalizer is gone (or status.detachError)
+// Failures are retried per VolumeAttachment with exponential backoff from
+// --retry-interval-start (1 s) to --retry-interval-max (5 min) [U defaults].
+//
+// A VolumeAttachment nobody deletes is never unpublished: that is seed 004's
+// leak (the ADC deleted a non-existent name and believed it had detached).
+
+import { ApiError, Informer } from "../api/apiserver.js";
+import type { KObj } from "../api/types.js";
+import type { Ctx } from "../engine/context.js";
+
+interface Work {
+  pending: boolean;
+  retryMs: number;
+  retryAt: number;
+}
+
+export class ExternalAttacher {
+  private inf: Informer | null = null;
+  private work = new Map<string, Work>();
+  private dead = false;
+  readonly component = "csi-attacher";
+
+  constructor(private readonly ctx: Ctx) {}
+
+  start(): void {
+    const { ctx } = this;
+    ctx.out.processStarted(this.component);
+    this.inf = ctx.api.informer(
+      ["VolumeAttachment", "PersistentVolume", "CSIDriver"],
+      ctx.watchLatency(this.component),
+      ctx.watchExtra(this.component),
+      (type, obj) => {
+        if (obj.kind === "VolumeAttachment" && type !== "DELETED") this.sync(obj.metadata.name);
+        if (obj.kind === "VolumeAttachment" && type === "DELETED") this.work.delete(obj.metadata.name);
+      },
+      () => {
+        for (const [k, o] of this.inf!.cache) if (k.startsWith("VolumeAttachment:")) this.sync(o.metadata.name);
+      },
+    );
+  }
+
+  stop(): void {
+    this.dead = true;
+    if (this.inf) this.ctx.api.stopInformer(this.inf);
+  }
+
+  private handled(va: KObj): boolean {
+    const drv = this.inf!.cache.get(`CSIDriver:${va.spec.attacher}`);
+    return drv === undefined || drv.spec?.attachRequired !== false;
+  }
+
+  private w(name: string): Work {
+    let w = this.work.get(name);
+    if (!w) this.work.set(name, (w = { pending: false, retryMs: 0, retryAt: 0 }));
+    return w;
+  }
+
+  private requeue(name: string, w: Work): void {
+    const { ctx } = this;
+    w.retryMs = w.retryMs === 0 ? ctx.timers.EXTERNAL_ATTACHER_RETRY_START_MS : Math.min(2 * w.retryMs, ctx.timers.EXTERNAL_ATTACHER_RETRY_MAX_MS);
+    w.retryAt = ctx.sim.now + w.retryMs;
+    ctx.sim.after(w.retryMs, () => this.sync(name));
+  }
+
+  private sync(name: string): void {
+    if (this.dead) return;
+    const { ctx } = this;
+    const va = this.inf!.cache.get(`VolumeAttachment:${name}`);
+    if (!va || !this.handled(va)) return;
+    const w = this.w(name);
+    if (w.pending || ctx.sim.now < w.retryAt) return;
+    const deleting = va.metadata.deletionTimestamp !== undefined;
+    const fin = `external-attacher/${va.spec.attacher.replace(/\//g, "-")}`;
+    const hasFin = (va.metadata.finalizers ?? []).includes(fin);
+    if (!deleting && va.status?.attached) return;
+    if (deleting && !hasFin) return;
+    const pv = this.inf!.cache.get(`PersistentVolume:${va.spec.source?.persistentVolumeName}`);
+    const handle: string = pv?.spec?.csi?.volumeHandle ?? va.spec.source?.persistentVolumeName ?? name;
+    const node: string = va.spec.nodeName;
+    const c = this.component;
+    if (!deleting) {
+      if (!hasFin) {
+        const upd = { ...va, metadata: { ...va.metadata, finalizers: [...(va.metadata.finalizers ?? []), fin] } };
+        try {
+          ctx.api.update(upd);
+        } catch (e) {
+          ctx.out.on && ctx.out.log(c, "E", "csi_handler.go:226", `Error saving VolumeAttachment ${JSON.stringify(name)} as attached: ${(e as Error).message}`);
+          if (e instanceof ApiError) this.requeue(name, w);
+          return;
+        }
+        // continue on the next watch event with the finalizer in the cache
+        return;
+      }
+      ctx.out.on && ctx.out.log(c, "I", "csi_handler.go:140", `Starting attach operation for ${JSON.stringify(name)}`);
+      w.pending = true;
+      const r = ctx.backend.call("controllerPublish", handle, node);
+      ctx.sim.after(r.latencyMs, () => {
+        if (this.dead) return;
+        w.pending = false;
+        const err = r.error ?? ctx.backend.attach(handle, node, "Volume has been published to a different host already");
+        try {
+          ctx.api.patch("VolumeAttachment", name, (d) => {
+            d.status = err
+              ? { ...(d.status ?? {}), attached: false, attachError: { time: ctx.sim.now, message: `rpc error: code = Internal desc = ${err}` } }
+              : { attached: true, attachmentMetadata: {} };
+            return true;
+          });
+        } catch {
+          /* object gone */
+        }
+        if (err) {
+          ctx.out.on && ctx.out.log(c, "E", "csi_handler.go:600", `Error processing ${JSON.stringify(name)}: failed to attach: rpc error: code = Internal desc = ${err}`);
+          ctx.out.event("Warning", "FailedAttach", `volumeattachment/${name}`, err, "csi-attacher");
+          this.requeue(name, w);
+        } else {
+          w.retryMs = 0;
+          w.retryAt = 0;
+          ctx.out.on && ctx.out.log(c, "I", "csi_handler.go:612", `Attached ${JSON.stringify(name)}`);
+        }
+      });
+      return;
+    }
+    ctx.out.on && ctx.out.log(c, "I", "csi_handler.go:170", `Starting detach operation for ${JSON.stringify(name)}`);
+    w.pending = true;
+    const r = ctx.backend.call("controllerUnpublish", handle, node);
+    ctx.sim.after(r.latencyMs, () => {
+      if (this.dead) return;
+      w.pending = false;
+      try {
+        if (r.error) {
+          ctx.api.patch("VolumeAttachment", name, (d) => {
+            d.status = { ...(d.status ?? {}), detachError: { time: ctx.sim.now, message: `rpc error: code = Internal desc = ${r.error}` } };
+            return true;
+          });
+        } else {
+          ctx.backend.detach(handle, node);
+          ctx.api.patch("VolumeAttachment", name, (d) => {
+            d.status = { attached: false };
+            d.metadata.finalizers = (d.metadata.finalizers ?? []).filter((f: string) => f !== fin);
+            return true;
+          });
+        }
+      } catch {
+        /* gone */
+      }
+      if (r.error) {
+        ctx.out.on && ctx.out.log(c, "E", "csi_handler.go:640", `Error processing ${JSON.stringify(name)}: failed to detach: rpc error: code = Internal desc = ${r.error}`);
+        this.requeue(name, w);
+      } else {
+        ctx.out.on && ctx.out.log(c, "I", "csi_handler.go:652", `Detached ${JSON.stringify(name)}`);
+      }
+    });
+  }
+}

@@ -1,0 +1,60 @@
+// What every component of a run shares: clock, API server, storage backend,
+// nodes' hosts, the resolved version profile, timers, the output recorder and
+// the step bus that timeline triggers hook into.
+
+import type { ApiServer } from "../api/apiserver.js";
+import type { Backend } from "../host/backend.js";
+import type { Host } from "../host/mount.js";
+import type { Recorder } from "../output/recorder.js";
+import type { Profile } from "../versions/profile.js";
+import type { TimerConfig } from "./config.js";
+import type { Sim } from "./sim.js";
+
+/**
+ * Named steps components announce ("DetachVolume.Detach failed",
+ * "UnmountVolume.TearDown started"); a timeline action can fire right after a
+ * step ("between step X and Y" = right after X, before anything else runs).
+ */
+export class Steps {
+  private hooks = new Map<string, Array<(detail: string) => void>>();
+  /** every step seen, for `iosim k8s run --steps` and scenario validation */
+  readonly seen: Array<{ t: number; name: string; detail: string }> = [];
+  constructor(
+    private readonly sim: Sim,
+    readonly record: boolean,
+  ) {}
+  on(name: string, fn: (detail: string) => void): void {
+    let a = this.hooks.get(name);
+    if (!a) this.hooks.set(name, (a = []));
+    a.push(fn);
+  }
+  step(name: string, detail: string): void {
+    if (this.record) this.seen.push({ t: this.sim.now, name, detail });
+    const a = this.hooks.get(name);
+    if (a) for (const fn of a.slice()) fn(detail);
+  }
+}
+
+export interface Monitor {
+  /** a pod's containers are about to start on node */
+  podStarting(podKey: string, podUID: string, node: string): void;
+}
+
+export interface Ctx {
+  sim: Sim;
+  api: ApiServer;
+  backend: Backend;
+  hosts: Map<string, Host>;
+  profile: Profile;
+  timers: TimerConfig;
+  out: Recorder;
+  steps: Steps;
+  monitor: Monitor;
+  /** extra watch delay for a component at `now` (scenario watch-delay faults) */
+  watchExtra(component: string): (now: number) => number;
+  /** watch latency of a component's informers */
+  watchLatency(component: string): number;
+  /** mount propagation delay on a node */
+  propagationDelayMs: number;
+  kubeletRoot: string;
+}

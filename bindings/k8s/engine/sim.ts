@@ -1,0 +1,339 @@
+// The simulation kernel of the Kubernetes replay: one clock, one ordered event
+// queue, a few periodic loops ("tickers") that sleep while nothing changes.
+//
+// 1. Time
+//
+// Simulated time is an integer number of milliseconds since the start of the
+// scenario (`now`). Every period and timeout of the modelled loops is a whole
+// number of ms upstream (100 ms reconciler, 500 ms initial backoff, 2 min 2 s
+// backoff cap, 6 min max wait for unmount), so ms is exact and fast.
+//
+// 2. Ordering
+//
+// Events are ordered by (time, class, seq). Class 0 holds ordinary one-shot
+// events (an operation finishing, a watch event arriving, a timeline action);
+// they run first, in FIFO order of scheduling. Class 1 holds ticker passes;
+// at one instant they run after all ordinary events, in ticker registration
+// order. This fixed order is what makes skipping idle ticks exact (section 3).
+//
+// 3. Skipping idle ticks
+//
+// Upstream, the attach/detach reconciler wakes every 100 ms for ever. A replay
+// of a 20-minute incident would be 12,000 passes of which almost all change
+// nothing. Instead every pass is watched: `epoch` counts effective state
+// changes anywhere in the cluster (an API write, a cache change, an operation
+// completing). If a pass leaves `epoch` unchanged it was idle, and the next
+// pass would be idle too unless (a) something else changes state, or (b) time
+// crosses a threshold the pass looked at (a backoff expiring, the 6-minute
+// unmount timer). Loops report (b) with `wakeAt(t)`. A sleeping ticker is
+// rescheduled at its next grid point (start + k * period, never twice at the
+// same instant) when `bump()` is called or at the first grid point at or after
+// its earliest wake time. A ticker woken at an instant where its turn has
+// already passed (tickers of lower order ran before the change) waits for its
+// next grid point, exactly as it would when ticking every period.
+//
+// Worked example: a detach fails at t = 10,000 ms and backs off 500 ms. The
+// pass at 10,100 sees "in backoff until 10,500" and calls wakeAt(10,501) (the
+// backoff check is `now - last <= 500`, so 10,500 still backs off). The pass
+// changes nothing, so the ticker sleeps and the next pass is at 10,600, the
+// first grid point >= 10,501. Passes 10,200 .. 10,500 are skipped; in
+// tick-by-tick mode (`tickEveryPeriod`) they run and do nothing. A test runs
+// every built-in scenario both ways and compares timelines, logs and objects.
+//
+// 4. Randomness
+//
+// One seeded PRNG (xorshift128+, split into 32-bit halves for exactness) for
+// the few random choices (kubelet pod-worker jitter, fault probabilities).
+
+export type Ms = number;
+
+/** A periodic loop: runs `pass` at start + k * period. */
+export interface Ticker {
+  readonly name: string;
+  readonly periodMs: Ms;
+  /** stop scheduling passes (the component crashed). */
+  stop(): void;
+  readonly stopped: boolean;
+}
+
+interface Ev {
+  t: Ms;
+  cls: number;
+  seq: number;
+  fn: (() => void) | null;
+  tk: TickerImpl | null;
+}
+
+class TickerImpl implements Ticker {
+  stopped = false;
+  /** time of the queued pass, or -1 */
+  queuedAt: Ms = -1;
+  lastRun: Ms = -Infinity;
+  wake: Ms = Infinity;
+  sleeping = false;
+  constructor(
+    readonly name: string,
+    readonly periodMs: Ms,
+    readonly startMs: Ms,
+    readonly order: number,
+    readonly pass: () => void,
+    private readonly sim: Sim,
+  ) {}
+  stop(): void {
+    this.stopped = true;
+  }
+  /** first grid point >= t and > lastRun */
+  gridAtOrAfter(t: Ms): Ms {
+    const min = Math.max(t, this.lastRun + this.periodMs, this.startMs);
+    const k = Math.ceil((min - this.startMs) / this.periodMs);
+    return this.startMs + k * this.periodMs;
+  }
+  schedule(t: Ms): void {
+    if (this.stopped) return;
+    const g = this.gridAtOrAfter(t);
+    if (this.queuedAt >= 0 && this.queuedAt <= g) return;
+    this.queuedAt = g;
+    this.sim._pushTicker(this, g);
+  }
+}
+
+/** xorshift128+ on four 32-bit words; deterministic for a seed. */
+export class Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+  constructor(seed: number) {
+    let s = seed >>> 0 || 0x9e3779b9;
+    const next = (): number => {
+      // splitmix32
+      s = (s + 0x9e3779b9) >>> 0;
+      let z = s;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.a = next();
+    this.b = next();
+    this.c = next();
+    this.d = next();
+  }
+  /** uniform 32-bit unsigned integer (xoshiro128**) */
+  u32(): number {
+    const r = Math.imul(rotl(Math.imul(this.b, 5) >>> 0, 7), 9) >>> 0;
+    const t = (this.b << 9) >>> 0;
+    this.c ^= this.a;
+    this.d ^= this.b;
+    this.b ^= this.c;
+    this.a ^= this.d;
+    this.c ^= t;
+    this.d = rotl(this.d, 11);
+    return r;
+  }
+  /** uniform float in [0, 1) */
+  float(): number {
+    return this.u32() / 4294967296;
+  }
+  /** integer in [0, n) */
+  int(n: number): number {
+    return Math.floor(this.float() * n);
+  }
+}
+function rotl(x: number, k: number): number {
+  return ((x << k) | (x >>> (32 - k))) >>> 0;
+}
+
+export interface SimOptions {
+  seed: number;
+  /** run every ticker at every grid point (reference mode for the idle-skip test) */
+  tickEveryPeriod?: boolean;
+}
+
+export class Sim {
+  now: Ms = 0;
+  /** counts effective state changes; see section 3 */
+  epoch = 0;
+  readonly rng: Rng;
+  readonly tickEveryPeriod: boolean;
+  private heap: Ev[] = [];
+  private seq = 0;
+  private tickers: TickerImpl[] = [];
+  private current: TickerImpl | null = null;
+  /** time and order of the last ticker pass: tickers up to that order had their turn at that time */
+  private lastTickT = -1;
+  private lastTickOrder = -1;
+  /** number of events executed (for the benchmark and tests) */
+  executed = 0;
+  stopped = false;
+
+  constructor(opts: SimOptions) {
+    this.rng = new Rng(opts.seed);
+    this.tickEveryPeriod = opts.tickEveryPeriod ?? false;
+  }
+
+  /** Run `fn` at absolute time t (>= now). */
+  at(t: Ms, fn: () => void): void {
+    if (t < this.now) t = this.now;
+    this.push({ t, cls: 0, seq: this.seq++, fn, tk: null });
+  }
+  /** Run `fn` after d ms. */
+  after(d: Ms, fn: () => void): void {
+    this.at(this.now + d, fn);
+  }
+
+  /** Register a periodic loop whose first pass is at `startMs`. */
+  ticker(name: string, periodMs: Ms, startMs: Ms, pass: () => void): Ticker {
+    const tk = new TickerImpl(name, periodMs, startMs, this.tickers.length, pass, this);
+    this.tickers.push(tk);
+    tk.schedule(startMs);
+    return tk;
+  }
+
+  /** Record an effective state change: wakes every sleeping ticker. */
+  bump(): void {
+    this.epoch++;
+    const tks = this.tickers;
+    for (let i = 0; i < tks.length; i++) {
+      const tk = tks[i]!;
+      if (tk.sleeping && tk !== this.current && !tk.stopped) {
+        tk.sleeping = false;
+        // a ticker whose turn at this instant has passed (it ran, idle, before
+        // the ticker or event that changed state) waits for its next grid point,
+        // as it would when ticking every period
+        const passed = this.now === this.lastTickT && tk.order <= this.lastTickOrder;
+        tk.schedule(passed ? this.now + 1 : this.now);
+      }
+    }
+  }
+
+  /** Called by a ticker pass: "my outcome may change at time t". */
+  wakeAt(t: Ms): void {
+    const tk = this.current;
+    if (tk && t < tk.wake) tk.wake = t;
+  }
+
+  _pushTicker(tk: TickerImpl, t: Ms): void {
+    this.push({ t, cls: 1, seq: tk.order, fn: null, tk });
+  }
+
+  /** Run until the queue is empty or time passes `untilMs`. Returns the end time. */
+  run(untilMs: Ms): Ms {
+    const heap = this.heap;
+    while (heap.length > 0 && !this.stopped) {
+      const ev = heap[0]!;
+      if (ev.t > untilMs) {
+        this.now = untilMs;
+        return untilMs;
+      }
+      this.pop();
+      this.now = ev.t;
+      this.executed++;
+      if (ev.tk) {
+        const tk = ev.tk;
+        if (tk.queuedAt !== ev.t || tk.stopped) continue; // superseded
+        tk.queuedAt = -1;
+        this.runTicker(tk);
+      } else {
+        ev.fn!();
+      }
+    }
+    // nothing left before untilMs: the clock still advances to it
+    if (!this.stopped && untilMs !== Infinity && this.now < untilMs) this.now = untilMs;
+    return this.now;
+  }
+
+  private runTicker(tk: TickerImpl): void {
+    const e0 = this.epoch;
+    tk.wake = Infinity;
+    tk.sleeping = false;
+    this.current = tk;
+    this.lastTickT = this.now;
+    this.lastTickOrder = tk.order;
+    tk.lastRun = this.now;
+    tk.pass();
+    this.current = null;
+    if (tk.stopped) return;
+    if (this.tickEveryPeriod || this.epoch !== e0) {
+      tk.schedule(this.now + tk.periodMs);
+    } else {
+      tk.sleeping = true;
+      if (tk.wake !== Infinity) tk.schedule(Math.max(tk.wake, this.now + tk.periodMs));
+    }
+  }
+
+  get pending(): number {
+    return this.heap.length;
+  }
+
+  private less(x: Ev, y: Ev): boolean {
+    if (x.t !== y.t) return x.t < y.t;
+    if (x.cls !== y.cls) return x.cls < y.cls;
+    return x.seq < y.seq;
+  }
+  private push(ev: Ev): void {
+    const h = this.heap;
+    h.push(ev);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(h[i]!, h[p]!)) break;
+      const tmp = h[i]!;
+      h[i] = h[p]!;
+      h[p] = tmp;
+      i = p;
+    }
+  }
+  private pop(): void {
+    const h = this.heap;
+    const last = h.pop()!;
+    if (h.length === 0) return;
+    h[0] = last;
+    let i = 0;
+    const n = h.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.less(h[l]!, h[m]!)) m = l;
+      if (r < n && this.less(h[r]!, h[m]!)) m = r;
+      if (m === i) break;
+      const tmp = h[i]!;
+      h[i] = h[m]!;
+      h[m] = tmp;
+      i = m;
+    }
+  }
+}
+
+/** Parse "100ms", "2m2s", "1h", "1.5s" or a number of ms. */
+export function parseDurationMs(v: unknown): Ms {
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0) return Math.round(v);
+  if (typeof v !== "string") throw new Error(`expected a duration like "500ms" or "2m2s", got ${JSON.stringify(v)}`);
+  const s = v.trim();
+  if (/^\d+$/.test(s)) return Number(s);
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+  let total = 0;
+  let consumed = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(s))) {
+    if (m.index !== consumed) break;
+    consumed += m[0].length;
+    const n = Number(m[1]);
+    total += m[2] === "ms" ? n : m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60000 : n * 3600000;
+  }
+  if (consumed !== s.length || s.length === 0) throw new Error(`expected a duration like "500ms" or "2m2s", got ${JSON.stringify(v)}`);
+  return Math.round(total);
+}
+
+/** Go's time.Duration String() for whole ms: 500ms, 2s, 2m2s, 1h0m0s. */
+export function formatGoDuration(ms: Ms): string {
+  if (ms === 0) return "0s";
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3600000);
+  const m = Math.floor((ms % 3600000) / 60000);
+  const sMs = ms % 60000;
+  const s = sMs % 1000 === 0 ? String(sMs / 1000) : (sMs / 1000).toFixed(3).replace(/0+$/, "");
+  if (h > 0) return `${h}h${m}m${s}s`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}

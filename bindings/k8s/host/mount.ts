@@ -1,0 +1,194 @@
+// A node's mounts: the host mount namespace, one private namespace per
+// container or process, mount propagation, and the reference counts that make
+// `rbd unmap` or `lvremove` fail with EBUSY.
+//
+// 1. Model. A mount is (fs, path): `fs` names the filesystem instance (the
+//    superblock), e.g. "/dev/rbd3" or "lv:csi-17ef...". The host namespace maps
+//    path -> mount. A container namespace holds copies of the host mounts it
+//    was given when it started: the pod's own volume bind mounts, and for a
+//    hostPath volume of "/" (node_exporter, cAdvisor) every host mount below
+//    "/". A filesystem is busy while any namespace still holds a mount of it.
+//
+// 2. Propagation (Container.volumeMounts[].mountPropagation):
+//      None            rprivate  host unmounts never reach the container
+//      HostToContainer rslave    host unmounts reach it (after a delay)
+//      Bidirectional   rshared   as HostToContainer, and container mounts
+//                                reach the host (CSI node plugins)
+//
+// 3. Worked example (seed 001). kubelet mounted /dev/rbd3 at
+//    /var/lib/kubelet/plugins/kubernetes.io/rbd/mounts/k8s-image-pvc-1 (host).
+//    node_exporter then starts with hostPath "/" -> /host, propagation None:
+//    its namespace copies that mount (refs(/dev/rbd3) = host 1 + pod bind 1 +
+//    node_exporter 2). The pod goes away; kubelet unmounts both host mounts
+//    (refs = 2, both in node_exporter's namespace) and runs `rbd unmap
+//    /dev/rbd3`: EBUSY, "rbd: unmap failed: (16) Device or resource busy".
+//    With HostToContainer and a 1 s propagation delay the same unmap fails
+//    once, and succeeds on a retry after the delay.
+
+import type { Sim } from "../engine/sim.js";
+import type { MountPropagation } from "../api/types.js";
+
+export interface Mount {
+  fs: string;
+  path: string;
+}
+
+export interface MountNamespace {
+  id: string;
+  /** pod UID/container, or a process name */
+  owner: string;
+  propagation: MountPropagation;
+  /** host path the namespace's propagated view is rooted at ("/" for a hostPath of /) */
+  source: string;
+  propagationDelayMs: number;
+  mounts: Map<string, Mount>;
+}
+
+export interface DirInfo {
+  /** what wrote it: plugin name */
+  plugin: string;
+  podUID?: string;
+  specName?: string;
+  /** CSI vol_data.json, rbd image, etc. */
+  data: Record<string, string>;
+}
+
+export class Host {
+  readonly mounts = new Map<string, Mount>();
+  readonly namespaces = new Map<string, MountNamespace>();
+  /** directories that exist, with the metadata file a plugin keeps in them */
+  readonly dirs = new Map<string, DirInfo>();
+  /** /dev/rbdN -> "pool/image" */
+  readonly rbdDevices = new Map<string, string>();
+  private nextRbd = 0;
+
+  constructor(
+    readonly nodeName: string,
+    readonly kubeletRoot: string,
+    private readonly sim: Sim,
+  ) {}
+
+  isMountPoint(path: string): boolean {
+    return this.mounts.has(path);
+  }
+
+  /** mount table lookup: the device (fs) mounted at path, or "" (GetDeviceNameFromMount) */
+  deviceAt(path: string): string {
+    return this.mounts.get(path)?.fs ?? "";
+  }
+
+  mount(fs: string, path: string): void {
+    const cur = this.mounts.get(path);
+    if (cur && cur.fs === fs) return;
+    this.mounts.set(path, { fs, path });
+    this.sim.bump();
+  }
+
+  /** bind mount: a second mount of the same filesystem */
+  bind(src: string, dst: string): string | null {
+    const m = this.mounts.get(src);
+    if (!m) return `mount: special device ${src} does not exist`;
+    this.mount(m.fs, dst);
+    return null;
+  }
+
+  /** umount(8) on the host; propagates to slave namespaces after their delay. */
+  unmount(path: string): string | null {
+    const m = this.mounts.get(path);
+    if (!m) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
+    this.mounts.delete(path);
+    this.sim.bump();
+    for (const ns of this.namespaces.values()) {
+      if (ns.propagation === "None" || !covers(ns.source, path)) continue;
+      const drop = (): void => {
+        if (ns.mounts.delete(path)) this.sim.bump();
+      };
+      if (ns.propagationDelayMs > 0) this.sim.after(ns.propagationDelayMs, drop);
+      else drop();
+    }
+    return null;
+  }
+
+  /** mounts of fs in all namespaces */
+  refs(fs: string): number {
+    let n = 0;
+    for (const m of this.mounts.values()) if (m.fs === fs) n++;
+    for (const ns of this.namespaces.values()) for (const m of ns.mounts.values()) if (m.fs === fs) n++;
+    return n;
+  }
+
+  /** namespaces other than the host that hold fs */
+  holders(fs: string): string[] {
+    const out: string[] = [];
+    for (const ns of this.namespaces.values()) {
+      for (const m of ns.mounts.values())
+        if (m.fs === fs) {
+          out.push(ns.owner);
+          break;
+        }
+    }
+    return out;
+  }
+
+  /**
+   * Start a container (or process) namespace. `volumePaths` are host paths
+   * bind-mounted into it (its volumes); `rootSource` is a hostPath whose whole
+   * subtree is copied (node_exporter's "/").
+   */
+  startNamespace(id: string, owner: string, volumePaths: readonly string[], rootSource: string | null, propagation: MountPropagation, propagationDelayMs: number): void {
+    const ns: MountNamespace = { id, owner, propagation, source: rootSource ?? "/nonexistent", propagationDelayMs, mounts: new Map() };
+    for (const p of volumePaths) {
+      const m = this.mounts.get(p);
+      if (m) ns.mounts.set(p, { fs: m.fs, path: p });
+    }
+    if (rootSource !== null) for (const m of this.mounts.values()) if (covers(rootSource, m.path)) ns.mounts.set(m.path, { fs: m.fs, path: m.path });
+    this.namespaces.set(id, ns);
+    this.sim.bump();
+  }
+
+  stopNamespace(id: string): void {
+    if (this.namespaces.delete(id)) this.sim.bump();
+  }
+
+  mkdir(path: string, info: DirInfo): void {
+    this.dirs.set(path, info);
+  }
+  rmdir(path: string): void {
+    if (this.dirs.delete(path)) this.sim.bump();
+  }
+
+  /** rbd map: the next /dev/rbdN */
+  rbdMap(image: string): string {
+    for (const [dev, img] of this.rbdDevices) if (img === image) return dev;
+    const dev = `/dev/rbd${this.nextRbd++}`;
+    this.rbdDevices.set(dev, image);
+    this.sim.bump();
+    return dev;
+  }
+  /** rbd unmap: EBUSY while any namespace holds the filesystem */
+  rbdUnmap(dev: string): "EBUSY" | "ENOENT" | null {
+    if (!this.rbdDevices.has(dev)) return "ENOENT";
+    if (this.refs(dev) > 0) return "EBUSY";
+    this.rbdDevices.delete(dev);
+    this.sim.bump();
+    return null;
+  }
+  /** /sys/bus/rbd/devices scan: the device mapping pool/image */
+  rbdDeviceFor(image: string): string {
+    for (const [dev, img] of this.rbdDevices) if (img === image) return dev;
+    return "";
+  }
+
+  /** mounts and dirs under the kubelet pods dir of a pod */
+  podPaths(podUID: string): string[] {
+    const prefix = `${this.kubeletRoot}/pods/${podUID}/`;
+    const out: string[] = [];
+    for (const p of this.dirs.keys()) if (p.startsWith(prefix)) out.push(p);
+    for (const p of this.mounts.keys()) if (p.startsWith(prefix) && !this.dirs.has(p)) out.push(p);
+    return out;
+  }
+}
+
+export function covers(root: string, path: string): boolean {
+  return root === "/" || path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}

@@ -1,0 +1,40 @@
+// iosim's Kubernetes volume-lifecycle replay: the programmatic API.
+//
+// Pure TypeScript, no Node-only APIs (file reading is in cli.ts), so it runs
+// in a browser and in Monte Carlo workers. Deterministic for a given seed.
+//
+//   import { builtinK8sScenarios, runK8sScenario } from "iosim/k8s";
+//   const sc = builtinK8sScenarios().find((s) => s.name === "detach-backoff-node-status")!;
+//   const r = runK8sScenario(sc, { version: "1.22" });
+//   r.violations  // [] when every invariant and expectation holds
+
+import { loadK8sScenario } from "./scenario/loader.js";
+import type { K8sScenario } from "./scenario/schema.js";
+import { BUILTIN_YAML } from "./scenarios/builtin.generated.js";
+
+export { loadK8sScenario, ScenarioError } from "./scenario/loader.js";
+export { runK8sScenario, LIVENESS_MS, NODE_STATUS_GRACE_MS } from "./scenario/run.js";
+export type { K8sRunOptions, K8sRunResult, Violation, CheckResult } from "./scenario/run.js";
+export type { K8sScenario, Incident, Action, Check, Expectation, TimelineItem } from "./scenario/schema.js";
+export { resolveProfile, parseFixOverrides, FIXES, parseVersion } from "./versions/profile.js";
+export type { FixId, FixOverrides, Profile } from "./versions/profile.js";
+export { DEFAULT_TIMERS } from "./engine/config.js";
+export type { TimerConfig } from "./engine/config.js";
+export { formatEvents } from "./output/recorder.js";
+export type { K8sEvent, LogLine } from "./output/recorder.js";
+export { diffK8sRuns } from "./diff.js";
+
+let cache: K8sScenario[] | null = null;
+
+/** The built-in incident scenarios (parsed once, from strings embedded at build time). */
+export function builtinK8sScenarios(): K8sScenario[] {
+  if (!cache) cache = Object.entries(BUILTIN_YAML).map(([name, text]) => loadK8sScenario(text, `builtin:${name}.yaml`));
+  return cache;
+}
+
+/** A built-in scenario by name, or undefined. */
+export function builtinK8sScenario(name: string): K8sScenario | undefined {
+  return builtinK8sScenarios().find((s) => s.name === name);
+}
+
+export { BUILTIN_YAML };

@@ -1,0 +1,346 @@
+// pkg/kubelet: the parts of one node's kubelet that the volume lifecycle
+// touches: pod workers (WaitForAttachAndMount, start, kill, final delete),
+// the node status loop that publishes volumesInUse, housekeeping of orphaned
+// pod directories, and the container runtime on the host.
+//
+// The container runtime is host state, not kubelet state: a kubelet crash
+// leaves containers running and a SIGTERM already sent keeps its course
+// (seed 000/003 depends on this: the container is still exiting after the
+// kubelet comes back).
+//
+// WaitForAttachAndMount polls every 300 ms for up to 2m3s; on timeout the pod
+// gets a FailedMount event ("Unable to attach or mount volumes: unmounted
+// volumes=[data], unattached volumes=[data]: timed out waiting for the
+// condition"), the sync fails and is retried after the pod worker backoff
+// (10 s, jitter 0.5). The pod shows ContainerCreating throughout.
+
+import type { Informer } from "../api/apiserver.js";
+import { keyOf, KObj, PodVolume } from "../api/types.js";
+import type { Ctx } from "../engine/context.js";
+import type { Ticker } from "../engine/sim.js";
+import type { Host } from "../host/mount.js";
+import type { PluginMgr } from "../volume/plugins.js";
+import { isTerminal, VolumeManager } from "./volume_manager.js";
+
+interface RuntimePod {
+  running: boolean;
+  stopping: boolean;
+  nsIds: string[];
+}
+
+/** the container runtime on each host, surviving kubelet restarts */
+const runtimes = new WeakMap<Host, Map<string, RuntimePod>>();
+export function runtimeOf(host: Host): Map<string, RuntimePod> {
+  let r = runtimes.get(host);
+  if (!r) runtimes.set(host, (r = new Map()));
+  return r;
+}
+
+type WorkerState = "waiting" | "backoff" | "starting" | "running" | "terminating";
+
+interface Worker {
+  uid: string;
+  key: string;
+  state: WorkerState;
+  since: number;
+  retryAt: number;
+  statusReported: boolean;
+}
+
+export class Kubelet {
+  readonly component: string;
+  readonly vm: VolumeManager;
+  private inf: Informer | null = null;
+  private tickers: Ticker[] = [];
+  private workers = new Map<string, Worker>();
+  private dead = false;
+  private readonly host: Host;
+  private orphansLogged = new Set<string>();
+
+  constructor(
+    private readonly ctx: Ctx,
+    readonly nodeName: string,
+    plugins: PluginMgr,
+  ) {
+    this.component = `kubelet/${nodeName}`;
+    this.host = ctx.hosts.get(nodeName)!;
+    this.vm = new VolumeManager(ctx, nodeName, this.component, plugins, {
+      pods: () => this.pods(),
+      pod: (uid) => this.podByUID(uid),
+      lookup: (kind, key) => this.inf?.cache.get(`${kind}:${key}`),
+      containersStopped: (uid) => !runtimeOf(this.host).get(uid)?.running,
+    });
+  }
+
+  private log(sev: "I" | "W" | "E", src: string, msg: string): void {
+    this.ctx.out.on && this.ctx.out.log(this.component, sev, src, msg);
+  }
+
+  private *pods(): Iterable<KObj> {
+    if (!this.inf) return;
+    for (const [k, o] of this.inf.cache) if (k.startsWith("Pod:") && o.spec?.nodeName === this.nodeName) yield o;
+  }
+  private podByUID(uid: string): KObj | undefined {
+    for (const p of this.pods()) if (p.metadata.uid === uid) return p;
+    return undefined;
+  }
+
+  start(): void {
+    const { ctx } = this;
+    ctx.out.processStarted(this.component);
+    this.log("I", "server.go:446", `"Kubelet version" kubeletVersion="v${ctx.profile.text}"`);
+    this.inf = ctx.api.informer(
+      ["Pod", "Node", "PersistentVolume", "PersistentVolumeClaim", "CSIDriver"],
+      ctx.watchLatency(this.component),
+      ctx.watchExtra(this.component),
+      (type, obj) => {
+        if (obj.kind === "Pod" && obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
+      },
+      () => this.run(),
+    );
+  }
+
+  stop(): void {
+    this.dead = true;
+    this.vm.dead = true;
+    for (const t of this.tickers) t.stop();
+    if (this.inf) this.ctx.api.stopInformer(this.inf);
+  }
+
+  private run(): void {
+    if (this.dead) return;
+    const { ctx } = this;
+    const t = ctx.timers;
+    for (const p of this.pods()) this.podEvent("ADDED", p);
+    const now = ctx.sim.now;
+    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate()));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile()));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods()));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus()));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping()));
+  }
+
+  private podEvent(type: string, pod: KObj): void {
+    const uid = pod.metadata.uid;
+    const key = keyOf(pod);
+    const structured = this.ctx.profile.structuredLogs;
+    if (type === "DELETED") {
+      this.workers.delete(uid);
+      this.log("I", "kubelet.go:2120", structured ? `"SyncLoop REMOVE" source="api" pods=[${key}]` : `SyncLoop (REMOVE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      return;
+    }
+    let w = this.workers.get(uid);
+    if (!w) {
+      this.log("I", "kubelet.go:2096", structured ? `"SyncLoop ADD" source="api" pods=[${key}]` : `SyncLoop (ADD, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      const rt = runtimeOf(this.host).get(uid);
+      const state: WorkerState = rt?.running ? "running" : "waiting";
+      w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false };
+      this.workers.set(uid, w);
+      this.ctx.sim.bump();
+      if (state === "waiting" && pod.status?.phase !== "Pending" && !pod.metadata.deletionTimestamp) this.patchPod(pod, "Pending", false);
+    }
+    if (pod.metadata.deletionTimestamp !== undefined && w.state !== "terminating") {
+      w.state = "terminating";
+      this.ctx.sim.bump();
+      this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.killPod(pod);
+    }
+  }
+
+  /** SIGTERM; the container exits after its stop time, capped by the grace period. */
+  private killPod(pod: KObj): void {
+    const { ctx } = this;
+    const rt = runtimeOf(this.host).get(pod.metadata.uid);
+    if (!rt || !rt.running || rt.stopping) return;
+    rt.stopping = true;
+    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Killing", `pod/${pod.metadata.name}`, `Stopping container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
+    const stopMs = parseStop(pod, ctx.timers.CONTAINER_STOP_MS);
+    const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
+    ctx.sim.after(Math.min(stopMs, graceMs), () => {
+      for (const id of rt.nsIds) this.host.stopNamespace(id);
+      rt.running = false;
+      rt.stopping = false;
+      ctx.sim.bump();
+      ctx.steps.step("runtime.ContainersStopped", pod.metadata.uid);
+    });
+  }
+
+  private patchPod(pod: KObj, phase: string, running: boolean, terminated = false): void {
+    try {
+      this.ctx.api.patch("Pod", keyOf(pod), (d) => {
+        const cs = (d.spec.containers ?? []).map((c: { name: string }) => ({
+          name: c.name,
+          state: running ? { running: {} } : terminated ? { terminated: { reason: "Completed" } } : { waiting: { reason: "ContainerCreating" } },
+        }));
+        d.status = { ...(d.status ?? {}), phase, containerStatuses: cs, conditions: [{ type: "Ready", status: running ? "True" : "False" }] };
+        return true;
+      });
+    } catch {
+      /* pod gone */
+    }
+  }
+
+  private syncPods(): void {
+    const { ctx } = this;
+    const t = ctx.timers;
+    const now = ctx.sim.now;
+    for (const w of this.workers.values()) {
+      const pod = this.podByUID(w.uid);
+      if (!pod) continue;
+      switch (w.state) {
+        case "backoff":
+          if (now < w.retryAt) {
+            ctx.sim.wakeAt(w.retryAt);
+            break;
+          }
+          w.state = "waiting";
+          w.since = now;
+          ctx.sim.bump();
+          this.waitForAttachAndMount(pod, w, now);
+          break;
+        case "waiting":
+          this.waitForAttachAndMount(pod, w, now);
+          break;
+        case "terminating": {
+          const rt = runtimeOf(this.host).get(w.uid);
+          if (rt?.running) break;
+          if (!w.statusReported) {
+            w.statusReported = true;
+            ctx.sim.bump();
+            this.patchPod(pod, pod.status?.phase === "Running" ? "Succeeded" : pod.status?.phase ?? "Pending", false, true);
+            break;
+          }
+          // status manager: delete once resources are reclaimed (no mounted volumes)
+          if (!this.vm.dsw.has(w.uid) && !this.vm.podHasMountedVolumes(w.uid) && this.vm.statesSynced) {
+            if (ctx.api.tryGet("Pod", w.key)?.metadata.uid === w.uid) ctx.api.delete("Pod", w.key, 0);
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+
+  private waitForAttachAndMount(pod: KObj, w: Worker, now: number): void {
+    const { ctx } = this;
+    const t = ctx.timers;
+    const m = this.vm.podVolumesMounted(w.uid);
+    if (m.unmounted.length === 0) {
+      w.state = "starting";
+      ctx.sim.bump();
+      this.startContainers(pod, w);
+      return;
+    }
+    if (now - w.since >= t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS) {
+      const old = ctx.profile.version.minor <= 16;
+      const msg = old
+        ? `Unable to mount volumes for pod "${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})": timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=[${m.unmounted.join(" ")}]. list of unattached volumes=[${m.unattached.join(" ")}]`
+        : `Unable to attach or mount volumes: unmounted volumes=[${m.unmounted.join(" ")}], unattached volumes=[${m.unattached.join(" ")}]: timed out waiting for the condition`;
+      ctx.out.event("Warning", "FailedMount", `pod/${pod.metadata.name}`, msg, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
+      this.log("E", ctx.profile.structuredLogs ? "pod_workers.go:951" : "pod_workers.go:190", ctx.profile.structuredLogs ? `"Error syncing pod, skipping" err=${JSON.stringify(msg)} pod=${JSON.stringify(w.key)} podUID=${w.uid}` : `Error syncing pod ${w.uid} ("${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})"), skipping: ${msg}`);
+      ctx.steps.step("kubelet.WaitForAttachAndMountTimeout", w.key);
+      w.state = "backoff";
+      w.retryAt = now + t.POD_WORKER_BACKOFF_MS + Math.floor(ctx.sim.rng.float() * 0.5 * t.POD_WORKER_BACKOFF_MS);
+      ctx.sim.bump();
+      ctx.sim.wakeAt(w.retryAt);
+    } else ctx.sim.wakeAt(w.since + t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS);
+    
+  }
+
+  private startContainers(pod: KObj, w: Worker): void {
+    const { ctx } = this;
+    ctx.monitor.podStarting(w.key, w.uid, this.nodeName);
+    ctx.sim.after(ctx.timers.CONTAINER_START_MS, () => {
+      if (this.dead || w.state !== "starting") return;
+      const fresh = this.podByUID(w.uid);
+      if (!fresh || fresh.metadata.deletionTimestamp !== undefined) return;
+      const rt: RuntimePod = { running: true, stopping: false, nsIds: [] };
+      runtimeOf(this.host).set(w.uid, rt);
+      const vols = (pod.spec.volumes ?? []) as PodVolume[];
+      for (const c of (pod.spec.containers ?? []) as Array<{ name: string; volumeMounts?: Array<{ name: string; mountPropagation?: "None" | "HostToContainer" | "Bidirectional" }> }>) {
+        const paths: string[] = [];
+        let root: string | null = null;
+        let prop: "None" | "HostToContainer" | "Bidirectional" = "None";
+        for (const vm of c.volumeMounts ?? []) {
+          const v = vols.find((x) => x.name === vm.name);
+          if (!v) continue;
+          if (v.hostPath) {
+            root = v.hostPath.path;
+            prop = vm.mountPropagation ?? "None";
+            continue;
+          }
+          for (const a of this.vm.asw.values()) {
+            const spec = a.pods.get(w.uid);
+            if (spec === undefined) continue;
+            const dir = a.plugin.podVolumeDir(this.vm.env, w.uid, spec);
+            if (spec === v.name || a.spec.pv) paths.push(dir, `${dir}/mount`);
+          }
+        }
+        const id = `${w.uid}/${c.name}`;
+        this.host.startNamespace(id, `${pod.metadata.namespace}/${pod.metadata.name}/${c.name}`, paths, root, prop, ctx.propagationDelayMs);
+        rt.nsIds.push(id);
+      }
+      w.state = "running";
+      ctx.sim.bump();
+      this.patchPod(fresh, "Running", true);
+      for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
+      ctx.steps.step("kubelet.PodRunning", w.key);
+    });
+  }
+
+  private syncNodeStatus(): void {
+    const { ctx } = this;
+    const inUse = this.vm.statesSynced ? this.vm.getVolumesInUse() : null;
+    try {
+      ctx.api.patch("Node", this.nodeName, (d) => {
+        let changed = false;
+        const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+        const ready = conds.find((c) => c.type === "Ready");
+        if (!ready || ready.status !== "True") {
+          d.status = { ...(d.status ?? {}), conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] };
+          changed = true;
+        }
+        if (inUse) {
+          const cur = (d.status?.volumesInUse ?? []) as string[];
+          if (cur.length !== inUse.length || cur.some((v, i) => v !== inUse[i])) {
+            d.status = { ...(d.status ?? {}), volumesInUse: inUse };
+            changed = true;
+          }
+        }
+        return changed;
+      });
+    } catch {
+      return;
+    }
+    if (inUse) this.vm.markVolumesAsReportedInUse(inUse);
+  }
+
+  private housekeeping(): void {
+    const prefix = `${this.ctx.kubeletRoot}/pods/`;
+    const uids = new Set<string>();
+    for (const p of this.host.dirs.keys()) if (p.startsWith(prefix)) uids.add(p.slice(prefix.length).split("/")[0]!);
+    for (const uid of uids) {
+      if (this.podByUID(uid) || this.orphansLogged.has(uid)) continue;
+      if (runtimeOf(this.host).get(uid)?.running) continue;
+      this.orphansLogged.add(uid);
+      this.log("E", "kubelet_volumes.go:245", this.ctx.profile.structuredLogs ? `"There were many similar errors. Turn up verbosity to see them." err="orphaned pod \\"${uid}\\" found, but volume paths are still present on disk" numErrs=1` : `orphaned pod "${uid}" found, but volume paths are still present on disk : There were a total of 1 errors similar to this. Turn up verbosity to see them.`);
+    }
+  }
+
+  /** pods this kubelet treats as running (for tests and outputs) */
+  runningPods(): string[] {
+    return [...this.workers.values()].filter((w) => w.state === "running").map((w) => w.key);
+  }
+
+  isTerminal = isTerminal;
+}
+
+function parseStop(pod: KObj, dflt: number): number {
+  const a = pod.metadata.annotations?.["iosim.dev/stop-after"];
+  if (!a) return dflt;
+  const m = /^(\d+)(ms|s|m)?$/.exec(a);
+  if (!m) return dflt;
+  const n = Number(m[1]);
+  return m[2] === "ms" ? n : m[2] === "m" ? n * 60000 : n * 1000;
+}

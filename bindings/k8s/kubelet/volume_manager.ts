@@ -1,0 +1,511 @@
+// pkg/kubelet/volumemanager: the kubelet's desired and actual state of the
+// world, its populator, its reconciler and reconstruction after a restart.
+//
+// 1. Desired state (DSW): (pod, volume) pairs for pods the kubelet runs, each
+//    with reportedInUse (the volume has been published in
+//    node.status.volumesInUse). Filled every 100 ms by the populator from the
+//    pod manager; a pod's volumes leave once its containers are all stopped
+//    (or it is gone). Since 1.22 the populator does not (re)add a pod whose
+//    deletion has begun (ShouldPodContainersBeTerminating).
+//
+// 2. Actual state (ASW): volume -> {attached, devicePath, deviceMounted,
+//    pods mounted}. Lost on a kubelet restart; rebuilt by reconstruction.
+//
+// 3. Reconciler, every 100 ms: unmount (pod, volume) pairs not desired
+//    (TearDown), mount desired ones (VerifyControllerAttachedVolume -> waits for
+//    node.status.volumesAttached; then MountVolume = WaitForAttach,
+//    MountDevice, SetUp), then UnmountDevice volumes no pod uses.
+//    VerifyControllerAttachedVolume only starts once the volume is
+//    reportedInUse: each attach waits for two status round trips (kubelet ->
+//    volumesInUse -> ADC attaches -> volumesAttached -> kubelet).
+//
+// 4. Reconstruction (syncStates), once the populator has added pods after a
+//    restart: for each pods/<uid>/volumes/<plugin>/<name> dir on disk, rebuild
+//    the spec from what the plugin left there and add it to the ASW so the
+//    reconciler can unmount it. If that fails and no pod wants the volume,
+//    cleanupMounts runs one UnmountVolume with a synthetic name and no ASW
+//    entry; if that fails nothing ever retries it (seed 000/003).
+//    Before #108997 the unique name of a CSI inline volume was asked of
+//    GetVolumeName (plugin looked up by name -> "attachable"), which fails:
+//    "unexpected api.CSIVolumeSource found in volume.Spec".
+//
+// Worked example (seed 003, 1.23): pod fio-test with inline CSI volume "data"
+// is deleted at 60 s; its container takes 30 s to stop. kubelet restarts at
+// 61 s..64 s. At ~66 s reconstruction fails for "data", the pod is
+// terminating so it is not in the DSW, cleanupMounts -> NodeUnpublish fails
+// ("contains a filesystem in use": the container still holds it) ->
+// "Operation for {volumeName:data podName:<uid> nodeName:} failed" and no
+// retry. At 90 s the container exits; the pod object is deleted (the ASW knows
+// no mounts for it) and pods/<uid>/volumes/kubernetes.io~csi/data/mount stays
+// mounted for ever. With #108997 the volume is reconstructed into the ASW and
+// the reconciler retries the TearDown with backoff until it succeeds at ~90 s.
+
+import type { KObj, PodVolume } from "../api/types.js";
+import type { Ctx } from "../engine/context.js";
+import { formatGoDuration } from "../engine/sim.js";
+import { formatOpKey, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
+import { PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
+
+export interface DesiredVolume {
+  volumeName: string;
+  podUID: string;
+  podKey: string;
+  /** the pod's name for the volume (OuterVolumeSpecName) */
+  outer: string;
+  spec: VolumeSpec;
+  plugin: VolumePlugin;
+  attachable: boolean;
+  deviceMountable: boolean;
+  reportedInUse: boolean;
+}
+
+export interface ActualVolume {
+  volumeName: string;
+  spec: VolumeSpec;
+  plugin: VolumePlugin;
+  attachable: boolean;
+  deviceMountable: boolean;
+  devicePath: string;
+  deviceMounted: boolean;
+  deviceMountPath: string;
+  /** podUID -> spec name mounted for it */
+  pods: Map<string, string>;
+}
+
+export interface PodLookup {
+  pods(): Iterable<KObj>;
+  pod(uid: string): KObj | undefined;
+  lookup(kind: "PersistentVolumeClaim" | "PersistentVolume", key: string): KObj | undefined;
+  /** containers of the pod are all stopped (runtime view) */
+  containersStopped(uid: string): boolean;
+}
+
+export class VolumeManager {
+  /** podUID -> volumeName -> entry */
+  readonly dsw = new Map<string, Map<string, DesiredVolume>>();
+  readonly asw = new Map<string, ActualVolume>();
+  readonly npo: NestedPendingOperations;
+  hasAddedPods = false;
+  statesSynced = false;
+  private processedPods = new Set<string>();
+  readonly env: PluginEnv;
+  dead = false;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly nodeName: string,
+    private readonly component: string,
+    private readonly plugins: PluginMgr,
+    private readonly pods: PodLookup,
+  ) {
+    this.env = { ctx, component, nodeName, host: ctx.hosts.get(nodeName)! };
+    this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
+      if (this.dead) return;
+      const p = ctx.profile;
+      ctx.out.on &&
+        ctx.out.log(
+          component,
+          "E",
+          `nestedpendingoperations.go:${p.npoLogLine}`,
+          `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, component)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
+        );
+    });
+  }
+
+  private log(sev: "I" | "W" | "E", src: string, msg: string): void {
+    this.ctx.out.on && this.ctx.out.log(this.component, sev, src, msg);
+  }
+
+  private detail(volumeName: string, specName: string, podKey: string, podUID: string): string {
+    return `for volume ${JSON.stringify(specName)} (UniqueName: ${JSON.stringify(volumeName)}) pod ${JSON.stringify(podKey.split("/").pop())} (UID: ${JSON.stringify(podUID)}) `;
+  }
+
+  // ---- desired state populator ------------------------------------------
+
+  populate(): void {
+    const { ctx } = this;
+    // findAndRemoveDeletedPods
+    for (const [uid, vols] of this.dsw) {
+      const pod = this.pods.pod(uid);
+      const gone = !pod || ((pod.metadata.deletionTimestamp !== undefined || isTerminal(pod)) && this.pods.containersStopped(uid));
+      if (!gone) continue;
+      this.dsw.delete(uid);
+      this.processedPods.delete(uid);
+      if (vols.size > 0) ctx.sim.bump();
+    }
+    // findAndAddNewPods
+    for (const pod of this.pods.pods()) {
+      const uid = pod.metadata.uid;
+      if (this.processedPods.has(uid)) continue;
+      if (isTerminal(pod)) continue;
+      if (pod.metadata.deletionTimestamp !== undefined && (ctx.profile.dswSkipsTerminatingPods || this.pods.containersStopped(uid))) continue;
+      let vols = this.dsw.get(uid);
+      let complete = true;
+      for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
+        const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", (k, key) => this.pods.lookup(k, key));
+        if (typeof spec === "string") {
+          complete = false;
+          continue;
+        }
+        const plugin = this.plugins.findBySpec(spec);
+        if (!plugin) continue;
+        const volumeName = uniqueVolumeName(plugin, spec, uid, ctx);
+        if (!vols) this.dsw.set(uid, (vols = new Map()));
+        if (!vols.has(volumeName)) {
+          vols.set(volumeName, {
+            volumeName,
+            podUID: uid,
+            podKey: `${pod.metadata.namespace}/${pod.metadata.name}`,
+            outer: v.name,
+            spec,
+            plugin,
+            attachable: plugin.isAttachable(spec, ctx),
+            deviceMountable: plugin.isDeviceMountable(spec, ctx),
+            reportedInUse: false,
+          });
+          ctx.sim.bump();
+        }
+      }
+      if (complete) {
+        this.processedPods.add(uid);
+        ctx.sim.bump();
+      }
+    }
+    if (!this.hasAddedPods) {
+      this.hasAddedPods = true;
+      ctx.sim.bump();
+    }
+  }
+
+  /** volumesInUse: attachable volumes in the DSW or the ASW */
+  getVolumesInUse(): string[] {
+    const s = new Set<string>();
+    for (const vols of this.dsw.values()) for (const v of vols.values()) if (v.attachable || v.deviceMountable) s.add(v.volumeName);
+    for (const v of this.asw.values()) if (v.attachable || v.deviceMountable) s.add(v.volumeName);
+    return [...s].sort();
+  }
+
+  markVolumesAsReportedInUse(list: readonly string[]): void {
+    for (const vols of this.dsw.values())
+      for (const v of vols.values())
+        if (!v.reportedInUse && list.includes(v.volumeName)) {
+          v.reportedInUse = true;
+          this.ctx.sim.bump();
+        }
+  }
+
+  /** every volume of the pod is mounted for it */
+  podVolumesMounted(uid: string): { unmounted: string[]; unattached: string[] } {
+    const unmounted: string[] = [];
+    const unattached: string[] = [];
+    const vols = this.dsw.get(uid);
+    if (!vols) return { unmounted: ["<pending>"], unattached: [] };
+    for (const v of vols.values()) {
+      const a = this.asw.get(v.volumeName);
+      if (!a || !a.pods.has(uid)) {
+        const outer = outerName(v);
+        unmounted.push(outer);
+        if (!a) unattached.push(outer);
+      }
+    }
+    return { unmounted: unmounted.sort(), unattached: unattached.sort() };
+  }
+
+  /** mounted volumes the ASW knows for a pod (PodResourcesAreReclaimed) */
+  podHasMountedVolumes(uid: string): boolean {
+    for (const v of this.asw.values()) if (v.pods.has(uid)) return true;
+    return false;
+  }
+
+  // ---- reconciler ---------------------------------------------------------
+
+  reconcile(): void {
+    if (!this.statesSynced && this.hasAddedPods) {
+      this.statesSynced = true;
+      this.ctx.sim.bump();
+      this.reconstruct();
+    }
+    this.unmountVolumes();
+    this.mountAttachVolumes();
+    this.unmountDetachDevices();
+  }
+
+  private unmountVolumes(): void {
+    for (const a of this.asw.values()) {
+      for (const [uid, specName] of a.pods) {
+        if (this.dsw.get(uid)?.has(a.volumeName)) continue;
+        const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
+        const r = this.npo.run(key, "volume_unmount", (done) => {
+          a.plugin.tearDown(this.env, specName, uid, (err) => {
+            if (this.dead) return;
+            if (err) return done(`UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
+            if (a.pods.delete(uid)) this.ctx.sim.bump();
+            this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
+            this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
+            done(null);
+          });
+        });
+        if (r === null) this.log("I", "reconciler.go:211", `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`);
+      }
+    }
+  }
+
+  private mountAttachVolumes(): void {
+    const { ctx } = this;
+    for (const vols of this.dsw.values()) {
+      for (const v of vols.values()) {
+        const a = this.asw.get(v.volumeName);
+        if (a && a.pods.has(v.podUID)) continue;
+        const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
+        if (!a) {
+          if (!v.attachable) {
+            this.asw.set(v.volumeName, newActual(v, ""));
+            ctx.sim.bump();
+            continue;
+          }
+          if (!v.reportedInUse) continue;
+          const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
+          const r = this.npo.run(key, "verify_controller_attached_volume", (done) => {
+            let node: KObj;
+            try {
+              node = ctx.api.get("Node", this.nodeName);
+            } catch (e) {
+              return done(`VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
+            }
+            const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
+            if (!att) {
+              ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
+              return done(`Volume not attached according to node status ${det()}`);
+            }
+            if (!this.asw.has(v.volumeName)) {
+              this.asw.set(v.volumeName, newActual(v, att.devicePath));
+              ctx.sim.bump();
+            }
+            this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
+            done(null);
+          });
+          if (r === null) this.log("I", "reconciler.go:238", `operationExecutor.VerifyControllerAttachedVolume started ${det()}`);
+          continue;
+        }
+        // MountVolume
+        const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
+        const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
+        if (r === null) this.log("I", "reconciler.go:262", `operationExecutor.MountVolume started ${det()}`);
+      }
+    }
+  }
+
+  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: (e: string | null) => void): void {
+    const p = v.plugin;
+    const setUp = (): void => {
+      p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err) => {
+        if (this.dead) return;
+        if (err) {
+          this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
+          return done(`MountVolume.SetUp failed ${det()}: ${err}`);
+        }
+        if (!a.pods.has(v.podUID)) {
+          a.pods.set(v.podUID, v.spec.name);
+          this.ctx.sim.bump();
+        }
+        this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
+        done(null);
+      });
+    };
+    const mountDevice = (devicePath: string): void => {
+      if (!v.deviceMountable || a.deviceMounted || !p.mountDevice) return setUp();
+      const dmp = p.getDeviceMountPath!(this.env, v.spec);
+      p.mountDevice(this.env, v.spec, devicePath, dmp, (err) => {
+        if (this.dead) return;
+        if (err) {
+          this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
+          return done(`MountVolume.MountDevice failed ${det()}: ${err}`);
+        }
+        a.deviceMounted = true;
+        a.deviceMountPath = dmp;
+        this.ctx.sim.bump();
+        this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
+        setUp();
+      });
+    };
+    if (v.deviceMountable && !a.deviceMountPath && p.getDeviceMountPath) a.deviceMountPath = p.getDeviceMountPath(this.env, v.spec);
+    if (v.attachable && !a.deviceMounted && p.waitForAttach) {
+      p.waitForAttach(this.env, v.spec, a.devicePath, (err, devicePath) => {
+        if (this.dead) return;
+        if (err) return done(`MountVolume.WaitForAttach failed ${det()}: ${err}`);
+        if (devicePath) a.devicePath = devicePath;
+        this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`);
+        mountDevice(a.devicePath);
+      });
+      return;
+    }
+    mountDevice(a.devicePath);
+  }
+
+  private mountFailedEvent(v: DesiredVolume, msg: string): void {
+    this.ctx.out.event("Warning", "FailedMount", `pod/${v.podKey.split("/").pop()}`, msg, `kubelet, ${this.nodeName}`, v.podKey.split("/")[0]);
+  }
+
+  private unmountDetachDevices(): void {
+    const { ctx } = this;
+    for (const a of [...this.asw.values()]) {
+      if (a.pods.size > 0) continue;
+      let desired = false;
+      for (const vols of this.dsw.values()) if (vols.has(a.volumeName)) desired = true;
+      if (desired) continue;
+      if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
+      if (!a.deviceMounted || !a.plugin.unmountDevice) {
+        this.asw.delete(a.volumeName);
+        ctx.sim.bump();
+        this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
+        continue;
+      }
+      const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
+      const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
+      const r = this.npo.run(key, "unmount_device", (done) => {
+        a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
+          if (this.dead) return;
+          if (err) {
+            ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
+            return done(`UnmountDevice failed ${det()}: ${err}`);
+          }
+          a.deviceMounted = false;
+          this.asw.delete(a.volumeName);
+          ctx.sim.bump();
+          this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
+          done(null);
+        });
+      });
+      if (r === null) this.log("I", "reconciler.go:313", `operationExecutor.UnmountDevice started ${det()}`);
+    }
+  }
+
+  // ---- reconstruction -------------------------------------------------------
+
+  private reconstruct(): void {
+    const { ctx } = this;
+    const host = this.env.host!;
+    const structured = ctx.profile.structuredLogs;
+    for (const [dir, info] of [...host.dirs]) {
+      if (!info.podUID || !info.specName) continue;
+      if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
+      const uid = info.podUID;
+      const specName = info.specName;
+      const plugin = this.plugins.findByName(info.plugin);
+      if (!plugin) continue;
+      let known = false;
+      for (const a of this.asw.values()) if (a.pods.get(uid) === specName) known = true;
+      if (known) continue;
+      let spec: VolumeSpec;
+      let volumeName: string;
+      let attachable: boolean;
+      let deviceMountable: boolean;
+      try {
+        spec = plugin.constructVolumeSpec(this.env, specName, uid);
+        if (ctx.profile.fix["108997"]) {
+          attachable = plugin.isAttachable(spec, ctx);
+          deviceMountable = plugin.isDeviceMountable(spec, ctx);
+        } else {
+          // FindAttachablePluginByName / FindDeviceMountablePluginByName
+          attachable = plugin.attachableByName;
+          deviceMountable = plugin.attachableByName;
+        }
+        if (attachable || deviceMountable) {
+          try {
+            volumeName = uniqueNameFromSpec(plugin, spec);
+          } catch (e) {
+            throw new Error(`failed to GetVolumeName from volumePlugin for volumeSpec ${JSON.stringify(specName)} err=${(e as Error).message}`);
+          }
+        } else volumeName = uniqueNameWithPod(plugin, uid, spec);
+        if (!ctx.profile.fix["108997"] && plugin.name === "kubernetes.io/csi" && !host.isMountPoint(`${dir}/mount`))
+          throw new Error(`volume: ${JSON.stringify(specName)} is not mounted`);
+      } catch (e) {
+        const err = (e as Error).message;
+        const inDSW = [...(this.dsw.get(uid)?.values() ?? [])].some((d) => d.spec.name === specName || d.spec.inline?.name === specName);
+        if (inDSW) {
+          this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
+          continue;
+        }
+        this.log(
+          "I",
+          "reconciler.go:388",
+          structured
+            ? `"Could not construct volume information, cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)} err=${JSON.stringify(err)}`
+            : `Could not construct volume information, cleanup the mounts. (pod.UID ${uid}, volume.SpecName ${specName}): ${err}`,
+        );
+        ctx.out.note(`pod:${uid}`, `after the kubelet restart on ${this.nodeName}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
+        ctx.steps.step("kubelet.ReconstructFailed", specName);
+        this.cleanupMounts(plugin, uid, specName);
+        continue;
+      }
+      const desired = this.dsw.get(uid)?.get(volumeName);
+      if (desired) {
+        desired.reportedInUse = true;
+        continue;
+      }
+      const dmp = deviceMountable && plugin.getDeviceMountPath ? plugin.getDeviceMountPath(this.env, spec) : "";
+      const a: ActualVolume = {
+        volumeName,
+        spec,
+        plugin,
+        attachable,
+        deviceMountable,
+        devicePath: "",
+        deviceMounted: dmp !== "" && host.isMountPoint(dmp),
+        deviceMountPath: dmp,
+        pods: new Map([[uid, specName]]),
+      };
+      const prev = this.asw.get(volumeName);
+      if (prev) prev.pods.set(uid, specName);
+      else this.asw.set(volumeName, a);
+      ctx.sim.bump();
+      this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
+    }
+  }
+
+  private cleanupMounts(plugin: VolumePlugin, uid: string, specName: string): void {
+    const structured = this.ctx.profile.structuredLogs;
+    this.log(
+      "I",
+      "reconciler.go:421",
+      structured
+        ? `"Reconciler sync states: could not find volume information in desired state, clean up the mount points" podName=${uid} volumeSpecName=${JSON.stringify(specName)}`
+        : `Reconciler sync states: could not find volume information in desired state, clean up the mount points podName=${uid} volumeSpecName=${specName}`,
+    );
+    const det = (): string => `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
+    const key = { volumeName: specName, podName: uid, nodeName: "" };
+    this.npo.run(key, "volume_unmount", (done) => {
+      this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
+      plugin.tearDown(this.env, specName, uid, (err) => {
+        if (this.dead) return;
+        if (err) {
+          this.ctx.steps.step("kubelet.CleanupMountsFailed", specName);
+          return done(`UnmountVolume.TearDown failed ${det()}: ${err}`);
+        }
+        done(null);
+      });
+    });
+  }
+}
+
+function newActual(v: DesiredVolume, devicePath: string): ActualVolume {
+  return {
+    volumeName: v.volumeName,
+    spec: v.spec,
+    plugin: v.plugin,
+    attachable: v.attachable,
+    deviceMountable: v.deviceMountable,
+    devicePath,
+    deviceMounted: false,
+    deviceMountPath: "",
+    pods: new Map(),
+  };
+}
+
+function outerName(v: DesiredVolume): string {
+  return v.outer;
+}
+
+export function isTerminal(pod: KObj): boolean {
+  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+}

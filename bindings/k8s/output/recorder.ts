@@ -1,0 +1,164 @@
+// What a run leaves behind for a human: Kubernetes events (the `kubectl get
+// events` view), log lines in each component's klog format, and causal notes
+// the invariant checker quotes when it explains a failure.
+//
+// klog header (k8s.io/klog, same as glog): Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg
+//   L = I/W/E/F, threadid right-aligned in 7 columns. Example from seed 001:
+//   E0708 09:50:14.407804   26508 nestedpendingoperations.go:267] Operation for ...
+//
+// Log lines are only built when logging is on (`on`); the benchmark and the
+// Monte Carlo layer turn it off, and callers guard with `out.on && out.log(...)`
+// so not even the message string is formatted.
+
+import { formatGoDuration } from "../engine/sim.js";
+
+export interface K8sEvent {
+  /** simulated ms */
+  t: number;
+  type: "Normal" | "Warning";
+  reason: string;
+  /** "pod/web-0", "node/node-1", "volumeattachment/csi-..." */
+  object: string;
+  namespace?: string;
+  message: string;
+  /** reporting component: "attachdetach-controller", "kubelet" */
+  source: string;
+  count: number;
+}
+
+export interface LogLine {
+  t: number;
+  component: string;
+  severity: "I" | "W" | "E";
+  text: string;
+}
+
+export interface Note {
+  t: number;
+  subject: string;
+  text: string;
+}
+
+export interface WallClock {
+  /** UTC ms of simulated t = 0 */
+  startUtcMs: number;
+  /** minutes east of UTC */
+  offsetMin: number;
+  /** zone abbreviation Go prints, e.g. "CST", "UTC", "-07" */
+  zone: string;
+}
+
+export class Recorder {
+  readonly events: K8sEvent[] = [];
+  readonly logs: LogLine[] = [];
+  readonly notes: Note[] = [];
+  /** every event occurrence before aggregation: pairs (t, index into events) */
+  readonly occurrences: number[] = [];
+  private pids = new Map<string, number>();
+  private startedAt = new Map<string, number>();
+  private nextPid = 1500;
+
+  constructor(
+    readonly on: boolean,
+    readonly clock: WallClock,
+    private readonly nowFn: () => number,
+  ) {}
+
+  /** A (re)started process gets a new pid and a new monotonic clock (m=+...). */
+  processStarted(component: string, pid?: number): void {
+    this.nextPid += 137 + (this.nextPid % 89);
+    this.pids.set(component, pid ?? this.nextPid);
+    this.startedAt.set(component, this.nowFn());
+  }
+
+  log(component: string, severity: "I" | "W" | "E", src: string, msg: string): true {
+    const t = this.nowFn();
+    const pid = this.pids.get(component) ?? 1;
+    const text = `${severity}${this.mmdd(t)} ${this.hms(t)} ${String(pid).padStart(7)} ${src}] ${msg}`;
+    this.logs.push({ t, component, severity, text });
+    return true;
+  }
+
+  /** a line that is not klog (a CLI's stderr, a driver's own log) */
+  raw(component: string, severity: "I" | "W" | "E", text: string): true {
+    this.logs.push({ t: this.nowFn(), component, severity, text });
+    return true;
+  }
+
+  event(type: "Normal" | "Warning", reason: string, object: string, message: string, source: string, namespace?: string): void {
+    const t = this.nowFn();
+    // the event recorder aggregates identical events into a count
+    for (let i = this.events.length - 1; i >= 0 && i >= this.events.length - 8; i--) {
+      const e = this.events[i]!;
+      if (e.reason === reason && e.object === object && e.message === message && e.source === source) {
+        e.count++;
+        e.t = t;
+        this.occurrences.push(e.t, i);
+        return;
+      }
+    }
+    this.events.push({ t, type, reason, object, namespace, message, source, count: 1 });
+    this.occurrences.push(t, this.events.length - 1);
+  }
+
+  note(subject: string, text: string): void {
+    this.notes.push({ t: this.nowFn(), subject, text });
+  }
+
+  // ---- time formatting -------------------------------------------------
+
+  private local(t: number): Date {
+    return new Date(this.clock.startUtcMs + t + this.clock.offsetMin * 60000);
+  }
+  private mmdd(t: number): string {
+    const d = this.local(t);
+    return `${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())}`;
+  }
+  private hms(t: number): string {
+    const d = this.local(t);
+    return `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds()).padStart(3, "0")}000`;
+  }
+
+  /** Go's time.Time String(): 2019-07-08 09:50:14.907753132 +0800 CST m=+247869.135080115 */
+  goTime(t: number, component: string): string {
+    const d = this.local(t);
+    const off = this.clock.offsetMin;
+    const sign = off < 0 ? "-" : "+";
+    const a = Math.abs(off);
+    const mono = (t - (this.startedAt.get(component) ?? 0)) / 1000;
+    return (
+      `${d.getUTCFullYear()}-${p2(d.getUTCMonth() + 1)}-${p2(d.getUTCDate())} ` +
+      `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds()).padStart(3, "0")}000000 ` +
+      `${sign}${p2(Math.floor(a / 60))}${p2(a % 60)} ${this.clock.zone} m=+${mono.toFixed(9)}`
+    );
+  }
+}
+
+function p2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+/** "T+1m05.200s" relative stamp used by the timeline. */
+export function relTime(t: number): string {
+  const m = Math.floor(t / 60000);
+  const s = ((t % 60000) / 1000).toFixed(3).padStart(6, "0");
+  return m > 0 ? `${m}m${s}s` : `${(t / 1000).toFixed(3)}s`;
+}
+
+/** The `kubectl get events` style table of a run. */
+export function formatEvents(events: readonly K8sEvent[]): string {
+  const rows = [["TIME", "TYPE", "REASON", "OBJECT", "SOURCE", "MESSAGE"]];
+  for (const e of events)
+    rows.push([
+      `+${relTime(e.t)}`,
+      e.type,
+      e.reason,
+      e.object,
+      e.source,
+      e.count > 1 ? `${e.message} (x${e.count})` : e.message,
+    ]);
+  const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]!))).join("  ")).join("\n");
+}
+
+export { formatGoDuration };

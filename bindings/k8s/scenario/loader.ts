@@ -1,0 +1,448 @@
+// Load and validate a Kubernetes replay scenario from YAML. Every error names
+// the file, the 1-based line and the field path, e.g.
+//   seeds/002.yaml:41: timeline[3].at: expected a duration like "500ms" or "2m2s", got "soon"
+// The `yaml` package gives every node a source range; a LineCounter turns the
+// offsets into lines, and a walk over the document records the line of every
+// field path.
+
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import type { ApiFault } from "../api/apiserver.js";
+import { KINDS, KObj, Kind } from "../api/types.js";
+import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
+import { parseDurationMs } from "../engine/sim.js";
+import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
+import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
+import type { Action, Check, Expectation, K8sScenario, TimelineItem, WatchFault } from "./schema.js";
+
+export class ScenarioError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly field: string,
+    readonly detail: string,
+  ) {
+    super(`${file}${line !== undefined ? `:${line}` : ""}: ${field ? `${field}: ` : ""}${detail}`);
+  }
+}
+
+type J = Record<string, unknown>;
+
+class Cx {
+  constructor(
+    readonly file: string,
+    readonly lines: Map<string, number>,
+  ) {}
+  line(path: string): number | undefined {
+    let p = path;
+    for (;;) {
+      const l = this.lines.get(p);
+      if (l !== undefined) return l;
+      const i = Math.max(p.lastIndexOf("."), p.lastIndexOf("["));
+      if (i <= 0) return this.lines.get("");
+      p = p.slice(0, i);
+    }
+  }
+  fail(path: string, msg: string): never {
+    throw new ScenarioError(this.file, this.line(path), path, msg);
+  }
+  dur(v: unknown, path: string): number {
+    try {
+      return parseDurationMs(v);
+    } catch (e) {
+      this.fail(path, (e as Error).message);
+    }
+  }
+  str(v: unknown, path: string): string {
+    if (typeof v !== "string" || v === "") this.fail(path, `expected a non-empty string, got ${JSON.stringify(v)}`);
+    return v;
+  }
+  map(v: unknown, path: string): J {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, `expected a mapping, got ${JSON.stringify(v)}`);
+    return v as J;
+  }
+  list(v: unknown, path: string): unknown[] {
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) this.fail(path, `expected a list`);
+    return v;
+  }
+  only(o: J, path: string, keys: readonly string[]): void {
+    for (const k of Object.keys(o)) if (!keys.includes(k)) this.fail(path ? `${path}.${k}` : k, `unknown field (expected one of ${keys.join(", ")})`);
+  }
+}
+
+function walk(node: unknown, path: string, lc: LineCounter, out: Map<string, number>): void {
+  const n = node as { range?: [number, number, number] } | null;
+  if (n && n.range) out.set(path, lc.linePos(n.range[0]).line);
+  if (isMap(node)) {
+    for (const it of node.items) {
+      if (!isPair(it)) continue;
+      const key = isScalar(it.key) ? String(it.key.value) : String(it.key);
+      const p = path ? `${path}.${key}` : key;
+      const kr = (it.key as { range?: [number, number, number] } | null)?.range;
+      if (kr) out.set(p, lc.linePos(kr[0]).line);
+      walk(it.value, p, lc, out);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((it, i) => walk(it, `${path}[${i}]`, lc, out));
+  }
+}
+
+const TOP = ["name", "description", "incident", "version", "fixes", "seed", "duration", "clock", "settings", "objects", "timeline", "faults", "expect", "symptom"];
+
+export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const line = e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line;
+    throw new ScenarioError(file, line, "", `YAML: ${e.message.split("\n")[0]}`);
+  }
+  const lines = new Map<string, number>();
+  walk(doc.contents, "", lc, lines);
+  const cx = new Cx(file, lines);
+  const root = cx.map(doc.toJS(), "");
+  cx.only(root, "", TOP);
+
+  const name = cx.str(root.name, "name");
+  const version = root.version === undefined ? "1.25" : String(root.version);
+  try {
+    parseVersion(version);
+  } catch (e) {
+    cx.fail("version", (e as Error).message);
+  }
+  const fixes: FixOverrides = {};
+  if (root.fixes !== undefined) {
+    const f = cx.map(root.fixes, "fixes");
+    for (const [k, v] of Object.entries(f)) {
+      const id = k.replace(/^#/, "");
+      if (!isFixId(id)) cx.fail(`fixes.${k}`, `unknown fix (known: 104526, 107025, 108997, 79940, 108167, 110721, out-of-service, disable-force-detach-on-timeout)`);
+      fixes[id as keyof FixOverrides] = v === true || v === "on";
+    }
+  }
+  let incident: K8sScenario["incident"];
+  if (root.incident !== undefined) {
+    const i = cx.map(root.incident, "incident");
+    cx.only(i, "incident", ["seed", "title", "issue", "fix", "affected", "fixed", "symptom"]);
+    incident = {
+      seed: String(i.seed ?? ""),
+      title: cx.str(i.title, "incident.title"),
+      issue: i.issue === undefined ? undefined : String(i.issue),
+      fix: String(i.fix ?? ""),
+      affected: String(i.affected ?? ""),
+      fixed: String(i.fixed ?? ""),
+      symptom: String(i.symptom ?? ""),
+    };
+    for (const k of ["affected", "fixed"] as const) {
+      try {
+        parseVersion(incident[k]);
+      } catch (e) {
+        cx.fail(`incident.${k}`, (e as Error).message);
+      }
+    }
+  }
+  const clockIn = root.clock === undefined ? {} : cx.map(root.clock, "clock");
+  cx.only(clockIn, "clock", ["start", "utcOffset", "zone"]);
+  const startText = clockIn.start === undefined ? "2024-01-01T00:00:00Z" : String(clockIn.start instanceof Date ? (clockIn.start as Date).toISOString() : clockIn.start);
+  const startUtcMs = Date.parse(startText);
+  if (Number.isNaN(startUtcMs)) cx.fail("clock.start", `expected an RFC 3339 time, got ${JSON.stringify(clockIn.start)}`);
+  const off = clockIn.utcOffset === undefined ? "+00:00" : String(clockIn.utcOffset);
+  const om = /^([+-])(\d\d):?(\d\d)$/.exec(off);
+  if (!om) cx.fail("clock.utcOffset", `expected "+08:00" or "-0700", got ${JSON.stringify(off)}`);
+  const offsetMin: number = (om![1] === "-" ? -1 : 1) * (Number(om![2]) * 60 + Number(om![3]));
+
+  const settingsIn = root.settings === undefined ? {} : cx.map(root.settings, "settings");
+  cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet"]);
+  const timers: Partial<TimerConfig> = {};
+  if (settingsIn.timers !== undefined) {
+    for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
+      if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
+      (timers as Record<string, number>)[k] = cx.dur(v, `settings.timers.${k}`);
+    }
+  }
+  const latencies: Partial<Record<BackendOp, number>> = {};
+  if (settingsIn.latencies !== undefined) {
+    for (const [k, v] of Object.entries(cx.map(settingsIn.latencies, "settings.latencies"))) {
+      if (!BACKEND_OPS.includes(k as BackendOp)) cx.fail(`settings.latencies.${k}`, `unknown storage operation (known: ${BACKEND_OPS.join(", ")})`);
+      latencies[k as BackendOp] = cx.dur(v, `settings.latencies.${k}`);
+    }
+  }
+  const wlc: Record<string, number> = {};
+  if (settingsIn.watchLatencyByComponent !== undefined)
+    for (const [k, v] of Object.entries(cx.map(settingsIn.watchLatencyByComponent, "settings.watchLatencyByComponent"))) wlc[k] = cx.dur(v, `settings.watchLatencyByComponent.${k}`);
+
+  const objects = cx.list(root.objects, "objects").map((o, i) => manifest(cx, o, `objects[${i}]`));
+  const timeline = cx.list(root.timeline, "timeline").map((t, i) => timelineItem(cx, t, `timeline[${i}]`));
+  const faultsIn = root.faults === undefined ? {} : cx.map(root.faults, "faults");
+  cx.only(faultsIn, "faults", ["storage", "api", "watch"]);
+  const storageFaults = cx.list(faultsIn.storage, "faults.storage").map((f, i) => storageFault(cx, f, `faults.storage[${i}]`));
+  const apiFaults = cx.list(faultsIn.api, "faults.api").map((f, i) => apiFault(cx, f, `faults.api[${i}]`));
+  const watchFaults = cx.list(faultsIn.watch, "faults.watch").map((f, i) => watchFault(cx, f, `faults.watch[${i}]`));
+
+  return {
+    name,
+    description: root.description === undefined ? undefined : String(root.description),
+    incident,
+    version,
+    fixes,
+    seed: root.seed === undefined ? 1 : Number(root.seed),
+    durationMs: root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration"),
+    clock: { startUtcMs, offsetMin, zone: clockIn.zone === undefined ? (offsetMin === 0 ? "UTC" : off.replace(":", "")) : String(clockIn.zone) },
+    settings: {
+      watchLatencyMs: settingsIn.watchLatency === undefined ? undefined : cx.dur(settingsIn.watchLatency, "settings.watchLatency"),
+      watchLatencyByComponent: wlc,
+      propagationDelayMs: settingsIn.propagationDelay === undefined ? 0 : cx.dur(settingsIn.propagationDelay, "settings.propagationDelay"),
+      kubeletRoot: settingsIn.kubeletRoot === undefined ? "/var/lib/kubelet" : cx.str(settingsIn.kubeletRoot, "settings.kubeletRoot"),
+      timers,
+      latencies,
+      noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
+    },
+    objects,
+    timeline,
+    storageFaults,
+    apiFaults,
+    watchFaults,
+    expect: cx.list(root.expect, "expect").map((e, i) => expectation(cx, e, `expect[${i}]`)),
+    symptom: cx.list(root.symptom, "symptom").map((e, i) => expectation(cx, e, `symptom[${i}]`)),
+    file,
+  };
+}
+
+const API_VERSIONS: Record<Kind, string[]> = {
+  Node: ["v1"],
+  Pod: ["v1"],
+  PersistentVolume: ["v1"],
+  PersistentVolumeClaim: ["v1"],
+  VolumeAttachment: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
+  CSIDriver: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
+};
+
+function manifest(cx: Cx, v: unknown, path: string): KObj {
+  const o = cx.map(v, path);
+  const kind = cx.str(o.kind, `${path}.kind`) as Kind;
+  if (!KINDS.includes(kind)) cx.fail(`${path}.kind`, `unsupported kind ${JSON.stringify(kind)} (supported: ${KINDS.join(", ")})`);
+  const apiVersion = o.apiVersion === undefined ? API_VERSIONS[kind][0]! : cx.str(o.apiVersion, `${path}.apiVersion`);
+  if (!API_VERSIONS[kind].includes(apiVersion)) cx.fail(`${path}.apiVersion`, `${kind} has apiVersion ${API_VERSIONS[kind].join(" or ")}, not ${apiVersion}`);
+  const md = cx.map(o.metadata, `${path}.metadata`);
+  const name = cx.str(md.name, `${path}.metadata.name`);
+  const meta = {
+    ...md,
+    name,
+    uid: md.uid === undefined ? "" : String(md.uid),
+    resourceVersion: "",
+    ...(kind === "Pod" || kind === "PersistentVolumeClaim" ? { namespace: md.namespace === undefined ? "default" : String(md.namespace) } : {}),
+  } as KObj["metadata"];
+  const obj: KObj = { apiVersion, kind, metadata: meta, spec: o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), status: o.status === undefined ? undefined : cx.map(o.status, `${path}.status`) };
+  if (kind === "Pod") {
+    if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
+    const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
+    if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
+    const vols = cx.list(obj.spec.volumes, `${path}.spec.volumes`) as J[];
+    vols.forEach((vol, i) => {
+      const p = `${path}.spec.volumes[${i}]`;
+      cx.str(vol.name, `${p}.name`);
+      const srcs = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"].filter((k) => vol[k] !== undefined);
+      if (srcs.length !== 1) cx.fail(p, `a volume needs exactly one source (persistentVolumeClaim, csi, rbd, hostPath, emptyDir, awsElasticBlockStore, gcePersistentDisk, qcloudCbs), found ${srcs.length}`);
+      if (vol.emptyDir === null) vol.emptyDir = {};
+    });
+    obj.status = { phase: "Pending" };
+  }
+  if (kind === "PersistentVolume") {
+    const srcs = ["csi", "rbd", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"].filter((k) => obj.spec[k] !== undefined);
+    if (srcs.length !== 1) cx.fail(`${path}.spec`, `a PersistentVolume needs exactly one source (csi, rbd, awsElasticBlockStore, gcePersistentDisk, qcloudCbs)`);
+    if (obj.spec.csi) {
+      cx.str(obj.spec.csi.driver, `${path}.spec.csi.driver`);
+      cx.str(obj.spec.csi.volumeHandle, `${path}.spec.csi.volumeHandle`);
+    }
+    for (const m of cx.list(obj.spec.accessModes, `${path}.spec.accessModes`))
+      if (!["ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"].includes(String(m))) cx.fail(`${path}.spec.accessModes`, `unknown access mode ${JSON.stringify(m)}`);
+  }
+  if (kind === "Node") {
+    const st = (obj.status ?? {}) as J;
+    if (!st.conditions) st.conditions = [{ type: "Ready", status: "True", reason: "KubeletReady" }];
+    obj.status = st;
+  }
+  if (kind === "VolumeAttachment" && !obj.status) obj.status = { attached: false };
+  return obj;
+}
+
+function timelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
+  const o = cx.map(v, path);
+  cx.only(o, path, ["at", "after", "between", "action", "pod", "node", "grace", "down", "manifest", "kind", "name", "key", "effect", "value", "process", "path", "propagation", "delay", "count"]);
+  const item: Partial<TimelineItem> = { line: cx.line(path) };
+  const nWhen = [o.at, o.after, o.between].filter((x) => x !== undefined).length;
+  if (nWhen !== 1) cx.fail(path, `give exactly one of at, after, between`);
+  if (o.at !== undefined) item.atMs = cx.dur(o.at, `${path}.at`);
+  if (o.after !== undefined) {
+    item.after = {
+      step: cx.str(o.after, `${path}.after`),
+      count: o.count === undefined ? 1 : Number(o.count),
+      delayMs: o.delay === undefined ? 0 : cx.dur(o.delay, `${path}.delay`),
+    };
+  }
+  if (o.between !== undefined) {
+    const b = cx.list(o.between, `${path}.between`);
+    if (b.length !== 2) cx.fail(`${path}.between`, `expected [stepX, stepY]`);
+    item.after = { step: cx.str(b[0], `${path}.between[0]`), count: o.count === undefined ? 1 : Number(o.count), delayMs: 0 };
+  }
+  const a = cx.str(o.action, `${path}.action`);
+  const node = (): string => cx.str(o.node, `${path}.node`);
+  let action: Action;
+  switch (a) {
+    case "createPod":
+    case "create":
+      const m = manifest(cx, o.manifest, `${path}.manifest`);
+      action = { kind: a, manifest: m };
+      if (a === "createPod" && m.kind !== "Pod") cx.fail(`${path}.manifest.kind`, "createPod needs a Pod manifest");
+      break;
+    case "deletePod":
+      action = { kind: "deletePod", pod: podKey(cx.str(o.pod, `${path}.pod`)), graceSeconds: o.grace === undefined ? undefined : cx.dur(o.grace, `${path}.grace`) / 1000 };
+      break;
+    case "delete": {
+      const k = cx.str(o.kind, `${path}.kind`) as Kind;
+      if (!KINDS.includes(k)) cx.fail(`${path}.kind`, `unsupported kind ${k}`);
+      action = { kind: "delete", objectKind: k, name: cx.str(o.name, `${path}.name`) };
+      break;
+    }
+    case "crashKubelet":
+    case "startKubelet":
+    case "nodeNotReady":
+    case "nodeReady":
+      action = { kind: a, node: node() };
+      break;
+    case "restartKubelet":
+      action = { kind: a, node: node(), downMs: o.down === undefined ? 2000 : cx.dur(o.down, `${path}.down`) };
+      break;
+    case "crashControllerManager":
+    case "startControllerManager":
+      action = { kind: a };
+      break;
+    case "restartControllerManager":
+      action = { kind: a, downMs: o.down === undefined ? 2000 : cx.dur(o.down, `${path}.down`) };
+      break;
+    case "taintNode": {
+      const effect = o.effect === undefined ? "NoExecute" : String(o.effect);
+      if (effect !== "NoExecute" && effect !== "NoSchedule") cx.fail(`${path}.effect`, "expected NoExecute or NoSchedule");
+      action = { kind: a, node: node(), key: cx.str(o.key, `${path}.key`), effect, value: o.value === undefined ? undefined : String(o.value) };
+      break;
+    }
+    case "untaintNode":
+      action = { kind: a, node: node(), key: cx.str(o.key, `${path}.key`) };
+      break;
+    case "holdMount": {
+      const prop = o.propagation === undefined ? "None" : String(o.propagation);
+      if (prop !== "None" && prop !== "HostToContainer") cx.fail(`${path}.propagation`, "expected None or HostToContainer");
+      action = { kind: a, node: node(), process: cx.str(o.process, `${path}.process`), path: o.path === undefined ? "/" : cx.str(o.path, `${path}.path`), propagation: prop };
+      break;
+    }
+    case "releaseMount":
+      action = { kind: a, node: node(), process: cx.str(o.process, `${path}.process`) };
+      break;
+    default:
+      cx.fail(
+        `${path}.action`,
+        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount)`,
+      );
+  }
+  item.action = action;
+  return item as TimelineItem;
+}
+
+function podKey(s: string): string {
+  return s.includes("/") ? s : `default/${s}`;
+}
+
+function window(cx: Cx, o: J, path: string): { fromMs: number; untilMs: number } {
+  return {
+    fromMs: o.from === undefined ? 0 : cx.dur(o.from, `${path}.from`),
+    untilMs: o.until === undefined ? Infinity : cx.dur(o.until, `${path}.until`),
+  };
+}
+
+function storageFault(cx: Cx, v: unknown, path: string): StorageFault {
+  const o = cx.map(v, path);
+  cx.only(o, path, ["op", "volume", "node", "error", "count", "from", "until", "latency"]);
+  const op = cx.str(o.op, `${path}.op`) as BackendOp;
+  if (!BACKEND_OPS.includes(op)) cx.fail(`${path}.op`, `unknown storage operation ${JSON.stringify(op)} (known: ${BACKEND_OPS.join(", ")})`);
+  if (o.error === undefined && o.latency === undefined) cx.fail(path, "a storage fault needs an error or a latency");
+  return {
+    op,
+    volume: o.volume === undefined ? undefined : String(o.volume),
+    node: o.node === undefined ? undefined : String(o.node),
+    error: o.error === undefined ? undefined : String(o.error),
+    count: o.count === undefined || o.count === "always" ? Infinity : Number(o.count),
+    latencyMs: o.latency === undefined ? undefined : cx.dur(o.latency, `${path}.latency`),
+    ...window(cx, o, path),
+  };
+}
+
+function apiFault(cx: Cx, v: unknown, path: string): ApiFault {
+  const o = cx.map(v, path);
+  cx.only(o, path, ["verb", "kind", "name", "reason", "message", "count", "from", "until"]);
+  const verb = cx.str(o.verb, `${path}.verb`);
+  if (!["create", "update", "patch", "delete", "get"].includes(verb)) cx.fail(`${path}.verb`, "expected create, update, patch, delete or get");
+  const kind = cx.str(o.kind, `${path}.kind`) as Kind;
+  if (!KINDS.includes(kind)) cx.fail(`${path}.kind`, `unsupported kind ${kind}`);
+  const reason = o.reason === undefined ? "InternalError" : String(o.reason);
+  if (!["Conflict", "InternalError", "NotFound"].includes(reason)) cx.fail(`${path}.reason`, "expected Conflict, InternalError or NotFound");
+  return {
+    verb: verb as ApiFault["verb"],
+    kind,
+    name: o.name === undefined ? undefined : String(o.name),
+    reason: reason as ApiFault["reason"],
+    message: o.message === undefined ? undefined : String(o.message),
+    count: o.count === undefined || o.count === "always" ? Infinity : Number(o.count),
+    ...window(cx, o, path),
+  };
+}
+
+function watchFault(cx: Cx, v: unknown, path: string): WatchFault {
+  const o = cx.map(v, path);
+  cx.only(o, path, ["component", "delay", "from", "until"]);
+  return { component: cx.str(o.component, `${path}.component`), extraMs: cx.dur(o.delay, `${path}.delay`), ...window(cx, o, path) };
+}
+
+const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "step"];
+
+function expectation(cx: Cx, v: unknown, path: string): Expectation {
+  const o = cx.map(v, path);
+  const keys = Object.keys(o).filter((k) => k !== "name");
+  if (keys.length !== 1 || !CHECKS.includes(keys[0]!)) cx.fail(path, `expected one check of: ${CHECKS.join(", ")}`);
+  const kind = keys[0]!;
+  const p = `${path}.${kind}`;
+  const raw = o[kind];
+  const a = typeof raw === "string" ? ({ pod: raw, contains: raw, reason: raw, name: raw } as J) : cx.map(raw, p);
+  let check: Check;
+  switch (kind) {
+    case "podPhase":
+      check = { kind, pod: podKey(cx.str(a.pod, `${p}.pod`)), phase: cx.str(a.phase, `${p}.phase`) };
+      break;
+    case "podRunning":
+    case "podNotRunning":
+    case "podGone":
+      check = { kind, pod: podKey(cx.str(a.pod, `${p}.pod`)) };
+      break;
+    case "log":
+    case "noLog":
+      check = { kind, contains: cx.str(a.contains, `${p}.contains`), component: a.component === undefined ? undefined : String(a.component) };
+      break;
+    case "event":
+    case "noEvent":
+      check = { kind, reason: cx.str(a.reason, `${p}.reason`), object: a.object === undefined ? undefined : String(a.object), contains: a.contains === undefined ? undefined : String(a.contains) };
+      break;
+    case "nodeVolumesAttached":
+      check = { kind, node: cx.str(a.node, `${p}.node`), contains: a.contains === undefined ? undefined : String(a.contains), lacks: a.lacks === undefined ? undefined : String(a.lacks) };
+      break;
+    case "volumeAttachment":
+      check = { kind, volumeHandle: cx.str(a.volumeHandle, `${p}.volumeHandle`), node: cx.str(a.node, `${p}.node`), exists: a.exists !== false };
+      break;
+    case "hostMount":
+      check = { kind, node: cx.str(a.node, `${p}.node`), pathContains: cx.str(a.pathContains, `${p}.pathContains`), present: a.present !== false };
+      break;
+    case "rbdMapped":
+      check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: a.mapped !== false };
+      break;
+    default:
+      check = { kind: "step", name: cx.str(a.name, `${p}.name`), min: a.min === undefined ? 1 : Number(a.min), max: a.max === undefined ? undefined : Number(a.max) };
+  }
+  return { check, name: o.name === undefined ? `${kind} ${JSON.stringify(raw)}` : String(o.name), line: cx.line(path) };
+}

@@ -1,0 +1,588 @@
+// Run a scenario: build the cluster (API server, storage backend, one host and
+// kubelet per node, the controller-manager's attach/detach controller, the
+// external-attacher), play the timeline, then check invariants and
+// expectations.
+//
+// Invariants (each failure carries a plain-language explanation built from the
+// run's causal notes):
+//   pod-volumes-ready      a pod never starts without its volumes attached and mounted
+//   rwo-single-node        an RWO volume is never attached to two nodes
+//   attached-reported      every attached volume in use on a node is in its
+//                          node.status.volumesAttached within NODE_STATUS_GRACE_MS
+//   released-after-pods    nothing stays attached (or mapped) to a node where no pod
+//                          uses it for longer than the version's timeouts
+//                          (6 min max wait for unmount + 2m2s backoff + 1 min)
+//   no-orphaned-mounts     nothing stays mounted under a deleted pod's directory
+//   liveness               a pod whose spec has been stable for LIVENESS_MS runs
+// "Longer than" is judged at the end of the run, so a scenario must run long
+// enough past its last action (the built-ins run 20-25 simulated minutes,
+// which idle-skipping makes cheap).
+
+import { ApiServer, isNotFound } from "../api/apiserver.js";
+import { cloneObj, keyOf, KObj, PodVolume, Taint } from "../api/types.js";
+import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
+import { ExternalAttacher } from "../csi/external_attacher.js";
+import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
+import { Ctx, Steps } from "../engine/context.js";
+import { Sim } from "../engine/sim.js";
+import { Backend } from "../host/backend.js";
+import { Host } from "../host/mount.js";
+import { Kubelet, runtimeOf } from "../kubelet/kubelet.js";
+import { K8sEvent, LogLine, Recorder, relTime } from "../output/recorder.js";
+import { FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
+import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
+import { createCSIPlugin, getAttachmentName } from "../volume/csi.js";
+import { PluginMgr } from "../volume/plugins.js";
+import { createRBDPlugin } from "../volume/rbd.js";
+import type { Check, Expectation, K8sScenario } from "./schema.js";
+
+export const NODE_STATUS_GRACE_MS = 60_000;
+export const LIVENESS_MS = 5 * 60_000;
+
+export interface Violation {
+  /** invariant or expectation name */
+  name: string;
+  kind: "invariant" | "expectation";
+  /** simulated ms when it was established */
+  timeMs: number;
+  time: string;
+  explanation: string;
+}
+
+export interface CheckResult {
+  name: string;
+  held: boolean;
+  detail: string;
+  line?: number;
+}
+
+export interface K8sRunOptions {
+  version?: string;
+  fixes?: FixOverrides;
+  seed?: number;
+  /** build log lines (default true); off for Monte Carlo and the benchmark */
+  logs?: boolean;
+  /** run every loop at every period (reference mode for the idle-skip test) */
+  tickEveryPeriod?: boolean;
+  /** record every step (default false) */
+  steps?: boolean;
+}
+
+export interface K8sRunResult {
+  scenario: string;
+  version: string;
+  fixes: Record<FixId, boolean>;
+  timeline: K8sEvent[];
+  /** every event occurrence in time order (before the recorder's aggregation) */
+  occurrences: Array<{ t: number; event: K8sEvent }>;
+  logs: LogLine[];
+  objects: KObj[];
+  violations: Violation[];
+  expectations: CheckResult[];
+  symptoms: CheckResult[];
+  steps: Array<{ t: number; name: string; detail: string }>;
+  stats: { endMs: number; events: number; nodePatches: number; storageCalls: number };
+}
+
+const ALL_PLUGINS = (): PluginMgr =>
+  new PluginMgr([
+    createCSIPlugin(),
+    createRBDPlugin(),
+    createCloudDiskPlugin("aws-ebs"),
+    createCloudDiskPlugin("gce-pd"),
+    createCloudDiskPlugin("qcloud-cbs"),
+    createLocalPlugin("host-path"),
+    createLocalPlugin("empty-dir"),
+  ]);
+
+/** storage backend id of a pod volume (csi handle, disk id, rbd:pool/image), or "" */
+function backendId(v: PodVolume, ns: string, api: ApiServer): { id: string; rwo: boolean } | null {
+  let src: Record<string, any> | undefined = v as unknown as Record<string, any>;
+  let rwo = true;
+  if (v.persistentVolumeClaim) {
+    const pvc = api.tryGet("PersistentVolumeClaim", `${ns}/${v.persistentVolumeClaim.claimName}`);
+    const pv = pvc?.spec?.volumeName ? api.tryGet("PersistentVolume", pvc.spec.volumeName) : undefined;
+    if (!pv) return null;
+    src = pv.spec;
+    const modes = (pv.spec.accessModes ?? []) as string[];
+    rwo = !(modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany"));
+  } else rwo = false;
+  if (!src) return null;
+  if (src.csi?.volumeHandle) return { id: src.csi.volumeHandle, rwo };
+  if (src.rbd) return { id: `rbd:${src.rbd.pool ?? "rbd"}/${src.rbd.image}`, rwo };
+  if (src.awsElasticBlockStore) return { id: src.awsElasticBlockStore.volumeID, rwo };
+  if (src.gcePersistentDisk) return { id: src.gcePersistentDisk.pdName, rwo };
+  if (src.qcloudCbs) return { id: src.qcloudCbs.cbsDiskId, rwo };
+  return null;
+}
+
+export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRunResult {
+  const profile: Profile = resolveProfile(opts.version ?? sc.version, { ...sc.fixes, ...(opts.fixes ?? {}) });
+  const timers: TimerConfig = { ...DEFAULT_TIMERS, ...sc.settings.timers };
+  const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
+  const out = new Recorder(opts.logs ?? true, sc.clock, () => sim.now);
+  const api = new ApiServer(sim);
+  const backend = new Backend(sim);
+  Object.assign(backend.latency, sc.settings.latencies);
+  for (const f of sc.storageFaults) backend.faults.push({ ...f });
+  for (const f of sc.apiFaults) api.faults.push({ ...f });
+  const steps = new Steps(sim, opts.steps ?? false);
+  const violations: Violation[] = [];
+  const hosts = new Map<string, Host>();
+  const kubeletRoot = sc.settings.kubeletRoot;
+
+  const ctx: Ctx = {
+    sim,
+    api,
+    backend,
+    hosts,
+    profile,
+    timers,
+    out,
+    steps,
+    monitor: {
+      podStarting: (podKey, uid, node) => checkPodStart(podKey, uid, node),
+    },
+    watchExtra: (component) => {
+      const fs = sc.watchFaults.filter((f) => component === f.component || component.startsWith(`${f.component}/`) || f.component === "*");
+      if (fs.length === 0) return () => 0;
+      return (now) => {
+        let x = 0;
+        for (const f of fs) if (now >= f.fromMs && now < f.untilMs) x += f.extraMs;
+        return x;
+      };
+    },
+    watchLatency: (component) => {
+      const base = component.split("/")[0]!;
+      return sc.settings.watchLatencyByComponent[component] ?? sc.settings.watchLatencyByComponent[base] ?? sc.settings.watchLatencyMs ?? timers.WATCH_LATENCY_MS;
+    },
+    propagationDelayMs: sc.settings.propagationDelayMs,
+    kubeletRoot,
+  };
+  const plugins = ALL_PLUGINS();
+
+  // ---- bookkeeping for the invariants ------------------------------------
+  /** `${backendId}@${node}` -> last time a pod using it on that node went away */
+  const lastPodGone = new Map<string, number>();
+  const podGoneAt = new Map<string, number>();
+  const nodeStatusChangedAt = new Map<string, number>();
+  let nodePatches = 0;
+  const podVolumesOf = (pod: KObj): Array<{ id: string; rwo: boolean }> => {
+    const out2: Array<{ id: string; rwo: boolean }> = [];
+    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
+      const b = backendId(v, pod.metadata.namespace ?? "default", api);
+      if (b) out2.push(b);
+    }
+    return out2;
+  };
+  api.onWrite = (type, obj) => {
+    if (obj.kind === "Node") {
+      nodePatches++;
+      nodeStatusChangedAt.set(obj.metadata.name, sim.now);
+    }
+    if (obj.kind === "Pod" && (type === "DELETED" || obj.metadata.deletionTimestamp !== undefined)) {
+      for (const b of podVolumesOf(obj)) lastPodGone.set(`${b.id}@${obj.spec.nodeName}`, sim.now);
+      if (type === "DELETED") podGoneAt.set(obj.metadata.uid, sim.now);
+    }
+  };
+  backend.onAttach = (v, node) => {
+    if (v.exclusive && v.attachedTo.size > 1)
+      violations.push(violation("rwo-single-node", sim.now, `volume ${v.id} is attached to ${[...v.attachedTo].join(" and ")} at once although it is ReadWriteOnce (attached to ${node} last).`));
+  };
+
+  function checkPodStart(podKey: string, uid: string, node: string): void {
+    const pod = api.tryGet("Pod", podKey);
+    if (!pod) return;
+    const kl = kubelets.get(node);
+    const missing: string[] = [];
+    for (const v of (pod.spec.volumes ?? []) as PodVolume[]) {
+      const b = backendId(v, pod.metadata.namespace ?? "default", api);
+      if (b && !backend.volume(b.id).attachedTo.has(node) && !b.id.startsWith("csi-")) missing.push(`${v.name} (not attached to ${node} at the storage backend)`);
+    }
+    if (kl) {
+      const m = kl.vm.podVolumesMounted(uid);
+      for (const x of m.unmounted) missing.push(`${x} (not mounted)`);
+    }
+    if (missing.length > 0)
+      violations.push(violation("pod-volumes-ready", sim.now, `pod ${podKey} is starting its containers on ${node} while volumes ${missing.join(", ")}.`));
+  }
+
+  // ---- cluster ---------------------------------------------------------------
+  for (const o of sc.objects) if (o.kind === "Node") hosts.set(o.metadata.name, new Host(o.metadata.name, kubeletRoot, sim));
+  const order = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
+  const sorted = [...sc.objects].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+  for (const o of sorted) {
+    const c = cloneObj(o);
+    if (c.kind === "Pod" && !c.metadata.uid) c.metadata.uid = api.newUid("Pod");
+    api.create(c);
+    if (c.kind === "PersistentVolume") {
+      const modes = (c.spec.accessModes ?? []) as string[];
+      const b = backendId({ name: "x", ...c.spec } as PodVolume, "", api);
+      if (b) backend.volume(b.id, !(modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
+    }
+  }
+  const adcBox: { adc: AttachDetachController | null } = { adc: null };
+  const startADC = (): void => {
+    adcBox.adc = new AttachDetachController(ctx, plugins);
+    adcBox.adc.start();
+  };
+  startADC();
+  const attacher = new ExternalAttacher(ctx);
+  attacher.start();
+  const kubelets = new Map<string, Kubelet>();
+  const notReadyTimers = new Map<string, number>();
+  const startKubelet = (node: string): void => {
+    if (kubelets.has(node) || !hosts.has(node)) return;
+    const k = new Kubelet(ctx, node, plugins);
+    kubelets.set(node, k);
+    notReadyTimers.delete(node);
+    k.start();
+  };
+  const crashKubelet = (node: string): void => {
+    const k = kubelets.get(node);
+    if (!k) return;
+    k.stop();
+    kubelets.delete(node);
+    out.on && out.raw(`kubelet/${node}`, "E", `systemd[1]: kubelet.service: Main process exited, code=killed, status=9/KILL`);
+    const token = sim.now;
+    notReadyTimers.set(node, token);
+    sim.after(timers.NODE_MONITOR_GRACE_PERIOD_MS, () => {
+      if (notReadyTimers.get(node) !== token) return;
+      setReady(node, "Unknown", "NodeStatusUnknown");
+    });
+  };
+  const setReady = (node: string, status: "True" | "False" | "Unknown", reason: string): void => {
+    try {
+      api.patch("Node", node, (d) => {
+        const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+        if (conds.find((c) => c.type === "Ready")?.status === status) return false;
+        d.status = { ...d.status, conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status, reason }] };
+        return true;
+      });
+      out.event(status === "True" ? "Normal" : "Normal", status === "True" ? "NodeReady" : "NodeNotReady", `node/${node}`, `Node ${node} status is now: ${status === "True" ? "NodeReady" : "NodeNotReady"}`, "node-controller");
+    } catch {
+      /* node gone */
+    }
+  };
+  for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) startKubelet(n);
+  for (const o of sc.objects) if (o.kind === "Pod") out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${keyOf(o)} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace);
+
+  // ---- timeline --------------------------------------------------------------
+  const holders = new Map<string, string>();
+  const act = (a: K8sScenario["timeline"][number]["action"]): void => {
+    sim.bump();
+    switch (a.kind) {
+      case "createPod":
+      case "create": {
+        const c = cloneObj(a.manifest);
+        if (c.kind === "Pod") c.metadata.uid = api.newUid("Pod");
+        try {
+          api.create(c);
+          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${keyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace);
+        } catch (e) {
+          out.note("timeline", `create ${keyOf(c)} failed: ${(e as Error).message}`);
+        }
+        break;
+      }
+      case "deletePod":
+        try {
+          api.delete("Pod", a.pod, a.graceSeconds);
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+        }
+        break;
+      case "delete":
+        try {
+          api.delete(a.objectKind, a.name);
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+        }
+        break;
+      case "crashKubelet":
+        crashKubelet(a.node);
+        break;
+      case "startKubelet":
+        startKubelet(a.node);
+        break;
+      case "restartKubelet":
+        crashKubelet(a.node);
+        sim.after(a.downMs, () => startKubelet(a.node));
+        break;
+      case "crashControllerManager":
+        adcBox.adc?.stop();
+        adcBox.adc = null;
+        break;
+      case "startControllerManager":
+        if (!adcBox.adc) startADC();
+        break;
+      case "restartControllerManager":
+        adcBox.adc?.stop();
+        adcBox.adc = null;
+        sim.after(a.downMs, () => {
+          if (!adcBox.adc) startADC();
+        });
+        break;
+      case "nodeNotReady":
+        setReady(a.node, "False", "KubeletNotReady");
+        break;
+      case "nodeReady":
+        setReady(a.node, "True", "KubeletReady");
+        break;
+      case "taintNode":
+        api.patch("Node", a.node, (d) => {
+          const t = ((d.spec?.taints ?? []) as Taint[]).filter((x) => x.key !== a.key);
+          d.spec = { ...d.spec, taints: [...t, { key: a.key, value: a.value, effect: a.effect }] };
+          return true;
+        });
+        break;
+      case "untaintNode":
+        api.patch("Node", a.node, (d) => {
+          const t = (d.spec?.taints ?? []) as Taint[];
+          if (!t.some((x) => x.key === a.key)) return false;
+          d.spec = { ...d.spec, taints: t.filter((x) => x.key !== a.key) };
+          return true;
+        });
+        break;
+      case "holdMount": {
+        const h = hosts.get(a.node);
+        if (!h) break;
+        const id = `proc/${a.process}`;
+        h.startNamespace(id, a.process, [], a.path, a.propagation, sc.settings.propagationDelayMs);
+        holders.set(`${a.node}/${a.process}`, id);
+        break;
+      }
+      case "releaseMount": {
+        const id = holders.get(`${a.node}/${a.process}`);
+        if (id) hosts.get(a.node)?.stopNamespace(id);
+        break;
+      }
+    }
+  };
+  for (const it of sc.timeline) {
+    if (it.atMs !== undefined) sim.at(it.atMs, () => act(it.action));
+    else if (it.after) {
+      const { step, count, delayMs } = it.after;
+      let seen = 0;
+      let fired = false;
+      steps.on(step, () => {
+        if (fired || ++seen < count) return;
+        fired = true;
+        if (delayMs === 0) act(it.action);
+        else sim.after(delayMs, () => act(it.action));
+      });
+    }
+  }
+
+  const endMs = sim.run(sc.durationMs);
+  const end = Math.max(endMs, sc.durationMs);
+  sim.now = end;
+
+  // ---- end-of-run invariants ---------------------------------------------------
+  const pods = api.list("Pod");
+  const releaseBound = timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000;
+  const notesFor = (...subjects: string[]): string => {
+    const ns = out.notes.filter((n) => subjects.some((s) => n.subject.includes(s) || n.text.includes(s)));
+    const seen = new Set<string>();
+    const uniq = ns.filter((n) => (seen.has(n.text) ? false : (seen.add(n.text), true)));
+    return uniq
+      .slice(-4)
+      .map((n) => ` At +${relTime(n.t)}: ${n.text}.`)
+      .join("");
+  };
+  for (const [node] of hosts) {
+    const nodeObj = api.tryGet("Node", node);
+    const reported = new Set(((nodeObj?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
+    // attached-reported: volumes pods on this node want, attached at the backend, missing from node status
+    for (const pod of pods) {
+      if (pod.spec.nodeName !== node || pod.metadata.deletionTimestamp !== undefined) continue;
+      for (const v of (pod.spec.volumes ?? []) as PodVolume[]) {
+        const b = backendId(v, pod.metadata.namespace ?? "default", api);
+        if (!b || !backend.volume(b.id).attachedTo.has(node)) continue;
+        const unique = uniqueNameOf(v, pod, api);
+        if (!unique || reported.has(unique)) continue;
+        const since = Math.max(nodeStatusChangedAt.get(node) ?? 0, pod.metadata.creationTimestamp ?? 0, backend.volume(b.id).changedAt);
+        if (end - since > NODE_STATUS_GRACE_MS)
+          violations.push(
+            violation(
+              "attached-reported",
+              since + NODE_STATUS_GRACE_MS,
+              `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached has not listed it since +${relTime(since)}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${notesFor(unique)}`,
+            ),
+          );
+      }
+    }
+  }
+  // released-after-pods
+  for (const v of backend.volumes.values()) {
+    for (const node of v.attachedTo) {
+      const users = pods.filter((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && podVolumesOf(p).some((b) => b.id === v.id));
+      if (users.length > 0) continue;
+      const since = Math.max(lastPodGone.get(`${v.id}@${node}`) ?? 0, v.changedAt);
+      if (end - since > releaseBound) {
+        const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
+        const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
+        violations.push(
+          violation(
+            "released-after-pods",
+            since + releaseBound,
+            `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${notesFor(v.id)}`,
+          ),
+        );
+      }
+    }
+  }
+  // no-orphaned-mounts
+  for (const [node, h] of hosts) {
+    const liveUIDs = new Set(pods.map((p) => p.metadata.uid));
+    const byUID = new Map<string, string[]>();
+    for (const p of h.podPaths("")) void p;
+    const prefix = `${kubeletRoot}/pods/`;
+    for (const p of new Set([...h.mounts.keys(), ...h.dirs.keys()])) {
+      if (!p.startsWith(prefix)) continue;
+      const uid = p.slice(prefix.length).split("/")[0]!;
+      if (liveUIDs.has(uid)) continue;
+      if (!h.mounts.has(p) && !h.dirs.get(p)?.specName) continue;
+      let a = byUID.get(uid);
+      if (!a) byUID.set(uid, (a = []));
+      a.push(p);
+    }
+    for (const [uid, paths] of byUID) {
+      const since = podGoneAt.get(uid) ?? 0;
+      if (end - since <= timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000) continue;
+      const mounted = paths.filter((p) => h.mounts.has(p));
+      violations.push(
+        violation(
+          "no-orphaned-mounts",
+          since + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000,
+          `pod ${uid} was deleted at +${relTime(since)} but ${mounted.length > 0 ? `${mounted.join(", ")} is still mounted` : `${paths.join(", ")} is still on disk`} on ${node}; nothing will clean it up.${notesFor(uid)}`,
+        ),
+      );
+    }
+  }
+  // liveness
+  for (const pod of pods) {
+    if (pod.metadata.deletionTimestamp !== undefined) continue;
+    const since = pod.metadata.creationTimestamp ?? 0;
+    if (end - since <= LIVENESS_MS) continue;
+    if (pod.status?.phase === "Running") continue;
+    const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api)).filter((x): x is string => !!x);
+    const node = pod.spec.nodeName;
+    const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
+    const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
+    violations.push(
+      violation(
+        "liveness",
+        since + LIVENESS_MS,
+        `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${notesFor(...vols, pod.metadata.uid)}`,
+      ),
+    );
+  }
+
+  // ---- expectations -------------------------------------------------------------
+  const evalCheck = (e: Expectation): CheckResult => {
+    const r = check(e.check);
+    return { name: e.name, held: r.held, detail: r.detail, line: e.line };
+  };
+  const check = (c: Check): { held: boolean; detail: string } => {
+    switch (c.kind) {
+      case "podPhase": {
+        const p = api.tryGet("Pod", c.pod);
+        return { held: p?.status?.phase === c.phase, detail: `pod ${c.pod} phase ${p ? p.status?.phase : "(deleted)"}` };
+      }
+      case "podRunning":
+      case "podNotRunning": {
+        const p = api.tryGet("Pod", c.pod);
+        const running = p?.status?.phase === "Running";
+        return { held: c.kind === "podRunning" ? running : !running, detail: `pod ${c.pod} phase ${p ? p.status?.phase : "(deleted)"}` };
+      }
+      case "podGone":
+        return { held: !api.tryGet("Pod", c.pod), detail: `pod ${c.pod} ${api.tryGet("Pod", c.pod) ? "still exists" : "is gone"}` };
+      case "log":
+      case "noLog": {
+        if (!out.on) return { held: true, detail: "logs off: not checked" };
+        const hit = out.logs.find((l) => l.text.includes(c.contains) && (!c.component || l.component.startsWith(c.component)));
+        return { held: c.kind === "log" ? !!hit : !hit, detail: hit ? `log: ${hit.text.slice(0, 240)}` : `no log line contains ${JSON.stringify(c.contains)}` };
+      }
+      case "event":
+      case "noEvent": {
+        const hit = out.events.find((e) => e.reason === c.reason && (!c.object || e.object === c.object) && (!c.contains || e.message.includes(c.contains)));
+        return { held: c.kind === "event" ? !!hit : !hit, detail: hit ? `event ${hit.reason} ${hit.object}: ${hit.message}` : `no ${c.reason} event${c.object ? ` on ${c.object}` : ""}` };
+      }
+      case "nodeVolumesAttached": {
+        const names = ((api.tryGet("Node", c.node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name);
+        const ok = (!c.contains || names.includes(c.contains)) && (!c.lacks || !names.includes(c.lacks));
+        return { held: ok, detail: `node ${c.node} volumesAttached=[${names.join(", ")}]` };
+      }
+      case "volumeAttachment": {
+        const vas = api.list("VolumeAttachment").filter((x) => x.spec.nodeName === c.node && (x.metadata.name === c.volumeHandle || api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === c.volumeHandle));
+        return { held: (vas.length > 0) === c.exists, detail: vas.length > 0 ? `VolumeAttachment ${vas[0]!.metadata.name} exists (attached=${vas[0]!.status?.attached})` : "no VolumeAttachment" };
+      }
+      case "hostMount": {
+        const h = hosts.get(c.node);
+        const hit = h ? [...h.mounts.keys()].find((p) => p.includes(c.pathContains)) : undefined;
+        return { held: !!hit === c.present, detail: hit ? `mounted: ${hit}` : `nothing mounted at a path containing ${c.pathContains}` };
+      }
+      case "rbdMapped": {
+        const h = hosts.get(c.node);
+        const dev = h?.rbdDeviceFor(c.image) ?? "";
+        return { held: (dev !== "") === c.mapped, detail: dev ? `${c.image} mapped at ${dev}` : `${c.image} not mapped` };
+      }
+      case "step": {
+        const n = steps.seen.filter((s) => s.name === c.name).length;
+        const ok = n >= (c.min ?? 1) && (c.max === undefined || n <= c.max);
+        return { held: !steps.record || ok, detail: steps.record ? `step ${c.name} seen ${n} times` : "steps not recorded" };
+      }
+    }
+  };
+  const expectations = sc.expect.map(evalCheck);
+  for (const e of expectations)
+    if (!e.held) violations.push({ name: e.name, kind: "expectation", timeMs: end, time: `+${relTime(end)}`, explanation: `expectation${e.line ? ` (${sc.file}:${e.line})` : ""} failed: ${e.detail}` });
+  const symptoms = sc.symptom.map(evalCheck);
+
+  violations.sort((a, b) => a.timeMs - b.timeMs);
+  void runtimeOf;
+  void getAttachmentName;
+  return {
+    scenario: sc.name,
+    version: profile.text,
+    fixes: profile.fix,
+    timeline: out.events,
+    occurrences: pairs(out.occurrences, out.events),
+    logs: out.logs,
+    objects: [...api.list("Node"), ...api.list("Pod"), ...api.list("PersistentVolume"), ...api.list("PersistentVolumeClaim"), ...api.list("VolumeAttachment"), ...api.list("CSIDriver")],
+    violations,
+    expectations,
+    symptoms,
+    steps: steps.seen,
+    stats: { endMs: end, events: sim.executed, nodePatches, storageCalls: backend.calls },
+  };
+}
+
+function pairs(flat: readonly number[], events: readonly K8sEvent[]): Array<{ t: number; event: K8sEvent }> {
+  const outp: Array<{ t: number; event: K8sEvent }> = [];
+  for (let i = 0; i < flat.length; i += 2) outp.push({ t: flat[i]!, event: events[flat[i + 1]!]! });
+  return outp;
+}
+
+function violation(name: string, timeMs: number, explanation: string): Violation {
+  return { name, kind: "invariant", timeMs, time: `+${relTime(timeMs)}`, explanation };
+}
+
+function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer): string | null {
+  let src: Record<string, any> = v as unknown as Record<string, any>;
+  if (v.persistentVolumeClaim) {
+    const pvc = api.tryGet("PersistentVolumeClaim", `${pod.metadata.namespace}/${v.persistentVolumeClaim.claimName}`);
+    const pv = pvc?.spec?.volumeName ? api.tryGet("PersistentVolume", pvc.spec.volumeName) : undefined;
+    if (!pv) return null;
+    src = pv.spec;
+  }
+  if (src.csi?.volumeHandle) return `kubernetes.io/csi/${src.csi.driver}^${src.csi.volumeHandle}`;
+  if (src.csi) return `kubernetes.io/csi/${pod.metadata.uid}-${v.name}`;
+  if (src.rbd) return `kubernetes.io/rbd/${src.rbd.pool ?? "rbd"}:${src.rbd.image}`;
+  if (src.awsElasticBlockStore) return `kubernetes.io/aws-ebs/${src.awsElasticBlockStore.volumeID}`;
+  if (src.gcePersistentDisk) return `kubernetes.io/gce-pd/${src.gcePersistentDisk.pdName}`;
+  if (src.qcloudCbs) return `kubernetes.io/qcloud-cbs/${src.qcloudCbs.cbsDiskId}`;
+  if (src.hostPath) return `kubernetes.io/host-path/${pod.metadata.uid}-${v.name}`;
+  if (src.emptyDir) return `kubernetes.io/empty-dir/${pod.metadata.uid}-${v.name}`;
+  return null;
+}

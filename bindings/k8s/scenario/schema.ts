@@ -1,0 +1,110 @@
+// The Kubernetes replay scenario, as loaded from YAML (see bindings/k8s/README.md
+// for the file format). Durations in the file are Go-style strings ("500ms",
+// "2m2s"); here they are integer ms.
+
+import type { ApiFault } from "../api/apiserver.js";
+import type { KObj } from "../api/types.js";
+import type { TimerConfig } from "../engine/config.js";
+import type { BackendOp, StorageFault } from "../host/backend.js";
+import type { WallClock } from "../output/recorder.js";
+import type { FixOverrides } from "../versions/profile.js";
+
+export interface Incident {
+  /** seed number(s), e.g. "002" */
+  seed: string;
+  title: string;
+  /** upstream issue / fix PR numbers */
+  issue?: string;
+  fix: string;
+  /** a version that shows the incident */
+  affected: string;
+  /** a version that does not */
+  fixed: string;
+  symptom: string;
+}
+
+export type Action =
+  | { kind: "createPod"; manifest: KObj }
+  | { kind: "create"; manifest: KObj }
+  | { kind: "deletePod"; pod: string; graceSeconds?: number }
+  | { kind: "delete"; objectKind: KObj["kind"]; name: string }
+  | { kind: "crashKubelet"; node: string }
+  | { kind: "startKubelet"; node: string }
+  | { kind: "restartKubelet"; node: string; downMs: number }
+  | { kind: "crashControllerManager" }
+  | { kind: "startControllerManager" }
+  | { kind: "restartControllerManager"; downMs: number }
+  | { kind: "nodeNotReady"; node: string }
+  | { kind: "nodeReady"; node: string }
+  | { kind: "taintNode"; node: string; key: string; effect: "NoExecute" | "NoSchedule"; value?: string }
+  | { kind: "untaintNode"; node: string; key: string }
+  | { kind: "holdMount"; node: string; process: string; path: string; propagation: "None" | "HostToContainer" }
+  | { kind: "releaseMount"; node: string; process: string };
+
+export interface TimelineItem {
+  /** absolute time, or */
+  atMs?: number;
+  /** right after the n-th occurrence of a step, plus a delay */
+  after?: { step: string; count: number; delayMs: number };
+  action: Action;
+  line?: number;
+}
+
+export type Check =
+  | { kind: "podPhase"; pod: string; phase: string }
+  | { kind: "podRunning"; pod: string }
+  | { kind: "podNotRunning"; pod: string }
+  | { kind: "podGone"; pod: string }
+  | { kind: "log"; contains: string; component?: string }
+  | { kind: "noLog"; contains: string; component?: string }
+  | { kind: "event"; reason: string; object?: string; contains?: string }
+  | { kind: "noEvent"; reason: string; object?: string; contains?: string }
+  | { kind: "nodeVolumesAttached"; node: string; contains?: string; lacks?: string }
+  | { kind: "volumeAttachment"; volumeHandle: string; node: string; exists: boolean }
+  | { kind: "hostMount"; node: string; pathContains: string; present: boolean }
+  | { kind: "rbdMapped"; node: string; image: string; mapped: boolean }
+  | { kind: "step"; name: string; min?: number; max?: number };
+
+export interface Expectation {
+  check: Check;
+  /** human name, default derived from the check */
+  name: string;
+  line?: number;
+}
+
+export interface WatchFault {
+  component: string;
+  fromMs: number;
+  untilMs: number;
+  extraMs: number;
+}
+
+export interface K8sScenario {
+  name: string;
+  description?: string;
+  incident?: Incident;
+  version: string;
+  fixes: FixOverrides;
+  seed: number;
+  durationMs: number;
+  clock: WallClock;
+  settings: {
+    watchLatencyMs?: number;
+    watchLatencyByComponent: Record<string, number>;
+    propagationDelayMs: number;
+    kubeletRoot: string;
+    timers: Partial<TimerConfig>;
+    latencies: Partial<Record<BackendOp, number>>;
+    /** nodes without a kubelet (objects only) */
+    noKubelet: string[];
+  };
+  objects: KObj[];
+  timeline: TimelineItem[];
+  storageFaults: StorageFault[];
+  apiFaults: ApiFault[];
+  watchFaults: WatchFault[];
+  expect: Expectation[];
+  /** checks that hold on an affected version (the incident reproduces) */
+  symptom: Expectation[];
+  file: string;
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { Sim } from "../engine/sim.js";
+import { resolveProfile } from "../versions/profile.js";
+import { backoffUpdate, inBackoff, newBackoff } from "./exponentialbackoff.js";
+import { Done, FailureInfo, NestedPendingOperations } from "./nestedpendingoperations.js";
+
+function setup(version = "1.22") {
+  const sim = new Sim({ seed: 1 });
+  const failures: FailureInfo[] = [];
+  const npo = new NestedPendingOperations(sim, resolveProfile(version), 500, 122_000, (f) => failures.push(f));
+  return { sim, npo, failures };
+}
+const key = (volumeName: string, podName = "", nodeName = "") => ({ volumeName, podName, nodeName });
+
+describe("exponentialbackoff", () => {
+  it("waits 0.5, 1, 2 ... 64 s, then 122 s for ever; the 9th failure is the first at the cap", () => {
+    const b = newBackoff();
+    const waits: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      backoffUpdate(b, "e", 0, 500, 122_000);
+      waits.push(b.durationBeforeRetry);
+    }
+    expect(waits).toEqual([500, 1000, 2000, 4000, 8000, 16000, 32000, 64000, 122000, 122000, 122000]);
+  });
+  it("still backs off at exactly lastErrorTime + durationBeforeRetry", () => {
+    const b = newBackoff();
+    backoffUpdate(b, "e", 1000, 500, 122_000);
+    expect(inBackoff(b, 1500)).toBe(true);
+    expect(inBackoff(b, 1501)).toBe(false);
+  });
+});
+
+describe("nestedpendingoperations", () => {
+  it("NestedPendingOperations_Positive_SingleOp: one operation runs", () => {
+    const { sim, npo } = setup();
+    let ran = false;
+    expect(npo.run(key("v"), "volume_attach", (d) => ((ran = true), d(null)))).toBeNull();
+    sim.run(10);
+    expect(ran).toBe(true);
+  });
+  it("NestedPendingOperations_Negative_SecondOpBeforeFirstCompletes: AlreadyExists", () => {
+    const { npo } = setup();
+    npo.run(key("v"), "volume_attach", () => {});
+    expect(npo.run(key("v"), "volume_attach", () => {})).toBe("AlreadyExists");
+  });
+  it("NestedPendingOperations_Positive_SecondOpAfterFirstCompletes", () => {
+    const { sim, npo } = setup();
+    npo.run(key("v"), "volume_attach", (d) => d(null));
+    sim.run(1);
+    expect(npo.run(key("v"), "volume_attach", () => {})).toBeNull();
+  });
+  it("NestedPendingOperations_Positive_TwoOps: different volumes run in parallel", () => {
+    const { npo } = setup();
+    npo.run(key("v1"), "volume_attach", () => {});
+    expect(npo.run(key("v2"), "volume_attach", () => {})).toBeNull();
+  });
+  it("NestedPendingOperations_Positive_TwoSubOps: different pods of one volume run in parallel", () => {
+    const { npo } = setup();
+    npo.run(key("v", "p1"), "volume_mount", () => {});
+    expect(npo.run(key("v", "p2"), "volume_mount", () => {})).toBeNull();
+  });
+  it("an empty pod name matches every pod of the volume", () => {
+    const { npo } = setup();
+    npo.run(key("v", "p1"), "volume_mount", () => {});
+    expect(npo.run(key("v"), "unmount_device", () => {})).toBe("AlreadyExists");
+  });
+  it("a failed operation backs off, and is logged with the retry time", () => {
+    const { sim, npo, failures } = setup();
+    let done: Done = () => {};
+    npo.run(key("v"), "volume_detach", (d) => (done = d));
+    sim.run(0);
+    sim.at(1000, () => done("boom"));
+    sim.run(1000);
+    expect(failures).toEqual([{ key: key("v"), operationName: "volume_detach", error: "boom", retryAt: 1500, durationBeforeRetry: 500 }]);
+    sim.at(1500, () => expect(npo.run(key("v"), "volume_detach", () => {})).toBe("ExponentialBackoff"));
+    sim.run(1500);
+    sim.at(1501, () => expect(npo.run(key("v"), "volume_detach", () => {})).toBeNull());
+    sim.run(1501);
+  });
+  it(">= 1.19: a different operationName resets the backoff; <= 1.18 attach and detach share it (#41307)", () => {
+    for (const [version, expected] of [["1.22", null], ["1.18", "ExponentialBackoff"]] as const) {
+      const { sim, npo } = setup(version);
+      npo.run(key("v"), "volume_detach", (d) => d("fail"));
+      sim.run(10);
+      expect(npo.run(key("v"), "volume_attach", () => {})).toBe(expected);
+    }
+  });
+  it("IsOperationSafeToRetry (#104526) is false while pending and while backing off", () => {
+    const { sim, npo } = setup();
+    let done: Done = () => {};
+    npo.run(key("v"), "volume_detach", (d) => (done = d));
+    sim.run(0);
+    expect(npo.isOperationSafeToRetry("v", "", "", "volume_detach")).toBe(false);
+    done("x");
+    expect(npo.isOperationSafeToRetry("v", "", "", "volume_detach")).toBe(false);
+    sim.at(600, () => expect(npo.isOperationSafeToRetry("v", "", "", "volume_detach")).toBe(true));
+    sim.run(600);
+  });
+});

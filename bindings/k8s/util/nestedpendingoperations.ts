@@ -1,0 +1,163 @@
+// pkg/volume/util/nestedpendingoperations: at most one operation per key at a
+// time, and exponential backoff after a failure.
+//
+// Keys and matching depend on the era:
+//   <= 1.18: key (volumeName, podName); two keys match when the volume names
+//            are equal and either pod name is empty or both are equal. The
+//            backoff belongs to the key, whatever the operation: attach and
+//            detach of one volume share one timer (#41307).
+//   >= 1.19: key (volumeName, podName, nodeName) plus the operationName. An
+//            empty pod or node name matches any; an empty volume name never
+//            matches. When the matching operation failed and is backing off, a
+//            new operation with a different operationName resets the backoff
+//            and runs; the same operationName gets the backoff error.
+// IsOperationSafeToRetry (added by #104526) answers "would Run start now?"
+// without starting anything.
+//
+// Worked example (>= 1.19, ADC, RWO volume V): a detach runs with key
+// (V, "", ""). It fails at t = 5,000: the entry stays with pending = false and
+// durationBeforeRetry 500 ms. Run(V,"","", "volume_detach") at 5,300 returns an
+// ExponentialBackoff error; at 5,501 it starts. Run(V,"","node-2",
+// "volume_attach") at 5,300 matches the entry (empty node matches any), has a
+// different operationName, so it resets the backoff and starts.
+
+import type { Sim } from "../engine/sim.js";
+import type { Profile } from "../versions/profile.js";
+import { backoffUpdate, ExponentialBackoff, inBackoff, newBackoff, retryAllowedAt } from "./exponentialbackoff.js";
+
+export interface OpKey {
+  volumeName: string;
+  podName: string;
+  nodeName: string;
+}
+
+interface Operation {
+  key: OpKey;
+  operationName: string;
+  pending: boolean;
+  backoff: ExponentialBackoff;
+}
+
+export type RunResult = null | "AlreadyExists" | "ExponentialBackoff";
+
+export type Done = (err: string | null) => void;
+
+export interface FailureInfo {
+  key: OpKey;
+  operationName: string;
+  error: string;
+  retryAt: number;
+  durationBeforeRetry: number;
+}
+
+export class NestedPendingOperations {
+  private ops: Operation[] = [];
+  constructor(
+    private readonly sim: Sim,
+    private readonly profile: Profile,
+    private readonly initialMs: number,
+    private readonly maxMs: number,
+    private readonly onFailure: (f: FailureInfo) => void,
+  ) {}
+
+  private matches(a: OpKey, b: OpKey): boolean {
+    // an empty volume name (per-node VerifyVolumesAreAttached) only matches itself on the same node
+    if (a.volumeName === "" || b.volumeName === "") return a.volumeName === b.volumeName && a.nodeName === b.nodeName;
+    if (a.volumeName !== b.volumeName) return false;
+    const podOk = a.podName === "" || b.podName === "" || a.podName === b.podName;
+    if (!this.profile.npoKeyStruct) return podOk;
+    const nodeOk = a.nodeName === "" || b.nodeName === "" || a.nodeName === b.nodeName;
+    return podOk && nodeOk;
+  }
+
+  private find(key: OpKey): Operation | undefined {
+    for (const op of this.ops) if (this.matches(op.key, key)) return op;
+    return undefined;
+  }
+
+  /** Start `start` under `key` unless an operation is pending or backing off. */
+  run(key: OpKey, operationName: string, start: (done: Done) => void): RunResult {
+    const now = this.sim.now;
+    let op = this.find(key);
+    if (op) {
+      if (op.pending) return "AlreadyExists";
+      const sameName = !this.profile.npoKeyStruct || op.operationName === operationName;
+      if (sameName && inBackoff(op.backoff, now)) {
+        this.sim.wakeAt(retryAllowedAt(op.backoff));
+        return "ExponentialBackoff";
+      }
+      if (!sameName) op.backoff = newBackoff();
+      op.pending = true;
+      op.key = key;
+      op.operationName = operationName;
+    } else {
+      op = { key, operationName, pending: true, backoff: newBackoff() };
+      this.ops.push(op);
+    }
+    this.sim.bump();
+    const o = op;
+    let finished = false;
+    // the operation runs "in its goroutine": after the caller's current step,
+    // so the caller's "... started" log line comes first, as upstream
+    this.sim.after(0, () =>
+      start((err) => {
+        if (finished) return;
+        finished = true;
+        this.complete(o, err);
+      }),
+    );
+    return null;
+  }
+
+  private complete(op: Operation, err: string | null): void {
+    this.sim.bump();
+    if (err === null) {
+      const i = this.ops.indexOf(op);
+      if (i >= 0) this.ops.splice(i, 1);
+      return;
+    }
+    op.pending = false;
+    backoffUpdate(op.backoff, err, this.sim.now, this.initialMs, this.maxMs);
+    this.onFailure({
+      key: op.key,
+      operationName: op.operationName,
+      error: err,
+      retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
+      durationBeforeRetry: op.backoff.durationBeforeRetry,
+    });
+  }
+
+  isOperationPending(volumeName: string, podName: string, nodeName: string): boolean {
+    const op = this.find({ volumeName, podName, nodeName });
+    return op !== undefined && op.pending;
+  }
+
+  /** False while a matching operation is pending or (same name) backing off. */
+  isOperationSafeToRetry(volumeName: string, podName: string, nodeName: string, operationName: string): boolean {
+    const op = this.find({ volumeName, podName, nodeName });
+    if (!op) return true;
+    if (op.pending) return false;
+    if (this.profile.npoKeyStruct && op.operationName !== operationName) return true;
+    if (inBackoff(op.backoff, this.sim.now)) {
+      this.sim.wakeAt(retryAllowedAt(op.backoff));
+      return false;
+    }
+    return true;
+  }
+
+  get size(): number {
+    return this.ops.length;
+  }
+}
+
+/** The key as the "Operation for %q failed" log prints it. */
+export function formatOpKey(key: OpKey, profile: Profile): string {
+  if (profile.npoKeyStruct) return goQuote(`{volumeName:${key.volumeName} podName:${key.podName} nodeName:${key.nodeName}}`);
+  const inner = key.podName ? `${goQuote(key.volumeName)} (${goQuote(key.podName)})` : goQuote(key.volumeName);
+  return goQuote(inner);
+}
+
+/** Go's %q for the strings we print (JSON escaping matches for ASCII). */
+export function goQuote(s: string): string {
+  return JSON.stringify(s);
+}

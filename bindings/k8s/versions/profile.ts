@@ -1,0 +1,153 @@
+// Version profiles: which behaviour of each loop a Kubernetes release has.
+//
+// A profile is resolved once per run from "1.22" or "1.22.3" plus explicit
+// overrides ("104526=on"). Every upstream fix the built-in incidents depend on
+// is a named switch, so a user can ask "what if 1.22.0 had had #104526" without
+// inventing a version that never existed.
+//
+// Release numbers: [V] = read in the PR thread, [I] = inferred from merge and
+// cherry-pick dates (see the table in bindings/k8s/README.md).
+//
+//   switch                           master   backports
+//   104526 detach backoff vs status  1.23.0   1.22.4, 1.21.7            [I]
+//   107025 attachment-name check     1.24.0   1.23.11, 1.22.14          [V master, I backports]
+//   108997 CSI inline reconstruction 1.25.0   1.24.9, 1.23.15           [V master, I backports]
+//   79940  rbd UnmountDevice retry   1.16.0                             [I]
+//   108167 per-node status update    1.24.0   1.23.5?                   [I] (master only here)
+//   110721 force detach only when    1.25.0                             [I]
+//          the node is unhealthy
+//   out-of-service taint (KEP-2268)  1.26.0 (beta, on by default; alpha 1.24 off)
+//   disable-force-detach-on-timeout  a controller-manager flag, 1.30+, default off
+//
+// Worked example: "1.22.3" has neither 104526 (needs 1.22.4) nor 107025
+// (needs 1.22.14); "1.22.14" has both; "1.22" means 1.22.0.
+
+export type FixId =
+  | "104526"
+  | "107025"
+  | "108997"
+  | "79940"
+  | "108167"
+  | "110721"
+  | "out-of-service"
+  | "disable-force-detach-on-timeout";
+
+export interface FixInfo {
+  id: FixId;
+  title: string;
+  /** the first release with it: [minor, patch] pairs; empty = never on by default */
+  since: Array<[number, number]>;
+  seed?: string;
+}
+
+export const FIXES: readonly FixInfo[] = [
+  { id: "104526", title: "ADC: no detach-path side effects while a detach is pending or backing off; re-add to the report list on any DetachVolume error", since: [[23, 0], [22, 4], [21, 7]], seed: "002" },
+  { id: "107025", title: "CSI Detach: always compute the VolumeAttachment name (drop isAttachmentName)", since: [[24, 0], [23, 11], [22, 14]], seed: "004" },
+  { id: "108997", title: "kubelet: reconstruct CSI inline (ephemeral) volumes with the pod-scoped unique name", since: [[25, 0], [24, 9], [23, 15]], seed: "000/003" },
+  { id: "79940", title: "rbd UnmountDevice: rediscover the mapped device from the image and retry the unmap", since: [[16, 0]], seed: "001" },
+  { id: "108167", title: "ADC node status updater: per-node update, do not stop at the first failing node", since: [[24, 0]] },
+  { id: "110721", title: "ADC: force detach after the 6-minute timeout only when the node is not healthy", since: [[25, 0]] },
+  { id: "out-of-service", title: "ADC: node.kubernetes.io/out-of-service taint forces detach without waiting (NodeOutOfServiceVolumeDetach)", since: [[26, 0]] },
+  { id: "disable-force-detach-on-timeout", title: "kube-controller-manager --disable-force-detach-on-timeout (never force detach on the 6-minute timer)", since: [] },
+];
+
+export const MIN_MINOR = 10;
+export const MAX_MINOR = 31;
+
+export interface Version {
+  major: 1;
+  minor: number;
+  patch: number;
+}
+
+export interface Profile {
+  version: Version;
+  /** "1.22.3" */
+  text: string;
+  /** E1 = glog era (<= 1.12), E2 = 1.13-1.22, E3 = 1.23+ */
+  era: 1 | 2 | 3;
+  fix: Record<FixId, boolean>;
+  /** nestedpendingoperations key printed as %q of the volume name (<= 1.18) or as a Go struct */
+  npoKeyStruct: boolean;
+  /** nestedpendingoperations.go line of the "Operation for ... failed" log */
+  npoLogLine: number;
+  /** the error after "Error:" is %q-quoted (<= 1.21) */
+  npoErrorQuoted: boolean;
+  /** ADC detach phase uses UpdateNodeStatusForNode (1.24+) rather than UpdateNodeStatuses */
+  perNodeStatusUpdate: boolean;
+  /** ADC tracks attach uncertainty (attachedConfirmed, GetAttachState), ~1.14+ */
+  attachUncertain: boolean;
+  /** ADC marks VolumeAttachments of unknown volumes uncertain at start (PR #96617, 1.21+) */
+  processVolumeAttachmentsAtStart: boolean;
+  /** kubelet DSW populator does not (re)add pods whose containers are terminating (1.22+) */
+  dswSkipsTerminatingPods: boolean;
+  /** klog structured logging (InfoS) in the volume manager (1.21+) */
+  structuredLogs: boolean;
+  /** rbd output printed as a Go byte slice ([114 98 100 ...]) (<= 1.17) */
+  rbdOutputAsBytes: boolean;
+  /** CSI global mount under plugins/kubernetes.io/csi/<driver>/<sha>/globalmount (1.24+) */
+  csiHashedGlobalMount: boolean;
+}
+
+const DEFAULT_VERSION = "1.25";
+
+export function parseVersion(text: string): Version {
+  const m = /^v?1\.(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!m) throw new Error(`bad Kubernetes version ${JSON.stringify(text)}: expected "1.MINOR" or "1.MINOR.PATCH"`);
+  const minor = Number(m[1]);
+  const patch = m[2] === undefined ? 0 : Number(m[2]);
+  if (minor < MIN_MINOR || minor > MAX_MINOR)
+    throw new Error(`Kubernetes version ${text} is outside the modelled range 1.${MIN_MINOR}-1.${MAX_MINOR}`);
+  return { major: 1, minor, patch };
+}
+
+export function fixInVersion(fix: FixInfo, v: Version): boolean {
+  if (fix.since.length === 0) return false;
+  const master = Math.max(...fix.since.map((s) => s[0]));
+  if (v.minor > master) return true;
+  return fix.since.some(([minor, patch]) => v.minor === minor && v.patch >= patch);
+}
+
+export type FixOverrides = Partial<Record<FixId, boolean>>;
+
+export function isFixId(s: string): s is FixId {
+  return FIXES.some((f) => f.id === s);
+}
+
+/** Parse CLI-style overrides: ["104526=on", "107025=off"]. */
+export function parseFixOverrides(items: readonly string[]): FixOverrides {
+  const out: FixOverrides = {};
+  for (const it of items) {
+    const m = /^#?([\w-]+)(?:=(on|off|true|false|1|0))?$/.exec(it.trim());
+    if (!m || !isFixId(m[1]!))
+      throw new Error(`bad --fix ${JSON.stringify(it)}: expected ID=on|off with ID one of ${FIXES.map((f) => f.id).join(", ")}`);
+    const v = m[2] ?? "on";
+    out[m[1] as FixId] = v === "on" || v === "true" || v === "1";
+  }
+  return out;
+}
+
+export function resolveProfile(versionText: string = DEFAULT_VERSION, overrides: FixOverrides = {}): Profile {
+  const v = parseVersion(versionText);
+  const fix = {} as Record<FixId, boolean>;
+  for (const f of FIXES) fix[f.id] = overrides[f.id] ?? fixInVersion(f, v);
+  const m = v.minor;
+  return {
+    version: v,
+    text: `1.${v.minor}.${v.patch}`,
+    era: m <= 12 ? 1 : m <= 22 ? 2 : 3,
+    fix,
+    npoKeyStruct: m >= 19,
+    npoLogLine: m <= 15 ? 267 : m <= 18 ? 270 : m <= 21 ? 301 : 335,
+    npoErrorQuoted: m <= 21,
+    perNodeStatusUpdate: fix["108167"],
+    attachUncertain: m >= 14,
+    processVolumeAttachmentsAtStart: m >= 21,
+    dswSkipsTerminatingPods: m >= 22,
+    structuredLogs: m >= 21,
+    rbdOutputAsBytes: m <= 17,
+    csiHashedGlobalMount: m >= 24,
+  };
+}
+
+export { DEFAULT_VERSION };

@@ -1,0 +1,132 @@
+// In-tree attachable cloud disks: kubernetes.io/aws-ebs, kubernetes.io/gce-pd
+// and the Tencent fork's kubernetes.io/qcloud-cbs (seed 002). Attach and Detach
+// are cloud API calls made by the ADC; the kubelet waits for the device to show
+// up, mounts it at plugins/kubernetes.io/<plugin>/mounts/<disk> and
+// bind-mounts it into the pod. Plus the two non-attachable sources the
+// scenarios need (hostPath, emptyDir).
+
+import type { CloudDiskSource } from "../api/types.js";
+import type { VolumePlugin, VolumeSpec } from "./plugins.js";
+
+function src(spec: VolumeSpec): CloudDiskSource | null {
+  const s = spec.pv?.spec ?? spec.inline;
+  if (!s) return null;
+  if (s.awsElasticBlockStore) return { plugin: "aws-ebs", diskId: s.awsElasticBlockStore.volumeID };
+  if (s.gcePersistentDisk) return { plugin: "gce-pd", diskId: s.gcePersistentDisk.pdName };
+  if (s.qcloudCbs) return { plugin: "qcloud-cbs", diskId: s.qcloudCbs.cbsDiskId };
+  return null;
+}
+
+export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePlugin {
+  const name = `kubernetes.io/${kind}`;
+  const plugin: VolumePlugin = {
+    name,
+    dirName: `kubernetes.io~${kind}`,
+    attachableByName: true,
+    canSupport: (spec) => src(spec)?.plugin === kind,
+    isAttachable: () => true,
+    isDeviceMountable: () => true,
+    getVolumeName(spec) {
+      const s = src(spec);
+      if (!s) throw new Error(`Spec does not reference a ${kind} volume type`);
+      return s.diskId;
+    },
+    attach(env, spec, node, done) {
+      const { ctx } = env;
+      const disk = src(spec)!.diskId;
+      const r = ctx.backend.call("attach", disk, node);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(r.error);
+        const err = ctx.backend.attach(disk, node, `disk ${disk} is attached to another instance`);
+        if (err) return done(err);
+        done(null, `/dev/disk/by-id/virtio-${disk}`);
+      });
+    },
+    detach(env, volumeName, node, done) {
+      const { ctx } = env;
+      const r = ctx.backend.call("detach", volumeName, node);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(r.error);
+        ctx.backend.detach(volumeName, node);
+        done(null);
+      });
+    },
+    volumeIsAttached(env, spec, node) {
+      return env.ctx.backend.volume(src(spec)!.diskId).attachedTo.has(node);
+    },
+    waitForAttach(env, spec, devicePath, done) {
+      const disk = src(spec)!.diskId;
+      if (!env.ctx.backend.volume(disk).attachedTo.has(env.nodeName!)) return done(`could not find attached ${kind} disk "${disk}" (path: "${devicePath}")`);
+      done(null, devicePath || `/dev/disk/by-id/virtio-${disk}`);
+    },
+    getDeviceMountPath(env, spec) {
+      return `${env.ctx.kubeletRoot}/plugins/kubernetes.io/${kind}/mounts/${src(spec)!.diskId}`;
+    },
+    mountDevice(env, spec, devicePath, deviceMountPath, done) {
+      env.host!.mkdir(deviceMountPath, { plugin: name, data: { disk: src(spec)!.diskId } });
+      env.host!.mount(devicePath || `/dev/disk/by-id/virtio-${src(spec)!.diskId}`, deviceMountPath);
+      done(null);
+    },
+    unmountDevice(env, deviceMountPath, done) {
+      if (env.host!.isMountPoint(deviceMountPath)) {
+        const err = env.host!.unmount(deviceMountPath);
+        if (err) return done(err);
+      }
+      env.host!.rmdir(deviceMountPath);
+      done(null);
+    },
+    podVolumeDir(env, podUID, specName) {
+      return `${env.ctx.kubeletRoot}/pods/${podUID}/volumes/kubernetes.io~${kind}/${specName}`;
+    },
+    setUp(env, spec, podUID, deviceMountPath, done) {
+      const dir = plugin.podVolumeDir(env, podUID, spec.name);
+      env.host!.mkdir(dir, { plugin: name, podUID, specName: spec.name, data: { disk: src(spec)!.diskId, pv: spec.pv?.metadata.name ?? "" } });
+      done(env.host!.bind(deviceMountPath, dir));
+    },
+    tearDown(env, specName, podUID, done) {
+      const dir = plugin.podVolumeDir(env, podUID, specName);
+      env.host!.unmount(dir);
+      env.host!.rmdir(dir);
+      done(null);
+    },
+    constructVolumeSpec(env, specName, podUID) {
+      const info = env.host!.dirs.get(plugin.podVolumeDir(env, podUID, specName));
+      if (!info) throw new Error(`${kind}: cannot find volume data for ${specName}`);
+      const field = kind === "aws-ebs" ? { awsElasticBlockStore: { volumeID: info.data.disk! } } : kind === "gce-pd" ? { gcePersistentDisk: { pdName: info.data.disk! } } : { qcloudCbs: { cbsDiskId: info.data.disk! } };
+      if (info.data.pv) return { name: info.data.pv, pv: { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: info.data.pv, uid: "", resourceVersion: "" }, spec: field }, readOnly: false };
+      return { name: specName, inline: { name: specName, ...field }, readOnly: false };
+    },
+  };
+  return plugin;
+}
+
+/** hostPath and emptyDir: nothing to attach or mount; the container runtime binds them. */
+export function createLocalPlugin(kind: "host-path" | "empty-dir"): VolumePlugin {
+  const name = `kubernetes.io/${kind}`;
+  const plugin: VolumePlugin = {
+    name,
+    dirName: `kubernetes.io~${kind}`,
+    attachableByName: false,
+    canSupport: (spec) => (kind === "host-path" ? !!spec.inline?.hostPath : !!spec.inline?.emptyDir),
+    isAttachable: () => false,
+    isDeviceMountable: () => false,
+    getVolumeName(spec) {
+      return kind === "host-path" ? spec.inline!.hostPath!.path : spec.name;
+    },
+    podVolumeDir(env, podUID, specName) {
+      return `${env.ctx.kubeletRoot}/pods/${podUID}/volumes/kubernetes.io~${kind}/${specName}`;
+    },
+    setUp(env, spec, podUID, _dmp, done) {
+      if (kind === "empty-dir") env.host!.mkdir(plugin.podVolumeDir(env, podUID, spec.name), { plugin: name, podUID, specName: spec.name, data: {} });
+      done(null);
+    },
+    tearDown(env, specName, podUID, done) {
+      env.host!.rmdir(plugin.podVolumeDir(env, podUID, specName));
+      done(null);
+    },
+    constructVolumeSpec(_env, specName) {
+      return { name: specName, inline: kind === "host-path" ? { name: specName, hostPath: { path: "/" } } : { name: specName, emptyDir: {} }, readOnly: false };
+    },
+  };
+  return plugin;
+}

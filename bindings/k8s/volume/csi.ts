@@ -1,0 +1,355 @@
+// pkg/volume/csi: the CSI volume plugin (attacher in the ADC, mounter and
+// device mounter in the kubelet) and the node side of a CSI driver.
+//
+// 1. Names.
+//    unique volume name   kubernetes.io/csi/<driver>^<volumeHandle>
+//    GetVolumeName        <driver>^<volumeHandle>   (what Detach receives)
+//    VolumeAttachment     csi-<hex sha256(volumeHandle + driver + nodeName)>,
+//                         always 4 + 64 = 68 characters
+//    ephemeral handle     csi-<hex sha256(podUID + specVolumeName)>
+//
+// 2. Seed 004 (#97230, fixed by #107025). Before the fix, Detach began with
+//    `if isAttachmentName(volumeName)` = HasPrefix("csi-") && len == 68, a
+//    leftover from when callers passed attachment IDs. Driver
+//    "csi-unity.dellemc.com" (21 characters) + "^" + a 46-character handle is
+//    exactly 68 and starts with "csi-": Detach then DELETEs a VolumeAttachment
+//    named after the volume, gets 404, logs "not found, object deleted" and
+//    reports success. The real csi-<sha> object stays attached for ever.
+//
+// 3. Seed 000/003 (#79980, fixed by #108997). GetVolumeName only understands
+//    a PV source; for an inline CSIVolumeSource it fails with "unexpected
+//    api.CSIVolumeSource found in volume.Spec". Reconstruction before the fix
+//    called it for inline volumes because it looked the plugin up by name.
+//
+// 4. The node driver (NodeStage/NodePublish/NodeUnpublish/NodeUnstage) keeps
+//    its state on the host: a staged PV is a mount of fs "csi:<handle>" at the
+//    global mount; an ephemeral (inline) volume is a logical volume
+//    "lv:<handle>" created by NodePublish and removed by NodeUnpublish, which
+//    fails ("contains a filesystem in use") while a container still holds it.
+
+import { ApiError, isNotFound } from "../api/apiserver.js";
+import type { KObj } from "../api/types.js";
+import type { Ctx } from "../engine/context.js";
+import { sha256Hex } from "../engine/sha256.js";
+import type { Host } from "../host/mount.js";
+import type { Cb, PluginEnv, VolumePlugin, VolumeSpec } from "./plugins.js";
+
+export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
+
+/** csi_attacher.go getAttachmentName */
+export function getAttachmentName(volName: string, csiDriverName: string, nodeName: string): string {
+  const k = `${volName}${csiDriverName}${nodeName}`;
+  let v = nameCache.get(k);
+  if (v === undefined) {
+    if (nameCache.size > 4096) nameCache.clear();
+    nameCache.set(k, (v = `csi-${sha256Hex(k)}`));
+  }
+  return v;
+}
+/** NOTE: memo for speed; the same few names are hashed on every pass */
+const nameCache = new Map<string, string>();
+
+/** csi_attacher.go isAttachmentName (removed by #107025): 68 == "csi-" + len(sha256hash) */
+export function isAttachmentName(unknownString: string): boolean {
+  return unknownString.startsWith("csi-") && unknownString.length === 68;
+}
+
+/** csi_mounter.go makeVolumeHandle for ephemeral volumes */
+export function makeVolumeHandle(podUID: string, volSourceSpecName: string): string {
+  return `csi-${sha256Hex(`${podUID}${volSourceSpecName}`)}`;
+}
+
+const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
+
+function pvSource(spec: VolumeSpec): { driver: string; volumeHandle: string } | null {
+  const csi = spec.pv?.spec?.csi;
+  return csi ? { driver: csi.driver, volumeHandle: csi.volumeHandle } : null;
+}
+
+function driverObj(ctx: Ctx, driver: string): KObj | undefined {
+  return ctx.api.tryGet("CSIDriver", driver);
+}
+
+function attachRequired(ctx: Ctx, driver: string): boolean {
+  return driverObj(ctx, driver)?.spec?.attachRequired !== false;
+}
+function stageUnstage(ctx: Ctx, driver: string): boolean {
+  return driverObj(ctx, driver)?.metadata.annotations?.["iosim.dev/stage-unstage"] !== "false";
+}
+
+/** in-flight NodeUnpublish calls per host, for the driver's "still ongoing" answer */
+const inflight = new WeakMap<Host, Set<string>>();
+
+function once(done: Cb): Cb {
+  let called = false;
+  return (e, r) => {
+    if (called) return;
+    called = true;
+    done(e, r);
+  };
+}
+
+export function createCSIPlugin(): VolumePlugin {
+  const plugin: VolumePlugin = {
+    name: CSI_PLUGIN_NAME,
+    dirName: "kubernetes.io~csi",
+    attachableByName: true,
+    canSupport: (spec) => !!spec.pv?.spec?.csi || !!spec.inline?.csi,
+    isAttachable: (spec, ctx) => {
+      const s = pvSource(spec);
+      return s !== null && attachRequired(ctx, s.driver);
+    },
+    isDeviceMountable: (spec) => pvSource(spec) !== null,
+    getVolumeName(spec) {
+      const s = pvSource(spec);
+      if (!s) {
+        if (spec.inline?.csi)
+          throw new Error(log("plugin.GetVolumeName failed to extract volume source from spec: unexpected api.CSIVolumeSource found in volume.Spec"));
+        throw new Error(log("plugin.GetVolumeName failed to extract volume source from spec: volume.Spec has no CSI source"));
+      }
+      return `${s.driver}^${s.volumeHandle}`;
+    },
+
+    // ---- attach/detach controller ------------------------------------
+    attach(env, spec, node, done0) {
+      const done = once(done0);
+      const { ctx } = env;
+      const s = pvSource(spec)!;
+      if (!attachRequired(ctx, s.driver)) {
+        ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:80", log(`skipping attach for driver ${s.driver}`));
+        return done(null, "");
+      }
+      const attachID = getAttachmentName(s.volumeHandle, s.driver, node);
+      try {
+        ctx.api.create({
+          apiVersion: "storage.k8s.io/v1",
+          kind: "VolumeAttachment",
+          metadata: { name: attachID, uid: "", resourceVersion: "" },
+          spec: { attacher: s.driver, nodeName: node, source: { persistentVolumeName: spec.name } },
+          status: { attached: false },
+        });
+        ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:110", log(`attachment [${attachID}] for volume [${s.volumeHandle}] created successfully`));
+      } catch (e) {
+        if (!(e instanceof ApiError && e.reason === "AlreadyExists")) return done(log(`attacher.Attach failed: ${(e as Error).message}`));
+        ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:103", log(`attachment [${attachID}] for volume [${s.volumeHandle}] already exists (will not be recreated)`));
+      }
+      const check = (va: KObj | undefined): boolean => {
+        if (!va) return false;
+        if (va.metadata.deletionTimestamp !== undefined) {
+          done(log(`volume attachment ${attachID} is being deleted`));
+          return true;
+        }
+        if (va.status?.attached) {
+          done(null, "");
+          return true;
+        }
+        if (va.status?.attachError) {
+          done(log(`attacher.Attach failed: rpc error: ${va.status.attachError.message}`));
+          return true;
+        }
+        return false;
+      };
+      if (check(ctx.api.tryGet("VolumeAttachment", attachID))) return;
+      const cancel = env.vaWaiters!.add(attachID, check);
+      ctx.sim.after(ctx.timers.CSI_TIMEOUT_MS, () => {
+        cancel();
+        done(log(`attachment timeout for volume ${s.volumeHandle}`));
+      });
+    },
+
+    detach(env, volumeName, node, done0) {
+      const done = once(done0);
+      const { ctx } = env;
+      let attachID: string;
+      let volID: string;
+      if (!ctx.profile.fix["107025"] && isAttachmentName(volumeName)) {
+        // volumeName is taken to be an attachment ID (pre-#107025)
+        attachID = volumeName;
+        volID = volumeName;
+      } else {
+        const i = volumeName.indexOf("^");
+        if (i < 0) return done(log(`detacher.Detach failed: volumeName missing expected data`));
+        const driverName = volumeName.slice(0, i);
+        volID = volumeName.slice(i + 1);
+        attachID = getAttachmentName(volID, driverName, node);
+      }
+      ctx.out.on &&
+        ctx.out.log(env.component, "I", "round_trippers.go:420", `DELETE https://kube-apiserver:6443/apis/storage.k8s.io/v1/volumeattachments/${encodeURIComponent(attachID)}`);
+      try {
+        ctx.api.delete("VolumeAttachment", attachID);
+      } catch (e) {
+        if (isNotFound(e)) {
+          ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 404 Not Found in 8 milliseconds`);
+          ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:411", log(`VolumeAttachment object [${attachID}] for volume [${volID}] not found, object deleted`));
+          ctx.steps.step("csi.VolumeAttachmentNotFound", attachID);
+          return done(null);
+        }
+        return done(log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${(e as Error).message}`));
+      }
+      ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 200 OK in 8 milliseconds`);
+      ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:420", log(`detacher deleted ok VolumeAttachment.ID=${attachID}`));
+      const check = (va: KObj | undefined): boolean => {
+        if (!va) {
+          done(null);
+          return true;
+        }
+        if (va.status?.detachError) {
+          done(log(`detacher.WaitForDetach failed for volume [${volID}]: ${va.status.detachError.message}`));
+          return true;
+        }
+        return false;
+      };
+      const cur = ctx.api.tryGet("VolumeAttachment", attachID);
+      if (check(cur)) return;
+      const cancel = env.vaWaiters!.add(attachID, check);
+      ctx.sim.after(ctx.timers.CSI_TIMEOUT_MS, () => {
+        cancel();
+        done(log(`detacher.WaitForDetach timeout after ${ctx.timers.CSI_TIMEOUT_MS / 1000}s [volume=${volID}; attachment.ID=${attachID}]`));
+      });
+    },
+
+    volumeIsAttached(env, spec, node) {
+      const s = pvSource(spec);
+      if (!s) return true;
+      if (!attachRequired(env.ctx, s.driver)) return true;
+      const va = env.ctx.api.tryGet("VolumeAttachment", getAttachmentName(s.volumeHandle, s.driver, node));
+      return !!va?.status?.attached;
+    },
+
+    // ---- kubelet -----------------------------------------------------
+    waitForAttach(env, spec, _devicePath, done) {
+      const s = pvSource(spec)!;
+      const { ctx } = env;
+      if (!attachRequired(ctx, s.driver)) return done(null, "");
+      const attachID = getAttachmentName(s.volumeHandle, s.driver, env.nodeName!);
+      const va = ctx.api.tryGet("VolumeAttachment", attachID);
+      if (!va) return done(log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volumeattachments.storage.k8s.io "${attachID}" not found`));
+      if (va.status?.attached) return done(null, attachID);
+      return done(log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volume ${s.volumeHandle} is not attached yet`));
+    },
+    getDeviceMountPath(env, spec) {
+      const s = pvSource(spec)!;
+      const root = env.ctx.kubeletRoot;
+      return env.ctx.profile.csiHashedGlobalMount
+        ? `${root}/plugins/kubernetes.io/csi/${s.driver}/${sha256Hex(s.volumeHandle)}/globalmount`
+        : `${root}/plugins/kubernetes.io/csi/pv/${spec.name}/globalmount`;
+    },
+    mountDevice(env, spec, _devicePath, deviceMountPath, done) {
+      const s = pvSource(spec)!;
+      const { ctx } = env;
+      const host = env.host!;
+      if (!stageUnstage(ctx, s.driver)) {
+        ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:302", log(`attacher.MountDevice STAGE_UNSTAGE_VOLUME capability not set. Skipping MountDevice...`));
+        return done(null);
+      }
+      const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(log(`attacher.MountDevice failed: rpc error: code = Internal desc = ${r.error}`));
+        host.mkdir(deviceMountPath.replace(/\/globalmount$/, ""), { plugin: CSI_PLUGIN_NAME, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
+        host.mkdir(deviceMountPath, { plugin: CSI_PLUGIN_NAME, data: {} });
+        host.mount(`csi:${s.volumeHandle}`, deviceMountPath);
+        done(null);
+      });
+    },
+    unmountDevice(env, deviceMountPath, done) {
+      const { ctx } = env;
+      const host = env.host!;
+      const meta = host.dirs.get(deviceMountPath.replace(/\/globalmount$/, ""));
+      const handle = meta?.data.volumeHandle ?? "";
+      if (meta && !stageUnstage(ctx, meta.data.driverName ?? "")) return done(null);
+      const r = ctx.backend.call("nodeUnstage", handle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(log(`attacher.UnmountDevice failed: rpc error: code = Internal desc = ${r.error}`));
+        host.unmount(deviceMountPath);
+        host.rmdir(deviceMountPath);
+        host.rmdir(deviceMountPath.replace(/\/globalmount$/, ""));
+        done(null);
+      });
+    },
+    podVolumeDir(env, podUID, specName) {
+      return `${env.ctx.kubeletRoot}/pods/${podUID}/volumes/kubernetes.io~csi/${specName}`;
+    },
+    setUp(env, spec, podUID, deviceMountPath, done) {
+      const { ctx } = env;
+      const host = env.host!;
+      const dir = plugin.podVolumeDir(env, podUID, spec.name);
+      const target = `${dir}/mount`;
+      const s = pvSource(spec);
+      const ephemeral = !s;
+      const driver = s ? s.driver : spec.inline!.csi!.driver;
+      const handle = s ? s.volumeHandle : makeVolumeHandle(podUID, spec.name);
+      const r = ctx.backend.call("nodePublish", handle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(log(`mounter.SetupAt failed: rpc error: code = Internal desc = ${r.error}`));
+        host.mkdir(dir, {
+          plugin: CSI_PLUGIN_NAME,
+          podUID,
+          specName: spec.name,
+          data: { driverName: driver, volumeHandle: handle, specVolID: spec.name, volumeLifecycleMode: ephemeral ? "Ephemeral" : "Persistent", podUID },
+        });
+        if (ephemeral) host.mount(`lv:${handle}`, target);
+        else if (stageUnstage(ctx, driver) && host.isMountPoint(deviceMountPath)) host.bind(deviceMountPath, target);
+        else host.mount(`csi:${handle}`, target);
+        done(null);
+      });
+    },
+    tearDown(env, specName, podUID, done) {
+      const { ctx } = env;
+      const host = env.host!;
+      const dir = plugin.podVolumeDir(env, podUID, specName);
+      const target = `${dir}/mount`;
+      const info = host.dirs.get(dir);
+      if (!info) {
+        // nothing on disk: already torn down
+        host.unmount(target);
+        return done(null);
+      }
+      const handle = info.data.volumeHandle ?? "";
+      const ephemeral = info.data.volumeLifecycleMode === "Ephemeral";
+      let calls = inflight.get(host);
+      if (!calls) inflight.set(host, (calls = new Set()));
+      if (calls.has(handle))
+        return done(log(`Unmounter.TearDownAt failed: rpc error: code = Aborted desc = NodeUnpublish operation for volume ${handle} still ongoing`));
+      calls.add(handle);
+      const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        calls!.delete(handle);
+        if (r.error) return done(log(`Unmounter.TearDownAt failed: rpc error: code = Internal desc = ${r.error}`));
+        if (ephemeral) {
+          const holders = host.holders(`lv:${handle}`);
+          if (holders.length > 0) {
+            const lv = `vg10000/vg10000_${handle}`;
+            ctx.out.note(
+              `volume:${handle}`,
+              `NodeUnpublish of ephemeral volume ${handle} failed: the logical volume is still mounted in the mount namespace of ${holders.join(", ")} (the container has not exited yet)`,
+            );
+            return done(
+              log(
+                `Unmounter.TearDownAt failed: rpc error: code = Internal desc = rpc error: code = Internal desc = Failed to remove volume: Failed to lvremove lv ${lv}: Logical volume ${lv} contains a filesystem in use.`,
+              ),
+            );
+          }
+        }
+        host.unmount(target);
+        host.rmdir(dir);
+        done(null);
+      });
+    },
+    constructVolumeSpec(env, specName, podUID) {
+      const host = env.host!;
+      const dir = plugin.podVolumeDir(env, podUID, specName);
+      const info = host.dirs.get(dir);
+      if (!info) throw new Error(log(`failed to open volume data file [${dir}/vol_data.json]: open ${dir}/vol_data.json: no such file or directory`));
+      if (info.data.volumeLifecycleMode === "Ephemeral")
+        return { name: specName, inline: { name: specName, csi: { driver: info.data.driverName! } }, readOnly: false };
+      const pv: KObj = {
+        apiVersion: "v1",
+        kind: "PersistentVolume",
+        metadata: { name: info.data.specVolID ?? specName, uid: "", resourceVersion: "" },
+        spec: { csi: { driver: info.data.driverName, volumeHandle: info.data.volumeHandle } },
+      };
+      return { name: pv.metadata.name, pv, readOnly: false };
+    },
+  };
+  return plugin;
+}

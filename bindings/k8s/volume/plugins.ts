@@ -1,0 +1,149 @@
+// pkg/volume: volume specs, the plugin interface and the plugin manager.
+//
+// A volume.Spec is either a PersistentVolume (reached through a PVC) or an
+// inline pod volume. The unique volume name the ADC and the kubelet key their
+// caches by is `<plugin>/<GetVolumeName(spec)>` for attachable or
+// device-mountable volumes (kubernetes.io/csi/<driver>^<handle>,
+// kubernetes.io/rbd/<pool>:<image>) and the pod-scoped
+// `<plugin>/<podUID>-<specName>` for the rest (GetUniqueVolumeNameFromSpecWithPod).
+//
+// The plugin manager answers two different questions, and seed 000/003 is the
+// gap between them: FindAttachablePluginByName("kubernetes.io/csi") always
+// returns the CSI plugin (the plugin *can* attach), while
+// FindAttachablePluginBySpec(inline CSI spec) returns nothing (an inline CSI
+// volume is never attached). Reconstruction before #108997 asked by name.
+
+import type { Ctx } from "../engine/context.js";
+import type { Host } from "../host/mount.js";
+import type { KObj, PodVolume } from "../api/types.js";
+
+export interface VolumeSpec {
+  /** PV name or inline volume name (spec.Name()) */
+  name: string;
+  pv?: KObj;
+  inline?: PodVolume;
+  readOnly: boolean;
+}
+
+export interface PluginEnv {
+  ctx: Ctx;
+  /** log component, e.g. "kube-controller-manager" or "kubelet/node-1" */
+  component: string;
+  nodeName?: string;
+  host?: Host;
+  /** the component's VolumeAttachment waiters (ADC) */
+  vaWaiters?: VAWaiters;
+}
+
+export type Cb = (err: string | null, result?: string) => void;
+
+/** Waiters on VolumeAttachment changes seen through an informer. */
+export class VAWaiters {
+  private w = new Map<string, Array<(va: KObj | undefined) => boolean>>();
+  add(name: string, fn: (va: KObj | undefined) => boolean): () => void {
+    let a = this.w.get(name);
+    if (!a) this.w.set(name, (a = []));
+    a.push(fn);
+    return () => {
+      const b = this.w.get(name);
+      if (b) this.w.set(name, b.filter((f) => f !== fn));
+    };
+  }
+  notify(name: string, va: KObj | undefined): void {
+    const a = this.w.get(name);
+    if (!a || a.length === 0) return;
+    this.w.set(name, a.filter((fn) => !fn(va)));
+  }
+}
+
+export interface VolumePlugin {
+  readonly name: string;
+  canSupport(spec: VolumeSpec): boolean;
+  /** an attacher exists for this plugin at all (FindAttachablePluginByName) */
+  readonly attachableByName: boolean;
+  /** this spec needs attach (FindAttachablePluginBySpec) */
+  isAttachable(spec: VolumeSpec, ctx: Ctx): boolean;
+  isDeviceMountable(spec: VolumeSpec, ctx: Ctx): boolean;
+  /** GetVolumeName; throws Error with the upstream message */
+  getVolumeName(spec: VolumeSpec): string;
+  /** "kubernetes.io~csi" */
+  readonly dirName: string;
+
+  // attach/detach controller side
+  attach?(env: PluginEnv, spec: VolumeSpec, node: string, done: Cb): void;
+  /** volumeName is the unique name without the plugin prefix */
+  detach?(env: PluginEnv, volumeName: string, node: string, done: Cb): void;
+  volumeIsAttached?(env: PluginEnv, spec: VolumeSpec, node: string): boolean;
+
+  // kubelet side
+  waitForAttach?(env: PluginEnv, spec: VolumeSpec, devicePath: string, done: Cb): void;
+  getDeviceMountPath?(env: PluginEnv, spec: VolumeSpec): string;
+  mountDevice?(env: PluginEnv, spec: VolumeSpec, devicePath: string, deviceMountPath: string, done: Cb): void;
+  unmountDevice?(env: PluginEnv, deviceMountPath: string, done: Cb): void;
+  setUp(env: PluginEnv, spec: VolumeSpec, podUID: string, deviceMountPath: string, done: Cb): void;
+  tearDown(env: PluginEnv, specName: string, podUID: string, done: Cb): void;
+  /** reconstruction: rebuild a spec from what is on disk */
+  constructVolumeSpec(env: PluginEnv, specName: string, podUID: string): VolumeSpec;
+  /** host path of the pod's volume dir */
+  podVolumeDir(env: PluginEnv, podUID: string, specName: string): string;
+}
+
+export class PluginMgr {
+  constructor(readonly plugins: readonly VolumePlugin[]) {}
+  findBySpec(spec: VolumeSpec): VolumePlugin | undefined {
+    for (const p of this.plugins) if (p.canSupport(spec)) return p;
+    return undefined;
+  }
+  findByName(name: string): VolumePlugin | undefined {
+    for (const p of this.plugins) if (p.name === name) return p;
+    return undefined;
+  }
+  findByDirName(dir: string): VolumePlugin | undefined {
+    for (const p of this.plugins) if (p.dirName === dir) return p;
+    return undefined;
+  }
+}
+
+/** GetUniqueVolumeNameFromSpec */
+export function uniqueNameFromSpec(plugin: VolumePlugin, spec: VolumeSpec): string {
+  return `${plugin.name}/${plugin.getVolumeName(spec)}`;
+}
+/** GetUniqueVolumeNameFromSpecWithPod */
+export function uniqueNameWithPod(plugin: VolumePlugin, podUID: string, spec: VolumeSpec): string {
+  return `${plugin.name}/${podUID}-${spec.name}`;
+}
+
+/** The unique name a pod volume is tracked under (desired state populators). */
+export function uniqueVolumeName(plugin: VolumePlugin, spec: VolumeSpec, podUID: string, ctx: Ctx): string {
+  if (plugin.isAttachable(spec, ctx) || plugin.isDeviceMountable(spec, ctx)) return uniqueNameFromSpec(plugin, spec);
+  return uniqueNameWithPod(plugin, podUID, spec);
+}
+
+/** Resolve a pod volume to a spec: PVC -> bound PV, or inline. Returns an error text when not resolvable. */
+export function specForPodVolume(
+  v: PodVolume,
+  namespace: string,
+  lookup: (kind: "PersistentVolumeClaim" | "PersistentVolume", key: string) => KObj | undefined,
+): VolumeSpec | string {
+  if (v.persistentVolumeClaim) {
+    const pvc = lookup("PersistentVolumeClaim", `${namespace}/${v.persistentVolumeClaim.claimName}`);
+    if (!pvc) return `persistentvolumeclaim "${v.persistentVolumeClaim.claimName}" not found`;
+    const pvName = pvc.spec?.volumeName as string | undefined;
+    if (!pvName) return `PVC ${namespace}/${v.persistentVolumeClaim.claimName} has non-bound phase ("Pending") or empty pvc.Spec.VolumeName ("")`;
+    const pv = lookup("PersistentVolume", pvName);
+    if (!pv) return `persistentvolume "${pvName}" not found`;
+    return { name: pvName, pv, readOnly: v.persistentVolumeClaim.readOnly ?? false };
+  }
+  return { name: v.name, inline: v, readOnly: false };
+}
+
+/** PV access modes allow attachment to several nodes (util.IsMultiAttachAllowed). */
+export function isMultiAttachAllowed(spec: VolumeSpec | undefined): boolean {
+  if (!spec) return true;
+  if (!spec.pv) return true;
+  const modes = (spec.pv.spec?.accessModes ?? []) as string[];
+  if (modes.length === 0) return true;
+  return modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany");
+}
+
+export const ESCAPE_DIR = (pluginName: string): string => pluginName.replace("/", "~");

@@ -1,0 +1,184 @@
+// pkg/volume/rbd: the in-tree Ceph RBD plugin.
+//
+// Attach and Detach in the ADC do nothing; the kubelet maps the image in
+// WaitForAttach (`rbd map` -> /dev/rbdN), mounts it at the global mount
+// plugins/kubernetes.io/rbd/mounts/<pool>-image-<image> (MountDevice), and
+// bind-mounts that into the pod (SetUp). UnmountDevice undoes the first two.
+//
+// Seed 001 (#54214, fixed by #79940). UnmountDevice before the fix:
+//   1. devicePath = GetDeviceNameFromMount(deviceMountPath)   (mount table)
+//   2. Unmount(deviceMountPath)
+//   3. DetachDisk(devicePath)  = rbd unmap   -> EBUSY while another mount
+//      namespace (node_exporter with propagation None) still holds the fs
+//   4. os.Remove(deviceMountPath)
+// A failure in 3 returns an error and the operation is retried after backoff,
+// but step 2 already removed the mount: the retry finds no device (1), and
+// Unmount of a path that is not mounted fails (2), so step 3 never runs again.
+// #79940: when the mount table has no device, find it from the image encoded
+// in the directory name (/sys/bus/rbd/devices) and retry the unmap.
+
+import type { Cb, PluginEnv, VolumePlugin, VolumeSpec } from "./plugins.js";
+
+export const RBD_PLUGIN_NAME = "kubernetes.io/rbd";
+
+function src(spec: VolumeSpec): { pool: string; image: string } | null {
+  const r = spec.pv?.spec?.rbd ?? spec.inline?.rbd;
+  return r ? { pool: r.pool ?? "rbd", image: r.image } : null;
+}
+
+/** rbd prints its stderr; old kubelets formatted it with %v of a []byte */
+function rbdOutput(env: PluginEnv, text: string): string {
+  if (!env.ctx.profile.rbdOutputAsBytes) return text;
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) bytes.push(text.charCodeAt(i));
+  return `[${bytes.join(" ")}]`;
+}
+
+export function createRBDPlugin(): VolumePlugin {
+  const detachDisk = (env: PluginEnv, image: string, devicePath: string, done: Cb): void => {
+    const { ctx } = env;
+    const host = env.host!;
+    const r = ctx.backend.call("rbdUnmap", `rbd:${image}`, env.nodeName!);
+    ctx.sim.after(r.latencyMs, () => {
+      const res = r.error ? "EIO" : host.rbdUnmap(devicePath);
+      if (res === null) {
+        ctx.backend.detach(`rbd:${image}`, env.nodeName!);
+        ctx.out.on && ctx.out.log(env.component, "I", "rbd_util.go:446", `rbd: successfully unmap device ${devicePath}`);
+        return done(null);
+      }
+      const stderr =
+        res === "EBUSY"
+          ? "rbd: sysfs write failed\nrbd: unmap failed: (16) Device or resource busy\n"
+          : res === "ENOENT"
+            ? `rbd: ${devicePath || "(empty)"}: not a mapped image or snapshot\n`
+            : `rbd: ${r.error}\n`;
+      const code = res === "EBUSY" ? 16 : res === "ENOENT" ? 22 : 5;
+      if (ctx.out.on) {
+        for (const line of stderr.trim().split("\n")) ctx.out.raw(`rbd/${env.nodeName}`, "E", line);
+        if (res === "EBUSY")
+          ctx.out.note(
+            `volume:rbd:${image}`,
+            `rbd unmap ${devicePath} on ${env.nodeName} returned EBUSY: the filesystem is still mounted in the mount namespace of ${host.holders(devicePath).join(", ") || "another process"}`,
+          );
+      }
+      if (res === "EBUSY") ctx.steps.step("rbd.UnmapBusy", devicePath);
+      done(`rbd: failed to unmap device ${devicePath}, error exit status ${code}, rbd output: ${rbdOutput(env, stderr)}`);
+    });
+  };
+
+  const plugin: VolumePlugin = {
+    name: RBD_PLUGIN_NAME,
+    dirName: "kubernetes.io~rbd",
+    attachableByName: true,
+    canSupport: (spec) => src(spec) !== null,
+    isAttachable: () => true,
+    isDeviceMountable: () => true,
+    getVolumeName(spec) {
+      const s = src(spec);
+      if (!s) throw new Error("Spec does not reference a RBD volume type");
+      return `${s.pool}:${s.image}`;
+    },
+    attach(_env, _spec, _node, done) {
+      done(null, "");
+    },
+    detach(_env, _volumeName, _node, done) {
+      done(null);
+    },
+    volumeIsAttached: () => true,
+    waitForAttach(env, spec, _devicePath, done) {
+      const { ctx } = env;
+      const s = src(spec)!;
+      const image = `${s.pool}/${s.image}`;
+      const r = ctx.backend.call("rbdMap", `rbd:${image}`, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(`rbd: map failed ${r.error}`);
+        for (const h of ctx.hosts.values())
+          if (h !== env.host && h.rbdDeviceFor(image)) return done(`rbd image ${image} is still being used`);
+        const dev = env.host!.rbdMap(image);
+        ctx.backend.attach(`rbd:${image}`, env.nodeName!, `rbd image ${image} is still being used`);
+        ctx.out.on && ctx.out.log(env.component, "I", "rbd_util.go:380", `rbd: successfully map image ${image} to ${dev}`);
+        done(null, dev);
+      });
+    },
+    getDeviceMountPath(env, spec) {
+      const s = src(spec)!;
+      return `${env.ctx.kubeletRoot}/plugins/kubernetes.io/rbd/mounts/${s.pool}-image-${s.image}`;
+    },
+    mountDevice(env, spec, devicePath, deviceMountPath, done) {
+      const s = src(spec)!;
+      env.host!.mkdir(deviceMountPath, { plugin: RBD_PLUGIN_NAME, data: { pool: s.pool, image: s.image } });
+      env.host!.mount(devicePath, deviceMountPath);
+      done(null);
+    },
+    unmountDevice(env, deviceMountPath, done) {
+      const { ctx } = env;
+      const host = env.host!;
+      const c = env.component;
+      const info = host.dirs.get(deviceMountPath);
+      if (!info) {
+        ctx.out.on && ctx.out.log(c, "W", "attacher.go:226", `Warning: Unmount skipped because path does not exist: ${deviceMountPath}`);
+        return done(null);
+      }
+      const image = `${info.data.pool}/${info.data.image}`;
+      let devicePath = host.deviceAt(deviceMountPath);
+      const mounted = devicePath !== "";
+      if (ctx.profile.fix["79940"]) {
+        if (devicePath === "") {
+          devicePath = host.rbdDeviceFor(image);
+          if (devicePath === "") ctx.out.on && ctx.out.log(c, "W", "attacher.go:239", `can't found devicePath for ${deviceMountPath}, Device is already unmounted, Image: ${info.data.image}, Pool: ${info.data.pool}`);
+        }
+        if (mounted) {
+          const err = host.unmount(deviceMountPath);
+          if (err) return done(err);
+          ctx.out.on && ctx.out.log(c, "I", "attacher.go:248", `rbd: successfully umount device mountpath ${deviceMountPath}`);
+        }
+        const finish = (): void => {
+          host.rmdir(deviceMountPath);
+          ctx.out.on && ctx.out.log(c, "I", "attacher.go:262", `rbd: successfully remove device mount point ${deviceMountPath}`);
+          done(null);
+        };
+        if (devicePath === "") return finish();
+        ctx.out.on && ctx.out.log(c, "I", "attacher.go:253", `rbd: detaching device ${devicePath}`);
+        return detachDisk(env, image, devicePath, (err) => (err ? done(err) : finish()));
+      }
+      // before #79940
+      ctx.out.on && ctx.out.log(c, "I", "attacher.go:234", `rbd: unmouting device mountpoint ${deviceMountPath}`);
+      const uerr = host.unmount(deviceMountPath);
+      if (uerr) return done(uerr);
+      ctx.out.on && ctx.out.log(c, "I", "attacher.go:238", `rbd: successfully umount device mountpath ${deviceMountPath}`);
+      ctx.out.on && ctx.out.log(c, "I", "attacher.go:240", `rbd: detaching device ${devicePath}`);
+      detachDisk(env, image, devicePath, (err) => {
+        if (err) return done(err);
+        ctx.out.on && ctx.out.log(c, "I", "attacher.go:245", `rbd: successfully detach device ${devicePath}`);
+        host.rmdir(deviceMountPath);
+        ctx.out.on && ctx.out.log(c, "I", "attacher.go:250", `rbd: successfully remove device mount point ${deviceMountPath}`);
+        done(null);
+      });
+    },
+    podVolumeDir(env, podUID, specName) {
+      return `${env.ctx.kubeletRoot}/pods/${podUID}/volumes/kubernetes.io~rbd/${specName}`;
+    },
+    setUp(env, spec, podUID, deviceMountPath, done) {
+      const s = src(spec)!;
+      const dir = plugin.podVolumeDir(env, podUID, spec.name);
+      env.host!.mkdir(dir, { plugin: RBD_PLUGIN_NAME, podUID, specName: spec.name, data: { pool: s.pool, image: s.image, pv: spec.pv?.metadata.name ?? "" } });
+      const err = env.host!.bind(deviceMountPath, dir);
+      done(err);
+    },
+    tearDown(env, specName, podUID, done) {
+      const dir = plugin.podVolumeDir(env, podUID, specName);
+      env.host!.unmount(dir);
+      env.host!.rmdir(dir);
+      done(null);
+    },
+    constructVolumeSpec(env, specName, podUID) {
+      const info = env.host!.dirs.get(plugin.podVolumeDir(env, podUID, specName));
+      if (!info) throw new Error(`rbd: cannot find volume data for ${specName}`);
+      const rbd = { monitors: [], pool: info.data.pool, image: info.data.image! };
+      if (info.data.pv)
+        return { name: info.data.pv, pv: { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: info.data.pv, uid: "", resourceVersion: "" }, spec: { rbd } }, readOnly: false };
+      return { name: specName, inline: { name: specName, rbd }, readOnly: false };
+    },
+  };
+  return plugin;
+}

@@ -1,0 +1,294 @@
+// Readers for real-kernel blk-throttle traces, into one shape.
+//
+// Two formats are understood (a user who records their own kernel in either
+// gets the same replay and comparison):
+//
+//  * "throtl" (oracle/throtl/traces/<scenario>/run<k>.jsonl): line 1 is a
+//    header with the scenario, device, cgroups, limit writes (`limits_written`
+//    with `t_ns`, mid-run `events` with `write_return_ns`) and the jiffies map
+//    jiffies(t) = floor((t0_mono_ns + t - grid_offset_ns) / tick_ns) + offset;
+//    then one record per IO (job, seq, thread, dir, off, size, submit_ns,
+//    complete_ns, ret), times relative to t0. cgroup v1 blkio.throttle files.
+//  * "guest-iomax" (oracle/guest/traces/iomax*.jsonl): a "test" header, per
+//    case a "case" record (io.max limit, set_ns = when the write returned) and
+//    its "io" records (absolute CLOCK_MONOTONIC ns). cgroup v2 io.max. No
+//    jiffies map is recorded: the tick phase is estimated from the trace
+//    (estimateTickPhase below).
+//
+// Every error names the file, the line and the field.
+
+import { InputError } from "../scenario/errors.js";
+import type { KernelVersion } from "../scenario/types.js";
+
+export interface RecordedIo {
+  job: string;
+  seq: number;
+  thread: number;
+  cgroup: string;
+  dir: "R" | "W";
+  off: number;
+  size: number;
+  submitNs: number;
+  completeNs: number;
+  line: number;
+}
+
+export interface LimitWrite {
+  atNs: number;
+  cgroup: string;
+  file: string;
+  value: string;
+  line: number;
+}
+
+/** Jiffies in trace time: jiffies(t) = jiffiesAtOrigin + floor((t + originAfterTickNs) / tickNs). */
+export interface TraceClock {
+  hz: number;
+  tickNs: number;
+  jiffiesAtOrigin: bigint;
+  originAfterTickNs: number;
+  /** "header" (recorded map), "estimated" (from release clustering), "calibrated" (by replay, see calibrateClock) */
+  source: "header" | "estimated" | "calibrated";
+}
+
+export interface TracePart {
+  /** e.g. the guest case name; the whole trace for single-scenario traces */
+  name: string;
+  cgroups: string[];
+}
+
+export interface RecordedTrace {
+  kind: "throtl" | "guest-iomax";
+  file: string;
+  name: string;
+  kernel: KernelVersion;
+  kernelString: string;
+  cgroupVersion: 1 | 2;
+  device: { name: string; devno: string; maxSectorsKb: number; rotational: boolean; nrRequests: number };
+  /** cgroup paths, parents before children */
+  cgroups: string[];
+  writes: LimitWrite[];
+  ios: RecordedIo[];
+  clock: TraceClock;
+  parts: TracePart[];
+  header: Record<string, unknown>;
+}
+
+export const INITIAL_JIFFIES = (hz: number) => 0x100000000n - BigInt(300 * hz);
+
+function parseLines(text: string, file: string): Array<{ obj: Record<string, unknown>; line: number }> {
+  const out: Array<{ obj: Record<string, unknown>; line: number }> = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!.trim();
+    if (!l) continue;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(l);
+    } catch (e) {
+      throw new InputError(`not a JSON object (${(e as Error).message})`, file, i + 1);
+    }
+    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) throw new InputError("not a JSON object", file, i + 1);
+    out.push({ obj: obj as Record<string, unknown>, line: i + 1 });
+  }
+  if (out.length === 0) throw new InputError("empty trace", file, 1);
+  return out;
+}
+
+function num(o: Record<string, unknown>, k: string, file: string, line: number): number {
+  const v = o[k];
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new InputError(`field "${k}" must be a number`, file, line, k);
+  return v;
+}
+
+function str(o: Record<string, unknown>, k: string, file: string, line: number): string {
+  const v = o[k];
+  if (typeof v !== "string") throw new InputError(`field "${k}" must be a string`, file, line, k);
+  return v;
+}
+
+export function kernelProfileOf(release: string): KernelVersion {
+  const m = /^(\d+)\.(\d+)/.exec(release);
+  if (!m) return "6.18";
+  const v = Number(m[1]) * 100 + Number(m[2]);
+  if (v <= 610) return "6.1";
+  if (v <= 615) return "6.12";
+  return "6.18";
+}
+
+export function detectKind(header: Record<string, unknown>): RecordedTrace["kind"] | undefined {
+  if (header.type === "header" && typeof header.jiffies === "object" && header.scenario_spec) return "throtl";
+  if (header.type === "test" && header.test === "iomax") return "guest-iomax";
+  return undefined;
+}
+
+export function readTrace(text: string, file: string): RecordedTrace {
+  const recs = parseLines(text, file);
+  const kind = detectKind(recs[0]!.obj);
+  if (kind === "throtl") return readThrotl(recs, file);
+  if (kind === "guest-iomax") return readGuestIomax(recs, file);
+  throw new InputError("unknown trace format: line 1 is neither a throtl header (type \"header\" with \"jiffies\") nor a guest iomax header (type \"test\", test \"iomax\")", file, 1, "type");
+}
+
+// ---------------------------------------------------------------- throtl
+
+const V1_FILE: Record<string, string> = {
+  read_bps: "blkio.throttle.read_bps_device",
+  write_bps: "blkio.throttle.write_bps_device",
+  read_iops: "blkio.throttle.read_iops_device",
+  write_iops: "blkio.throttle.write_iops_device",
+};
+
+function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>, file: string): RecordedTrace {
+  const h = recs[0]!.obj;
+  const hl = recs[0]!.line;
+  const jm = h.jiffies as Record<string, unknown>;
+  const tickNs = num(jm, "tick_ns", file, hl);
+  const grid = num(jm, "grid_offset_ns", file, hl);
+  const offset = BigInt(num(jm, "offset", file, hl));
+  const t0 = BigInt(num(h, "t0_mono_ns", file, hl));
+  const hz = num(h, "hz", file, hl);
+  const base = t0 - BigInt(grid);
+  const tick = BigInt(tickNs);
+  const clock: TraceClock = {
+    hz, tickNs, source: "header",
+    jiffiesAtOrigin: base / tick + offset,
+    originAfterTickNs: Number(base % tick),
+  };
+  const dev = (h.device ?? {}) as Record<string, unknown>;
+  const devno = typeof dev.devno === "string" ? dev.devno : "7:1";
+  const rot = String(dev.rotational_during_run ?? dev.rotational_at_attach ?? "0") === "1";
+  const path = typeof dev.path === "string" ? dev.path : "/dev/loop1";
+  // cgroups: nested by their parent names (v1 is flat anyway)
+  const cgs = (Array.isArray(h.cgroups) ? h.cgroups : []) as Array<Record<string, unknown>>;
+  const parentOf = new Map<string, string | null>();
+  for (const c of cgs) parentOf.set(String(c.name), c.parent == null ? null : String(c.parent));
+  const pathOf = (name: string): string => {
+    const chain: string[] = [];
+    let n: string | null | undefined = name;
+    const seen = new Set<string>();
+    while (n != null && !seen.has(n)) {
+      seen.add(n);
+      chain.unshift(n);
+      n = parentOf.get(n);
+    }
+    return chain.join("/");
+  };
+  const cgroups = [...parentOf.keys()].map(pathOf).sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : 1));
+  const writes: LimitWrite[] = [];
+  const addWrite = (o: Record<string, unknown>, at: number) => {
+    const lim = str(o, "limit", file, hl);
+    const f = V1_FILE[lim];
+    if (!f) throw new InputError(`unknown limit "${lim}"`, file, hl, "limit");
+    const value = num(o, "value", file, hl);
+    writes.push({ atNs: at, cgroup: pathOf(str(o, "cgroup", file, hl)), file: f, value: `${devno} ${value}`, line: hl });
+  };
+  for (const w of (Array.isArray(h.limits_written) ? h.limits_written : []) as Array<Record<string, unknown>>) addWrite(w, num(w, "t_ns", file, hl));
+  for (const e of (Array.isArray(h.events) ? h.events : []) as Array<Record<string, unknown>>) {
+    addWrite(e, num(e, "write_return_ns", file, hl));
+  }
+  const jobs = (Array.isArray(h.jobs) ? h.jobs : ((h.scenario_spec as Record<string, unknown>)?.jobs ?? [])) as Array<Record<string, unknown>>;
+  const jobCg = new Map<string, string>();
+  for (const j of jobs) jobCg.set(String(j.name), j.cgroup == null ? "" : pathOf(String(j.cgroup)));
+  const ios: RecordedIo[] = [];
+  for (let k = 1; k < recs.length; k++) {
+    const { obj: r, line } = recs[k]!;
+    if (r.type !== undefined && r.type !== "io") continue;
+    const job = str(r, "job", file, line);
+    const dir = str(r, "dir", file, line);
+    if (dir !== "R" && dir !== "W") throw new InputError(`dir must be "R" or "W"`, file, line, "dir");
+    if (typeof r.errno !== "undefined") continue; // failed IO: not a completion
+    ios.push({
+      job, seq: num(r, "seq", file, line), thread: typeof r.thread === "number" ? r.thread : 0,
+      cgroup: jobCg.get(job) ?? "", dir, off: num(r, "off", file, line), size: num(r, "size", file, line),
+      submitNs: num(r, "submit_ns", file, line), completeNs: num(r, "complete_ns", file, line), line,
+    });
+  }
+  const kernelString = typeof h.kernel === "string" ? h.kernel : "6.18";
+  const name = typeof h.scenario === "string" ? `${h.scenario}/run${h.repeat ?? "?"}` : file;
+  return {
+    kind: "throtl", file, name, kernel: kernelProfileOf(kernelString), kernelString, cgroupVersion: 1,
+    device: { name: path.replace(/^\/dev\//, ""), devno, maxSectorsKb: Number(dev.max_sectors_kb ?? 1280), rotational: rot, nrRequests: Number(dev.nr_requests ?? 128) },
+    cgroups, writes, ios, clock, parts: [{ name, cgroups }], header: h,
+  };
+}
+
+// ---------------------------------------------------------------- guest iomax
+
+function readGuestIomax(recs: Array<{ obj: Record<string, unknown>; line: number }>, file: string): RecordedTrace {
+  const h = recs[0]!.obj;
+  const dev = (h.device ?? {}) as Record<string, unknown>;
+  const devno = typeof dev.dev === "string" ? dev.dev : "253:0";
+  const meta = (h.meta ?? {}) as Record<string, unknown>;
+  const uname = typeof meta.uname === "string" ? meta.uname : "";
+  const rel = /Linux \S+ (\d+\.\d+\S*)/.exec(uname)?.[1] ?? "6.1";
+  const hz = Number((h.kconfig as Record<string, unknown> | undefined)?.CONFIG_HZ ?? 250);
+  const cases = new Map<string, { op: "R" | "W"; bs: number; line: number }>();
+  const writes: LimitWrite[] = [];
+  const ios: RecordedIo[] = [];
+  for (let k = 1; k < recs.length; k++) {
+    const { obj: r, line } = recs[k]!;
+    if (r.type === "case") {
+      const name = str(r, "case", file, line);
+      const it = (r.iotest ?? {}) as Record<string, unknown>;
+      const op = it.op === "write" ? "W" : "R";
+      cases.set(name, { op, bs: Number(it.bs ?? 4096), line });
+      writes.push({ atNs: num(r, "set_ns", file, line), cgroup: name, file: "io.max", value: `${devno} ${str(r, "limit", file, line)}`, line });
+    } else if (r.type === "io") {
+      const name = str(r, "case", file, line);
+      const c = cases.get(name);
+      if (!c) throw new InputError(`io record for case "${name}" before its case record`, file, line, "case");
+      const ret = num(r, "ret", file, line);
+      if (ret < 0) continue;
+      ios.push({
+        job: name, seq: num(r, "idx", file, line), thread: typeof r.tid === "number" ? r.tid : 0, cgroup: name, dir: c.op,
+        off: num(r, "offset", file, line), size: c.bs, submitNs: num(r, "submit_ns", file, line),
+        completeNs: num(r, "complete_ns", file, line), line,
+      });
+    }
+  }
+  const cgroups = [...cases.keys()];
+  const tickNs = 1e9 / hz;
+  const phase = estimateTickPhase(ios, tickNs);
+  // jiffies(t) = INITIAL_JIFFIES + floor((t - phase) / tick): the absolute value is assumed
+  // (boot at jiffies = INITIAL_JIFFIES); only its value mod the slice matters, for slice ends.
+  const jiffiesAtOrigin = INITIAL_JIFFIES(hz) - 1n;
+  const clock: TraceClock = { hz, tickNs, source: "estimated", jiffiesAtOrigin, originAfterTickNs: tickNs - phase };
+  const base = file.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+  return {
+    kind: "guest-iomax", file, name: base, kernel: kernelProfileOf(rel), kernelString: rel, cgroupVersion: 2,
+    device: { name: "nullb0", devno, maxSectorsKb: 128, rotational: false, nrRequests: Number(dev["/sys/block/nullb0/queue/nr_requests"] ?? 64) },
+    cgroups, writes, ios, clock, parts: cgroups.map((c) => ({ name: `${base}#${c}`, cgroups: [c] })), header: h,
+  };
+}
+
+/** Where the tick grid lies (ns in [0, tick)) as seen in completions: IOs the
+ *  throttle held complete a release latency after a tick, so their completion
+ *  times modulo the tick form one cluster on the circle. We cut the circle at
+ *  its widest empty arc: the cluster starts at "tick + the fastest release"
+ *  (RELEASE_LATENCY_MIN_NS, which the replay subtracts to place the ticks). */
+export function estimateTickPhase(ios: ReadonlyArray<{ submitNs: number; completeNs: number }>, tickNs: number): number {
+  const res: number[] = [];
+  for (const io of ios) if (io.completeNs - io.submitNs > tickNs / 2) res.push(((io.completeNs % tickNs) + tickNs) % tickNs);
+  if (res.length === 0) return 0;
+  res.sort((a, b) => a - b);
+  let bestGap = -1;
+  let start = res[0]!;
+  for (let i = 0; i < res.length; i++) {
+    const a = res[i]!;
+    const b = i + 1 < res.length ? res[i + 1]! : res[0]! + tickNs;
+    if (b - a > bestGap) {
+      bestGap = b - a;
+      start = b % tickNs;
+    }
+  }
+  return start;
+}
+
+/** Jiffies at trace time t (ns). */
+export function traceJiffies(c: TraceClock, tNs: number): bigint {
+  const x = BigInt(Math.round(tNs)) + BigInt(c.originAfterTickNs);
+  const tick = BigInt(c.tickNs);
+  const q = x >= 0n ? x / tick : -((-x + tick - 1n) / tick);
+  return c.jiffiesAtOrigin + q;
+}
