@@ -24,7 +24,7 @@ import { family } from "../../web/src/families/index.js";
 import type { BlockFamily } from "../../web/src/families/blockio.js";
 import type { RunRequest } from "../../web/src/families/types.js";
 import { resultHash } from "../../web/src/lib/digest.js";
-import { simulate as nodeSimulate } from "../../dist/bindings/index.js";
+import { simulate as nodeSimulate, k8s as nodeK8s } from "../../dist/bindings/index.js";
 import type { RunResult, Scenario } from "../../bindings/scenario/types.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -192,6 +192,21 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     // io.max rbps=20971520: 20 MiB/s, a little over for the first slice
     expect(Number(shown.get("capped")!.read)).toBeGreaterThan(19);
     expect(Number(shown.get("capped")!.read)).toBeLessThan(21.5);
+  });
+
+  it("replays a Kubernetes incident on the affected and the fixed version: violation vs none, hashes as in Node", async () => {
+    await fresh(page, `${server.url}#family=k8s&scenario=rbd-unmap-busy&seed=1&v=1.14&vs=1.16`);
+    const sc = nodeK8s.builtinK8sScenario("rbd-unmap-busy")!;
+    const a = nodeK8s.runK8sScenario(sc, { version: "1.14", fixes: {}, seed: 1 });
+    const b = nodeK8s.runK8sScenario(sc, { version: "1.16", fixes: {}, seed: 1 });
+    expect(a.violations.length).toBeGreaterThan(0);
+    expect(b.violations).toEqual([]);
+    const runs = page.locator(".run");
+    expect(await runs.nth(0).getAttribute("data-hash")).toBe(resultHash(a));
+    expect(await runs.nth(1).getAttribute("data-hash")).toBe(resultHash(b));
+    expect(await runs.nth(0).locator(".callout.fail strong").textContent()).toContain(a.violations[0]!.name);
+    expect(await runs.nth(1).locator(".callout.ok").count()).toBe(1);
+    expect(await runs.nth(0).locator("svg.swimlane").count()).toBe(1);
   });
 
   it("Enter in the seed field re-runs; the comparison shows two columns that match Node", async () => {

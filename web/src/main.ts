@@ -104,11 +104,11 @@ function applyScenario(st: Partial<PageState>): void {
   const fixes = st.fixes ?? sc.fixes ?? [];
   fixesA.hidden = fam.fixes.length === 0;
   fixBoxes(fixesA.querySelector(".boxes")!, fam, fixes, "fa");
-  compareBox.checked = !!st.vs;
-  const otherVersion = fam.versions.find((v) => v !== versionSel.value) ?? versionSel.value;
+  compareBox.checked = !!st.vs || (!!sc.compareVersion && st.vs === undefined && !st.family);
+  const otherVersion = sc.compareVersion ?? fam.versions.find((v) => v !== versionSel.value) ?? versionSel.value;
   fillVersions(vsVersionSel, fam, st.vs?.version ?? otherVersion);
   // by default the comparison flips the fixes (all on vs as-is)
-  fixBoxes(fixesB, fam, st.vs?.fixes ?? (fixes.length ? [] : fam.fixes.map((f) => f.id)), "fb");
+  fixBoxes(fixesB, fam, st.vs?.fixes ?? (fixes.length || sc.compareVersion ? [] : fam.fixes.map((f) => f.id)), "fb");
   syncCompare();
   if (st.seed !== undefined) seedIn.value = String(st.seed);
   const texts = { ...sc.files, ...(st.files ?? {}) };

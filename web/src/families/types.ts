@@ -39,6 +39,8 @@ export interface ScenarioInfo {
   files: Record<string, string>;
   /** default version for this scenario (e.g. the version an incident happened on) */
   version?: string;
+  /** default version of the comparison run (e.g. the version with the fix) */
+  compareVersion?: string;
   /** default fixes */
   fixes?: string[];
   /** a hint shown next to the run button (e.g. "1 M bios") */

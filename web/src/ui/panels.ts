@@ -92,6 +92,11 @@ export function renderTable(t: TablePanel, id: string): HTMLElement {
     r.cells.forEach((c, i) => {
       const td = i === 0 ? el("th", { scope: "row" }, c) : el("td", { class: /^[-+−–0-9.,\s]+[a-zµ/%]*\s*[a-zA-Z/%]*$/.test(c) ? "num" : "" }, c);
       td.setAttribute("data-col", t.columns[i] ?? String(i));
+      if (c.length > 90) {
+        td.textContent = c.slice(0, 88) + "…";
+        td.title = c;
+        td.classList.add("long");
+      }
       tr.append(td);
     });
     tbody.append(tr);
