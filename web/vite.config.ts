@@ -10,12 +10,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 export default defineConfig({
   root: here,
   base: "./",
-  resolve: {
-    // the library must not need a file system in the browser; should a module
-    // the entry point pulls in import node:fs anyway, it gets a stub that
-    // throws when called instead of breaking the build
-    alias: { "node:fs": resolve(here, "src/shims/node-fs.ts") },
-  },
   build: {
     outDir: resolve(here, "dist"),
     emptyOutDir: true,
