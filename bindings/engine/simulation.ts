@@ -307,7 +307,14 @@ export class Simulation {
         });
         total[d.spec.devno] = t;
       }
-      return { path, own: own[g]!, total, throttleWaitNs: waits[g]! };
+      const ioStatExtra: Record<string, Record<string, string | number>> = {};
+      for (const d of this.devs) {
+        for (const m of controlModules()) {
+          const e = m.ioStatExtra?.(this.ctx, path, d.spec.devno);
+          if (e && Object.keys(e).length) ioStatExtra[d.spec.devno] = { ...(ioStatExtra[d.spec.devno] ?? {}), ...e };
+        }
+      }
+      return { path, own: own[g]!, total, throttleWaitNs: waits[g]!, ...(Object.keys(ioStatExtra).length ? { ioStatExtra } : {}) };
     });
 
     // time series

@@ -9,7 +9,6 @@
 //   Dispatched from a at j+26 (104.0 ms); left blk-throttle at 104.3 ms;
 //   completed at 104.4 ms.
 
-import { readFileSync } from "node:fs";
 import { Simulation } from "../engine/simulation.js";
 import "../engine/modules/index.js"; // control modules (io.max, blkio.throttle.*)
 import type { Decision } from "./decisions.js";
@@ -78,9 +77,8 @@ export function explainDecisions(all: readonly Decision[], job: string, seq: num
   return out;
 }
 
-/** `iosim explain`: a recorded trace (replayed) or an oracle throtl scenario file. */
-export function explainFile(file: string, job: string, seq: number): string[] {
-  const text = readFileSync(file, "utf8");
+/** `iosim explain`: a recorded trace (replayed) or an oracle throtl scenario, given as text (`file` names it in errors). */
+export function explainText(text: string, file: string, job: string, seq: number): string[] {
   const first = text.slice(0, text.indexOf("\n") >= 0 ? text.indexOf("\n") : text.length);
   let isTrace = false;
   try {

@@ -8,7 +8,7 @@ export * from "./compare.js";
 export * from "./decisions.js";
 export { idealDevice, WORK_LATENCY_NS, DEVICE_LATENCY_NS } from "./device.js";
 export { scenarioFromThrotlJson } from "./throtl-scenario.js";
-export { explainDecisions, explainFile } from "./explain.js";
+export { explainDecisions, explainText } from "./explain.js";
 export { blktestsThrotl, type BlktestCase } from "./blktests.js";
 import "./iocost.js";
 import "./writeback.js";

@@ -81,6 +81,7 @@ export function ioStatFor(result: RunResult, cg: CgroupResult, opts: IoStatOptio
   for (const devno of orderDevices(cg, opts.deviceOrder)) {
     const counts = cg.total[devno]!;
     let extra = "";
+    for (const [k, v] of Object.entries(cg.ioStatExtra?.[devno] ?? {})) extra += ` ${k}=${v}`;
     for (const h of hooks) {
       const e = h({ cgroup: cg.path, devno, counts, result });
       if (e) extra += e.startsWith(" ") ? e : ` ${e}`;

@@ -190,6 +190,8 @@ export interface CgroupResult {
   total: Record<string, IoStatCounts>;
   /** ns bios spent waiting in blk-throttle, per direction */
   throttleWaitNs: { read: number; write: number };
+  /** per device: extra io.stat fields the control modules add (iocost: cost.vrate, cost.usage, ...) */
+  ioStatExtra?: Record<string, Record<string, string | number>>;
 }
 
 export interface IoStatCounts {

@@ -1,14 +1,15 @@
-// The README's iocost example (scenarios/iocost-bursty.json): web (io.weight
+// The README's iocost example (scenarios/iocost-bursty.yaml): web (io.weight
 // 100) and batch (400) on a SATA SSD; batch turns bursty after 2 s.
 import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Simulation } from "../../bindings/engine/simulation.js";
 import { readIocostTrace } from "../../bindings/engine/modules/iocost.js";
 import "../../bindings/engine/modules/index.js";
-import { loadBurstyScenario } from "./bursty-scenario.js";
+import { loadScenario } from "../../bindings/scenario/load.js";
 
-const file = fileURLToPath(new URL("../../scenarios/iocost-bursty.json", import.meta.url));
-const sim = new Simulation(loadBurstyScenario(file));
+const file = fileURLToPath(new URL("../../scenarios/iocost-bursty.yaml", import.meta.url));
+const sim = new Simulation(loadScenario(readFileSync(file, "utf8"), file).scenario);
 const res = sim.runToEnd();
 const ios = (cg: string, from: number, to: number) =>
   res.series.filter((s) => s.cgroup === cg && s.t0Ns >= from * 1e6 && s.t0Ns < to * 1e6).reduce((a, s) => a + s.ios, 0);

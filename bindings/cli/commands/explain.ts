@@ -2,7 +2,8 @@
 // (the slice, the limit, what was allowed and already dispatched, the wait,
 // the timer and the release), from the throttle core's decision trace.
 import type { Command } from "commander";
-import { explainFile } from "../../oracle/explain.js";
+import { explainText } from "../../oracle/explain.js";
+import { readTraceText } from "./compare.js";
 
 export function register(program: Command): void {
   program
@@ -12,6 +13,6 @@ export function register(program: Command): void {
     .requiredOption("--job <name>", "job name")
     .requiredOption("--seq <n>", "IO index in the job", (v) => Number(v))
     .action((file: string, o: { job: string; seq: number }) => {
-      process.stdout.write(explainFile(file, o.job, o.seq).join("\n") + "\n");
+      process.stdout.write(explainText(readTraceText(file), file, o.job, o.seq).join("\n") + "\n");
     });
 }

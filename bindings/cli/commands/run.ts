@@ -11,6 +11,7 @@ import { KERNEL_VERSIONS, type DeviceSpec, type KernelVersion, type Scenario } f
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
+import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
 import { summaryText } from "../summary.js";
 
@@ -95,6 +96,10 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
       warnings = parsed.warnings;
       fioJobs = parsed.meta;
       fioGlobalOptions = parsed.globalOptions;
+    } else if (ext === ".json" && /"jobs"\s*:/.test(text) && /"qd"\s*:|"loop_device"\s*:/.test(text)) {
+      // an oracle blk-throttle scenario (../oracle/throtl/scenarios/*.json format)
+      scenario = scenarioFromThrotlJson(text, target);
+      if (o.device) scenario.devices = [{ ...deviceFromFlag(o.device), name: scenario.devices[0]!.name, devno: scenario.devices[0]!.devno }];
     } else {
       const loaded = loadScenario(text, target, { readFile: readRelative, env: process.env as Record<string, string> });
       scenario = loaded.scenario;
@@ -124,8 +129,8 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
 export function register(program: Command): void {
   program
     .command("run")
-    .description("run a scenario (YAML), a fio job file, or the built-in io.max demo when none is given")
-    .argument("[scenario]", "scenario YAML, fio job file (.fio), or 'demo'")
+    .description("run a scenario (YAML), a fio job file, an oracle throttle scenario (.json), or the built-in io.max demo when none is given")
+    .argument("[scenario]", "scenario YAML, fio job file (.fio), oracle throtl scenario (.json), or 'demo'")
     .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
     .option("--json", "print fio-style JSON instead of text")
     .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json (and records.jsonl if recorded) to DIR")

@@ -99,8 +99,13 @@ export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario 
   }
   const lines = new Map<string, number>();
   walk(doc.contents, "", lc, lines);
+  return k8sScenarioFromValue(doc.toJS(), file, lines);
+}
+
+/** The same, from an already-parsed document (Monte Carlo samples many without re-parsing YAML). */
+export function k8sScenarioFromValue(value: unknown, file = "<scenario>", lines = new Map<string, number>()): K8sScenario {
   const cx = new Cx(file, lines);
-  const root = cx.map(doc.toJS(), "");
+  const root = cx.map(value, "");
   cx.only(root, "", TOP);
 
   const name = cx.str(root.name, "name");

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// A runnable `iosim`-like entry with only the mc commands, for tests and for
+// use before the main CLI wires registerMcCommands in:
+//   node dist/bindings/mc/cli-entry.js mc SCENARIO --runs 1000
+import { Command } from "commander";
+import { InputError } from "../scenario/errors.js";
+import { registerMcCommands } from "./cli.js";
+
+const program = new Command("iosim").description("iosim Monte Carlo commands");
+registerMcCommands(program);
+program.parseAsync(process.argv).catch((e: unknown) => {
+  process.stderr.write(`iosim: ${e instanceof InputError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(2);
+});

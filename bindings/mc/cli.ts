@@ -1,0 +1,225 @@
+// `iosim mc`: Monte Carlo sweeps of a randomised scenario.
+//
+//   iosim mc SCENARIO --runs N --seed S [--workers W] [--shard i/N] [--out DIR] [--resume] [--json]
+//   iosim mc merge JOURNAL... [--out DIR] [--json]
+//   iosim mc replay FILE [--json]
+//
+// Output directory (default mc-<scenario name>): runs.jsonl (the journal; for
+// a shard runs.shard-<i>-of-<N>.jsonl), summary.json, repro-<class>.yaml.
+
+import type { Command } from "commander";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { InputError } from "../scenario/errors.js";
+import { readJournal, sameSweep, shardRange, parseShard, type JournalHeader, type RunRecord, type ShardSpec } from "./journal.js";
+import { type TableAxis } from "./model.js";
+import { progressSink, fmtRate } from "./progress.js";
+import { modelFromText } from "./run-one.js";
+import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
+import { OK_CLASS, summarise, type McSummary } from "./summary.js";
+
+interface RunOpts {
+  runs: string;
+  seed: string;
+  workers?: string;
+  shard?: string;
+  out?: string;
+  resume?: boolean;
+  force?: boolean;
+  json?: boolean;
+  shrink: boolean;
+  shrinkBudget?: string;
+  by?: string[];
+  progress: boolean;
+}
+
+export function journalName(shard: ShardSpec): string {
+  return shard.count === 1 ? "runs.jsonl" : `runs.shard-${shard.index}-of-${shard.count}.jsonl`;
+}
+
+function parseBy(list: string[] | undefined): TableAxis[] | undefined {
+  if (!list?.length) return undefined;
+  return list.map((s) => {
+    const [param, edges] = s.split(":");
+    if (!param) throw new InputError(`--by takes PARAM or PARAM:e1,e2,...; got "${s}"`, "command line", undefined, "--by");
+    const bins = edges ? edges.split(",").map(Number) : undefined;
+    if (bins && bins.some((b, k) => !Number.isFinite(b) || (k > 0 && b <= bins[k - 1]!))) {
+      throw new InputError(`--by ${s}: bin edges must be increasing numbers`, "command line", undefined, "--by");
+    }
+    return { param, bins };
+  });
+}
+
+function intArg(v: string | undefined, name: string, dflt: number, min: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new InputError(`${name} takes a whole number >= ${min}, got "${v}"`, "command line", undefined, name);
+  return n;
+}
+
+export function formatSummary(s: McSummary, outDir?: string): string {
+  const lines: string[] = [];
+  lines.push(`iosim mc: ${s.scenario} (${s.domain}), ${s.completed}/${s.runs} runs, seed ${s.seed}`);
+  lines.push("");
+  const w = Math.max(8, ...Object.keys(s.classes).map((k) => k.length));
+  lines.push(`${"outcome".padEnd(w)}  ${"count".padStart(8)}  ${"prob".padStart(8)}  95% Wilson`);
+  for (const [k, c] of Object.entries(s.classes)) {
+    lines.push(`${k.padEnd(w)}  ${String(c.count).padStart(8)}  ${c.probability.toFixed(4).padStart(8)}  [${c.wilson95[0].toFixed(4)}, ${c.wilson95[1].toFixed(4)}]`);
+    if (c.repro) {
+      const f = outDir ? join(outDir, c.repro.file) : c.repro.file;
+      lines.push(`${"".padEnd(w)}  repro: ${f} (run ${c.repro.run}, ${c.repro.shrinkSteps} shrink steps)`);
+    }
+  }
+  const ms = Object.entries(s.metrics);
+  if (ms.length) {
+    const mw = Math.max(6, ...ms.map(([k]) => k.length));
+    lines.push("");
+    lines.push(`${"metric".padEnd(mw)}  ${"p50".padStart(12)}  ${"p90".padStart(12)}  ${"p99".padStart(12)}  ${"n".padStart(7)}`);
+    const f = (x: number) => (Math.abs(x) >= 1e6 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(3) : String(Number(x.toPrecision(6))));
+    for (const [k, m] of ms) lines.push(`${k.padEnd(mw)}  ${f(m.p50).padStart(12)}  ${f(m.p90).padStart(12)}  ${f(m.p99).padStart(12)}  ${String(m.n).padStart(7)}`);
+  }
+  if (s.table) {
+    lines.push("");
+    const classes = [...new Set(s.table.cells.flatMap((c) => Object.keys(c.classes)))].filter((c) => c !== OK_CLASS).sort();
+    lines.push([...s.table.axes, "runs", ...classes.map((c) => `P(${c})`)].join("  |  "));
+    for (const c of s.table.cells) {
+      lines.push([...s.table.axes.map((a) => c.key[a]!), String(c.runs), ...classes.map((k) => {
+        const e = c.classes[k];
+        return e ? `${e.probability.toFixed(3)} [${e.wilson95[0].toFixed(3)}, ${e.wilson95[1].toFixed(3)}]` : "0";
+      })].join("  |  "));
+    }
+  }
+  return lines.join("\n");
+}
+
+async function runCommand(scenario: string, o: RunOpts): Promise<void> {
+  const text = readFileSync(scenario, "utf8");
+  const model = modelFromText(text, scenario);
+  const runs = intArg(o.runs, "--runs", 1000, 1);
+  const seed = parseSeed(o.seed);
+  const workers = intArg(o.workers, "--workers", defaultWorkers(), 0);
+  const shard = o.shard ? parseShard(o.shard) : { index: 0, count: 1 };
+  const outDir = o.out ?? `mc-${model.name.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
+  mkdirSync(outDir, { recursive: true });
+  const journal = join(outDir, journalName(shard));
+  const ac = new AbortController();
+  const onSig = () => ac.abort();
+  process.once("SIGINT", onSig);
+  process.once("SIGTERM", onSig);
+  const bar = o.progress
+    ? progressSink({ isTTY: !!process.stderr.isTTY, env: process.env, write: (s) => process.stderr.write(s) },
+      shard.count > 1 ? `mc ${shard.index}/${shard.count}` : "mc")
+    : undefined;
+  let res;
+  try {
+    res = await runSweep({ file: scenario, text, runs, seed, workers, shard, journal, resume: o.resume, force: o.force,
+      onProgress: (p) => bar?.update(p), signal: ac.signal });
+  } finally {
+    process.off("SIGINT", onSig);
+    process.off("SIGTERM", onSig);
+  }
+  bar?.done(undefined);
+  const [lo, hi] = shardRange(runs, shard);
+  if (res.aborted) {
+    process.stderr.write(`mc: interrupted: ${res.records.length}/${hi - lo} runs recorded in ${journal}; continue with --resume\n`);
+    process.exitCode = 130;
+    return;
+  }
+  process.stderr.write(`mc: ${res.ranNow} runs in ${(res.wallMs / 1000).toFixed(2)} s (${fmtRate((res.ranNow * 1000) / res.wallMs)} runs/s, ${workers} worker${workers === 1 ? "" : "s"})\n`);
+  const table = parseBy(o.by) ?? model.spec.mc.table;
+  const summary = summarise(res.header, res.records, res.model, {
+    outDir: o.shrink && shard.count === 1 ? outDir : undefined,
+    shrinkBudget: o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined,
+    table, metrics: model.spec.mc.metrics,
+  });
+  const name = shard.count === 1 ? "summary.json" : `summary.shard-${shard.index}-of-${shard.count}.json`;
+  writeFileSync(join(outDir, name), JSON.stringify(summary, null, 2) + "\n");
+  if (shard.count > 1) process.stderr.write(`mc: shard ${shard.index}/${shard.count} (runs ${lo}..${hi - 1}) done; combine the shards with: iosim mc merge ${join(outDir, "runs.shard-*.jsonl")}\n`);
+  process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
+}
+
+/** Combine shard journals into the summary a single sweep gives. */
+export function mergeJournals(paths: string[]): { header: JournalHeader; records: RunRecord[]; missing: number } {
+  if (paths.length === 0) throw new InputError("mc merge needs at least one journal", "command line");
+  const js = paths.map((p) => ({ p, j: readJournal(p) }));
+  const h0 = js[0]!.j.header;
+  for (const { p, j } of js) {
+    const why = sameSweep(h0, j.header);
+    if (why) throw new InputError(`not the same sweep as ${js[0]!.p}: ${why}`, p, 1);
+  }
+  const records = js.flatMap(({ j }) => j.records);
+  const have = new Set(records.map((r) => r.i));
+  return { header: { ...h0, shard: { index: 0, count: 1 } }, records, missing: h0.runs - have.size };
+}
+
+export function registerMcCommands(program: Command): void {
+  const mc = program
+    .command("mc")
+    .description("Monte Carlo sweep of a randomised scenario: outcome probabilities, metric percentiles, shrunk repros")
+    .argument("[scenario]", "randomised scenario file (YAML with distributions, see bindings/mc/README.md)")
+    .option("-n, --runs <n>", "number of runs", "1000")
+    .option("-s, --seed <s>", "sweep seed (run i gets SplitMix64(seed, i))", "1")
+    .option("-w, --workers <w>", `worker threads (default: all cores; 0 = this thread)`)
+    .option("--shard <i/N>", "run only slice i of N of the run indices (merge with `iosim mc merge`)")
+    .option("-o, --out <dir>", "output directory (default mc-<scenario name>)")
+    .option("--resume", "continue an interrupted sweep from its journal")
+    .option("--force", "start over even if a journal exists")
+    .option("--json", "print the summary as one JSON object")
+    .option("--no-shrink", "do not shrink and write repro files")
+    .option("--shrink-budget <runs>", "runs the shrinker may spend per class")
+    .option("--by <param[:edges]>", "tabulate class probabilities by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
+    .option("--no-progress", "no progress output on stderr")
+    .action(async (scenario: string | undefined, o: RunOpts) => {
+      if (!scenario) {
+        mc.help({ error: true });
+        return;
+      }
+      await runCommand(scenario, o);
+    });
+
+  mc.command("merge")
+    .description("combine shard journals into one summary (equal to an unsharded sweep's)")
+    .argument("<journals...>", "runs.shard-*.jsonl files")
+    .option("-o, --out <dir>", "where to write summary.json and repro files (default: the first journal's directory)")
+    .option("--json", "print the summary as one JSON object")
+    .option("--no-shrink", "do not shrink and write repro files")
+    .option("--by <param[:edges]>", "tabulate by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
+    .action((paths: string[], _o: unknown, cmd: Command) => {
+      // options may land on `mc` itself (it has the same names): read both
+      const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[] };
+      const { header, records, missing } = mergeJournals(paths);
+      const model = modelFromText(header.scenario.text, header.scenario.file);
+      const outDir = o.out ?? dirname(paths[0]!);
+      mkdirSync(outDir, { recursive: true });
+      if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
+      const summary = summarise(header, records, model, {
+        outDir: o.shrink ? outDir : undefined, table: parseBy(o.by) ?? model.spec.mc.table, metrics: model.spec.mc.metrics,
+      });
+      writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+      process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
+    });
+
+  mc.command("replay")
+    .description("run one concrete scenario file (e.g. a shrunk repro) with its seed and print its outcome classes")
+    .argument("<file>", "scenario file")
+    .option("--json", "print {classes, metrics} as JSON")
+    .action((file: string, _o: unknown, cmd: Command) => {
+      const o = cmd.optsWithGlobals() as { json?: boolean };
+      const out = replayFile(file);
+      if (o.json) process.stdout.write(JSON.stringify(out) + "\n");
+      else process.stdout.write(`${basename(file)}: seed ${out.seed}: ${out.classes.length ? out.classes.join(", ") : OK_CLASS}\n`);
+    });
+}
+
+/** Run a scenario file once with the seed it names (a repro). */
+export function replayFile(file: string): { seed: number; classes: string[]; metrics: Record<string, number> } {
+  const text = readFileSync(file, "utf8");
+  const model = modelFromText(text, file);
+  const root = model.spec.template.root;
+  const seedField = root.t === "lit" ? (root.v as Record<string, unknown>)?.seed
+    : root.t === "obj" ? (root.entries.find(([k]) => k === "seed")?.[1] as { v?: unknown } | undefined)?.v : undefined;
+  const seed = typeof seedField === "number" ? seedField : 1;
+  const c = model.sample(seed);
+  const out = model.run(c, seed);
+  return { seed, classes: [...new Set(out.classes)].sort(), metrics: out.metrics };
+}

@@ -1,0 +1,424 @@
+// Randomised scenarios: values that are distributions, sampled once per run.
+//
+// 1. Syntax. Any value of a scenario document (IO or Kubernetes) may be a
+//    one-key mapping that names a distribution instead of a value:
+//
+//      {uniform: [a, b]}            real in [a, b)
+//      {randint: [a, b]}            integer in [a, b], both ends included
+//      {loguniform: [a, b]}         real whose log is uniform: scales (io.max bps, IOPS)
+//      {normal: {mean, sd}}         clamp with min/max
+//      {lognormal: {median, sigma}} median = e^mu; clamp with min/max
+//      {exponential: {mean}}        clamp with max
+//      {bernoulli: p}               true with probability p
+//      {choice: [v1, v2, ...]}      one of the values (each may hold distributions);
+//                                   optional weights: [w1, w2, ...]
+//      {param: name}                the run's value of a named draw (mc.params or name:)
+//      {maybe: X, p: 0.3}           X with probability p, else the list element /
+//                                   mapping key is left out (a fault that may not happen)
+//      {repeat: X, count: N}        in a list: N copies of X spliced in, each sampled
+//                                   on its own; N may be a distribution
+//      {literal: X}                 X as written, even if it looks like a distribution
+//
+//    Modifiers on the numeric kinds: `min`, `max` (clamp), `round` (quantum,
+//    rounding down: `round: 4096` gives whole 4 KiB multiples), `name` (record the draw as a
+//    named parameter, for tables and repro headers). Ends may carry a unit
+//    suffix, the same on both ends ("0ms", "250ms"; "4k", "1M"): the number is
+//    sampled and the unit written back, rounded down to a whole unit unless
+//    `round` says otherwise. So `{uniform: ["0ms", "5000ms"]}` gives e.g. "1734ms",
+//    which the domain's own loader reads as it reads any duration.
+//
+// 2. Draws. Sampling walks the compiled template depth-first in document order
+//    and records every random choice as a Draw keyed by its path
+//    ("scenario.faults#2.atMs": the third copy of a repeat). A run is fully
+//    described by (template, run seed); its draws let the shrinker replay it
+//    with some values changed and the rest held (overrides by key), so
+//    changing one draw never reshuffles the others.
+//
+// 3. Shrink targets. Each draw has a simplest value the shrinker moves it
+//    towards: a numeric draw towards the end of its range nearest zero (earlier
+//    times, smaller values), a choice towards its first option, bernoulli
+//    towards false, maybe / repeat copies towards "left out". Worked example:
+//    `{uniform: ["0ms", "5000ms"]}` drawn as "3120ms" shrinks by bisection on
+//    [0, 3120] to the earliest time that still shows the failure.
+
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
+import { InputError } from "../scenario/errors.js";
+import type { Rng } from "./rng.js";
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** One random choice of a run. */
+export interface Draw {
+  key: string;
+  kind: "real" | "int" | "choice" | "bool" | "keep" | "count";
+  /** sampled value (choice: index; keep/bool: 0/1; real/int: number in the unit of the ends) */
+  value: number;
+  /** the simplest value, where the shrinker moves the draw */
+  target: number;
+  /** range of the draw, for size measures and bisection */
+  lo: number;
+  hi: number;
+  /** value quantum (int draws: 1; rounded reals: the quantum; else 0) */
+  quantum: number;
+  /** named draw */
+  name?: string;
+}
+
+interface Src {
+  file: string;
+  line?: number;
+  field: string;
+}
+
+type NumEnds = { a: number; b: number; unit: string };
+
+type Tpl =
+  | { t: "lit"; v: Json }
+  | { t: "obj"; entries: Array<[string, Tpl]> }
+  | { t: "arr"; items: Tpl[] }
+  | { t: "num"; kind: "uniform" | "randint" | "loguniform" | "normal" | "lognormal" | "exponential"; p1: number; p2: number;
+      unit: string; min: number; max: number; round: number; path: string; name?: string; src: Src }
+  | { t: "bool"; p: number; path: string; name?: string; src: Src }
+  | { t: "choice"; options: Tpl[]; cum: number[]; path: string; name?: string; src: Src }
+  | { t: "param"; name: string; src: Src }
+  | { t: "maybe"; p: number; value: Tpl; path: string; src: Src }
+  | { t: "repeat"; count: Tpl; item: Tpl; path: string; src: Src };
+
+const DIST_KEYS = ["uniform", "randint", "loguniform", "normal", "lognormal", "exponential", "bernoulli", "choice", "param",
+  "maybe", "repeat", "literal"] as const;
+const MODIFIERS = new Set(["min", "max", "round", "name", "weights", "p", "count"]);
+const UNIT_RE = /^\s*(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*$/;
+
+/** A compiled randomised document. */
+export interface Template {
+  root: Tpl;
+  /** named draws sampled before the document (mc.params) */
+  params: Array<[string, Tpl]>;
+  file: string;
+  /** does the document hold any distribution at all? */
+  random: boolean;
+}
+
+/** Where each path of a YAML document starts (1-based lines), for error messages. */
+export function yamlLines(text: string): { value: unknown; lines: Map<string, number> } {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  if (doc.errors.length) {
+    const e = doc.errors[0]!;
+    throw new InputError(e.message.split("\n")[0]!, "", e.linePos?.[0]?.line);
+  }
+  const lines = new Map<string, number>();
+  const walk = (n: unknown, path: string) => {
+    if (!n || typeof n !== "object") return;
+    const node = n as YamlNode;
+    if (node.range) lines.set(path, lc.linePos(node.range[0]).line);
+    if (isMap(node)) {
+      for (const it of node.items) {
+        if (!isPair(it)) continue;
+        const k = isScalar(it.key) ? String(it.key.value) : String(it.key);
+        const p = path ? `${path}.${k}` : k;
+        if (isScalar(it.key) && it.key.range) lines.set(p, lc.linePos(it.key.range[0]).line);
+        walk(it.value, p);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((it, i) => walk(it, `${path}[${i}]`));
+    }
+  };
+  walk(doc.contents, "");
+  return { value: doc.toJS({ maxAliasCount: 1000 }), lines };
+}
+
+/** Compile a document (plain JS values) whose values may be distributions. */
+export function compileTemplate(doc: unknown, file: string, lines?: Map<string, number>, params?: Record<string, unknown>,
+  docPath = ""): Template {
+  let random = false;
+  const src = (path: string, field?: string): Src => ({ file, line: lines?.get(path), field: field ?? (path || "(document)") });
+  const fail = (path: string, msg: string): never => {
+    const s = src(path);
+    throw new InputError(msg, s.file, s.line, s.field);
+  };
+  const num = (v: unknown, path: string, what: string): { n: number; unit: string } => {
+    if (typeof v === "number" && Number.isFinite(v)) return { n: v, unit: "" };
+    if (typeof v === "string") {
+      const m = UNIT_RE.exec(v);
+      if (m) return { n: Number(m[1]), unit: m[2]! };
+    }
+    return fail(path, `${what} must be a number (optionally with a unit, e.g. "250ms"), got ${JSON.stringify(v)}`);
+  };
+  const ends = (v: unknown, path: string, kind: string): NumEnds => {
+    if (!Array.isArray(v) || v.length !== 2) fail(path, `${kind} takes [low, high], got ${JSON.stringify(v)}`);
+    const x = num((v as unknown[])[0], path, `${kind} low end`);
+    const y = num((v as unknown[])[1], path, `${kind} high end`);
+    let unit = x.unit || y.unit;
+    if (x.unit && y.unit && x.unit !== y.unit) fail(path, `${kind} ends have different units ("${x.unit}", "${y.unit}")`);
+    if ((!x.unit && x.n !== 0) || (!y.unit && y.n !== 0)) if (unit && (!x.unit || !y.unit)) fail(path, `${kind}: give both ends the unit "${unit}"`);
+    if (!(x.n <= y.n)) fail(path, `${kind}: low end ${x.n} is above high end ${y.n}`);
+    return { a: x.n, b: y.n, unit };
+  };
+  const prob = (v: unknown, path: string, what: string): number => {
+    if (typeof v !== "number" || !(v >= 0 && v <= 1)) fail(path, `${what} must be a probability in [0, 1], got ${JSON.stringify(v)}`);
+    return v as number;
+  };
+
+  const compile = (v: unknown, path: string, rel: string): Tpl => {
+    if (Array.isArray(v)) {
+      const items = v.map((x, i) => compile(x, `${path}[${i}]`, `${rel}[${i}]`));
+      return items.every((x) => x.t === "lit") ? { t: "lit", v: items.map((x) => (x as { v: Json }).v) } : { t: "arr", items };
+    }
+    if (v === null || typeof v !== "object") return { t: "lit", v: v as Json };
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    const dk = keys.filter((k) => (DIST_KEYS as readonly string[]).includes(k));
+    if (dk.length === 0) {
+      const entries: Array<[string, Tpl]> = keys.map((k) => [k, compile(o[k], path ? `${path}.${k}` : k, `${rel}.${k}`)]);
+      if (entries.every(([, x]) => x.t === "lit")) {
+        return { t: "lit", v: Object.fromEntries(entries.map(([k, x]) => [k, (x as { v: Json }).v])) };
+      }
+      return { t: "obj", entries };
+    }
+    if (dk.length > 1) fail(path, `a distribution names one kind, this one names ${dk.join(" and ")}`);
+    const kind = dk[0]!;
+    if (kind === "literal") return { t: "lit", v: o.literal as Json };
+    const extra = keys.filter((k) => k !== kind && !MODIFIERS.has(k));
+    if (extra.length) {
+      fail(path, `unexpected key(s) ${extra.map((k) => `"${k}"`).join(", ")} beside "${kind}" (modifiers: ${[...MODIFIERS].join(", ")}; wrap a plain mapping in {literal: ...})`);
+    }
+    random = true;
+    const s = src(path, path ? `${path}.${kind}` : kind);
+    const name = o.name === undefined ? undefined : String(o.name);
+    const clampOf = (k: "min" | "max", unit: string) => {
+      if (o[k] === undefined) return k === "min" ? -Infinity : Infinity;
+      const x = num(o[k], `${path}.${k}`, k);
+      if (x.unit && x.unit !== unit) fail(`${path}.${k}`, `${k} has unit "${x.unit}", the distribution "${unit}"`);
+      return x.n;
+    };
+    const roundOf = (unit: string, dflt: number) => (o.round === undefined ? (unit ? 1 : dflt) : num(o.round, `${path}.round`, "round").n);
+    switch (kind) {
+      case "uniform": case "randint": case "loguniform": {
+        const e = ends(o[kind], `${path}.${kind}`, kind);
+        if (kind === "loguniform" && !(e.a > 0)) fail(path, "loguniform needs a low end above 0");
+        return { t: "num", kind, p1: e.a, p2: e.b, unit: e.unit, min: clampOf("min", e.unit), max: clampOf("max", e.unit),
+          round: kind === "randint" ? 1 : roundOf(e.unit, 0), path: rel, name, src: s };
+      }
+      case "normal": case "lognormal": case "exponential": {
+        const spec = o[kind];
+        if (!spec || typeof spec !== "object" || Array.isArray(spec)) {
+          fail(path, kind === "normal" ? "normal takes {mean, sd}" : kind === "lognormal" ? "lognormal takes {median, sigma}" : "exponential takes {mean}");
+        }
+        const sp = spec as Record<string, unknown>;
+        const k1 = kind === "normal" ? "mean" : kind === "lognormal" ? "median" : "mean";
+        const a = num(sp[k1], `${path}.${kind}.${k1}`, k1);
+        let p2 = 0;
+        if (kind === "normal") p2 = num(sp.sd, `${path}.${kind}.sd`, "sd").n;
+        if (kind === "lognormal") p2 = num(sp.sigma, `${path}.${kind}.sigma`, "sigma").n;
+        if (kind === "lognormal" && !(a.n > 0)) fail(path, "lognormal median must be above 0");
+        if (kind === "exponential" && !(a.n > 0)) fail(path, "exponential mean must be above 0");
+        return { t: "num", kind, p1: a.n, p2, unit: a.unit, min: clampOf("min", a.unit), max: clampOf("max", a.unit),
+          round: roundOf(a.unit, 0), path: rel, name, src: s };
+      }
+      case "bernoulli":
+        return { t: "bool", p: prob(o.bernoulli, path, "bernoulli"), path: rel, name, src: s };
+      case "choice": {
+        const opts = o.choice;
+        if (!Array.isArray(opts) || opts.length === 0) fail(path, "choice takes a non-empty list of values");
+        const arr = opts as unknown[];
+        const w = o.weights === undefined ? arr.map(() => 1) : (o.weights as unknown[]);
+        if (!Array.isArray(w) || w.length !== arr.length || w.some((x) => typeof x !== "number" || !(x >= 0))) {
+          fail(`${path}.weights`, `weights must be ${arr.length} non-negative numbers`);
+        }
+        const ws = w as number[];
+        const tot = ws.reduce((x, y) => x + y, 0);
+        if (!(tot > 0)) fail(`${path}.weights`, "weights sum to 0");
+        let acc = 0;
+        const cum = ws.map((x) => (acc += x / tot));
+        return { t: "choice", options: arr.map((x, i) => compile(x, `${path}.choice[${i}]`, `${rel}=${i}`)), cum, path: rel, name, src: s };
+      }
+      case "param": {
+        const n = String(o.param);
+        if (!params || !(n in params)) {
+          const known = params ? Object.keys(params) : [];
+          fail(path, `unknown parameter "${n}"${known.length ? ` (mc.params defines ${known.join(", ")})` : " (no mc.params section)"}`);
+        }
+        return { t: "param", name: n, src: s };
+      }
+      case "maybe":
+        return { t: "maybe", p: prob(o.p ?? 0.5, `${path}.p`, "p"), value: compile(o.maybe, `${path}.maybe`, `${rel}?`), path: rel, src: s };
+      case "repeat": {
+        if (o.count === undefined) fail(path, "repeat needs count: N (a number or a distribution)");
+        const count = compile(o.count, `${path}.count`, `${rel}.count`);
+        if (count.t === "lit" && !(typeof count.v === "number" && Number.isInteger(count.v) && count.v >= 0)) {
+          fail(`${path}.count`, "count must be a whole number >= 0");
+        }
+        return { t: "repeat", count, item: compile(o.repeat, `${path}.repeat`, ""), path: rel, src: s };
+      }
+    }
+    return fail(path, `unknown distribution ${kind}`);
+  };
+
+  const ps: Array<[string, Tpl]> = [];
+  for (const [k, v] of Object.entries(params ?? {})) {
+    const t = compile(v, `mc.params.${k}`, `$${k}`);
+    if (t.t === "num" || t.t === "bool" || t.t === "choice") t.name ??= k;
+    ps.push([k, t]);
+  }
+  const root = compile(doc, docPath, docPath);
+  return { root, params: ps, file, random };
+}
+
+/** What sampling a template gives: the concrete document and every draw. */
+export interface Sampled {
+  doc: Json;
+  draws: Draw[];
+  /** named draws: name -> value as written into the document */
+  params: Record<string, Json>;
+}
+
+const OMIT = Symbol("omit");
+
+/**
+ * Sample a template. `overrides` (draw key -> value) replaces draws (the
+ * shrinker's edits); every other draw comes from `rng`.
+ */
+export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<string, number>): Sampled {
+  const draws: Draw[] = [];
+  const params: Record<string, Json> = {};
+  const pvals = new Map<string, Json>();
+  const take = (key: string, fresh: () => number): number => {
+    const o = overrides?.get(key);
+    // always consume the stream, so an override does not shift later draws
+    const v = fresh();
+    return o === undefined ? v : o;
+  };
+  const gen = (t: Tpl, prefix: string): Json | typeof OMIT => {
+    switch (t.t) {
+      case "lit": return t.v;
+      case "obj": {
+        const out: Record<string, Json> = {};
+        for (const [k, c] of t.entries) {
+          const v = gen(c, prefix);
+          if (v !== OMIT) out[k] = v;
+        }
+        return out;
+      }
+      case "arr": {
+        const out: Json[] = [];
+        for (const c of t.items) {
+          if (c.t === "repeat") {
+            const key = prefix + c.path;
+            const n = Number(gen(c.count, prefix));
+            if (!(Number.isInteger(n) && n >= 0)) throw new InputError(`repeat count must be a whole number >= 0, drew ${n}`, c.src.file, c.src.line, c.src.field);
+            for (let k = 0; k < n; k++) {
+              const ik = `${key}#${k}`;
+              const keep = take(`${ik}!`, () => 1);
+              draws.push({ key: `${ik}!`, kind: "keep", value: keep, target: 0, lo: 0, hi: 1, quantum: 1 });
+              const v = gen(c.item, `${ik}`);
+              if (keep && v !== OMIT) out.push(v);
+            }
+            continue;
+          }
+          const v = gen(c, prefix);
+          if (v !== OMIT) out.push(v);
+        }
+        return out;
+      }
+      case "num": {
+        const key = prefix + t.path;
+        const raw = take(key, () => sampleNum(t, rng));
+        const q = t.round > 0 ? t.round : 0;
+        const lo = Math.max(t.min, rangeLo(t));
+        const hi = Math.min(t.max, rangeHi(t));
+        const target = lo <= 0 && hi >= 0 ? 0 : Math.abs(lo) < Math.abs(hi) ? lo : hi;
+        draws.push({ key, kind: t.kind === "randint" ? "int" : "real", value: raw, target: q ? quantise(target, q, lo, hi) : target,
+          lo, hi, quantum: q, name: t.name });
+        const out: Json = t.unit ? `${fmt(raw)}${t.unit}` : raw;
+        if (t.name) params[t.name] = out;
+        return out;
+      }
+      case "bool": {
+        const key = prefix + t.path;
+        const v = take(key, () => (rng.next() < t.p ? 1 : 0));
+        draws.push({ key, kind: "bool", value: v, target: 0, lo: 0, hi: 1, quantum: 1, name: t.name });
+        if (t.name) params[t.name] = v === 1;
+        return v === 1;
+      }
+      case "choice": {
+        const key = prefix + t.path;
+        const idx = take(key, () => {
+          const u = rng.next();
+          let i = 0;
+          while (i < t.cum.length - 1 && u >= t.cum[i]!) i++;
+          return i;
+        });
+        if (!(idx >= 0 && idx < t.options.length)) throw new InputError(`choice index ${idx} out of range`, t.src.file, t.src.line, t.src.field);
+        draws.push({ key, kind: "choice", value: idx, target: 0, lo: 0, hi: t.options.length - 1, quantum: 1, name: t.name });
+        const v = gen(t.options[idx]!, prefix);
+        if (t.name && v !== OMIT) params[t.name] = v;
+        return v;
+      }
+      case "param": {
+        if (!pvals.has(t.name)) throw new InputError(`parameter "${t.name}" used before it is defined`, t.src.file, t.src.line, t.src.field);
+        return pvals.get(t.name)!;
+      }
+      case "maybe": {
+        const key = `${prefix}${t.path}`;
+        const v = take(key, () => (rng.next() < t.p ? 1 : 0));
+        draws.push({ key, kind: "keep", value: v, target: 0, lo: 0, hi: 1, quantum: 1 });
+        // sample the value either way, so the draws after it do not depend on this one
+        const x = gen(t.value, prefix);
+        return v === 1 ? x : OMIT;
+      }
+      case "repeat":
+        throw new InputError("repeat is only allowed as an element of a list", t.src.file, t.src.line, t.src.field);
+    }
+  };
+  for (const [name, t] of tpl.params) {
+    const v = gen(t, "");
+    if (v === OMIT) throw new InputError(`parameter "${name}" cannot be a maybe`, tpl.file, undefined, `mc.params.${name}`);
+    pvals.set(name, v);
+    params[name] = v;
+  }
+  const doc = gen(tpl.root, "");
+  return { doc: doc === OMIT ? null : doc, draws, params };
+}
+
+function sampleNum(t: Extract<Tpl, { t: "num" }>, rng: Rng): number {
+  let x: number;
+  switch (t.kind) {
+    case "uniform": x = t.p1 + (t.p2 - t.p1) * rng.next(); break;
+    case "randint": x = rng.int(Math.ceil(t.p1), Math.floor(t.p2)); break;
+    case "loguniform": x = Math.exp(Math.log(t.p1) + (Math.log(t.p2) - Math.log(t.p1)) * rng.next()); break;
+    case "normal": x = t.p1 + t.p2 * gauss(rng); break;
+    case "lognormal": x = t.p1 * Math.exp(t.p2 * gauss(rng)); break;
+    case "exponential": x = -t.p1 * Math.log(1 - rng.next()); break;
+  }
+  x = Math.min(t.max, Math.max(t.min, x));
+  if (t.round > 0) x = quantise(x, t.round, Math.max(t.min, rangeLo(t)), Math.min(t.max, rangeHi(t)));
+  return x;
+}
+
+function rangeLo(t: Extract<Tpl, { t: "num" }>): number {
+  return t.kind === "uniform" || t.kind === "randint" || t.kind === "loguniform" ? t.p1 : t.kind === "normal" ? -Infinity : 0;
+}
+
+function rangeHi(t: Extract<Tpl, { t: "num" }>): number {
+  return t.kind === "uniform" || t.kind === "randint" || t.kind === "loguniform" ? t.p2 : Infinity;
+}
+
+/** Round down to a multiple of q (so a uniform [a, b) stays below b), kept inside [lo, hi]. */
+function quantise(x: number, q: number, lo: number, hi: number): number {
+  let v = Math.floor(x / q + 1e-9) * q;
+  if (v < lo) v += q;
+  if (v > hi) v -= q;
+  return Number(v.toPrecision(15));
+}
+
+/** Box-Muller, one normal deviate per call (the pair's second half is dropped to keep the stream position simple). */
+function gauss(rng: Rng): number {
+  const u = 1 - rng.next();
+  const v = rng.next();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+function fmt(x: number): string {
+  return String(Number(x.toPrecision(12)));
+}

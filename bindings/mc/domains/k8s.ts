@@ -1,0 +1,84 @@
+// The Kubernetes domain: a volume-lifecycle replay scenario (bindings/k8s/,
+// the format of bindings/k8s/scenarios/*.yaml), run by runK8sScenario().
+//
+// Any value of the scenario may be a distribution, so faults and timings
+// become random variables, e.g. for the detach-backoff incident (seed 002):
+//
+//   timeline:
+//     - after: adc.DetachFailed            # the failed detach
+//       delay: {uniform: ["0ms", "5000ms"], name: landDelay}
+//       action: createPod                  # the new pod lands on the node
+//   version: {choice: ["1.22", "1.23"], name: version}
+//   fixes: {"104526": {bernoulli: 0.5, name: fix104526}}
+//   faults:
+//     storage:
+//       - {maybe: {op: detach, volume: disk-x, count: 1, error: "..."}, p: 0.3}
+//
+// Each run loads the sampled document with k8sScenarioFromValue (the k8s
+// loader minus its YAML parse, so a sweep validates every sample with the
+// same rules and error messages as `iosim k8s run`) and runs it with the run
+// seed, without log lines.
+//
+// Outcome classes:
+//   <invariant>               each violated invariant (pod-volumes-ready,
+//                             attached-reported, liveness, ...)
+//   expect:<expectation>      each failed expectation of the scenario
+//   incident                  every `symptom:` check of the scenario held: the
+//                             seed incident reproduced
+// Metrics:
+//   pod.<ns/name>.runningAtMs   simulated ms of the last transition to Running of a pod
+//                               that is Running at the end (absent for a stuck pod)
+//   pods.running                pods Running at the end
+//   nodePatches, storageCalls, events   the run's counters
+
+import { stringify } from "yaml";
+import { k8sScenarioFromValue } from "../../k8s/scenario/loader.js";
+import { runK8sScenario } from "../../k8s/scenario/run.js";
+import type { K8sScenario } from "../../k8s/scenario/schema.js";
+import type { Json } from "../distributions.js";
+import { mcHeader, type McDomain, type McOutcome } from "../model.js";
+
+export const INCIDENT_CLASS = "incident";
+
+export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
+  const r = runK8sScenario(sc, { seed: runSeed, logs: false, steps: true });
+  const classes: string[] = [];
+  for (const v of r.violations) classes.push(v.kind === "invariant" ? v.name : `expect:${v.name}`);
+  if (r.symptoms.length > 0 && r.symptoms.every((s) => s.held)) classes.push(INCIDENT_CLASS);
+  const metrics: Record<string, number> = {
+    nodePatches: r.stats.nodePatches, storageCalls: r.stats.storageCalls, events: r.stats.events,
+  };
+  const running = new Map<string, number>();
+  for (const s of r.steps) if (s.name === "kubelet.PodRunning") running.set(s.detail, s.t);
+  let up = 0;
+  for (const o of r.objects) {
+    if (o.kind !== "Pod" || (o.status as { phase?: string } | undefined)?.phase !== "Running") continue;
+    up++;
+    // only pods Running at the end: a stuck re-created pod must not report its predecessor's time
+    const key = `${o.metadata.namespace ?? "default"}/${o.metadata.name}`;
+    const t = running.get(key);
+    if (t !== undefined) metrics[`pod.${key}.runningAtMs`] = t;
+  }
+  metrics["pods.running"] = up;
+  return { classes, metrics };
+}
+
+export const k8sDomain: McDomain<K8sScenario> = {
+  name: "k8s",
+  replayCommand: "iosim k8s run",
+  detect(doc) {
+    if (!doc || typeof doc !== "object" || Array.isArray(doc)) return false;
+    const o = doc as Record<string, Json>;
+    return Array.isArray(o.objects) || Array.isArray(o.timeline);
+  },
+  prepare(doc, file, lines) {
+    // the loader keeps references into the document and a run may touch them: give it its own copy
+    return k8sScenarioFromValue(structuredClone(doc), file, lines);
+  },
+  run(sc, runSeed) {
+    return k8sOutcome(sc, runSeed);
+  },
+  serialize(doc, runSeed, header, mc) {
+    return mcHeader(header, mc) + stringify({ ...(doc as Record<string, Json>), seed: runSeed }, { lineWidth: 0 });
+  },
+};

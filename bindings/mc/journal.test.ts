@@ -1,0 +1,64 @@
+import { afterAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { JournalWriter, parseShard, readJournal, shardRange, type JournalHeader, type RunRecord } from "./journal.js";
+
+const dir = mkdtempSync(join(tmpdir(), "mc-journal-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const header: JournalHeader = { mc: 1, scenario: { file: "s.yaml", digest: "abc", text: "x" }, seed: "1", runs: 10, shard: { index: 0, count: 1 } };
+const rec = (i: number): RunRecord => ({ i, seed: i * 7, classes: i % 2 ? ["stuck"] : [], metrics: { t: i }, params: {}, size: i });
+
+describe("run journal", () => {
+  it("a line torn by kill -9 is dropped on read and cut off when the journal is reopened", () => {
+    const p = join(dir, "torn.jsonl");
+    const w = JournalWriter.create(p, header);
+    w.append([rec(0), rec(1), rec(2)]);
+    w.close();
+    appendFileSync(p, JSON.stringify(rec(3)).slice(0, 17)); // the process died mid-write
+    const j = readJournal(p);
+    expect(j.torn).toBe(true);
+    expect(j.records.map((r) => r.i)).toEqual([0, 1, 2]);
+    const w2 = JournalWriter.reopen(p, j.goodBytes);
+    w2.append([rec(3)]);
+    w2.close();
+    const j2 = readJournal(p);
+    expect(j2.torn).toBe(false);
+    expect(j2.records).toEqual([rec(0), rec(1), rec(2), rec(3)]);
+  });
+
+  it("damage before the last line is an error naming the line", () => {
+    const p = join(dir, "bad.jsonl");
+    writeFileSync(p, `${JSON.stringify(header)}\n${JSON.stringify(rec(0))}\n{"i": 1, oops\n${JSON.stringify(rec(2))}\n`);
+    expect(() => readJournal(p)).toThrow(/bad\.jsonl:3: .*damaged/);
+  });
+
+  it("refuses to overwrite an existing journal unless forced", () => {
+    const p = join(dir, "exists.jsonl");
+    JournalWriter.create(p, header).close();
+    expect(() => JournalWriter.create(p, header)).toThrow(/--resume/);
+    JournalWriter.create(p, header, true).close();
+    expect(readFileSync(p, "utf8").split("\n").length).toBe(2);
+  });
+});
+
+describe("shards", () => {
+  it("the N slices of [0, runs) are contiguous, disjoint and cover every run", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 64 }), (runs, n) => {
+      let next = 0;
+      for (let i = 0; i < n; i++) {
+        const [lo, hi] = shardRange(runs, { index: i, count: n });
+        if (lo !== next || hi < lo) return false;
+        next = hi;
+      }
+      return next === runs;
+    }));
+  });
+
+  it("--shard parses i/N and rejects i >= N", () => {
+    expect(parseShard("3/4")).toEqual({ index: 3, count: 4 });
+    expect(() => parseShard("4/4")).toThrow(/0 <= i < N/);
+    expect(() => parseShard("x")).toThrow(/i\/N/);
+  });
+});

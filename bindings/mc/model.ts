@@ -1,0 +1,343 @@
+// The Monte Carlo model interface: what the sweep runner needs from a domain.
+//
+// A model turns a run seed into a concrete scenario, runs it, and says what
+// happened as outcome classes ("pod-stuck-containercreating",
+// "expect:capped-p99", ...) and metrics (time to pod Running, MB/s, p99 ns).
+// The runner never looks inside a concrete scenario: sampling, running,
+// shrinking and writing a repro file are the model's business, so the IO
+// engine and the Kubernetes replay plug in the same way (domains/io.ts,
+// domains/k8s.ts), and a scenario that drives both is one more domain.
+//
+//   McModel            one randomised scenario, ready to sample and run
+//     sample(seed)     -> concrete (a plain scenario + the draws that made it)
+//     run(c, seed)     -> { classes, metrics }
+//     shrink(c)        -> smaller concretes (fewer faults, earlier, smaller)
+//     serialize(c, s)  -> scenario file text that `iosim run` / `iosim k8s run` replays
+//
+// Most models are TemplateModels: a scenario document of some domain whose
+// values may be distributions (distributions.ts) plus an `mc:` section, run by
+// a McDomain adapter that knows how to load and run a plain document of its
+// kind.
+
+import { InputError } from "../scenario/errors.js";
+import { compileTemplate, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
+import { samplingRng } from "./rng.js";
+
+/** What one run showed. */
+export interface McOutcome {
+  /** failed invariants / expectations and symptoms; [] = the run was fine ("ok") */
+  classes: string[];
+  metrics: Record<string, number>;
+}
+
+/** A concrete (sampled) scenario of a template model. */
+export interface Concrete {
+  doc: Json;
+  draws: Draw[];
+  params: Record<string, Json>;
+  /** the run seed it was sampled with (new draws of shrink candidates come from the same stream) */
+  seed: number;
+}
+
+export interface McModel<C = Concrete> {
+  /** scenario name, for summaries and file names */
+  name: string;
+  /** domain adapter name ("io", "k8s", ...) */
+  domain: string;
+  /** the command that replays a repro file */
+  replayCommand: string;
+  sample(runSeed: number): C;
+  run(c: C, runSeed: number): McOutcome;
+  /** candidates one step simpler than `c`, simplest first */
+  shrinkCandidates(c: C): Iterable<C>;
+  /** how big a concrete is (for picking the smallest failing run): fewer/earlier/smaller = lower */
+  size(c: C): number;
+  /** named parameters of a concrete (for tables) */
+  params(c: C): Record<string, Json>;
+  serialize(c: C, runSeed: number, note: string): string;
+}
+
+/** An expectation on a metric: the run fails it (class "expect:<name>") when the comparison is false. */
+export interface MetricExpectation {
+  name: string;
+  metric: string;
+  op: "<" | "<=" | ">" | ">=" | "==";
+  value: number;
+}
+
+/** The `mc:` section of a randomised scenario file. */
+export interface McSection {
+  domain?: string;
+  params?: Record<string, unknown>;
+  expect?: MetricExpectation[];
+  /** metrics to report distributions for (default: all the domain reports) */
+  metrics?: string[];
+  /** tabulate class probabilities by these named parameters */
+  table?: TableAxis[];
+}
+
+export interface TableAxis {
+  param: string;
+  /** bin edges for a numeric parameter (value v goes to [e_k, e_k+1)); absent = one row per value */
+  bins?: number[];
+}
+
+/** A domain: loads and runs a plain (no distributions) scenario document of its kind. */
+export interface McDomain<S = unknown> {
+  name: string;
+  replayCommand: string;
+  /** does this document look like one of ours? (when mc.domain is not given) */
+  detect(doc: Json): boolean;
+  /**
+   * Validate a concrete document; throws InputError. `lines` maps field paths
+   * of the document ("timeline[1].delay") to lines of the randomised file,
+   * so errors point into it.
+   */
+  prepare(doc: Json, file: string, lines: Map<string, number>): S;
+  run(s: S, runSeed: number): McOutcome;
+  /**
+   * File text that the domain's replay command runs, with `seed` set to
+   * runSeed. `mc` holds the sweep's metric expectations (when it has any),
+   * which the file must carry for the replay to judge the run the same way.
+   */
+  serialize(doc: Json, runSeed: number, header: string, mc?: { domain: string; expect: MetricExpectation[] }): string;
+  /** optional: the same document with its seed replaced (when the domain keeps the seed elsewhere) */
+  withSeed?(doc: Json, runSeed: number): Json;
+}
+
+const domains = new Map<string, McDomain>();
+
+export function registerMcDomain(d: McDomain): void {
+  domains.set(d.name, d as McDomain);
+}
+
+export function mcDomains(): McDomain[] {
+  return [...domains.values()];
+}
+
+/** Marks the comment line of a repro file that carries the sweep's metric expectations. */
+export const MC_COMMENT_PREFIX = "# mc: ";
+
+/**
+ * Comment header of a repro file: the note, and (when the sweep judged runs by
+ * metric expectations) a `# mc: {json}` line, so the file stays a plain
+ * scenario for `iosim run` / `iosim k8s run` while `iosim mc replay` can judge
+ * it the same way the sweep did.
+ */
+export function mcHeader(note: string, mc?: { domain: string; expect: MetricExpectation[] }): string {
+  const lines = note.split("\n").map((l) => `# ${l}`);
+  if (mc) lines.push(`${MC_COMMENT_PREFIX}${JSON.stringify(mc)}`);
+  return lines.join("\n") + "\n";
+}
+
+/** A randomised scenario file, parsed. */
+export interface McFile {
+  file: string;
+  text: string;
+  mc: McSection;
+  template: Template;
+  domain: McDomain;
+  /** document field path -> line in the file */
+  docLines: Map<string, number>;
+}
+
+/**
+ * Parse a randomised scenario: either `{mc: {...}, scenario: {...}}` or a plain
+ * scenario document (with distributions, and optionally an `mc:` key).
+ */
+export function parseMcFile(text: string, file: string): McFile {
+  let value: unknown;
+  let lines: Map<string, number>;
+  try {
+    ({ value, lines } = yamlLines(text));
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(e.message.replace(/^:\d*:?\s*/, ""), file, e.line);
+    throw e;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw new InputError("a scenario file holds a mapping", file, 1);
+  const top = value as Record<string, unknown>;
+  let fromComment: McSection | undefined;
+  if (top.mc === undefined) {
+    const ln = text.split("\n").findIndex((l) => l.startsWith(MC_COMMENT_PREFIX));
+    if (ln >= 0) {
+      try {
+        fromComment = JSON.parse(text.split("\n")[ln]!.slice(MC_COMMENT_PREFIX.length)) as McSection;
+      } catch {
+        throw new InputError("the # mc: comment is not JSON", file, ln + 1, "mc");
+      }
+    }
+  }
+  const mc = (top.mc ?? fromComment ?? {}) as McSection;
+  if (typeof mc !== "object" || Array.isArray(mc)) throw new InputError("mc: must be a mapping", file, lines.get("mc"), "mc");
+  let doc: unknown;
+  let docPath: string;
+  if ("scenario" in top && "mc" in top) {
+    doc = top.scenario;
+    docPath = "scenario";
+  } else {
+    const { mc: _drop, ...rest } = top;
+    doc = rest;
+    docPath = "";
+  }
+  const template = compileTemplate(doc, file, lines, mc.params, docPath);
+  const domain = pickDomain(mc.domain, doc as Json, file, lines.get("mc.domain"));
+  validateSection(mc, file, lines);
+  const docLines = new Map<string, number>();
+  for (const [p, l] of lines) {
+    if (docPath === "") { if (!p.startsWith("mc")) docLines.set(p, l); }
+    else if (p === docPath) docLines.set("", l);
+    else if (p.startsWith(`${docPath}.`)) docLines.set(p.slice(docPath.length + 1), l);
+  }
+  return { file, text, mc, template, domain, docLines };
+}
+
+function pickDomain(name: string | undefined, doc: Json, file: string, line?: number): McDomain {
+  if (name !== undefined) {
+    const d = domains.get(name);
+    if (!d) throw new InputError(`unknown domain "${name}" (known: ${[...domains.keys()].join(", ")})`, file, line, "mc.domain");
+    return d;
+  }
+  const hits = [...domains.values()].filter((d) => d.detect(doc));
+  if (hits.length === 1) return hits[0]!;
+  throw new InputError(hits.length ? `the document looks like ${hits.map((d) => d.name).join(" and ")}: set mc.domain`
+    : `cannot tell the scenario's domain: set mc.domain (one of ${[...domains.keys()].join(", ")})`, file, 1, "mc.domain");
+}
+
+function validateSection(mc: McSection, file: string, lines: Map<string, number>): void {
+  (mc.expect ?? []).forEach((e, i) => {
+    const at = `mc.expect[${i}]`;
+    const raw = e as unknown as Record<string, unknown>;
+    const ops = (["<", "<=", ">", ">=", "=="] as const).filter((o) => o in raw);
+    if (typeof raw.metric !== "string") throw new InputError("an expectation names a metric", file, lines.get(at), `${at}.metric`);
+    if (ops.length !== 1) throw new InputError("an expectation has one comparison: <, <=, >, >= or ==", file, lines.get(at), at);
+    const v = Number(raw[ops[0]!]);
+    if (!Number.isFinite(v)) throw new InputError("the bound must be a number", file, lines.get(at), `${at}.${ops[0]}`);
+    e.op = ops[0]!;
+    e.value = v;
+    e.name = String(raw.name ?? `${raw.metric}${ops[0]}${v}`);
+  });
+  (mc.table ?? []).forEach((a, i) => {
+    if (!a || typeof a.param !== "string") throw new InputError("a table axis names a param", file, lines.get(`mc.table[${i}]`), `mc.table[${i}].param`);
+    if (a.bins && (!Array.isArray(a.bins) || a.bins.some((b, k) => typeof b !== "number" || (k > 0 && b <= a.bins![k - 1]!)))) {
+      throw new InputError("bins are increasing numbers", file, lines.get(`mc.table[${i}].bins`), `mc.table[${i}].bins`);
+    }
+  });
+}
+
+/** Check a run's metrics against the file's expectations; the failed ones as classes. */
+export function failedExpectations(exp: readonly MetricExpectation[], metrics: Record<string, number>): string[] {
+  const out: string[] = [];
+  for (const e of exp) {
+    const v = metrics[e.metric];
+    if (v === undefined) {
+      out.push(`expect:${e.name}:no-metric`);
+      continue;
+    }
+    const ok = e.op === "<" ? v < e.value : e.op === "<=" ? v <= e.value : e.op === ">" ? v > e.value : e.op === ">=" ? v >= e.value : v === e.value;
+    if (!ok) out.push(`expect:${e.name}`);
+  }
+  return out;
+}
+
+/** How many bisection steps a real-valued draw gets while shrinking. */
+export const SHRINK_BISECT_STEPS = 12;
+
+/** A model over a randomised document, run by a domain adapter. */
+export class TemplateModel implements McModel<Concrete> {
+  readonly name: string;
+  readonly domain: string;
+  readonly replayCommand: string;
+  constructor(readonly spec: McFile) {
+    const doc = spec.template.root;
+    const nm = doc.t === "lit" && doc.v && typeof doc.v === "object" && !Array.isArray(doc.v) ? (doc.v as Record<string, Json>).name
+      : doc.t === "obj" ? (doc.entries.find(([k]) => k === "name")?.[1] as { v?: Json } | undefined)?.v : undefined;
+    this.name = typeof nm === "string" ? nm : spec.file.replace(/^.*\//, "").replace(/\.[^.]*$/, "");
+    this.domain = spec.domain.name;
+    this.replayCommand = spec.domain.replayCommand;
+  }
+
+  sample(runSeed: number, overrides?: ReadonlyMap<string, number>): Concrete {
+    const s = sampleTemplate(this.spec.template, samplingRng(runSeed), overrides);
+    return { doc: s.doc, draws: s.draws, params: s.params, seed: runSeed };
+  }
+
+  run(c: Concrete, runSeed: number): McOutcome {
+    let out: McOutcome;
+    try {
+      const prepared = this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines);
+      out = this.spec.domain.run(prepared, runSeed);
+    } catch (e) {
+      // a sampled value the domain rejects, or a crash: an outcome too
+      const msg = e instanceof Error ? e.message : String(e);
+      return { classes: [`error:${msg.split("\n")[0]!.slice(0, 160)}`], metrics: {} };
+    }
+    const exp = failedExpectations(this.spec.mc.expect ?? [], out.metrics);
+    if (exp.length === 0) return out;
+    return { classes: [...out.classes, ...exp], metrics: out.metrics };
+  }
+
+  *shrinkCandidates(c: Concrete): Iterable<Concrete> {
+    const base = new Map(c.draws.map((d) => [d.key, d.value]));
+    const withValue = (key: string, v: number) => {
+      const m = new Map(base);
+      m.set(key, v);
+      return this.resample(m, c);
+    };
+    // 1. leave out optional parts (fewer faults), last first
+    for (const d of [...c.draws].reverse()) if (d.kind === "keep" && d.value !== d.target) yield withValue(d.key, d.target);
+    // 2. fewer copies of repeats
+    for (const d of c.draws) {
+      if (d.key.endsWith(".count") && d.kind === "int" && d.value > d.target) {
+        yield withValue(d.key, d.target);
+        if (d.value - 1 > d.target) yield withValue(d.key, d.value - 1);
+      }
+    }
+    // 3. simpler choices (earlier options first) and flags
+    for (const d of c.draws) {
+      if (d.kind === "bool" && d.value !== d.target) yield withValue(d.key, d.target);
+      if (d.kind === "choice") for (let k = d.target; k < d.value; k++) yield withValue(d.key, k);
+    }
+    // 4. numbers towards their simplest end: the end itself, then bisection
+    for (const d of c.draws) {
+      if ((d.kind !== "real" && d.kind !== "int") || d.value === d.target) continue;
+      yield withValue(d.key, d.target);
+      let lo = d.target;
+      let hi = d.value;
+      for (let k = 0; k < SHRINK_BISECT_STEPS; k++) {
+        let mid = (lo + hi) / 2;
+        if (d.quantum > 0) mid = Math.round(mid / d.quantum) * d.quantum;
+        if (mid === lo || mid === hi) break;
+        yield withValue(d.key, mid);
+        // the runner's shrink loop restarts from an accepted candidate; when a
+        // candidate is rejected we move the bracket towards the value
+        lo = mid;
+      }
+    }
+  }
+
+  private resample(overrides: Map<string, number>, from: Concrete): Concrete {
+    return this.sample(from.seed, overrides);
+  }
+
+  size(c: Concrete): number {
+    let kept = 0;
+    let spread = 0;
+    for (const d of c.draws) {
+      if (d.kind === "keep") kept += d.value;
+      else if (d.kind === "count") kept += d.value;
+      else if (d.hi > d.lo && Number.isFinite(d.hi - d.lo)) spread += Math.abs(d.value - d.target) / (d.hi - d.lo);
+      else if (d.value !== d.target) spread += Math.min(1, Math.abs(d.value - d.target) / (Math.abs(d.target) + 1));
+    }
+    return kept * 1000 + spread;
+  }
+
+  params(c: Concrete): Record<string, Json> {
+    return c.params;
+  }
+
+  serialize(c: Concrete, runSeed: number, note: string): string {
+    const exp = this.spec.mc.expect ?? [];
+    const mc = exp.length ? { domain: this.domain, expect: exp.map((e) => ({ name: e.name, metric: e.metric, [e.op]: e.value }) as unknown as MetricExpectation) } : undefined;
+    return this.spec.domain.serialize(c.doc, runSeed, note, mc);
+  }
+}

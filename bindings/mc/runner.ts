@@ -1,0 +1,227 @@
+// The sweep runner: the run indices of one shard, spread over a pool of
+// worker threads, records streamed to the journal as chunks finish.
+//
+// Why node:worker_threads and not piscina: a sweep is one static list of
+// independent, cheap runs (a seed-incident run takes ~50 us). The work is
+// handed out in chunks of run indices sized to about CHUNK_TARGET_MS of work
+// (so messaging costs < 1 % and the journal sees a steady stream), each worker
+// loads the scenario once at start, and Ctrl-C must stop the pool at once with
+// the journal consistent. That is thirty lines over worker_threads; a
+// general-purpose task pool would add a per-task promise and queue, and a
+// dependency in every worker, for no feature we use.
+//
+// Determinism: a record depends only on (scenario, sweep seed, run index)
+// (rng.ts), and the summary only on the set of records (summary.ts). Workers
+// and chunking change when a run happens, never what it gives.
+
+import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import {
+  digestText, JournalWriter, readJournal, sameSweep, shardRange, type JournalHeader, type RunRecord, type ShardSpec,
+} from "./journal.js";
+import { modelFromText, runOne } from "./run-one.js";
+import type { TemplateModel } from "./model.js";
+import { InputError } from "../scenario/errors.js";
+
+/** Aim for chunks of about this much work per message. */
+export const CHUNK_TARGET_MS = 50;
+export const CHUNK_MAX_RUNS = 4096;
+
+export interface SweepProgress {
+  /** runs of this shard finished (including ones found in the journal on resume) */
+  done: number;
+  /** runs in this shard */
+  total: number;
+  /** runs finished in this invocation */
+  doneNow: number;
+  elapsedMs: number;
+}
+
+export interface SweepOptions {
+  /** path of the randomised scenario file */
+  file: string;
+  /** its text (default: read from file) */
+  text?: string;
+  runs: number;
+  seed: bigint;
+  /** worker threads; 0 = run in this thread */
+  workers: number;
+  shard?: ShardSpec;
+  journal: string;
+  resume?: boolean;
+  force?: boolean;
+  onProgress?(p: SweepProgress): void;
+  /** stop early (Ctrl-C): the journal is synced and closed, the promise resolves with what finished */
+  signal?: AbortSignal;
+}
+
+export interface SweepResult {
+  header: JournalHeader;
+  records: RunRecord[];
+  model: TemplateModel;
+  /** runs done in this invocation */
+  ranNow: number;
+  wallMs: number;
+  /** summed time the runs took inside the workers (or this thread): busy / (wall x workers) is the pool's utilisation */
+  busyMs: number;
+  aborted: boolean;
+}
+
+export function defaultWorkers(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/** Parse a sweep seed: a decimal or 0x integer below 2^64. */
+export function parseSeed(s: string | number | bigint): bigint {
+  try {
+    const v = BigInt(s);
+    if (v < 0n || v >= 1n << 64n) throw new Error();
+    return v;
+  } catch {
+    throw new InputError(`--seed takes an integer in [0, 2^64), got "${String(s)}"`, "command line", undefined, "--seed");
+  }
+}
+
+export async function runSweep(o: SweepOptions): Promise<SweepResult> {
+  const t0 = performance.now();
+  const text = o.text ?? readFileSync(o.file, "utf8");
+  const model = modelFromText(text, o.file);
+  const shard = o.shard ?? { index: 0, count: 1 };
+  if (!(Number.isInteger(o.runs) && o.runs >= 1)) throw new InputError(`--runs takes a whole number >= 1, got ${o.runs}`, "command line", undefined, "--runs");
+  const header: JournalHeader = {
+    mc: 1, scenario: { file: o.file, digest: digestText(text), text }, seed: o.seed.toString(), runs: o.runs, shard,
+  };
+  const records: RunRecord[] = [];
+  const done = new Set<number>();
+  let writer: JournalWriter;
+  if (o.resume && existsSync(o.journal)) {
+    const j = readJournal(o.journal);
+    const why = sameSweep(j.header, header);
+    if (why) throw new InputError(`cannot resume: the journal is of another sweep (${why})`, o.journal, 1);
+    if (j.header.shard.index !== shard.index || j.header.shard.count !== shard.count) {
+      throw new InputError(`cannot resume: the journal is shard ${j.header.shard.index}/${j.header.shard.count}, not ${shard.index}/${shard.count}`, o.journal, 1);
+    }
+    for (const r of j.records) if (!done.has(r.i)) { done.add(r.i); records.push(r); }
+    writer = JournalWriter.reopen(o.journal, j.goodBytes);
+  } else {
+    writer = JournalWriter.create(o.journal, header, o.force);
+  }
+  const [lo, hi] = shardRange(o.runs, shard);
+  const todo: number[] = [];
+  for (let i = lo; i < hi; i++) if (!done.has(i)) todo.push(i);
+  const total = hi - lo;
+  const alreadyDone = total - todo.length;
+  let doneNow = 0;
+  const report = () => o.onProgress?.({ done: alreadyDone + doneNow, total, doneNow, elapsedMs: performance.now() - t0 });
+  const accept = (recs: RunRecord[]) => {
+    writer.append(recs);
+    for (const r of recs) records.push(r);
+    doneNow += recs.length;
+    report();
+  };
+  report();
+  const metrics = model.spec.mc.metrics;
+  let aborted = false;
+  let busyMs = 0;
+  try {
+    if (o.workers <= 0) {
+      let next = 0;
+      let chunk = 8;
+      while (next < todo.length) {
+        if (o.signal?.aborted) { aborted = true; break; }
+        const idx = todo.slice(next, next + chunk);
+        next += idx.length;
+        const c0 = performance.now();
+        accept(idx.map((i) => runOne(model, o.seed, i, metrics)));
+        busyMs += performance.now() - c0;
+        chunk = nextChunk(chunk, idx.length, performance.now() - c0, todo.length - next, 1);
+        await new Promise((r) => setImmediate(r));
+      }
+    } else {
+      aborted = await runPool(o, text, todo, metrics, accept, (ms) => (busyMs += ms));
+    }
+  } finally {
+    writer.close();
+  }
+  return { header, records, model, ranNow: doneNow, wallMs: performance.now() - t0, busyMs, aborted };
+}
+
+function nextChunk(cur: number, ran: number, ms: number, left: number, workers: number): number {
+  const perRunMs = ms / Math.max(1, ran);
+  let n = perRunMs > 0 ? Math.round(CHUNK_TARGET_MS / perRunMs) : cur * 2;
+  n = Math.min(n, cur * 4, CHUNK_MAX_RUNS);
+  // keep a few chunks per worker in the tail, so no worker idles while one finishes a big chunk
+  n = Math.min(n, Math.ceil(left / (workers * 4)));
+  return Math.max(1, n);
+}
+
+function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[] | undefined,
+  accept: (r: RunRecord[]) => void, busy: (ms: number) => void): Promise<boolean> {
+  const nWorkers = Math.max(1, Math.min(o.workers, todo.length || 1));
+  return new Promise((resolveAll, rejectAll) => {
+    if (todo.length === 0) return resolveAll(false);
+    const url = workerUrl();
+    let next = 0;
+    let inFlight = 0;
+    let chunk = 4;
+    let finished = false;
+    let msgId = 0;
+    const pool: Worker[] = [];
+    const finish = (err?: unknown, aborted = false) => {
+      if (finished) return;
+      finished = true;
+      o.signal?.removeEventListener("abort", onAbort);
+      Promise.all(pool.map((w) => w.terminate())).finally(() => (err ? rejectAll(err) : resolveAll(aborted)));
+    };
+    const onAbort = () => finish(undefined, true);
+    o.signal?.addEventListener("abort", onAbort);
+    const feed = (w: Worker) => {
+      if (finished) return;
+      if (next >= todo.length) {
+        if (inFlight === 0) finish();
+        return;
+      }
+      const idx = todo.slice(next, next + chunk);
+      next += idx.length;
+      inFlight++;
+      w.postMessage({ id: msgId++, indices: idx });
+    };
+    for (let k = 0; k < nWorkers; k++) {
+      const w = new Worker(url, { workerData: { text, file: o.file, seed: o.seed.toString(), metrics } });
+      w.on("message", (m: { records: RunRecord[]; ms: number }) => {
+        if (finished) return;
+        inFlight--;
+        busy(m.ms);
+        try {
+          accept(m.records);
+        } catch (e) {
+          return finish(e);
+        }
+        chunk = nextChunk(chunk, m.records.length, m.ms, todo.length - next, nWorkers);
+        feed(w);
+      });
+      w.on("error", (e) => finish(e));
+      w.on("exit", (code) => {
+        if (!finished && code !== 0) finish(new Error(`mc worker exited with code ${code}`));
+      });
+      pool.push(w);
+    }
+    if (o.signal?.aborted) return finish(undefined, true);
+    // two chunks in flight per worker keeps it busy while the main thread writes
+    for (const w of pool) { feed(w); feed(w); }
+  });
+}
+
+/** The compiled worker (dist/bindings/mc/worker.js), also when running from the TypeScript sources. */
+export function workerUrl(): URL {
+  const here = fileURLToPath(import.meta.url);
+  const sibling = join(dirname(here), "worker.js");
+  if (existsSync(sibling)) return pathToFileURL(sibling);
+  const root = resolve(dirname(here), "..", "..");
+  const built = join(root, "dist", "bindings", "mc", "worker.js");
+  if (existsSync(built)) return pathToFileURL(built);
+  throw new Error(`mc: no compiled worker at ${built}: run \`npm run build\` first`);
+}

@@ -1,0 +1,206 @@
+// The summary of a sweep, computed from the set of run records alone.
+//
+// Records are de-duplicated by run index and sorted before anything is
+// counted, so the summary does not depend on worker count, finishing order,
+// resumes or shard merges. Wall-clock figures (runs/s) are not part of it.
+//
+//   classes   per outcome class ("ok" = no class): count, probability,
+//             Wilson 95 % interval, and for failing classes the repro: the
+//             smallest run showing it (least size, then lowest index),
+//             shrunk, written as a plain scenario file
+//   metrics   per metric: n, min, p50, p90, p99, max, mean (nearest rank)
+//   table     class probabilities per value / bin of named parameters
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Json } from "./distributions.js";
+import type { JournalHeader, RunRecord } from "./journal.js";
+import type { McModel, TableAxis } from "./model.js";
+import { shrinkToClass, SHRINK_BUDGET_RUNS } from "./shrink.js";
+import { summariseValues, tidy, wilson, type MetricSummary } from "./stats.js";
+
+export const OK_CLASS = "ok";
+
+export interface ClassSummary {
+  count: number;
+  probability: number;
+  wilson95: [number, number];
+  /** lowest run index that showed the class */
+  firstRun: number;
+  repro?: ReproInfo;
+}
+
+export interface ReproInfo {
+  /** the run it was shrunk from */
+  run: number;
+  seed: number;
+  /** file name, relative to the summary's directory */
+  file: string;
+  /** command that replays it */
+  replay: string;
+  shrinkSteps: number;
+  shrinkRuns: number;
+  sizeBefore: number;
+  sizeAfter: number;
+  /** named parameters of the shrunk scenario */
+  params: Record<string, Json>;
+}
+
+export interface TableCell {
+  key: Record<string, string>;
+  runs: number;
+  classes: Record<string, { count: number; probability: number; wilson95: [number, number] }>;
+}
+
+export interface McSummary {
+  scenario: string;
+  domain: string;
+  digest: string;
+  seed: string;
+  runs: number;
+  completed: number;
+  classes: Record<string, ClassSummary>;
+  metrics: Record<string, MetricSummary>;
+  table?: { axes: string[]; cells: TableCell[] };
+}
+
+export interface SummaryOptions {
+  /** write shrunk repro files here; undefined = no repros */
+  outDir?: string;
+  shrinkBudget?: number;
+  table?: TableAxis[];
+  /** only these metrics (default all) */
+  metrics?: string[];
+}
+
+/** Unique records by run index, sorted. */
+export function canonicalRecords(records: Iterable<RunRecord>): RunRecord[] {
+  const byI = new Map<number, RunRecord>();
+  for (const r of records) if (!byI.has(r.i)) byI.set(r.i, r);
+  return [...byI.values()].sort((a, b) => a.i - b.i);
+}
+
+export function summarise<C>(header: JournalHeader, records0: Iterable<RunRecord>, model: McModel<C>,
+  opts: SummaryOptions = {}): McSummary {
+  const records = canonicalRecords(records0);
+  const n = records.length;
+  const counts = new Map<string, { count: number; first: number; best?: RunRecord }>();
+  const metricVals = new Map<string, number[]>();
+  for (const r of records) {
+    const cls = r.classes.length ? r.classes : [OK_CLASS];
+    for (const c of cls) {
+      const e = counts.get(c) ?? { count: 0, first: r.i };
+      e.count++;
+      if (c !== OK_CLASS && (!e.best || r.size < e.best.size)) e.best = r; // ties keep the lower index
+      counts.set(c, e);
+    }
+    for (const [k, v] of Object.entries(r.metrics)) {
+      if (opts.metrics && !opts.metrics.includes(k)) continue;
+      if (typeof v !== "number" || !Number.isFinite(v)) continue;
+      let a = metricVals.get(k);
+      if (!a) metricVals.set(k, (a = []));
+      a.push(v);
+    }
+  }
+  const classes: Record<string, ClassSummary> = {};
+  for (const c of [...counts.keys()].sort()) {
+    const e = counts.get(c)!;
+    const [lo, hi] = wilson(e.count, n);
+    classes[c] = { count: e.count, probability: tidy(e.count / n), wilson95: [tidy(lo), tidy(hi)], firstRun: e.first };
+    if (e.best && opts.outDir !== undefined) classes[c].repro = writeRepro(model, e.best, c, opts.outDir, opts.shrinkBudget);
+  }
+  const metrics: Record<string, MetricSummary> = {};
+  for (const k of [...metricVals.keys()].sort()) {
+    const s = summariseValues(metricVals.get(k)!);
+    metrics[k] = { n: s.n, min: tidy(s.min), p50: tidy(s.p50), p90: tidy(s.p90), p99: tidy(s.p99), max: tidy(s.max), mean: tidy(s.mean) };
+  }
+  const out: McSummary = {
+    scenario: model.name, domain: model.domain, digest: header.scenario.digest, seed: header.seed, runs: header.runs,
+    completed: n, classes, metrics,
+  };
+  if (opts.table?.length) out.table = tabulate(records, opts.table);
+  return out;
+}
+
+/** A file-name-safe slug for a class. */
+export function classSlug(c: string): string {
+  const s = c.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
+  return s || "class";
+}
+
+function writeRepro<C>(model: McModel<C>, rec: RunRecord, cls: string, outDir: string, budget = SHRINK_BUDGET_RUNS): ReproInfo {
+  const start = model.sample(rec.seed);
+  const r = shrinkToClass(model, start, rec.seed, cls, budget);
+  const file = `repro-${classSlug(cls)}.yaml`;
+  const note = [
+    `repro of outcome class "${cls}"`,
+    `shrunk from run ${rec.i} (seed ${rec.seed}) of sweep ${model.name}: ${r.steps} steps, ${r.runs} runs, size ${tidy(r.sizeBefore)} -> ${tidy(r.sizeAfter)}`,
+    `replay: ${model.replayCommand} ${file}`,
+  ].join("\n");
+  writeFileSync(join(outDir, file), model.serialize(r.concrete, rec.seed, note));
+  return {
+    run: rec.i, seed: rec.seed, file, replay: `${model.replayCommand} ${file}`, shrinkSteps: r.steps, shrinkRuns: r.runs,
+    sizeBefore: tidy(r.sizeBefore), sizeAfter: tidy(r.sizeAfter), params: model.params(r.concrete),
+  };
+}
+
+const NUM_RE = /^\s*(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*[A-Za-z%]*\s*$/;
+
+function numericOf(v: Json | undefined): number | undefined {
+  if (typeof v === "number") return v;
+  if (typeof v === "string") {
+    const m = NUM_RE.exec(v);
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
+function binLabel(v: Json | undefined, axis: TableAxis): { label: string; order: number } {
+  if (v === undefined) return { label: "(unset)", order: Number.MAX_SAFE_INTEGER };
+  if (!axis.bins) {
+    const x = numericOf(v);
+    return { label: typeof v === "string" ? v : JSON.stringify(v), order: x ?? Number.MAX_SAFE_INTEGER - 1 };
+  }
+  const x = numericOf(v);
+  if (x === undefined) return { label: String(v), order: Number.MAX_SAFE_INTEGER - 1 };
+  const b = axis.bins;
+  if (x < b[0]!) return { label: `<${b[0]}`, order: -1 };
+  for (let k = 0; k < b.length - 1; k++) if (x < b[k + 1]!) return { label: `[${b[k]}, ${b[k + 1]})`, order: k };
+  return { label: `>=${b[b.length - 1]}`, order: b.length };
+}
+
+function tabulate(records: RunRecord[], axes: TableAxis[]): { axes: string[]; cells: TableCell[] } {
+  const cells = new Map<string, { key: Record<string, string>; order: number[]; recs: RunRecord[] }>();
+  for (const r of records) {
+    const labels = axes.map((a) => binLabel(r.params[a.param], a));
+    const id = JSON.stringify(labels.map((l) => l.label));
+    let c = cells.get(id);
+    if (!c) {
+      const key: Record<string, string> = {};
+      axes.forEach((a, k) => (key[a.param] = labels[k]!.label));
+      cells.set(id, (c = { key, order: labels.map((l) => l.order), recs: [] }));
+    }
+    c.recs.push(r);
+  }
+  const sorted = [...cells.values()].sort((a, b) => {
+    for (let k = 0; k < a.order.length; k++) {
+      if (a.order[k] !== b.order[k]) return a.order[k]! - b.order[k]!;
+      const la = Object.values(a.key)[k]!, lb = Object.values(b.key)[k]!;
+      if (la !== lb) return la < lb ? -1 : 1;
+    }
+    return 0;
+  });
+  return {
+    axes: axes.map((a) => a.param),
+    cells: sorted.map((c) => {
+      const m = new Map<string, number>();
+      for (const r of c.recs) for (const k of r.classes.length ? r.classes : [OK_CLASS]) m.set(k, (m.get(k) ?? 0) + 1);
+      const classes: TableCell["classes"] = {};
+      for (const k of [...m.keys()].sort()) {
+        const [lo, hi] = wilson(m.get(k)!, c.recs.length);
+        classes[k] = { count: m.get(k)!, probability: tidy(m.get(k)! / c.recs.length), wilson95: [tidy(lo), tidy(hi)] };
+      }
+      return { key: c.key, runs: c.recs.length, classes };
+    }),
+  };
+}

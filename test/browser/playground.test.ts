@@ -1,0 +1,264 @@
+// The playground in a real browser (Debian's Chromium, driven by
+// playwright-core): build the site with Vite, serve it from 127.0.0.1, run
+// scenarios in the page and check what it shows against the same package
+// run in Node for the same scenario and seed:
+//   - the result hash (SHA-256 of the canonical result JSON) is identical;
+//   - the per-cgroup MiB/s the page shows equal io.stat bytes / span
+//     computed here from Node's result;
+//   - editing the config shows an inline error at the right line, Enter runs,
+//     the URL reproduces an edited run, a comparison renders two columns;
+//   - no request leaves 127.0.0.1.
+// Also prints the WASM size gzipped (asserted <= 64 KiB) and how long a
+// 1 M-bio scenario takes in the page (printed, not asserted), and saves a
+// screenshot to test-output/playground.png (UPDATE_SCREENSHOT=1 writes docs/playground.png, the README's picture).
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import { build } from "vite";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { serveDir, type StaticServer } from "./serve.js";
+import { family } from "../../web/src/families/index.js";
+import type { BlockFamily } from "../../web/src/families/blockio.js";
+import type { RunRequest } from "../../web/src/families/types.js";
+import { resultHash } from "../../web/src/lib/digest.js";
+import { simulate as nodeSimulate, k8s as nodeK8s } from "../../dist/bindings/index.js";
+import type { RunResult, Scenario } from "../../bindings/scenario/types.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = resolve(__dirname, "../..");
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  console.warn(`SKIPPED the browser playground test: ${CHROMIUM} is absent (install it with: apt-get install -y chromium)`);
+}
+const MiB = 1 << 20;
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
+}
+
+/** Per-cgroup MiB/s from a Node result, computed here from io.stat and the jobs. */
+function expectedMiBs(r: RunResult, s: Scenario): Map<string, { read: string; write: string }> {
+  const out = new Map<string, { read: string; write: string }>();
+  const cgs = [...new Set(s.jobs.map((j) => j.cgroup))];
+  for (const cg of cgs) {
+    const start = Math.min(...s.jobs.filter((j) => j.cgroup === cg).map((j) => j.startNs));
+    const end = Math.max(...r.jobs.filter((j) => j.cgroup === cg).map((j) => j.lastDoneNs));
+    const own = Object.values(r.cgroups.find((c) => c.path === cg)!.own);
+    const sec = (end - start) / 1e9;
+    out.set(cg || "(root)", {
+      read: (own.reduce((a, c) => a + c.rbytes, 0) / MiB / sec).toFixed(2),
+      write: (own.reduce((a, c) => a + c.wbytes, 0) / MiB / sec).toFixed(2),
+    });
+  }
+  return out;
+}
+
+async function nodeRun(req: RunRequest): Promise<{ scenario: Scenario; result: RunResult; hash: string }> {
+  const fam = family(req.family) as BlockFamily;
+  const scenario = await fam.scenario(req);
+  const result = nodeSimulate(scenario);
+  return { scenario, result, hash: resultHash(result) };
+}
+
+async function waitRun(page: Page, after: number): Promise<void> {
+  await page.waitForFunction((n) => {
+    const r = document.getElementById("results")!;
+    return (r.dataset.state === "done" && Number(r.dataset.run) > n) || r.dataset.state === "error";
+  }, after, { timeout: 30_000 });
+}
+
+/** Load the page afresh at a hash and wait for its first run. */
+async function fresh(page: Page, url: string): Promise<void> {
+  await page.goto("about:blank");
+  await page.goto(url);
+  await waitRun(page, 0);
+}
+
+async function runNo(page: Page): Promise<number> {
+  return Number((await page.getAttribute("#results", "data-run")) ?? 0);
+}
+
+async function shownRows(page: Page, col = 0): Promise<Map<string, { read: string; write: string }>> {
+  const rows = page.locator(".run").nth(col).locator("[data-table=cgroups] tbody tr");
+  const out = new Map<string, { read: string; write: string }>();
+  for (let i = 0; i < (await rows.count()); i++) {
+    const r = rows.nth(i);
+    out.set((await r.getAttribute("data-key"))!, {
+      read: (await r.locator('[data-col="read MiB/s"]').textContent())!.trim(),
+      write: (await r.locator('[data-col="write MiB/s"]').textContent())!.trim(),
+    });
+  }
+  return out;
+}
+
+describe.skipIf(!haveChromium)("the playground in a browser", () => {
+  let outDir: string;
+  let server: StaticServer;
+  let browser: Browser;
+  let page: Page;
+  const offHost: string[] = [];
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    outDir = mkdtempSync(join(tmpdir(), "iosim-web-"));
+    await build({ configFile: join(ROOT, "web/vite.config.ts"), logLevel: "warn", build: { outDir, emptyOutDir: true } });
+    const wasm = readFileSync(join(ROOT, "build/iosim.wasm"));
+    const wasmGz = gzipSync(wasm, { level: 9 }).length;
+    const files = walk(outDir);
+    const pageGz = files.reduce((a, f) => a + gzipSync(readFileSync(f), { level: 9 }).length, 0);
+    console.log(`[playground] WASM core: ${wasm.length} B, ${(wasmGz / 1024).toFixed(1)} KiB gzipped (budget 64 KiB); ` +
+      `whole site: ${files.length} files, ${(pageGz / 1024).toFixed(1)} KiB gzipped`);
+    expect(wasmGz).toBeLessThanOrEqual(64 * 1024);
+
+    server = await serveDir(outDir);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM, headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"],
+    });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
+    await context.route("**/*", (route) => {
+      const u = new URL(route.request().url());
+      if (u.protocol === "data:" || u.protocol === "blob:" || u.hostname === "127.0.0.1") return route.continue();
+      offHost.push(u.href);
+      return route.abort();
+    });
+    context.on("request", (r) => {
+      const u = new URL(r.url());
+      if (!["data:", "blob:"].includes(u.protocol) && u.hostname !== "127.0.0.1" && !offHost.includes(u.href)) offHost.push(u.href);
+    });
+    page = await context.newPage();
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it("shows the same result as Node for two-tenants at seed 7 (hash and per-cgroup MiB/s)", async () => {
+    const req: RunRequest = { family: "block", scenario: "two-tenants", seed: 7, version: "6.18", fixes: [] };
+    await page.goto(`${server.url}#family=block&scenario=two-tenants&seed=7&v=6.18`);
+    await waitRun(page, 0);
+    expect(await page.getAttribute("#results", "data-state")).toBe("done");
+    const node = await nodeRun(req);
+    expect(await page.getAttribute(".run", "data-hash")).toBe(node.hash);
+    const shown = await shownRows(page);
+    const want = expectedMiBs(node.result, node.scenario);
+    expect([...shown.keys()].sort()).toEqual([...want.keys()].sort());
+    for (const [cg, w] of want) expect(shown.get(cg), cg).toEqual(w);
+    // the big sequential reader really does get more than the small one
+    expect(Number(shown.get("big")!.read)).toBeGreaterThan(Number(shown.get("small")!.read));
+    // charts drew
+    expect(await page.locator(".run .uplot").count()).toBeGreaterThanOrEqual(2);
+  });
+
+  it("runs one million bios in the worker and matches Node", async () => {
+    const req: RunRequest = { family: "block", scenario: "million-bios", seed: 3, version: "6.18", fixes: [] };
+    const n = await runNo(page);
+    await page.goto(`${server.url}#family=block&scenario=million-bios&seed=3&v=6.18`);
+    await waitRun(page, n); // same page, new hash: the page re-runs
+    const node = await nodeRun(req);
+    expect(node.result.jobs.reduce((a, j) => a + j.read.ios, 0)).toBe(1_000_000);
+    expect(await page.getAttribute(".run", "data-hash")).toBe(node.hash);
+    const shown = await shownRows(page);
+    for (const [cg, w] of expectedMiBs(node.result, node.scenario)) expect(shown.get(cg), cg).toEqual(w);
+    const wall = Number(await page.getAttribute(".run", "data-wall-ms"));
+    const click = Number(await page.getAttribute("#results", "data-client-ms"));
+    console.log(`[playground] 1 M bios in the page: ${wall.toFixed(0)} ms simulating in the worker, ${click.toFixed(0)} ms from run to rendered ` +
+      `(Node, same run: ${node.result.wallMs.toFixed(0)} ms)`);
+  });
+
+  it("runs the io.max demo when blk-throttle is in the build: capped shows ~20 MiB/s, as in Node", async (ctx) => {
+    const info = await family("throttle")!.load();
+    if (!info.available) {
+      console.log(`[playground] io.max demo not checked: ${info.reason}`);
+      ctx.skip();
+    }
+    const req: RunRequest = { family: "throttle", scenario: "iomax-demo", seed: 5, version: "6.12", fixes: [] };
+    await fresh(page, `${server.url}#family=throttle&scenario=iomax-demo&seed=5&v=6.12`);
+    const node = await nodeRun(req);
+    expect(await page.getAttribute(".run", "data-hash")).toBe(node.hash);
+    const shown = await shownRows(page);
+    for (const [cg, w] of expectedMiBs(node.result, node.scenario)) expect(shown.get(cg), cg).toEqual(w);
+    // io.max rbps=20971520: 20 MiB/s, a little over for the first slice
+    expect(Number(shown.get("capped")!.read)).toBeGreaterThan(19);
+    expect(Number(shown.get("capped")!.read)).toBeLessThan(21.5);
+  });
+
+  it("replays a Kubernetes incident on the affected and the fixed version: violation vs none, hashes as in Node", async () => {
+    await fresh(page, `${server.url}#family=k8s&scenario=rbd-unmap-busy&seed=1&v=1.14&vs=1.16`);
+    const sc = nodeK8s.builtinK8sScenario("rbd-unmap-busy")!;
+    const a = nodeK8s.runK8sScenario(sc, { version: "1.14", fixes: {}, seed: 1 });
+    const b = nodeK8s.runK8sScenario(sc, { version: "1.16", fixes: {}, seed: 1 });
+    expect(a.violations.length).toBeGreaterThan(0);
+    expect(b.violations).toEqual([]);
+    const runs = page.locator(".run");
+    expect(await runs.nth(0).getAttribute("data-hash")).toBe(resultHash(a));
+    expect(await runs.nth(1).getAttribute("data-hash")).toBe(resultHash(b));
+    expect(await runs.nth(0).locator(".callout.fail strong").textContent()).toContain(a.violations[0]!.name);
+    expect(await runs.nth(1).locator(".callout.ok").count()).toBe(1);
+    expect(await runs.nth(0).locator("svg.swimlane").count()).toBe(1);
+  });
+
+  it("Enter in the seed field re-runs; the comparison shows two columns that match Node", async () => {
+    await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18`);
+    const n = await runNo(page);
+    await page.check("#compare");
+    await page.selectOption("#vs-version", "6.1");
+    await page.fill("#seed", "11");
+    await page.press("#seed", "Enter");
+    await waitRun(page, n);
+    expect(await page.locator(".run").count()).toBe(2);
+    expect(page.url()).toContain("seed=11");
+    expect(page.url()).toContain("vs=6.1");
+    const a = await nodeRun({ family: "block", scenario: "two-tenants", seed: 11, version: "6.18", fixes: [] });
+    const b = await nodeRun({ family: "block", scenario: "two-tenants", seed: 11, version: "6.1", fixes: [] });
+    expect(await page.locator(".run").nth(0).getAttribute("data-hash")).toBe(a.hash);
+    expect(await page.locator(".run").nth(1).getAttribute("data-hash")).toBe(b.hash);
+    expect(await page.locator("#diff").count()).toBe(1);
+  });
+
+  it("an edit with a bad line shows the error at that line; a good edit survives a reload via the URL", async () => {
+    await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=2&v=6.18`);
+    const area = page.locator("#editor textarea");
+    await area.fill("mkdir small\nmkdir big\necho \"1\" > small/io.nosuch\n");
+    const n = await runNo(page);
+    await area.press("Control+Enter");
+    await page.waitForSelector("#results[data-state=error]");
+    expect(await page.locator("#editor .gutter .err").textContent()).toBe("3");
+    expect(await page.locator("#editor .edit-msg").textContent()).toContain("cgroup.conf:3");
+    // a good edit: an extra idle cgroup; the run is otherwise the built-in one
+    await area.fill("mkdir small\nmkdir big\nmkdir idle\n");
+    await area.press("Control+Enter");
+    await waitRun(page, n);
+    const url = page.url();
+    expect(url).toMatch(/edit=[\w-]+/);
+    const hash = await page.getAttribute(".run", "data-hash");
+    await fresh(page, url);
+    expect(await area.inputValue()).toBe("mkdir small\nmkdir big\nmkdir idle\n");
+    expect(await page.getAttribute(".run", "data-hash")).toBe(hash);
+  });
+
+  it("made no request beyond 127.0.0.1, logged no errors, and saves a screenshot", async () => {
+    // the picture for the README: the io.max demo on two kernels when the build has blk-throttle
+    const throttle = (await family("throttle")!.load()).available;
+    await fresh(page, throttle ? `${server.url}#family=throttle&scenario=iomax-demo&seed=1&v=6.18&vs=6.1`
+      : `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18&vs=6.1`);
+    await page.waitForTimeout(300);
+    const shot = process.env.UPDATE_SCREENSHOT ? "docs/playground.png" : "test-output/playground.png";
+    mkdirSync(join(ROOT, shot, ".."), { recursive: true });
+    await page.screenshot({ path: join(ROOT, shot) });
+    expect(offHost).toEqual([]);
+    expect(server.requested.length).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  });
+});

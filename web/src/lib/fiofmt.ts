@@ -1,0 +1,72 @@
+// JobSpec -> fio job file text, so a built-in scenario opens in the editor as
+// the fio jobs a user would write for it (parsed back by iosim's fio parser
+// when the user runs an edited copy).
+//
+// Worked example: jobDefaults({name: "capped", cgroup: "capped", device:
+// "nvme0n1", rw: "read", random: true, iodepth: 16, runtimeNs: 10e9,
+// timeBased: true, regionLen: 8 GiB}) becomes
+//   [capped]
+//   cgroup=capped
+//   filename=/dev/nvme0n1
+//   rw=randread
+//   bs=4096
+//   ioengine=libaio
+//   iodepth=16
+//   direct=1
+//   size=8589934592
+//   runtime=10s
+//   time_based
+//
+// Patterns a fio job cannot say (exact submit times, recorded replays) are
+// written as a comment; such jobs cannot be edited as text.
+
+import type { JobSpec } from "../iosim.js";
+
+export const FIO_FILE = "jobs.fio";
+
+export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; expressible: boolean } {
+  const out: string[] = [];
+  let expressible = true;
+  for (const j of jobs) {
+    out.push(`[${j.name}]`);
+    if (j.cgroup) out.push(`cgroup=${j.cgroup}`);
+    out.push(`filename=/dev/${j.device}`);
+    const rw = j.rw === "mix" ? "rw" : j.rw === "alt" ? "rw" : j.rw;
+    out.push(`rw=${j.random ? (rw === "rw" ? "randrw" : "rand" + rw) : rw}`);
+    if (j.rw === "mix" || j.rw === "alt") out.push(`rwmixread=${j.rw === "alt" ? 50 : j.mixReadPct}`);
+    if (j.bs.length === 1) out.push(`bs=${j.bs[0]!.size}`);
+    else {
+      const tot = j.bs.reduce((a, b) => a + b.weight, 0);
+      out.push(`bssplit=${j.bs.map((b) => `${b.size}/${Math.round((100 * b.weight) / tot)}`).join(":")}`);
+    }
+    out.push(`ioengine=libaio`, `iodepth=${j.iodepth}`, `direct=${j.direct ? 1 : 0}`);
+    if (j.offset) out.push(`offset=${j.offset}`);
+    out.push(`size=${j.regionLen}`);
+    if (j.bytes !== undefined) out.push(`io_size=${j.bytes}`);
+    if (j.count !== undefined) out.push(`number_ios=${j.count}`);
+    if (j.runtimeNs !== undefined) out.push(`runtime=${fioTime(j.runtimeNs)}`);
+    if (j.timeBased) out.push("time_based");
+    if (j.startNs) out.push(`startdelay=${fioTime(j.startNs)}`);
+    if (j.thinktimeNs) {
+      out.push(`thinktime=${Math.round(j.thinktimeNs / 1000)}`);
+      if (j.thinktimeBlocks !== 1) out.push(`thinktime_blocks=${j.thinktimeBlocks}`);
+    }
+    const p = j.pattern;
+    if (p.kind === "rate") {
+      if (p.iops) out.push(`rate_iops=${p.iops}`);
+      if (p.bps) out.push(`rate=${p.bps}`);
+    } else if (p.kind !== "closed") {
+      expressible = false;
+      out.push(`# pattern "${p.kind}" (${p.kind === "times" ? p.timesNs.length + " submit times" :
+        p.kind === "replay" ? p.ios.length + " recorded IOs" : "bursts"}) has no fio option; this job runs as built in`);
+    }
+    out.push("");
+  }
+  return { text: out.join("\n"), expressible };
+}
+
+function fioTime(ns: number): string {
+  if (ns % 1e9 === 0) return `${ns / 1e9}s`;
+  if (ns % 1e6 === 0) return `${ns / 1e6}ms`;
+  return `${Math.round(ns / 1e3)}us`;
+}

@@ -1,0 +1,306 @@
+// The playground page: pick a scenario (or edit its files), run it in the
+// worker, draw what came back; optionally run a second version/fix set with
+// the same seed and show both side by side with their differences. The
+// whole state lives in the URL hash (lib/urlstate.ts).
+
+import "./styles.css";
+import { RunError, SimClient } from "./client.js";
+import type { FamilyInfo, RunRequest, RunView, ScenarioInfo, TablePanel } from "./families/types.js";
+import { decodeState, encodeState, type PageState } from "./lib/urlstate.js";
+import { FileEditor } from "./ui/editor.js";
+import { destroyCharts, renderRun, renderTable, resizeCharts } from "./ui/panels.js";
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+const form = $<HTMLFormElement>("controls");
+const scenarioSel = $<HTMLSelectElement>("scenario");
+const desc = $<HTMLParagraphElement>("scenario-desc");
+const seedIn = $<HTMLInputElement>("seed");
+const versionSel = $<HTMLSelectElement>("version");
+const versionLabel = $<HTMLLabelElement>("version-label");
+const fixesA = $<HTMLFieldSetElement>("fixes-a");
+const deviceSel = $<HTMLSelectElement>("device");
+const deviceBox = $<HTMLDivElement>("device-box");
+const compareBox = $<HTMLInputElement>("compare");
+const vsVersionSel = $<HTMLSelectElement>("vs-version");
+const fixesB = $<HTMLDivElement>("fixes-b");
+const compareSet = $<HTMLFieldSetElement>("compare-set");
+const runBtn = $<HTMLButtonElement>("run");
+const cancelBtn = $<HTMLButtonElement>("cancel");
+const resetBtn = $<HTMLButtonElement>("reset");
+const linkBtn = $<HTMLButtonElement>("copy-link");
+const progress = $<HTMLProgressElement>("progress");
+const statusLine = $<HTMLParagraphElement>("status");
+const results = $<HTMLElement>("results");
+const editor = new FileEditor($("editor"));
+
+const client = new SimClient();
+let families: FamilyInfo[] = [];
+let runCount = 0;
+
+function current(): { fam: FamilyInfo; sc: ScenarioInfo } | undefined {
+  const [f, s] = scenarioSel.value.split("/");
+  const fam = families.find((x) => x.id === f);
+  const sc = fam?.scenarios.find((x) => x.id === s);
+  return fam && sc ? { fam, sc } : undefined;
+}
+
+function fillScenarios(): void {
+  scenarioSel.innerHTML = "";
+  for (const f of families) {
+    const g = document.createElement("optgroup");
+    g.label = f.available ? f.title : `${f.title} — ${f.reason ?? "not in this build"}`;
+    if (!f.available || f.scenarios.length === 0) {
+      const o = new Option(f.reason ?? "no built-in scenarios yet", "");
+      o.disabled = true;
+      g.append(o);
+    }
+    for (const s of f.scenarios) g.append(new Option(s.title + (s.size ? ` (${s.size})` : ""), `${f.id}/${s.id}`));
+    scenarioSel.append(g);
+  }
+}
+
+function fixBoxes(box: HTMLElement, fam: FamilyInfo, checked: string[], prefix: string): void {
+  box.innerHTML = "";
+  for (const fx of fam.fixes) {
+    const id = `${prefix}-${fx.id}`;
+    const lab = document.createElement("label");
+    lab.className = "check";
+    lab.htmlFor = id;
+    const cb = document.createElement("input");
+    cb.type = "checkbox";
+    cb.id = id;
+    cb.value = fx.id;
+    cb.checked = checked.includes(fx.id);
+    lab.append(cb, ` ${fx.label}`);
+    if (fx.detail) lab.title = fx.detail;
+    box.append(lab);
+  }
+}
+
+function checkedFixes(box: HTMLElement): string[] {
+  return [...box.querySelectorAll<HTMLInputElement>("input[type=checkbox]")].filter((c) => c.checked).map((c) => c.value);
+}
+
+function fillVersions(sel: HTMLSelectElement, fam: FamilyInfo, value: string): void {
+  sel.innerHTML = "";
+  for (const v of fam.versions) sel.append(new Option(v, v));
+  sel.value = fam.versions.includes(value) ? value : fam.defaultVersion;
+}
+
+/** Put a scenario (and optionally a saved state) into the form. */
+function applyScenario(st: Partial<PageState>): void {
+  const cur = current();
+  if (!cur) return;
+  const { fam, sc } = cur;
+  desc.textContent = sc.description;
+  versionLabel.textContent = fam.versionLabel === "kernel" ? "Kernel" : `${fam.versionLabel} version`;
+  fillVersions(versionSel, fam, st.version ?? sc.version ?? fam.defaultVersion);
+  deviceBox.hidden = !fam.devices?.length;
+  deviceSel.innerHTML = "";
+  deviceSel.append(new Option("as built in", ""));
+  for (const d of fam.devices ?? []) deviceSel.append(new Option(`${d} preset`, d));
+  deviceSel.value = st.device && fam.devices?.includes(st.device) ? st.device : "";
+  const fixes = st.fixes ?? sc.fixes ?? [];
+  fixesA.hidden = fam.fixes.length === 0;
+  fixBoxes(fixesA.querySelector(".boxes")!, fam, fixes, "fa");
+  compareBox.checked = !!st.vs || (!!sc.compareVersion && st.vs === undefined && !st.family);
+  const otherVersion = sc.compareVersion ?? fam.versions.find((v) => v !== versionSel.value) ?? versionSel.value;
+  fillVersions(vsVersionSel, fam, st.vs?.version ?? otherVersion);
+  // by default the comparison flips the fixes (all on vs as-is)
+  fixBoxes(fixesB, fam, st.vs?.fixes ?? (fixes.length || sc.compareVersion ? [] : fam.fixes.map((f) => f.id)), "fb");
+  syncCompare();
+  if (st.seed !== undefined) seedIn.value = String(st.seed);
+  const texts = { ...sc.files, ...(st.files ?? {}) };
+  editor.setFiles(fam.files.map((f) => ({ name: f.name, syntax: f.syntax, text: texts[f.name] ?? "", readOnly: /read-only/.test(f.syntax) })));
+  updateResetButton();
+}
+
+function syncCompare(): void {
+  compareSet.classList.toggle("off", !compareBox.checked);
+  vsVersionSel.disabled = !compareBox.checked;
+  fixesB.querySelectorAll<HTMLInputElement>("input").forEach((i) => (i.disabled = !compareBox.checked));
+}
+
+function editedFiles(): Record<string, string> | undefined {
+  const cur = current();
+  if (!cur) return undefined;
+  const t = editor.texts();
+  const changed = Object.entries(t).some(([k, v]) => (cur.sc.files[k] ?? "") !== v);
+  return changed ? t : undefined;
+}
+
+function updateResetButton(): void {
+  resetBtn.disabled = !editedFiles();
+}
+
+function pageState(): PageState | undefined {
+  const cur = current();
+  if (!cur) return undefined;
+  const seed = Math.max(0, Math.floor(Number(seedIn.value) || 0));
+  return {
+    family: cur.fam.id,
+    scenario: cur.sc.id,
+    seed,
+    version: versionSel.value,
+    fixes: checkedFixes(fixesA),
+    device: deviceSel.value || undefined,
+    vs: compareBox.checked ? { version: vsVersionSel.value, fixes: checkedFixes(fixesB) } : undefined,
+    files: editedFiles(),
+  };
+}
+
+function setBusy(busy: boolean): void {
+  runBtn.disabled = busy;
+  cancelBtn.disabled = !busy;
+  progress.hidden = !busy;
+  results.setAttribute("aria-busy", String(busy));
+  if (busy) results.dataset.state = "running";
+}
+
+async function run(): Promise<void> {
+  const st = pageState();
+  if (!st) return;
+  history.replaceState(null, "", await encodeState(st));
+  editor.clearError();
+  setBusy(true);
+  progress.removeAttribute("value");
+  const t0 = performance.now();
+  const reqs: RunRequest[] = [{ family: st.family, scenario: st.scenario, seed: st.seed, version: st.version, fixes: st.fixes, device: st.device, files: st.files }];
+  if (st.vs) reqs.push({ ...reqs[0]!, version: st.vs.version, fixes: st.vs.fixes });
+  statusLine.textContent = `Running ${reqs.length === 2 ? "two runs" : "…"}`;
+  try {
+    const views: RunView[] = [];
+    for (const [i, r] of reqs.entries()) {
+      views.push(await client.run(r, (fraction, simNs) => {
+        if (fraction !== undefined) progress.value = (i + fraction) / reqs.length;
+        statusLine.textContent = `Run ${i + 1}/${reqs.length}: ${(simNs / 1e9).toFixed(2)} s simulated`;
+      }));
+    }
+    const ms = performance.now() - t0;
+    show(views, ms);
+  } catch (e) {
+    const info = e instanceof RunError ? e.info : { message: String((e as Error)?.message ?? e) };
+    results.dataset.state = info.message === "cancelled" ? "cancelled" : "error";
+    statusLine.textContent = info.message === "cancelled" ? "Cancelled." : `Error: ${info.message}`;
+    if (info.message !== "cancelled") editor.showError(info.message, info.file, info.line);
+  } finally {
+    setBusy(false);
+  }
+}
+
+function show(views: RunView[], ms: number): void {
+  destroyCharts();
+  results.innerHTML = "";
+  const grid = document.createElement("div");
+  grid.className = views.length > 1 ? "runs two" : "runs";
+  views.forEach((v, i) => grid.append(renderRun(v, i ? "b" : "a")));
+  if (views.length === 2) {
+    const d = diffTable(views[0]!.summary, views[1]!.summary, views[0]!.label, views[1]!.label);
+    if (d) results.append(renderTable(d, "diff"));
+  }
+  results.append(grid);
+  runCount++;
+  results.dataset.state = "done";
+  results.dataset.run = String(runCount);
+  results.dataset.clientMs = ms.toFixed(1);
+  const diffCells = results.querySelectorAll("#diff tbody td");
+  const same = views.length === 2 && [...diffCells].every((td) => td.textContent === "=");
+  statusLine.textContent = `Done in ${ms.toFixed(0)} ms (simulation ${views.map((v) => v.wallMs.toFixed(0) + " ms").join(" + ")})` +
+    (views.length === 2 ? (same ? " — the same numbers in both runs." : " — the runs differ: see the difference table.") : ".");
+}
+
+/** B − A for every numeric cell both summaries share. */
+function diffTable(a: TablePanel, b: TablePanel, la: string, lb: string): TablePanel | undefined {
+  if (a.columns.join() !== b.columns.join()) return undefined;
+  const num = (s: string) => {
+    const m = /^(-?[0-9.]+)\s*(µs|ms|s)?$/.exec(s.trim());
+    if (!m) return undefined;
+    const k = m[2] === "µs" ? 1e-3 : m[2] === "s" ? 1e3 : 1;
+    return { v: Number(m[1]) * (m[2] ? k : 1), unit: m[2] ? "ms" : "" };
+  };
+  const rows = a.rows.map((ra) => {
+    const rb = b.rows.find((r) => r.key === ra.key);
+    const cells = [ra.cells[0]!];
+    for (let i = 1; i < a.columns.length; i++) {
+      const x = num(ra.cells[i] ?? ""), y = rb ? num(rb.cells[i] ?? "") : undefined;
+      if (!x || !y) { cells.push(`${ra.cells[i] ?? ""} → ${rb?.cells[i] ?? "–"}`); continue; }
+      const d = y.v - x.v;
+      const pct = x.v !== 0 ? ` (${d >= 0 ? "+" : ""}${((100 * d) / x.v).toFixed(1)}%)` : "";
+      cells.push(d === 0 ? "=" : `${d > 0 ? "+" : ""}${d.toFixed(2)}${x.unit ? " " + x.unit : ""}${pct}`);
+    }
+    return { key: ra.key, cells };
+  });
+  return { kind: "table", id: "diff", title: `Difference: ${lb} − ${la}`, columns: a.columns, rows };
+}
+
+// ---- wiring ----------------------------------------------------------------
+
+form.addEventListener("submit", (e) => {
+  e.preventDefault();
+  if (!runBtn.disabled) void run();
+});
+form.addEventListener("keydown", (e) => {
+  const t = e.target as HTMLElement;
+  if (e.key !== "Enter") return;
+  if (t instanceof HTMLTextAreaElement) {
+    if (e.ctrlKey || e.metaKey) { e.preventDefault(); form.requestSubmit(); }
+    return;
+  }
+  if (t instanceof HTMLButtonElement) return;
+  if (t instanceof HTMLSelectElement || t instanceof HTMLInputElement) { e.preventDefault(); form.requestSubmit(); }
+});
+scenarioSel.addEventListener("change", () => {
+  applyScenario({ seed: Number(seedIn.value) || 1 });
+  void run();
+});
+compareBox.addEventListener("change", syncCompare);
+cancelBtn.addEventListener("click", () => client.cancel());
+resetBtn.addEventListener("click", () => {
+  const cur = current();
+  if (!cur) return;
+  applyScenario({ version: versionSel.value, fixes: checkedFixes(fixesA), seed: Number(seedIn.value), device: deviceSel.value || undefined });
+  editor.focus();
+});
+editor.onChange = updateResetButton;
+linkBtn.addEventListener("click", async () => {
+  const st = pageState();
+  if (!st) return;
+  history.replaceState(null, "", await encodeState(st));
+  try {
+    await navigator.clipboard.writeText(location.href);
+    statusLine.textContent = "Link copied.";
+  } catch {
+    statusLine.textContent = "Link is in the address bar.";
+  }
+});
+let resizeTimer = 0;
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = window.setTimeout(resizeCharts, 100);
+});
+
+/** Select and fill in what a URL hash says (a pasted link, back/forward). */
+async function applyHash(): Promise<void> {
+  const st = await decodeState(location.hash);
+  const wanted = st.family && st.scenario ? `${st.family}/${st.scenario}` : undefined;
+  const firstAvailable = [...scenarioSel.options].find((o) => !o.disabled && o.value)?.value ?? "";
+  scenarioSel.value = wanted && [...scenarioSel.options].some((o) => o.value === wanted && !o.disabled) ? wanted : firstAvailable;
+  if (wanted && scenarioSel.value !== wanted) statusLine.textContent = `Scenario "${wanted}" is not in this build.`;
+  applyScenario({ ...st, seed: st.seed ?? 1 });
+}
+
+async function init(): Promise<void> {
+  statusLine.textContent = "Loading the simulator…";
+  families = await client.catalog();
+  fillScenarios();
+  await applyHash();
+  document.body.dataset.ready = "1";
+  // our own updates use history.replaceState, which fires no hashchange
+  window.addEventListener("hashchange", async () => {
+    if (!runBtn.disabled) { await applyHash(); await run(); }
+  });
+  await run();
+}
+
+void init();
