@@ -15,6 +15,24 @@
 // are forgotten (their completions are dropped), backoff is reset, and the
 // ASW is rebuilt from node status, which is how seed 002's stuck volume can
 // recover (the volume missing from node status is re-attached).
+//
+// The same rebuild loses a detach that was in flight. The reconciler takes
+// the volume off node.status.volumesAttached *before* DetachVolume runs
+// (reconciler.go, 1.22 and still today), so a restart between the two leaves
+// an in-tree volume nobody knows about: not in node status (so not in the new
+// ASW), not wanted by a pod (so not in the DSW), and no VolumeAttachment for
+// processVolumeAttachments to find (only CSI volumes have one). If the cloud
+// refused or never got the lost call, the disk stays attached for ever; this
+// is upstream behaviour (kubernetes/kubernetes#81097, #92145; the design
+// problem is #44858), not a modelling gap. Worked example (the noisy detach-
+// backoff sweep's shrunk repro, 1.22 with or without #104526): pod deleted at
+// 60 s, unmounted at 61.1 s; at 70.12 s the reconciler patches the node
+// without disk-7bfqsft5 and starts DetachVolume; the controller-manager
+// restarts at that instant (down 1 s); the cloud answers "ResourceBusy" at
+// 72.12 s to nobody; the new ADC (71.12 s) lists no volume on 10.0.0.12, and
+// the disk is still attached when the run ends 25 min later.
+// `detachesInFlight` and the notes below only explain this; no later
+// incarnation reads them.
 
 import { ApiServer, Informer } from "../api/apiserver.js";
 import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
@@ -51,6 +69,10 @@ export class AttachDetachController {
   private readonly env: PluginEnv;
   private readonly vaWaiters = new VAWaiters();
   private lastFullList = 0;
+  /** when run() rebuilt the caches (populateActualStateOfWorld) */
+  populatedAtMs = -1;
+  /** detaches sent to the plugin and not yet answered: "vol\u0000node" -> vol, node (for the crash note) */
+  private readonly detachesInFlight = new Map<string, { volumeName: string; nodeName: string }>();
   /** the controller's loops, woken by its caches, operations and informer (engine/sim.ts section 3) */
   private readonly wake: WakeGroup;
   /** the reconciler alone reads the pending operations: their changes wake only it */
@@ -125,6 +147,12 @@ export class AttachDetachController {
   /** Crash: forget everything; pending operation completions are dropped. */
   stop(): void {
     this.dead = true;
+    for (const { volumeName, nodeName } of this.detachesInFlight.values())
+      this.ctx.out.note(
+        `volume:${volumeName}`,
+        `kube-controller-manager stopped while its DetachVolume of ${volumeName} from ${nodeName} was in flight, after it had taken the volume off ${nodeName}'s node.status.volumesAttached; the result of that call is lost with the process`,
+      );
+    this.detachesInFlight.clear();
     for (const t of this.tickers) t.stop();
     if (this.inf) this.ctx.api.stopInformer(this.inf);
   }
@@ -132,6 +160,7 @@ export class AttachDetachController {
   private run(): void {
     if (this.dead) return;
     const { ctx } = this;
+    this.populatedAtMs = ctx.sim.now;
     // populateActualStateOfWorld
     for (const o of this.inf!.cache.list("Node")) {
       const name = o.metadata.name;
@@ -303,9 +332,20 @@ export class AttachDetachController {
         }
       }
       const volumeName = av.spec ? plugin.getVolumeName(av.spec) : av.volumeName.slice(pluginName.length + 1);
+      const flightKey = `${av.volumeName}\u0000${av.nodeName}`;
+      this.detachesInFlight.set(flightKey, { volumeName: av.volumeName, nodeName: av.nodeName });
       ctx.steps.step("adc.DetachStarted", av.volumeName);
       plugin.detach(this.env, volumeName, av.nodeName, (err) => {
-        if (this.dead) return;
+        if (this.dead) {
+          ctx.out.note(
+            `volume:${av.volumeName}`,
+            err
+              ? `the storage backend answered the lost DetachVolume of ${av.volumeName} from ${av.nodeName} with an error nobody receives: ${err}`
+              : `the lost DetachVolume of ${av.volumeName} from ${av.nodeName} completed at the storage backend after the controller-manager that sent it had stopped`,
+          );
+          return;
+        }
+        this.detachesInFlight.delete(flightKey);
         if (err) return fail(`DetachVolume.Detach failed ${volDetail(av, av.nodeName)}: ${err}`);
         this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
         ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:472", `DetachVolume.Detach succeeded ${volDetail(av, av.nodeName)}`);
@@ -313,6 +353,17 @@ export class AttachDetachController {
         done(null);
       });
     });
+  }
+
+  /**
+   * Observer query for end-of-run explanations: does this controller track
+   * storage volume `backendId` on `node` at all (ASW or DSW)? Matches unique
+   * names ending in "/<id>" (in-tree) or "^<id>" (CSI).
+   */
+  tracksVolume(backendId: string, node: string): boolean {
+    const named = (u: string): boolean => u.endsWith(`/${backendId}`) || u.endsWith(`^${backendId}`);
+    for (const [u, v] of this.asw.attachedVolumes) if (named(u) && v.nodesAttachedTo.has(node)) return true;
+    return this.dsw.getVolumesToAttach().some((v) => v.nodeName === node && named(v.volumeName));
   }
 
   /** exposed for ApiServer-independent unit tests */

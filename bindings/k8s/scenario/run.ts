@@ -245,7 +245,9 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     }
   }
   const adcBox: { adc: AttachDetachController | null } = { adc: null };
+  let adcStarts = 0;
   const startADC = (): void => {
+    adcStarts++;
     adcBox.adc = new AttachDetachController(ctx, plugins);
     adcBox.adc.start();
   };
@@ -436,6 +438,24 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     }
   }
   // released-after-pods
+  // A volume still attached that the running attach/detach controller does not
+  // track at all will never be detached; say why (attach_detach_controller.ts).
+  const forgottenByADC = (id: string, node: string, hasVA: boolean): string => {
+    const adc = adcBox.adc;
+    if (id.startsWith("rbd:") || !adc || adcStarts < 2 || adc.populatedAtMs < 0 || adc.tracksVolume(id, node)) return "";
+    const lostDetach = out.notes.some((n) => n.text.startsWith("kube-controller-manager stopped while its DetachVolume of ") && (n.text.includes(`/${id} from ${node}`) || n.text.includes(`^${id} from ${node}`)));
+    const vaText = !hasVA
+      ? "no VolumeAttachment records it (an in-tree plugin has none)"
+      : profile.processVolumeAttachmentsAtStart
+        ? "its VolumeAttachment did not bring it back"
+        : "this version does not read VolumeAttachments at start-up (processVolumeAttachments, PR #96617, came in 1.21)";
+    return (
+      ` The attach/detach controller running now does not know the volume: it rebuilt its actual state of world at +${relTime(adc.populatedAtMs)} from node.status.volumesAttached, which does not list it, ${vaText}, and no pod wants it, so nothing will ever detach it.` +
+      (lostDetach
+        ? ` Real Kubernetes does the same: the reconciler takes a volume off node.status.volumesAttached before it calls DetachVolume, and a controller-manager restart in between loses the detach (kubernetes/kubernetes#81097, #92145; #104526 does not change this).`
+        : "")
+    );
+  };
   for (const v of backend.volumes.values()) {
     for (const node of v.attachedTo) {
       const users = pods.filter((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && podVolumesOf(p).some((b) => b.id === v.id));
@@ -448,7 +468,7 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
           violation(
             "released-after-pods",
             since + releaseBound,
-            `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${notesFor(v.id)}`,
+            `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${notesFor(v.id)}${forgottenByADC(v.id, node, va !== undefined)}`,
           ),
         );
       }
