@@ -287,7 +287,8 @@ function timelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
   if (o.between !== undefined) {
     const b = cx.list(o.between, `${path}.between`);
     if (b.length !== 2) cx.fail(`${path}.between`, `expected [stepX, stepY]`);
-    item.after = { step: cx.str(b[0], `${path}.between[0]`), count: o.count === undefined ? 1 : Number(o.count), delayMs: 0 };
+    if (o.delay !== undefined) cx.fail(`${path}.delay`, "between: picks its own instant; delay is for after:");
+    item.between = { from: cx.str(b[0], `${path}.between[0]`), to: cx.str(b[1], `${path}.between[1]`), count: o.count === undefined ? 1 : Number(o.count) };
   }
   const a = cx.str(o.action, `${path}.action`);
   const node = (): string => cx.str(o.node, `${path}.node`);

@@ -24,7 +24,7 @@ import { AttachDetachController } from "../attachdetach/attach_detach_controller
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { Ctx, Steps } from "../engine/context.js";
-import { Sim } from "../engine/sim.js";
+import { Rng, Sim } from "../engine/sim.js";
 import { Backend } from "../host/backend.js";
 import { Host } from "../host/mount.js";
 import { Kubelet, runtimeOf } from "../kubelet/kubelet.js";
@@ -34,7 +34,7 @@ import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js
 import { createCSIPlugin, getAttachmentName } from "../volume/csi.js";
 import { PluginMgr } from "../volume/plugins.js";
 import { createRBDPlugin } from "../volume/rbd.js";
-import type { Check, Expectation, K8sScenario } from "./schema.js";
+import type { Check, Expectation, K8sScenario, TimelineItem } from "./schema.js";
 
 export const NODE_STATUS_GRACE_MS = 60_000;
 export const LIVENESS_MS = 5 * 60_000;
@@ -140,7 +140,48 @@ function profileFor(version: string | undefined, a: FixOverrides, b: FixOverride
   return p;
 }
 
+/**
+ * Run a scenario. A `between: [A, B]` timeline item is first resolved to
+ * "after the count-th A, plus a delay": a probe run (the same scenario with
+ * the items before it, without it and the later between-items) gives the
+ * time tA of that A and tB of the first B after it (or the end of the run if
+ * B never comes), and the delay is drawn uniformly from [0, tB - tA) ms with
+ * a PRNG seeded by the run's seed and the item's index. The replay is
+ * deterministic, so the real run is identical to the probe up to that
+ * instant. Items are resolved in timeline order, one probe each; an item
+ * whose A never happens never fires.
+ */
 export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRunResult {
+  if (!sc.timeline.some((it) => it.between)) return runResolved(sc, opts);
+  const seed = opts.seed ?? sc.seed;
+  let timeline = sc.timeline;
+  for (let i = 0; i < timeline.length; i++) {
+    const it = timeline[i]!;
+    if (!it.between) continue;
+    const { from, to, count } = it.between;
+    const probe = runResolved({ ...sc, timeline: timeline.filter((x, j) => j < i || !x.between) }, { ...opts, steps: true });
+    let seen = 0;
+    let ia = -1;
+    for (let k = 0; k < probe.steps.length && ia < 0; k++) if (probe.steps[k]!.name === from && ++seen === count) ia = k;
+    let resolved: TimelineItem | null = null;
+    if (ia >= 0) {
+      const tA = probe.steps[ia]!.t;
+      let tB = sc.durationMs;
+      for (let k = ia + 1; k < probe.steps.length; k++)
+        if (probe.steps[k]!.name === to) {
+          tB = probe.steps[k]!.t;
+          break;
+        }
+      const rng = new Rng(((seed >>> 0) ^ Math.imul(i + 1, 0x9e3779b1) ^ 0x62657477) >>> 0);
+      resolved = { line: it.line, action: it.action, after: { step: from, count, delayMs: tB > tA ? rng.int(tB - tA) : 0 } };
+    }
+    timeline = [...timeline.slice(0, i), ...(resolved ? [resolved] : []), ...timeline.slice(i + 1)];
+    if (!resolved) i--;
+  }
+  return runResolved({ ...sc, timeline }, opts);
+}
+
+function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   const profile: Profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
   const timers: TimerConfig = { ...TIMER_DEFAULTS, ...sc.settings.timers };
   const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });

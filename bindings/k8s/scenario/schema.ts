@@ -46,6 +46,11 @@ export interface TimelineItem {
   atMs?: number;
   /** right after the n-th occurrence of a step, plus a delay */
   after?: { step: string; count: number; delayMs: number };
+  /**
+   * at an instant within [n-th occurrence of `from`, next `to` after it), drawn
+   * from the run's seed; `runK8sScenario` resolves it to an `after` item first
+   */
+  between?: { from: string; to: string; count: number };
   action: Action;
   line?: number;
 }

@@ -1,0 +1,51 @@
+// `between: [A, B]` timeline items (runK8sScenario resolves them with a probe
+// run): the action lands inside [A, B) at an instant drawn from the run's seed.
+import { describe, expect, it } from "vitest";
+import { BUILTIN_YAML } from "../index.js";
+import { loadK8sScenario } from "./loader.js";
+import { runK8sScenario } from "./run.js";
+
+// seed 002 with a 1 ms controller-manager restart somewhere between the pod
+// running (~5 s) and its volume torn down after the delete (~61 s)
+const yaml = (between: string): string =>
+  BUILTIN_YAML["detach-backoff-node-status"]!.replace(
+    "faults:\n",
+    `  - between: ${between}\n    action: restartControllerManager\n    down: 1ms\nfaults:\n`,
+  );
+
+/** when the restarted controller-manager's ADC starts (the restart fired 1 ms earlier) */
+function restartedAt(r: ReturnType<typeof runK8sScenario>): number | undefined {
+  const starts = r.logs.filter((l) => l.component === "kube-controller-manager" && l.text.endsWith("] Starting attach detach controller"));
+  return starts.length > 1 ? starts[1]!.t - 1 : undefined;
+}
+
+describe("between: [A, B] in the k8s scenario format", () => {
+  const sc = loadK8sScenario(yaml("[kubelet.PodRunning, kubelet.TearDownSucceeded]"), "between.yaml");
+
+  it("fires at a seed-chosen instant inside the interval, the same one for the same seed", () => {
+    const times: number[] = [];
+    for (let seed = 1; seed <= 12; seed++) {
+      const r = runK8sScenario(sc, { seed, steps: true });
+      const tA = r.steps.find((s) => s.name === "kubelet.PodRunning")!.t;
+      const tB = r.steps.find((s) => s.name === "kubelet.TearDownSucceeded" && s.t >= tA)!.t;
+      const t = restartedAt(r)!;
+      expect(t, `seed ${seed}`).toBeGreaterThanOrEqual(tA);
+      expect(t, `seed ${seed}`).toBeLessThan(tB);
+      expect(restartedAt(runK8sScenario(sc, { seed, steps: true }))).toBe(t);
+      times.push(t - tA);
+    }
+    // not pinned to the first step: spread over the ~56 s interval
+    expect(new Set(times).size).toBeGreaterThanOrEqual(10);
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(20_000);
+  });
+
+  it("never fires when A never happens", () => {
+    const r = runK8sScenario(loadK8sScenario(yaml("[adc.ForceDetachTimeout, kubelet.TearDownSucceeded]"), "between.yaml"));
+    expect(restartedAt(r)).toBeUndefined();
+  });
+
+  it("rejects a delay, which between: does not take", () => {
+    const text = yaml("[kubelet.PodRunning, kubelet.TearDownSucceeded]").replace("    down: 1ms\n", "    down: 1ms\n    delay: 1s\n");
+    expect(() => loadK8sScenario(text, "between.yaml")).toThrow(/between\.yaml:\d+: timeline\[2\]\.delay: between: picks its own instant/);
+  });
+});
