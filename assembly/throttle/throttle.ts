@@ -153,6 +153,15 @@ export const tdCarryIos = new Vec<i64>(32);
 export const tdSliceStart = new Vec<u64>(32);
 export const tdSliceEnd = new Vec<u64>(32);
 const tdRulesBps = new Vec<u8>(32);
+// Memo of the last limit * window / HZ per tg x dir (see bytesAllowedAt()).
+const tdMemoBpsLim = new Vec<u64>(32);
+const tdMemoBpsJ = new Vec<u64>(32);
+const tdMemoBps = new Vec<u64>(32);
+const tdMemoIopsLim = new Vec<u64>(32);
+const tdMemoIopsJ = new Vec<u64>(32);
+const tdMemoIops = new Vec<u64>(32);
+const tdMemoFloorIops = new Vec<u64>(32); // key: iops & UINT_MAX (U64_MAX = none yet)
+const tdMemoFloor = new Vec<u64>(32); // HZ / iops + 1
 const tdRulesIops = new Vec<u8>(32);
 
 // service queues: sq id s < nTg is tg s's own queue; nTg + dev is the device's top queue
@@ -271,6 +280,7 @@ function allocState(): void {
   nCg = cgroupCount();
   nTg = nCg * nDev;
   SLICE = cfg.sliceJiffies > 0 ? cfg.sliceJiffies : <u64>(HZ / 10);
+  setSliceMagic(SLICE);
   const n2 = nTg * 2;
   const nSq = nTg + nDev;
   initVec<u32>(tgFlags, nTg, 0);
@@ -288,6 +298,15 @@ function allocState(): void {
   initVec<u64>(tdSliceEnd, n2, 0);
   initVec<u8>(tdRulesBps, n2, 0);
   initVec<u8>(tdRulesIops, n2, 0);
+  // (limit 0, window 0) -> 0 is what bytesAllowed()/ioAllowed() give: a valid entry
+  initVec<u64>(tdMemoBpsLim, n2, 0);
+  initVec<u64>(tdMemoBpsJ, n2, 0);
+  initVec<u64>(tdMemoBps, n2, 0);
+  initVec<u64>(tdMemoIopsLim, n2, 0);
+  initVec<u64>(tdMemoIopsJ, n2, 0);
+  initVec<u64>(tdMemoIops, n2, 0);
+  initVec<u64>(tdMemoFloorIops, n2, U64_MAX);
+  initVec<u64>(tdMemoFloor, n2, 0);
   initVec<i32>(sqNrBps, nSq * 2, 0);
   initVec<i32>(sqNrIops, nSq * 2, 0);
   initVec<i32>(sqQHead, nSq * 2, -1);
@@ -341,20 +360,39 @@ export function throtlStageLimits(cg: i32, dev: i32, rbps: u64, wbps: u64, riops
   return 63 - <i32>clz<u64>(x); // ilog2(0) = -1 as the kernel's fls64(0) - 1
 }
 
-// Jiffy differences and slice lengths are small: divide in 32 bits when they
-// fit (a 64-bit division costs several times a 32-bit one in WASM).
-@inline function roundup(x: u64, y: u64): u64 {
-  if (x < 0x7fffffff) {
-    const x32 = <u32>x;
-    const y32 = <u32>y;
-    return <u64>(((x32 + y32 - 1) / y32) * y32);
-  }
-  return ((x + y - 1) / y) * y;
+// Every roundup()/rounddown() in blk-throttle is to a multiple of the slice,
+// several per bio. A hardware divide costs tens of cycles, so dividing by the
+// slice is a multiply and a shift with a magic number computed once per run
+// (Granlund & Montgomery 1994, thm 4.2, N = 31): with l = ceil(log2 SLICE)
+// and m = floor(2^(31+l) / SLICE) + 1, floor(x / SLICE) = (x * m) >> (31+l)
+// exactly for every 0 <= x < 2^31, and x * m < 2^31 * 2^32 fits in a u64.
+// Worked example: SLICE = 25 -> l = 5, m = floor(2^36 / 25) + 1 = 2748779070;
+// x = 1000 -> (1000 * 2748779070) >> 36 = 40. Larger x (never seen with
+// sane jiffy differences) take the plain division.
+let sliceMagic: u64 = 0;
+let sliceShift: u64 = 0;
+
+function setSliceMagic(slice: u64): void {
+  let l: u64 = 0;
+  while ((<u64>1 << l) < slice) l++;
+  sliceShift = 31 + l;
+  sliceMagic = (<u64>1 << sliceShift) / slice + 1;
 }
 
-@inline function rounddown(x: u64, y: u64): u64 {
-  if (x <= 0xffffffff) return <u64>(<u32>x - (<u32>x % <u32>y));
-  return x - (x % y);
+/** floor(x / SLICE) */
+@inline function divSlice(x: u64): u64 {
+  if (x < 0x80000000) return (x * sliceMagic) >> sliceShift;
+  return x / SLICE;
+}
+
+/** roundup(x, SLICE) */
+@inline function roundupSlice(x: u64): u64 {
+  return divSlice(x + SLICE - 1) * SLICE;
+}
+
+/** rounddown(x, SLICE) */
+@inline function rounddownSlice(x: u64): u64 {
+  return divSlice(x) * SLICE;
 }
 
 /** calculate_bytes_allowed(): bps * jiffies / HZ with the kernel's overflow guard. */
@@ -373,6 +411,41 @@ export function bytesAllowed(bps: u64, j: u64): u64 {
 export function ioAllowed(iops: u64, j: u64): u64 {
   const tmp = (iops & 0xffffffff) * j / <u64>HZ;
   return tmp > UINT_MAX ? UINT_MAX : tmp;
+}
+
+// The limit checks ask for bps * window / HZ and iops * window / HZ with the
+// window rounded to whole slices, so a tg asks the same question for every bio
+// of a slice (and the 6.12 iops wait floor HZ / iops + 1 for every bio over
+// the limit). One remembered (limit, window) -> result per tg x dir answers
+// those without a 64-bit division; the key holds the limit itself, so a limit
+// write needs no invalidation, and a miss computes exactly what the kernel does.
+
+@inline function bytesAllowedAt(i: i32, bps: u64, j: u64): u64 {
+  if (tdMemoBpsJ.get(i) == j && tdMemoBpsLim.get(i) == bps) return tdMemoBps.get(i);
+  const v = bytesAllowed(bps, j);
+  tdMemoBpsLim.set(i, bps);
+  tdMemoBpsJ.set(i, j);
+  tdMemoBps.set(i, v);
+  return v;
+}
+
+@inline function ioAllowedAt(i: i32, iops: u64, j: u64): u64 {
+  if (tdMemoIopsJ.get(i) == j && tdMemoIopsLim.get(i) == iops) return tdMemoIops.get(i);
+  const v = ioAllowed(iops, j);
+  tdMemoIopsLim.set(i, iops);
+  tdMemoIopsJ.set(i, j);
+  tdMemoIops.set(i, v);
+  return v;
+}
+
+/** 6.12+ tg_within_iops_limit() wait floor: HZ / iops + 1 (iops as u32). */
+@inline function iopsWaitFloor(i: i32, iops: u64): u64 {
+  const k = iops & 0xffffffff;
+  if (tdMemoFloorIops.get(i) == k) return tdMemoFloor.get(i);
+  const v = <u64>HZ / k + 1;
+  tdMemoFloorIops.set(i, k);
+  tdMemoFloor.set(i, v);
+  return v;
 }
 
 @inline function s32(x: i64): i64 {
@@ -637,7 +710,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
 }
 
 @inline function setSliceEnd(i: i32, end: u64): void {
-  tdSliceEnd.set(i, roundup(end, SLICE));
+  tdSliceEnd.set(i, roundupSlice(end));
 }
 
 function extendSlice(i: i32, end: u64): void {
@@ -649,7 +722,7 @@ function trimSlice(g: i32, d: i32): void {
   const i = g * 2 + d;
   if (sliceUsed(i)) return;
   setSliceEnd(i, jiffies + SLICE);
-  let t = rounddown(jiffies - tdSliceStart.get(i), SLICE);
+  let t = rounddownSlice(jiffies - tdSliceStart.get(i));
   if (cfg.profile == PROFILE_618) {
     if (t < SLICE * 2) return;
     t -= SLICE;
@@ -657,7 +730,7 @@ function trimSlice(g: i32, d: i32): void {
     let btrim: i64 = 0;
     const bps = limBps(g, d);
     if (bps != U64_MAX) {
-      const a = <i64>bytesAllowed(bps, t);
+      const a = <i64>bytesAllowedAt(i, bps, t);
       const disp = tdBytesDisp.get(i);
       if (a <= 0 || disp < a) {
         btrim = disp;
@@ -670,7 +743,7 @@ function trimSlice(g: i32, d: i32): void {
     let itrim: i64 = 0;
     const iops = limIops(g, d);
     if (iops != UINT_MAX) {
-      const a = s32(<i64>ioAllowed(iops, t));
+      const a = s32(<i64>ioAllowedAt(i, iops, t));
       const disp = tdIoDisp.get(i);
       if (a <= 0 || disp < a) {
         itrim = disp;
@@ -686,8 +759,8 @@ function trimSlice(g: i32, d: i32): void {
   }
   if (t == 0) return;
   // long long bytes_trim = calculate_bytes_allowed() + carryover_bytes; int io_trim likewise
-  const btrim = <i64>(bytesAllowed(limBps(g, d), t) + <u64>tdCarryBytes.get(i));
-  const itrim = s32(<i64>ioAllowed(limIops(g, d), t) + tdCarryIos.get(i));
+  const btrim = <i64>(bytesAllowedAt(i, limBps(g, d), t) + <u64>tdCarryBytes.get(i));
+  const itrim = s32(<i64>ioAllowedAt(i, limIops(g, d), t) + tdCarryIos.get(i));
   if (btrim <= 0 && itrim <= 0) return;
   tdCarryBytes.set(i, 0);
   const bd = tdBytesDisp.get(i); // u64 compared as long long
@@ -706,8 +779,8 @@ function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
   const size = <u64>bioSize.get(slot);
   const elapsed = jiffies - tdSliceStart.get(i);
   let rnd = elapsed == 0 ? SLICE : elapsed;
-  rnd = roundup(rnd, SLICE);
-  const calc = bytesAllowed(bps, rnd);
+  rnd = roundupSlice(rnd);
+  const calc = bytesAllowedAt(i, bps, rnd);
   const disp = tdBytesDisp.get(i);
   const p = cfg.profile;
   let allowed: i64;
@@ -738,8 +811,8 @@ function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
 function withinIops(g: i32, d: i32, iops: u64): u64 {
   const i = g * 2 + d;
   const elapsed = jiffies - tdSliceStart.get(i);
-  const rnd = roundup(elapsed + 1, SLICE);
-  const calc = ioAllowed(iops, rnd);
+  const rnd = roundupSlice(elapsed + 1);
+  const calc = ioAllowedAt(i, iops, rnd);
   const disp = tdIoDisp.get(i);
   const p = cfg.profile;
   lastDisp = disp;
@@ -760,7 +833,7 @@ function withinIops(g: i32, d: i32, iops: u64): u64 {
     if (a > 0 && s32(disp + 1) <= a) return 0;
   }
   let wait = rnd - elapsed;
-  const floor = <u64>HZ / (iops & 0xffffffff) + 1;
+  const floor = iopsWaitFloor(i, iops);
   if (wait < floor) wait = floor;
   return wait;
 }
