@@ -27,7 +27,7 @@
 import { Vec } from "../engine/vec";
 import { Rng } from "../engine/random";
 import { scheduleLane, EV_DEVICE_DONE } from "../engine/events";
-import { bioDir, bioOff, bioSize, bioFlags, bioNext, bioIssue, BIO_SEQ } from "../engine/bios";
+import { bioAt, BIO_SEQ } from "../engine/bios";
 
 export const TABLE_POINTS: i32 = 32;
 
@@ -117,15 +117,15 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
 }
 
 // Hook set by the engine: called when a bio finishes at the device.
-export function deviceSubmit(dev: i32, slot: i32, now: i64): void {
+@inline export function deviceSubmit(dev: i32, slot: i32, now: i64): void {
   const d = unchecked(devices[dev]);
   if (d.inFlight < d.nrRequests) {
     d.inFlight++;
     start(d, slot, now);
   } else {
     // wait for a request, FIFO
-    bioNext.set(slot, -1);
-    if (d.fifoTail >= 0) bioNext.set(d.fifoTail, slot);
+    bioAt(slot).next = -1;
+    if (d.fifoTail >= 0) bioAt(d.fifoTail).next = slot;
     else d.fifoHead = slot;
     d.fifoTail = slot;
     d.fifoLen++;
@@ -133,13 +133,13 @@ export function deviceSubmit(dev: i32, slot: i32, now: i64): void {
 }
 
 function start(d: Device, slot: i32, now: i64): void {
-  const off = bioOff.get(slot);
-  const size = bioSize.get(slot);
-  const dir = bioDir.get(slot);
+  const off = bioAt(slot).off;
+  const size = bioAt(slot).size;
+  const dir = bioAt(slot).dir;
   const seq = off == d.lastEnd;
   d.lastEnd = off + <i64>size;
-  if (seq) bioFlags.set(slot, bioFlags.get(slot) | BIO_SEQ);
-  bioIssue.set(slot, now);
+  if (seq) bioAt(slot).flags = bioAt(slot).flags | BIO_SEQ;
+  bioAt(slot).issue = now;
   let occ = d.serviceNs(dir, seq ? 0 : 1, size);
   let lat = <f64>d.fixedLatencyNs;
   if (d.jitterSigma > 0) {
@@ -168,12 +168,12 @@ function start(d: Device, slot: i32, now: i64): void {
 }
 
 /** A bio completed at the device: free its request and start a waiting one. */
-export function deviceComplete(dev: i32, now: i64): void {
+@inline export function deviceComplete(dev: i32, now: i64): void {
   const d = unchecked(devices[dev]);
   d.inFlight--;
   if (d.fifoHead >= 0) {
     const s = d.fifoHead;
-    d.fifoHead = bioNext.get(s);
+    d.fifoHead = bioAt(s).next;
     if (d.fifoHead < 0) d.fifoTail = -1;
     d.fifoLen--;
     d.inFlight++;

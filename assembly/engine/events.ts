@@ -67,7 +67,7 @@ export function resetEvents(): void {
 }
 
 /** Schedule on FIFO lane `lane` when in order, else on the heap. */
-export function scheduleLane(lane: i32, time: i64, kind: u32, arg: u32): void {
+@inline export function scheduleLane(lane: i32, time: i64, kind: u32, arg: u32): void {
   if (lane >= LANES) {
     schedule(time, kind, arg);
     return;

@@ -13,8 +13,7 @@
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
-import { allocBio, freeBio, bioJob, bioSeq, bioWorker, bioCg, bioDev, bioDir, bioFlags, bioOff,
-  bioSize, bioPieces, bioSubmit, bioRelease, bioIssue, BIO_SYNC, BIO_WRITEBACK } from "./bios";
+import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
 import { deviceSubmit, deviceComplete, devices } from "../device/device";
 import { jobs, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
 import { noteSubmit, noteIssue, noteComplete, record, recordOn } from "../stats/stats";
@@ -114,8 +113,8 @@ export function jobTryIssue(j: Job, t: i64): void {
       fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, 0, t);
       noteSubmit(j.id, t);
       // completes from the writer's view after the dirtying delay
-      bioRelease.set(slot, t);
-      bioIssue.set(slot, t);
+      bioAt(slot).release = t;
+      bioAt(slot).issue = t;
       schedule(t + delay, EV_DEVICE_DONE, <u32>(slot | 0x800000));
       continue;
     }
@@ -126,65 +125,65 @@ export function jobTryIssue(j: Job, t: i64): void {
   }
 }
 
-export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
+@inline export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
   off: i64, size: u32, flags: u32, t: i64): void {
-  bioJob.set(slot, job);
-  bioSeq.set(slot, seq);
-  bioWorker.set(slot, worker);
-  bioCg.set(slot, cg);
-  bioDev.set(slot, dev);
-  bioDir.set(slot, dir);
-  bioFlags.set(slot, flags);
-  bioOff.set(slot, off);
-  bioSize.set(slot, size);
+  bioAt(slot).job = job;
+  bioAt(slot).seq = seq;
+  bioAt(slot).worker = worker;
+  bioAt(slot).cg = cg;
+  bioAt(slot).dev = dev;
+  bioAt(slot).dir = dir;
+  bioAt(slot).flags = flags;
+  bioAt(slot).off = off;
+  bioAt(slot).size = size;
   const maxb = unchecked(devices[dev]).maxSectorsBytes;
-  bioPieces.set(slot, maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb);
-  bioSubmit.set(slot, t);
-  bioRelease.set(slot, t);
-  bioIssue.set(slot, t);
+  bioAt(slot).pieces = maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
+  bioAt(slot).submit = t;
+  bioAt(slot).release = t;
+  bioAt(slot).issue = t;
 }
 
 /** submit_bio(): the bio enters the block layer. */
-export function submitBio(slot: i32, t: i64): void {
+@inline export function submitBio(slot: i32, t: i64): void {
   if (throttleActive && !throtlSubmit(slot, t)) return;
   afterThrottle(slot, t);
 }
 
 /** blk-throttle let the bio go (at once or from its dispatch work). */
 export function afterThrottle(slot: i32, t: i64): void {
-  bioRelease.set(slot, t);
+  bioAt(slot).release = t;
   if (iocostActive && !iocSubmit(slot, t)) return;
   toDevice(slot, t);
 }
 
 /** The bio gets a request and goes to the device (or waits for a tag). */
-export function toDevice(slot: i32, t: i64): void {
-  noteIssue(bioCg.get(slot), bioDev.get(slot), bioDir.get(slot), bioSize.get(slot), bioRelease.get(slot) - bioSubmit.get(slot));
-  deviceSubmit(bioDev.get(slot), slot, t);
+@inline export function toDevice(slot: i32, t: i64): void {
+  noteIssue(bioAt(slot).cg, bioAt(slot).dev, bioAt(slot).dir, bioAt(slot).size, bioAt(slot).release - bioAt(slot).submit);
+  deviceSubmit(bioAt(slot).dev, slot, t);
 }
 
-function deviceDone(arg: i32, t: i64): void {
+@inline function deviceDone(arg: i32, t: i64): void {
   if (arg & 0x800000) {
     // a buffered write finished from the writer's view (not a device IO)
     completeBio(arg & 0x7fffff, t);
     return;
   }
   const slot = arg;
-  deviceComplete(bioDev.get(slot), t);
+  deviceComplete(bioAt(slot).dev, t);
   if (iocostActive) iocDone(slot, t);
   completeBio(slot, t);
 }
 
-function completeBio(slot: i32, t: i64): void {
-  const job = bioJob.get(slot);
-  const dir = bioDir.get(slot);
-  const size = bioSize.get(slot);
-  noteComplete(job, bioCg.get(slot), dir, size, bioSubmit.get(slot), t);
+@inline function completeBio(slot: i32, t: i64): void {
+  const job = bioAt(slot).job;
+  const dir = bioAt(slot).dir;
+  const size = bioAt(slot).size;
+  noteComplete(job, bioAt(slot).cg, dir, size, bioAt(slot).submit, t);
   if (recordOn) {
-    record(job, bioSeq.get(slot), bioWorker.get(slot), bioCg.get(slot), dir, bioFlags.get(slot),
-      bioOff.get(slot), size, bioSubmit.get(slot), bioRelease.get(slot), bioIssue.get(slot), t);
+    record(job, bioAt(slot).seq, bioAt(slot).worker, bioAt(slot).cg, dir, bioAt(slot).flags,
+      bioAt(slot).off, size, bioAt(slot).submit, bioAt(slot).release, bioAt(slot).issue, t);
   }
-  if (bioFlags.get(slot) & BIO_WRITEBACK) {
+  if (bioAt(slot).flags & BIO_WRITEBACK) {
     wbBioDone(slot, t);
     freeBio(slot);
     return;
@@ -195,7 +194,7 @@ function completeBio(slot: i32, t: i64): void {
     j.inflight--;
     j.completed++;
     if (t > j.lastDone) j.lastDone = t;
-    j.freeWorkers.push(bioWorker.get(slot));
+    j.freeWorkers.push(bioAt(slot).worker);
     jobTryIssue(j, t);
   }
 }

@@ -80,12 +80,11 @@
 //
 // Splits: throttling runs before blk-mq splits a bio at max_sectors; the bio
 // is charged its bytes once and one IO, each resubmitted remainder one more IO
-// (it carries BIO_BPS_THROTTLED). `bioPieces` counts the pieces.
+// (it carries BIO_BPS_THROTTLED). `bioAt(slot).pieces` counts the pieces.
 
 import { Vec } from "../engine/vec";
 import { schedule, EV_THROTL_TIMER, EV_THROTL_WORK } from "../engine/events";
-import { bioFlags, bioSize, bioDir, bioCg, bioDev, bioNext, bioPieces, bioJob, bioSeq, bioSubmit,
-  BIO_BPS_THROTTLED, BIO_TG_BPS_THROTTLED, BIO_META, BIO_SWAP, BIO_THROTTLED } from "../engine/bios";
+import { bioAt, BIO_BPS_THROTTLED, BIO_TG_BPS_THROTTLED, BIO_META, BIO_SWAP, BIO_THROTTLED } from "../engine/bios";
 import { HZ, jiffiesAt, tickTime, timeAfter, timeAfterEq, timeBefore, timeInRange } from "../engine/clock";
 import { cgParent, cgroupV2, cgroupCount } from "../engine/cgroups";
 import { devices } from "../device/device";
@@ -229,8 +228,8 @@ let lastDisp: i64 = 0;
 
 function trace(kind: u8, slot: i32, g: i32, d: i32, wait: i64, reason: u8): void {
   trTime.push(now);
-  trJob.push(slot >= 0 ? bioJob.get(slot) : -1);
-  trSeq.push(slot >= 0 ? bioSeq.get(slot) : -1);
+  trJob.push(slot >= 0 ? bioAt(slot).job : -1);
+  trSeq.push(slot >= 0 ? bioAt(slot).seq : -1);
   trKind.push(kind);
   trReason.push(reason);
   trCg.push(g >= 0 ? g / nDev : -1);
@@ -481,17 +480,17 @@ function updateHasRules(g: i32): void {
 }
 
 function qnodeAdd(slot: i32, q: i32, s: i32, d: i32): void {
-  bioNext.set(slot, -1);
-  const f = bioFlags.get(slot);
+  bioAt(slot).next = -1;
+  const f = bioAt(slot).flags;
   if (cfg.profile == PROFILE_618 && (f & (BIO_TG_BPS_THROTTLED | BIO_BPS_THROTTLED)) != 0) {
     const t = qnIopsTail.get(q);
-    if (t >= 0) bioNext.set(t, slot);
+    if (t >= 0) bioAt(t).next = slot;
     else qnIopsHead.set(q, slot);
     qnIopsTail.set(q, slot);
     sqNrIops.set(s * 2 + d, sqNrIops.get(s * 2 + d) + 1);
   } else {
     const t = qnBpsTail.get(q);
-    if (t >= 0) bioNext.set(t, slot);
+    if (t >= 0) bioAt(t).next = slot;
     else qnBpsHead.set(q, slot);
     qnBpsTail.set(q, slot);
     sqNrBps.set(s * 2 + d, sqNrBps.get(s * 2 + d) + 1);
@@ -520,13 +519,13 @@ function popQueued(s: i32, d: i32): i32 {
   if (q < 0) return -1;
   let b = qnIopsHead.get(q);
   if (b >= 0) {
-    const n = bioNext.get(b);
+    const n = bioAt(b).next;
     qnIopsHead.set(q, n);
     if (n < 0) qnIopsTail.set(q, -1);
     sqNrIops.set(k, sqNrIops.get(k) - 1);
   } else {
     b = qnBpsHead.get(q);
-    const n = bioNext.get(b);
+    const n = bioAt(b).next;
     qnBpsHead.set(q, n);
     if (n < 0) qnBpsTail.set(q, -1);
     sqNrBps.set(k, sqNrBps.get(k) - 1);
@@ -544,7 +543,7 @@ function popQueued(s: i32, d: i32): i32 {
     else sqQHead.set(k, q);
     sqQTail.set(k, q);
   }
-  bioNext.set(b, -1);
+  bioAt(b).next = -1;
   return b;
 }
 
@@ -776,7 +775,7 @@ function trimSlice(g: i32, d: i32): void {
 /** tg_within_bps_limit(): jiffies to wait (0 = within). */
 function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
   const i = g * 2 + d;
-  const size = <u64>bioSize.get(slot);
+  const size = <u64>bioAt(slot).size;
   const elapsed = jiffies - tdSliceStart.get(i);
   let rnd = elapsed == 0 ? SLICE : elapsed;
   rnd = roundupSlice(rnd);
@@ -847,7 +846,7 @@ function mayDispatch(g: i32, d: i32, slot: i32): u64 {
   if (bps == U64_MAX && iops == UINT_MAX) return 0;
   if (sliceUsed(i) && sqNrBps.get(g * 2 + d) == 0) startNewSlice(i, true);
   else if (timeBefore(tdSliceEnd.get(i), jiffies + SLICE)) extendSlice(i, jiffies + SLICE);
-  const flags = bioFlags.get(slot);
+  const flags = bioAt(slot).flags;
   let bw: u64 = 0;
   if (bps != U64_MAX && !(flags & BIO_BPS_THROTTLED)) bw = withinBps(g, d, slot, bps);
   let iw: u64 = 0;
@@ -880,7 +879,7 @@ function updateSlice618(g: i32, d: i32): void {
 
 function dispatchBpsTime(g: i32, d: i32, slot: i32): u64 {
   const bps = limBps(g, d);
-  if (bps == U64_MAX || (bioFlags.get(slot) & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) != 0) return 0;
+  if (bps == U64_MAX || (bioAt(slot).flags & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) != 0) return 0;
   updateSlice618(g, d);
   const w = withinBps(g, d, slot, bps);
   extendSlice(g * 2 + d, jiffies + w);
@@ -899,16 +898,16 @@ function dispatchIopsTime(g: i32, d: i32, slot: i32): u64 {
 }
 
 function chargeBps618(g: i32, d: i32, slot: i32): void {
-  const f = bioFlags.get(slot);
+  const f = bioAt(slot).flags;
   if ((f & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) == 0) {
-    bioFlags.set(slot, f | BIO_TG_BPS_THROTTLED);
+    bioAt(slot).flags = f | BIO_TG_BPS_THROTTLED;
     const i = g * 2 + d;
-    tdBytesDisp.set(i, tdBytesDisp.get(i) + <i64>bioSize.get(slot));
+    tdBytesDisp.set(i, tdBytesDisp.get(i) + <i64>bioAt(slot).size);
   }
 }
 
 function chargeIops618(g: i32, d: i32, slot: i32): void {
-  bioFlags.set(slot, bioFlags.get(slot) & ~BIO_TG_BPS_THROTTLED);
+  bioAt(slot).flags = bioAt(slot).flags & ~BIO_TG_BPS_THROTTLED;
   const i = g * 2 + d;
   tdIoDisp.set(i, s32(tdIoDisp.get(i) + 1));
 }
@@ -929,8 +928,8 @@ function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
 /** throtl_charge_bio() (<= 6.15). */
 function chargeBio(g: i32, d: i32, slot: i32): void {
   const i = g * 2 + d;
-  if (!(bioFlags.get(slot) & BIO_BPS_THROTTLED)) {
-    tdBytesDisp.set(i, <i64>(<u64>tdBytesDisp.get(i) + <u64>bioSize.get(slot)));
+  if (!(bioAt(slot).flags & BIO_BPS_THROTTLED)) {
+    tdBytesDisp.set(i, <i64>(<u64>tdBytesDisp.get(i) + <u64>bioAt(slot).size));
   }
   tdIoDisp.set(i, <i64><u32>(tdIoDisp.get(i) + 1));
 }
@@ -944,7 +943,7 @@ function withinLimit(g: i32, d: i32, slot: i32): bool {
     return mayDispatch(g, d, slot) == 0;
   }
   const s = g;
-  if (bioFlags.get(slot) & BIO_BPS_THROTTLED) {
+  if (bioAt(slot).flags & BIO_BPS_THROTTLED) {
     if (sqNrIops.get(s * 2 + d) != 0) {
       lastReason = RS_FIFO;
       return false;
@@ -977,10 +976,10 @@ function updateDisptime(g: i32): void {
 }
 
 function addBioTg(slot: i32, q: i32, g: i32): void {
-  const d = <i32>bioDir.get(slot);
+  const d = <i32>bioAt(slot).dir;
   if (sqQueued(g, d) == 0) tgFlags.set(g, tgFlags.get(g) | TG_WAS_EMPTY);
   qnodeAdd(slot, q, g, d);
-  if (cfg.profile == PROFILE_618 && (bioFlags.get(slot) & BIO_BPS_THROTTLED) != 0 && peekQueued(g, d) == slot) {
+  if (cfg.profile == PROFILE_618 && (bioAt(slot).flags & BIO_BPS_THROTTLED) != 0 && peekQueued(g, d) == slot) {
     tgFlags.set(g, tgFlags.get(g) | TG_IOPS_WAS_EMPTY);
   }
   enqueueTg(g);
@@ -1004,7 +1003,7 @@ function dispatchOneBio(g: i32, d: i32): void {
     const pi = ps * 2 + d;
     if (sliceUsed(pi)) startNewSliceWithCredit(pi, tdSliceStart.get(i));
   } else {
-    bioFlags.set(slot, bioFlags.get(slot) | BIO_BPS_THROTTLED);
+    bioAt(slot).flags = bioAt(slot).flags | BIO_BPS_THROTTLED;
     qnodeAdd(slot, (i << 1) | 1, ps, d);
   }
   trimSlice(g, d);
@@ -1103,12 +1102,12 @@ export function throtlWork(arg: u32, t: i64): void {
     if (cfg.trace) {
       lastAllowed = 0;
       lastDisp = 0;
-      trace(TR_RELEASE, slot, bioCg.get(slot) * nDev + dev, <i32>bioDir.get(slot), 0, RS_NONE);
+      trace(TR_RELEASE, slot, bioAt(slot).cg * nDev + dev, <i32>bioAt(slot).dir, 0, RS_NONE);
     }
     // the first piece goes on; remainders of a split come back through blk-throttle
-    const pieces = bioPieces.get(slot);
+    const pieces = bioAt(slot).pieces;
     if (pieces > 1) {
-      bioPieces.set(slot, pieces - 1);
+      bioAt(slot).pieces = pieces - 1;
       if (!passPieces(slot, t)) continue;
     }
     afterThrottle(slot, t);
@@ -1120,11 +1119,11 @@ const workList = new Vec<i32>(64);
 
 /** blk_should_throtl() + __blk_throtl_bio() for one piece: true = passed. */
 function throtlBio(slot: i32, t: i64): bool {
-  const dev = bioDev.get(slot);
-  const d = <i32>bioDir.get(slot);
-  let g = bioCg.get(slot) * nDev + dev;
+  const dev = bioAt(slot).dev;
+  const d = <i32>bioAt(slot).dir;
+  let g = bioAt(slot).cg * nDev + dev;
   let i = g * 2 + d;
-  const f0 = bioFlags.get(slot);
+  const f0 = bioAt(slot).flags;
   if (!(tdRulesIops.get(i) != 0 || (tdRulesBps.get(i) != 0 && (f0 & BIO_BPS_THROTTLED) == 0))) return true;
   now = t;
   jiffies = jiffiesAt(t);
@@ -1141,7 +1140,7 @@ function throtlBio(slot: i32, t: i64): bool {
       else chargeBio(g, d, slot);
       if (cfg.trace) trace(TR_PASS, slot, g, d, 0, RS_NONE);
       trimSlice(g, d);
-    } else if (p != PROFILE_61 && (bioFlags.get(slot) & (BIO_META | BIO_SWAP)) != 0) {
+    } else if (p != PROFILE_61 && (bioAt(slot).flags & (BIO_META | BIO_SWAP)) != 0) {
       if (p == PROFILE_618) {
         chargeBps618(g, d, slot);
         chargeIops618(g, d, slot);
@@ -1153,7 +1152,7 @@ function throtlBio(slot: i32, t: i64): bool {
     q = (i << 1) | 1;
     const ps = tgParentSq.get(g);
     if (ps >= nTg) {
-      bioFlags.set(slot, bioFlags.get(slot) | BIO_BPS_THROTTLED);
+      bioAt(slot).flags = bioAt(slot).flags | BIO_BPS_THROTTLED;
       return true;
     }
     g = ps;
@@ -1162,7 +1161,7 @@ function throtlBio(slot: i32, t: i64): bool {
   // over the limit: queue at g
   const reason = lastReason;
   if (q < 0) q = i << 1; // qnode_on_self
-  bioFlags.set(slot, bioFlags.get(slot) | BIO_THROTTLED);
+  bioAt(slot).flags = bioAt(slot).flags | BIO_THROTTLED;
   addBioTg(slot, q, g);
   const f = tgFlags.get(g);
   let wait: i64 = -1;
@@ -1181,11 +1180,11 @@ function throtlBio(slot: i32, t: i64): bool {
 function passPieces(slot: i32, t: i64): bool {
   while (true) {
     if (!throtlBio(slot, t)) return false;
-    const pieces = bioPieces.get(slot);
+    const pieces = bioAt(slot).pieces;
     if (pieces <= 1) return true;
     // blk-mq splits off one piece; the remainder is resubmitted (BIO_BPS_THROTTLED set)
-    bioPieces.set(slot, pieces - 1);
-    bioFlags.set(slot, bioFlags.get(slot) | BIO_BPS_THROTTLED);
+    bioAt(slot).pieces = pieces - 1;
+    bioAt(slot).flags = bioAt(slot).flags | BIO_BPS_THROTTLED;
   }
 }
 
