@@ -36,10 +36,33 @@ export function resetPath(): void {
 /** Run events until the queue is empty (returns 0), time passes `untilNs` or
  *  `maxEvents` were processed (returns 1: call again to continue). */
 export function run(untilNs: i64, maxEvents: i32): i32 {
+  // V8 runs a WASM function in its baseline compiler (Liftoff) until the
+  // function is *called* again after tier-up: there is no on-stack
+  // replacement. One long call of the event loop would stay in baseline code
+  // for a whole run, so the loop runs in chunks; runEvents() is called often
+  // enough to be optimised within the first few chunks. Chunking changes
+  // nothing else: the chunk limit stops the loop exactly where the next call
+  // picks up.
+  let left = maxEvents;
+  while (true) {
+    const chunk = left < RUN_CHUNK_EVENTS ? left : RUN_CHUNK_EVENTS;
+    const r = runEvents(untilNs, chunk);
+    if (r != CHUNK_DONE) return r;
+    if (chunk >= left) return 1; // maxEvents processed
+    left -= chunk;
+  }
+}
+
+const RUN_CHUNK_EVENTS: i32 = 4096;
+const CHUNK_DONE: i32 = 2;
+
+/** run() for at most `maxEvents` events: 0 and 1 as run(), CHUNK_DONE when
+ *  `maxEvents` were processed. */
+function runEvents(untilNs: i64, maxEvents: i32): i32 {
   let n = 0;
   while (pendingEvents() > 0) {
     if (stopped) return 0;
-    if (n >= maxEvents) return 1;
+    if (n >= maxEvents) return CHUNK_DONE;
     if (untilNs != i64.MAX_VALUE && peekTime() > untilNs) return 1;
     pop();
     n++;
