@@ -142,26 +142,37 @@ const tgDisptime = new Vec<u64>(16);
 const tgSeq = new Vec<u64>(16); // insertion order among equal disptimes (rb-tree: equal keys go right)
 const tgHeapPos = new Vec<i32>(16);
 const tgParentSq = new Vec<i32>(16);
-// per tg x dir (index g * 2 + d)
-export const tdBps = new Vec<u64>(32);
-export const tdIops = new Vec<u64>(32);
-export const tdBytesDisp = new Vec<i64>(32); // u64 (<= 6.15) or int64 (6.18), bit pattern kept
-export const tdIoDisp = new Vec<i64>(32); // unsigned int (<= 6.15) or int (6.18): kept as 32-bit value
-export const tdCarryBytes = new Vec<i64>(32);
-export const tdCarryIos = new Vec<i64>(32);
-export const tdSliceStart = new Vec<u64>(32);
-export const tdSliceEnd = new Vec<u64>(32);
-const tdRulesBps = new Vec<u8>(32);
-// Memo of the last limit * window / HZ per tg x dir (see bytesAllowedAt()).
-const tdMemoBpsLim = new Vec<u64>(32);
-const tdMemoBpsJ = new Vec<u64>(32);
-const tdMemoBps = new Vec<u64>(32);
-const tdMemoIopsLim = new Vec<u64>(32);
-const tdMemoIopsJ = new Vec<u64>(32);
-const tdMemoIops = new Vec<u64>(32);
-const tdMemoFloorIops = new Vec<u64>(32); // key: iops & UINT_MAX (U64_MAX = none yet)
-const tdMemoFloor = new Vec<u64>(32); // HZ / iops + 1
-const tdRulesIops = new Vec<u8>(32);
+// per tg x dir (index i = g * 2 + d): one record each, `tdAt(i).field`
+// (the decision path reads most fields of one record per bio: one load each
+// at a constant offset, instead of a column pointer and an element)
+@unmanaged class Td {
+  bps: u64;
+  iops: u64;
+  bytesDisp: i64; // u64 (<= 6.15) or int64 (6.18), bit pattern kept
+  ioDisp: i64; // unsigned int (<= 6.15) or int (6.18): kept as 32-bit value
+  carryBytes: i64;
+  carryIos: i64;
+  sliceStart: u64;
+  sliceEnd: u64;
+  // the last limit * window / HZ asked for (see bytesAllowedAt())
+  memoBpsLim: u64;
+  memoBpsJ: u64;
+  memoBps: u64;
+  memoIopsLim: u64;
+  memoIopsJ: u64;
+  memoIops: u64;
+  memoFloorIops: u64; // key: iops & UINT_MAX (U64_MAX = none yet)
+  memoFloor: u64; // HZ / iops + 1
+  rulesBps: u8;
+  rulesIops: u8;
+}
+const TD_BYTES: usize = (offsetof<Td>() + 7) & ~7;
+let tdMem = new StaticArray<u8>(8);
+let tdBase: usize = changetype<usize>(tdMem);
+
+@inline function tdAt(i: i32): Td {
+  return changetype<Td>(tdBase + <usize>i * TD_BYTES);
+}
 
 // service queues: sq id s < nTg is tg s's own queue; nTg + dev is the device's top queue
 const sqNrBps = new Vec<i32>(32); // index s*2+d (<= 6.15: all queued bios)
@@ -237,8 +248,8 @@ function trace(kind: u8, slot: i32, g: i32, d: i32, wait: i64, reason: u8): void
   trJiffies.push(jiffies);
   trWait.push(wait);
   const i = g >= 0 ? g * 2 + d : 0;
-  trSliceStart.push(g >= 0 ? tdSliceStart.get(i) : 0);
-  trSliceEnd.push(g >= 0 ? tdSliceEnd.get(i) : 0);
+  trSliceStart.push(g >= 0 ? tdAt(i).sliceStart : 0);
+  trSliceEnd.push(g >= 0 ? tdAt(i).sliceEnd : 0);
   trAllowed.push(lastAllowed);
   trDisp.push(lastDisp);
 }
@@ -287,25 +298,15 @@ function allocState(): void {
   initVec<u64>(tgSeq, nTg, 0);
   initVec<i32>(tgHeapPos, nTg, -1);
   initVec<i32>(tgParentSq, nTg, 0);
-  initVec<u64>(tdBps, n2, U64_MAX);
-  initVec<u64>(tdIops, n2, UINT_MAX);
-  initVec<i64>(tdBytesDisp, n2, 0);
-  initVec<i64>(tdIoDisp, n2, 0);
-  initVec<i64>(tdCarryBytes, n2, 0);
-  initVec<i64>(tdCarryIos, n2, 0);
-  initVec<u64>(tdSliceStart, n2, 0);
-  initVec<u64>(tdSliceEnd, n2, 0);
-  initVec<u8>(tdRulesBps, n2, 0);
-  initVec<u8>(tdRulesIops, n2, 0);
-  // (limit 0, window 0) -> 0 is what bytesAllowed()/ioAllowed() give: a valid entry
-  initVec<u64>(tdMemoBpsLim, n2, 0);
-  initVec<u64>(tdMemoBpsJ, n2, 0);
-  initVec<u64>(tdMemoBps, n2, 0);
-  initVec<u64>(tdMemoIopsLim, n2, 0);
-  initVec<u64>(tdMemoIopsJ, n2, 0);
-  initVec<u64>(tdMemoIops, n2, 0);
-  initVec<u64>(tdMemoFloorIops, n2, U64_MAX);
-  initVec<u64>(tdMemoFloor, n2, 0);
+  tdMem = new StaticArray<u8>((n2 > 0 ? n2 : 1) * <i32>TD_BYTES); // zeroed
+  tdBase = changetype<usize>(tdMem);
+  for (let i = 0; i < n2; i++) {
+    const td = tdAt(i);
+    td.bps = U64_MAX;
+    td.iops = UINT_MAX;
+    // memo (limit 0, window 0) -> 0 is what bytesAllowed()/ioAllowed() give: a valid entry
+    td.memoFloorIops = U64_MAX;
+  }
   initVec<i32>(sqNrBps, nSq * 2, 0);
   initVec<i32>(sqNrIops, nSq * 2, 0);
   initVec<i32>(sqQHead, nSq * 2, -1);
@@ -420,30 +421,30 @@ export function ioAllowed(iops: u64, j: u64): u64 {
 // write needs no invalidation, and a miss computes exactly what the kernel does.
 
 @inline function bytesAllowedAt(i: i32, bps: u64, j: u64): u64 {
-  if (tdMemoBpsJ.get(i) == j && tdMemoBpsLim.get(i) == bps) return tdMemoBps.get(i);
+  if (tdAt(i).memoBpsJ == j && tdAt(i).memoBpsLim == bps) return tdAt(i).memoBps;
   const v = bytesAllowed(bps, j);
-  tdMemoBpsLim.set(i, bps);
-  tdMemoBpsJ.set(i, j);
-  tdMemoBps.set(i, v);
+  tdAt(i).memoBpsLim = bps;
+  tdAt(i).memoBpsJ = j;
+  tdAt(i).memoBps = v;
   return v;
 }
 
 @inline function ioAllowedAt(i: i32, iops: u64, j: u64): u64 {
-  if (tdMemoIopsJ.get(i) == j && tdMemoIopsLim.get(i) == iops) return tdMemoIops.get(i);
+  if (tdAt(i).memoIopsJ == j && tdAt(i).memoIopsLim == iops) return tdAt(i).memoIops;
   const v = ioAllowed(iops, j);
-  tdMemoIopsLim.set(i, iops);
-  tdMemoIopsJ.set(i, j);
-  tdMemoIops.set(i, v);
+  tdAt(i).memoIopsLim = iops;
+  tdAt(i).memoIopsJ = j;
+  tdAt(i).memoIops = v;
   return v;
 }
 
 /** 6.12+ tg_within_iops_limit() wait floor: HZ / iops + 1 (iops as u32). */
 @inline function iopsWaitFloor(i: i32, iops: u64): u64 {
   const k = iops & 0xffffffff;
-  if (tdMemoFloorIops.get(i) == k) return tdMemoFloor.get(i);
+  if (tdAt(i).memoFloorIops == k) return tdAt(i).memoFloor;
   const v = <u64>HZ / k + 1;
-  tdMemoFloorIops.set(i, k);
-  tdMemoFloor.set(i, v);
+  tdAt(i).memoFloorIops = k;
+  tdAt(i).memoFloor = v;
   return v;
 }
 
@@ -455,12 +456,12 @@ export function ioAllowed(iops: u64, j: u64): u64 {
 
 @inline function limBps(g: i32, d: i32): u64 {
   if (cgroupV2 && g < nDev) return U64_MAX; // root on the default hierarchy: io.max not on root
-  return tdBps.get(g * 2 + d);
+  return tdAt(g * 2 + d).bps;
 }
 
 @inline function limIops(g: i32, d: i32): u64 {
   if (cgroupV2 && g < nDev) return UINT_MAX;
-  return tdIops.get(g * 2 + d);
+  return tdAt(g * 2 + d).iops;
 }
 
 function updateHasRules(g: i32): void {
@@ -468,8 +469,8 @@ function updateHasRules(g: i32): void {
   for (let d = 0; d < 2; d++) {
     const i = g * 2 + d;
     const pi = ps < nTg ? ps * 2 + d : -1;
-    tdRulesIops.set(i, <u8>((pi >= 0 && tdRulesIops.get(pi) != 0) || limIops(g, d) != UINT_MAX));
-    tdRulesBps.set(i, <u8>((pi >= 0 && tdRulesBps.get(pi) != 0) || limBps(g, d) != U64_MAX));
+    tdAt(i).rulesIops = <u8>((pi >= 0 && tdAt(pi).rulesIops != 0) || limIops(g, d) != UINT_MAX);
+    tdAt(i).rulesBps = <u8>((pi >= 0 && tdAt(pi).rulesBps != 0) || limBps(g, d) != U64_MAX);
   }
 }
 
@@ -677,43 +678,43 @@ function scheduleNextDispatch(s: i32, force: bool): bool {
 // ---------------------------------------------------------------- slices
 
 @inline function sliceUsed(i: i32): bool {
-  return !timeInRange(jiffies, tdSliceStart.get(i), tdSliceEnd.get(i));
+  return !timeInRange(jiffies, tdAt(i).sliceStart, tdAt(i).sliceEnd);
 }
 
 function startNewSlice(i: i32, clear: bool): void {
   if (cfg.profile == PROFILE_618) {
     if (clear) {
-      tdBytesDisp.set(i, 0);
-      tdIoDisp.set(i, 0);
+      tdAt(i).bytesDisp = 0;
+      tdAt(i).ioDisp = 0;
     }
   } else {
-    tdBytesDisp.set(i, 0);
-    tdIoDisp.set(i, 0);
+    tdAt(i).bytesDisp = 0;
+    tdAt(i).ioDisp = 0;
     if (clear) {
-      tdCarryBytes.set(i, 0);
-      tdCarryIos.set(i, 0);
+      tdAt(i).carryBytes = 0;
+      tdAt(i).carryIos = 0;
     }
   }
-  tdSliceStart.set(i, jiffies);
-  tdSliceEnd.set(i, jiffies + SLICE);
+  tdAt(i).sliceStart = jiffies;
+  tdAt(i).sliceEnd = jiffies + SLICE;
 }
 
 function startNewSliceWithCredit(i: i32, start: u64): void {
-  tdBytesDisp.set(i, 0);
-  tdIoDisp.set(i, 0);
-  tdCarryBytes.set(i, 0);
-  tdCarryIos.set(i, 0);
-  const later = cfg.profile == PROFILE_61 ? timeAfterEq(start, tdSliceStart.get(i)) : timeAfter(start, tdSliceStart.get(i));
-  if (later) tdSliceStart.set(i, start);
-  tdSliceEnd.set(i, jiffies + SLICE);
+  tdAt(i).bytesDisp = 0;
+  tdAt(i).ioDisp = 0;
+  tdAt(i).carryBytes = 0;
+  tdAt(i).carryIos = 0;
+  const later = cfg.profile == PROFILE_61 ? timeAfterEq(start, tdAt(i).sliceStart) : timeAfter(start, tdAt(i).sliceStart);
+  if (later) tdAt(i).sliceStart = start;
+  tdAt(i).sliceEnd = jiffies + SLICE;
 }
 
 @inline function setSliceEnd(i: i32, end: u64): void {
-  tdSliceEnd.set(i, roundupSlice(end));
+  tdAt(i).sliceEnd = roundupSlice(end);
 }
 
 function extendSlice(i: i32, end: u64): void {
-  if (cfg.profile == PROFILE_618 && !timeBefore(tdSliceEnd.get(i), end)) return;
+  if (cfg.profile == PROFILE_618 && !timeBefore(tdAt(i).sliceEnd, end)) return;
   setSliceEnd(i, end);
 }
 
@@ -721,7 +722,7 @@ function trimSlice(g: i32, d: i32): void {
   const i = g * 2 + d;
   if (sliceUsed(i)) return;
   setSliceEnd(i, jiffies + SLICE);
-  let t = rounddownSlice(jiffies - tdSliceStart.get(i));
+  let t = rounddownSlice(jiffies - tdAt(i).sliceStart);
   if (cfg.profile == PROFILE_618) {
     if (t < SLICE * 2) return;
     t -= SLICE;
@@ -730,12 +731,12 @@ function trimSlice(g: i32, d: i32): void {
     const bps = limBps(g, d);
     if (bps != U64_MAX) {
       const a = <i64>bytesAllowedAt(i, bps, t);
-      const disp = tdBytesDisp.get(i);
+      const disp = tdAt(i).bytesDisp;
       if (a <= 0 || disp < a) {
         btrim = disp;
-        tdBytesDisp.set(i, 0);
+        tdAt(i).bytesDisp = 0;
       } else {
-        tdBytesDisp.set(i, disp - a);
+        tdAt(i).bytesDisp = disp - a;
         btrim = a;
       }
     }
@@ -743,31 +744,31 @@ function trimSlice(g: i32, d: i32): void {
     const iops = limIops(g, d);
     if (iops != UINT_MAX) {
       const a = s32(<i64>ioAllowedAt(i, iops, t));
-      const disp = tdIoDisp.get(i);
+      const disp = tdAt(i).ioDisp;
       if (a <= 0 || disp < a) {
         itrim = disp;
-        tdIoDisp.set(i, 0);
+        tdAt(i).ioDisp = 0;
       } else {
-        tdIoDisp.set(i, s32(disp - a));
+        tdAt(i).ioDisp = s32(disp - a);
         itrim = a;
       }
     }
     if (btrim == 0 && itrim == 0) return;
-    tdSliceStart.set(i, tdSliceStart.get(i) + t);
+    tdAt(i).sliceStart = tdAt(i).sliceStart + t;
     return;
   }
   if (t == 0) return;
   // long long bytes_trim = calculate_bytes_allowed() + carryover_bytes; int io_trim likewise
-  const btrim = <i64>(bytesAllowedAt(i, limBps(g, d), t) + <u64>tdCarryBytes.get(i));
-  const itrim = s32(<i64>ioAllowedAt(i, limIops(g, d), t) + tdCarryIos.get(i));
+  const btrim = <i64>(bytesAllowedAt(i, limBps(g, d), t) + <u64>tdAt(i).carryBytes);
+  const itrim = s32(<i64>ioAllowedAt(i, limIops(g, d), t) + tdAt(i).carryIos);
   if (btrim <= 0 && itrim <= 0) return;
-  tdCarryBytes.set(i, 0);
-  const bd = tdBytesDisp.get(i); // u64 compared as long long
-  tdBytesDisp.set(i, bd >= btrim ? bd - btrim : 0);
-  tdCarryIos.set(i, 0);
-  const id = s32(tdIoDisp.get(i)); // (int)io_disp
-  tdIoDisp.set(i, id >= itrim ? <i64><u32>(id - itrim) : 0);
-  tdSliceStart.set(i, tdSliceStart.get(i) + t);
+  tdAt(i).carryBytes = 0;
+  const bd = tdAt(i).bytesDisp; // u64 compared as long long
+  tdAt(i).bytesDisp = bd >= btrim ? bd - btrim : 0;
+  tdAt(i).carryIos = 0;
+  const id = s32(tdAt(i).ioDisp); // (int)io_disp
+  tdAt(i).ioDisp = id >= itrim ? <i64><u32>(id - itrim) : 0;
+  tdAt(i).sliceStart = tdAt(i).sliceStart + t;
 }
 
 // ---------------------------------------------------------------- limits checks
@@ -776,21 +777,21 @@ function trimSlice(g: i32, d: i32): void {
 function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
   const i = g * 2 + d;
   const size = <u64>bioAt(slot).size;
-  const elapsed = jiffies - tdSliceStart.get(i);
+  const elapsed = jiffies - tdAt(i).sliceStart;
   let rnd = elapsed == 0 ? SLICE : elapsed;
   rnd = roundupSlice(rnd);
   const calc = bytesAllowedAt(i, bps, rnd);
-  const disp = tdBytesDisp.get(i);
+  const disp = tdAt(i).bytesDisp;
   const p = cfg.profile;
   let allowed: i64;
   if (p == PROFILE_61) {
-    const a = calc + <u64>tdCarryBytes.get(i);
+    const a = calc + <u64>tdAt(i).carryBytes;
     allowed = <i64>a;
     lastAllowed = allowed;
     lastDisp = disp;
     if (<u64>disp + size <= a) return 0;
   } else if (p == PROFILE_612) {
-    allowed = <i64>calc + tdCarryBytes.get(i);
+    allowed = <i64>calc + tdAt(i).carryBytes;
     lastAllowed = allowed;
     lastDisp = disp;
     if (allowed > 0 && <u64>disp + size <= <u64>allowed) return 0;
@@ -809,21 +810,21 @@ function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
 /** tg_within_iops_limit(): jiffies to wait (0 = within). */
 function withinIops(g: i32, d: i32, iops: u64): u64 {
   const i = g * 2 + d;
-  const elapsed = jiffies - tdSliceStart.get(i);
+  const elapsed = jiffies - tdAt(i).sliceStart;
   const rnd = roundupSlice(elapsed + 1);
   const calc = ioAllowedAt(i, iops, rnd);
-  const disp = tdIoDisp.get(i);
+  const disp = tdAt(i).ioDisp;
   const p = cfg.profile;
   lastDisp = disp;
   if (p == PROFILE_61) {
-    const a = <u32>(calc + <u64>tdCarryIos.get(i));
+    const a = <u32>(calc + <u64>tdAt(i).carryIos);
     lastAllowed = <i64>a;
     if (<u32>(disp + 1) <= a) return 0;
     return rnd - elapsed;
   }
   let a: i64;
   if (p == PROFILE_612) {
-    a = s32(<i64>calc + tdCarryIos.get(i));
+    a = s32(<i64>calc + tdAt(i).carryIos);
     lastAllowed = a;
     if (a > 0 && <u32>(disp + 1) <= <u32>a) return 0;
   } else {
@@ -845,7 +846,7 @@ function mayDispatch(g: i32, d: i32, slot: i32): u64 {
   lastReason = RS_NONE;
   if (bps == U64_MAX && iops == UINT_MAX) return 0;
   if (sliceUsed(i) && sqNrBps.get(g * 2 + d) == 0) startNewSlice(i, true);
-  else if (timeBefore(tdSliceEnd.get(i), jiffies + SLICE)) extendSlice(i, jiffies + SLICE);
+  else if (timeBefore(tdAt(i).sliceEnd, jiffies + SLICE)) extendSlice(i, jiffies + SLICE);
   const flags = bioAt(slot).flags;
   let bw: u64 = 0;
   if (bps != U64_MAX && !(flags & BIO_BPS_THROTTLED)) bw = withinBps(g, d, slot, bps);
@@ -865,7 +866,7 @@ function mayDispatch(g: i32, d: i32, slot: i32): u64 {
   if (bw + iw == 0) return 0;
   const w = bw > iw ? bw : iw;
   lastReason = bw >= iw ? RS_BPS : RS_IOPS;
-  if (timeBefore(tdSliceEnd.get(i), jiffies + w)) extendSlice(i, jiffies + w);
+  if (timeBefore(tdAt(i).sliceEnd, jiffies + w)) extendSlice(i, jiffies + w);
   return w;
 }
 
@@ -902,14 +903,14 @@ function chargeBps618(g: i32, d: i32, slot: i32): void {
   if ((f & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) == 0) {
     bioAt(slot).flags = f | BIO_TG_BPS_THROTTLED;
     const i = g * 2 + d;
-    tdBytesDisp.set(i, tdBytesDisp.get(i) + <i64>bioAt(slot).size);
+    tdAt(i).bytesDisp = tdAt(i).bytesDisp + <i64>bioAt(slot).size;
   }
 }
 
 function chargeIops618(g: i32, d: i32, slot: i32): void {
   bioAt(slot).flags = bioAt(slot).flags & ~BIO_TG_BPS_THROTTLED;
   const i = g * 2 + d;
-  tdIoDisp.set(i, s32(tdIoDisp.get(i) + 1));
+  tdAt(i).ioDisp = s32(tdAt(i).ioDisp + 1);
 }
 
 function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
@@ -929,9 +930,9 @@ function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
 function chargeBio(g: i32, d: i32, slot: i32): void {
   const i = g * 2 + d;
   if (!(bioAt(slot).flags & BIO_BPS_THROTTLED)) {
-    tdBytesDisp.set(i, <i64>(<u64>tdBytesDisp.get(i) + <u64>bioAt(slot).size));
+    tdAt(i).bytesDisp = <i64>(<u64>tdAt(i).bytesDisp + <u64>bioAt(slot).size);
   }
-  tdIoDisp.set(i, <i64><u32>(tdIoDisp.get(i) + 1));
+  tdAt(i).ioDisp = <i64><u32>(tdAt(i).ioDisp + 1);
 }
 
 function withinLimit(g: i32, d: i32, slot: i32): bool {
@@ -994,14 +995,14 @@ function dispatchOneBio(g: i32, d: i32): void {
   const ps = tgParentSq.get(g);
   if (cfg.trace) {
     lastAllowed = 0;
-    lastDisp = tdIoDisp.get(i);
+    lastDisp = tdAt(i).ioDisp;
     trace(TR_DISPATCH, slot, g, d, 0, RS_NONE);
   }
   if (ps < nTg) {
     addBioTg(slot, (i << 1) | 1, ps);
     // start_parent_slice_with_credit()
     const pi = ps * 2 + d;
-    if (sliceUsed(pi)) startNewSliceWithCredit(pi, tdSliceStart.get(i));
+    if (sliceUsed(pi)) startNewSliceWithCredit(pi, tdAt(i).sliceStart);
   } else {
     bioAt(slot).flags = bioAt(slot).flags | BIO_BPS_THROTTLED;
     qnodeAdd(slot, (i << 1) | 1, ps, d);
@@ -1124,7 +1125,7 @@ function throtlBio(slot: i32, t: i64): bool {
   let g = bioAt(slot).cg * nDev + dev;
   let i = g * 2 + d;
   const f0 = bioAt(slot).flags;
-  if (!(tdRulesIops.get(i) != 0 || (tdRulesBps.get(i) != 0 && (f0 & BIO_BPS_THROTTLED) == 0))) return true;
+  if (!(tdAt(i).rulesIops != 0 || (tdAt(i).rulesBps != 0 && (f0 & BIO_BPS_THROTTLED) == 0))) return true;
   now = t;
   jiffies = jiffiesAt(t);
   let q = -1;
@@ -1206,40 +1207,40 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
   // tg_update_carryover() with the old limits
   for (let d = 0; d < 2; d++) {
     const i = g * 2 + d;
-    const elapsed = jiffies - tdSliceStart.get(i);
+    const elapsed = jiffies - tdAt(i).sliceStart;
     const bps = limBps(g, d);
     const iops = limIops(g, d);
     if (cfg.profile == PROFILE_618) {
       if (sqQueued(g, d) == 0) {
-        tdBytesDisp.set(i, 0);
-        tdIoDisp.set(i, 0);
+        tdAt(i).bytesDisp = 0;
+        tdAt(i).ioDisp = 0;
         continue;
       }
       let cb: i64 = 0;
       let ci: i64 = 0;
       if (bps != U64_MAX) {
         const a = <i64>bytesAllowed(bps, elapsed);
-        if (a > 0) cb = a - tdBytesDisp.get(i);
+        if (a > 0) cb = a - tdAt(i).bytesDisp;
       }
       if (iops != UINT_MAX) {
         const a = s32(<i64>ioAllowed(iops, elapsed));
-        if (a > 0) ci = s32(a - tdIoDisp.get(i));
+        if (a > 0) ci = s32(a - tdAt(i).ioDisp);
       }
-      tdBytesDisp.set(i, -cb);
-      tdIoDisp.set(i, s32(-ci));
+      tdAt(i).bytesDisp = -cb;
+      tdAt(i).ioDisp = s32(-ci);
     } else if (sqNrBps.get(g * 2 + d) != 0) {
       if (bps != U64_MAX) {
-        tdCarryBytes.set(i, <i64>(<u64>tdCarryBytes.get(i) + bytesAllowed(bps, elapsed) - <u64>tdBytesDisp.get(i)));
+        tdAt(i).carryBytes = <i64>(<u64>tdAt(i).carryBytes + bytesAllowed(bps, elapsed) - <u64>tdAt(i).bytesDisp);
       }
       if (iops != UINT_MAX) {
-        tdCarryIos.set(i, s32(tdCarryIos.get(i) + <i64>ioAllowed(iops, elapsed) - tdIoDisp.get(i)));
+        tdAt(i).carryIos = s32(tdAt(i).carryIos + <i64>ioAllowed(iops, elapsed) - tdAt(i).ioDisp);
       }
     }
   }
-  tdBps.set(g * 2, cfgVals.get(k * 4));
-  tdBps.set(g * 2 + 1, cfgVals.get(k * 4 + 1));
-  tdIops.set(g * 2, cfgVals.get(k * 4 + 2));
-  tdIops.set(g * 2 + 1, cfgVals.get(k * 4 + 3));
+  tdAt(g * 2).bps = cfgVals.get(k * 4);
+  tdAt(g * 2 + 1).bps = cfgVals.get(k * 4 + 1);
+  tdAt(g * 2).iops = cfgVals.get(k * 4 + 2);
+  tdAt(g * 2 + 1).iops = cfgVals.get(k * 4 + 3);
   // tg_conf_updated(): has_rules for the subtree (cgroup ids are parents-first)
   for (let c = 0; c < nCg; c++) {
     const h = c * nDev + dev;
