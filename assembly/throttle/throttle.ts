@@ -713,12 +713,12 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   tdAt(i).sliceEnd = roundupSlice(end);
 }
 
-function extendSlice(i: i32, end: u64): void {
+@inline function extendSlice(i: i32, end: u64): void {
   if (cfg.profile == PROFILE_618 && !timeBefore(tdAt(i).sliceEnd, end)) return;
   setSliceEnd(i, end);
 }
 
-function trimSlice(g: i32, d: i32): void {
+@inline function trimSlice(g: i32, d: i32): void {
   const i = g * 2 + d;
   if (sliceUsed(i)) return;
   setSliceEnd(i, jiffies + SLICE);
@@ -774,7 +774,7 @@ function trimSlice(g: i32, d: i32): void {
 // ---------------------------------------------------------------- limits checks
 
 /** tg_within_bps_limit(): jiffies to wait (0 = within). */
-function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
+@inline function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
   const i = g * 2 + d;
   const size = <u64>bioAt(slot).size;
   const elapsed = jiffies - tdAt(i).sliceStart;
@@ -808,7 +808,7 @@ function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
 }
 
 /** tg_within_iops_limit(): jiffies to wait (0 = within). */
-function withinIops(g: i32, d: i32, iops: u64): u64 {
+@inline function withinIops(g: i32, d: i32, iops: u64): u64 {
   const i = g * 2 + d;
   const elapsed = jiffies - tdAt(i).sliceStart;
   const rnd = roundupSlice(elapsed + 1);
@@ -839,7 +839,7 @@ function withinIops(g: i32, d: i32, iops: u64): u64 {
 }
 
 /** <= 6.15 tg_may_dispatch(): wait in jiffies, 0 = may dispatch now. */
-function mayDispatch(g: i32, d: i32, slot: i32): u64 {
+@inline function mayDispatch(g: i32, d: i32, slot: i32): u64 {
   const i = g * 2 + d;
   const bps = limBps(g, d);
   const iops = limIops(g, d);
@@ -927,7 +927,7 @@ function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
 }
 
 /** throtl_charge_bio() (<= 6.15). */
-function chargeBio(g: i32, d: i32, slot: i32): void {
+@inline function chargeBio(g: i32, d: i32, slot: i32): void {
   const i = g * 2 + d;
   if (!(bioAt(slot).flags & BIO_BPS_THROTTLED)) {
     tdAt(i).bytesDisp = <i64>(<u64>tdAt(i).bytesDisp + <u64>bioAt(slot).size);
@@ -935,7 +935,7 @@ function chargeBio(g: i32, d: i32, slot: i32): void {
   tdAt(i).ioDisp = <i64><u32>(tdAt(i).ioDisp + 1);
 }
 
-function withinLimit(g: i32, d: i32, slot: i32): bool {
+@inline function withinLimit(g: i32, d: i32, slot: i32): bool {
   if (cfg.profile != PROFILE_618) {
     if (sqNrBps.get(g * 2 + d) != 0) {
       lastReason = RS_FIFO;
