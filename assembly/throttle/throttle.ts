@@ -681,7 +681,7 @@ function scheduleNextDispatch(s: i32, force: bool): bool {
   return !timeInRange(jiffies, tdAt(i).sliceStart, tdAt(i).sliceEnd);
 }
 
-function startNewSlice(i: i32, clear: bool): void {
+@inline function startNewSlice(i: i32, clear: bool): void {
   if (cfg.profile == PROFILE_618) {
     if (clear) {
       tdAt(i).bytesDisp = 0;
@@ -872,13 +872,13 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
 
 // ---- 6.18
 
-function updateSlice618(g: i32, d: i32): void {
+@inline function updateSlice618(g: i32, d: i32): void {
   const i = g * 2 + d;
   if (sliceUsed(i) && sqQueued(g, d) == 0) startNewSlice(i, true);
   else extendSlice(i, jiffies + SLICE);
 }
 
-function dispatchBpsTime(g: i32, d: i32, slot: i32): u64 {
+@inline function dispatchBpsTime(g: i32, d: i32, slot: i32): u64 {
   const bps = limBps(g, d);
   if (bps == U64_MAX || (bioAt(slot).flags & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) != 0) return 0;
   updateSlice618(g, d);
@@ -888,7 +888,7 @@ function dispatchBpsTime(g: i32, d: i32, slot: i32): u64 {
   return w;
 }
 
-function dispatchIopsTime(g: i32, d: i32, slot: i32): u64 {
+@inline function dispatchIopsTime(g: i32, d: i32, slot: i32): u64 {
   const iops = limIops(g, d);
   if (iops == UINT_MAX) return 0;
   updateSlice618(g, d);
@@ -898,7 +898,7 @@ function dispatchIopsTime(g: i32, d: i32, slot: i32): u64 {
   return w;
 }
 
-function chargeBps618(g: i32, d: i32, slot: i32): void {
+@inline function chargeBps618(g: i32, d: i32, slot: i32): void {
   const f = bioAt(slot).flags;
   if ((f & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) == 0) {
     bioAt(slot).flags = f | BIO_TG_BPS_THROTTLED;
@@ -907,13 +907,13 @@ function chargeBps618(g: i32, d: i32, slot: i32): void {
   }
 }
 
-function chargeIops618(g: i32, d: i32, slot: i32): void {
+@inline function chargeIops618(g: i32, d: i32, slot: i32): void {
   bioAt(slot).flags = bioAt(slot).flags & ~BIO_TG_BPS_THROTTLED;
   const i = g * 2 + d;
   tdAt(i).ioDisp = s32(tdAt(i).ioDisp + 1);
 }
 
-function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
+@inline function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
   lastReason = RS_NONE;
   const w = dispatchBpsTime(g, d, slot);
   if (w != 0) return w;
