@@ -132,6 +132,12 @@ export class Iocg {
   lastInuse: u32 = 0;
   savedMargin: i64 = 0;
   cursor: u64 = 0; // sector
+  // the last abs_cost_to_cost() on the submit path: (absCost, hwi) -> cost. A
+  // job's bios repeat their abs cost and hwi changes only with the weights,
+  // so this spares a 64-bit division per bio. hwi >= 1 always: key 0 = none.
+  memoAbsCost: u64 = 0;
+  memoHwi: u32 = 0;
+  memoCost: u64 = 0;
   vtime: u64 = 0;
   doneVtime: u64 = 0;
   absVdebt: u64 = 0;
@@ -782,7 +788,15 @@ function adjustInuseAndCalcCost(g: Iocg, vtime: u64, absCost: u64, t: i64): u64 
   let hwi = g.hweightInuse;
   const oldHwi = hwi;
   const oldInuse = g.inuse;
-  let cost = absCostToCost(absCost, hwi);
+  let cost: u64;
+  if (absCost == g.memoAbsCost && hwi == g.memoHwi) {
+    cost = g.memoCost;
+  } else {
+    cost = absCostToCost(absCost, hwi);
+    g.memoAbsCost = absCost;
+    g.memoHwi = hwi;
+    g.memoCost = cost;
+  }
   const margin = <i64>(nVnow - vtime - cost);
   if (g.absVdebt) return cost;
   if (margin >= g.savedMargin || margin >= ioc.marginLow || g.inuse == g.active) return cost;
