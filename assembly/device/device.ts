@@ -24,7 +24,6 @@
 //
 // jitter is 1 (fixed) or exp(sigma * N(0,1)) from the device's own stream.
 
-import { Vec } from "../engine/vec";
 import { Rng } from "../engine/random";
 import { scheduleLane, EV_DEVICE_DONE } from "../engine/events";
 import { bioAt, BIO_SEQ } from "../engine/bios";
@@ -54,7 +53,16 @@ export class Device {
   lastEnd: i64 = -1;
   inFlight: i32 = 0; // holding a request
   busyChannels: i32 = 0;
-  channelFree: Vec<i64> = new Vec<i64>(4); // per channel: time it becomes free
+  // When each channel becomes free, kept sorted in a ring: chFree[(chHead + k)
+  // & chMask] is the k-th earliest. start() takes the earliest and puts the
+  // new free time back in order, scanning from the latest end: with similar
+  // service times the new time is the latest, so that costs one compare
+  // (a binary heap pays a full sift-down of log2(channels) levels for it).
+  // Only the multiset of times matters (its minimum), so any ordered
+  // structure gives the same schedule.
+  chFree: StaticArray<i64> = new StaticArray<i64>(0);
+  chHead: i32 = 0;
+  chMask: i32 = 0;
   fifoHead: i32 = -1;
   fifoTail: i32 = -1;
   fifoLen: i32 = 0;
@@ -171,14 +179,24 @@ function start(d: Device, slot: i32, now: i64): void {
     scheduleLane(d.id, now + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
     return;
   }
-  // earliest free channel: channelFree is a min-heap of channel free times
-  const cf = d.channelFree;
-  if (cf.length < d.channels) {
-    for (let c = cf.length; c < d.channels; c++) cf.push(0);
-  }
-  const bestT = cf.get(0);
+  // earliest free channel
+  if (d.chFree.length == 0) initChannels(d);
+  const cf = d.chFree;
+  const mask = d.chMask;
+  const head = d.chHead;
+  const bestT = unchecked(cf[head]);
   const begin = bestT > now ? bestT : now;
-  siftDownRoot(cf, begin + occNs);
+  const v = begin + occNs;
+  // drop the earliest, insert v in order: shift later times up one place
+  let k = (head + d.channels) & mask; // one past the latest
+  let p = (k - 1) & mask;
+  while (p != head && unchecked(cf[p]) > v) {
+    unchecked((cf[k] = unchecked(cf[p])));
+    k = p;
+    p = (p - 1) & mask;
+  }
+  unchecked((cf[k] = v));
+  d.chHead = (head + 1) & mask;
   // completions of a device are usually in time order: its own fast lane
   scheduleLane(d.id, begin + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
 }
@@ -197,27 +215,12 @@ function start(d: Device, slot: i32, now: i64): void {
   }
 }
 
-/** Replace the root of a min-heap of times with `v` and restore the heap. */
-function siftDownRoot(h: Vec<i64>, v: i64): void {
-  const a = h.data;
-  const n = h.length;
-  let i = 0;
-  while (true) {
-    let c = 2 * i + 1;
-    if (c >= n) break;
-    let cv = unchecked(a[c]);
-    if (c + 1 < n) {
-      const c2v = unchecked(a[c + 1]);
-      if (c2v < cv) {
-        c++;
-        cv = c2v;
-      }
-    }
-    if (cv >= v) break;
-    unchecked((a[i] = cv));
-    i = c;
-  }
-  unchecked((a[i] = v));
+function initChannels(d: Device): void {
+  let cap = 1;
+  while (cap < d.channels + 1) cap <<= 1;
+  d.chFree = new StaticArray<i64>(cap); // all free at t = 0
+  d.chMask = cap - 1;
+  d.chHead = 0;
 }
 
 /** Standard normal from two uniforms (Box-Muller; one value used, deterministic). */
