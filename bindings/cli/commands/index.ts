@@ -7,6 +7,7 @@ import { register as registerReplay } from "./replay.js";
 import { register as registerCompare } from "./compare.js";
 import { register as registerExplain } from "./explain.js";
 import { registerK8sCommands } from "../../k8s/cli.js";
+import { registerMcCommands } from "../../mc/cli.js";
 
 export function registerCommands(program: Command): void {
   registerRun(program);
@@ -14,4 +15,5 @@ export function registerCommands(program: Command): void {
   registerCompare(program);
   registerExplain(program);
   registerK8sCommands(program);
+  registerMcCommands(program);
 }

@@ -24,17 +24,33 @@
 // it at 10,020; a watch-delay fault of +5 s on the controller-manager from 9 s
 // to 30 s moves that to 15,020, and every later node event queues behind it.
 
-import type { Sim } from "../engine/sim.js";
+import type { Sim, WakeGroup } from "../engine/sim.js";
 import { cloneObj, KObj, Kind, keyOf } from "./types.js";
 
+/**
+ * An API error (the status of a failed request). These are expected answers
+ * that callers branch on (AlreadyExists, NotFound, Conflict), so they carry no
+ * stack trace: capturing one costs more than the rest of the request.
+ */
 export class ApiError extends Error {
-  constructor(
-    readonly reason: "NotFound" | "AlreadyExists" | "Conflict" | "InternalError",
-    readonly code: number,
-    message: string,
-  ) {
+  readonly reason: "NotFound" | "AlreadyExists" | "Conflict" | "InternalError";
+  readonly code: number;
+  constructor(reason: ApiError["reason"], code: number, message: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
+    this.reason = reason;
+    this.code = code;
   }
+}
+
+const HEX = "0123456789abcdef";
+/** 8 lower-case hex digits of a u32 (Number#toString(16) is a slow path in V8) */
+function hex8(x: number): string {
+  let s = "";
+  for (let sh = 28; sh >= 0; sh -= 4) s += HEX[(x >>> sh) & 15];
+  return s;
 }
 
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.reason === "NotFound";
@@ -53,9 +69,35 @@ export interface ApiFault {
   untilMs: number;
 }
 
+/**
+ * An informer's local store: one map per kind, keyed like the API store
+ * ("ns/name" or "name"). A map per kind (rather than one map keyed
+ * "Kind:ns/name") lets a component look up and list one kind without building
+ * keys or scanning the others; the order of a kind's entries is the same as in
+ * a single map (insertion order, a deleted and re-added key goes last).
+ */
+export class InformerCache {
+  /** created on the first object of a kind */
+  private readonly byKind = new Map<Kind, Map<string, KObj>>();
+  get(kind: Kind, key: string): KObj | undefined {
+    return this.byKind.get(kind)?.get(key);
+  }
+  /** the objects of one kind, in cache order */
+  list(kind: Kind): Iterable<KObj> {
+    return this.byKind.get(kind)?.values() ?? EMPTY;
+  }
+  /** the map of a kind (created empty if needed) */
+  kind(kind: Kind): Map<string, KObj> {
+    let m = this.byKind.get(kind);
+    if (!m) this.byKind.set(kind, (m = new Map()));
+    return m;
+  }
+}
+const EMPTY: readonly KObj[] = [];
+
 export interface Informer {
   readonly kinds: readonly Kind[];
-  readonly cache: Map<string, KObj>;
+  readonly cache: InformerCache;
   /** called on delivery, after the cache is updated */
   onEvent: (type: WatchType, obj: KObj, old: KObj | undefined) => void;
   latencyMs: number;
@@ -63,6 +105,8 @@ export interface Informer {
   lastDeliverAt: number;
   dead: boolean;
   synced: boolean;
+  /** the owner's wake group: a delivery changes only the owner's view (engine/sim.ts section 3) */
+  group: WakeGroup;
 }
 
 export class ApiServer {
@@ -87,11 +131,12 @@ export class ApiServer {
   newUid(prefix: string): string {
     // deterministic UIDs in the 8-4-4-4-12 shape
     const n = ++this.uidSeq;
-    const r1 = this.sim.rng.u32().toString(16).padStart(8, "0");
-    const r2 = this.sim.rng.u32().toString(16).padStart(8, "0");
-    const r3 = this.sim.rng.u32().toString(16).padStart(8, "0");
+    const r1 = hex8(this.sim.rng.u32());
+    const r2 = hex8(this.sim.rng.u32());
+    const r3 = hex8(this.sim.rng.u32());
     void prefix;
-    return `${r1}-${r2.slice(0, 4)}-4${r2.slice(5, 8)}-a${r3.slice(0, 3)}-${r3.slice(3, 8)}${n.toString(16).padStart(7, "0")}`;
+    const seq = n < 0x1000000 ? hex8(n).slice(1) : n.toString(16).padStart(7, "0");
+    return `${r1}-${r2.slice(0, 4)}-4${r2.slice(5, 8)}-a${r3.slice(0, 3)}-${r3.slice(3, 8)}${seq}`;
   }
 
   private count(verb: string, kind: Kind): void {
@@ -129,7 +174,8 @@ export class ApiServer {
     return [...this.bucket(kind).values()];
   }
 
-  create(obj: KObj): KObj {
+  /** POST a copy of `obj` (never changed itself), with `uid` if given. */
+  create(obj: KObj, uid?: string): KObj {
     this.count("POST", obj.kind);
     const key = keyOf(obj);
     const f = this.fault("create", obj.kind, key);
@@ -137,7 +183,8 @@ export class ApiServer {
     const b = this.bucket(obj.kind);
     if (b.has(key)) throw new ApiError("AlreadyExists", 409, `${obj.kind.toLowerCase()}s "${obj.metadata.name}" already exists`);
     const o = cloneObj(obj);
-    if (!o.metadata.uid) o.metadata.uid = this.newUid(obj.kind);
+    if (uid !== undefined) o.metadata.uid = uid;
+    else if (!o.metadata.uid) o.metadata.uid = this.newUid(obj.kind);
     o.metadata.creationTimestamp ??= this.sim.now;
     o.metadata.resourceVersion = String(++this.rv);
     b.set(key, o);
@@ -168,14 +215,17 @@ export class ApiServer {
   /**
    * Apply `mutate` to a copy of the current object. `mutate` returns false when
    * it changed nothing: then nothing is written. Returns the stored object.
+   * `changes`, when given, answers the same question from the stored object
+   * without copying it (frequent no-op patches, e.g. node status, skip the copy).
    */
-  patch(kind: Kind, key: string, mutate: (draft: KObj) => boolean): KObj {
+  patch(kind: Kind, key: string, mutate: (draft: KObj) => boolean, changes?: (cur: KObj) => boolean): KObj {
     this.count("PATCH", kind);
     const f = this.fault("patch", kind, key);
     if (f) throw f;
     const b = this.bucket(kind);
     const cur = b.get(key);
     if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
+    if (changes && !changes(cur)) return cur;
     const o = cloneObj(cur);
     if (!mutate(o)) return cur;
     o.metadata.resourceVersion = String(++this.rv);
@@ -251,16 +301,18 @@ export class ApiServer {
     extraDelay: (now: number) => number,
     onEvent: Informer["onEvent"],
     onSynced: () => void,
+    group: WakeGroup,
   ): Informer {
     const inf: Informer = {
       kinds,
-      cache: new Map(),
+      cache: new InformerCache(),
       onEvent,
       latencyMs,
       extraDelay,
       lastDeliverAt: 0,
       dead: false,
       synced: false,
+      group,
     };
     this.informers.push(inf);
     const now = this.sim.now;
@@ -272,7 +324,7 @@ export class ApiServer {
       if (inf.dead) return;
       for (const o of snapshot) deliver(this.sim, inf, "ADDED", o, undefined);
       inf.synced = true;
-      this.sim.bump();
+      this.sim.bump(inf.group);
       onSynced();
     });
     return inf;
@@ -287,20 +339,17 @@ export class ApiServer {
 
 function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined): void {
   if (inf.dead) return;
-  const key = cacheKey(obj);
-  const prev = inf.cache.get(key);
+  const store = inf.cache.kind(obj.kind);
+  const key = keyOf(obj);
+  const prev = store.get(key);
   if (type === "DELETED") {
     if (!prev) return;
-    inf.cache.delete(key);
+    store.delete(key);
   } else {
     // never go backwards (initial list racing a watch event)
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
-    inf.cache.set(key, obj);
+    store.set(key, obj);
   }
-  sim.bump();
+  sim.bump(inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
-}
-
-export function cacheKey(o: KObj): string {
-  return `${o.kind}:${keyOf(o)}`;
 }

@@ -17,9 +17,9 @@
 // recover (the volume missing from node status is re-attached).
 
 import { ApiServer, Informer } from "../api/apiserver.js";
-import { keyOf, KObj, PodVolume } from "../api/types.js";
+import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
-import type { Ticker } from "../engine/sim.js";
+import type { Ticker, WakeGroup } from "../engine/sim.js";
 import { formatOpKey, goQuote, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
 import { formatGoDuration } from "../engine/sim.js";
 import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
@@ -51,13 +51,19 @@ export class AttachDetachController {
   private readonly env: PluginEnv;
   private readonly vaWaiters = new VAWaiters();
   private lastFullList = 0;
+  /** the controller's loops, woken by its caches, operations and informer (engine/sim.ts section 3) */
+  private readonly wake: WakeGroup;
+  /** the reconciler alone reads the pending operations: their changes wake only it */
+  private readonly opsWake: WakeGroup;
 
   constructor(
     private readonly ctx: Ctx,
     private readonly plugins: PluginMgr,
   ) {
-    this.asw = new ActualStateOfWorld(ctx.sim);
-    this.dsw = new DesiredStateOfWorld(ctx.sim);
+    this.wake = ctx.sim.group(ADC_COMPONENT);
+    this.opsWake = ctx.sim.group(`${ADC_COMPONENT}/operations`);
+    this.asw = new ActualStateOfWorld(ctx.sim, this.wake);
+    this.dsw = new DesiredStateOfWorld(ctx.sim, this.wake);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
       if (this.dead) return;
       const p = ctx.profile;
@@ -68,19 +74,19 @@ export class AttachDetachController {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, ADC_COMPONENT)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    });
+    }, this.opsWake);
     this.env = { ctx, component: ADC_COMPONENT, vaWaiters: this.vaWaiters };
   }
 
-  private cache(kind: string, key: string): KObj | undefined {
-    return this.inf?.cache.get(`${kind}:${key}`);
+  private cache(kind: Kind, key: string): KObj | undefined {
+    return this.inf?.cache.get(kind, key);
   }
 
   start(): void {
     const { ctx } = this;
     ctx.out.processStarted(ADC_COMPONENT);
     ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:328", "Starting attach detach controller");
-    this.statusUpdater = createNodeStatusUpdater(ctx.api, this.asw, (n) => this.cache("Node", n), ctx.profile, ctx.out, ADC_COMPONENT);
+    this.statusUpdater = createNodeStatusUpdater(ctx.api, this.asw, (n) => this.cache("Node", n), ctx.profile, ctx.out, ADC_COMPONENT, ctx.sim);
     this.reconciler = createReconciler({
       sim: ctx.sim,
       profile: ctx.profile,
@@ -112,6 +118,7 @@ export class AttachDetachController {
         this.handle(type, obj, old);
       },
       () => this.run(),
+      this.wake,
     );
   }
 
@@ -126,8 +133,7 @@ export class AttachDetachController {
     if (this.dead) return;
     const { ctx } = this;
     // populateActualStateOfWorld
-    for (const [k, o] of this.inf!.cache) {
-      if (!k.startsWith("Node:")) continue;
+    for (const o of this.inf!.cache.list("Node")) {
       const name = o.metadata.name;
       for (const av of (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>)
         this.asw.markVolumeAsAttached(av.name, undefined, name, av.devicePath);
@@ -135,8 +141,7 @@ export class AttachDetachController {
       this.dsw.addNode(name);
     }
     if (ctx.profile.processVolumeAttachmentsAtStart) {
-      for (const [k, va] of this.inf!.cache) {
-        if (!k.startsWith("VolumeAttachment:")) continue;
+      for (const va of this.inf!.cache.list("VolumeAttachment")) {
         const pvName = va.spec?.source?.persistentVolumeName;
         const pv = pvName ? this.cache("PersistentVolume", pvName) : undefined;
         if (!pv) continue;
@@ -148,12 +153,12 @@ export class AttachDetachController {
       }
     }
     // populateDesiredStateOfWorld
-    for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, true);
+    for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, true);
     this.lastFullList = ctx.sim.now;
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile()));
-    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate()));
-    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync()));
+    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake));
+    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate(), this.wake));
+    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake));
   }
 
   // ---- informer handlers ----------------------------------------------
@@ -176,7 +181,7 @@ export class AttachDetachController {
         break;
       case "PersistentVolumeClaim":
       case "PersistentVolume":
-        if (type !== "DELETED" && old?.spec?.volumeName !== obj.spec?.volumeName) for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, false);
+        if (type !== "DELETED" && old?.spec?.volumeName !== obj.spec?.volumeName) for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, false);
         break;
       case "VolumeAttachment":
         this.vaWaiters.notify(obj.metadata.name, type === "DELETED" ? undefined : obj);
@@ -231,7 +236,7 @@ export class AttachDetachController {
     const now = this.ctx.sim.now;
     if (now - this.lastFullList >= this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS) {
       this.lastFullList = now;
-      for (const [k, pod] of this.inf!.cache) if (k.startsWith("Pod:")) this.podAdd(pod, false);
+      for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, false);
     }
     this.ctx.sim.wakeAt(this.lastFullList + this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS);
   }

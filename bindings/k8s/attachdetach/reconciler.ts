@@ -45,7 +45,7 @@ import type { Recorder } from "../output/recorder.js";
 import type { RunResult } from "../util/nestedpendingoperations.js";
 import type { Profile } from "../versions/profile.js";
 import { isMultiAttachAllowed } from "../volume/plugins.js";
-import type { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
+import { attachedVolumeRef, type ActualStateOfWorld, type AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import type { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
 import type { NodeStatusUpdater } from "./statusupdater.js";
 
@@ -85,8 +85,12 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
   const fixed = profile.fix["104526"];
 
   const detachPhase = (): void => {
-    for (const av of asw.getAttachedVolumes()) {
-      if (dsw.volumeExists(av.volumeName, av.nodeName)) continue;
+    // GetAttachedVolumes, snapshotting only the entries not desired: nothing in
+    // this loop changes the ASW's entries synchronously (operations complete
+    // in later events), so a snapshot taken as we go equals one taken first
+    for (const vol of asw.attachedVolumes.values()) for (const nat of vol.nodesAttachedTo.values()) {
+      if (dsw.volumeExists(vol.volumeName, nat.nodeName)) continue;
+      const av = attachedVolumeRef(vol, nat);
       const keyNode = isMultiAttachAllowed(av.spec) ? av.nodeName : "";
       if (fixed) {
         if (!ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach")) continue;
@@ -107,7 +111,11 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       if (timeout && av.mountedByNode && forceDetach) d.step("adc.ForceDetachTimeout", av.volumeName);
 
       const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
-      if (rmErr) out.on && out.log(component, "E", "reconciler.go:212", `Failed to remove volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)}'s volumesToReportAsAttached: ${rmErr}`);
+      if (rmErr) {
+        out.on && out.log(component, "E", "reconciler.go:212", `Failed to remove volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)}'s volumesToReportAsAttached: ${rmErr}`);
+        // the next pass logs this again: it is not idle (engine/sim.ts section 3)
+        sim.wakeAt(sim.now + 1);
+      }
       if (!asw.isInReport(av.volumeName, av.nodeName) && !fixed)
         out.note(`volume:${av.volumeName}`, `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
       const upErr = profile.perNodeStatusUpdate ? d.statusUpdater.updateNodeStatusForNode(av.nodeName) : d.statusUpdater.updateNodeStatuses();

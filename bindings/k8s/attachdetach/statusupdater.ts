@@ -14,6 +14,7 @@ import type { ApiServer } from "../api/apiserver.js";
 import type { Profile } from "../versions/profile.js";
 import type { Recorder } from "../output/recorder.js";
 import type { ActualStateOfWorld } from "./cache/actual_state_of_world.js";
+import type { Sim } from "../engine/sim.js";
 
 export interface NodeStatusUpdater {
   updateNodeStatuses(): string | null;
@@ -27,7 +28,11 @@ export function createNodeStatusUpdater(
   profile: Profile,
   out: Recorder,
   component: string,
+  sim: Sim,
 ): NodeStatusUpdater {
+  // a node left marked for update is retried on the next pass: that pass is
+  // not idle, whatever else happens (engine/sim.ts section 3)
+  const retryNextPass = (): void => sim.wakeAt(sim.now + 1);
   const update = (nodeName: string, list: Array<{ name: string; devicePath: string }>): string | null => {
     if (!nodeLister(nodeName)) {
       if (profile.fix["108167"]) {
@@ -35,19 +40,29 @@ export function createNodeStatusUpdater(
         return null;
       }
       asw.setNodeStatusUpdateNeeded(nodeName);
+      retryNextPass();
       return null;
     }
     let written = false;
     try {
-      api.patch("Node", nodeName, (d) => {
-        const cur = (d.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
-        if (cur.length === list.length && cur.every((v, i) => v.name === list[i]!.name && v.devicePath === list[i]!.devicePath)) return false;
-        d.status.volumesAttached = list;
-        written = true;
-        return true;
-      });
+      const differs = (o: KObj): boolean => {
+        const cur = (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
+        return !(cur.length === list.length && cur.every((v, i) => v.name === list[i]!.name && v.devicePath === list[i]!.devicePath));
+      };
+      api.patch(
+        "Node",
+        nodeName,
+        (d) => {
+          if (!differs(d)) return false;
+          d.status.volumesAttached = list;
+          written = true;
+          return true;
+        },
+        differs,
+      );
     } catch (e) {
       asw.setNodeStatusUpdateNeeded(nodeName);
+      retryNextPass();
       const msg = `failed to patch node status for ${JSON.stringify(nodeName)}: ${(e as Error).message}`;
       out.on && out.log(component, "W", "node_status_updater.go:86", `Could not update node status for ${JSON.stringify(nodeName)}; re-marking for update. ${(e as Error).message}`);
       return msg;

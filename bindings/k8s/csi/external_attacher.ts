@@ -44,8 +44,10 @@ export class ExternalAttacher {
         if (obj.kind === "VolumeAttachment" && type === "DELETED") this.work.delete(obj.metadata.name);
       },
       () => {
-        for (const [k, o] of this.inf!.cache) if (k.startsWith("VolumeAttachment:")) this.sync(o.metadata.name);
+        for (const o of this.inf!.cache.list("VolumeAttachment")) this.sync(o.metadata.name);
       },
+      // no loops of its own: its cache changes wake nobody
+      ctx.sim.group(this.component),
     );
   }
 
@@ -55,7 +57,7 @@ export class ExternalAttacher {
   }
 
   private handled(va: KObj): boolean {
-    const drv = this.inf!.cache.get(`CSIDriver:${va.spec.attacher}`);
+    const drv = this.inf!.cache.get("CSIDriver", va.spec.attacher);
     return drv === undefined || drv.spec?.attachRequired !== false;
   }
 
@@ -75,7 +77,7 @@ export class ExternalAttacher {
   private sync(name: string): void {
     if (this.dead) return;
     const { ctx } = this;
-    const va = this.inf!.cache.get(`VolumeAttachment:${name}`);
+    const va = this.inf!.cache.get("VolumeAttachment", name);
     if (!va || !this.handled(va)) return;
     const w = this.w(name);
     if (w.pending || ctx.sim.now < w.retryAt) return;
@@ -84,7 +86,7 @@ export class ExternalAttacher {
     const hasFin = (va.metadata.finalizers ?? []).includes(fin);
     if (!deleting && va.status?.attached) return;
     if (deleting && !hasFin) return;
-    const pv = this.inf!.cache.get(`PersistentVolume:${va.spec.source?.persistentVolumeName}`);
+    const pv = this.inf!.cache.get("PersistentVolume", String(va.spec.source?.persistentVolumeName));
     const handle: string = pv?.spec?.csi?.volumeHandle ?? va.spec.source?.persistentVolumeName ?? name;
     const node: string = va.spec.nodeName;
     const c = this.component;

@@ -30,15 +30,35 @@
 // same instant) when `bump()` is called or at the first grid point at or after
 // its earliest wake time. A ticker woken at an instant where its turn has
 // already passed (tickers of lower order ran before the change) waits for its
-// next grid point, exactly as it would when ticking every period.
+// next grid point, exactly as it would when ticking every period. A pass that
+// leaves work for its next turn without changing state (a failed status PATCH
+// to retry, an error it will log again) says so with wakeAt(now + 1).
+//
+// Wake groups. Most state is read by one component only: the attach/detach
+// controller's caches and pending operations by its own loops, a kubelet's
+// volume manager, pod workers and its node's mounts by that kubelet's loops,
+// an informer's cache by its owner. A change there is bumped into the owner's
+// group (`bump(group)`) and wakes only the tickers registered in it; API
+// writes, the storage backend and timeline actions bump globally (`bump()`)
+// and wake every ticker. A pass therefore wakes for exactly the changes it can
+// observe, which keeps skipping exact while sparing the other components idle
+// passes (a replay with two nodes has 13 tickers). A component's pending
+// operations (nestedpendingoperations) are read by its reconciler alone, so
+// they have a group of their own holding just that loop. Example: the kubelet on
+// node-1 mounts a volume (host group node/node-1): its five loops wake, the
+// controller's three and node-2's five do not, since none of them reads
+// node-1's mounts; the kubelet's next PATCH of node-1's status is an API write
+// and wakes everyone.
 //
 // Worked example: a detach fails at t = 10,000 ms and backs off 500 ms. The
 // pass at 10,100 sees "in backoff until 10,500" and calls wakeAt(10,501) (the
 // backoff check is `now - last <= 500`, so 10,500 still backs off). The pass
 // changes nothing, so the ticker sleeps and the next pass is at 10,600, the
 // first grid point >= 10,501. Passes 10,200 .. 10,500 are skipped; in
-// tick-by-tick mode (`tickEveryPeriod`) they run and do nothing. A test runs
-// every built-in scenario both ways and compares timelines, logs and objects.
+// tick-by-tick mode (`tickEveryPeriod`) they run and do nothing. Tests run
+// every built-in scenario both ways, and random variations of them (versions,
+// seeds, watch delays, restarts, faults: scenario/idleskip.test.ts), and
+// compare timelines, logs and objects.
 //
 // 4. Randomness
 //
@@ -54,6 +74,12 @@ export interface Ticker {
   /** stop scheduling passes (the component crashed). */
   stop(): void;
   readonly stopped: boolean;
+}
+
+/** Tickers woken by a component's own state changes (section 3). */
+export interface WakeGroup {
+  readonly name: string;
+  readonly tickers: Ticker[];
 }
 
 interface Ev {
@@ -156,9 +182,12 @@ export class Sim {
   readonly rng: Rng;
   readonly tickEveryPeriod: boolean;
   private heap: Ev[] = [];
+  private free: Ev[] = [];
   private seq = 0;
   private tickers: TickerImpl[] = [];
   private current: TickerImpl | null = null;
+  /** tickers with `sleeping` set (bump has nothing to wake when 0) */
+  private sleepers = 0;
   /** time and order of the last ticker pass: tickers up to that order had their turn at that time */
   private lastTickT = -1;
   private lastTickOrder = -1;
@@ -174,29 +203,49 @@ export class Sim {
   /** Run `fn` at absolute time t (>= now). */
   at(t: Ms, fn: () => void): void {
     if (t < this.now) t = this.now;
-    this.push({ t, cls: 0, seq: this.seq++, fn, tk: null });
+    this.push(this.ev(t, 0, this.seq++, fn, null));
+  }
+
+  /** a queue record, recycled from executed ones (a replay runs hundreds; none outlives its turn) */
+  private ev(t: Ms, cls: number, seq: number, fn: (() => void) | null, tk: TickerImpl | null): Ev {
+    const e = this.free.pop();
+    if (e === undefined) return { t, cls, seq, fn, tk };
+    e.t = t;
+    e.cls = cls;
+    e.seq = seq;
+    e.fn = fn;
+    e.tk = tk;
+    return e;
   }
   /** Run `fn` after d ms. */
   after(d: Ms, fn: () => void): void {
     this.at(this.now + d, fn);
   }
 
-  /** Register a periodic loop whose first pass is at `startMs`. */
-  ticker(name: string, periodMs: Ms, startMs: Ms, pass: () => void): Ticker {
+  /** A wake group (section 3). */
+  group(name: string): WakeGroup {
+    return { name, tickers: [] };
+  }
+
+  /** Register a periodic loop whose first pass is at `startMs`, woken by global bumps and by bumps into its groups. */
+  ticker(name: string, periodMs: Ms, startMs: Ms, pass: () => void, ...groups: WakeGroup[]): Ticker {
     const tk = new TickerImpl(name, periodMs, startMs, this.tickers.length, pass, this);
     this.tickers.push(tk);
+    for (const g of groups) g.tickers.push(tk);
     tk.schedule(startMs);
     return tk;
   }
 
-  /** Record an effective state change: wakes every sleeping ticker. */
-  bump(): void {
+  /** Record an effective state change: wakes every sleeping ticker, or those of `group` (section 3). */
+  bump(group?: WakeGroup): void {
     this.epoch++;
-    const tks = this.tickers;
+    if (this.sleepers === 0) return;
+    const tks = group === undefined ? this.tickers : (group.tickers as TickerImpl[]);
     for (let i = 0; i < tks.length; i++) {
       const tk = tks[i]!;
       if (tk.sleeping && tk !== this.current && !tk.stopped) {
         tk.sleeping = false;
+        this.sleepers--;
         // a ticker whose turn at this instant has passed (it ran, idle, before
         // the ticker or event that changed state) waits for its next grid point,
         // as it would when ticking every period
@@ -213,7 +262,7 @@ export class Sim {
   }
 
   _pushTicker(tk: TickerImpl, t: Ms): void {
-    this.push({ t, cls: 1, seq: tk.order, fn: null, tk });
+    this.push(this.ev(t, 1, tk.order, null, tk));
   }
 
   /** Run until the queue is empty or time passes `untilMs`. Returns the end time. */
@@ -226,15 +275,20 @@ export class Sim {
         return untilMs;
       }
       this.pop();
-      this.now = ev.t;
+      const t = ev.t;
+      const tk = ev.tk;
+      const fn = ev.fn;
+      ev.fn = null;
+      ev.tk = null;
+      this.free.push(ev);
+      this.now = t;
       this.executed++;
-      if (ev.tk) {
-        const tk = ev.tk;
-        if (tk.queuedAt !== ev.t || tk.stopped) continue; // superseded
+      if (tk) {
+        if (tk.queuedAt !== t || tk.stopped) continue; // superseded
         tk.queuedAt = -1;
         this.runTicker(tk);
       } else {
-        ev.fn!();
+        fn!();
       }
     }
     // nothing left before untilMs: the clock still advances to it
@@ -245,7 +299,10 @@ export class Sim {
   private runTicker(tk: TickerImpl): void {
     const e0 = this.epoch;
     tk.wake = Infinity;
-    tk.sleeping = false;
+    if (tk.sleeping) {
+      tk.sleeping = false;
+      this.sleepers--;
+    }
     this.current = tk;
     this.lastTickT = this.now;
     this.lastTickOrder = tk.order;
@@ -257,6 +314,7 @@ export class Sim {
       tk.schedule(this.now + tk.periodMs);
     } else {
       tk.sleeping = true;
+      this.sleepers++;
       if (tk.wake !== Infinity) tk.schedule(Math.max(tk.wake, this.now + tk.periodMs));
     }
   }

@@ -25,7 +25,7 @@
 //    With HostToContainer and a 1 s propagation delay the same unmap fails
 //    once, and succeeds on a retry after the delay.
 
-import type { Sim } from "../engine/sim.js";
+import type { Sim, WakeGroup } from "../engine/sim.js";
 import type { MountPropagation } from "../api/types.js";
 
 export interface Mount {
@@ -53,20 +53,42 @@ export interface DirInfo {
   data: Record<string, string>;
 }
 
+/** A pod as the container runtime on a host knows it (kubelet/kubelet.ts). */
+export interface RuntimePod {
+  running: boolean;
+  stopping: boolean;
+  /** mount namespaces of its containers */
+  nsIds: string[];
+}
+
 export class Host {
   readonly mounts = new Map<string, Mount>();
+  /**
+   * The container runtime's pods by UID: host state, so it survives kubelet
+   * restarts (a SIGTERM already sent keeps its course).
+   */
+  readonly runtimePods = new Map<string, RuntimePod>();
+  /** volume handles with a CSI NodeUnpublish in flight (volume/csi.ts) */
+  readonly csiUnpublishing = new Set<string>();
   readonly namespaces = new Map<string, MountNamespace>();
   /** directories that exist, with the metadata file a plugin keeps in them */
   readonly dirs = new Map<string, DirInfo>();
   /** /dev/rbdN -> "pool/image" */
   readonly rbdDevices = new Map<string, string>();
   private nextRbd = 0;
+  /**
+   * The node's wake group: the kubelet's loops, the only ones that read this
+   * host, its volume manager and pod workers (engine/sim.ts section 3).
+   */
+  readonly wake: WakeGroup;
 
   constructor(
     readonly nodeName: string,
     readonly kubeletRoot: string,
     private readonly sim: Sim,
-  ) {}
+  ) {
+    this.wake = sim.group(`node/${nodeName}`);
+  }
 
   isMountPoint(path: string): boolean {
     return this.mounts.has(path);
@@ -81,7 +103,7 @@ export class Host {
     const cur = this.mounts.get(path);
     if (cur && cur.fs === fs) return;
     this.mounts.set(path, { fs, path });
-    this.sim.bump();
+    this.sim.bump(this.wake);
   }
 
   /** bind mount: a second mount of the same filesystem */
@@ -97,11 +119,11 @@ export class Host {
     const m = this.mounts.get(path);
     if (!m) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
     this.mounts.delete(path);
-    this.sim.bump();
+    this.sim.bump(this.wake);
     for (const ns of this.namespaces.values()) {
       if (ns.propagation === "None" || !covers(ns.source, path)) continue;
       const drop = (): void => {
-        if (ns.mounts.delete(path)) this.sim.bump();
+        if (ns.mounts.delete(path)) this.sim.bump(this.wake);
       };
       if (ns.propagationDelayMs > 0) this.sim.after(ns.propagationDelayMs, drop);
       else drop();
@@ -143,18 +165,18 @@ export class Host {
     }
     if (rootSource !== null) for (const m of this.mounts.values()) if (covers(rootSource, m.path)) ns.mounts.set(m.path, { fs: m.fs, path: m.path });
     this.namespaces.set(id, ns);
-    this.sim.bump();
+    this.sim.bump(this.wake);
   }
 
   stopNamespace(id: string): void {
-    if (this.namespaces.delete(id)) this.sim.bump();
+    if (this.namespaces.delete(id)) this.sim.bump(this.wake);
   }
 
   mkdir(path: string, info: DirInfo): void {
     this.dirs.set(path, info);
   }
   rmdir(path: string): void {
-    if (this.dirs.delete(path)) this.sim.bump();
+    if (this.dirs.delete(path)) this.sim.bump(this.wake);
   }
 
   /** rbd map: the next /dev/rbdN */
@@ -162,7 +184,7 @@ export class Host {
     for (const [dev, img] of this.rbdDevices) if (img === image) return dev;
     const dev = `/dev/rbd${this.nextRbd++}`;
     this.rbdDevices.set(dev, image);
-    this.sim.bump();
+    this.sim.bump(this.wake);
     return dev;
   }
   /** rbd unmap: EBUSY while any namespace holds the filesystem */
@@ -170,7 +192,7 @@ export class Host {
     if (!this.rbdDevices.has(dev)) return "ENOENT";
     if (this.refs(dev) > 0) return "EBUSY";
     this.rbdDevices.delete(dev);
-    this.sim.bump();
+    this.sim.bump(this.wake);
     return null;
   }
   /** /sys/bus/rbd/devices scan: the device mapping pool/image */

@@ -18,22 +18,13 @@ import type { Informer } from "../api/apiserver.js";
 import { keyOf, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker } from "../engine/sim.js";
-import type { Host } from "../host/mount.js";
+import type { Host, RuntimePod } from "../host/mount.js";
 import type { PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
 
-interface RuntimePod {
-  running: boolean;
-  stopping: boolean;
-  nsIds: string[];
-}
-
-/** the container runtime on each host, surviving kubelet restarts */
-const runtimes = new WeakMap<Host, Map<string, RuntimePod>>();
+/** the container runtime on a host (Host.runtimePods), surviving kubelet restarts */
 export function runtimeOf(host: Host): Map<string, RuntimePod> {
-  let r = runtimes.get(host);
-  if (!r) runtimes.set(host, (r = new Map()));
-  return r;
+  return host.runtimePods;
 }
 
 type WorkerState = "waiting" | "backoff" | "starting" | "running" | "terminating";
@@ -67,7 +58,7 @@ export class Kubelet {
     this.vm = new VolumeManager(ctx, nodeName, this.component, plugins, {
       pods: () => this.pods(),
       pod: (uid) => this.podByUID(uid),
-      lookup: (kind, key) => this.inf?.cache.get(`${kind}:${key}`),
+      lookup: (kind, key) => this.inf?.cache.get(kind, key),
       containersStopped: (uid) => !runtimeOf(this.host).get(uid)?.running,
     });
   }
@@ -76,27 +67,44 @@ export class Kubelet {
     this.ctx.out.on && this.ctx.out.log(this.component, sev, src, msg);
   }
 
-  private *pods(): Iterable<KObj> {
-    if (!this.inf) return;
-    for (const [k, o] of this.inf.cache) if (k.startsWith("Pod:") && o.spec?.nodeName === this.nodeName) yield o;
+  /**
+   * This node's pods in informer-cache order. The pod workers, the populator
+   * and housekeeping read it on every pass, so it is kept as an array and
+   * rebuilt (never changed in place) after the informer delivers a Pod event.
+   */
+  private pods(): readonly KObj[] {
+    if (this.nodePodsStale && this.inf) {
+      const a: KObj[] = [];
+      for (const o of this.inf.cache.list("Pod")) if (o.spec?.nodeName === this.nodeName) a.push(o);
+      this.nodePods = a;
+      this.nodePodsStale = false;
+    }
+    return this.nodePods;
   }
+  private nodePods: readonly KObj[] = [];
+  private nodePodsStale = true;
+
   private podByUID(uid: string): KObj | undefined {
-    for (const p of this.pods()) if (p.metadata.uid === uid) return p;
+    const pods = this.pods();
+    for (let i = 0; i < pods.length; i++) if (pods[i]!.metadata.uid === uid) return pods[i];
     return undefined;
   }
 
   start(): void {
     const { ctx } = this;
     ctx.out.processStarted(this.component);
-    this.log("I", "server.go:446", `"Kubelet version" kubeletVersion="v${ctx.profile.text}"`);
+    this.ctx.out.on && this.log("I", "server.go:446", `"Kubelet version" kubeletVersion="v${ctx.profile.text}"`);
     this.inf = ctx.api.informer(
       ["Pod", "Node", "PersistentVolume", "PersistentVolumeClaim", "CSIDriver"],
       ctx.watchLatency(this.component),
       ctx.watchExtra(this.component),
       (type, obj) => {
-        if (obj.kind === "Pod" && obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
+        if (obj.kind !== "Pod") return;
+        this.nodePodsStale = true;
+        if (obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
       },
       () => this.run(),
+      this.host.wake,
     );
   }
 
@@ -113,11 +121,11 @@ export class Kubelet {
     const t = ctx.timers;
     for (const p of this.pods()) this.podEvent("ADDED", p);
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate()));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile()));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods()));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus()));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping()));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), this.host.wake, this.vm.opsWake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), this.host.wake));
   }
 
   private podEvent(type: string, pod: KObj): void {
@@ -126,23 +134,23 @@ export class Kubelet {
     const structured = this.ctx.profile.structuredLogs;
     if (type === "DELETED") {
       this.workers.delete(uid);
-      this.log("I", "kubelet.go:2120", structured ? `"SyncLoop REMOVE" source="api" pods=[${key}]` : `SyncLoop (REMOVE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.ctx.out.on && this.log("I", "kubelet.go:2120", structured ? `"SyncLoop REMOVE" source="api" pods=[${key}]` : `SyncLoop (REMOVE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       return;
     }
     let w = this.workers.get(uid);
     if (!w) {
-      this.log("I", "kubelet.go:2096", structured ? `"SyncLoop ADD" source="api" pods=[${key}]` : `SyncLoop (ADD, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.ctx.out.on && this.log("I", "kubelet.go:2096", structured ? `"SyncLoop ADD" source="api" pods=[${key}]` : `SyncLoop (ADD, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       const rt = runtimeOf(this.host).get(uid);
       const state: WorkerState = rt?.running ? "running" : "waiting";
       w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false };
       this.workers.set(uid, w);
-      this.ctx.sim.bump();
+      this.ctx.sim.bump(this.host.wake);
       if (state === "waiting" && pod.status?.phase !== "Pending" && !pod.metadata.deletionTimestamp) this.patchPod(pod, "Pending", false);
     }
     if (pod.metadata.deletionTimestamp !== undefined && w.state !== "terminating") {
       w.state = "terminating";
-      this.ctx.sim.bump();
-      this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.ctx.sim.bump(this.host.wake);
+      this.ctx.out.on && this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       this.killPod(pod);
     }
   }
@@ -160,7 +168,7 @@ export class Kubelet {
       for (const id of rt.nsIds) this.host.stopNamespace(id);
       rt.running = false;
       rt.stopping = false;
-      ctx.sim.bump();
+      ctx.sim.bump(this.host.wake);
       ctx.steps.step("runtime.ContainersStopped", pod.metadata.uid);
     });
   }
@@ -195,7 +203,7 @@ export class Kubelet {
           }
           w.state = "waiting";
           w.since = now;
-          ctx.sim.bump();
+          ctx.sim.bump(this.host.wake);
           this.waitForAttachAndMount(pod, w, now);
           break;
         case "waiting":
@@ -206,7 +214,7 @@ export class Kubelet {
           if (rt?.running) break;
           if (!w.statusReported) {
             w.statusReported = true;
-            ctx.sim.bump();
+            ctx.sim.bump(this.host.wake);
             this.patchPod(pod, pod.status?.phase === "Running" ? "Succeeded" : pod.status?.phase ?? "Pending", false, true);
             break;
           }
@@ -225,24 +233,24 @@ export class Kubelet {
   private waitForAttachAndMount(pod: KObj, w: Worker, now: number): void {
     const { ctx } = this;
     const t = ctx.timers;
-    const m = this.vm.podVolumesMounted(w.uid);
-    if (m.unmounted.length === 0) {
+    if (this.vm.podVolumesAllMounted(w.uid)) {
       w.state = "starting";
-      ctx.sim.bump();
+      ctx.sim.bump(this.host.wake);
       this.startContainers(pod, w);
       return;
     }
     if (now - w.since >= t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS) {
+      const m = this.vm.podVolumesMounted(w.uid);
       const old = ctx.profile.version.minor <= 16;
       const msg = old
         ? `Unable to mount volumes for pod "${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})": timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=[${m.unmounted.join(" ")}]. list of unattached volumes=[${m.unattached.join(" ")}]`
         : `Unable to attach or mount volumes: unmounted volumes=[${m.unmounted.join(" ")}], unattached volumes=[${m.unattached.join(" ")}]: timed out waiting for the condition`;
       ctx.out.event("Warning", "FailedMount", `pod/${pod.metadata.name}`, msg, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
-      this.log("E", ctx.profile.structuredLogs ? "pod_workers.go:951" : "pod_workers.go:190", ctx.profile.structuredLogs ? `"Error syncing pod, skipping" err=${JSON.stringify(msg)} pod=${JSON.stringify(w.key)} podUID=${w.uid}` : `Error syncing pod ${w.uid} ("${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})"), skipping: ${msg}`);
+      this.ctx.out.on && this.log("E", ctx.profile.structuredLogs ? "pod_workers.go:951" : "pod_workers.go:190", ctx.profile.structuredLogs ? `"Error syncing pod, skipping" err=${JSON.stringify(msg)} pod=${JSON.stringify(w.key)} podUID=${w.uid}` : `Error syncing pod ${w.uid} ("${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})"), skipping: ${msg}`);
       ctx.steps.step("kubelet.WaitForAttachAndMountTimeout", w.key);
       w.state = "backoff";
       w.retryAt = now + t.POD_WORKER_BACKOFF_MS + Math.floor(ctx.sim.rng.float() * 0.5 * t.POD_WORKER_BACKOFF_MS);
-      ctx.sim.bump();
+      ctx.sim.bump(this.host.wake);
       ctx.sim.wakeAt(w.retryAt);
     } else ctx.sim.wakeAt(w.since + t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS);
     
@@ -282,7 +290,7 @@ export class Kubelet {
         rt.nsIds.push(id);
       }
       w.state = "running";
-      ctx.sim.bump();
+      ctx.sim.bump(this.host.wake);
       this.patchPod(fresh, "Running", true);
       for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
       ctx.steps.step("kubelet.PodRunning", w.key);
@@ -293,24 +301,35 @@ export class Kubelet {
     const { ctx } = this;
     const inUse = this.vm.statesSynced ? this.vm.getVolumesInUse() : null;
     try {
-      ctx.api.patch("Node", this.nodeName, (d) => {
-        let changed = false;
-        const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
-        const ready = conds.find((c) => c.type === "Ready");
-        if (!ready || ready.status !== "True") {
-          d.status = { ...(d.status ?? {}), conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] };
-          changed = true;
-        }
-        if (inUse) {
-          const cur = (d.status?.volumesInUse ?? []) as string[];
-          if (cur.length !== inUse.length || cur.some((v, i) => v !== inUse[i])) {
+      const notReady = (o: KObj): boolean => {
+        const ready = ((o.status?.conditions ?? []) as Array<{ type: string; status: string }>).find((c) => c.type === "Ready");
+        return !ready || ready.status !== "True";
+      };
+      const inUseDiffers = (o: KObj): boolean => {
+        const cur = (o.status?.volumesInUse ?? []) as string[];
+        return inUse !== null && (cur.length !== inUse.length || cur.some((v, i) => v !== inUse[i]));
+      };
+      ctx.api.patch(
+        "Node",
+        this.nodeName,
+        (d) => {
+          let changed = false;
+          if (notReady(d)) {
+            const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+            d.status = { ...(d.status ?? {}), conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] };
+            changed = true;
+          }
+          if (inUseDiffers(d)) {
             d.status = { ...(d.status ?? {}), volumesInUse: inUse };
             changed = true;
           }
-        }
-        return changed;
-      });
+          return changed;
+        },
+        (cur) => notReady(cur) || inUseDiffers(cur),
+      );
     } catch {
+      // the status is sent again on the next pass: that pass is not idle (engine/sim.ts section 3)
+      ctx.sim.wakeAt(ctx.sim.now + 1);
       return;
     }
     if (inUse) this.vm.markVolumesAsReportedInUse(inUse);
@@ -318,13 +337,19 @@ export class Kubelet {
 
   private housekeeping(): void {
     const prefix = `${this.ctx.kubeletRoot}/pods/`;
-    const uids = new Set<string>();
-    for (const p of this.host.dirs.keys()) if (p.startsWith(prefix)) uids.add(p.slice(prefix.length).split("/")[0]!);
+    // pod UIDs with a directory, in the order first seen (a handful: an array beats a Set)
+    const uids: string[] = [];
+    for (const p of this.host.dirs.keys()) {
+      if (!p.startsWith(prefix)) continue;
+      const end = p.indexOf("/", prefix.length);
+      const uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
+      if (!uids.includes(uid)) uids.push(uid);
+    }
     for (const uid of uids) {
       if (this.podByUID(uid) || this.orphansLogged.has(uid)) continue;
       if (runtimeOf(this.host).get(uid)?.running) continue;
       this.orphansLogged.add(uid);
-      this.log("E", "kubelet_volumes.go:245", this.ctx.profile.structuredLogs ? `"There were many similar errors. Turn up verbosity to see them." err="orphaned pod \\"${uid}\\" found, but volume paths are still present on disk" numErrs=1` : `orphaned pod "${uid}" found, but volume paths are still present on disk : There were a total of 1 errors similar to this. Turn up verbosity to see them.`);
+      this.ctx.out.on && this.log("E", "kubelet_volumes.go:245", this.ctx.profile.structuredLogs ? `"There were many similar errors. Turn up verbosity to see them." err="orphaned pod \\"${uid}\\" found, but volume paths are still present on disk" numErrs=1` : `orphaned pod "${uid}" found, but volume paths are still present on disk : There were a total of 1 errors similar to this. Turn up verbosity to see them.`);
     }
   }
 

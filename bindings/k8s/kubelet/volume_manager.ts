@@ -42,8 +42,9 @@
 
 import type { KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
+import type { WakeGroup } from "../engine/sim.js";
 import { formatGoDuration } from "../engine/sim.js";
-import { formatOpKey, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
+import { Done, formatOpKey, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
 import { PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
 export interface DesiredVolume {
@@ -85,6 +86,8 @@ export class VolumeManager {
   readonly dsw = new Map<string, Map<string, DesiredVolume>>();
   readonly asw = new Map<string, ActualVolume>();
   readonly npo: NestedPendingOperations;
+  /** the reconciler alone reads the pending operations: their changes wake only it (engine/sim.ts section 3) */
+  readonly opsWake: WakeGroup;
   hasAddedPods = false;
   statesSynced = false;
   private processedPods = new Set<string>();
@@ -99,6 +102,7 @@ export class VolumeManager {
     private readonly pods: PodLookup,
   ) {
     this.env = { ctx, component, nodeName, host: ctx.hosts.get(nodeName)! };
+    this.opsWake = ctx.sim.group(`${component}/operations`);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
       if (this.dead) return;
       const p = ctx.profile;
@@ -109,7 +113,7 @@ export class VolumeManager {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, component)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    });
+    }, this.opsWake);
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {
@@ -125,13 +129,14 @@ export class VolumeManager {
   populate(): void {
     const { ctx } = this;
     // findAndRemoveDeletedPods
-    for (const [uid, vols] of this.dsw) {
+    for (const uid of this.dsw.keys()) {
+      const vols = this.dsw.get(uid)!;
       const pod = this.pods.pod(uid);
       const gone = !pod || ((pod.metadata.deletionTimestamp !== undefined || isTerminal(pod)) && this.pods.containersStopped(uid));
       if (!gone) continue;
       this.dsw.delete(uid);
       this.processedPods.delete(uid);
-      if (vols.size > 0) ctx.sim.bump();
+      if (vols.size > 0) ctx.sim.bump(this.env.host!.wake);
     }
     // findAndAddNewPods
     for (const pod of this.pods.pods()) {
@@ -163,26 +168,26 @@ export class VolumeManager {
             deviceMountable: plugin.isDeviceMountable(spec, ctx),
             reportedInUse: false,
           });
-          ctx.sim.bump();
+          ctx.sim.bump(this.env.host!.wake);
         }
       }
       if (complete) {
         this.processedPods.add(uid);
-        ctx.sim.bump();
+        ctx.sim.bump(this.env.host!.wake);
       }
     }
     if (!this.hasAddedPods) {
       this.hasAddedPods = true;
-      ctx.sim.bump();
+      ctx.sim.bump(this.env.host!.wake);
     }
   }
 
   /** volumesInUse: attachable volumes in the DSW or the ASW */
   getVolumesInUse(): string[] {
-    const s = new Set<string>();
-    for (const vols of this.dsw.values()) for (const v of vols.values()) if (v.attachable || v.deviceMountable) s.add(v.volumeName);
-    for (const v of this.asw.values()) if (v.attachable || v.deviceMountable) s.add(v.volumeName);
-    return [...s].sort();
+    const s: string[] = [];
+    for (const vols of this.dsw.values()) for (const v of vols.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
+    for (const v of this.asw.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
+    return s.sort();
   }
 
   markVolumesAsReportedInUse(list: readonly string[]): void {
@@ -190,8 +195,19 @@ export class VolumeManager {
       for (const v of vols.values())
         if (!v.reportedInUse && list.includes(v.volumeName)) {
           v.reportedInUse = true;
-          this.ctx.sim.bump();
+          this.ctx.sim.bump(this.env.host!.wake);
         }
+  }
+
+  /** podVolumesMounted(uid).unmounted is empty, without building the lists */
+  podVolumesAllMounted(uid: string): boolean {
+    const vols = this.dsw.get(uid);
+    if (!vols) return false;
+    for (const v of vols.values()) {
+      const a = this.asw.get(v.volumeName);
+      if (!a || !a.pods.has(uid)) return false;
+    }
+    return true;
   }
 
   /** every volume of the pod is mounted for it */
@@ -222,7 +238,7 @@ export class VolumeManager {
   reconcile(): void {
     if (!this.statesSynced && this.hasAddedPods) {
       this.statesSynced = true;
-      this.ctx.sim.bump();
+      this.ctx.sim.bump(this.env.host!.wake);
       this.reconstruct();
     }
     this.unmountVolumes();
@@ -232,20 +248,22 @@ export class VolumeManager {
 
   private unmountVolumes(): void {
     for (const a of this.asw.values()) {
-      for (const [uid, specName] of a.pods) {
+      for (const uid of a.pods.keys()) {
+        const specName = a.pods.get(uid)!;
         if (this.dsw.get(uid)?.has(a.volumeName)) continue;
+        if (!this.npo.isOperationSafeToRetry(a.volumeName, uid, "", "volume_unmount")) continue;
         const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
         const r = this.npo.run(key, "volume_unmount", (done) => {
           a.plugin.tearDown(this.env, specName, uid, (err) => {
             if (this.dead) return;
-            if (err) return done(`UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
-            if (a.pods.delete(uid)) this.ctx.sim.bump();
-            this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
+            if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
+            if (a.pods.delete(uid)) this.ctx.sim.bump(this.env.host!.wake);
+            this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
             this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
             done(null);
           });
         });
-        if (r === null) this.log("I", "reconciler.go:211", `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`);
+        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`);
       }
     }
   }
@@ -256,11 +274,16 @@ export class VolumeManager {
       for (const v of vols.values()) {
         const a = this.asw.get(v.volumeName);
         if (a && a.pods.has(v.podUID)) continue;
+        if (a || (v.attachable && v.reportedInUse)) {
+          // would the operation start? (the same answer, and wake-up, as Run's refusal, without building the operation)
+          const podName = a && !(v.attachable || v.deviceMountable) ? v.podUID : "";
+          if (!this.npo.isOperationSafeToRetry(v.volumeName, podName, "", a ? "volume_mount" : "verify_controller_attached_volume")) continue;
+        }
         const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
         if (!a) {
           if (!v.attachable) {
             this.asw.set(v.volumeName, newActual(v, ""));
-            ctx.sim.bump();
+            ctx.sim.bump(this.env.host!.wake);
             continue;
           }
           if (!v.reportedInUse) continue;
@@ -270,45 +293,45 @@ export class VolumeManager {
             try {
               node = ctx.api.get("Node", this.nodeName);
             } catch (e) {
-              return done(`VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
+              return done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
             }
             const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
             if (!att) {
               ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
-              return done(`Volume not attached according to node status ${det()}`);
+              return done(() => `Volume not attached according to node status ${det()}`);
             }
             if (!this.asw.has(v.volumeName)) {
               this.asw.set(v.volumeName, newActual(v, att.devicePath));
-              ctx.sim.bump();
+              ctx.sim.bump(this.env.host!.wake);
             }
-            this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
+            this.ctx.out.on && this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
             done(null);
           });
-          if (r === null) this.log("I", "reconciler.go:238", `operationExecutor.VerifyControllerAttachedVolume started ${det()}`);
+          if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", `operationExecutor.VerifyControllerAttachedVolume started ${det()}`);
           continue;
         }
         // MountVolume
         const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
         const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
-        if (r === null) this.log("I", "reconciler.go:262", `operationExecutor.MountVolume started ${det()}`);
+        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", `operationExecutor.MountVolume started ${det()}`);
       }
     }
   }
 
-  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: (e: string | null) => void): void {
+  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: Done): void {
     const p = v.plugin;
     const setUp = (): void => {
       p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err) => {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(`MountVolume.SetUp failed ${det()}: ${err}`);
+          return done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
         }
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
-          this.ctx.sim.bump();
+          this.ctx.sim.bump(this.env.host!.wake);
         }
-        this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
+        this.ctx.out.on && this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
         done(null);
       });
     };
@@ -319,12 +342,12 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(`MountVolume.MountDevice failed ${det()}: ${err}`);
+          return done(() => `MountVolume.MountDevice failed ${det()}: ${err}`);
         }
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
-        this.ctx.sim.bump();
-        this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
+        this.ctx.sim.bump(this.env.host!.wake);
+        this.ctx.out.on && this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
         setUp();
       });
     };
@@ -332,9 +355,9 @@ export class VolumeManager {
     if (v.attachable && !a.deviceMounted && p.waitForAttach) {
       p.waitForAttach(this.env, v.spec, a.devicePath, (err, devicePath) => {
         if (this.dead) return;
-        if (err) return done(`MountVolume.WaitForAttach failed ${det()}: ${err}`);
+        if (err) return done(() => `MountVolume.WaitForAttach failed ${det()}: ${err}`);
         if (devicePath) a.devicePath = devicePath;
-        this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`);
+        this.ctx.out.on && this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`);
         mountDevice(a.devicePath);
       });
       return;
@@ -348,7 +371,8 @@ export class VolumeManager {
 
   private unmountDetachDevices(): void {
     const { ctx } = this;
-    for (const a of [...this.asw.values()]) {
+    // (deleting the entry being visited does not disturb a Map's iteration)
+    for (const a of this.asw.values()) {
       if (a.pods.size > 0) continue;
       let desired = false;
       for (const vols of this.dsw.values()) if (vols.has(a.volumeName)) desired = true;
@@ -356,8 +380,8 @@ export class VolumeManager {
       if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
       if (!a.deviceMounted || !a.plugin.unmountDevice) {
         this.asw.delete(a.volumeName);
-        ctx.sim.bump();
-        this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
+        ctx.sim.bump(this.env.host!.wake);
+        this.ctx.out.on && this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
         continue;
       }
       const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
@@ -367,16 +391,16 @@ export class VolumeManager {
           if (this.dead) return;
           if (err) {
             ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-            return done(`UnmountDevice failed ${det()}: ${err}`);
+            return done(() => `UnmountDevice failed ${det()}: ${err}`);
           }
           a.deviceMounted = false;
           this.asw.delete(a.volumeName);
-          ctx.sim.bump();
-          this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
+          ctx.sim.bump(this.env.host!.wake);
+          this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
           done(null);
         });
       });
-      if (r === null) this.log("I", "reconciler.go:313", `operationExecutor.UnmountDevice started ${det()}`);
+      if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", `operationExecutor.UnmountDevice started ${det()}`);
     }
   }
 
@@ -423,10 +447,10 @@ export class VolumeManager {
         const err = (e as Error).message;
         const inDSW = [...(this.dsw.get(uid)?.values() ?? [])].some((d) => d.spec.name === specName || d.spec.inline?.name === specName);
         if (inDSW) {
-          this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
+          this.ctx.out.on && this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
           continue;
         }
-        this.log(
+        this.ctx.out.on && this.log(
           "I",
           "reconciler.go:388",
           structured
@@ -458,14 +482,14 @@ export class VolumeManager {
       const prev = this.asw.get(volumeName);
       if (prev) prev.pods.set(uid, specName);
       else this.asw.set(volumeName, a);
-      ctx.sim.bump();
-      this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
+      ctx.sim.bump(this.env.host!.wake);
+      this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
     }
   }
 
   private cleanupMounts(plugin: VolumePlugin, uid: string, specName: string): void {
     const structured = this.ctx.profile.structuredLogs;
-    this.log(
+    this.ctx.out.on && this.log(
       "I",
       "reconciler.go:421",
       structured
@@ -475,12 +499,12 @@ export class VolumeManager {
     const det = (): string => `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
     const key = { volumeName: specName, podName: uid, nodeName: "" };
     this.npo.run(key, "volume_unmount", (done) => {
-      this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
+      this.ctx.out.on && this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
       plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
         if (err) {
           this.ctx.steps.step("kubelet.CleanupMountsFailed", specName);
-          return done(`UnmountVolume.TearDown failed ${det()}: ${err}`);
+          return done(() => `UnmountVolume.TearDown failed ${det()}: ${err}`);
         }
         done(null);
       });

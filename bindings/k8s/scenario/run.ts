@@ -19,7 +19,7 @@
 // which idle-skipping makes cheap).
 
 import { ApiServer, isNotFound } from "../api/apiserver.js";
-import { cloneObj, keyOf, KObj, PodVolume, Taint } from "../api/types.js";
+import { keyOf, KObj, PodVolume, Taint } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -29,7 +29,7 @@ import { Backend } from "../host/backend.js";
 import { Host } from "../host/mount.js";
 import { Kubelet, runtimeOf } from "../kubelet/kubelet.js";
 import { K8sEvent, LogLine, Recorder, relTime } from "../output/recorder.js";
-import { FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
+import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
 import { createCSIPlugin, getAttachmentName } from "../volume/csi.js";
 import { PluginMgr } from "../volume/plugins.js";
@@ -84,7 +84,8 @@ export interface K8sRunResult {
   stats: { endMs: number; events: number; nodePatches: number; storageCalls: number };
 }
 
-const ALL_PLUGINS = (): PluginMgr =>
+/** The volume plugins; they keep no state of their own (it lives on the hosts and in the API), so every run shares them. */
+const PLUGINS: PluginMgr =
   new PluginMgr([
     createCSIPlugin(),
     createRBDPlugin(),
@@ -116,9 +117,32 @@ function backendId(v: PodVolume, ns: string, api: ApiServer): { id: string; rwo:
   return null;
 }
 
+/**
+ * Profiles are resolved once per (version, fix overrides) and shared by the
+ * runs that ask for the same: a Monte Carlo sweep runs thousands of replays
+ * on a handful of them. A profile is never written to.
+ */
+const profiles = new Map<string, Profile>();
+/** DEFAULT_TIMERS unfrozen: copying a frozen object is a slow path in V8 */
+const TIMER_DEFAULTS: TimerConfig = { ...DEFAULT_TIMERS };
+function profileFor(version: string | undefined, a: FixOverrides, b: FixOverrides | undefined): Profile {
+  let key = version ?? "";
+  for (const f of FIXES) {
+    const v = b !== undefined && f.id in b ? b[f.id] : a[f.id];
+    key += v === undefined ? "," : v ? ",1" : ",0";
+  }
+  let p = profiles.get(key);
+  if (!p) {
+    if (profiles.size > 256) profiles.clear();
+    // not frozen: V8 copies frozen objects ({...o}) on a slow path
+    profiles.set(key, (p = resolveProfile(version, { ...a, ...(b ?? {}) })));
+  }
+  return p;
+}
+
 export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRunResult {
-  const profile: Profile = resolveProfile(opts.version ?? sc.version, { ...sc.fixes, ...(opts.fixes ?? {}) });
-  const timers: TimerConfig = { ...DEFAULT_TIMERS, ...sc.settings.timers };
+  const profile: Profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
+  const timers: TimerConfig = { ...TIMER_DEFAULTS, ...sc.settings.timers };
   const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
   const out = new Recorder(opts.logs ?? true, sc.clock, () => sim.now);
   const api = new ApiServer(sim);
@@ -159,7 +183,7 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     propagationDelayMs: sc.settings.propagationDelayMs,
     kubeletRoot,
   };
-  const plugins = ALL_PLUGINS();
+  const plugins = PLUGINS;
 
   // ---- bookkeeping for the invariants ------------------------------------
   /** `${backendId}@${node}` -> last time a pod using it on that node went away */
@@ -212,9 +236,8 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
   const order = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
   const sorted = [...sc.objects].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   for (const o of sorted) {
-    const c = cloneObj(o);
-    if (c.kind === "Pod" && !c.metadata.uid) c.metadata.uid = api.newUid("Pod");
-    api.create(c);
+    const c = o;
+    api.create(c, c.kind === "Pod" && !c.metadata.uid ? api.newUid("Pod") : undefined);
     if (c.kind === "PersistentVolume") {
       const modes = (c.spec.accessModes ?? []) as string[];
       const b = backendId({ name: "x", ...c.spec } as PodVolume, "", api);
@@ -274,10 +297,10 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     switch (a.kind) {
       case "createPod":
       case "create": {
-        const c = cloneObj(a.manifest);
-        if (c.kind === "Pod") c.metadata.uid = api.newUid("Pod");
+        const c = a.manifest;
+        const uid = c.kind === "Pod" ? api.newUid("Pod") : undefined;
         try {
-          api.create(c);
+          api.create(c, uid);
           if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${keyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace);
         } catch (e) {
           out.note("timeline", `create ${keyOf(c)} failed: ${(e as Error).message}`);
@@ -542,10 +565,18 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
   violations.sort((a, b) => a.timeMs - b.timeMs);
   void runtimeOf;
   void getAttachmentName;
+  // the switches are copied from the shared profile only when asked for (the
+  // copy of an object keyed by PR numbers is slow, and sweeps rarely read it)
+  let fixes: Record<FixId, boolean> | undefined;
   return {
     scenario: sc.name,
     version: profile.text,
-    fixes: profile.fix,
+    get fixes(): Record<FixId, boolean> {
+      return (fixes ??= copyFixes(profile.fix));
+    },
+    set fixes(v: Record<FixId, boolean>) {
+      fixes = v;
+    },
     timeline: out.events,
     occurrences: pairs(out.occurrences, out.events),
     logs: out.logs,
@@ -556,6 +587,13 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
     steps: steps.seen,
     stats: { endMs: end, events: sim.executed, nodePatches, storageCalls: backend.calls },
   };
+}
+
+/** the run's switches, a copy of the shared profile's */
+function copyFixes(fix: Record<FixId, boolean>): Record<FixId, boolean> {
+  const out = {} as Record<FixId, boolean>;
+  for (const f of FIXES) out[f.id] = fix[f.id];
+  return out;
 }
 
 function pairs(flat: readonly number[], events: readonly K8sEvent[]): Array<{ t: number; event: K8sEvent }> {

@@ -7,8 +7,15 @@
 // backs off). Waits: 0.5, 1, 2, 4, 8, 16, 32, 64, 122, 122, ... s; the 9th
 // consecutive failure is the first to wait 122 s, after 127.5 s of waits.
 
+/** An error message, or how to build it: formatted only if someone reads it (a log line). */
+export type ErrorText = string | (() => string);
+
+export function errorText(e: ErrorText): string {
+  return typeof e === "string" ? e : e();
+}
+
 export interface ExponentialBackoff {
-  lastError: string;
+  lastError: ErrorText;
   lastErrorTime: number;
   /** 0 = never failed */
   durationBeforeRetry: number;
@@ -19,7 +26,7 @@ export function newBackoff(): ExponentialBackoff {
 }
 
 /** Record a failure at `now`. */
-export function backoffUpdate(b: ExponentialBackoff, err: string, now: number, initialMs: number, maxMs: number): void {
+export function backoffUpdate(b: ExponentialBackoff, err: ErrorText, now: number, initialMs: number, maxMs: number): void {
   if (b.durationBeforeRetry === 0) b.durationBeforeRetry = initialMs;
   else b.durationBeforeRetry = Math.min(2 * b.durationBeforeRetry, maxMs);
   b.lastError = err;

@@ -21,9 +21,11 @@
 // "volume_attach") at 5,300 matches the entry (empty node matches any), has a
 // different operationName, so it resets the backoff and starts.
 
-import type { Sim } from "../engine/sim.js";
+import type { Sim, WakeGroup } from "../engine/sim.js";
 import type { Profile } from "../versions/profile.js";
-import { backoffUpdate, ExponentialBackoff, inBackoff, newBackoff, retryAllowedAt } from "./exponentialbackoff.js";
+import { backoffUpdate, ErrorText, errorText, ExponentialBackoff, inBackoff, newBackoff, retryAllowedAt } from "./exponentialbackoff.js";
+
+export type { ErrorText };
 
 export interface OpKey {
   volumeName: string;
@@ -40,7 +42,7 @@ interface Operation {
 
 export type RunResult = null | "AlreadyExists" | "ExponentialBackoff";
 
-export type Done = (err: string | null) => void;
+export type Done = (err: ErrorText | null) => void;
 
 export interface FailureInfo {
   key: OpKey;
@@ -58,27 +60,30 @@ export class NestedPendingOperations {
     private readonly initialMs: number,
     private readonly maxMs: number,
     private readonly onFailure: (f: FailureInfo) => void,
+    /** the owner's wake group (engine/sim.ts section 3) */
+    private readonly group?: WakeGroup,
   ) {}
 
-  private matches(a: OpKey, b: OpKey): boolean {
+  private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
     // an empty volume name (per-node VerifyVolumesAreAttached) only matches itself on the same node
-    if (a.volumeName === "" || b.volumeName === "") return a.volumeName === b.volumeName && a.nodeName === b.nodeName;
-    if (a.volumeName !== b.volumeName) return false;
-    const podOk = a.podName === "" || b.podName === "" || a.podName === b.podName;
+    if (a.volumeName === "" || volumeName === "") return a.volumeName === volumeName && a.nodeName === nodeName;
+    if (a.volumeName !== volumeName) return false;
+    const podOk = a.podName === "" || podName === "" || a.podName === podName;
     if (!this.profile.npoKeyStruct) return podOk;
-    const nodeOk = a.nodeName === "" || b.nodeName === "" || a.nodeName === b.nodeName;
+    const nodeOk = a.nodeName === "" || nodeName === "" || a.nodeName === nodeName;
     return podOk && nodeOk;
   }
 
-  private find(key: OpKey): Operation | undefined {
-    for (const op of this.ops) if (this.matches(op.key, key)) return op;
+  private find(volumeName: string, podName: string, nodeName: string): Operation | undefined {
+    const ops = this.ops;
+    for (let i = 0; i < ops.length; i++) if (this.matches(ops[i]!.key, volumeName, podName, nodeName)) return ops[i];
     return undefined;
   }
 
   /** Start `start` under `key` unless an operation is pending or backing off. */
   run(key: OpKey, operationName: string, start: (done: Done) => void): RunResult {
     const now = this.sim.now;
-    let op = this.find(key);
+    let op = this.find(key.volumeName, key.podName, key.nodeName);
     if (op) {
       if (op.pending) return "AlreadyExists";
       const sameName = !this.profile.npoKeyStruct || op.operationName === operationName;
@@ -94,7 +99,7 @@ export class NestedPendingOperations {
       op = { key, operationName, pending: true, backoff: newBackoff() };
       this.ops.push(op);
     }
-    this.sim.bump();
+    this.sim.bump(this.group);
     const o = op;
     let finished = false;
     // the operation runs "in its goroutine": after the caller's current step,
@@ -109,8 +114,8 @@ export class NestedPendingOperations {
     return null;
   }
 
-  private complete(op: Operation, err: string | null): void {
-    this.sim.bump();
+  private complete(op: Operation, err: ErrorText | null): void {
+    this.sim.bump(this.group);
     if (err === null) {
       const i = this.ops.indexOf(op);
       if (i >= 0) this.ops.splice(i, 1);
@@ -121,20 +126,23 @@ export class NestedPendingOperations {
     this.onFailure({
       key: op.key,
       operationName: op.operationName,
-      error: err,
+      // formatted when read (the failure log line, when logs are on)
+      get error(): string {
+        return errorText(err);
+      },
       retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
       durationBeforeRetry: op.backoff.durationBeforeRetry,
     });
   }
 
   isOperationPending(volumeName: string, podName: string, nodeName: string): boolean {
-    const op = this.find({ volumeName, podName, nodeName });
+    const op = this.find(volumeName, podName, nodeName);
     return op !== undefined && op.pending;
   }
 
   /** False while a matching operation is pending or (same name) backing off. */
   isOperationSafeToRetry(volumeName: string, podName: string, nodeName: string, operationName: string): boolean {
-    const op = this.find({ volumeName, podName, nodeName });
+    const op = this.find(volumeName, podName, nodeName);
     if (!op) return true;
     if (op.pending) return false;
     if (this.profile.npoKeyStruct && op.operationName !== operationName) return true;

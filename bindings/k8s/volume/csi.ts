@@ -38,16 +38,19 @@ export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
 /** csi_attacher.go getAttachmentName */
 export function getAttachmentName(volName: string, csiDriverName: string, nodeName: string): string {
-  const k = `${volName}${csiDriverName}${nodeName}`;
-  let v = nameCache.get(k);
+  return `csi-${sha256Memo(`${volName}${csiDriverName}${nodeName}`)}`;
+}
+
+/** sha256Hex with a memo: the same few names (attachments, global mounts, ephemeral handles) are hashed on every pass */
+function sha256Memo(text: string): string {
+  let v = shaCache.get(text);
   if (v === undefined) {
-    if (nameCache.size > 4096) nameCache.clear();
-    nameCache.set(k, (v = `csi-${sha256Hex(k)}`));
+    if (shaCache.size > 4096) shaCache.clear();
+    shaCache.set(text, (v = sha256Hex(text)));
   }
   return v;
 }
-/** NOTE: memo for speed; the same few names are hashed on every pass */
-const nameCache = new Map<string, string>();
+const shaCache = new Map<string, string>();
 
 /** csi_attacher.go isAttachmentName (removed by #107025): 68 == "csi-" + len(sha256hash) */
 export function isAttachmentName(unknownString: string): boolean {
@@ -56,7 +59,7 @@ export function isAttachmentName(unknownString: string): boolean {
 
 /** csi_mounter.go makeVolumeHandle for ephemeral volumes */
 export function makeVolumeHandle(podUID: string, volSourceSpecName: string): string {
-  return `csi-${sha256Hex(`${podUID}${volSourceSpecName}`)}`;
+  return `csi-${sha256Memo(`${podUID}${volSourceSpecName}`)}`;
 }
 
 const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
@@ -77,8 +80,6 @@ function stageUnstage(ctx: Ctx, driver: string): boolean {
   return driverObj(ctx, driver)?.metadata.annotations?.["iosim.dev/stage-unstage"] !== "false";
 }
 
-/** in-flight NodeUnpublish calls per host, for the driver's "still ongoing" answer */
-const inflight = new WeakMap<Host, Set<string>>();
 
 function once(done: Cb): Cb {
   let called = false;
@@ -231,7 +232,7 @@ export function createCSIPlugin(): VolumePlugin {
       const s = pvSource(spec)!;
       const root = env.ctx.kubeletRoot;
       return env.ctx.profile.csiHashedGlobalMount
-        ? `${root}/plugins/kubernetes.io/csi/${s.driver}/${sha256Hex(s.volumeHandle)}/globalmount`
+        ? `${root}/plugins/kubernetes.io/csi/${s.driver}/${sha256Memo(s.volumeHandle)}/globalmount`
         : `${root}/plugins/kubernetes.io/csi/pv/${spec.name}/globalmount`;
     },
     mountDevice(env, spec, _devicePath, deviceMountPath, done) {
@@ -306,14 +307,14 @@ export function createCSIPlugin(): VolumePlugin {
       }
       const handle = info.data.volumeHandle ?? "";
       const ephemeral = info.data.volumeLifecycleMode === "Ephemeral";
-      let calls = inflight.get(host);
-      if (!calls) inflight.set(host, (calls = new Set()));
+      // in-flight NodeUnpublish calls, for the driver's "still ongoing" answer
+      const calls = host.csiUnpublishing;
       if (calls.has(handle))
         return done(log(`Unmounter.TearDownAt failed: rpc error: code = Aborted desc = NodeUnpublish operation for volume ${handle} still ongoing`));
       calls.add(handle);
       const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
-        calls!.delete(handle);
+        calls.delete(handle);
         if (r.error) return done(log(`Unmounter.TearDownAt failed: rpc error: code = Internal desc = ${r.error}`));
         if (ephemeral) {
           const holders = host.holders(`lv:${handle}`);

@@ -20,7 +20,7 @@
 // Every effective change calls sim.bump() (engine/sim.ts section 3);
 // statusUpdateNeeded is transient bookkeeping and does not.
 
-import type { Sim } from "../../engine/sim.js";
+import type { Sim, WakeGroup } from "../../engine/sim.js";
 import type { VolumeSpec } from "../../volume/plugins.js";
 
 export type AttachState = "Attached" | "Uncertain" | "Detached";
@@ -56,11 +56,17 @@ export interface AttachedVolumeRef {
   detachRequestedTime: number;
 }
 
+const NOTHING_TO_REPORT: ReadonlyMap<string, Array<{ name: string; devicePath: string }>> = new Map();
+
 export class ActualStateOfWorld {
   readonly attachedVolumes = new Map<string, AttachedVolume>();
   readonly nodesToUpdateStatusFor = new Map<string, NodeToUpdateStatusFor>();
 
-  constructor(private readonly sim: Sim) {}
+  constructor(
+    private readonly sim: Sim,
+    /** the controller's wake group (engine/sim.ts section 3) */
+    private readonly group?: WakeGroup,
+  ) {}
 
   /** AddVolumeNode: create entries; a new node entry starts mounted; isAttached raises attachedConfirmed. */
   addVolumeNode(volumeName: string, spec: VolumeSpec | undefined, nodeName: string, devicePath: string, isAttached: boolean): void {
@@ -68,7 +74,7 @@ export class ActualStateOfWorld {
     if (!v) {
       v = { volumeName, spec, devicePath, nodesAttachedTo: new Map() };
       this.attachedVolumes.set(volumeName, v);
-      this.sim.bump();
+      this.sim.bump(this.group);
     } else {
       if (spec && v.spec !== spec) v.spec = spec;
       if (devicePath && v.devicePath !== devicePath) v.devicePath = devicePath;
@@ -76,10 +82,10 @@ export class ActualStateOfWorld {
     const n = v.nodesAttachedTo.get(nodeName);
     if (!n) {
       v.nodesAttachedTo.set(nodeName, { nodeName, mountedByNode: true, attachedConfirmed: isAttached, detachRequestedTime: 0 });
-      this.sim.bump();
+      this.sim.bump(this.group);
     } else if (isAttached && !n.attachedConfirmed) {
       n.attachedConfirmed = true;
-      this.sim.bump();
+      this.sim.bump(this.group);
     }
     if (isAttached) this.addVolumeToReportAsAttached(volumeName, nodeName);
   }
@@ -100,7 +106,7 @@ export class ActualStateOfWorld {
   deleteVolumeNode(volumeName: string, nodeName: string): void {
     const v = this.attachedVolumes.get(volumeName);
     if (!v) return;
-    if (v.nodesAttachedTo.delete(nodeName)) this.sim.bump();
+    if (v.nodesAttachedTo.delete(nodeName)) this.sim.bump(this.group);
     if (v.nodesAttachedTo.size === 0) this.attachedVolumes.delete(volumeName);
   }
 
@@ -110,7 +116,7 @@ export class ActualStateOfWorld {
     if (!n) return 0;
     if (n.detachRequestedTime === 0) {
       n.detachRequestedTime = this.sim.now;
-      this.sim.bump();
+      this.sim.bump(this.group);
     }
     return this.sim.now - n.detachRequestedTime;
   }
@@ -119,7 +125,7 @@ export class ActualStateOfWorld {
     const n = this.attachedVolumes.get(volumeName)?.nodesAttachedTo.get(nodeName);
     if (n && n.detachRequestedTime !== 0) {
       n.detachRequestedTime = 0;
-      this.sim.bump();
+      this.sim.bump(this.group);
     }
   }
 
@@ -131,7 +137,7 @@ export class ActualStateOfWorld {
       const m = volumesInUse.includes(v.volumeName);
       if (n.mountedByNode !== m) {
         n.mountedByNode = m;
-        this.sim.bump();
+        this.sim.bump(this.group);
       }
     }
   }
@@ -153,7 +159,7 @@ export class ActualStateOfWorld {
     }
     if (!n.volumesToReportAsAttached.has(volumeName)) {
       n.volumesToReportAsAttached.set(volumeName, volumeName);
-      this.sim.bump();
+      this.sim.bump(this.group);
     }
     n.statusUpdateNeeded = true;
   }
@@ -162,7 +168,7 @@ export class ActualStateOfWorld {
   removeVolumeFromReportAsAttached(volumeName: string, nodeName: string): string | null {
     const n = this.nodesToUpdateStatusFor.get(nodeName);
     if (!n) return `volume ${volumeName} or node ${nodeName} does not exist in volumesToReportAsAttached list`;
-    if (n.volumesToReportAsAttached.delete(volumeName)) this.sim.bump();
+    if (n.volumesToReportAsAttached.delete(volumeName)) this.sim.bump(this.group);
     n.statusUpdateNeeded = true;
     return null;
   }
@@ -174,7 +180,10 @@ export class ActualStateOfWorld {
   }
 
   /** Report lists of all dirty nodes; resets their flags (on read). */
-  getVolumesToReportAttached(): Map<string, Array<{ name: string; devicePath: string }>> {
+  getVolumesToReportAttached(): ReadonlyMap<string, Array<{ name: string; devicePath: string }>> {
+    let dirty = false;
+    for (const n of this.nodesToUpdateStatusFor.values()) if (n.statusUpdateNeeded) dirty = true;
+    if (!dirty) return NOTHING_TO_REPORT;
     const out = new Map<string, Array<{ name: string; devicePath: string }>>();
     for (const n of this.nodesToUpdateStatusFor.values()) {
       if (!n.statusUpdateNeeded) continue;
@@ -199,17 +208,7 @@ export class ActualStateOfWorld {
 
   getAttachedVolumes(): AttachedVolumeRef[] {
     const out: AttachedVolumeRef[] = [];
-    for (const v of this.attachedVolumes.values())
-      for (const n of v.nodesAttachedTo.values())
-        out.push({
-          volumeName: v.volumeName,
-          nodeName: n.nodeName,
-          spec: v.spec,
-          devicePath: v.devicePath,
-          mountedByNode: n.mountedByNode,
-          attachedConfirmed: n.attachedConfirmed,
-          detachRequestedTime: n.detachRequestedTime,
-        });
+    for (const v of this.attachedVolumes.values()) for (const n of v.nodesAttachedTo.values()) out.push(attachedVolumeRef(v, n));
     return out;
   }
 
@@ -224,4 +223,17 @@ export class ActualStateOfWorld {
   isInReport(volumeName: string, nodeName: string): boolean {
     return this.nodesToUpdateStatusFor.get(nodeName)?.volumesToReportAsAttached.has(volumeName) ?? false;
   }
+}
+
+/** a snapshot of one (volume, node) entry, as GetAttachedVolumes returns it */
+export function attachedVolumeRef(v: AttachedVolume, n: NodeAttachedTo): AttachedVolumeRef {
+  return {
+    volumeName: v.volumeName,
+    nodeName: n.nodeName,
+    spec: v.spec,
+    devicePath: v.devicePath,
+    mountedByNode: n.mountedByNode,
+    attachedConfirmed: n.attachedConfirmed,
+    detachRequestedTime: n.detachRequestedTime,
+  };
 }

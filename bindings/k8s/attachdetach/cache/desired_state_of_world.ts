@@ -7,7 +7,7 @@
 // volumes to attach", #50004). The multi-attach error event is sent once per
 // entry (multiAttachErrorReported).
 
-import type { Sim } from "../../engine/sim.js";
+import type { Sim, WakeGroup } from "../../engine/sim.js";
 import type { VolumeSpec } from "../../volume/plugins.js";
 
 export interface VolumeToAttach {
@@ -26,12 +26,16 @@ interface NodeManaged {
 
 export class DesiredStateOfWorld {
   private readonly nodesManaged = new Map<string, NodeManaged>();
-  constructor(private readonly sim: Sim) {}
+  constructor(
+    private readonly sim: Sim,
+    /** the controller's wake group (engine/sim.ts section 3) */
+    private readonly group?: WakeGroup,
+  ) {}
 
   addNode(nodeName: string): void {
     if (this.nodesManaged.has(nodeName)) return;
     this.nodesManaged.set(nodeName, { nodeName, volumesToAttach: new Map() });
-    this.sim.bump();
+    this.sim.bump(this.group);
   }
 
   deleteNode(nodeName: string): string | null {
@@ -40,7 +44,7 @@ export class DesiredStateOfWorld {
     if (n.volumesToAttach.size > 0)
       return `failed to delete node ${JSON.stringify(nodeName)} from list of nodes managed by attach/detach controller--the node still contains ${n.volumesToAttach.size} volumes in its list of volumes to attach`;
     this.nodesManaged.delete(nodeName);
-    this.sim.bump();
+    this.sim.bump(this.group);
     return null;
   }
 
@@ -55,11 +59,11 @@ export class DesiredStateOfWorld {
     if (!v) {
       v = { volumeName, nodeName, spec, multiAttachErrorReported: false, scheduledPods: new Map() };
       n.volumesToAttach.set(volumeName, v);
-      this.sim.bump();
+      this.sim.bump(this.group);
     }
     if (!v.scheduledPods.has(podUID)) {
       v.scheduledPods.set(podUID, podKey);
-      this.sim.bump();
+      this.sim.bump(this.group);
     }
     return null;
   }
@@ -67,7 +71,7 @@ export class DesiredStateOfWorld {
   deletePod(podUID: string, volumeName: string, nodeName: string): void {
     const v = this.nodesManaged.get(nodeName)?.volumesToAttach.get(volumeName);
     if (!v) return;
-    if (v.scheduledPods.delete(podUID)) this.sim.bump();
+    if (v.scheduledPods.delete(podUID)) this.sim.bump(this.group);
     if (v.scheduledPods.size === 0) this.nodesManaged.get(nodeName)!.volumesToAttach.delete(volumeName);
   }
 
@@ -93,7 +97,7 @@ export class DesiredStateOfWorld {
     const v = this.nodesManaged.get(nodeName)?.volumesToAttach.get(volumeName);
     if (v && !v.multiAttachErrorReported) {
       v.multiAttachErrorReported = true;
-      this.sim.bump();
+      this.sim.bump(this.group);
     }
   }
 
