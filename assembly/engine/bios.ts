@@ -16,7 +16,11 @@
 // pointer to it: `bioAt(slot).size` is one load at a constant offset from
 // bioBase + slot * BIO_BYTES. (Columns cost a load of the column's data
 // pointer per field on top, and touch a cache line per field.) The table is
-// never read from JavaScript.
+// never read from JavaScript. The table moves when it grows, so a `bioAt()`
+// pointer must not be kept across anything that may allocate a bio.
+//
+// Worked example: BIO_BYTES = 80 (five i64, nine i32, one u8, padded); slot
+// 3's size is the u32 at bioBase + 240 + 64.
 
 export const DIR_READ: u8 = 0;
 export const DIR_WRITE: u8 = 1;

@@ -150,20 +150,21 @@ export function jobTryIssue(j: Job, t: i64): void {
 
 @inline export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
   off: i64, size: u32, flags: u32, t: i64): void {
-  bioAt(slot).job = job;
-  bioAt(slot).seq = seq;
-  bioAt(slot).worker = worker;
-  bioAt(slot).cg = cg;
-  bioAt(slot).dev = dev;
-  bioAt(slot).dir = dir;
-  bioAt(slot).flags = flags;
-  bioAt(slot).off = off;
-  bioAt(slot).size = size;
+  const b = bioAt(slot);
+  b.job = job;
+  b.seq = seq;
+  b.worker = worker;
+  b.cg = cg;
+  b.dev = dev;
+  b.dir = dir;
+  b.flags = flags;
+  b.off = off;
+  b.size = size;
   const maxb = unchecked(devices[dev]).maxSectorsBytes;
-  bioAt(slot).pieces = maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
-  bioAt(slot).submit = t;
-  bioAt(slot).release = t;
-  bioAt(slot).issue = t;
+  b.pieces = maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
+  b.submit = t;
+  b.release = t;
+  b.issue = t;
 }
 
 /** submit_bio(): the bio enters the block layer. */
@@ -181,8 +182,9 @@ export function afterThrottle(slot: i32, t: i64): void {
 
 /** The bio gets a request and goes to the device (or waits for a tag). */
 @inline export function toDevice(slot: i32, t: i64): void {
-  noteIssue(bioAt(slot).cg, bioAt(slot).dev, bioAt(slot).dir, bioAt(slot).size, bioAt(slot).release - bioAt(slot).submit);
-  deviceSubmit(bioAt(slot).dev, slot, t);
+  const b = bioAt(slot);
+  noteIssue(b.cg, b.dev, b.dir, b.size, b.release - b.submit);
+  deviceSubmit(b.dev, slot, t);
 }
 
 @inline function deviceDone(arg: i32, t: i64): void {
@@ -198,15 +200,15 @@ export function afterThrottle(slot: i32, t: i64): void {
 }
 
 @inline function completeBio(slot: i32, t: i64): void {
-  const job = bioAt(slot).job;
-  const dir = bioAt(slot).dir;
-  const size = bioAt(slot).size;
-  noteComplete(job, bioAt(slot).cg, dir, size, bioAt(slot).submit, t);
+  const b = bioAt(slot);
+  const job = b.job;
+  const dir = b.dir;
+  const size = b.size;
+  noteComplete(job, b.cg, dir, size, b.submit, t);
   if (recordOn) {
-    record(job, bioAt(slot).seq, bioAt(slot).worker, bioAt(slot).cg, dir, bioAt(slot).flags,
-      bioAt(slot).off, size, bioAt(slot).submit, bioAt(slot).release, bioAt(slot).issue, t);
+    record(job, b.seq, b.worker, b.cg, dir, b.flags, b.off, size, b.submit, b.release, b.issue, t);
   }
-  if (bioAt(slot).flags & BIO_WRITEBACK) {
+  if (b.flags & BIO_WRITEBACK) {
     wbBioDone(slot, t);
     freeBio(slot);
     return;
