@@ -24,10 +24,9 @@
 //
 // jitter is 1 (fixed) or exp(sigma * N(0,1)) from the device's own stream.
 
-import { Vec } from "../engine/vec";
 import { Rng } from "../engine/random";
 import { scheduleLane, EV_DEVICE_DONE } from "../engine/events";
-import { bioDir, bioOff, bioSize, bioFlags, bioNext, bioIssue, BIO_SEQ } from "../engine/bios";
+import { bioAt, BIO_SEQ } from "../engine/bios";
 
 export const TABLE_POINTS: i32 = 32;
 
@@ -45,11 +44,25 @@ export class Device {
   tableSlope: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS); // ns per byte into point k
   tableSlopeTail: StaticArray<f64> = new StaticArray<f64>(4); // ns per byte past the last point
   rng: Rng;
+  // the last serviceNs() asked for: (size << 2 | dir << 1 | rand) -> ns. A job
+  // issues the same size and pattern again and again, and the table walk
+  // and interpolation cost more than the rest of a bio's start.
+  svcKey: u64 = u64.MAX_VALUE;
+  svcNs: f64 = 0;
   // state
   lastEnd: i64 = -1;
   inFlight: i32 = 0; // holding a request
   busyChannels: i32 = 0;
-  channelFree: Vec<i64> = new Vec<i64>(4); // per channel: time it becomes free
+  // When each channel becomes free, kept sorted in a ring: chFree[(chHead + k)
+  // & chMask] is the k-th earliest. start() takes the earliest and puts the
+  // new free time back in order, scanning from the latest end: with similar
+  // service times the new time is the latest, so that costs one compare
+  // (a binary heap pays a full sift-down of log2(channels) levels for it).
+  // Only the multiset of times matters (its minimum), so any ordered
+  // structure gives the same schedule.
+  chFree: StaticArray<i64> = new StaticArray<i64>(0);
+  chHead: i32 = 0;
+  chMask: i32 = 0;
   fifoHead: i32 = -1;
   fifoTail: i32 = -1;
   fifoLen: i32 = 0;
@@ -114,18 +127,19 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     unchecked((d.tableSlope[i] = dx > 0 ? (unchecked(d.tableServiceNs[i]) - unchecked(d.tableServiceNs[i - 1])) / dx : 0));
   }
   unchecked((d.tableSlopeTail[t] = unchecked(d.tableServiceNs[i]) / size));
+  d.svcKey = u64.MAX_VALUE; // the table changed: forget the memo
 }
 
 // Hook set by the engine: called when a bio finishes at the device.
-export function deviceSubmit(dev: i32, slot: i32, now: i64): void {
+@inline export function deviceSubmit(dev: i32, slot: i32, now: i64): void {
   const d = unchecked(devices[dev]);
   if (d.inFlight < d.nrRequests) {
     d.inFlight++;
     start(d, slot, now);
   } else {
     // wait for a request, FIFO
-    bioNext.set(slot, -1);
-    if (d.fifoTail >= 0) bioNext.set(d.fifoTail, slot);
+    bioAt(slot).next = -1;
+    if (d.fifoTail >= 0) bioAt(d.fifoTail).next = slot;
     else d.fifoHead = slot;
     d.fifoTail = slot;
     d.fifoLen++;
@@ -133,14 +147,24 @@ export function deviceSubmit(dev: i32, slot: i32, now: i64): void {
 }
 
 function start(d: Device, slot: i32, now: i64): void {
-  const off = bioOff.get(slot);
-  const size = bioSize.get(slot);
-  const dir = bioDir.get(slot);
+  const b = bioAt(slot);
+  const off = b.off;
+  const size = b.size;
+  const dir = b.dir;
   const seq = off == d.lastEnd;
   d.lastEnd = off + <i64>size;
-  if (seq) bioFlags.set(slot, bioFlags.get(slot) | BIO_SEQ);
-  bioIssue.set(slot, now);
-  let occ = d.serviceNs(dir, seq ? 0 : 1, size);
+  if (seq) b.flags = b.flags | BIO_SEQ;
+  b.issue = now;
+  const rand = seq ? 0 : 1;
+  const key = (<u64>size << 2) | <u64>((<i32>dir << 1) | rand);
+  let occ: f64;
+  if (key == d.svcKey) {
+    occ = d.svcNs;
+  } else {
+    occ = d.serviceNs(dir, rand, size);
+    d.svcKey = key;
+    d.svcNs = occ;
+  }
   let lat = <f64>d.fixedLatencyNs;
   if (d.jitterSigma > 0) {
     const j = Math.exp(d.jitterSigma * gaussian(d.rng) - 0.5 * d.jitterSigma * d.jitterSigma);
@@ -155,25 +179,35 @@ function start(d: Device, slot: i32, now: i64): void {
     scheduleLane(d.id, now + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
     return;
   }
-  // earliest free channel: channelFree is a min-heap of channel free times
-  const cf = d.channelFree;
-  if (cf.length < d.channels) {
-    for (let c = cf.length; c < d.channels; c++) cf.push(0);
-  }
-  const bestT = cf.get(0);
+  // earliest free channel
+  if (d.chFree.length == 0) initChannels(d);
+  const cf = d.chFree;
+  const mask = d.chMask;
+  const head = d.chHead;
+  const bestT = unchecked(cf[head]);
   const begin = bestT > now ? bestT : now;
-  siftDownRoot(cf, begin + occNs);
+  const v = begin + occNs;
+  // drop the earliest, insert v in order: shift later times up one place
+  let k = (head + d.channels) & mask; // one past the latest
+  let p = (k - 1) & mask;
+  while (p != head && unchecked(cf[p]) > v) {
+    unchecked((cf[k] = unchecked(cf[p])));
+    k = p;
+    p = (p - 1) & mask;
+  }
+  unchecked((cf[k] = v));
+  d.chHead = (head + 1) & mask;
   // completions of a device are usually in time order: its own fast lane
   scheduleLane(d.id, begin + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
 }
 
 /** A bio completed at the device: free its request and start a waiting one. */
-export function deviceComplete(dev: i32, now: i64): void {
+@inline export function deviceComplete(dev: i32, now: i64): void {
   const d = unchecked(devices[dev]);
   d.inFlight--;
   if (d.fifoHead >= 0) {
     const s = d.fifoHead;
-    d.fifoHead = bioNext.get(s);
+    d.fifoHead = bioAt(s).next;
     if (d.fifoHead < 0) d.fifoTail = -1;
     d.fifoLen--;
     d.inFlight++;
@@ -181,27 +215,12 @@ export function deviceComplete(dev: i32, now: i64): void {
   }
 }
 
-/** Replace the root of a min-heap of times with `v` and restore the heap. */
-function siftDownRoot(h: Vec<i64>, v: i64): void {
-  const a = h.data;
-  const n = h.length;
-  let i = 0;
-  while (true) {
-    let c = 2 * i + 1;
-    if (c >= n) break;
-    let cv = unchecked(a[c]);
-    if (c + 1 < n) {
-      const c2v = unchecked(a[c + 1]);
-      if (c2v < cv) {
-        c++;
-        cv = c2v;
-      }
-    }
-    if (cv >= v) break;
-    unchecked((a[i] = cv));
-    i = c;
-  }
-  unchecked((a[i] = v));
+function initChannels(d: Device): void {
+  let cap = 1;
+  while (cap < d.channels + 1) cap <<= 1;
+  d.chFree = new StaticArray<i64>(cap); // all free at t = 0
+  d.chMask = cap - 1;
+  d.chHead = 0;
 }
 
 /** Standard normal from two uniforms (Box-Muller; one value used, deterministic). */

@@ -32,11 +32,35 @@ export function setClock(hz: u32, jiffiesAtZero: u64, zeroAfterTickNs: i64): voi
   TICK_NS = 1_000_000_000 / <i64>hz;
   JIFFIES_AT_ZERO = jiffiesAtZero;
   ZERO_AFTER_TICK_NS = zeroAfterTickNs % TICK_NS;
+  tickLo = i64.MAX_VALUE; // forget the remembered tick
+  tickHi = i64.MIN_VALUE;
 }
+
+// blk-throttle asks for jiffies at every bio and every timer, and a 64-bit
+// division by TICK_NS costs tens of cycles; but consecutive questions mostly
+// fall in the same tick. The last tick computed is remembered as the time
+// range [tickLo, tickHi) it covers and its jiffies value.
+let tickLo: i64 = i64.MAX_VALUE;
+let tickHi: i64 = i64.MIN_VALUE;
+let tickJiffies: u64 = 0;
 
 /** jiffies during which simulated time `t` falls. */
 @inline export function jiffiesAt(t: i64): u64 {
-  return JIFFIES_AT_ZERO + <u64>((t + ZERO_AFTER_TICK_NS) / TICK_NS);
+  if (t >= tickLo && t < tickHi) return tickJiffies;
+  return jiffiesAtSlow(t);
+}
+
+function jiffiesAtSlow(t: i64): u64 {
+  const x = t + ZERO_AFTER_TICK_NS;
+  const q = x / TICK_NS;
+  const j = JIFFIES_AT_ZERO + <u64>q;
+  if (x >= 0 && x <= i64.MAX_VALUE - 2 * TICK_NS) {
+    // (below zero, division truncates towards zero: not one tick per range)
+    tickLo = q * TICK_NS - ZERO_AFTER_TICK_NS;
+    tickHi = tickLo + TICK_NS;
+    tickJiffies = j;
+  }
+  return j;
 }
 
 /** Simulated time at which jiffy `j` begins (the tick interrupt for j). */

@@ -67,7 +67,7 @@ export function resetEvents(): void {
 }
 
 /** Schedule on FIFO lane `lane` when in order, else on the heap. */
-export function scheduleLane(lane: i32, time: i64, kind: u32, arg: u32): void {
+@inline export function scheduleLane(lane: i32, time: i64, kind: u32, arg: u32): void {
   if (lane >= LANES) {
     schedule(time, kind, arg);
     return;
@@ -129,6 +129,11 @@ export let poppedMeta: u64 = 0;
 
 export function pop(): void {
   if (laneEvents > 0) {
+    if (lanesUsed == 1 && heapTime.length == 0) {
+      // one lane holds every pending event (a lone device's completions)
+      popLane(0);
+      return;
+    }
     // least of heap top and lane heads
     let best = -1;
     let bt: i64 = i64.MAX_VALUE;
@@ -151,32 +156,38 @@ export function pop(): void {
       }
     }
     if (best >= 0) {
-      poppedTime = bt;
-      poppedMeta = bm;
-      const lt = unchecked(laneTime[best]);
-      const lm = unchecked(laneMeta[best]);
-      let h = unchecked(laneHead[best]) + 1;
-      if (h == lt.length) {
-        // lane drained: rewind
-        lt.length = 0;
-        lm.length = 0;
-        h = 0;
-      } else if (h >= 4096 && h * 2 >= lt.length) {
-        // compact: move the live tail to the front
-        const live = lt.length - h;
-        memory.copy(lt.ptr(), lt.ptr() + (<usize>h << 3), <usize>live << 3);
-        memory.copy(lm.ptr(), lm.ptr() + (<usize>h << 3), <usize>live << 3);
-        lt.length = live;
-        lm.length = live;
-        h = 0;
-      }
-      unchecked((laneHead[best] = h));
-      laneEvents--;
-      eventsProcessed++;
+      popLane(best);
       return;
     }
   }
   popHeap();
+}
+
+/** Take the head event of lane `l` (which holds one). */
+@inline function popLane(l: i32): void {
+  const lt = unchecked(laneTime[l]);
+  const lm = unchecked(laneMeta[l]);
+  let h = unchecked(laneHead[l]);
+  poppedTime = lt.get(h);
+  poppedMeta = lm.get(h);
+  h++;
+  if (h == lt.length) {
+    // lane drained: rewind
+    lt.length = 0;
+    lm.length = 0;
+    h = 0;
+  } else if (h >= 4096 && h * 2 >= lt.length) {
+    // compact: move the live tail to the front
+    const live = lt.length - h;
+    memory.copy(lt.ptr(), lt.ptr() + (<usize>h << 3), <usize>live << 3);
+    memory.copy(lm.ptr(), lm.ptr() + (<usize>h << 3), <usize>live << 3);
+    lt.length = live;
+    lm.length = live;
+    h = 0;
+  }
+  unchecked((laneHead[l] = h));
+  laneEvents--;
+  eventsProcessed++;
 }
 
 function popHeap(): void {

@@ -13,8 +13,7 @@
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
-import { allocBio, freeBio, bioJob, bioSeq, bioWorker, bioCg, bioDev, bioDir, bioFlags, bioOff,
-  bioSize, bioPieces, bioSubmit, bioRelease, bioIssue, BIO_SYNC, BIO_WRITEBACK } from "./bios";
+import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
 import { deviceSubmit, deviceComplete, devices } from "../device/device";
 import { jobs, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
 import { noteSubmit, noteIssue, noteComplete, record, recordOn } from "../stats/stats";
@@ -37,10 +36,33 @@ export function resetPath(): void {
 /** Run events until the queue is empty (returns 0), time passes `untilNs` or
  *  `maxEvents` were processed (returns 1: call again to continue). */
 export function run(untilNs: i64, maxEvents: i32): i32 {
+  // V8 runs a WASM function in its baseline compiler (Liftoff) until the
+  // function is *called* again after tier-up: there is no on-stack
+  // replacement. One long call of the event loop would stay in baseline code
+  // for a whole run, so the loop runs in chunks; runEvents() is called often
+  // enough to be optimised within the first few chunks. Chunking changes
+  // nothing else: the chunk limit stops the loop exactly where the next call
+  // picks up.
+  let left = maxEvents;
+  while (true) {
+    const chunk = left < RUN_CHUNK_EVENTS ? left : RUN_CHUNK_EVENTS;
+    const r = runEvents(untilNs, chunk);
+    if (r != CHUNK_DONE) return r;
+    if (chunk >= left) return 1; // maxEvents processed
+    left -= chunk;
+  }
+}
+
+const RUN_CHUNK_EVENTS: i32 = 4096;
+const CHUNK_DONE: i32 = 2;
+
+/** run() for at most `maxEvents` events: 0 and 1 as run(), CHUNK_DONE when
+ *  `maxEvents` were processed. */
+function runEvents(untilNs: i64, maxEvents: i32): i32 {
   let n = 0;
   while (pendingEvents() > 0) {
     if (stopped) return 0;
-    if (n >= maxEvents) return 1;
+    if (n >= maxEvents) return CHUNK_DONE;
     if (untilNs != i64.MAX_VALUE && peekTime() > untilNs) return 1;
     pop();
     n++;
@@ -114,8 +136,8 @@ export function jobTryIssue(j: Job, t: i64): void {
       fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, 0, t);
       noteSubmit(j.id, t);
       // completes from the writer's view after the dirtying delay
-      bioRelease.set(slot, t);
-      bioIssue.set(slot, t);
+      bioAt(slot).release = t;
+      bioAt(slot).issue = t;
       schedule(t + delay, EV_DEVICE_DONE, <u32>(slot | 0x800000));
       continue;
     }
@@ -126,65 +148,67 @@ export function jobTryIssue(j: Job, t: i64): void {
   }
 }
 
-export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
+@inline export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
   off: i64, size: u32, flags: u32, t: i64): void {
-  bioJob.set(slot, job);
-  bioSeq.set(slot, seq);
-  bioWorker.set(slot, worker);
-  bioCg.set(slot, cg);
-  bioDev.set(slot, dev);
-  bioDir.set(slot, dir);
-  bioFlags.set(slot, flags);
-  bioOff.set(slot, off);
-  bioSize.set(slot, size);
+  const b = bioAt(slot);
+  b.job = job;
+  b.seq = seq;
+  b.worker = worker;
+  b.cg = cg;
+  b.dev = dev;
+  b.dir = dir;
+  b.flags = flags;
+  b.off = off;
+  b.size = size;
   const maxb = unchecked(devices[dev]).maxSectorsBytes;
-  bioPieces.set(slot, maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb);
-  bioSubmit.set(slot, t);
-  bioRelease.set(slot, t);
-  bioIssue.set(slot, t);
+  b.pieces = maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
+  b.submit = t;
+  b.release = t;
+  b.issue = t;
 }
 
 /** submit_bio(): the bio enters the block layer. */
-export function submitBio(slot: i32, t: i64): void {
+@inline export function submitBio(slot: i32, t: i64): void {
   if (throttleActive && !throtlSubmit(slot, t)) return;
   afterThrottle(slot, t);
 }
 
 /** blk-throttle let the bio go (at once or from its dispatch work). */
 export function afterThrottle(slot: i32, t: i64): void {
-  bioRelease.set(slot, t);
+  bioAt(slot).release = t;
   if (iocostActive && !iocSubmit(slot, t)) return;
   toDevice(slot, t);
 }
 
 /** The bio gets a request and goes to the device (or waits for a tag). */
-export function toDevice(slot: i32, t: i64): void {
-  noteIssue(bioCg.get(slot), bioDev.get(slot), bioDir.get(slot), bioSize.get(slot), bioRelease.get(slot) - bioSubmit.get(slot));
-  deviceSubmit(bioDev.get(slot), slot, t);
+@inline export function toDevice(slot: i32, t: i64): void {
+  const b = bioAt(slot);
+  noteIssue(b.cg, b.dev, b.dir, b.size, b.release - b.submit);
+  deviceSubmit(b.dev, slot, t);
 }
 
-function deviceDone(arg: i32, t: i64): void {
+@inline function deviceDone(arg: i32, t: i64): void {
   if (arg & 0x800000) {
     // a buffered write finished from the writer's view (not a device IO)
     completeBio(arg & 0x7fffff, t);
     return;
   }
   const slot = arg;
-  deviceComplete(bioDev.get(slot), t);
+  deviceComplete(bioAt(slot).dev, t);
   if (iocostActive) iocDone(slot, t);
   completeBio(slot, t);
 }
 
-function completeBio(slot: i32, t: i64): void {
-  const job = bioJob.get(slot);
-  const dir = bioDir.get(slot);
-  const size = bioSize.get(slot);
-  noteComplete(job, bioCg.get(slot), dir, size, bioSubmit.get(slot), t);
+@inline function completeBio(slot: i32, t: i64): void {
+  const b = bioAt(slot);
+  const job = b.job;
+  const dir = b.dir;
+  const size = b.size;
+  noteComplete(job, b.cg, dir, size, b.submit, t);
   if (recordOn) {
-    record(job, bioSeq.get(slot), bioWorker.get(slot), bioCg.get(slot), dir, bioFlags.get(slot),
-      bioOff.get(slot), size, bioSubmit.get(slot), bioRelease.get(slot), bioIssue.get(slot), t);
+    record(job, b.seq, b.worker, b.cg, dir, b.flags, b.off, size, b.submit, b.release, b.issue, t);
   }
-  if (bioFlags.get(slot) & BIO_WRITEBACK) {
+  if (b.flags & BIO_WRITEBACK) {
     wbBioDone(slot, t);
     freeBio(slot);
     return;
@@ -195,7 +219,7 @@ function completeBio(slot: i32, t: i64): void {
     j.inflight--;
     j.completed++;
     if (t > j.lastDone) j.lastDone = t;
-    j.freeWorkers.push(bioWorker.get(slot));
+    j.freeWorkers.push(bioAt(slot).worker);
     jobTryIssue(j, t);
   }
 }

@@ -22,7 +22,7 @@ export class Vec<T> {
     unchecked((this.data[i] = v));
   }
 
-  push(v: T): i32 {
+  @inline push(v: T): i32 {
     if (this.length == this.data.length) this.grow(this.length * 2);
     unchecked((this.data[this.length] = v));
     return this.length++;

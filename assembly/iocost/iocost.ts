@@ -44,7 +44,7 @@
 
 import { Vec } from "../engine/vec";
 import { schedule, EV_IOCOST_TIMER, EV_IOCOST_WAKE } from "../engine/events";
-import { bioCg, bioDev, bioDir, bioOff, bioSize, bioFlags, bioIssue, bioNext, bioJob, BIO_META, BIO_SWAP } from "../engine/bios";
+import { bioAt, BIO_META, BIO_SWAP } from "../engine/bios";
 import { cgParent } from "../engine/cgroups";
 import { devices } from "../device/device";
 import { jiffiesAt, tickTime, HZ } from "../engine/clock";
@@ -132,6 +132,12 @@ export class Iocg {
   lastInuse: u32 = 0;
   savedMargin: i64 = 0;
   cursor: u64 = 0; // sector
+  // the last abs_cost_to_cost() on the submit path: (absCost, hwi) -> cost. A
+  // job's bios repeat their abs cost and hwi changes only with the weights,
+  // so this spares a 64-bit division per bio. hwi >= 1 always: key 0 = none.
+  memoAbsCost: u64 = 0;
+  memoHwi: u32 = 0;
+  memoCost: u64 = 0;
   vtime: u64 = 0;
   doneVtime: u64 = 0;
   absVdebt: u64 = 0;
@@ -713,10 +719,10 @@ function iocgKickWaitq(g: Iocg, payDebt: bool): void {
     const cost = absCostToCost(abs, hwi);
     vbudget -= <i64>cost;
     if (vbudget < 0) break;
-    g.waitHead = bioNext.get(slot);
+    g.waitHead = bioAt(slot).next;
     if (g.waitHead < 0) g.waitTail = -1;
     g.waitCount--;
-    bioNext.set(slot, -1);
+    bioAt(slot).next = -1;
     commitBio(g, slot, abs, cost);
     slotAlloc.set(slot, nNs);
     toDevice(slot, nNs);
@@ -755,18 +761,18 @@ export function iocWake(arg: u32, now: i64): void {
 // ------------------------------------------------------------------ issue path
 
 function calcVtimeCost(ioc: Ioc, g: Iocg, slot: i32, isMerge: bool): u64 {
-  const size = bioSize.get(slot);
+  const size = bioAt(slot).size;
   if (size == 0 && v612()) return 0;
   const sectors = <u64>(size >> 9);
   let pages = sectors >> P.IOC_SECT_TO_PAGE_SHIFT;
   if (pages < 1) pages = 1;
-  const base = bioDir.get(slot) ? 3 : 0;
+  const base = bioAt(slot).dir ? 3 : 0;
   const cPage = unchecked(ioc.lcoefs[base]);
   const cSeq = unchecked(ioc.lcoefs[base + 1]);
   const cRand = unchecked(ioc.lcoefs[base + 2]);
   let seekPages: u64 = 0;
   if (g.cursor) {
-    const sector = <u64>bioOff.get(slot) >> 9;
+    const sector = <u64>bioAt(slot).off >> 9;
     const d = <i64>(sector - g.cursor);
     seekPages = <u64>(d < 0 ? -d : d) >> P.IOC_SECT_TO_PAGE_SHIFT;
   }
@@ -782,7 +788,15 @@ function adjustInuseAndCalcCost(g: Iocg, vtime: u64, absCost: u64, t: i64): u64 
   let hwi = g.hweightInuse;
   const oldHwi = hwi;
   const oldInuse = g.inuse;
-  let cost = absCostToCost(absCost, hwi);
+  let cost: u64;
+  if (absCost == g.memoAbsCost && hwi == g.memoHwi) {
+    cost = g.memoCost;
+  } else {
+    cost = absCostToCost(absCost, hwi);
+    g.memoAbsCost = absCost;
+    g.memoHwi = hwi;
+    g.memoCost = cost;
+  }
   const margin = <i64>(nVnow - vtime - cost);
   if (g.absVdebt) return cost;
   if (margin >= g.savedMargin || margin >= ioc.marginLow || g.inuse == g.active) return cost;
@@ -814,27 +828,27 @@ function ensureSlot(slot: i32): void {
 export function iocSubmit(slot: i32, now: i64): bool {
   ensureSlot(slot);
   slotIocg.set(slot, -2);
-  const ioc = iocFor(bioDev.get(slot));
+  const ioc = iocFor(bioAt(slot).dev);
   if (ioc === null || !ioc.enabled) return true;
   slotIocg.set(slot, -1); // seen by an enabled ioc: latency stats at completion
   slotCost.set(slot, 0);
   slotAlloc.set(slot, now);
-  const cg = bioCg.get(slot);
+  const cg = bioAt(slot).cg;
   if (cg == 0) return true; // root cgroup: not controlled
   const g = unchecked(iocgs[iocgOf(ioc, cg, now)]);
   const absCost = calcVtimeCost(ioc, g, slot, false);
   if (!absCost) return true;
   if (!iocgActivate(g, now)) return true;
   slotIocg.set(slot, g.id);
-  g.cursor = (<u64>bioOff.get(slot) + <u64>bioSize.get(slot)) >> 9;
+  g.cursor = (<u64>bioAt(slot).off + <u64>bioAt(slot).size) >> 9;
   const vtime = g.vtime;
   const cost = adjustInuseAndCalcCost(g, vtime, absCost, now);
   if (g.waitCount == 0 && !g.absVdebt && beforeEq64(vtime + cost, nVnow)) {
     commitBio(g, slot, absCost, cost);
     return true;
   }
-  const job = bioJob.get(slot);
-  const useDebt = (bioFlags.get(slot) & (BIO_META | BIO_SWAP)) != 0 ||
+  const job = bioAt(slot).job;
+  const useDebt = (bioAt(slot).flags & (BIO_META | BIO_SWAP)) != 0 ||
     (job >= 0 && job < jobUseDebt.length && jobUseDebt.get(job) != 0);
   let locked = useDebt || g.absVdebt != 0;
   if (!g.onActive) {
@@ -854,8 +868,8 @@ export function iocSubmit(slot: i32, now: i64): bool {
   // wait: FIFO on the iocg's waitq, abs cost kept in slotCost
   ioc.biosWaited++;
   slotCost.set(slot, absCost);
-  bioNext.set(slot, -1);
-  if (g.waitTail >= 0) bioNext.set(g.waitTail, slot);
+  bioAt(slot).next = -1;
+  if (g.waitTail >= 0) bioAt(g.waitTail).next = slot;
   else g.waitHead = slot;
   g.waitTail = slot;
   g.waitCount++;
@@ -866,9 +880,9 @@ export function iocSubmit(slot: i32, now: i64): bool {
 /** ioc_rqos_merge(): a bio merged into an existing request (size cost only). */
 export function iocMerge(slot: i32, now: i64, rqHasCost: bool): void {
   ensureSlot(slot);
-  const ioc = iocFor(bioDev.get(slot));
+  const ioc = iocFor(bioAt(slot).dev);
   if (ioc === null || !ioc.enabled) return;
-  const cg = bioCg.get(slot);
+  const cg = bioAt(slot).cg;
   if (cg == 0) return;
   const g = unchecked(iocgs[iocgOf(ioc, cg, now)]);
   const absCost = calcVtimeCost(ioc, g, slot, true);
@@ -895,7 +909,7 @@ export function iocDone(slot: i32, now: i64): void {
   const gid = slotIocg.get(slot);
   if (gid == -2) return;
   slotIocg.set(slot, -2);
-  const ioc = iocFor(bioDev.get(slot));
+  const ioc = iocFor(bioAt(slot).dev);
   if (ioc === null) return;
   if (gid >= 0) {
     const cost = slotCost.get(slot);
@@ -904,9 +918,9 @@ export function iocDone(slot: i32, now: i64): void {
   if (!ioc.enabled) return;
   const alloc = slotAlloc.get(slot);
   const onQ = <u64>(now - alloc);
-  const rqWait = <u64>(bioIssue.get(slot) - alloc);
-  const dir = bioDir.get(slot);
-  const pages = <u64>(bioSize.get(slot) >> 9) >> P.IOC_SECT_TO_PAGE_SHIFT;
+  const rqWait = <u64>(bioAt(slot).issue - alloc);
+  const dir = bioAt(slot).dir;
+  const pages = <u64>(bioAt(slot).size >> 9) >> P.IOC_SECT_TO_PAGE_SHIFT;
   // calc_size_vtime_cost() / VTIME_PER_NSEC, memoised per direction (bios repeat their size)
   let sizeNsec: u64;
   if (dir) {

@@ -127,7 +127,7 @@ export function setRecord(on: bool): void {
   cgWaitNs.set(i, cgWaitNs.get(i) + <u64>throttleWaitNs);
 }
 
-export function noteComplete(job: i32, cg: i32, dir: u8, size: u32, submit: i64, done: i64): void {
+@inline export function noteComplete(job: i32, cg: i32, dir: u8, size: u32, submit: i64, done: i64): void {
   const lat = done - submit;
   if (job >= 0) {
     const i = job * 2 + <i32>dir;

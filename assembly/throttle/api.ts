@@ -6,7 +6,7 @@
 
 import { schedule, EV_CONFIG } from "../engine/events";
 import { CFG_THROTTLE } from "../engine/path";
-import { allocBio, bioFlags, bioSize, bioDir, bioCg, bioDev, bioPieces } from "../engine/bios";
+import { allocBio, bioAt } from "../engine/bios";
 import { setClock } from "../engine/clock";
 import { resetCgroups } from "../engine/cgroups";
 import { resetDevices, addDevice } from "../device/device";
@@ -77,17 +77,17 @@ export function throtlBenchDecisions(n: i32, profile: i32, perJiffy: i32, iops: 
   T.throtlStageLimits(0, 0, bps, 0xffffffffffffffff, iops, 0xffffffff);
   T.throtlConfigEvent(0, 0);
   const slot = allocBio();
-  bioSize.set(slot, 4096);
-  bioDir.set(slot, 0);
-  bioCg.set(slot, 0);
-  bioDev.set(slot, 0);
-  bioPieces.set(slot, 1);
+  bioAt(slot).size = 4096;
+  bioAt(slot).dir = 0;
+  bioAt(slot).cg = 0;
+  bioAt(slot).dev = 0;
+  bioAt(slot).pieces = 1;
   T.benchStart();
   let passed = 0;
   let j: i64 = 0;
   let k = 0;
   for (let i = 0; i < n; i++) {
-    bioFlags.set(slot, 0);
+    bioAt(slot).flags = 0;
     if (T.benchDecide(slot, j)) passed++;
     if (++k == perJiffy) {
       k = 0;

@@ -80,12 +80,11 @@
 //
 // Splits: throttling runs before blk-mq splits a bio at max_sectors; the bio
 // is charged its bytes once and one IO, each resubmitted remainder one more IO
-// (it carries BIO_BPS_THROTTLED). `bioPieces` counts the pieces.
+// (it carries BIO_BPS_THROTTLED). `bioAt(slot).pieces` counts the pieces.
 
 import { Vec } from "../engine/vec";
 import { schedule, EV_THROTL_TIMER, EV_THROTL_WORK } from "../engine/events";
-import { bioFlags, bioSize, bioDir, bioCg, bioDev, bioNext, bioPieces, bioJob, bioSeq, bioSubmit,
-  BIO_BPS_THROTTLED, BIO_TG_BPS_THROTTLED, BIO_META, BIO_SWAP, BIO_THROTTLED } from "../engine/bios";
+import { bioAt, BIO_BPS_THROTTLED, BIO_TG_BPS_THROTTLED, BIO_META, BIO_SWAP, BIO_THROTTLED } from "../engine/bios";
 import { HZ, jiffiesAt, tickTime, timeAfter, timeAfterEq, timeBefore, timeInRange } from "../engine/clock";
 import { cgParent, cgroupV2, cgroupCount } from "../engine/cgroups";
 import { devices } from "../device/device";
@@ -143,17 +142,37 @@ const tgDisptime = new Vec<u64>(16);
 const tgSeq = new Vec<u64>(16); // insertion order among equal disptimes (rb-tree: equal keys go right)
 const tgHeapPos = new Vec<i32>(16);
 const tgParentSq = new Vec<i32>(16);
-// per tg x dir (index g * 2 + d)
-export const tdBps = new Vec<u64>(32);
-export const tdIops = new Vec<u64>(32);
-export const tdBytesDisp = new Vec<i64>(32); // u64 (<= 6.15) or int64 (6.18), bit pattern kept
-export const tdIoDisp = new Vec<i64>(32); // unsigned int (<= 6.15) or int (6.18): kept as 32-bit value
-export const tdCarryBytes = new Vec<i64>(32);
-export const tdCarryIos = new Vec<i64>(32);
-export const tdSliceStart = new Vec<u64>(32);
-export const tdSliceEnd = new Vec<u64>(32);
-const tdRulesBps = new Vec<u8>(32);
-const tdRulesIops = new Vec<u8>(32);
+// per tg x dir (index i = g * 2 + d): one record each, `tdAt(i).field`
+// (the decision path reads most fields of one record per bio: one load each
+// at a constant offset, instead of a column pointer and an element)
+@unmanaged class Td {
+  bps: u64;
+  iops: u64;
+  bytesDisp: i64; // u64 (<= 6.15) or int64 (6.18), bit pattern kept
+  ioDisp: i64; // unsigned int (<= 6.15) or int (6.18): kept as 32-bit value
+  carryBytes: i64;
+  carryIos: i64;
+  sliceStart: u64;
+  sliceEnd: u64;
+  // the last limit * window / HZ asked for (see bytesAllowedAt())
+  memoBpsLim: u64;
+  memoBpsJ: u64;
+  memoBps: u64;
+  memoIopsLim: u64;
+  memoIopsJ: u64;
+  memoIops: u64;
+  memoFloorIops: u64; // key: iops & UINT_MAX (U64_MAX = none yet)
+  memoFloor: u64; // HZ / iops + 1
+  rulesBps: u8;
+  rulesIops: u8;
+}
+const TD_BYTES: usize = (offsetof<Td>() + 7) & ~7;
+let tdMem = new StaticArray<u8>(8);
+let tdBase: usize = changetype<usize>(tdMem);
+
+@inline function tdAt(i: i32): Td {
+  return changetype<Td>(tdBase + <usize>i * TD_BYTES);
+}
 
 // service queues: sq id s < nTg is tg s's own queue; nTg + dev is the device's top queue
 const sqNrBps = new Vec<i32>(32); // index s*2+d (<= 6.15: all queued bios)
@@ -220,8 +239,8 @@ let lastDisp: i64 = 0;
 
 function trace(kind: u8, slot: i32, g: i32, d: i32, wait: i64, reason: u8): void {
   trTime.push(now);
-  trJob.push(slot >= 0 ? bioJob.get(slot) : -1);
-  trSeq.push(slot >= 0 ? bioSeq.get(slot) : -1);
+  trJob.push(slot >= 0 ? bioAt(slot).job : -1);
+  trSeq.push(slot >= 0 ? bioAt(slot).seq : -1);
   trKind.push(kind);
   trReason.push(reason);
   trCg.push(g >= 0 ? g / nDev : -1);
@@ -229,8 +248,8 @@ function trace(kind: u8, slot: i32, g: i32, d: i32, wait: i64, reason: u8): void
   trJiffies.push(jiffies);
   trWait.push(wait);
   const i = g >= 0 ? g * 2 + d : 0;
-  trSliceStart.push(g >= 0 ? tdSliceStart.get(i) : 0);
-  trSliceEnd.push(g >= 0 ? tdSliceEnd.get(i) : 0);
+  trSliceStart.push(g >= 0 ? tdAt(i).sliceStart : 0);
+  trSliceEnd.push(g >= 0 ? tdAt(i).sliceEnd : 0);
   trAllowed.push(lastAllowed);
   trDisp.push(lastDisp);
 }
@@ -271,6 +290,7 @@ function allocState(): void {
   nCg = cgroupCount();
   nTg = nCg * nDev;
   SLICE = cfg.sliceJiffies > 0 ? cfg.sliceJiffies : <u64>(HZ / 10);
+  setSliceMagic(SLICE);
   const n2 = nTg * 2;
   const nSq = nTg + nDev;
   initVec<u32>(tgFlags, nTg, 0);
@@ -278,16 +298,15 @@ function allocState(): void {
   initVec<u64>(tgSeq, nTg, 0);
   initVec<i32>(tgHeapPos, nTg, -1);
   initVec<i32>(tgParentSq, nTg, 0);
-  initVec<u64>(tdBps, n2, U64_MAX);
-  initVec<u64>(tdIops, n2, UINT_MAX);
-  initVec<i64>(tdBytesDisp, n2, 0);
-  initVec<i64>(tdIoDisp, n2, 0);
-  initVec<i64>(tdCarryBytes, n2, 0);
-  initVec<i64>(tdCarryIos, n2, 0);
-  initVec<u64>(tdSliceStart, n2, 0);
-  initVec<u64>(tdSliceEnd, n2, 0);
-  initVec<u8>(tdRulesBps, n2, 0);
-  initVec<u8>(tdRulesIops, n2, 0);
+  tdMem = new StaticArray<u8>((n2 > 0 ? n2 : 1) * <i32>TD_BYTES); // zeroed
+  tdBase = changetype<usize>(tdMem);
+  for (let i = 0; i < n2; i++) {
+    const td = tdAt(i);
+    td.bps = U64_MAX;
+    td.iops = UINT_MAX;
+    // memo (limit 0, window 0) -> 0 is what bytesAllowed()/ioAllowed() give: a valid entry
+    td.memoFloorIops = U64_MAX;
+  }
   initVec<i32>(sqNrBps, nSq * 2, 0);
   initVec<i32>(sqNrIops, nSq * 2, 0);
   initVec<i32>(sqQHead, nSq * 2, -1);
@@ -341,20 +360,39 @@ export function throtlStageLimits(cg: i32, dev: i32, rbps: u64, wbps: u64, riops
   return 63 - <i32>clz<u64>(x); // ilog2(0) = -1 as the kernel's fls64(0) - 1
 }
 
-// Jiffy differences and slice lengths are small: divide in 32 bits when they
-// fit (a 64-bit division costs several times a 32-bit one in WASM).
-@inline function roundup(x: u64, y: u64): u64 {
-  if (x < 0x7fffffff) {
-    const x32 = <u32>x;
-    const y32 = <u32>y;
-    return <u64>(((x32 + y32 - 1) / y32) * y32);
-  }
-  return ((x + y - 1) / y) * y;
+// Every roundup()/rounddown() in blk-throttle is to a multiple of the slice,
+// several per bio. A hardware divide costs tens of cycles, so dividing by the
+// slice is a multiply and a shift with a magic number computed once per run
+// (Granlund & Montgomery 1994, thm 4.2, N = 31): with l = ceil(log2 SLICE)
+// and m = floor(2^(31+l) / SLICE) + 1, floor(x / SLICE) = (x * m) >> (31+l)
+// exactly for every 0 <= x < 2^31, and x * m < 2^31 * 2^32 fits in a u64.
+// Worked example: SLICE = 25 -> l = 5, m = floor(2^36 / 25) + 1 = 2748779070;
+// x = 1000 -> (1000 * 2748779070) >> 36 = 40. Larger x (never seen with
+// sane jiffy differences) take the plain division.
+let sliceMagic: u64 = 0;
+let sliceShift: u64 = 0;
+
+function setSliceMagic(slice: u64): void {
+  let l: u64 = 0;
+  while ((<u64>1 << l) < slice) l++;
+  sliceShift = 31 + l;
+  sliceMagic = (<u64>1 << sliceShift) / slice + 1;
 }
 
-@inline function rounddown(x: u64, y: u64): u64 {
-  if (x <= 0xffffffff) return <u64>(<u32>x - (<u32>x % <u32>y));
-  return x - (x % y);
+/** floor(x / SLICE) */
+@inline function divSlice(x: u64): u64 {
+  if (x < 0x80000000) return (x * sliceMagic) >> sliceShift;
+  return x / SLICE;
+}
+
+/** roundup(x, SLICE) */
+@inline function roundupSlice(x: u64): u64 {
+  return divSlice(x + SLICE - 1) * SLICE;
+}
+
+/** rounddown(x, SLICE) */
+@inline function rounddownSlice(x: u64): u64 {
+  return divSlice(x) * SLICE;
 }
 
 /** calculate_bytes_allowed(): bps * jiffies / HZ with the kernel's overflow guard. */
@@ -375,6 +413,41 @@ export function ioAllowed(iops: u64, j: u64): u64 {
   return tmp > UINT_MAX ? UINT_MAX : tmp;
 }
 
+// The limit checks ask for bps * window / HZ and iops * window / HZ with the
+// window rounded to whole slices, so a tg asks the same question for every bio
+// of a slice (and the 6.12 iops wait floor HZ / iops + 1 for every bio over
+// the limit). One remembered (limit, window) -> result per tg x dir answers
+// those without a 64-bit division; the key holds the limit itself, so a limit
+// write needs no invalidation, and a miss computes exactly what the kernel does.
+
+@inline function bytesAllowedAt(i: i32, bps: u64, j: u64): u64 {
+  if (tdAt(i).memoBpsJ == j && tdAt(i).memoBpsLim == bps) return tdAt(i).memoBps;
+  const v = bytesAllowed(bps, j);
+  tdAt(i).memoBpsLim = bps;
+  tdAt(i).memoBpsJ = j;
+  tdAt(i).memoBps = v;
+  return v;
+}
+
+@inline function ioAllowedAt(i: i32, iops: u64, j: u64): u64 {
+  if (tdAt(i).memoIopsJ == j && tdAt(i).memoIopsLim == iops) return tdAt(i).memoIops;
+  const v = ioAllowed(iops, j);
+  tdAt(i).memoIopsLim = iops;
+  tdAt(i).memoIopsJ = j;
+  tdAt(i).memoIops = v;
+  return v;
+}
+
+/** 6.12+ tg_within_iops_limit() wait floor: HZ / iops + 1 (iops as u32). */
+@inline function iopsWaitFloor(i: i32, iops: u64): u64 {
+  const k = iops & 0xffffffff;
+  if (tdAt(i).memoFloorIops == k) return tdAt(i).memoFloor;
+  const v = <u64>HZ / k + 1;
+  tdAt(i).memoFloorIops = k;
+  tdAt(i).memoFloor = v;
+  return v;
+}
+
 @inline function s32(x: i64): i64 {
   return <i64><i32>x; // C int / unsigned int arithmetic: keep 32 bits
 }
@@ -383,12 +456,12 @@ export function ioAllowed(iops: u64, j: u64): u64 {
 
 @inline function limBps(g: i32, d: i32): u64 {
   if (cgroupV2 && g < nDev) return U64_MAX; // root on the default hierarchy: io.max not on root
-  return tdBps.get(g * 2 + d);
+  return tdAt(g * 2 + d).bps;
 }
 
 @inline function limIops(g: i32, d: i32): u64 {
   if (cgroupV2 && g < nDev) return UINT_MAX;
-  return tdIops.get(g * 2 + d);
+  return tdAt(g * 2 + d).iops;
 }
 
 function updateHasRules(g: i32): void {
@@ -396,8 +469,8 @@ function updateHasRules(g: i32): void {
   for (let d = 0; d < 2; d++) {
     const i = g * 2 + d;
     const pi = ps < nTg ? ps * 2 + d : -1;
-    tdRulesIops.set(i, <u8>((pi >= 0 && tdRulesIops.get(pi) != 0) || limIops(g, d) != UINT_MAX));
-    tdRulesBps.set(i, <u8>((pi >= 0 && tdRulesBps.get(pi) != 0) || limBps(g, d) != U64_MAX));
+    tdAt(i).rulesIops = <u8>((pi >= 0 && tdAt(pi).rulesIops != 0) || limIops(g, d) != UINT_MAX);
+    tdAt(i).rulesBps = <u8>((pi >= 0 && tdAt(pi).rulesBps != 0) || limBps(g, d) != U64_MAX);
   }
 }
 
@@ -408,17 +481,17 @@ function updateHasRules(g: i32): void {
 }
 
 function qnodeAdd(slot: i32, q: i32, s: i32, d: i32): void {
-  bioNext.set(slot, -1);
-  const f = bioFlags.get(slot);
+  bioAt(slot).next = -1;
+  const f = bioAt(slot).flags;
   if (cfg.profile == PROFILE_618 && (f & (BIO_TG_BPS_THROTTLED | BIO_BPS_THROTTLED)) != 0) {
     const t = qnIopsTail.get(q);
-    if (t >= 0) bioNext.set(t, slot);
+    if (t >= 0) bioAt(t).next = slot;
     else qnIopsHead.set(q, slot);
     qnIopsTail.set(q, slot);
     sqNrIops.set(s * 2 + d, sqNrIops.get(s * 2 + d) + 1);
   } else {
     const t = qnBpsTail.get(q);
-    if (t >= 0) bioNext.set(t, slot);
+    if (t >= 0) bioAt(t).next = slot;
     else qnBpsHead.set(q, slot);
     qnBpsTail.set(q, slot);
     sqNrBps.set(s * 2 + d, sqNrBps.get(s * 2 + d) + 1);
@@ -447,13 +520,13 @@ function popQueued(s: i32, d: i32): i32 {
   if (q < 0) return -1;
   let b = qnIopsHead.get(q);
   if (b >= 0) {
-    const n = bioNext.get(b);
+    const n = bioAt(b).next;
     qnIopsHead.set(q, n);
     if (n < 0) qnIopsTail.set(q, -1);
     sqNrIops.set(k, sqNrIops.get(k) - 1);
   } else {
     b = qnBpsHead.get(q);
-    const n = bioNext.get(b);
+    const n = bioAt(b).next;
     qnBpsHead.set(q, n);
     if (n < 0) qnBpsTail.set(q, -1);
     sqNrBps.set(k, sqNrBps.get(k) - 1);
@@ -471,7 +544,7 @@ function popQueued(s: i32, d: i32): i32 {
     else sqQHead.set(k, q);
     sqQTail.set(k, q);
   }
-  bioNext.set(b, -1);
+  bioAt(b).next = -1;
   return b;
 }
 
@@ -605,51 +678,51 @@ function scheduleNextDispatch(s: i32, force: bool): bool {
 // ---------------------------------------------------------------- slices
 
 @inline function sliceUsed(i: i32): bool {
-  return !timeInRange(jiffies, tdSliceStart.get(i), tdSliceEnd.get(i));
+  return !timeInRange(jiffies, tdAt(i).sliceStart, tdAt(i).sliceEnd);
 }
 
-function startNewSlice(i: i32, clear: bool): void {
+@inline function startNewSlice(i: i32, clear: bool): void {
   if (cfg.profile == PROFILE_618) {
     if (clear) {
-      tdBytesDisp.set(i, 0);
-      tdIoDisp.set(i, 0);
+      tdAt(i).bytesDisp = 0;
+      tdAt(i).ioDisp = 0;
     }
   } else {
-    tdBytesDisp.set(i, 0);
-    tdIoDisp.set(i, 0);
+    tdAt(i).bytesDisp = 0;
+    tdAt(i).ioDisp = 0;
     if (clear) {
-      tdCarryBytes.set(i, 0);
-      tdCarryIos.set(i, 0);
+      tdAt(i).carryBytes = 0;
+      tdAt(i).carryIos = 0;
     }
   }
-  tdSliceStart.set(i, jiffies);
-  tdSliceEnd.set(i, jiffies + SLICE);
+  tdAt(i).sliceStart = jiffies;
+  tdAt(i).sliceEnd = jiffies + SLICE;
 }
 
 function startNewSliceWithCredit(i: i32, start: u64): void {
-  tdBytesDisp.set(i, 0);
-  tdIoDisp.set(i, 0);
-  tdCarryBytes.set(i, 0);
-  tdCarryIos.set(i, 0);
-  const later = cfg.profile == PROFILE_61 ? timeAfterEq(start, tdSliceStart.get(i)) : timeAfter(start, tdSliceStart.get(i));
-  if (later) tdSliceStart.set(i, start);
-  tdSliceEnd.set(i, jiffies + SLICE);
+  tdAt(i).bytesDisp = 0;
+  tdAt(i).ioDisp = 0;
+  tdAt(i).carryBytes = 0;
+  tdAt(i).carryIos = 0;
+  const later = cfg.profile == PROFILE_61 ? timeAfterEq(start, tdAt(i).sliceStart) : timeAfter(start, tdAt(i).sliceStart);
+  if (later) tdAt(i).sliceStart = start;
+  tdAt(i).sliceEnd = jiffies + SLICE;
 }
 
 @inline function setSliceEnd(i: i32, end: u64): void {
-  tdSliceEnd.set(i, roundup(end, SLICE));
+  tdAt(i).sliceEnd = roundupSlice(end);
 }
 
-function extendSlice(i: i32, end: u64): void {
-  if (cfg.profile == PROFILE_618 && !timeBefore(tdSliceEnd.get(i), end)) return;
+@inline function extendSlice(i: i32, end: u64): void {
+  if (cfg.profile == PROFILE_618 && !timeBefore(tdAt(i).sliceEnd, end)) return;
   setSliceEnd(i, end);
 }
 
-function trimSlice(g: i32, d: i32): void {
+@inline function trimSlice(g: i32, d: i32): void {
   const i = g * 2 + d;
   if (sliceUsed(i)) return;
   setSliceEnd(i, jiffies + SLICE);
-  let t = rounddown(jiffies - tdSliceStart.get(i), SLICE);
+  let t = rounddownSlice(jiffies - tdAt(i).sliceStart);
   if (cfg.profile == PROFILE_618) {
     if (t < SLICE * 2) return;
     t -= SLICE;
@@ -657,68 +730,68 @@ function trimSlice(g: i32, d: i32): void {
     let btrim: i64 = 0;
     const bps = limBps(g, d);
     if (bps != U64_MAX) {
-      const a = <i64>bytesAllowed(bps, t);
-      const disp = tdBytesDisp.get(i);
+      const a = <i64>bytesAllowedAt(i, bps, t);
+      const disp = tdAt(i).bytesDisp;
       if (a <= 0 || disp < a) {
         btrim = disp;
-        tdBytesDisp.set(i, 0);
+        tdAt(i).bytesDisp = 0;
       } else {
-        tdBytesDisp.set(i, disp - a);
+        tdAt(i).bytesDisp = disp - a;
         btrim = a;
       }
     }
     let itrim: i64 = 0;
     const iops = limIops(g, d);
     if (iops != UINT_MAX) {
-      const a = s32(<i64>ioAllowed(iops, t));
-      const disp = tdIoDisp.get(i);
+      const a = s32(<i64>ioAllowedAt(i, iops, t));
+      const disp = tdAt(i).ioDisp;
       if (a <= 0 || disp < a) {
         itrim = disp;
-        tdIoDisp.set(i, 0);
+        tdAt(i).ioDisp = 0;
       } else {
-        tdIoDisp.set(i, s32(disp - a));
+        tdAt(i).ioDisp = s32(disp - a);
         itrim = a;
       }
     }
     if (btrim == 0 && itrim == 0) return;
-    tdSliceStart.set(i, tdSliceStart.get(i) + t);
+    tdAt(i).sliceStart = tdAt(i).sliceStart + t;
     return;
   }
   if (t == 0) return;
   // long long bytes_trim = calculate_bytes_allowed() + carryover_bytes; int io_trim likewise
-  const btrim = <i64>(bytesAllowed(limBps(g, d), t) + <u64>tdCarryBytes.get(i));
-  const itrim = s32(<i64>ioAllowed(limIops(g, d), t) + tdCarryIos.get(i));
+  const btrim = <i64>(bytesAllowedAt(i, limBps(g, d), t) + <u64>tdAt(i).carryBytes);
+  const itrim = s32(<i64>ioAllowedAt(i, limIops(g, d), t) + tdAt(i).carryIos);
   if (btrim <= 0 && itrim <= 0) return;
-  tdCarryBytes.set(i, 0);
-  const bd = tdBytesDisp.get(i); // u64 compared as long long
-  tdBytesDisp.set(i, bd >= btrim ? bd - btrim : 0);
-  tdCarryIos.set(i, 0);
-  const id = s32(tdIoDisp.get(i)); // (int)io_disp
-  tdIoDisp.set(i, id >= itrim ? <i64><u32>(id - itrim) : 0);
-  tdSliceStart.set(i, tdSliceStart.get(i) + t);
+  tdAt(i).carryBytes = 0;
+  const bd = tdAt(i).bytesDisp; // u64 compared as long long
+  tdAt(i).bytesDisp = bd >= btrim ? bd - btrim : 0;
+  tdAt(i).carryIos = 0;
+  const id = s32(tdAt(i).ioDisp); // (int)io_disp
+  tdAt(i).ioDisp = id >= itrim ? <i64><u32>(id - itrim) : 0;
+  tdAt(i).sliceStart = tdAt(i).sliceStart + t;
 }
 
 // ---------------------------------------------------------------- limits checks
 
 /** tg_within_bps_limit(): jiffies to wait (0 = within). */
-function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
+@inline function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
   const i = g * 2 + d;
-  const size = <u64>bioSize.get(slot);
-  const elapsed = jiffies - tdSliceStart.get(i);
+  const size = <u64>bioAt(slot).size;
+  const elapsed = jiffies - tdAt(i).sliceStart;
   let rnd = elapsed == 0 ? SLICE : elapsed;
-  rnd = roundup(rnd, SLICE);
-  const calc = bytesAllowed(bps, rnd);
-  const disp = tdBytesDisp.get(i);
+  rnd = roundupSlice(rnd);
+  const calc = bytesAllowedAt(i, bps, rnd);
+  const disp = tdAt(i).bytesDisp;
   const p = cfg.profile;
   let allowed: i64;
   if (p == PROFILE_61) {
-    const a = calc + <u64>tdCarryBytes.get(i);
+    const a = calc + <u64>tdAt(i).carryBytes;
     allowed = <i64>a;
     lastAllowed = allowed;
     lastDisp = disp;
     if (<u64>disp + size <= a) return 0;
   } else if (p == PROFILE_612) {
-    allowed = <i64>calc + tdCarryBytes.get(i);
+    allowed = <i64>calc + tdAt(i).carryBytes;
     lastAllowed = allowed;
     lastDisp = disp;
     if (allowed > 0 && <u64>disp + size <= <u64>allowed) return 0;
@@ -735,23 +808,23 @@ function withinBps(g: i32, d: i32, slot: i32, bps: u64): u64 {
 }
 
 /** tg_within_iops_limit(): jiffies to wait (0 = within). */
-function withinIops(g: i32, d: i32, iops: u64): u64 {
+@inline function withinIops(g: i32, d: i32, iops: u64): u64 {
   const i = g * 2 + d;
-  const elapsed = jiffies - tdSliceStart.get(i);
-  const rnd = roundup(elapsed + 1, SLICE);
-  const calc = ioAllowed(iops, rnd);
-  const disp = tdIoDisp.get(i);
+  const elapsed = jiffies - tdAt(i).sliceStart;
+  const rnd = roundupSlice(elapsed + 1);
+  const calc = ioAllowedAt(i, iops, rnd);
+  const disp = tdAt(i).ioDisp;
   const p = cfg.profile;
   lastDisp = disp;
   if (p == PROFILE_61) {
-    const a = <u32>(calc + <u64>tdCarryIos.get(i));
+    const a = <u32>(calc + <u64>tdAt(i).carryIos);
     lastAllowed = <i64>a;
     if (<u32>(disp + 1) <= a) return 0;
     return rnd - elapsed;
   }
   let a: i64;
   if (p == PROFILE_612) {
-    a = s32(<i64>calc + tdCarryIos.get(i));
+    a = s32(<i64>calc + tdAt(i).carryIos);
     lastAllowed = a;
     if (a > 0 && <u32>(disp + 1) <= <u32>a) return 0;
   } else {
@@ -760,21 +833,21 @@ function withinIops(g: i32, d: i32, iops: u64): u64 {
     if (a > 0 && s32(disp + 1) <= a) return 0;
   }
   let wait = rnd - elapsed;
-  const floor = <u64>HZ / (iops & 0xffffffff) + 1;
+  const floor = iopsWaitFloor(i, iops);
   if (wait < floor) wait = floor;
   return wait;
 }
 
 /** <= 6.15 tg_may_dispatch(): wait in jiffies, 0 = may dispatch now. */
-function mayDispatch(g: i32, d: i32, slot: i32): u64 {
+@inline function mayDispatch(g: i32, d: i32, slot: i32): u64 {
   const i = g * 2 + d;
   const bps = limBps(g, d);
   const iops = limIops(g, d);
   lastReason = RS_NONE;
   if (bps == U64_MAX && iops == UINT_MAX) return 0;
   if (sliceUsed(i) && sqNrBps.get(g * 2 + d) == 0) startNewSlice(i, true);
-  else if (timeBefore(tdSliceEnd.get(i), jiffies + SLICE)) extendSlice(i, jiffies + SLICE);
-  const flags = bioFlags.get(slot);
+  else if (timeBefore(tdAt(i).sliceEnd, jiffies + SLICE)) extendSlice(i, jiffies + SLICE);
+  const flags = bioAt(slot).flags;
   let bw: u64 = 0;
   if (bps != U64_MAX && !(flags & BIO_BPS_THROTTLED)) bw = withinBps(g, d, slot, bps);
   let iw: u64 = 0;
@@ -793,21 +866,21 @@ function mayDispatch(g: i32, d: i32, slot: i32): u64 {
   if (bw + iw == 0) return 0;
   const w = bw > iw ? bw : iw;
   lastReason = bw >= iw ? RS_BPS : RS_IOPS;
-  if (timeBefore(tdSliceEnd.get(i), jiffies + w)) extendSlice(i, jiffies + w);
+  if (timeBefore(tdAt(i).sliceEnd, jiffies + w)) extendSlice(i, jiffies + w);
   return w;
 }
 
 // ---- 6.18
 
-function updateSlice618(g: i32, d: i32): void {
+@inline function updateSlice618(g: i32, d: i32): void {
   const i = g * 2 + d;
   if (sliceUsed(i) && sqQueued(g, d) == 0) startNewSlice(i, true);
   else extendSlice(i, jiffies + SLICE);
 }
 
-function dispatchBpsTime(g: i32, d: i32, slot: i32): u64 {
+@inline function dispatchBpsTime(g: i32, d: i32, slot: i32): u64 {
   const bps = limBps(g, d);
-  if (bps == U64_MAX || (bioFlags.get(slot) & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) != 0) return 0;
+  if (bps == U64_MAX || (bioAt(slot).flags & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) != 0) return 0;
   updateSlice618(g, d);
   const w = withinBps(g, d, slot, bps);
   extendSlice(g * 2 + d, jiffies + w);
@@ -815,7 +888,7 @@ function dispatchBpsTime(g: i32, d: i32, slot: i32): u64 {
   return w;
 }
 
-function dispatchIopsTime(g: i32, d: i32, slot: i32): u64 {
+@inline function dispatchIopsTime(g: i32, d: i32, slot: i32): u64 {
   const iops = limIops(g, d);
   if (iops == UINT_MAX) return 0;
   updateSlice618(g, d);
@@ -825,22 +898,22 @@ function dispatchIopsTime(g: i32, d: i32, slot: i32): u64 {
   return w;
 }
 
-function chargeBps618(g: i32, d: i32, slot: i32): void {
-  const f = bioFlags.get(slot);
+@inline function chargeBps618(g: i32, d: i32, slot: i32): void {
+  const f = bioAt(slot).flags;
   if ((f & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) == 0) {
-    bioFlags.set(slot, f | BIO_TG_BPS_THROTTLED);
+    bioAt(slot).flags = f | BIO_TG_BPS_THROTTLED;
     const i = g * 2 + d;
-    tdBytesDisp.set(i, tdBytesDisp.get(i) + <i64>bioSize.get(slot));
+    tdAt(i).bytesDisp = tdAt(i).bytesDisp + <i64>bioAt(slot).size;
   }
 }
 
-function chargeIops618(g: i32, d: i32, slot: i32): void {
-  bioFlags.set(slot, bioFlags.get(slot) & ~BIO_TG_BPS_THROTTLED);
+@inline function chargeIops618(g: i32, d: i32, slot: i32): void {
+  bioAt(slot).flags = bioAt(slot).flags & ~BIO_TG_BPS_THROTTLED;
   const i = g * 2 + d;
-  tdIoDisp.set(i, s32(tdIoDisp.get(i) + 1));
+  tdAt(i).ioDisp = s32(tdAt(i).ioDisp + 1);
 }
 
-function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
+@inline function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
   lastReason = RS_NONE;
   const w = dispatchBpsTime(g, d, slot);
   if (w != 0) return w;
@@ -854,15 +927,15 @@ function dispatchTime618(g: i32, d: i32, slot: i32): u64 {
 }
 
 /** throtl_charge_bio() (<= 6.15). */
-function chargeBio(g: i32, d: i32, slot: i32): void {
+@inline function chargeBio(g: i32, d: i32, slot: i32): void {
   const i = g * 2 + d;
-  if (!(bioFlags.get(slot) & BIO_BPS_THROTTLED)) {
-    tdBytesDisp.set(i, <i64>(<u64>tdBytesDisp.get(i) + <u64>bioSize.get(slot)));
+  if (!(bioAt(slot).flags & BIO_BPS_THROTTLED)) {
+    tdAt(i).bytesDisp = <i64>(<u64>tdAt(i).bytesDisp + <u64>bioAt(slot).size);
   }
-  tdIoDisp.set(i, <i64><u32>(tdIoDisp.get(i) + 1));
+  tdAt(i).ioDisp = <i64><u32>(tdAt(i).ioDisp + 1);
 }
 
-function withinLimit(g: i32, d: i32, slot: i32): bool {
+@inline function withinLimit(g: i32, d: i32, slot: i32): bool {
   if (cfg.profile != PROFILE_618) {
     if (sqNrBps.get(g * 2 + d) != 0) {
       lastReason = RS_FIFO;
@@ -871,7 +944,7 @@ function withinLimit(g: i32, d: i32, slot: i32): bool {
     return mayDispatch(g, d, slot) == 0;
   }
   const s = g;
-  if (bioFlags.get(slot) & BIO_BPS_THROTTLED) {
+  if (bioAt(slot).flags & BIO_BPS_THROTTLED) {
     if (sqNrIops.get(s * 2 + d) != 0) {
       lastReason = RS_FIFO;
       return false;
@@ -904,10 +977,10 @@ function updateDisptime(g: i32): void {
 }
 
 function addBioTg(slot: i32, q: i32, g: i32): void {
-  const d = <i32>bioDir.get(slot);
+  const d = <i32>bioAt(slot).dir;
   if (sqQueued(g, d) == 0) tgFlags.set(g, tgFlags.get(g) | TG_WAS_EMPTY);
   qnodeAdd(slot, q, g, d);
-  if (cfg.profile == PROFILE_618 && (bioFlags.get(slot) & BIO_BPS_THROTTLED) != 0 && peekQueued(g, d) == slot) {
+  if (cfg.profile == PROFILE_618 && (bioAt(slot).flags & BIO_BPS_THROTTLED) != 0 && peekQueued(g, d) == slot) {
     tgFlags.set(g, tgFlags.get(g) | TG_IOPS_WAS_EMPTY);
   }
   enqueueTg(g);
@@ -922,16 +995,16 @@ function dispatchOneBio(g: i32, d: i32): void {
   const ps = tgParentSq.get(g);
   if (cfg.trace) {
     lastAllowed = 0;
-    lastDisp = tdIoDisp.get(i);
+    lastDisp = tdAt(i).ioDisp;
     trace(TR_DISPATCH, slot, g, d, 0, RS_NONE);
   }
   if (ps < nTg) {
     addBioTg(slot, (i << 1) | 1, ps);
     // start_parent_slice_with_credit()
     const pi = ps * 2 + d;
-    if (sliceUsed(pi)) startNewSliceWithCredit(pi, tdSliceStart.get(i));
+    if (sliceUsed(pi)) startNewSliceWithCredit(pi, tdAt(i).sliceStart);
   } else {
-    bioFlags.set(slot, bioFlags.get(slot) | BIO_BPS_THROTTLED);
+    bioAt(slot).flags = bioAt(slot).flags | BIO_BPS_THROTTLED;
     qnodeAdd(slot, (i << 1) | 1, ps, d);
   }
   trimSlice(g, d);
@@ -1030,12 +1103,12 @@ export function throtlWork(arg: u32, t: i64): void {
     if (cfg.trace) {
       lastAllowed = 0;
       lastDisp = 0;
-      trace(TR_RELEASE, slot, bioCg.get(slot) * nDev + dev, <i32>bioDir.get(slot), 0, RS_NONE);
+      trace(TR_RELEASE, slot, bioAt(slot).cg * nDev + dev, <i32>bioAt(slot).dir, 0, RS_NONE);
     }
     // the first piece goes on; remainders of a split come back through blk-throttle
-    const pieces = bioPieces.get(slot);
+    const pieces = bioAt(slot).pieces;
     if (pieces > 1) {
-      bioPieces.set(slot, pieces - 1);
+      bioAt(slot).pieces = pieces - 1;
       if (!passPieces(slot, t)) continue;
     }
     afterThrottle(slot, t);
@@ -1047,12 +1120,12 @@ const workList = new Vec<i32>(64);
 
 /** blk_should_throtl() + __blk_throtl_bio() for one piece: true = passed. */
 function throtlBio(slot: i32, t: i64): bool {
-  const dev = bioDev.get(slot);
-  const d = <i32>bioDir.get(slot);
-  let g = bioCg.get(slot) * nDev + dev;
+  const dev = bioAt(slot).dev;
+  const d = <i32>bioAt(slot).dir;
+  let g = bioAt(slot).cg * nDev + dev;
   let i = g * 2 + d;
-  const f0 = bioFlags.get(slot);
-  if (!(tdRulesIops.get(i) != 0 || (tdRulesBps.get(i) != 0 && (f0 & BIO_BPS_THROTTLED) == 0))) return true;
+  const f0 = bioAt(slot).flags;
+  if (!(tdAt(i).rulesIops != 0 || (tdAt(i).rulesBps != 0 && (f0 & BIO_BPS_THROTTLED) == 0))) return true;
   now = t;
   jiffies = jiffiesAt(t);
   let q = -1;
@@ -1068,7 +1141,7 @@ function throtlBio(slot: i32, t: i64): bool {
       else chargeBio(g, d, slot);
       if (cfg.trace) trace(TR_PASS, slot, g, d, 0, RS_NONE);
       trimSlice(g, d);
-    } else if (p != PROFILE_61 && (bioFlags.get(slot) & (BIO_META | BIO_SWAP)) != 0) {
+    } else if (p != PROFILE_61 && (bioAt(slot).flags & (BIO_META | BIO_SWAP)) != 0) {
       if (p == PROFILE_618) {
         chargeBps618(g, d, slot);
         chargeIops618(g, d, slot);
@@ -1080,7 +1153,7 @@ function throtlBio(slot: i32, t: i64): bool {
     q = (i << 1) | 1;
     const ps = tgParentSq.get(g);
     if (ps >= nTg) {
-      bioFlags.set(slot, bioFlags.get(slot) | BIO_BPS_THROTTLED);
+      bioAt(slot).flags = bioAt(slot).flags | BIO_BPS_THROTTLED;
       return true;
     }
     g = ps;
@@ -1089,7 +1162,7 @@ function throtlBio(slot: i32, t: i64): bool {
   // over the limit: queue at g
   const reason = lastReason;
   if (q < 0) q = i << 1; // qnode_on_self
-  bioFlags.set(slot, bioFlags.get(slot) | BIO_THROTTLED);
+  bioAt(slot).flags = bioAt(slot).flags | BIO_THROTTLED;
   addBioTg(slot, q, g);
   const f = tgFlags.get(g);
   let wait: i64 = -1;
@@ -1108,11 +1181,11 @@ function throtlBio(slot: i32, t: i64): bool {
 function passPieces(slot: i32, t: i64): bool {
   while (true) {
     if (!throtlBio(slot, t)) return false;
-    const pieces = bioPieces.get(slot);
+    const pieces = bioAt(slot).pieces;
     if (pieces <= 1) return true;
     // blk-mq splits off one piece; the remainder is resubmitted (BIO_BPS_THROTTLED set)
-    bioPieces.set(slot, pieces - 1);
-    bioFlags.set(slot, bioFlags.get(slot) | BIO_BPS_THROTTLED);
+    bioAt(slot).pieces = pieces - 1;
+    bioAt(slot).flags = bioAt(slot).flags | BIO_BPS_THROTTLED;
   }
 }
 
@@ -1134,40 +1207,40 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
   // tg_update_carryover() with the old limits
   for (let d = 0; d < 2; d++) {
     const i = g * 2 + d;
-    const elapsed = jiffies - tdSliceStart.get(i);
+    const elapsed = jiffies - tdAt(i).sliceStart;
     const bps = limBps(g, d);
     const iops = limIops(g, d);
     if (cfg.profile == PROFILE_618) {
       if (sqQueued(g, d) == 0) {
-        tdBytesDisp.set(i, 0);
-        tdIoDisp.set(i, 0);
+        tdAt(i).bytesDisp = 0;
+        tdAt(i).ioDisp = 0;
         continue;
       }
       let cb: i64 = 0;
       let ci: i64 = 0;
       if (bps != U64_MAX) {
         const a = <i64>bytesAllowed(bps, elapsed);
-        if (a > 0) cb = a - tdBytesDisp.get(i);
+        if (a > 0) cb = a - tdAt(i).bytesDisp;
       }
       if (iops != UINT_MAX) {
         const a = s32(<i64>ioAllowed(iops, elapsed));
-        if (a > 0) ci = s32(a - tdIoDisp.get(i));
+        if (a > 0) ci = s32(a - tdAt(i).ioDisp);
       }
-      tdBytesDisp.set(i, -cb);
-      tdIoDisp.set(i, s32(-ci));
+      tdAt(i).bytesDisp = -cb;
+      tdAt(i).ioDisp = s32(-ci);
     } else if (sqNrBps.get(g * 2 + d) != 0) {
       if (bps != U64_MAX) {
-        tdCarryBytes.set(i, <i64>(<u64>tdCarryBytes.get(i) + bytesAllowed(bps, elapsed) - <u64>tdBytesDisp.get(i)));
+        tdAt(i).carryBytes = <i64>(<u64>tdAt(i).carryBytes + bytesAllowed(bps, elapsed) - <u64>tdAt(i).bytesDisp);
       }
       if (iops != UINT_MAX) {
-        tdCarryIos.set(i, s32(tdCarryIos.get(i) + <i64>ioAllowed(iops, elapsed) - tdIoDisp.get(i)));
+        tdAt(i).carryIos = s32(tdAt(i).carryIos + <i64>ioAllowed(iops, elapsed) - tdAt(i).ioDisp);
       }
     }
   }
-  tdBps.set(g * 2, cfgVals.get(k * 4));
-  tdBps.set(g * 2 + 1, cfgVals.get(k * 4 + 1));
-  tdIops.set(g * 2, cfgVals.get(k * 4 + 2));
-  tdIops.set(g * 2 + 1, cfgVals.get(k * 4 + 3));
+  tdAt(g * 2).bps = cfgVals.get(k * 4);
+  tdAt(g * 2 + 1).bps = cfgVals.get(k * 4 + 1);
+  tdAt(g * 2).iops = cfgVals.get(k * 4 + 2);
+  tdAt(g * 2 + 1).iops = cfgVals.get(k * 4 + 3);
   // tg_conf_updated(): has_rules for the subtree (cgroup ids are parents-first)
   for (let c = 0; c < nCg; c++) {
     const h = c * nDev + dev;

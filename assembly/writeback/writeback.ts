@@ -86,7 +86,7 @@
 // round 3 io.stat charges A. Recorded: the same in all runs.
 
 import { schedule, EV_WRITEBACK } from "../engine/events";
-import { allocBio, bioSeq, bioWorker, bioOff, bioSize, BIO_WRITEBACK, BIO_SYNC } from "../engine/bios";
+import { allocBio, bioAt, BIO_WRITEBACK, BIO_SYNC } from "../engine/bios";
 import { fillBio, submitBio } from "../engine/path";
 import { HZ, TICK_NS, jiffiesAt, timeAfterEq, timeBefore } from "../engine/clock";
 import { cgParent } from "../engine/cgroups";
@@ -860,7 +860,7 @@ function issueBio(n: Inode, w: Wb, p0: i32, np: i32, syncAll: bool, t: i64): voi
   fillBio(slot, -1, passSync, n.id, w.blkcg, n.dev, 1, n.off + (<i64>p0 << PAGE_SHIFT), <u32>np << PAGE_SHIFT,
     BIO_WRITEBACK | (syncAll ? BIO_SYNC : 0), t);
   // wb index in the bio's spare column (the wb the pages are accounted to)
-  bioSeq.set(slot, w.id);
+  bioAt(slot).seq = w.id;
   n.nrWriteback += np;
   w.nrWriteback += np;
   globalWriteback += np;
@@ -869,10 +869,10 @@ function issueBio(n: Inode, w: Wb, p0: i32, np: i32, syncAll: bool, t: i64): voi
 
 /** A writeback bio completed. */
 export function wbBioDone(slot: i32, now: i64): void {
-  const n = unchecked(inodes[bioWorker.get(slot)]);
-  const w = unchecked(wbs[bioSeq.get(slot)]);
-  const np = <i32>(bioSize.get(slot) >> PAGE_SHIFT);
-  const p0 = <i32>((bioOff.get(slot) - n.off) >> PAGE_SHIFT);
+  const n = unchecked(inodes[bioAt(slot).worker]);
+  const w = unchecked(wbs[bioAt(slot).seq]);
+  const np = <i32>(bioAt(slot).size >> PAGE_SHIFT);
+  const p0 = <i32>((bioAt(slot).off - n.off) >> PAGE_SHIFT);
   for (let p = p0; p < p0 + np; p++) unchecked((n.pageWb[p] = 0));
   n.nrWriteback -= np;
   w.nrWriteback -= np;
