@@ -18,9 +18,10 @@
 // linear model (1/iops + size/bps), or from a user's file. A bio is
 // sequential when it starts where the previous bio on this device ended.
 //
-// Worked example: seed SSD, 4 KiB random read, IOPS(4096) = 65,919 (from BPS =
-// 70e6 + 57e3*4096 - 2*4096^2), channels = 32 -> occupancy = 32e9/65919 =
-// 485,444 ns per bio on one channel; 32 channels in parallel give 65,919 IOPS.
+// Worked example: seed SSD (the `ssd` preset), 4 KiB random read: BPS =
+// 70e6 + 57e3*4096 - 2*4096^2 = 269,917,568 B/s, so IOPS(4096) = 65,897.8;
+// channels = 8 -> occupancy = 8e9/65,897.8 = 121,400 ns per bio on one
+// channel; 8 channels in parallel give 65,897.8 IOPS.
 //
 // jitter is 1 (fixed) or exp(sigma * N(0,1)) from the device's own stream.
 
