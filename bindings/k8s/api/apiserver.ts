@@ -25,7 +25,7 @@
 // to 30 s moves that to 15,020, and every later node event queues behind it.
 
 import type { Sim, WakeGroup } from "../engine/sim.js";
-import { cloneObj, KObj, Kind, keyOf } from "./types.js";
+import { cloneObj, KINDS, KObj, Kind, keyOf } from "./types.js";
 
 /**
  * An API error (the status of a failed request). These are expected answers
@@ -109,6 +109,15 @@ export interface Informer {
   group: WakeGroup;
 }
 
+type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+/** the `requests` keys ("VERB Kind"), built once instead of per request */
+const REQUEST_KEYS = {} as Record<Verb, Record<Kind, string>>;
+for (const verb of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
+  const byKind = {} as Record<Kind, string>;
+  for (const kind of KINDS) byKind[kind] = `${verb} ${kind}`;
+  REQUEST_KEYS[verb] = byKind;
+}
+
 export class ApiServer {
   private store = new Map<Kind, Map<string, KObj>>();
   private rv = 1;
@@ -139,8 +148,8 @@ export class ApiServer {
     return `${r1}-${r2.slice(0, 4)}-4${r2.slice(5, 8)}-a${r3.slice(0, 3)}-${r3.slice(3, 8)}${seq}`;
   }
 
-  private count(verb: string, kind: Kind): void {
-    const k = `${verb} ${kind}`;
+  private count(verb: Verb, kind: Kind): void {
+    const k = REQUEST_KEYS[verb][kind] ?? `${verb} ${kind}`;
     this.requests.set(k, (this.requests.get(k) ?? 0) + 1);
   }
 

@@ -209,8 +209,9 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       podStarting: (podKey, uid, node) => checkPodStart(podKey, uid, node),
     },
     watchExtra: (component) => {
+      if (sc.watchFaults.length === 0) return NO_EXTRA_DELAY;
       const fs = sc.watchFaults.filter((f) => component === f.component || component.startsWith(`${f.component}/`) || f.component === "*");
-      if (fs.length === 0) return () => 0;
+      if (fs.length === 0) return NO_EXTRA_DELAY;
       return (now) => {
         let x = 0;
         for (const f of fs) if (now >= f.fromMs && now < f.untilMs) x += f.extraMs;
@@ -218,8 +219,11 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       };
     },
     watchLatency: (component) => {
-      const base = component.split("/")[0]!;
-      return sc.settings.watchLatencyByComponent[component] ?? sc.settings.watchLatencyByComponent[base] ?? sc.settings.watchLatencyMs ?? timers.WATCH_LATENCY_MS;
+      const byComponent = sc.settings.watchLatencyByComponent;
+      const own = byComponent[component];
+      if (own !== undefined) return own;
+      const slash = component.indexOf("/");
+      return byComponent[slash < 0 ? component : component.slice(0, slash)] ?? sc.settings.watchLatencyMs ?? timers.WATCH_LATENCY_MS;
     },
     propagationDelayMs: sc.settings.propagationDelayMs,
     kubeletRoot,
@@ -274,9 +278,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
 
   // ---- cluster ---------------------------------------------------------------
   for (const o of sc.objects) if (o.kind === "Node") hosts.set(o.metadata.name, new Host(o.metadata.name, kubeletRoot, sim));
-  const order = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
-  const sorted = [...sc.objects].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
-  for (const o of sorted) {
+  for (const o of createOrder(sc.objects)) {
     const c = o;
     api.create(c, c.kind === "Pod" && !c.metadata.uid ? api.newUid("Pod") : undefined);
     if (c.kind === "PersistentVolume") {
@@ -629,6 +631,11 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   // the switches are copied from the shared profile only when asked for (the
   // copy of an object keyed by PR numbers is slow, and sweeps rarely read it)
   let fixes: Record<FixId, boolean> | undefined;
+  // likewise the final objects and the occurrence pairs: built on first read
+  // (the API store is not written after the run, so a later read sees the
+  // same objects); a sweep that reads only violations and stats skips both
+  let occurrences: Array<{ t: number; event: K8sEvent }> | undefined;
+  let objects: KObj[] | undefined;
   return {
     scenario: sc.name,
     version: profile.text,
@@ -639,15 +646,41 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       fixes = v;
     },
     timeline: out.events,
-    occurrences: pairs(out.occurrences, out.events),
+    get occurrences(): Array<{ t: number; event: K8sEvent }> {
+      return (occurrences ??= pairs(out.occurrences, out.events));
+    },
+    set occurrences(v: Array<{ t: number; event: K8sEvent }>) {
+      occurrences = v;
+    },
     logs: out.logs,
-    objects: [...api.list("Node"), ...api.list("Pod"), ...api.list("PersistentVolume"), ...api.list("PersistentVolumeClaim"), ...api.list("VolumeAttachment"), ...api.list("CSIDriver")],
+    get objects(): KObj[] {
+      return (objects ??= [...api.list("Node"), ...api.list("Pod"), ...api.list("PersistentVolume"), ...api.list("PersistentVolumeClaim"), ...api.list("VolumeAttachment"), ...api.list("CSIDriver")]);
+    },
+    set objects(v: KObj[]) {
+      objects = v;
+    },
     violations,
     expectations,
     symptoms,
     steps: steps.seen,
     stats: { endMs: end, events: sim.executed, nodePatches, storageCalls: backend.calls },
   };
+}
+
+const NO_EXTRA_DELAY = (_now: number): number => 0;
+
+/** the order objects are created in at the start of a run */
+const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
+/**
+ * The scenario's objects in creation order: by CREATE_ORDER, file order within
+ * a kind (what a stable sort by the kind's index gives, kinds outside the list
+ * first), without the sort's comparator calls.
+ */
+function createOrder(objs: readonly KObj[]): KObj[] {
+  const outp: KObj[] = [];
+  for (const o of objs) if (!CREATE_ORDER.includes(o.kind)) outp.push(o);
+  for (const k of CREATE_ORDER) for (const o of objs) if (o.kind === k) outp.push(o);
+  return outp;
 }
 
 /** the run's switches, a copy of the shared profile's */
