@@ -46,11 +46,12 @@ export class ApiError extends Error {
 }
 
 const HEX = "0123456789abcdef";
-/** 8 lower-case hex digits of a u32 (Number#toString(16) is a slow path in V8) */
-function hex8(x: number): string {
-  let s = "";
-  for (let sh = 28; sh >= 0; sh -= 4) s += HEX[(x >>> sh) & 15];
-  return s;
+const HEX_CODES: readonly number[] = Array.from(HEX, (ch) => ch.charCodeAt(0));
+/** a UID's 36 char codes, with the fixed dashes and version/variant digits in place */
+const UID_CODES: number[] = Array.from("00000000-0000-4000-a000-000000000000", (ch) => ch.charCodeAt(0));
+/** write lower-case hex digits from..to-1 of the 8-digit hex of the u32 `x` at `codes[at...]` (Number#toString(16) is a slow path in V8) */
+function putHex(codes: number[], at: number, x: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) codes[at++] = HEX_CODES[(x >>> (28 - 4 * i)) & 15]!;
 }
 
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.reason === "NotFound";
@@ -138,15 +139,27 @@ export class ApiServer {
   }
 
   newUid(prefix: string): string {
-    // deterministic UIDs in the 8-4-4-4-12 shape
+    // deterministic UIDs in the 8-4-4-4-12 shape:
+    //   hex8(r1) - hex8(r2)[0:4] - 4 hex8(r2)[5:8] - a hex8(r3)[0:3] - hex8(r3)[3:8] hex8(seq)[1:8]
+    // written as char codes and turned into one string (no per-digit strings)
     const n = ++this.uidSeq;
-    const r1 = hex8(this.sim.rng.u32());
-    const r2 = hex8(this.sim.rng.u32());
-    const r3 = hex8(this.sim.rng.u32());
+    const r1 = this.sim.rng.u32();
+    const r2 = this.sim.rng.u32();
+    const r3 = this.sim.rng.u32();
     void prefix;
-    const seq = n < 0x1000000 ? hex8(n).slice(1) : n.toString(16).padStart(7, "0");
-    return `${r1}-${r2.slice(0, 4)}-4${r2.slice(5, 8)}-a${r3.slice(0, 3)}-${r3.slice(3, 8)}${seq}`;
+    const c = UID_CODES;
+    putHex(c, 0, r1, 0, 8);
+    putHex(c, 9, r2, 0, 4);
+    putHex(c, 15, r2, 5, 8);
+    putHex(c, 20, r3, 0, 3);
+    putHex(c, 24, r3, 3, 8);
+    if (n < 0x1000000) {
+      putHex(c, 29, n, 1, 8);
+      return String.fromCharCode.apply(null, c);
+    }
+    return String.fromCharCode.apply(null, c.slice(0, 29)) + n.toString(16).padStart(7, "0");
   }
+
 
   private count(verb: Verb, kind: Kind): void {
     const k = REQUEST_KEYS[verb][kind] ?? `${verb} ${kind}`;
