@@ -21,6 +21,7 @@ import type {
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import { controlModules, type ControlContext, type ControlModule } from "./control.js";
+import "./modules/index.js"; // io.max, blkio.throttle.*, io.weight, io.cost.*, writeback
 import { latencyStats } from "./latency.js";
 import { percentilesFromPlat } from "../report/percentiles.js";
 
@@ -113,7 +114,8 @@ export class Simulation {
     const initial: ConfigWrite[] = [];
     for (const g of s.cgroups) {
       for (const [file, value] of Object.entries(g.files ?? {})) {
-        initial.push({ atNs: 0, cgroup: normPath(g.path), file, value, source: g.source });
+        const source = g.source ? { ...g.source, line: g.fileLines?.[file] ?? g.source.line, field: file } : undefined;
+        initial.push({ atNs: 0, cgroup: normPath(g.path), file, value, source });
       }
     }
     const timed = [...s.writes].sort((a, b) => a.atNs - b.atNs);

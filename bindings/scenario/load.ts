@@ -199,15 +199,18 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
       const path = isScalar(it.key) ? String(it.key.value) : "";
       const v = it.value as YamlNode | null;
       const files: Record<string, string> = {};
+      const fileLines: Record<string, number> = {};
       if (v !== null && v !== undefined && !(isScalar(v) && v.value === null)) {
         if (!isMap(v)) throw new InputError(`cgroup "${path}": a mapping of interface file -> value`, file, lineOf(v), path);
         for (const f of v.items) {
           const fname = isScalar(f.key) ? String(f.key.value) : "";
           files[fname] = str(fname, f.value as YamlNode);
+          const fl = lineOf(f.value as YamlNode);
+          if (fl !== undefined) fileLines[fname] = fl;
         }
       }
       const line = lineOf(it.key as YamlNode);
-      cgroups.push({ path: path.replace(/^\/+|\/+$/g, ""), files, source: { file, line, field: path } });
+      cgroups.push({ path: path.replace(/^\/+|\/+$/g, ""), files, fileLines, source: { file, line, field: path } });
     }
   }
 

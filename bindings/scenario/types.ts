@@ -63,6 +63,8 @@ export interface CgroupSpec {
   /** Kernel interface files written at t = 0, e.g. {"io.max": "259:0 rbps=1048576"}. */
   files?: Record<string, string>;
   source?: SourceRef;
+  /** line of each file's value in the scenario file, for errors */
+  fileLines?: Record<string, number>;
 }
 
 /** A write of a cgroup (or device-wide) interface file at a simulated time. */

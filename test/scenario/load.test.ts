@@ -100,3 +100,32 @@ describe("scenario files", () => {
     ]);
   });
 });
+
+describe("a rejected cgroup file write", () => {
+  const withIoMax = (v: string, kernel = "6.18") =>
+    `name: x\nkernel: "${kernel}"\ncgroups:\n  a:\n    io.weight: "default 100"\n    io.max: "${v}"\njobs:\n  - name: j\n    cgroup: a\n    number_ios: 1\n`;
+  const reject = (text: string) => {
+    try {
+      simulate(loadScenario(text, "s.yaml").scenario);
+    } catch (e) {
+      if (e instanceof InputError) return e;
+      throw e;
+    }
+    throw new Error("expected the write to be rejected");
+  };
+
+  it("names the line of that file's value and the kernel's errno (rbps=0 -> ERANGE)", () => {
+    const e = reject(withIoMax("8:0 rbps=0"));
+    expect(e.line).toBe(6);
+    expect(e.errno).toBe("ERANGE");
+  });
+
+  it("rbps=1 is EINVAL on 6.1 and accepted on 6.18", () => {
+    expect(reject(withIoMax("8:0 rbps=1", "6.1")).errno).toBe("EINVAL");
+    expect(() => simulate(loadScenario(withIoMax("8:0 rbps=1"), "s.yaml").scenario)).not.toThrow();
+  });
+
+  it("a device the scenario does not have is ENODEV", () => {
+    expect(reject(withIoMax("9:0 rbps=100")).errno).toBe("ENODEV");
+  });
+});

@@ -1,31 +1,38 @@
-// The README scenario: two containers appending to one log file, 70/30.
-// io.max itself belongs to blk-throttle (another branch); until both are on
-// one branch this test checks who is charged, the ownership part.
+// The README scenario: two containers appending to one log file, 70/30, with
+// io.max wbps=4 MiB/s on sidecar (the 30 % writer that dirtied the log first).
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import { loadScenario as loadYaml } from "../../bindings/scenario/load.js";
 import { Simulation } from "../../bindings/engine/simulation.js";
-import { controlModules } from "../../bindings/engine/control.js";
 import type { Scenario } from "../../bindings/scenario/types.js";
 import { writebackReport } from "../../bindings/engine/modules/writeback.js";
 
 function loadScenario(over: Partial<Scenario> = {}): Scenario {
   const file = path.resolve(__dirname, "../../scenarios/shared-log-writeback.yaml");
   const sc = loadYaml(fs.readFileSync(file, "utf8"), file).scenario;
-  // io.max is blk-throttle's: drop it while no module on this branch handles it
-  const handled = (f: string) => controlModules().some((m) => m.handles(f));
-  for (const g of sc.cgroups) for (const f of Object.keys(g.files ?? {})) if (!handled(f)) delete g.files![f];
+  if (over.cgroupVersion === 1) {
+    // the same limit in cgroup v1's syntax
+    for (const g of sc.cgroups) {
+      const m = g.files?.["io.max"]?.match(/^(\d+:\d+) wbps=(\d+)$/);
+      if (m) {
+        delete g.files!["io.max"];
+        g.files!["blkio.throttle.write_bps_device"] = `${m[1]} ${m[2]}`;
+      }
+    }
+  }
   return { ...sc, ...over };
 }
 
-/** Writeback bytes per second of issue, by the cgroup the bios were charged to. */
+const SIDECAR_WBPS = 4 * 1024 * 1024;
+
+/** Writeback bytes per second of submission, by the cgroup the bios were charged to. */
 function wbytesByBin(sim: Simulation) {
   const r = sim.result();
   const by = new Map<number, Record<string, number>>();
   for (const b of r.records ?? []) {
     if (b.job !== "(writeback)") continue;
-    const k = Math.floor(b.issueNs / 1e9);
+    const k = Math.floor(b.submitNs / 1e9);
     const rec = by.get(k) ?? {};
     rec[b.cgroup || "root"] = (rec[b.cgroup || "root"] ?? 0) + b.size;
     by.set(k, rec);
@@ -34,7 +41,7 @@ function wbytesByBin(sim: Simulation) {
 }
 
 describe("shared log, 70/30 (scenarios/shared-log-writeback.yaml)", () => {
-  it("cgroup v2: sidecar (first dirtier) is charged first; the election hands the log to app", () => {
+  it("cgroup v2: sidecar (first dirtier) is charged and throttled first; the election hands the log to app", () => {
     const sim = new Simulation(loadScenario({ record: true }));
     sim.runToEnd();
     const { r, by } = wbytesByBin(sim);
@@ -57,12 +64,19 @@ describe("shared log, 70/30 (scenarios/shared-log-writeback.yaml)", () => {
     expect(own("app")).toBeGreaterThan(0);
     expect(own("sidecar")).toBeGreaterThan(0);
     expect(own("")).toBe(0);
+    // while sidecar owns the log, its writeback is held to its io.max wbps
+    const sidecar = r.cgroups.find((c) => c.path === "sidecar")!;
+    expect(sidecar.throttleWaitNs.write).toBeGreaterThan(0);
+    const issuedBySidecar = (r.records ?? []).filter((b) => b.job === "(writeback)" && b.cgroup === "sidecar");
+    const span = Math.max(...issuedBySidecar.map((b) => b.issueNs)) - Math.min(...issuedBySidecar.map((b) => b.issueNs));
+    const bytes = issuedBySidecar.reduce((a, b) => a + b.size, 0);
+    expect(bytes).toBeLessThanOrEqual(SIDECAR_WBPS * (span / 1e9 + 0.2));
     // sidecar wrote 30 % of the bytes and the jobs never wait on writeback
     const job = (n: string) => r.jobs.find((j) => j.name === n)!;
     expect(job("app-log").write.bytes / job("sidecar-log").write.bytes).toBeCloseTo(7 / 3, 1);
   });
 
-  it("cgroup v1: every writeback byte is the root cgroup's, nobody switches, and the result says why", () => {
+  it("cgroup v1: every writeback byte is the root cgroup's, nobody switches, sidecar's write_bps limit never applies, and the result says why", () => {
     const sim = new Simulation(loadScenario({ cgroupVersion: 1 }));
     sim.runToEnd();
     const r = sim.result();
@@ -75,5 +89,6 @@ describe("shared log, 70/30 (scenarios/shared-log-writeback.yaml)", () => {
     expect(own("")).toBeGreaterThan(0);
     expect(own("app")).toBe(0);
     expect(own("sidecar")).toBe(0);
+    expect(r.cgroups.find((c) => c.path === "sidecar")!.throttleWaitNs.write).toBe(0);
   });
 });
