@@ -220,10 +220,13 @@ export class AttachDetachController {
     }
   }
 
+  /** the informer-cache lookup podSpecs hands to specForPodVolume (one closure per controller, not per volume) */
+  private readonly cacheLookup = (kind: Kind, key: string): KObj | undefined => this.cache(kind, key);
+
   private podSpecs(pod: KObj): Array<{ vol: string; spec: VolumeSpec }> {
     const out: Array<{ vol: string; spec: VolumeSpec }> = [];
     for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
-      const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", (kind, key) => this.cache(kind, key));
+      const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", this.cacheLookup);
       if (typeof spec === "string") continue;
       const plugin = this.plugins.findBySpec(spec);
       if (!plugin || !plugin.isAttachable(spec, this.ctx)) continue;

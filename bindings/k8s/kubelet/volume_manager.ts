@@ -279,7 +279,6 @@ export class VolumeManager {
           const podName = a && !(v.attachable || v.deviceMountable) ? v.podUID : "";
           if (!this.npo.isOperationSafeToRetry(v.volumeName, podName, "", a ? "volume_mount" : "verify_controller_attached_volume")) continue;
         }
-        const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
         if (!a) {
           if (!v.attachable) {
             this.asw.set(v.volumeName, newActual(v, ""));
@@ -287,6 +286,9 @@ export class VolumeManager {
             continue;
           }
           if (!v.reportedInUse) continue;
+        }
+        const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
+        if (!a) {
           const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
           const r = this.npo.run(key, "verify_controller_attached_volume", (done) => {
             let node: KObj;
