@@ -45,6 +45,7 @@
 // rlat=5000 min=50 max=150" gives enable=1 ctrl=user rpct=95.00 rlat=5000
 // wpct=0.00 wlat=25000 min=50.00 max=150.00 (wlat keeps the class value).
 
+import { LINEAR_KEYS } from "../device/linear.js";
 import { cgroupParseFloat, kstrtoull, matchPattern, s64, scanUnsigned, skipSpaces, strsepAll } from "./kstr.js";
 import { kernelBuffer, openBdev, reject, devnoToDev, type WriteContext, type WriteRejection } from "./write.js";
 
@@ -130,14 +131,8 @@ export interface CostModelParams {
   wseqiops: bigint;
   wrandiops: bigint;
 }
-export const COST_MODEL_KEYS: readonly (keyof CostModelParams)[] = [
-  "rbps",
-  "rseqiops",
-  "rrandiops",
-  "wbps",
-  "wseqiops",
-  "wrandiops",
-];
+/** The six io.cost.model keys, in the kernel's order (the same as the linear device model's). */
+export const COST_MODEL_KEYS: readonly (keyof CostModelParams)[] = LINEAR_KEYS;
 
 /** io.cost.qos parameters in the kernel's units (u32 each). */
 export interface QosParams {
