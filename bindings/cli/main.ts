@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
   program
     .name("iosim")
     .description(
-      "Deterministic simulator of the Linux cgroup-v2 block-IO control path (blk-throttle, blk-iocost,\n" +
+      "Deterministic simulator of the Linux cgroup-v2 block-IO control path (blk-throttle, blk-iocost, " +
         "writeback ownership) and of the Kubernetes volume lifecycle.",
     )
     .version(version())
