@@ -24,7 +24,7 @@ function hash(label, args) {
   console.log(`${h}  ${label}`);
 }
 const traces = walk(join(root, "test", "fixtures", "oracle")).filter((p) => p.endsWith(".jsonl") && !p.endsWith("_bins.jsonl"));
-for (const t of traces) hash(`replay ${t.slice(root.length + 1)}`, ["replay", t]);
+for (const t of traces) { const rel = t.slice(root.length + 1); hash(`replay ${rel}`, ["replay", rel]); }
 hash("run (built-in demo) --json", ["run", "--json"]);
 for (const s of walk(join(root, "scenarios")).filter((p) => p.endsWith(".yaml"))) hash(`run ${s.slice(root.length + 1)} --json`, ["run", s, "--json"]);
 for (const s of walk(join(root, "test", "fixtures", "fio")).filter((p) => p.endsWith(".fio"))) hash(`run ${s.slice(root.length + 1)} --json`, ["run", s, "--json"]);
