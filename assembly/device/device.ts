@@ -147,7 +147,7 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   }
 }
 
-function start(d: Device, slot: i32, now: i64): void {
+@inline function start(d: Device, slot: i32, now: i64): void {
   const b = bioAt(slot);
   const off = b.off;
   const size = b.size;

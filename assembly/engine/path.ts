@@ -170,11 +170,15 @@ export function jobTryIssue(j: Job, t: i64): void {
 /** submit_bio(): the bio enters the block layer. */
 @inline export function submitBio(slot: i32, t: i64): void {
   if (throttleActive && !throtlSubmit(slot, t)) return;
-  afterThrottle(slot, t);
+  passThrottle(slot, t);
 }
 
 /** blk-throttle let the bio go (at once or from its dispatch work). */
 export function afterThrottle(slot: i32, t: i64): void {
+  passThrottle(slot, t);
+}
+
+@inline function passThrottle(slot: i32, t: i64): void {
   bioAt(slot).release = t;
   if (iocostActive && !iocSubmit(slot, t)) return;
   toDevice(slot, t);

@@ -18,7 +18,7 @@ export class Rng {
     x = splitmix(x); this.s3 = splitmixOut(x);
   }
 
-  next(): u64 {
+  @inline next(): u64 {
     const result = rotl(this.s1 * 5, 7) * 9;
     const t = this.s1 << 17;
     this.s2 ^= this.s0;
@@ -32,7 +32,7 @@ export class Rng {
 
   /** Uniform integer in [0, n): multiply-shift on the top 32 bits when n < 2^32
    *  (Lemire; bias below 2^-32 * n), modulo otherwise. */
-  below(n: u64): u64 {
+  @inline below(n: u64): u64 {
     if (n <= 1) return 0;
     if (n <= 0xffffffff) return ((this.next() >> 32) * n) >> 32;
     return this.next() % n;

@@ -131,14 +131,19 @@ export function totalIos(j: Job): i64 {
  * Earliest time IO number `j.issued` may be submitted, or -1 if it must wait
  * for a completion (bursts), or i64.MAX_VALUE if the job is done.
  */
-export function earliestNext(j: Job, now: i64): i64 {
-  const i = j.issued;
+@inline export function earliestNext(j: Job, now: i64): i64 {
   if (j.pattern == PAT_CLOSED && j.thinkNs == 0) {
     // the common case: as soon as a worker is free, until a limit is hit
-    if (i >= j.count || (!j.timeBased && j.bytesIssued >= j.bytesLimit)) return i64.MAX_VALUE;
+    if (j.issued >= j.count || (!j.timeBased && j.bytesIssued >= j.bytesLimit)) return i64.MAX_VALUE;
     if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
     return j.startNs > now ? j.startNs : now;
   }
+  return earliestNextPattern(j, now);
+}
+
+/** earliestNext() for every pattern but a plain closed loop. */
+function earliestNextPattern(j: Job, now: i64): i64 {
+  const i = j.issued;
   if (i >= totalIos(j)) return i64.MAX_VALUE;
   if (!j.timeBased && j.bytesIssued >= j.bytesLimit) return i64.MAX_VALUE;
   if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
