@@ -14,8 +14,8 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
-import { deviceSubmit, deviceComplete, devices } from "../device/device";
-import { jobs, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
+import { deviceSubmit, deviceComplete, deviceAt } from "../device/device";
+import { jobAt, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
 import { noteSubmit, noteIssue, noteComplete, record, recordOn } from "../stats/stats";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
 import { iocostActive, iocSubmit, iocDone, iocTimer, iocWake, iocConfigEvent } from "../iocost/iocost";
@@ -78,7 +78,7 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
     if (kind == EV_DEVICE_DONE) {
       deviceDone(<i32>arg, t);
     } else if (kind == EV_JOB_WAKE) {
-      const j = unchecked(jobs[<i32>arg]);
+      const j = jobAt(<i32>arg);
       if (j.wakeAt == t) j.wakeAt = -1;
       jobTryIssue(j, t);
     } else if (kind == EV_THROTL_TIMER) {
@@ -109,43 +109,52 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
 /** Let a job's free workers submit whatever is due. */
 export function jobTryIssue(j: Job, t: i64): void {
   while (j.freeWorkers.length > 0) {
-    const e = earliestNext(j, t);
-    if (e == i64.MAX_VALUE) {
-      if (j.inflight == 0) j.finished = true;
-      return;
-    }
-    if (e < 0) return; // waits for a completion
-    if (e > t) {
-      if (j.wakeAt != e) {
-        j.wakeAt = e;
-        schedule(e, EV_JOB_WAKE, <u32>j.id);
-      }
-      return;
-    }
-    nextShape(j);
+    if (!jobDue(j, earliestNext(j, t), t)) return;
     const worker = j.freeWorkers.get(--j.freeWorkers.length);
-    const seq = <i32>j.issued;
-    j.issued++;
-    j.bytesIssued += <i64>shapeSize;
-    j.inflight++;
-    if (!j.direct && shapeDir == 1 && writebackActive) {
-      // buffered write: the page cache takes it; the writer is delayed only
-      // by dirty throttling, and writeback issues bios later as the owner.
-      const delay = wbWrite(j.id, j.cg, j.dev, shapeOff, shapeSize, t);
-      const slot = allocBio();
-      fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, 0, t);
-      noteSubmit(j.id, t);
-      // completes from the writer's view after the dirtying delay
-      bioAt(slot).release = t;
-      bioAt(slot).issue = t;
-      schedule(t + delay, EV_DEVICE_DONE, <u32>(slot | 0x800000));
-      continue;
-    }
-    const slot = allocBio();
-    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
-    noteSubmit(j.id, t);
-    submitBio(slot, t);
+    issueNext(j, worker, allocBio(), t);
   }
+}
+
+/** Is the job's next IO (earliest at `e`) due at `t`? If not, arrange for
+ *  the job to be woken when it is (or mark it finished). */
+@inline function jobDue(j: Job, e: i64, t: i64): bool {
+  if (e == i64.MAX_VALUE) {
+    if (j.inflight == 0) j.finished = true;
+    return false;
+  }
+  if (e < 0) return false; // waits for a completion
+  if (e > t) {
+    if (j.wakeAt != e) {
+      j.wakeAt = e;
+      schedule(e, EV_JOB_WAKE, <u32>j.id);
+    }
+    return false;
+  }
+  return true;
+}
+
+/** Worker `worker` of job `j` submits the job's next IO in bio slot `slot`. */
+@inline function issueNext(j: Job, worker: i32, slot: i32, t: i64): void {
+  nextShape(j);
+  const seq = <i32>j.issued;
+  j.issued++;
+  j.bytesIssued += <i64>shapeSize;
+  j.inflight++;
+  if (!j.direct && shapeDir == 1 && writebackActive) {
+    // buffered write: the page cache takes it; the writer is delayed only
+    // by dirty throttling, and writeback issues bios later as the owner.
+    const delay = wbWrite(j.id, j.cg, j.dev, shapeOff, shapeSize, t);
+    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, 0, t);
+    noteSubmit(j.id, t);
+    // completes from the writer's view after the dirtying delay
+    bioAt(slot).release = t;
+    bioAt(slot).issue = t;
+    schedule(t + delay, EV_DEVICE_DONE, <u32>(slot | 0x800000));
+    return;
+  }
+  fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
+  noteSubmit(j.id, t);
+  submitBio(slot, t);
 }
 
 @inline export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
@@ -160,7 +169,7 @@ export function jobTryIssue(j: Job, t: i64): void {
   b.flags = flags;
   b.off = off;
   b.size = size;
-  const maxb = unchecked(devices[dev]).maxSectorsBytes;
+  const maxb = deviceAt(dev).maxSectorsBytes;
   b.pieces = maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
   b.submit = t;
   b.release = t;
@@ -217,13 +226,27 @@ export function afterThrottle(slot: i32, t: i64): void {
     freeBio(slot);
     return;
   }
-  freeBio(slot);
-  if (job >= 0) {
-    const j = unchecked(jobs[job]);
-    j.inflight--;
-    j.completed++;
-    if (t > j.lastDone) j.lastDone = t;
-    j.freeWorkers.push(bioAt(slot).worker);
-    jobTryIssue(j, t);
+  if (job < 0) {
+    freeBio(slot);
+    return;
   }
+  const j = jobAt(job);
+  j.inflight--;
+  j.completed++;
+  if (t > j.lastDone) j.lastDone = t;
+  const worker = b.worker;
+  if (j.freeWorkers.length == 0) {
+    // The closed loop's usual step: every other worker is busy, so
+    // jobTryIssue() would take this worker back at once and allocBio() would
+    // return this very slot. When the next IO is due now, hand both over.
+    const e = earliestNext(j, t);
+    if (e >= 0 && e <= t) {
+      b.next = -1; // as allocBio() leaves it
+      issueNext(j, worker, slot, t);
+      return;
+    }
+  }
+  freeBio(slot);
+  j.freeWorkers.push(worker);
+  jobTryIssue(j, t);
 }

@@ -90,14 +90,29 @@ export class Job {
 }
 
 export const jobs = new Array<Job>();
+// The same references in a table at a plain global address (see deviceAt()).
+let jobTable: usize = changetype<usize>(new StaticArray<usize>(8));
+let jobTableCap: i32 = 8;
+
+@inline export function jobAt(job: i32): Job {
+  return load<Job>(jobTable + (<usize>job << alignof<usize>()));
+}
 
 export function resetJobs(): void {
   jobs.length = 0;
 }
 
 export function addJob(seed: u64): i32 {
-  const j = new Job(jobs.length, seed);
+  const id = jobs.length;
+  const j = new Job(id, seed);
   jobs.push(j);
+  if (id == jobTableCap) {
+    const t = changetype<usize>(new StaticArray<usize>(jobTableCap * 2));
+    memory.copy(t, jobTable, <usize>jobTableCap << alignof<usize>());
+    jobTable = t;
+    jobTableCap *= 2;
+  }
+  store<usize>(jobTable + (<usize>id << alignof<usize>()), changetype<usize>(j));
   return j.id;
 }
 
@@ -177,7 +192,7 @@ function earliestNextPattern(j: Job, now: i64): i64 {
 }
 
 /** Choose direction, size and offset of the next IO. */
-export function nextShape(j: Job): void {
+@inline export function nextShape(j: Job): void {
   const i = <i32>j.issued;
   if (j.pattern == PAT_REPLAY) {
     shapeDir = j.rDir.get(i);
