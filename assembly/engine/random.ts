@@ -19,14 +19,24 @@ export class Rng {
   }
 
   @inline next(): u64 {
-    const result = rotl(this.s1 * 5, 7) * 9;
-    const t = this.s1 << 17;
-    this.s2 ^= this.s0;
-    this.s3 ^= this.s1;
-    this.s1 ^= this.s2;
-    this.s0 ^= this.s3;
-    this.s2 ^= t;
-    this.s3 = rotl(this.s3, 45);
+    // the state in locals: four loads and four stores (field by field, each
+    // update would reload what the previous one stored)
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
+    const result = rotl(s1 * 5, 7) * 9;
+    const t = s1 << 17;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl(s3, 45);
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
     return result;
   }
 

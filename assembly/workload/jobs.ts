@@ -50,6 +50,11 @@ export class Job {
   bsSize: Vec<u32> = new Vec<u32>(4);
   bsCum: Vec<u32> = new Vec<u32>(4); // cumulative weights
   bsSlots: Vec<i64> = new Vec<i64>(4); // random offsets possible per block size
+  // set by startJob(): the first block size, its slot count, how many sizes
+  // (nextShape() reads these instead of the columns for a single size)
+  bs0: u32 = 4096;
+  bsSlots0: i64 = 1;
+  nBs: i32 = 1;
   regionOff: i64 = 0;
   regionLen: i64 = 1 << 30;
   align: i64 = 4096;
@@ -130,6 +135,9 @@ export function startJob(j: Job): void {
     const slots = (j.regionLen - <i64>j.bsSize.get(k)) / j.align + 1;
     j.bsSlots.push(slots > 0 ? slots : 1);
   }
+  j.bs0 = j.bsSize.get(0);
+  j.bsSlots0 = j.bsSlots.get(0);
+  j.nBs = j.bsSize.length;
   j.wakeAt = j.startNs;
   schedule(j.startNs, EV_JOB_WAKE, <u32>j.id);
 }
@@ -208,9 +216,9 @@ function earliestNextPattern(j: Job, now: i64): i64 {
     dir = j.altNext;
     j.altNext ^= 1;
   }
-  let size: u32 = j.bsSize.get(0);
+  let size: u32 = j.bs0;
   let bk = 0;
-  const nb = j.bsSize.length;
+  const nb = j.nBs;
   if (nb > 1) {
     const total = j.bsCum.get(nb - 1);
     const r = <u32>j.rng.below(<u64>total);
@@ -226,7 +234,8 @@ function earliestNextPattern(j: Job, now: i64): i64 {
   let off: i64;
   const len = j.regionLen;
   if (j.random) {
-    off = j.regionOff + <i64>j.rng.below(<u64>j.bsSlots.get(bk)) * j.align;
+    const slots = bk == 0 ? j.bsSlots0 : j.bsSlots.get(bk);
+    off = j.regionOff + <i64>j.rng.below(<u64>slots) * j.align;
   } else {
     if (j.pos + <i64>size > len) j.pos = 0;
     off = j.regionOff + j.pos;
