@@ -198,6 +198,28 @@ function popAny(): void {
   popHeap();
 }
 
+/** Every pending event is on lane 0: a lone device's completions, the
+ *  steady state of an unthrottled run. */
+@inline export function onlyLaneZero(): bool {
+  return laneEvents > 0 && lanesUsed == 1 && heapTime.length == 0;
+}
+
+/** Time of lane 0's head event (there must be one). */
+@inline export function laneZeroHeadTime(): i64 {
+  return load<i64>(laneBuf(0) + (<usize>laneHead(0) << 4));
+}
+
+/** Pop lane 0's head event into poppedTime/poppedMeta without counting it:
+ *  the caller adds its pops to eventsProcessed (countEvents()) in one go. */
+@inline export function popLaneZeroUncounted(): void {
+  popLane(0);
+  eventsProcessed--;
+}
+
+@inline export function countEvents(n: i32): void {
+  eventsProcessed += <u64>n;
+}
+
 /** Take the head event of lane `l` (which holds one). */
 @inline function popLane(l: i32): void {
   const buf = laneBuf(l);

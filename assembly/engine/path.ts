@@ -11,6 +11,7 @@
 // (time, scheduling order), so a run is a pure function of its inputs.
 
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
+  onlyLaneZero, laneZeroHeadTime, popLaneZeroUncounted, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
@@ -64,6 +65,10 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
     if (stopped) return 0;
     if (n >= maxEvents) return CHUNK_DONE;
     if (untilNs != i64.MAX_VALUE && peekTime() > untilNs) return 1;
+    if (onlyLaneZero()) {
+      n = runLaneZero(untilNs, n, maxEvents);
+      continue; // the checks above decide what stopped it
+    }
     pop();
     n++;
     const t = poppedTime;
@@ -75,35 +80,60 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
     }
     now = t;
     const arg = metaArg(poppedMeta);
-    if (kind == EV_DEVICE_DONE) {
-      deviceDone(<i32>arg, t);
-    } else if (kind == EV_JOB_WAKE) {
-      const j = jobAt(<i32>arg);
-      if (j.wakeAt == t) j.wakeAt = -1;
-      jobTryIssue(j, t);
-    } else if (kind == EV_THROTL_TIMER) {
-      throtlTimer(arg, t);
-    } else if (kind == EV_THROTL_WORK) {
-      throtlWork(arg, t);
-    } else if (kind == EV_CONFIG) {
-      const mod = arg >> 20;
-      const idx = arg & 0xfffff;
-      if (mod == CFG_THROTTLE) throtlConfigEvent(idx, t);
-      else if (mod == CFG_IOCOST) iocConfigEvent(idx, t);
-    } else if (kind == EV_IOCOST_TIMER) {
-      iocTimer(arg, t);
-    } else if (kind == EV_IOCOST_WAKE) {
-      iocWake(arg, t);
-    } else if (kind == EV_WRITEBACK) {
-      wbEvent(arg, t);
-    } else if (kind == EV_DEVICE_ISSUE) {
-      toDevice(<i32>arg, t);
-    } else if (kind == EV_STOP) {
-      stopped = true;
-      return 0;
-    }
+    if (kind == EV_DEVICE_DONE) deviceDone(<i32>arg, t);
+    else dispatch(kind, arg, t);
   }
   return 0;
+}
+
+/** The fast path of the loop: while every pending event sits on lane 0 (one
+ *  device's completions, in order), pop them straight off the lane: the
+ *  least (time, meta) of the queue is the lane's head, so the order is the
+ *  one runEvents() would take. Stops, without popping, at an event after
+ *  `untilNs`, after `maxEvents` in all, or as soon as an event lands on the
+ *  heap or another lane; returns the new event count. */
+function runLaneZero(untilNs: i64, n: i32, maxEvents: i32): i32 {
+  const n0 = n;
+  while (n < maxEvents && !stopped && onlyLaneZero()) {
+    const t = laneZeroHeadTime();
+    if (t > untilNs) break;
+    popLaneZeroUncounted();
+    n++;
+    now = t;
+    const meta = poppedMeta;
+    const kind = metaKind(meta);
+    // lanes hold device completions only (device.ts start())
+    if (kind == EV_DEVICE_DONE) deviceDone(<i32>metaArg(meta), t);
+    else dispatch(kind, metaArg(meta), t);
+  }
+  countEvents(n - n0);
+  return n;
+}
+
+/** Every event kind but EV_DEVICE_DONE and EV_STOP. */
+function dispatch(kind: u32, arg: u32, t: i64): void {
+  if (kind == EV_JOB_WAKE) {
+    const j = jobAt(<i32>arg);
+    if (j.wakeAt == t) j.wakeAt = -1;
+    jobTryIssue(j, t);
+  } else if (kind == EV_THROTL_TIMER) {
+    throtlTimer(arg, t);
+  } else if (kind == EV_THROTL_WORK) {
+    throtlWork(arg, t);
+  } else if (kind == EV_CONFIG) {
+    const mod = arg >> 20;
+    const idx = arg & 0xfffff;
+    if (mod == CFG_THROTTLE) throtlConfigEvent(idx, t);
+    else if (mod == CFG_IOCOST) iocConfigEvent(idx, t);
+  } else if (kind == EV_IOCOST_TIMER) {
+    iocTimer(arg, t);
+  } else if (kind == EV_IOCOST_WAKE) {
+    iocWake(arg, t);
+  } else if (kind == EV_WRITEBACK) {
+    wbEvent(arg, t);
+  } else if (kind == EV_DEVICE_ISSUE) {
+    toDevice(<i32>arg, t);
+  }
 }
 
 /** Let a job's free workers submit whatever is due. */
