@@ -50,6 +50,8 @@ export class Device {
   // and interpolation cost more than the rest of a bio's start.
   svcKey: u64 = u64.MAX_VALUE;
   svcNs: f64 = 0;
+  svcOccNs: i64 = 0; // <i64>svcNs
+  svcLatNs: i64 = 0; // <i64><f64>fixedLatencyNs, the latency part when there is no jitter
   // state
   lastEnd: i64 = -1;
   inFlight: i32 = 0; // holding a request
@@ -103,15 +105,32 @@ export class Device {
 }
 
 export const devices = new Array<Device>();
+// The same references in a table of our own whose address is a plain global:
+// deviceAt(i) is two loads (table, entry) where devices[i] is three (array,
+// its data pointer, entry) on the per-bio path.
+let deviceTable: usize = changetype<usize>(new StaticArray<usize>(8));
+let deviceTableCap: i32 = 8;
+
+@inline export function deviceAt(dev: i32): Device {
+  return load<Device>(deviceTable + (<usize>dev << alignof<usize>()));
+}
 
 export function resetDevices(): void {
   devices.length = 0;
 }
 
 export function addDevice(seed: u64): i32 {
-  const d = new Device(seed, devices.length);
+  const id = devices.length;
+  const d = new Device(seed, id);
   devices.push(d);
-  return devices.length - 1;
+  if (id == deviceTableCap) {
+    const t = changetype<usize>(new StaticArray<usize>(deviceTableCap * 2));
+    memory.copy(t, deviceTable, <usize>deviceTableCap << alignof<usize>());
+    deviceTable = t;
+    deviceTableCap *= 2;
+  }
+  store<usize>(deviceTable + (<usize>id << alignof<usize>()), changetype<usize>(d));
+  return id;
 }
 
 /** Set one table point: (dir, rand, k) -> (size bytes, IOPS at full parallelism). */
@@ -133,7 +152,7 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
 
 // Hook set by the engine: called when a bio finishes at the device.
 @inline export function deviceSubmit(dev: i32, slot: i32, now: i64): void {
-  const d = unchecked(devices[dev]);
+  const d = deviceAt(dev);
   if (d.inFlight < d.nrRequests) {
     d.inFlight++;
     start(d, slot, now);
@@ -147,7 +166,7 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   }
 }
 
-function start(d: Device, slot: i32, now: i64): void {
+@inline function start(d: Device, slot: i32, now: i64): void {
   const b = bioAt(slot);
   const off = b.off;
   const size = b.size;
@@ -158,26 +177,33 @@ function start(d: Device, slot: i32, now: i64): void {
   b.issue = now;
   const rand = seq ? 0 : 1;
   const key = (<u64>size << 2) | <u64>((<i32>dir << 1) | rand);
-  let occ: f64;
-  if (key == d.svcKey) {
-    occ = d.svcNs;
-  } else {
-    occ = d.serviceNs(dir, rand, size);
+  if (key != d.svcKey) {
+    const svc = d.serviceNs(dir, rand, size);
     d.svcKey = key;
-    d.svcNs = occ;
+    d.svcNs = svc;
+    d.svcOccNs = <i64>svc;
+    d.svcLatNs = <i64><f64>d.fixedLatencyNs;
   }
-  let lat = <f64>d.fixedLatencyNs;
+  let occNs: i64;
+  let latNs: i64;
   if (d.jitterSigma > 0) {
+    let occ = d.svcNs;
+    let lat = <f64>d.fixedLatencyNs;
     const j = Math.exp(d.jitterSigma * gaussian(d.rng) - 0.5 * d.jitterSigma * d.jitterSigma);
     occ *= j;
     lat *= j;
+    occNs = <i64>occ;
+    latNs = <i64>lat;
+  } else {
+    // the same integers as the jitter path's conversions with j = 1, kept with the memo
+    occNs = d.svcOccNs;
+    latNs = d.svcLatNs;
   }
-  const occNs = <i64>occ;
   d.busyNs += occNs;
   d.ios++;
   if (d.channels >= d.nrRequests) {
     // every admitted bio has a channel of its own: it starts now
-    scheduleLane(d.id, now + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
+    scheduleLane(d.id, now + occNs + latNs, EV_DEVICE_DONE, <u32>slot);
     return;
   }
   // earliest free channel
@@ -199,12 +225,12 @@ function start(d: Device, slot: i32, now: i64): void {
   unchecked((cf[k] = v));
   d.chHead = (head + 1) & mask;
   // completions of a device are usually in time order: its own fast lane
-  scheduleLane(d.id, begin + occNs + <i64>lat, EV_DEVICE_DONE, <u32>slot);
+  scheduleLane(d.id, begin + occNs + latNs, EV_DEVICE_DONE, <u32>slot);
 }
 
 /** A bio completed at the device: free its request and start a waiting one. */
 @inline export function deviceComplete(dev: i32, now: i64): void {
-  const d = unchecked(devices[dev]);
+  const d = deviceAt(dev);
   d.inFlight--;
   if (d.fifoHead >= 0) {
     const s = d.fifoHead;

@@ -18,21 +18,31 @@ export class Rng {
     x = splitmix(x); this.s3 = splitmixOut(x);
   }
 
-  next(): u64 {
-    const result = rotl(this.s1 * 5, 7) * 9;
-    const t = this.s1 << 17;
-    this.s2 ^= this.s0;
-    this.s3 ^= this.s1;
-    this.s1 ^= this.s2;
-    this.s0 ^= this.s3;
-    this.s2 ^= t;
-    this.s3 = rotl(this.s3, 45);
+  @inline next(): u64 {
+    // the state in locals: four loads and four stores (field by field, each
+    // update would reload what the previous one stored)
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
+    const result = rotl(s1 * 5, 7) * 9;
+    const t = s1 << 17;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl(s3, 45);
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
     return result;
   }
 
   /** Uniform integer in [0, n): multiply-shift on the top 32 bits when n < 2^32
    *  (Lemire; bias below 2^-32 * n), modulo otherwise. */
-  below(n: u64): u64 {
+  @inline below(n: u64): u64 {
     if (n <= 1) return 0;
     if (n <= 0xffffffff) return ((this.next() >> 32) * n) >> 32;
     return this.next() % n;

@@ -50,6 +50,11 @@ export class Job {
   bsSize: Vec<u32> = new Vec<u32>(4);
   bsCum: Vec<u32> = new Vec<u32>(4); // cumulative weights
   bsSlots: Vec<i64> = new Vec<i64>(4); // random offsets possible per block size
+  // set by startJob(): the first block size, its slot count, how many sizes
+  // (nextShape() reads these instead of the columns for a single size)
+  bs0: u32 = 4096;
+  bsSlots0: i64 = 1;
+  nBs: i32 = 1;
   regionOff: i64 = 0;
   regionLen: i64 = 1 << 30;
   align: i64 = 4096;
@@ -90,14 +95,29 @@ export class Job {
 }
 
 export const jobs = new Array<Job>();
+// The same references in a table at a plain global address (see deviceAt()).
+let jobTable: usize = changetype<usize>(new StaticArray<usize>(8));
+let jobTableCap: i32 = 8;
+
+@inline export function jobAt(job: i32): Job {
+  return load<Job>(jobTable + (<usize>job << alignof<usize>()));
+}
 
 export function resetJobs(): void {
   jobs.length = 0;
 }
 
 export function addJob(seed: u64): i32 {
-  const j = new Job(jobs.length, seed);
+  const id = jobs.length;
+  const j = new Job(id, seed);
   jobs.push(j);
+  if (id == jobTableCap) {
+    const t = changetype<usize>(new StaticArray<usize>(jobTableCap * 2));
+    memory.copy(t, jobTable, <usize>jobTableCap << alignof<usize>());
+    jobTable = t;
+    jobTableCap *= 2;
+  }
+  store<usize>(jobTable + (<usize>id << alignof<usize>()), changetype<usize>(j));
   return j.id;
 }
 
@@ -115,6 +135,9 @@ export function startJob(j: Job): void {
     const slots = (j.regionLen - <i64>j.bsSize.get(k)) / j.align + 1;
     j.bsSlots.push(slots > 0 ? slots : 1);
   }
+  j.bs0 = j.bsSize.get(0);
+  j.bsSlots0 = j.bsSlots.get(0);
+  j.nBs = j.bsSize.length;
   j.wakeAt = j.startNs;
   schedule(j.startNs, EV_JOB_WAKE, <u32>j.id);
 }
@@ -131,14 +154,19 @@ export function totalIos(j: Job): i64 {
  * Earliest time IO number `j.issued` may be submitted, or -1 if it must wait
  * for a completion (bursts), or i64.MAX_VALUE if the job is done.
  */
-export function earliestNext(j: Job, now: i64): i64 {
-  const i = j.issued;
+@inline export function earliestNext(j: Job, now: i64): i64 {
   if (j.pattern == PAT_CLOSED && j.thinkNs == 0) {
     // the common case: as soon as a worker is free, until a limit is hit
-    if (i >= j.count || (!j.timeBased && j.bytesIssued >= j.bytesLimit)) return i64.MAX_VALUE;
+    if (j.issued >= j.count || (!j.timeBased && j.bytesIssued >= j.bytesLimit)) return i64.MAX_VALUE;
     if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
     return j.startNs > now ? j.startNs : now;
   }
+  return earliestNextPattern(j, now);
+}
+
+/** earliestNext() for every pattern but a plain closed loop. */
+function earliestNextPattern(j: Job, now: i64): i64 {
+  const i = j.issued;
   if (i >= totalIos(j)) return i64.MAX_VALUE;
   if (!j.timeBased && j.bytesIssued >= j.bytesLimit) return i64.MAX_VALUE;
   if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
@@ -172,7 +200,7 @@ export function earliestNext(j: Job, now: i64): i64 {
 }
 
 /** Choose direction, size and offset of the next IO. */
-export function nextShape(j: Job): void {
+@inline export function nextShape(j: Job): void {
   const i = <i32>j.issued;
   if (j.pattern == PAT_REPLAY) {
     shapeDir = j.rDir.get(i);
@@ -188,9 +216,9 @@ export function nextShape(j: Job): void {
     dir = j.altNext;
     j.altNext ^= 1;
   }
-  let size: u32 = j.bsSize.get(0);
+  let size: u32 = j.bs0;
   let bk = 0;
-  const nb = j.bsSize.length;
+  const nb = j.nBs;
   if (nb > 1) {
     const total = j.bsCum.get(nb - 1);
     const r = <u32>j.rng.below(<u64>total);
@@ -206,7 +234,8 @@ export function nextShape(j: Job): void {
   let off: i64;
   const len = j.regionLen;
   if (j.random) {
-    off = j.regionOff + <i64>j.rng.below(<u64>j.bsSlots.get(bk)) * j.align;
+    const slots = bk == 0 ? j.bsSlots0 : j.bsSlots.get(bk);
+    off = j.regionOff + <i64>j.rng.below(<u64>slots) * j.align;
   } else {
     if (j.pos + <i64>size > len) j.pos = 0;
     off = j.regionOff + j.pos;

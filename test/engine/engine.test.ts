@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { simulate } from "../../bindings/engine/simulation.js";
+import fc from "fast-check";
+import { Simulation, simulate } from "../../bindings/engine/simulation.js";
 import { jobDefaults, scenarioDefaults } from "../../bindings/scenario/defaults.js";
 import { fixedDevice } from "./helpers.js";
 import type { JobSpec, Scenario } from "../../bindings/scenario/types.js";
@@ -109,5 +110,38 @@ describe("determinism", () => {
 
   it("a different seed gives a different random run", () => {
     expect(bytes(simulate(sc(7)))).not.toBe(bytes(simulate(sc(8))));
+  });
+});
+
+describe("the lane-0 fast path and the completion hand-over", () => {
+  // One job at QD 8 on an ideal device (channels = nr_requests): every pending
+  // event is a completion on lane 0, and each completion hands its slot and
+  // worker to the job's next IO.
+  const sc = (): Scenario => scenarioDefaults({
+    name: "lane0", record: true, devices: [fixedDevice(8_000, 8, 8)],
+    jobs: [jobDefaults({ name: "j", device: "dev0", iodepth: 8, count: 400, random: true })],
+  });
+  const bytes = (r: ReturnType<typeof simulate>) => JSON.stringify({ ...r, wallMs: 0 }, (_k, v) =>
+    v instanceof Uint32Array ? Array.from(v) : v);
+
+  it("in a saturated closed loop, IO s is submitted by the worker of IO s-8 at the moment it completes", () => {
+    const recs = simulate(sc()).records!;
+    const bySeq = new Map(recs.map((r) => [r.seq, r]));
+    expect(recs.length).toBe(400);
+    for (let s = 8; s < 400; s++) {
+      const prev = bySeq.get(s - 8)!;
+      expect(bySeq.get(s)!.submitNs).toBe(prev.completeNs);
+      expect(bySeq.get(s)!.worker).toBe(prev.worker);
+    }
+    expect(simulate(sc()).simulatedNs).toBe(50 * 8_000);
+  });
+
+  it("stopping the loop every k events (any k) gives the same run as one call", () => {
+    const whole = bytes(simulate(sc()));
+    fc.assert(fc.property(fc.integer({ min: 1, max: 97 }), (k) => {
+      const sim = new Simulation(sc());
+      while (!sim.step(k));
+      return bytes(sim.result()) === whole;
+    }), { numRuns: 20 });
   });
 });
