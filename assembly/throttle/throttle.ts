@@ -146,10 +146,22 @@ const tgParentSq = new Vec<i32>(16);
 // (the decision path reads most fields of one record per bio: one load each
 // at a constant offset, instead of a column pointer and an element)
 @unmanaged class Td {
-  bps: u64;
-  iops: u64;
+  // first cache line: everything a bio on the pass window reads or writes
+  rulesBps: u8; // this group or an ancestor has a bps limit (blk_should_throtl)
+  rulesIops: u8;
+  // the pass window (see THE PASS WINDOW): a bio passes at this level with
+  // only its charge while jiffies - fpLo < fpLen (fpLen = 0: closed) and the
+  // counters plus the bio stay within fpBytes / fpIos (checked per fpMode)
+  fpMode: u8;
+  fpLo: u64;
+  fpLen: u64;
+  fpBytes: i64;
+  fpIos: i64;
   bytesDisp: i64; // u64 (<= 6.15) or int64 (6.18), bit pattern kept
   ioDisp: i64; // unsigned int (<= 6.15) or int (6.18): kept as 32-bit value
+  // the rest
+  bps: u64;
+  iops: u64;
   carryBytes: i64;
   carryIos: i64;
   sliceStart: u64;
@@ -163,10 +175,9 @@ const tgParentSq = new Vec<i32>(16);
   memoIops: u64;
   memoFloorIops: u64; // key: iops & UINT_MAX (U64_MAX = none yet)
   memoFloor: u64; // HZ / iops + 1
-  rulesBps: u8;
-  rulesIops: u8;
 }
-const TD_BYTES: usize = (offsetof<Td>() + 7) & ~7;
+// records start on 64-byte lines (the base rounded up, the size a multiple of 64)
+const TD_BYTES: usize = (offsetof<Td>() + 63) & ~63;
 let tdMem = new StaticArray<u8>(8);
 let tdBase: usize = changetype<usize>(tdMem);
 
@@ -298,8 +309,8 @@ function allocState(): void {
   initVec<u64>(tgSeq, nTg, 0);
   initVec<i32>(tgHeapPos, nTg, -1);
   initVec<i32>(tgParentSq, nTg, 0);
-  tdMem = new StaticArray<u8>((n2 > 0 ? n2 : 1) * <i32>TD_BYTES); // zeroed
-  tdBase = changetype<usize>(tdMem);
+  tdMem = new StaticArray<u8>((n2 > 0 ? n2 : 1) * <i32>TD_BYTES + 64); // zeroed
+  tdBase = (changetype<usize>(tdMem) + 63) & ~(<usize>63);
   for (let i = 0; i < n2; i++) {
     const td = tdAt(i);
     td.bps = U64_MAX;
@@ -482,6 +493,7 @@ function updateHasRules(g: i32): void {
 
 function qnodeAdd(slot: i32, q: i32, s: i32, d: i32): void {
   bioAt(slot).next = -1;
+  if (s < nTg) tdAt(s * 2 + d).fpLen = 0; // bios queued: new ones wait behind them
   const f = bioAt(slot).flags;
   if (cfg.profile == PROFILE_618 && (f & (BIO_TG_BPS_THROTTLED | BIO_BPS_THROTTLED)) != 0) {
     const t = qnIopsTail.get(q);
@@ -697,6 +709,7 @@ function scheduleNextDispatch(s: i32, force: bool): bool {
   }
   tdAt(i).sliceStart = jiffies;
   tdAt(i).sliceEnd = jiffies + SLICE;
+  tdAt(i).fpLen = 0;
 }
 
 function startNewSliceWithCredit(i: i32, start: u64): void {
@@ -707,10 +720,12 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   const later = cfg.profile == PROFILE_61 ? timeAfterEq(start, tdAt(i).sliceStart) : timeAfter(start, tdAt(i).sliceStart);
   if (later) tdAt(i).sliceStart = start;
   tdAt(i).sliceEnd = jiffies + SLICE;
+  tdAt(i).fpLen = 0;
 }
 
 @inline function setSliceEnd(i: i32, end: u64): void {
   tdAt(i).sliceEnd = roundupSlice(end);
+  tdAt(i).fpLen = 0;
 }
 
 @inline function extendSlice(i: i32, end: u64): void {
@@ -960,6 +975,118 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   return dispatchTime618(g, d, slot) == 0;
 }
 
+// ---------------------------------------------------------------- the pass window
+
+const FP_BYTES: u8 = 1; // check bytesDisp + size against fpBytes
+const FP_IOPS: u8 = 2; // check ioDisp + 1 against fpIos
+
+/** A bio passes level i on the pass window: the compares of withinLimit()
+ *  with the allowances it would compute, then the charge. false = ask
+ *  withinLimit() (nothing changed). */
+@inline function fastPass(i: i32, slot: i32): bool {
+  const td = tdAt(i);
+  if (jiffies - td.fpLo >= td.fpLen) return false;
+  const b = bioAt(slot);
+  const f = b.flags;
+  const mode = td.fpMode;
+  const p = cfg.profile;
+  const size = <u64>b.size;
+  const bytes = (f & BIO_BPS_THROTTLED) == 0;
+  if (f & BIO_TG_BPS_THROTTLED) return false;
+  if (bytes && (mode & FP_BYTES) != 0) {
+    if (p == PROFILE_618) {
+      if (td.bytesDisp + <i64>size > td.fpBytes) return false;
+    } else if (<u64>td.bytesDisp + size > <u64>td.fpBytes) return false;
+  }
+  if (mode & FP_IOPS) {
+    if (p == PROFILE_618) {
+      if (s32(td.ioDisp + 1) > td.fpIos) return false;
+    } else if (<u32>(td.ioDisp + 1) > <u32>td.fpIos) return false;
+  }
+  if (bytes) td.bytesDisp = td.bytesDisp + <i64>size;
+  td.ioDisp = p == PROFILE_618 ? s32(td.ioDisp + 1) : <i64><u32>(td.ioDisp + 1);
+  return true;
+}
+
+/** After a bio passed level (g, d) the long way (charged, trimmed): open the
+ *  pass window for the jiffies in which the next bio's check would only
+ *  compare and charge - no slice start, extension or trim, the same rounded
+ *  windows - with the allowances those compares would use. */
+function fpValidate(g: i32, d: i32): void {
+  const i = g * 2 + d;
+  const td = tdAt(i);
+  td.fpLen = 0;
+  if (sqQueued(g, d) != 0) return;
+  const bps = limBps(g, d);
+  const iops = limIops(g, d);
+  const unlimited = bps == U64_MAX && iops == UINT_MAX;
+  const j = jiffies;
+  const p = cfg.profile;
+  if (sliceUsed(i)) {
+    // an unlimited group's slice is never restarted by a bio: once over it stays over
+    if (!unlimited || !timeAfter(j, td.sliceEnd)) return;
+    td.fpMode = 0;
+    td.fpLo = j;
+    td.fpLen = U64_MAX;
+    return;
+  }
+  if (timeBefore(td.sliceEnd, j + SLICE)) return; // (trim just set it to roundup(j + SLICE))
+  const elapsed = j - td.sliceStart;
+  // the last jiffy (as elapsed) with no trim: <= 6.15 trims once a whole
+  // slice has passed, 6.18 once two have (and never an unlimited group)
+  let lim: u64;
+  if (p != PROFILE_618) {
+    if (elapsed >= SLICE) return;
+    lim = SLICE - 1;
+  } else if (unlimited) {
+    lim = U64_MAX >> 2;
+  } else {
+    if (elapsed >= 2 * SLICE) return;
+    lim = 2 * SLICE - 1;
+  }
+  let mode: u8 = 0;
+  if (bps != U64_MAX) {
+    const rnd = roundupSlice(elapsed == 0 ? SLICE : elapsed);
+    const calc = bytesAllowedAt(i, bps, rnd);
+    if (p == PROFILE_61) {
+      td.fpBytes = <i64>(calc + <u64>td.carryBytes);
+      mode |= FP_BYTES;
+    } else if (p == PROFILE_612) {
+      const a = <i64>calc + td.carryBytes;
+      if (a <= 0) return;
+      td.fpBytes = a;
+      mode |= FP_BYTES;
+    } else {
+      const a = <i64>calc;
+      if (a == 0) return;
+      if (a > 0) {
+        td.fpBytes = a;
+        mode |= FP_BYTES;
+      }
+      if (rnd < lim) lim = rnd; // same rounded window up to elapsed == rnd
+    }
+  }
+  if (iops != UINT_MAX) {
+    const rnd = roundupSlice(elapsed + 1);
+    const calc = ioAllowedAt(i, iops, rnd);
+    if (p == PROFILE_61) {
+      td.fpIos = <i64><u32>(calc + <u64>td.carryIos);
+    } else {
+      const a = s32(<i64>calc + (p == PROFILE_612 ? td.carryIos : 0));
+      if (a <= 0) return;
+      td.fpIos = a;
+      if (p == PROFILE_618 && rnd - 1 < lim) lim = rnd - 1;
+    }
+    mode |= FP_IOPS;
+  }
+  // ... and no later than the jiffy whose roundup(jiffies + SLICE) is sliceEnd
+  let span = td.sliceEnd - SLICE - j;
+  if (lim - elapsed < span) span = lim - elapsed;
+  td.fpMode = mode;
+  td.fpLo = j;
+  td.fpLen = span + 1;
+}
+
 // ---------------------------------------------------------------- dispatch
 
 function updateDisptime(g: i32): void {
@@ -1120,27 +1247,50 @@ const workList = new Vec<i32>(64);
 
 /** blk_should_throtl() + __blk_throtl_bio() for one piece: true = passed. */
 function throtlBio(slot: i32, t: i64): bool {
-  const dev = bioAt(slot).dev;
-  const d = <i32>bioAt(slot).dir;
-  let g = bioAt(slot).cg * nDev + dev;
+  const b = bioAt(slot);
+  const d = <i32>b.dir;
+  let g = b.cg * nDev + b.dev;
   let i = g * 2 + d;
-  const f0 = bioAt(slot).flags;
-  if (!(tdAt(i).rulesIops != 0 || (tdAt(i).rulesBps != 0 && (f0 & BIO_BPS_THROTTLED) == 0))) return true;
+  const td = tdAt(i);
+  if (!(td.rulesIops != 0 || (td.rulesBps != 0 && (b.flags & BIO_BPS_THROTTLED) == 0))) return true;
   now = t;
   jiffies = jiffiesAt(t);
-  let q = -1;
   if (cfg.trace) {
     lastAllowed = 0;
     lastDisp = 0;
     trace(TR_ARRIVE, slot, g, d, 0, RS_NONE);
+    return throtlBioLevels(slot, g, d, -1);
   }
+  // level by level on the pass windows; the first level off its window
+  // takes the long way (and so does everything above it)
+  let q = -1;
+  while (fastPass(i, slot)) {
+    q = (i << 1) | 1;
+    const ps = tgParentSq.get(g);
+    if (ps >= nTg) {
+      b.flags = b.flags | BIO_BPS_THROTTLED;
+      return true;
+    }
+    g = ps;
+    i = g * 2 + d;
+  }
+  return throtlBioLevels(slot, g, d, q);
+}
+
+/** __blk_throtl_bio() from level g up (q: the qnode the bio came through, -1 = none). */
+function throtlBioLevels(slot: i32, g: i32, d: i32, q: i32): bool {
+  let i = g * 2 + d;
   const p = cfg.profile;
+  const fast = !cfg.trace;
   while (true) {
-    if (withinLimit(g, d, slot)) {
+    if (fast && fastPass(i, slot)) {
+      // passed on the pass window
+      } else if (withinLimit(g, d, slot)) {
       if (p == PROFILE_618) chargeIops618(g, d, slot);
       else chargeBio(g, d, slot);
       if (cfg.trace) trace(TR_PASS, slot, g, d, 0, RS_NONE);
       trimSlice(g, d);
+      fpValidate(g, d);
     } else if (p != PROFILE_61 && (bioAt(slot).flags & (BIO_META | BIO_SWAP)) != 0) {
       if (p == PROFILE_618) {
         chargeBps618(g, d, slot);
@@ -1190,7 +1340,8 @@ function passPieces(slot: i32, t: i64): bool {
 }
 
 /** submit_bio_noacct(): true = the bio passes blk-throttle now. */
-export function throtlSubmit(slot: i32, t: i64): bool {
+@inline export function throtlSubmit(slot: i32, t: i64): bool {
+  if (bioAt(slot).pieces <= 1) return throtlBio(slot, t); // not split: one pass
   return passPieces(slot, t);
 }
 
@@ -1237,6 +1388,8 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
       }
     }
   }
+  tdAt(g * 2).fpLen = 0;
+  tdAt(g * 2 + 1).fpLen = 0;
   tdAt(g * 2).bps = cfgVals.get(k * 4);
   tdAt(g * 2 + 1).bps = cfgVals.get(k * 4 + 1);
   tdAt(g * 2).iops = cfgVals.get(k * 4 + 2);
@@ -1294,9 +1447,11 @@ export function benchStart(): void {
  *  check and, when it passes, the charge and trim (never queues). */
 export function benchDecide(slot: i32, j: i64): bool {
   jiffies = benchBase + <u64>j;
+  if (fastPass(0, slot)) return true;
   if (!withinLimit(0, 0, slot)) return false;
   if (cfg.profile == PROFILE_618) chargeIops618(0, 0, slot);
   else chargeBio(0, 0, slot);
   trimSlice(0, 0);
+  fpValidate(0, 0);
   return true;
 }

@@ -1,0 +1,122 @@
+// The pass window (assembly/throttle/throttle.ts, "THE PASS WINDOW") is a
+// shortcut: a bio whose check at a level would only compare and charge is
+// charged without the long way. It must never change a result. With the
+// decision trace on, the core takes the long way at every level of every
+// bio, so a run with the trace and the same run without it must release,
+// issue and complete every bio at the same nanosecond - over random
+// hierarchies, limits, limit writes mid-run, mixed directions, split bios,
+// cgroup v1 and v2 and the three kernel profiles (fast-check).
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { Simulation, scenarioDefaults, jobDefaults, type KernelVersion, type Scenario, type BioRecord } from "../../index.js";
+import { idealDevice } from "../../oracle/device.js";
+
+const DEV = "7:1";
+
+interface Lim {
+  riops?: number;
+  wiops?: number;
+  rbps?: number;
+  wbps?: number;
+}
+
+interface Case {
+  kernel: KernelVersion;
+  v1: boolean;
+  limits: Lim[]; // per group below
+  later: Array<{ atMs: number; group: number; lim: Lim }>;
+  jobs: Array<{ group: number; rw: "read" | "write" | "mix"; bs: number; iodepth: number; startMs: number }>;
+  runtimeMs: number;
+}
+
+// v2: a parent with two children and a sibling; v1 is flat
+const GROUPS_V2 = ["p", "p/a", "p/b", "c"];
+const GROUPS_V1 = ["a", "b", "c", "d"];
+
+function ioMax(l: Lim): string {
+  const k = (name: string, v?: number) => `${name}=${v ?? "max"}`;
+  return `${DEV} ${k("riops", l.riops)} ${k("wiops", l.wiops)} ${k("rbps", l.rbps)} ${k("wbps", l.wbps)}`;
+}
+
+function files(l: Lim, v1: boolean): Record<string, string> {
+  if (!v1) return { "io.max": ioMax(l) };
+  // v1: 0 removes a limit
+  return {
+    "blkio.throttle.read_iops_device": `${DEV} ${l.riops ?? 0}`,
+    "blkio.throttle.write_iops_device": `${DEV} ${l.wiops ?? 0}`,
+    "blkio.throttle.read_bps_device": `${DEV} ${l.rbps ?? 0}`,
+    "blkio.throttle.write_bps_device": `${DEV} ${l.wbps ?? 0}`,
+  };
+}
+
+function scenario(c: Case, trace: boolean): Scenario & { throttle: { trace: boolean } } {
+  const names = c.v1 ? GROUPS_V1 : GROUPS_V2;
+  const writes = c.later.flatMap((w) =>
+    Object.entries(files(w.lim, c.v1)).map(([file, value]) => ({ atNs: w.atMs * 1e6, cgroup: names[w.group]!, file, value })));
+  return {
+    ...scenarioDefaults({
+      name: "pass-window", kernel: c.kernel, cgroupVersion: c.v1 ? 1 : 2, record: true,
+      devices: [idealDevice("loop1", DEV, { maxSectorsKb: 128 })],
+      cgroups: names.map((path, k) => ({ path, files: files(c.limits[k]!, c.v1) })),
+      writes,
+      jobs: c.jobs.map((j, k) => jobDefaults({
+        name: `j${k}`, device: "loop1", cgroup: names[j.group]!, rw: j.rw, bs: [{ size: j.bs, weight: 1 }], iodepth: j.iodepth,
+        random: true, startNs: j.startMs * 1e6, runtimeNs: c.runtimeMs * 1e6, timeBased: true,
+      })),
+      durationNs: (c.runtimeMs + 100) * 1e6,
+    }),
+    throttle: { trace },
+  };
+}
+
+function run(s: Scenario): BioRecord[] {
+  return new Simulation(s).runToEnd().records!;
+}
+
+const limArb: fc.Arbitrary<Lim> = fc.record({
+  riops: fc.option(fc.integer({ min: 20, max: 20_000 }), { nil: undefined }),
+  wiops: fc.option(fc.integer({ min: 20, max: 20_000 }), { nil: undefined }),
+  rbps: fc.option(fc.integer({ min: 1 << 20, max: 400 << 20 }), { nil: undefined }),
+  wbps: fc.option(fc.integer({ min: 1 << 20, max: 400 << 20 }), { nil: undefined }),
+});
+
+const caseArb: fc.Arbitrary<Case> = fc.record({
+  kernel: fc.constantFrom<KernelVersion>("6.1", "6.12", "6.18"),
+  v1: fc.boolean(),
+  limits: fc.array(limArb, { minLength: 4, maxLength: 4 }),
+  later: fc.array(fc.record({ atMs: fc.integer({ min: 1, max: 400 }), group: fc.integer({ min: 0, max: 3 }), lim: limArb }), { maxLength: 3 }),
+  jobs: fc.array(fc.record({
+    group: fc.integer({ min: 0, max: 3 }),
+    rw: fc.constantFrom<"read" | "write" | "mix">("read", "write", "mix"),
+    // 256 KiB bios split at max_sectors_kb = 128: each remainder passes blk-throttle again
+    bs: fc.constantFrom(4096, 16384, 262144),
+    iodepth: fc.integer({ min: 1, max: 16 }),
+    startMs: fc.integer({ min: 0, max: 150 }),
+  }), { minLength: 1, maxLength: 4 }),
+  runtimeMs: fc.integer({ min: 100, max: 450 }),
+});
+
+describe("the pass window changes no result", () => {
+  it("every bio is released, issued and completed at the same ns with and without the long way at every level", () => {
+    fc.assert(fc.property(caseArb, (c) => {
+      const fast = run(scenario(c, false));
+      const slow = run(scenario(c, true));
+      expect(fast.length).toBe(slow.length);
+      expect(fast.length).toBeGreaterThan(0);
+      expect(fast).toEqual(slow);
+    }), { numRuns: 40 });
+  });
+
+  it("a limited group at 20,000 riops with 16 bios in flight: bios wait, and none is released sooner or later than the long way", () => {
+    const c: Case = {
+      kernel: "6.18", v1: false, limits: [{}, { riops: 20_000 }, {}, {}], later: [],
+      jobs: [{ group: 1, rw: "read", bs: 4096, iodepth: 16, startMs: 0 }], runtimeMs: 300,
+    };
+    const fast = run(scenario(c, false));
+    const slow = run(scenario(c, true));
+    // at 20,000 riops the 100 ms slice allows 2,000 IOs: the ideal device would do far more, so bios wait
+    expect(fast.some((r) => r.releaseNs > r.submitNs)).toBe(true);
+    expect(fast.length).toBeGreaterThan(5_000);
+    expect(fast).toEqual(slow);
+  });
+});
