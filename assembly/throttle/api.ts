@@ -26,6 +26,11 @@ export function throtlWriteLimits(cg: i32, dev: i32, rbps: u64, wbps: u64, riops
   return idx;
 }
 
+/** Bios (pieces) that were over a limit when submitted and waited in blk-throttle. */
+export function throtlQueued(): i64 {
+  return T.throtlQueuedBios();
+}
+
 export function throtlSlice(): u64 {
   return T.throtlSliceJiffies();
 }

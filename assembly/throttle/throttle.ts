@@ -128,6 +128,10 @@ export class ThrotlConfig {
 
 export const cfg = new ThrotlConfig();
 let SLICE: u64 = 25;
+// profile and traceOn as wasm globals: the per-bio code reads them
+// often, and a global (unlike a field in memory) needs no reload after a store
+let profile: i32 = PROFILE_618;
+let traceOn: bool = false;
 
 // ---------------------------------------------------------------- state
 
@@ -203,6 +207,7 @@ const qnNext = new Vec<i32>(64);
 const qnOnList = new Vec<u8>(64);
 
 let seqCounter: u64 = 0;
+let queuedBios: i64 = 0; // bios (pieces) queued at their submission: they waited
 let jiffies: u64 = 0; // "current jiffies" while handling an event
 let inTimer: bool = false; // timer softirq context: base->clk = jiffies + 1
 let now: i64 = 0;
@@ -279,21 +284,26 @@ export function resetThrottle(): void {
   nCg = 0;
   nTg = 0;
   seqCounter = 0;
+  queuedBios = 0;
   cfg.profile = PROFILE_618;
   cfg.sliceJiffies = 0;
   cfg.workLatencyNs = 30_000;
   cfg.trace = false;
+  profile = PROFILE_618;
+  traceOn = false;
   cfgCg.length = 0;
   cfgDev.length = 0;
   cfgVals.length = 0;
   traceClear();
 }
 
-export function throtlConfigure(profile: i32, sliceJiffies: u64, workLatencyNs: i64, traceOn: bool): void {
-  cfg.profile = profile;
+export function throtlConfigure(p: i32, sliceJiffies: u64, workLatencyNs: i64, tr: bool): void {
+  cfg.profile = p;
   cfg.sliceJiffies = sliceJiffies;
   cfg.workLatencyNs = workLatencyNs;
-  cfg.trace = traceOn;
+  cfg.trace = tr;
+  profile = p;
+  traceOn = tr;
 }
 
 function allocState(): void {
@@ -495,7 +505,7 @@ function qnodeAdd(slot: i32, q: i32, s: i32, d: i32): void {
   bioAt(slot).next = -1;
   if (s < nTg) tdAt(s * 2 + d).fpLen = 0; // bios queued: new ones wait behind them
   const f = bioAt(slot).flags;
-  if (cfg.profile == PROFILE_618 && (f & (BIO_TG_BPS_THROTTLED | BIO_BPS_THROTTLED)) != 0) {
+  if (profile == PROFILE_618 && (f & (BIO_TG_BPS_THROTTLED | BIO_BPS_THROTTLED)) != 0) {
     const t = qnIopsTail.get(q);
     if (t >= 0) bioAt(t).next = slot;
     else qnIopsHead.set(q, slot);
@@ -665,7 +675,7 @@ function schedulePendingTimer(s: i32, expires: u64): void {
   }
   // mod_timer(): while timers run, base->clk is one ahead of jiffies
   const fire = wheelFire(expires, inTimer ? jiffies + 1 : jiffies);
-  if (cfg.trace) {
+  if (traceOn) {
     lastAllowed = 0;
     lastDisp = 0;
     trace(TR_TIMER, -1, s < nTg ? s : -1, 0, <i64>(fire - jiffies), capped ? RS_CAP : RS_NONE);
@@ -694,7 +704,7 @@ function scheduleNextDispatch(s: i32, force: bool): bool {
 }
 
 @inline function startNewSlice(i: i32, clear: bool): void {
-  if (cfg.profile == PROFILE_618) {
+  if (profile == PROFILE_618) {
     if (clear) {
       tdAt(i).bytesDisp = 0;
       tdAt(i).ioDisp = 0;
@@ -717,7 +727,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   tdAt(i).ioDisp = 0;
   tdAt(i).carryBytes = 0;
   tdAt(i).carryIos = 0;
-  const later = cfg.profile == PROFILE_61 ? timeAfterEq(start, tdAt(i).sliceStart) : timeAfter(start, tdAt(i).sliceStart);
+  const later = profile == PROFILE_61 ? timeAfterEq(start, tdAt(i).sliceStart) : timeAfter(start, tdAt(i).sliceStart);
   if (later) tdAt(i).sliceStart = start;
   tdAt(i).sliceEnd = jiffies + SLICE;
   tdAt(i).fpLen = 0;
@@ -729,7 +739,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
 }
 
 @inline function extendSlice(i: i32, end: u64): void {
-  if (cfg.profile == PROFILE_618 && !timeBefore(tdAt(i).sliceEnd, end)) return;
+  if (profile == PROFILE_618 && !timeBefore(tdAt(i).sliceEnd, end)) return;
   setSliceEnd(i, end);
 }
 
@@ -738,7 +748,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   if (sliceUsed(i)) return;
   setSliceEnd(i, jiffies + SLICE);
   let t = rounddownSlice(jiffies - tdAt(i).sliceStart);
-  if (cfg.profile == PROFILE_618) {
+  if (profile == PROFILE_618) {
     if (t < SLICE * 2) return;
     t -= SLICE;
     // throtl_trim_bps / throtl_trim_iops
@@ -797,7 +807,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   rnd = roundupSlice(rnd);
   const calc = bytesAllowedAt(i, bps, rnd);
   const disp = tdAt(i).bytesDisp;
-  const p = cfg.profile;
+  const p = profile;
   let allowed: i64;
   if (p == PROFILE_61) {
     const a = calc + <u64>tdAt(i).carryBytes;
@@ -829,7 +839,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   const rnd = roundupSlice(elapsed + 1);
   const calc = ioAllowedAt(i, iops, rnd);
   const disp = tdAt(i).ioDisp;
-  const p = cfg.profile;
+  const p = profile;
   lastDisp = disp;
   if (p == PROFILE_61) {
     const a = <u32>(calc + <u64>tdAt(i).carryIos);
@@ -866,7 +876,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   let bw: u64 = 0;
   if (bps != U64_MAX && !(flags & BIO_BPS_THROTTLED)) bw = withinBps(g, d, slot, bps);
   let iw: u64 = 0;
-  if (cfg.profile != PROFILE_61 || bw == 0) {
+  if (profile != PROFILE_61 || bw == 0) {
     // 6.1: `within_bps && within_iops` skips the iops check when bps failed
     if (iops != UINT_MAX) {
       const sa = lastAllowed;
@@ -938,7 +948,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
 
 /** Wait of the head bio (either version), 0 = dispatch now. */
 @inline function dispatchWait(g: i32, d: i32, slot: i32): u64 {
-  return cfg.profile == PROFILE_618 ? dispatchTime618(g, d, slot) : mayDispatch(g, d, slot);
+  return profile == PROFILE_618 ? dispatchTime618(g, d, slot) : mayDispatch(g, d, slot);
 }
 
 /** throtl_charge_bio() (<= 6.15). */
@@ -951,7 +961,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
 }
 
 @inline function withinLimit(g: i32, d: i32, slot: i32): bool {
-  if (cfg.profile != PROFILE_618) {
+  if (profile != PROFILE_618) {
     if (sqNrBps.get(g * 2 + d) != 0) {
       lastReason = RS_FIFO;
       return false;
@@ -989,7 +999,7 @@ const FP_IOPS: u8 = 2; // check ioDisp + 1 against fpIos
   const b = bioAt(slot);
   const f = b.flags;
   const mode = td.fpMode;
-  const p = cfg.profile;
+  const p = profile;
   const size = <u64>b.size;
   const bytes = (f & BIO_BPS_THROTTLED) == 0;
   if (f & BIO_TG_BPS_THROTTLED) return false;
@@ -1021,7 +1031,7 @@ function fpValidate(g: i32, d: i32): void {
   const iops = limIops(g, d);
   const unlimited = bps == U64_MAX && iops == UINT_MAX;
   const j = jiffies;
-  const p = cfg.profile;
+  const p = profile;
   if (sliceUsed(i)) {
     // an unlimited group's slice is never restarted by a bio: once over it stays over
     if (!unlimited || !timeAfter(j, td.sliceEnd)) return;
@@ -1107,7 +1117,7 @@ function addBioTg(slot: i32, q: i32, g: i32): void {
   const d = <i32>bioAt(slot).dir;
   if (sqQueued(g, d) == 0) tgFlags.set(g, tgFlags.get(g) | TG_WAS_EMPTY);
   qnodeAdd(slot, q, g, d);
-  if (cfg.profile == PROFILE_618 && (bioAt(slot).flags & BIO_BPS_THROTTLED) != 0 && peekQueued(g, d) == slot) {
+  if (profile == PROFILE_618 && (bioAt(slot).flags & BIO_BPS_THROTTLED) != 0 && peekQueued(g, d) == slot) {
     tgFlags.set(g, tgFlags.get(g) | TG_IOPS_WAS_EMPTY);
   }
   enqueueTg(g);
@@ -1117,10 +1127,10 @@ function dispatchOneBio(g: i32, d: i32): void {
   const s = g;
   const slot = popQueued(s, d);
   const i = g * 2 + d;
-  if (cfg.profile == PROFILE_618) chargeIops618(g, d, slot);
+  if (profile == PROFILE_618) chargeIops618(g, d, slot);
   else chargeBio(g, d, slot);
   const ps = tgParentSq.get(g);
-  if (cfg.trace) {
+  if (traceOn) {
     lastAllowed = 0;
     lastDisp = tdAt(i).ioDisp;
     trace(TR_DISPATCH, slot, g, d, 0, RS_NONE);
@@ -1227,7 +1237,7 @@ export function throtlWork(arg: u32, t: i64): void {
     const slot = list.get(k);
     now = t;
     jiffies = jiffiesAt(t);
-    if (cfg.trace) {
+    if (traceOn) {
       lastAllowed = 0;
       lastDisp = 0;
       trace(TR_RELEASE, slot, bioAt(slot).cg * nDev + dev, <i32>bioAt(slot).dir, 0, RS_NONE);
@@ -1255,7 +1265,7 @@ function throtlBio(slot: i32, t: i64): bool {
   if (!(td.rulesIops != 0 || (td.rulesBps != 0 && (b.flags & BIO_BPS_THROTTLED) == 0))) return true;
   now = t;
   jiffies = jiffiesAt(t);
-  if (cfg.trace) {
+  if (traceOn) {
     lastAllowed = 0;
     lastDisp = 0;
     trace(TR_ARRIVE, slot, g, d, 0, RS_NONE);
@@ -1280,15 +1290,15 @@ function throtlBio(slot: i32, t: i64): bool {
 /** __blk_throtl_bio() from level g up (q: the qnode the bio came through, -1 = none). */
 function throtlBioLevels(slot: i32, g: i32, d: i32, q: i32): bool {
   let i = g * 2 + d;
-  const p = cfg.profile;
-  const fast = !cfg.trace;
+  const p = profile;
+  const fast = !traceOn;
   while (true) {
     if (fast && fastPass(i, slot)) {
       // passed on the pass window
       } else if (withinLimit(g, d, slot)) {
       if (p == PROFILE_618) chargeIops618(g, d, slot);
       else chargeBio(g, d, slot);
-      if (cfg.trace) trace(TR_PASS, slot, g, d, 0, RS_NONE);
+      if (traceOn) trace(TR_PASS, slot, g, d, 0, RS_NONE);
       trimSlice(g, d);
       fpValidate(g, d);
     } else if (p != PROFILE_61 && (bioAt(slot).flags & (BIO_META | BIO_SWAP)) != 0) {
@@ -1296,7 +1306,7 @@ function throtlBioLevels(slot: i32, g: i32, d: i32, q: i32): bool {
         chargeBps618(g, d, slot);
         chargeIops618(g, d, slot);
       } else chargeBio(g, d, slot);
-      if (cfg.trace) trace(TR_BYPASS, slot, g, d, 0, lastReason);
+      if (traceOn) trace(TR_BYPASS, slot, g, d, 0, lastReason);
     } else {
       break;
     }
@@ -1310,6 +1320,7 @@ function throtlBioLevels(slot: i32, g: i32, d: i32, q: i32): bool {
     i = g * 2 + d;
   }
   // over the limit: queue at g
+  queuedBios++;
   const reason = lastReason;
   if (q < 0) q = i << 1; // qnode_on_self
   bioAt(slot).flags = bioAt(slot).flags | BIO_THROTTLED;
@@ -1319,9 +1330,9 @@ function throtlBioLevels(slot: i32, g: i32, d: i32, q: i32): bool {
   if ((f & (TG_WAS_EMPTY | TG_IOPS_WAS_EMPTY)) != 0) {
     updateDisptime(g);
     wait = <i64>(tgDisptime.get(g) - jiffies);
-    if (cfg.trace) trace(TR_QUEUE, slot, g, d, wait, reason == RS_NONE ? lastReason : reason);
+    if (traceOn) trace(TR_QUEUE, slot, g, d, wait, reason == RS_NONE ? lastReason : reason);
     scheduleNextDispatch(tgParentSq.get(g), true);
-  } else if (cfg.trace) {
+  } else if (traceOn) {
     trace(TR_QUEUE, slot, g, d, wait, RS_FIFO);
   }
   return false;
@@ -1361,7 +1372,7 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
     const elapsed = jiffies - tdAt(i).sliceStart;
     const bps = limBps(g, d);
     const iops = limIops(g, d);
-    if (cfg.profile == PROFILE_618) {
+    if (profile == PROFILE_618) {
       if (sqQueued(g, d) == 0) {
         tdAt(i).bytesDisp = 0;
         tdAt(i).ioDisp = 0;
@@ -1401,7 +1412,7 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
   }
   startNewSlice(g * 2, false);
   startNewSlice(g * 2 + 1, false);
-  if (cfg.trace) {
+  if (traceOn) {
     lastAllowed = 0;
     lastDisp = 0;
     trace(TR_CONFIG, -1, g, 0, 0, RS_NONE);
@@ -1428,6 +1439,11 @@ export function throtlSliceJiffies(): u64 {
   return SLICE;
 }
 
+/** How many bios (pieces) were over a limit when submitted and waited. */
+export function throtlQueuedBios(): i64 {
+  return queuedBios;
+}
+
 export function throtlTgCount(): i32 {
   return nTg;
 }
@@ -1449,7 +1465,7 @@ export function benchDecide(slot: i32, j: i64): bool {
   jiffies = benchBase + <u64>j;
   if (fastPass(0, slot)) return true;
   if (!withinLimit(0, 0, slot)) return false;
-  if (cfg.profile == PROFILE_618) chargeIops618(0, 0, slot);
+  if (profile == PROFILE_618) chargeIops618(0, 0, slot);
   else chargeBio(0, 0, slot);
   trimSlice(0, 0);
   fpValidate(0, 0);
