@@ -31,6 +31,11 @@ export function throtlQueued(): i64 {
   return T.throtlQueuedBios();
 }
 
+/** The pass window of (cg, dev, dir): 0 = fpLo, 1 = fpLen (0: closed), 2 = fpIos, 3 = fpBytes. */
+export function throtlPassWindow(cg: i32, dev: i32, dir: i32, what: i32): i64 {
+  return T.throtlPassWindowField(cg, dev, dir, what);
+}
+
 export function throtlSlice(): u64 {
   return T.throtlSliceJiffies();
 }

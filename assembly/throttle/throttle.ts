@@ -81,6 +81,52 @@
 // Splits: throttling runs before blk-mq splits a bio at max_sectors; the bio
 // is charged its bytes once and one IO, each resubmitted remainder one more IO
 // (it carries BIO_BPS_THROTTLED). `bioAt(slot).pieces` counts the pieces.
+//
+// THE PASS WINDOW (a shortcut that changes no result)
+//
+// Most bios of a busy group pass: the check then compares the counters with
+// two allowances, charges, and trims - and within one rounded window the
+// allowances, the slice end that trim writes back and the "no trim yet"
+// answer are all the same. So after a bio passes a level the long way
+// (withinLimit, charge, trimSlice), fpValidate() records, for that tg and
+// direction, the jiffies [fpLo, fpLo + fpLen) over which the next check would
+// only compare and charge, and the allowances it would compare with:
+//
+//   - the slice stays live and neither extendSlice() nor trim's
+//     throtl_set_slice_end(jiffies + SLICE) moves slice_end: jiffies <=
+//     slice_end - SLICE (slice_end is roundup(jiffies + SLICE) after trim);
+//   - the rounded windows stay the same: elapsed <= roundup(elapsed) for
+//     bps, elapsed + 1 <= roundup(elapsed + 1) for iops;
+//   - trim does nothing: elapsed < SLICE (<= 6.15) or < 2 * SLICE (6.18);
+//   - nothing is queued at the level (queuing a bio closes the window).
+//
+// fastPass() then passes a bio with the version's own compares (u64 / u32
+// before 6.18, signed after) against those allowances and charges it; a bio
+// that does not fit takes the long way, which computes its wait exactly as
+// before. Every slice start, slice end write, trim, limit write and queued bio
+// closes the window (fpLen = 0). An unlimited group (the v2 root) whose slice
+// has run out keeps an open window forever: no bio restarts it. With the
+// decision trace on, every check takes the long way (so the trace reports
+// each compare); the property test throttle-pass-window.test.ts checks that
+// the trace-on and trace-off runs release every bio at the same nanosecond.
+//
+// Worked example (6.18, HZ=250, riops=2000 rbps=209715200, 4 KiB reads):
+// the first bio at jiffy 4295000003 starts a slice there and passes the long
+// way; trim sets slice_end = roundup(4295000028, 25) = 4295000050. Its pass
+// window: elapsed 0; bps window roundup(25) = 25 (same up to elapsed 25);
+// iops window roundup(0 + 1) = 25 (same up to elapsed 24); no 6.18 trim
+// before elapsed 50; slice_end - 25 - jiffies = 22. So fpLo = 4295000003,
+// fpLen = 23 (92 ms), fpIos = floor(2000 * 25 / 250) = 200, fpBytes =
+// floor(209715200 * 25 / 250) = 20971520. Bios 2..200 of the slice arriving
+// in those 23 jiffies pass on the window: 199 compares and charges. The
+// 201st finds ioDisp + 1 = 201 > 200 and takes the long way: iops wait 25 -
+// elapsed jiffies (at least HZ/2000 + 1 = 1), queued. At jiffy 4295000026
+// roundup(jiffies + 25) would be 4295000075: trim moves slice_end, so the
+// window ended one jiffy before.
+//
+// The fields a pass on the window touches (the rules bytes, the window, the
+// two counters, the parent's record index) share the first 64-byte line of
+// each tg x dir record.
 
 import { Vec } from "../engine/vec";
 import { schedule, EV_THROTL_TIMER, EV_THROTL_WORK } from "../engine/events";
@@ -157,6 +203,7 @@ const tgParentSq = new Vec<i32>(16);
   // only its charge while jiffies - fpLo < fpLen (fpLen = 0: closed) and the
   // counters plus the bio stay within fpBytes / fpIos (checked per fpMode)
   fpMode: u8;
+  parentTd: i32; // the parent group's record for this direction (-1: the parent is the device's top queue)
   fpLo: u64;
   fpLen: u64;
   fpBytes: i64;
@@ -348,7 +395,10 @@ function allocState(): void {
     for (let dev = 0; dev < nDev; dev++) {
       const g = cg * nDev + dev;
       const p = cgParent.get(cg);
-      tgParentSq.set(g, cgroupV2 && p >= 0 ? p * nDev + dev : nTg + dev);
+      const ps = cgroupV2 && p >= 0 ? p * nDev + dev : nTg + dev;
+      tgParentSq.set(g, ps);
+      tdAt(g * 2).parentTd = ps < nTg ? ps * 2 : -1;
+      tdAt(g * 2 + 1).parentTd = ps < nTg ? ps * 2 + 1 : -1;
     }
   }
 }
@@ -994,7 +1044,10 @@ const FP_IOPS: u8 = 2; // check ioDisp + 1 against fpIos
  *  with the allowances it would compute, then the charge. false = ask
  *  withinLimit() (nothing changed). */
 @inline function fastPass(i: i32, slot: i32): bool {
-  const td = tdAt(i);
+  return fastPassTd(tdAt(i), slot);
+}
+
+@inline function fastPassTd(td: Td, slot: i32): bool {
   if (jiffies - td.fpLo >= td.fpLen) return false;
   const b = bioAt(slot);
   const f = b.flags;
@@ -1274,17 +1327,18 @@ function throtlBio(slot: i32, t: i64): bool {
   // level by level on the pass windows; the first level off its window
   // takes the long way (and so does everything above it)
   let q = -1;
-  while (fastPass(i, slot)) {
+  let t2 = td;
+  while (fastPassTd(t2, slot)) {
     q = (i << 1) | 1;
-    const ps = tgParentSq.get(g);
-    if (ps >= nTg) {
+    const pi = t2.parentTd;
+    if (pi < 0) {
       b.flags = b.flags | BIO_BPS_THROTTLED;
       return true;
     }
-    g = ps;
-    i = g * 2 + d;
+    i = pi;
+    t2 = tdAt(pi);
   }
-  return throtlBioLevels(slot, g, d, q);
+  return throtlBioLevels(slot, i >> 1, d, q);
 }
 
 /** __blk_throtl_bio() from level g up (q: the qnode the bio came through, -1 = none). */
@@ -1442,6 +1496,15 @@ export function throtlSliceJiffies(): u64 {
 /** How many bios (pieces) were over a limit when submitted and waited. */
 export function throtlQueuedBios(): i64 {
   return queuedBios;
+}
+
+export function throtlPassWindowField(cg: i32, dev: i32, dir: i32, what: i32): i64 {
+  if (!throttleActive) return 0;
+  const td = tdAt((cg * nDev + dev) * 2 + dir);
+  if (what == 0) return <i64>td.fpLo;
+  if (what == 1) return <i64>td.fpLen;
+  if (what == 2) return td.fpIos;
+  return td.fpBytes;
 }
 
 export function throtlTgCount(): i32 {

@@ -120,3 +120,45 @@ describe("the pass window changes no result", () => {
     expect(fast).toEqual(slow);
   });
 });
+
+interface WindowCore {
+  throtlPassWindow(cg: number, dev: number, dir: number, what: number): bigint;
+}
+
+describe("the worked example of the pass window (6.18, riops=2000 rbps=209715200, 4 KiB reads)", () => {
+  const J0 = 4295000003n;
+  function example(n: number): { sim: Simulation; recs: BioRecord[] } {
+    const s = scenarioDefaults({
+      name: "pass-window-example", kernel: "6.18", record: true,
+      clock: { hz: 250, jiffiesAtZero: J0, zeroAfterTickNs: 0 },
+      devices: [idealDevice("loop1", DEV)],
+      cgroups: [{ path: "a", files: { "io.max": `${DEV} riops=2000 rbps=209715200` } }],
+      jobs: [jobDefaults({
+        name: "j", device: "loop1", cgroup: "a", iodepth: n,
+        pattern: { kind: "replay", ios: Array.from({ length: n }, (_, k) => ({ tNs: 1000 * k, off: k * 4096, size: 4096, dir: "R" as const })) },
+      })],
+    });
+    const sim = new Simulation(s);
+    return { sim, recs: sim.runToEnd().records! };
+  }
+  const win = (sim: Simulation, what: number) => (sim.core as unknown as WindowCore).throtlPassWindow(1, 0, 0, what);
+
+  it("the first bio at jiffy 4295000003 opens a 23-jiffy window allowing 200 IOs and 20971520 bytes", () => {
+    const { sim, recs } = example(1);
+    expect(recs[0]!.releaseNs).toBe(recs[0]!.submitNs);
+    expect(win(sim, 0)).toBe(J0);
+    expect(win(sim, 1)).toBe(23n); // slice_end 4295000050 - 25 - 4295000003 = 22, so jiffies J0 .. J0 + 22
+    expect(win(sim, 2)).toBe(200n);
+    expect(win(sim, 3)).toBe(20971520n);
+  });
+
+  it("bios 2..200 pass on it; the 201st does not fit, waits for the next slice and closes it", () => {
+    const { sim, recs } = example(201);
+    const byArrival = [...recs].sort((a, b) => a.submitNs - b.submitNs);
+    for (const r of byArrival.slice(0, 200)) expect(r.releaseNs).toBe(r.submitNs);
+    const last = byArrival[200]!;
+    // the next slice boundary (J0 + 25, fired by the timer at the tick of J0 + 26, then kthrotld)
+    expect(last.releaseNs).toBeGreaterThanOrEqual(26 * 4_000_000);
+    expect(win(sim, 1)).toBe(0n); // closed by the queued bio (and the slice moves on)
+  });
+});
