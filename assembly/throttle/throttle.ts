@@ -127,6 +127,15 @@
 // The fields a pass on the window touches (the rules bytes, the window, the
 // two counters, the parent's record index) share the first 64-byte line of
 // each tg x dir record.
+//
+// A wait verdict of <= 6.15 tg_may_dispatch() is remembered too (fwKey ..):
+// after it the slice is live and ends no earlier than jiffies + max(SLICE,
+// wait), so asking again at the same jiffy with the same counters and the
+// same bio size and BIO_BPS_THROTTLED changes nothing and gets the same wait.
+// The timer asks exactly that twice per round (throtl_dispatch_tg(), then
+// tg_update_disptime() for the same head bio). Whatever closes the window
+// forgets the verdict; a charge in between changes the counters. (6.18's
+// check charges bytes before it can fail on iops, so it is not memoised.)
 
 import { Vec } from "../engine/vec";
 import { schedule, EV_THROTL_TIMER, EV_THROTL_WORK } from "../engine/events";
@@ -226,6 +235,14 @@ const tgParentSq = new Vec<i32>(16);
   memoIops: u64;
   memoFloorIops: u64; // key: iops & UINT_MAX (U64_MAX = none yet)
   memoFloor: u64; // HZ / iops + 1
+  // the last wait verdict of <= 6.15 tg_may_dispatch() (see mayDispatch()):
+  // the same bio shape at the same jiffy and counters gets the same wait
+  fwKey: u64; // bio size | BIO_BPS_THROTTLED << 32 | 1 << 40 (0: none)
+  fwJ: u64;
+  fwBytesDisp: i64;
+  fwIoDisp: i64;
+  fwWait: u64;
+  fwReason: u8;
 }
 // records start on 64-byte lines (the base rounded up, the size a multiple of 64)
 const TD_BYTES: usize = (offsetof<Td>() + 63) & ~63;
@@ -234,6 +251,13 @@ let tdBase: usize = changetype<usize>(tdMem);
 
 @inline function tdAt(i: i32): Td {
   return changetype<Td>(tdBase + <usize>i * TD_BYTES);
+}
+
+/** The slice, a limit or the queue changed: forget the pass window and the last verdict. */
+@inline function closeWindows(i: i32): void {
+  const td = tdAt(i);
+  td.fpLen = 0;
+  td.fwKey = 0;
 }
 
 // service queues: sq id s < nTg is tg s's own queue; nTg + dev is the device's top queue
@@ -553,7 +577,7 @@ function updateHasRules(g: i32): void {
 
 function qnodeAdd(slot: i32, q: i32, s: i32, d: i32): void {
   bioAt(slot).next = -1;
-  if (s < nTg) tdAt(s * 2 + d).fpLen = 0; // bios queued: new ones wait behind them
+  if (s < nTg) closeWindows(s * 2 + d); // bios queued: new ones wait behind them
   const f = bioAt(slot).flags;
   if (profile == PROFILE_618 && (f & (BIO_TG_BPS_THROTTLED | BIO_BPS_THROTTLED)) != 0) {
     const t = qnIopsTail.get(q);
@@ -769,7 +793,7 @@ function scheduleNextDispatch(s: i32, force: bool): bool {
   }
   tdAt(i).sliceStart = jiffies;
   tdAt(i).sliceEnd = jiffies + SLICE;
-  tdAt(i).fpLen = 0;
+  closeWindows(i);
 }
 
 function startNewSliceWithCredit(i: i32, start: u64): void {
@@ -780,12 +804,12 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   const later = profile == PROFILE_61 ? timeAfterEq(start, tdAt(i).sliceStart) : timeAfter(start, tdAt(i).sliceStart);
   if (later) tdAt(i).sliceStart = start;
   tdAt(i).sliceEnd = jiffies + SLICE;
-  tdAt(i).fpLen = 0;
+  closeWindows(i);
 }
 
 @inline function setSliceEnd(i: i32, end: u64): void {
   tdAt(i).sliceEnd = roundupSlice(end);
-  tdAt(i).fpLen = 0;
+  closeWindows(i);
 }
 
 @inline function extendSlice(i: i32, end: u64): void {
@@ -920,9 +944,21 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   const iops = limIops(g, d);
   lastReason = RS_NONE;
   if (bps == U64_MAX && iops == UINT_MAX) return 0;
+  const flags = bioAt(slot).flags;
+  // A repeat: a wait verdict leaves the slice live and long enough
+  // (slice_end >= jiffies + max(SLICE, wait)), so the same question - same
+  // jiffy, counters, bio size and BIO_BPS_THROTTLED - at an unchanged slice
+  // and limits (any change forgets the verdict) has the same answer and
+  // changes nothing. The timer asks it twice per dispatch round
+  // (throtl_dispatch_tg(), then tg_update_disptime()).
+  const td = tdAt(i);
+  const key = <u64>bioAt(slot).size | (<u64>(flags & BIO_BPS_THROTTLED) << 32) | (<u64>1 << 40);
+  if (td.fwKey == key && td.fwJ == jiffies && td.fwBytesDisp == td.bytesDisp && td.fwIoDisp == td.ioDisp && !traceOn) {
+    lastReason = td.fwReason;
+    return td.fwWait;
+  }
   if (sliceUsed(i) && sqNrBps.get(g * 2 + d) == 0) startNewSlice(i, true);
   else if (timeBefore(tdAt(i).sliceEnd, jiffies + SLICE)) extendSlice(i, jiffies + SLICE);
-  const flags = bioAt(slot).flags;
   let bw: u64 = 0;
   if (bps != U64_MAX && !(flags & BIO_BPS_THROTTLED)) bw = withinBps(g, d, slot, bps);
   let iw: u64 = 0;
@@ -942,6 +978,12 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   const w = bw > iw ? bw : iw;
   lastReason = bw >= iw ? RS_BPS : RS_IOPS;
   if (timeBefore(tdAt(i).sliceEnd, jiffies + w)) extendSlice(i, jiffies + w);
+  td.fwKey = key;
+  td.fwJ = jiffies;
+  td.fwBytesDisp = td.bytesDisp;
+  td.fwIoDisp = td.ioDisp;
+  td.fwWait = w;
+  td.fwReason = lastReason;
   return w;
 }
 
@@ -1453,8 +1495,8 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
       }
     }
   }
-  tdAt(g * 2).fpLen = 0;
-  tdAt(g * 2 + 1).fpLen = 0;
+  closeWindows(g * 2);
+  closeWindows(g * 2 + 1);
   tdAt(g * 2).bps = cfgVals.get(k * 4);
   tdAt(g * 2 + 1).bps = cfgVals.get(k * 4 + 1);
   tdAt(g * 2).iops = cfgVals.get(k * 4 + 2);
@@ -1518,16 +1560,24 @@ export function throtlDevCount(): i32 {
 // ---------------------------------------------------------------- benchmark hook
 
 let benchBase: u64 = 0;
+export let benchWaitSum: u64 = 0;
 export function benchStart(): void {
   benchBase = jiffiesAt(0);
+  benchWaitSum = 0;
 }
 
 /** One decision at tg 0 (read) at jiffy JIFFIES_AT_ZERO + j: the within-limit
- *  check and, when it passes, the charge and trim (never queues). */
+ *  check and, when it passes, the charge and trim (never queues, so the
+ *  check is withinLimit()'s with nothing queued: dispatchWait()). A wait is
+ *  added to benchWaitSum. */
 export function benchDecide(slot: i32, j: i64): bool {
   jiffies = benchBase + <u64>j;
   if (fastPass(0, slot)) return true;
-  if (!withinLimit(0, 0, slot)) return false;
+  const w = dispatchWait(0, 0, slot);
+  if (w != 0) {
+    benchWaitSum += w;
+    return false;
+  }
   if (profile == PROFILE_618) chargeIops618(0, 0, slot);
   else chargeBio(0, 0, slot);
   trimSlice(0, 0);

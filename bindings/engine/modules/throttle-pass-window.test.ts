@@ -63,7 +63,7 @@ function scenario(c: Case, trace: boolean): Scenario & { throttle: { trace: bool
         name: `j${k}`, device: "loop1", cgroup: names[j.group]!, rw: j.rw, bs: [{ size: j.bs, weight: 1 }], iodepth: j.iodepth,
         random: true, startNs: j.startMs * 1e6, runtimeNs: c.runtimeMs * 1e6, timeBased: true,
       })),
-      durationNs: (c.runtimeMs + 100) * 1e6,
+      durationNs: (c.runtimeMs + 1500) * 1e6, // time for the bios over a limit to go
     }),
     throttle: { trace },
   };
@@ -71,6 +71,12 @@ function scenario(c: Case, trace: boolean): Scenario & { throttle: { trace: bool
 
 function run(s: Scenario): BioRecord[] {
   return new Simulation(s).runToEnd().records!;
+}
+
+/** What a run promises: every bio's times, io.stat and the throttle waits, the event count, the end. */
+function outcome(s: Scenario) {
+  const r = new Simulation(s).runToEnd();
+  return { records: r.records, cgroups: r.cgroups, events: r.events, simulatedNs: r.simulatedNs, jobs: r.jobs.map((j) => [j.read.ios, j.write.ios]) };
 }
 
 const limArb: fc.Arbitrary<Lim> = fc.record({
@@ -99,11 +105,9 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
 describe("the pass window changes no result", () => {
   it("every bio is released, issued and completed at the same ns with and without the long way at every level", () => {
     fc.assert(fc.property(caseArb, (c) => {
-      const fast = run(scenario(c, false));
-      const slow = run(scenario(c, true));
-      expect(fast.length).toBe(slow.length);
-      expect(fast.length).toBeGreaterThan(0);
-      expect(fast).toEqual(slow);
+      // (bios completing after a job's runtime are not in its records: a
+      // slow limit may leave a case with none, then io.stat still counts them)
+      expect(outcome(scenario(c, false))).toEqual(outcome(scenario(c, true)));
     }), { numRuns: 40 });
   });
 
