@@ -2,9 +2,12 @@
 //
 //  1. throttle decisions per second inside the WASM core (a batch export runs
 //     N decisions: the kernel's per-bio check at a group with riops and rbps
-//     limits - slice start/extend, bps and iops checks, charge, trim);
+//     limits - slice start/extend, bps and iops checks, charge, trim - as the
+//     core makes them, pass window and remembered verdicts included);
 //  2. the same decisions in plain TypeScript with BigInt for the u64 maths,
-//     as one would port the C (same inputs; the pass counts must agree);
+//     as one would port the C (bench/bigint-throttle.ts; same inputs; the
+//     pass counts must agree, and bench/throttle.test.ts checks that they and
+//     the waits do over random settings);
 //  3. end to end: 64 cgroups with io.max on an NVMe-like device, closed-loop
 //     jobs: simulated bios per wall-clock second of simulate() (after an
 //     untimed warm-up run), with how many bios waited in blk-throttle.
@@ -15,7 +18,6 @@
 // Run: npm run build && node dist/bench/throttle.js
 
 import { instantiateCore, simulate, Simulation, scenarioDefaults, jobDefaults } from "../bindings/index.js";
-
 import { BigIntThrottle } from "./bigint-throttle.js";
 
 interface BenchCore {
