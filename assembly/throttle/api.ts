@@ -26,6 +26,16 @@ export function throtlWriteLimits(cg: i32, dev: i32, rbps: u64, wbps: u64, riops
   return idx;
 }
 
+/** Bios (pieces) that were over a limit when submitted and waited in blk-throttle. */
+export function throtlQueued(): i64 {
+  return T.throtlQueuedBios();
+}
+
+/** The pass window of (cg, dev, dir): 0 = fpLo, 1 = fpLen (0: closed), 2 = fpIos, 3 = fpBytes. */
+export function throtlPassWindow(cg: i32, dev: i32, dir: i32, what: i32): i64 {
+  return T.throtlPassWindowField(cg, dev, dir, what);
+}
+
 export function throtlSlice(): u64 {
   return T.throtlSliceJiffies();
 }
@@ -67,6 +77,13 @@ export function throtlTraceColumn(id: i32): usize {
 // (tg_within_limit: slice start/extend, the bps and iops checks, charge and
 // trim on a pass). Returns how many passed (so nothing is optimised away).
 export function throtlBenchDecisions(n: i32, profile: i32, perJiffy: i32, iops: u64, bps: u64): i32 {
+  return throtlBenchDecisionsSized(n, profile, perJiffy, iops, bps, 4096, 4096, 0);
+}
+
+/** The same with two bio sizes: every `everyB`-th decision (0 = none) is of
+ *  `sizeB` bytes, the others of `sizeA`. */
+export function throtlBenchDecisionsSized(n: i32, profile: i32, perJiffy: i32, iops: u64, bps: u64,
+  sizeA: u32, sizeB: u32, everyB: i32): i32 {
   setClock(250, 4294892296 + 2500, 0);
   resetBios();
   resetCgroups(false);
@@ -77,7 +94,7 @@ export function throtlBenchDecisions(n: i32, profile: i32, perJiffy: i32, iops: 
   T.throtlStageLimits(0, 0, bps, 0xffffffffffffffff, iops, 0xffffffff);
   T.throtlConfigEvent(0, 0);
   const slot = allocBio();
-  bioAt(slot).size = 4096;
+  bioAt(slot).size = sizeA;
   bioAt(slot).dir = 0;
   bioAt(slot).cg = 0;
   bioAt(slot).dev = 0;
@@ -86,8 +103,13 @@ export function throtlBenchDecisions(n: i32, profile: i32, perJiffy: i32, iops: 
   let passed = 0;
   let j: i64 = 0;
   let k = 0;
+  let b = 0;
   for (let i = 0; i < n; i++) {
     bioAt(slot).flags = 0;
+    if (everyB > 0) {
+      bioAt(slot).size = ++b == everyB ? sizeB : sizeA;
+      if (b == everyB) b = 0;
+    }
     if (T.benchDecide(slot, j)) passed++;
     if (++k == perJiffy) {
       k = 0;
@@ -95,4 +117,9 @@ export function throtlBenchDecisions(n: i32, profile: i32, perJiffy: i32, iops: 
     }
   }
   return passed;
+}
+
+/** Sum of the waits (jiffies) of the decisions that failed in the last batch. */
+export function throtlBenchWaitSum(): u64 {
+  return T.benchWaitSum;
 }

@@ -81,6 +81,61 @@
 // Splits: throttling runs before blk-mq splits a bio at max_sectors; the bio
 // is charged its bytes once and one IO, each resubmitted remainder one more IO
 // (it carries BIO_BPS_THROTTLED). `bioAt(slot).pieces` counts the pieces.
+//
+// THE PASS WINDOW (a shortcut that changes no result)
+//
+// Most bios of a busy group pass: the check then compares the counters with
+// two allowances, charges, and trims - and within one rounded window the
+// allowances, the slice end that trim writes back and the "no trim yet"
+// answer are all the same. So after a bio passes a level the long way
+// (withinLimit, charge, trimSlice), fpValidate() records, for that tg and
+// direction, the jiffies [fpLo, fpLo + fpLen) over which the next check would
+// only compare and charge, and the allowances it would compare with:
+//
+//   - the slice stays live and neither extendSlice() nor trim's
+//     throtl_set_slice_end(jiffies + SLICE) moves slice_end: jiffies <=
+//     slice_end - SLICE (slice_end is roundup(jiffies + SLICE) after trim);
+//   - the rounded windows stay the same: elapsed <= roundup(elapsed) for
+//     bps, elapsed + 1 <= roundup(elapsed + 1) for iops;
+//   - trim does nothing: elapsed < SLICE (<= 6.15) or < 2 * SLICE (6.18);
+//   - nothing is queued at the level (queuing a bio closes the window).
+//
+// fastPass() then passes a bio with the version's own compares (u64 / u32
+// before 6.18, signed after) against those allowances and charges it; a bio
+// that does not fit takes the long way, which computes its wait exactly as
+// before. Every slice start, slice end write, trim, limit write and queued bio
+// closes the window (fpLen = 0). An unlimited group (the v2 root) whose slice
+// has run out keeps an open window forever: no bio restarts it. With the
+// decision trace on, every check takes the long way (so the trace reports
+// each compare); the property test throttle-pass-window.test.ts checks that
+// the trace-on and trace-off runs release every bio at the same nanosecond.
+//
+// Worked example (6.18, HZ=250, riops=2000 rbps=209715200, 4 KiB reads):
+// the first bio at jiffy 4295000003 starts a slice there and passes the long
+// way; trim sets slice_end = roundup(4295000028, 25) = 4295000050. Its pass
+// window: elapsed 0; bps window roundup(25) = 25 (same up to elapsed 25);
+// iops window roundup(0 + 1) = 25 (same up to elapsed 24); no 6.18 trim
+// before elapsed 50; slice_end - 25 - jiffies = 22. So fpLo = 4295000003,
+// fpLen = 23 (92 ms), fpIos = floor(2000 * 25 / 250) = 200, fpBytes =
+// floor(209715200 * 25 / 250) = 20971520. Bios 2..200 of the slice arriving
+// in those 23 jiffies pass on the window: 199 compares and charges. The
+// 201st finds ioDisp + 1 = 201 > 200 and takes the long way: iops wait 25 -
+// elapsed jiffies (at least HZ/2000 + 1 = 1), queued. At jiffy 4295000026
+// roundup(jiffies + 25) would be 4295000075: trim moves slice_end, so the
+// window ended one jiffy before.
+//
+// The fields a pass on the window touches (the rules bytes, the window, the
+// two counters, the parent's record index) share the first 64-byte line of
+// each tg x dir record.
+//
+// A wait verdict of <= 6.15 tg_may_dispatch() is remembered too (fwKey ..):
+// after it the slice is live and ends no earlier than jiffies + max(SLICE,
+// wait), so asking again at the same jiffy with the same counters and the
+// same bio size and BIO_BPS_THROTTLED changes nothing and gets the same wait.
+// The timer asks exactly that twice per round (throtl_dispatch_tg(), then
+// tg_update_disptime() for the same head bio). Whatever closes the window
+// forgets the verdict; a charge in between changes the counters. (6.18's
+// check charges bytes before it can fail on iops, so it is not memoised.)
 
 import { Vec } from "../engine/vec";
 import { schedule, EV_THROTL_TIMER, EV_THROTL_WORK } from "../engine/events";
@@ -128,6 +183,10 @@ export class ThrotlConfig {
 
 export const cfg = new ThrotlConfig();
 let SLICE: u64 = 25;
+// profile and traceOn as wasm globals: the per-bio code reads them
+// often, and a global (unlike a field in memory) needs no reload after a store
+let profile: i32 = PROFILE_618;
+let traceOn: bool = false;
 
 // ---------------------------------------------------------------- state
 
@@ -146,10 +205,23 @@ const tgParentSq = new Vec<i32>(16);
 // (the decision path reads most fields of one record per bio: one load each
 // at a constant offset, instead of a column pointer and an element)
 @unmanaged class Td {
-  bps: u64;
-  iops: u64;
+  // first cache line: everything a bio on the pass window reads or writes
+  rulesBps: u8; // this group or an ancestor has a bps limit (blk_should_throtl)
+  rulesIops: u8;
+  // the pass window (see THE PASS WINDOW): a bio passes at this level with
+  // only its charge while jiffies - fpLo < fpLen (fpLen = 0: closed) and the
+  // counters plus the bio stay within fpBytes / fpIos (checked per fpMode)
+  fpMode: u8;
+  parentTd: i32; // the parent group's record for this direction (-1: the parent is the device's top queue)
+  fpLo: u64;
+  fpLen: u64;
+  fpBytes: i64;
+  fpIos: i64;
   bytesDisp: i64; // u64 (<= 6.15) or int64 (6.18), bit pattern kept
   ioDisp: i64; // unsigned int (<= 6.15) or int (6.18): kept as 32-bit value
+  // the rest
+  bps: u64;
+  iops: u64;
   carryBytes: i64;
   carryIos: i64;
   sliceStart: u64;
@@ -163,15 +235,29 @@ const tgParentSq = new Vec<i32>(16);
   memoIops: u64;
   memoFloorIops: u64; // key: iops & UINT_MAX (U64_MAX = none yet)
   memoFloor: u64; // HZ / iops + 1
-  rulesBps: u8;
-  rulesIops: u8;
+  // the last wait verdict of <= 6.15 tg_may_dispatch() (see mayDispatch()):
+  // the same bio shape at the same jiffy and counters gets the same wait
+  fwKey: u64; // bio size | BIO_BPS_THROTTLED << 32 | 1 << 40 (0: none)
+  fwJ: u64;
+  fwBytesDisp: i64;
+  fwIoDisp: i64;
+  fwWait: u64;
+  fwReason: u8;
 }
-const TD_BYTES: usize = (offsetof<Td>() + 7) & ~7;
+// records start on 64-byte lines (the base rounded up, the size a multiple of 64)
+const TD_BYTES: usize = (offsetof<Td>() + 63) & ~63;
 let tdMem = new StaticArray<u8>(8);
 let tdBase: usize = changetype<usize>(tdMem);
 
 @inline function tdAt(i: i32): Td {
   return changetype<Td>(tdBase + <usize>i * TD_BYTES);
+}
+
+/** The slice, a limit or the queue changed: forget the pass window and the last verdict. */
+@inline function closeWindows(i: i32): void {
+  const td = tdAt(i);
+  td.fpLen = 0;
+  td.fwKey = 0;
 }
 
 // service queues: sq id s < nTg is tg s's own queue; nTg + dev is the device's top queue
@@ -192,6 +278,7 @@ const qnNext = new Vec<i32>(64);
 const qnOnList = new Vec<u8>(64);
 
 let seqCounter: u64 = 0;
+let queuedBios: i64 = 0; // bios (pieces) queued at their submission: they waited
 let jiffies: u64 = 0; // "current jiffies" while handling an event
 let inTimer: bool = false; // timer softirq context: base->clk = jiffies + 1
 let now: i64 = 0;
@@ -268,21 +355,26 @@ export function resetThrottle(): void {
   nCg = 0;
   nTg = 0;
   seqCounter = 0;
+  queuedBios = 0;
   cfg.profile = PROFILE_618;
   cfg.sliceJiffies = 0;
   cfg.workLatencyNs = 30_000;
   cfg.trace = false;
+  profile = PROFILE_618;
+  traceOn = false;
   cfgCg.length = 0;
   cfgDev.length = 0;
   cfgVals.length = 0;
   traceClear();
 }
 
-export function throtlConfigure(profile: i32, sliceJiffies: u64, workLatencyNs: i64, traceOn: bool): void {
-  cfg.profile = profile;
+export function throtlConfigure(p: i32, sliceJiffies: u64, workLatencyNs: i64, tr: bool): void {
+  cfg.profile = p;
   cfg.sliceJiffies = sliceJiffies;
   cfg.workLatencyNs = workLatencyNs;
-  cfg.trace = traceOn;
+  cfg.trace = tr;
+  profile = p;
+  traceOn = tr;
 }
 
 function allocState(): void {
@@ -298,8 +390,8 @@ function allocState(): void {
   initVec<u64>(tgSeq, nTg, 0);
   initVec<i32>(tgHeapPos, nTg, -1);
   initVec<i32>(tgParentSq, nTg, 0);
-  tdMem = new StaticArray<u8>((n2 > 0 ? n2 : 1) * <i32>TD_BYTES); // zeroed
-  tdBase = changetype<usize>(tdMem);
+  tdMem = new StaticArray<u8>((n2 > 0 ? n2 : 1) * <i32>TD_BYTES + 64); // zeroed
+  tdBase = (changetype<usize>(tdMem) + 63) & ~(<usize>63);
   for (let i = 0; i < n2; i++) {
     const td = tdAt(i);
     td.bps = U64_MAX;
@@ -327,7 +419,10 @@ function allocState(): void {
     for (let dev = 0; dev < nDev; dev++) {
       const g = cg * nDev + dev;
       const p = cgParent.get(cg);
-      tgParentSq.set(g, cgroupV2 && p >= 0 ? p * nDev + dev : nTg + dev);
+      const ps = cgroupV2 && p >= 0 ? p * nDev + dev : nTg + dev;
+      tgParentSq.set(g, ps);
+      tdAt(g * 2).parentTd = ps < nTg ? ps * 2 : -1;
+      tdAt(g * 2 + 1).parentTd = ps < nTg ? ps * 2 + 1 : -1;
     }
   }
 }
@@ -482,8 +577,9 @@ function updateHasRules(g: i32): void {
 
 function qnodeAdd(slot: i32, q: i32, s: i32, d: i32): void {
   bioAt(slot).next = -1;
+  if (s < nTg) closeWindows(s * 2 + d); // bios queued: new ones wait behind them
   const f = bioAt(slot).flags;
-  if (cfg.profile == PROFILE_618 && (f & (BIO_TG_BPS_THROTTLED | BIO_BPS_THROTTLED)) != 0) {
+  if (profile == PROFILE_618 && (f & (BIO_TG_BPS_THROTTLED | BIO_BPS_THROTTLED)) != 0) {
     const t = qnIopsTail.get(q);
     if (t >= 0) bioAt(t).next = slot;
     else qnIopsHead.set(q, slot);
@@ -653,7 +749,7 @@ function schedulePendingTimer(s: i32, expires: u64): void {
   }
   // mod_timer(): while timers run, base->clk is one ahead of jiffies
   const fire = wheelFire(expires, inTimer ? jiffies + 1 : jiffies);
-  if (cfg.trace) {
+  if (traceOn) {
     lastAllowed = 0;
     lastDisp = 0;
     trace(TR_TIMER, -1, s < nTg ? s : -1, 0, <i64>(fire - jiffies), capped ? RS_CAP : RS_NONE);
@@ -682,7 +778,7 @@ function scheduleNextDispatch(s: i32, force: bool): bool {
 }
 
 @inline function startNewSlice(i: i32, clear: bool): void {
-  if (cfg.profile == PROFILE_618) {
+  if (profile == PROFILE_618) {
     if (clear) {
       tdAt(i).bytesDisp = 0;
       tdAt(i).ioDisp = 0;
@@ -697,6 +793,7 @@ function scheduleNextDispatch(s: i32, force: bool): bool {
   }
   tdAt(i).sliceStart = jiffies;
   tdAt(i).sliceEnd = jiffies + SLICE;
+  closeWindows(i);
 }
 
 function startNewSliceWithCredit(i: i32, start: u64): void {
@@ -704,17 +801,19 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   tdAt(i).ioDisp = 0;
   tdAt(i).carryBytes = 0;
   tdAt(i).carryIos = 0;
-  const later = cfg.profile == PROFILE_61 ? timeAfterEq(start, tdAt(i).sliceStart) : timeAfter(start, tdAt(i).sliceStart);
+  const later = profile == PROFILE_61 ? timeAfterEq(start, tdAt(i).sliceStart) : timeAfter(start, tdAt(i).sliceStart);
   if (later) tdAt(i).sliceStart = start;
   tdAt(i).sliceEnd = jiffies + SLICE;
+  closeWindows(i);
 }
 
 @inline function setSliceEnd(i: i32, end: u64): void {
   tdAt(i).sliceEnd = roundupSlice(end);
+  closeWindows(i);
 }
 
 @inline function extendSlice(i: i32, end: u64): void {
-  if (cfg.profile == PROFILE_618 && !timeBefore(tdAt(i).sliceEnd, end)) return;
+  if (profile == PROFILE_618 && !timeBefore(tdAt(i).sliceEnd, end)) return;
   setSliceEnd(i, end);
 }
 
@@ -723,7 +822,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   if (sliceUsed(i)) return;
   setSliceEnd(i, jiffies + SLICE);
   let t = rounddownSlice(jiffies - tdAt(i).sliceStart);
-  if (cfg.profile == PROFILE_618) {
+  if (profile == PROFILE_618) {
     if (t < SLICE * 2) return;
     t -= SLICE;
     // throtl_trim_bps / throtl_trim_iops
@@ -782,7 +881,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   rnd = roundupSlice(rnd);
   const calc = bytesAllowedAt(i, bps, rnd);
   const disp = tdAt(i).bytesDisp;
-  const p = cfg.profile;
+  const p = profile;
   let allowed: i64;
   if (p == PROFILE_61) {
     const a = calc + <u64>tdAt(i).carryBytes;
@@ -814,7 +913,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   const rnd = roundupSlice(elapsed + 1);
   const calc = ioAllowedAt(i, iops, rnd);
   const disp = tdAt(i).ioDisp;
-  const p = cfg.profile;
+  const p = profile;
   lastDisp = disp;
   if (p == PROFILE_61) {
     const a = <u32>(calc + <u64>tdAt(i).carryIos);
@@ -845,13 +944,25 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   const iops = limIops(g, d);
   lastReason = RS_NONE;
   if (bps == U64_MAX && iops == UINT_MAX) return 0;
+  const flags = bioAt(slot).flags;
+  // A repeat: a wait verdict leaves the slice live and long enough
+  // (slice_end >= jiffies + max(SLICE, wait)), so the same question - same
+  // jiffy, counters, bio size and BIO_BPS_THROTTLED - at an unchanged slice
+  // and limits (any change forgets the verdict) has the same answer and
+  // changes nothing. The timer asks it twice per dispatch round
+  // (throtl_dispatch_tg(), then tg_update_disptime()).
+  const td = tdAt(i);
+  const key = <u64>bioAt(slot).size | (<u64>(flags & BIO_BPS_THROTTLED) << 32) | (<u64>1 << 40);
+  if (td.fwKey == key && td.fwJ == jiffies && td.fwBytesDisp == td.bytesDisp && td.fwIoDisp == td.ioDisp && !traceOn) {
+    lastReason = td.fwReason;
+    return td.fwWait;
+  }
   if (sliceUsed(i) && sqNrBps.get(g * 2 + d) == 0) startNewSlice(i, true);
   else if (timeBefore(tdAt(i).sliceEnd, jiffies + SLICE)) extendSlice(i, jiffies + SLICE);
-  const flags = bioAt(slot).flags;
   let bw: u64 = 0;
   if (bps != U64_MAX && !(flags & BIO_BPS_THROTTLED)) bw = withinBps(g, d, slot, bps);
   let iw: u64 = 0;
-  if (cfg.profile != PROFILE_61 || bw == 0) {
+  if (profile != PROFILE_61 || bw == 0) {
     // 6.1: `within_bps && within_iops` skips the iops check when bps failed
     if (iops != UINT_MAX) {
       const sa = lastAllowed;
@@ -867,6 +978,12 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   const w = bw > iw ? bw : iw;
   lastReason = bw >= iw ? RS_BPS : RS_IOPS;
   if (timeBefore(tdAt(i).sliceEnd, jiffies + w)) extendSlice(i, jiffies + w);
+  td.fwKey = key;
+  td.fwJ = jiffies;
+  td.fwBytesDisp = td.bytesDisp;
+  td.fwIoDisp = td.ioDisp;
+  td.fwWait = w;
+  td.fwReason = lastReason;
   return w;
 }
 
@@ -923,7 +1040,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
 
 /** Wait of the head bio (either version), 0 = dispatch now. */
 @inline function dispatchWait(g: i32, d: i32, slot: i32): u64 {
-  return cfg.profile == PROFILE_618 ? dispatchTime618(g, d, slot) : mayDispatch(g, d, slot);
+  return profile == PROFILE_618 ? dispatchTime618(g, d, slot) : mayDispatch(g, d, slot);
 }
 
 /** throtl_charge_bio() (<= 6.15). */
@@ -936,7 +1053,7 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
 }
 
 @inline function withinLimit(g: i32, d: i32, slot: i32): bool {
-  if (cfg.profile != PROFILE_618) {
+  if (profile != PROFILE_618) {
     if (sqNrBps.get(g * 2 + d) != 0) {
       lastReason = RS_FIFO;
       return false;
@@ -960,6 +1077,121 @@ function startNewSliceWithCredit(i: i32, start: u64): void {
   return dispatchTime618(g, d, slot) == 0;
 }
 
+// ---------------------------------------------------------------- the pass window
+
+const FP_BYTES: u8 = 1; // check bytesDisp + size against fpBytes
+const FP_IOPS: u8 = 2; // check ioDisp + 1 against fpIos
+
+/** A bio passes level i on the pass window: the compares of withinLimit()
+ *  with the allowances it would compute, then the charge. false = ask
+ *  withinLimit() (nothing changed). */
+@inline function fastPass(i: i32, slot: i32): bool {
+  return fastPassTd(tdAt(i), slot);
+}
+
+@inline function fastPassTd(td: Td, slot: i32): bool {
+  if (jiffies - td.fpLo >= td.fpLen) return false;
+  const b = bioAt(slot);
+  const f = b.flags;
+  const mode = td.fpMode;
+  const p = profile;
+  const size = <u64>b.size;
+  const bytes = (f & BIO_BPS_THROTTLED) == 0;
+  if (f & BIO_TG_BPS_THROTTLED) return false;
+  if (bytes && (mode & FP_BYTES) != 0) {
+    if (p == PROFILE_618) {
+      if (td.bytesDisp + <i64>size > td.fpBytes) return false;
+    } else if (<u64>td.bytesDisp + size > <u64>td.fpBytes) return false;
+  }
+  if (mode & FP_IOPS) {
+    if (p == PROFILE_618) {
+      if (s32(td.ioDisp + 1) > td.fpIos) return false;
+    } else if (<u32>(td.ioDisp + 1) > <u32>td.fpIos) return false;
+  }
+  if (bytes) td.bytesDisp = td.bytesDisp + <i64>size;
+  td.ioDisp = p == PROFILE_618 ? s32(td.ioDisp + 1) : <i64><u32>(td.ioDisp + 1);
+  return true;
+}
+
+/** After a bio passed level (g, d) the long way (charged, trimmed): open the
+ *  pass window for the jiffies in which the next bio's check would only
+ *  compare and charge - no slice start, extension or trim, the same rounded
+ *  windows - with the allowances those compares would use. */
+function fpValidate(g: i32, d: i32): void {
+  const i = g * 2 + d;
+  const td = tdAt(i);
+  td.fpLen = 0;
+  if (sqQueued(g, d) != 0) return;
+  const bps = limBps(g, d);
+  const iops = limIops(g, d);
+  const unlimited = bps == U64_MAX && iops == UINT_MAX;
+  const j = jiffies;
+  const p = profile;
+  if (sliceUsed(i)) {
+    // an unlimited group's slice is never restarted by a bio: once over it stays over
+    if (!unlimited || !timeAfter(j, td.sliceEnd)) return;
+    td.fpMode = 0;
+    td.fpLo = j;
+    td.fpLen = U64_MAX;
+    return;
+  }
+  if (timeBefore(td.sliceEnd, j + SLICE)) return; // (trim just set it to roundup(j + SLICE))
+  const elapsed = j - td.sliceStart;
+  // the last jiffy (as elapsed) with no trim: <= 6.15 trims once a whole
+  // slice has passed, 6.18 once two have (and never an unlimited group)
+  let lim: u64;
+  if (p != PROFILE_618) {
+    if (elapsed >= SLICE) return;
+    lim = SLICE - 1;
+  } else if (unlimited) {
+    lim = U64_MAX >> 2;
+  } else {
+    if (elapsed >= 2 * SLICE) return;
+    lim = 2 * SLICE - 1;
+  }
+  let mode: u8 = 0;
+  if (bps != U64_MAX) {
+    const rnd = roundupSlice(elapsed == 0 ? SLICE : elapsed);
+    const calc = bytesAllowedAt(i, bps, rnd);
+    if (p == PROFILE_61) {
+      td.fpBytes = <i64>(calc + <u64>td.carryBytes);
+      mode |= FP_BYTES;
+    } else if (p == PROFILE_612) {
+      const a = <i64>calc + td.carryBytes;
+      if (a <= 0) return;
+      td.fpBytes = a;
+      mode |= FP_BYTES;
+    } else {
+      const a = <i64>calc;
+      if (a == 0) return;
+      if (a > 0) {
+        td.fpBytes = a;
+        mode |= FP_BYTES;
+      }
+      if (rnd < lim) lim = rnd; // same rounded window up to elapsed == rnd
+    }
+  }
+  if (iops != UINT_MAX) {
+    const rnd = roundupSlice(elapsed + 1);
+    const calc = ioAllowedAt(i, iops, rnd);
+    if (p == PROFILE_61) {
+      td.fpIos = <i64><u32>(calc + <u64>td.carryIos);
+    } else {
+      const a = s32(<i64>calc + (p == PROFILE_612 ? td.carryIos : 0));
+      if (a <= 0) return;
+      td.fpIos = a;
+      if (p == PROFILE_618 && rnd - 1 < lim) lim = rnd - 1;
+    }
+    mode |= FP_IOPS;
+  }
+  // ... and no later than the jiffy whose roundup(jiffies + SLICE) is sliceEnd
+  let span = td.sliceEnd - SLICE - j;
+  if (lim - elapsed < span) span = lim - elapsed;
+  td.fpMode = mode;
+  td.fpLo = j;
+  td.fpLen = span + 1;
+}
+
 // ---------------------------------------------------------------- dispatch
 
 function updateDisptime(g: i32): void {
@@ -980,7 +1212,7 @@ function addBioTg(slot: i32, q: i32, g: i32): void {
   const d = <i32>bioAt(slot).dir;
   if (sqQueued(g, d) == 0) tgFlags.set(g, tgFlags.get(g) | TG_WAS_EMPTY);
   qnodeAdd(slot, q, g, d);
-  if (cfg.profile == PROFILE_618 && (bioAt(slot).flags & BIO_BPS_THROTTLED) != 0 && peekQueued(g, d) == slot) {
+  if (profile == PROFILE_618 && (bioAt(slot).flags & BIO_BPS_THROTTLED) != 0 && peekQueued(g, d) == slot) {
     tgFlags.set(g, tgFlags.get(g) | TG_IOPS_WAS_EMPTY);
   }
   enqueueTg(g);
@@ -990,10 +1222,10 @@ function dispatchOneBio(g: i32, d: i32): void {
   const s = g;
   const slot = popQueued(s, d);
   const i = g * 2 + d;
-  if (cfg.profile == PROFILE_618) chargeIops618(g, d, slot);
+  if (profile == PROFILE_618) chargeIops618(g, d, slot);
   else chargeBio(g, d, slot);
   const ps = tgParentSq.get(g);
-  if (cfg.trace) {
+  if (traceOn) {
     lastAllowed = 0;
     lastDisp = tdAt(i).ioDisp;
     trace(TR_DISPATCH, slot, g, d, 0, RS_NONE);
@@ -1100,7 +1332,7 @@ export function throtlWork(arg: u32, t: i64): void {
     const slot = list.get(k);
     now = t;
     jiffies = jiffiesAt(t);
-    if (cfg.trace) {
+    if (traceOn) {
       lastAllowed = 0;
       lastDisp = 0;
       trace(TR_RELEASE, slot, bioAt(slot).cg * nDev + dev, <i32>bioAt(slot).dir, 0, RS_NONE);
@@ -1120,33 +1352,57 @@ const workList = new Vec<i32>(64);
 
 /** blk_should_throtl() + __blk_throtl_bio() for one piece: true = passed. */
 function throtlBio(slot: i32, t: i64): bool {
-  const dev = bioAt(slot).dev;
-  const d = <i32>bioAt(slot).dir;
-  let g = bioAt(slot).cg * nDev + dev;
+  const b = bioAt(slot);
+  const d = <i32>b.dir;
+  let g = b.cg * nDev + b.dev;
   let i = g * 2 + d;
-  const f0 = bioAt(slot).flags;
-  if (!(tdAt(i).rulesIops != 0 || (tdAt(i).rulesBps != 0 && (f0 & BIO_BPS_THROTTLED) == 0))) return true;
+  const td = tdAt(i);
+  if (!(td.rulesIops != 0 || (td.rulesBps != 0 && (b.flags & BIO_BPS_THROTTLED) == 0))) return true;
   now = t;
   jiffies = jiffiesAt(t);
-  let q = -1;
-  if (cfg.trace) {
+  if (traceOn) {
     lastAllowed = 0;
     lastDisp = 0;
     trace(TR_ARRIVE, slot, g, d, 0, RS_NONE);
+    return throtlBioLevels(slot, g, d, -1);
   }
-  const p = cfg.profile;
+  // level by level on the pass windows; the first level off its window
+  // takes the long way (and so does everything above it)
+  let q = -1;
+  let t2 = td;
+  while (fastPassTd(t2, slot)) {
+    q = (i << 1) | 1;
+    const pi = t2.parentTd;
+    if (pi < 0) {
+      b.flags = b.flags | BIO_BPS_THROTTLED;
+      return true;
+    }
+    i = pi;
+    t2 = tdAt(pi);
+  }
+  return throtlBioLevels(slot, i >> 1, d, q);
+}
+
+/** __blk_throtl_bio() from level g up (q: the qnode the bio came through, -1 = none). */
+function throtlBioLevels(slot: i32, g: i32, d: i32, q: i32): bool {
+  let i = g * 2 + d;
+  const p = profile;
+  const fast = !traceOn;
   while (true) {
-    if (withinLimit(g, d, slot)) {
+    if (fast && fastPass(i, slot)) {
+      // passed on the pass window
+      } else if (withinLimit(g, d, slot)) {
       if (p == PROFILE_618) chargeIops618(g, d, slot);
       else chargeBio(g, d, slot);
-      if (cfg.trace) trace(TR_PASS, slot, g, d, 0, RS_NONE);
+      if (traceOn) trace(TR_PASS, slot, g, d, 0, RS_NONE);
       trimSlice(g, d);
+      fpValidate(g, d);
     } else if (p != PROFILE_61 && (bioAt(slot).flags & (BIO_META | BIO_SWAP)) != 0) {
       if (p == PROFILE_618) {
         chargeBps618(g, d, slot);
         chargeIops618(g, d, slot);
       } else chargeBio(g, d, slot);
-      if (cfg.trace) trace(TR_BYPASS, slot, g, d, 0, lastReason);
+      if (traceOn) trace(TR_BYPASS, slot, g, d, 0, lastReason);
     } else {
       break;
     }
@@ -1160,6 +1416,7 @@ function throtlBio(slot: i32, t: i64): bool {
     i = g * 2 + d;
   }
   // over the limit: queue at g
+  queuedBios++;
   const reason = lastReason;
   if (q < 0) q = i << 1; // qnode_on_self
   bioAt(slot).flags = bioAt(slot).flags | BIO_THROTTLED;
@@ -1169,9 +1426,9 @@ function throtlBio(slot: i32, t: i64): bool {
   if ((f & (TG_WAS_EMPTY | TG_IOPS_WAS_EMPTY)) != 0) {
     updateDisptime(g);
     wait = <i64>(tgDisptime.get(g) - jiffies);
-    if (cfg.trace) trace(TR_QUEUE, slot, g, d, wait, reason == RS_NONE ? lastReason : reason);
+    if (traceOn) trace(TR_QUEUE, slot, g, d, wait, reason == RS_NONE ? lastReason : reason);
     scheduleNextDispatch(tgParentSq.get(g), true);
-  } else if (cfg.trace) {
+  } else if (traceOn) {
     trace(TR_QUEUE, slot, g, d, wait, RS_FIFO);
   }
   return false;
@@ -1190,7 +1447,8 @@ function passPieces(slot: i32, t: i64): bool {
 }
 
 /** submit_bio_noacct(): true = the bio passes blk-throttle now. */
-export function throtlSubmit(slot: i32, t: i64): bool {
+@inline export function throtlSubmit(slot: i32, t: i64): bool {
+  if (bioAt(slot).pieces <= 1) return throtlBio(slot, t); // not split: one pass
   return passPieces(slot, t);
 }
 
@@ -1210,7 +1468,7 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
     const elapsed = jiffies - tdAt(i).sliceStart;
     const bps = limBps(g, d);
     const iops = limIops(g, d);
-    if (cfg.profile == PROFILE_618) {
+    if (profile == PROFILE_618) {
       if (sqQueued(g, d) == 0) {
         tdAt(i).bytesDisp = 0;
         tdAt(i).ioDisp = 0;
@@ -1237,6 +1495,8 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
       }
     }
   }
+  closeWindows(g * 2);
+  closeWindows(g * 2 + 1);
   tdAt(g * 2).bps = cfgVals.get(k * 4);
   tdAt(g * 2 + 1).bps = cfgVals.get(k * 4 + 1);
   tdAt(g * 2).iops = cfgVals.get(k * 4 + 2);
@@ -1248,7 +1508,7 @@ export function throtlConfigEvent(idx: u32, t: i64): void {
   }
   startNewSlice(g * 2, false);
   startNewSlice(g * 2 + 1, false);
-  if (cfg.trace) {
+  if (traceOn) {
     lastAllowed = 0;
     lastDisp = 0;
     trace(TR_CONFIG, -1, g, 0, 0, RS_NONE);
@@ -1275,6 +1535,20 @@ export function throtlSliceJiffies(): u64 {
   return SLICE;
 }
 
+/** How many bios (pieces) were over a limit when submitted and waited. */
+export function throtlQueuedBios(): i64 {
+  return queuedBios;
+}
+
+export function throtlPassWindowField(cg: i32, dev: i32, dir: i32, what: i32): i64 {
+  if (!throttleActive) return 0;
+  const td = tdAt((cg * nDev + dev) * 2 + dir);
+  if (what == 0) return <i64>td.fpLo;
+  if (what == 1) return <i64>td.fpLen;
+  if (what == 2) return td.fpIos;
+  return td.fpBytes;
+}
+
 export function throtlTgCount(): i32 {
   return nTg;
 }
@@ -1286,17 +1560,27 @@ export function throtlDevCount(): i32 {
 // ---------------------------------------------------------------- benchmark hook
 
 let benchBase: u64 = 0;
+export let benchWaitSum: u64 = 0;
 export function benchStart(): void {
   benchBase = jiffiesAt(0);
+  benchWaitSum = 0;
 }
 
 /** One decision at tg 0 (read) at jiffy JIFFIES_AT_ZERO + j: the within-limit
- *  check and, when it passes, the charge and trim (never queues). */
+ *  check and, when it passes, the charge and trim (never queues, so the
+ *  check is withinLimit()'s with nothing queued: dispatchWait()). A wait is
+ *  added to benchWaitSum. */
 export function benchDecide(slot: i32, j: i64): bool {
   jiffies = benchBase + <u64>j;
-  if (!withinLimit(0, 0, slot)) return false;
-  if (cfg.profile == PROFILE_618) chargeIops618(0, 0, slot);
+  if (fastPass(0, slot)) return true;
+  const w = dispatchWait(0, 0, slot);
+  if (w != 0) {
+    benchWaitSum += w;
+    return false;
+  }
+  if (profile == PROFILE_618) chargeIops618(0, 0, slot);
   else chargeBio(0, 0, slot);
   trimSlice(0, 0);
+  fpValidate(0, 0);
   return true;
 }
