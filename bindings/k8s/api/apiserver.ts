@@ -130,7 +130,22 @@ export class ApiServer {
   /** objects written, for the final-objects output */
   onWrite: ((type: WatchType, obj: KObj) => void) | null = null;
 
+  /**
+   * Loops that read a kind straight from the store (not through an informer),
+   * by kind: a write of that kind wakes just them (engine/sim.ts section 3).
+   * Informers are woken by their deliveries, in their owners' groups. CSIDriver
+   * is read by every volume plugin's attach question, so its writes wake all.
+   */
+  private readonly readers = new Map<Kind, WakeGroup>();
+
   constructor(private readonly sim: Sim) {}
+
+  /** the wake group of the loops that read `kind` from the store directly */
+  storeReaders(kind: Kind): WakeGroup {
+    let g = this.readers.get(kind);
+    if (!g) this.readers.set(kind, (g = this.sim.group(`api/${kind}`)));
+    return g;
+  }
 
   private bucket(kind: Kind): Map<string, KObj> {
     let b = this.store.get(kind);
@@ -302,7 +317,8 @@ export class ApiServer {
   }
 
   private emit(type: WatchType, obj: KObj, old: KObj | undefined): void {
-    this.sim.bump();
+    if (obj.kind === "CSIDriver") this.sim.bump();
+    else this.sim.bump(this.storeReaders(obj.kind));
     this.onWrite?.(type, obj);
     const now = this.sim.now;
     for (const inf of this.informers) {

@@ -185,9 +185,11 @@ export class AttachDetachController {
     for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, true);
     this.lastFullList = ctx.sim.now;
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake));
+    // the node status updater (reconciler) reads nodes, and VerifyVolumesAreAttached
+    // (sync) VolumeAttachments, from the API store itself
+    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake, ctx.api.storeReaders("Node")));
     this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate(), this.wake));
-    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake));
+    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake, ctx.api.storeReaders("VolumeAttachment")));
   }
 
   // ---- informer handlers ----------------------------------------------
