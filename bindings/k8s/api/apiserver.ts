@@ -108,6 +108,12 @@ export interface Informer {
   synced: boolean;
   /** the owner's wake group: a delivery changes only the owner's view (engine/sim.ts section 3) */
   group: WakeGroup;
+  /**
+   * Narrower groups for the deliveries of some kinds: the owner's loops that
+   * read that kind from this cache (e.g. the kubelet caches nodes but none of
+   * its loops reads them there). The initial list wakes `group`.
+   */
+  groupByKind: Partial<Record<Kind, WakeGroup>> | undefined;
 }
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -340,6 +346,7 @@ export class ApiServer {
     onEvent: Informer["onEvent"],
     onSynced: () => void,
     group: WakeGroup,
+    groupByKind?: Partial<Record<Kind, WakeGroup>>,
   ): Informer {
     const inf: Informer = {
       kinds,
@@ -351,6 +358,7 @@ export class ApiServer {
       dead: false,
       synced: false,
       group,
+      groupByKind,
     };
     this.informers.push(inf);
     const now = this.sim.now;
@@ -388,6 +396,6 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  sim.bump(inf.group);
+  sim.bump((inf.groupByKind !== undefined ? inf.groupByKind[obj.kind] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }

@@ -17,7 +17,7 @@
 import type { Informer } from "../api/apiserver.js";
 import { keyOf, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
-import type { Ticker } from "../engine/sim.js";
+import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
 import type { PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
@@ -47,6 +47,14 @@ export class Kubelet {
   private dead = false;
   private readonly host: Host;
   private orphansLogged = new Set<string>();
+  /**
+   * Narrower wake groups for informer deliveries (engine/sim.ts section 3):
+   * PersistentVolumes and claims are read from the cache by the populator
+   * alone; nodes and CSIDrivers by none of the loops (the status loop and the
+   * plugins read the API store). Pods wake every loop (the host group).
+   */
+  private readonly dswpWake: WakeGroup;
+  private readonly unreadWake: WakeGroup;
 
   constructor(
     private readonly ctx: Ctx,
@@ -55,6 +63,8 @@ export class Kubelet {
   ) {
     this.component = `kubelet/${nodeName}`;
     this.host = ctx.hosts.get(nodeName)!;
+    this.dswpWake = ctx.sim.group(`${this.component}/dswp`);
+    this.unreadWake = ctx.sim.group(`${this.component}/unread`);
     this.vm = new VolumeManager(ctx, nodeName, this.component, plugins, {
       pods: () => this.pods(),
       pod: (uid) => this.podByUID(uid),
@@ -105,6 +115,7 @@ export class Kubelet {
       },
       () => this.run(),
       this.host.wake,
+      { PersistentVolume: this.dswpWake, PersistentVolumeClaim: this.dswpWake, Node: this.unreadWake, CSIDriver: this.unreadWake },
     );
   }
 
@@ -121,7 +132,7 @@ export class Kubelet {
     const t = ctx.timers;
     for (const p of this.pods()) this.podEvent("ADDED", p);
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), this.host.wake, this.dswpWake));
     this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), this.host.wake, this.vm.opsWake));
     // the pod workers read pods and the status loop the node from the API store itself
     this.tickers.push(ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), this.host.wake, ctx.api.storeReaders("Pod")));
