@@ -192,7 +192,7 @@ export class Kubelet {
           name: c.name,
           state: running ? { running: {} } : terminated ? { terminated: { reason: "Completed" } } : { waiting: { reason: "ContainerCreating" } },
         }));
-        d.status = { ...(d.status ?? {}), phase, containerStatuses: cs, conditions: [{ type: "Ready", status: running ? "True" : "False" }] };
+        d.status = Object.assign({}, d.status, { phase, containerStatuses: cs, conditions: [{ type: "Ready", status: running ? "True" : "False" }] });
         return true;
       });
     } catch {
@@ -328,11 +328,11 @@ export class Kubelet {
           let changed = false;
           if (notReady(d)) {
             const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
-            d.status = { ...(d.status ?? {}), conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] };
+            d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
             changed = true;
           }
           if (inUseDiffers(d)) {
-            d.status = { ...(d.status ?? {}), volumesInUse: inUse };
+            d.status = Object.assign({}, d.status, { volumesInUse: inUse });
             changed = true;
           }
           return changed;
