@@ -113,7 +113,7 @@ export class VolumeManager {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, component)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    }, this.opsWake);
+    }, this.opsWake, ctx.out.on);
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {

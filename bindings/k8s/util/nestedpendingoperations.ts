@@ -52,34 +52,6 @@ export interface FailureInfo {
   durationBeforeRetry: number;
 }
 
-/**
- * A failure as onFailure gets it; the error text is formatted when read (the
- * failure log line, when logs are on). `error` is an own enumerable accessor
- * whose getter is shared by every failure and finds the ErrorText in a hidden
- * symbol-keyed slot; not an object literal with `get error()`: V8 keeps a
- * literal's accessors in the object's own hidden class, so a literal with a
- * fresh getter closure made a new hidden class per failure, and hidden
- * classes live in old space, where they kept the closure (and through it the
- * whole replay) alive through every young-generation GC until the next full
- * one.
- */
-function failureInfo(key: OpKey, operationName: string, err: ErrorText, retryAt: number, durationBeforeRetry: number): FailureInfo {
-  const f = { key, operationName } as FailureInfo;
-  Object.defineProperty(f, ERROR_TEXT, { value: err });
-  Object.defineProperty(f, "error", ERROR_PROPERTY);
-  f.retryAt = retryAt;
-  f.durationBeforeRetry = durationBeforeRetry;
-  return f;
-}
-const ERROR_TEXT = Symbol("failure: error text");
-const ERROR_PROPERTY: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: { [ERROR_TEXT]: ErrorText }): string {
-    return errorText(this[ERROR_TEXT]);
-  },
-};
-
 export class NestedPendingOperations {
   private ops: Operation[] = [];
   constructor(
@@ -90,6 +62,12 @@ export class NestedPendingOperations {
     private readonly onFailure: (f: FailureInfo) => void,
     /** the owner's wake group (engine/sim.ts section 3) */
     private readonly group?: WakeGroup,
+    /**
+     * format the error text handed to onFailure (the owners only log it, so
+     * they pass whether logs are on; off, a failure's text is left unbuilt
+     * and `error` is "" unless the operation gave a plain string)
+     */
+    private readonly formatErrors = true,
   ) {}
 
   private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
@@ -151,7 +129,13 @@ export class NestedPendingOperations {
     }
     op.pending = false;
     backoffUpdate(op.backoff, err, this.sim.now, this.initialMs, this.maxMs);
-    this.onFailure(failureInfo(op.key, op.operationName, err, op.backoff.lastErrorTime + op.backoff.durationBeforeRetry, op.backoff.durationBeforeRetry));
+    this.onFailure({
+      key: op.key,
+      operationName: op.operationName,
+      error: this.formatErrors ? errorText(err) : typeof err === "string" ? err : "",
+      retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
+      durationBeforeRetry: op.backoff.durationBeforeRetry,
+    });
   }
 
   isOperationPending(volumeName: string, podName: string, nodeName: string): boolean {
