@@ -81,6 +81,14 @@ export class Host {
    * host, its volume manager and pod workers (engine/sim.ts section 3).
    */
   readonly wake: WakeGroup;
+  /**
+   * The loops that read the mount table, namespaces, directories and rbd
+   * devices themselves: the kubelet's housekeeping (orphaned pod dirs) and its
+   * volume reconciler (reconstruction). Changes made here bump this group
+   * only; the volume plugins that change them are operations, whose
+   * completion wakes their own owners.
+   */
+  readonly fsWake: WakeGroup;
 
   constructor(
     readonly nodeName: string,
@@ -88,6 +96,7 @@ export class Host {
     private readonly sim: Sim,
   ) {
     this.wake = sim.group(`node/${nodeName}`);
+    this.fsWake = sim.group(`node/${nodeName}/fs`);
   }
 
   isMountPoint(path: string): boolean {
@@ -103,7 +112,7 @@ export class Host {
     const cur = this.mounts.get(path);
     if (cur && cur.fs === fs) return;
     this.mounts.set(path, { fs, path });
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
   }
 
   /** bind mount: a second mount of the same filesystem */
@@ -119,11 +128,11 @@ export class Host {
     const m = this.mounts.get(path);
     if (!m) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
     this.mounts.delete(path);
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
     for (const ns of this.namespaces.values()) {
       if (ns.propagation === "None" || !covers(ns.source, path)) continue;
       const drop = (): void => {
-        if (ns.mounts.delete(path)) this.sim.bump(this.wake);
+        if (ns.mounts.delete(path)) this.sim.bump(this.fsWake);
       };
       if (ns.propagationDelayMs > 0) this.sim.after(ns.propagationDelayMs, drop);
       else drop();
@@ -165,18 +174,18 @@ export class Host {
     }
     if (rootSource !== null) for (const m of this.mounts.values()) if (covers(rootSource, m.path)) ns.mounts.set(m.path, { fs: m.fs, path: m.path });
     this.namespaces.set(id, ns);
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
   }
 
   stopNamespace(id: string): void {
-    if (this.namespaces.delete(id)) this.sim.bump(this.wake);
+    if (this.namespaces.delete(id)) this.sim.bump(this.fsWake);
   }
 
   mkdir(path: string, info: DirInfo): void {
     this.dirs.set(path, info);
   }
   rmdir(path: string): void {
-    if (this.dirs.delete(path)) this.sim.bump(this.wake);
+    if (this.dirs.delete(path)) this.sim.bump(this.fsWake);
   }
 
   /** rbd map: the next /dev/rbdN */
@@ -184,7 +193,7 @@ export class Host {
     for (const [dev, img] of this.rbdDevices) if (img === image) return dev;
     const dev = `/dev/rbd${this.nextRbd++}`;
     this.rbdDevices.set(dev, image);
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
     return dev;
   }
   /** rbd unmap: EBUSY while any namespace holds the filesystem */
@@ -192,7 +201,7 @@ export class Host {
     if (!this.rbdDevices.has(dev)) return "ENOENT";
     if (this.refs(dev) > 0) return "EBUSY";
     this.rbdDevices.delete(dev);
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
     return null;
   }
   /** /sys/bus/rbd/devices scan: the device mapping pool/image */

@@ -133,11 +133,11 @@ export class Kubelet {
     for (const p of this.pods()) this.podEvent("ADDED", p);
     const now = ctx.sim.now;
     this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), this.host.wake, this.dswpWake));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), this.host.wake, this.vm.opsWake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), this.host.wake, this.vm.opsWake, this.host.fsWake));
     // the pod workers read pods and the status loop the node from the API store itself
     this.tickers.push(ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), this.host.wake, ctx.api.storeReaders("Pod")));
     this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), this.host.wake, ctx.api.storeReaders("Node")));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), this.host.wake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), this.host.wake, this.host.fsWake));
   }
 
   private podEvent(type: string, pod: KObj): void {
