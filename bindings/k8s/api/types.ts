@@ -148,8 +148,21 @@ export interface VolumeAttachmentStatus {
 }
 
 export function keyOf(o: { metadata: { name: string; namespace?: string } }): string {
-  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+  const ns = o.metadata.namespace;
+  if (!ns) return o.metadata.name;
+  // interned: the same few "ns/name" keys are looked up on every delivery and
+  // pass, and a fresh string would be built and hashed each time
+  const name = o.metadata.name;
+  let byNs = NAMESPACED_KEYS.get(name);
+  if (byNs === undefined) {
+    if (NAMESPACED_KEYS.size >= 4096) NAMESPACED_KEYS.clear();
+    NAMESPACED_KEYS.set(name, (byNs = new Map()));
+  }
+  let k = byNs.get(ns);
+  if (k === undefined) byNs.set(ns, (k = `${ns}/${name}`));
+  return k;
 }
+const NAMESPACED_KEYS = new Map<string, Map<string, string>>();
 
 /**
  * One level of copying: enough for the copy-on-write discipline above.
