@@ -89,6 +89,12 @@ export class Host {
    * completion wakes their own owners.
    */
   readonly fsWake: WakeGroup;
+  /**
+   * The loops that read the container runtime's pods (`runtimePods`): the
+   * kubelet's pod workers, populator and housekeeping. Host state: a
+   * container that stops after a kubelet restart wakes the new kubelet's loops.
+   */
+  readonly runtimeWake: WakeGroup;
 
   constructor(
     readonly nodeName: string,
@@ -97,6 +103,7 @@ export class Host {
   ) {
     this.wake = sim.group(`node/${nodeName}`);
     this.fsWake = sim.group(`node/${nodeName}/fs`);
+    this.runtimeWake = sim.group(`node/${nodeName}/runtime`);
   }
 
   isMountPoint(path: string): boolean {
