@@ -199,10 +199,11 @@ export class AttachDetachController {
     this.lastFullList = ctx.sim.now;
     const now = ctx.sim.now;
     // the node status updater (reconciler) reads nodes, and VerifyVolumesAreAttached
-    // (sync) VolumeAttachments, from the API store itself
+    // (sync) VolumeAttachments, from the API store itself; sync also reads the
+    // storage backend (in-tree disks)
     this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake, this.nodeWake, ctx.api.storeReaders("Node")));
     this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate(), this.wake, this.podWake));
-    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake, ctx.api.storeReaders("VolumeAttachment")));
+    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake, ctx.api.storeReaders("VolumeAttachment"), ctx.backend.wake));
   }
 
   // ---- informer handlers ----------------------------------------------

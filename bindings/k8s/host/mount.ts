@@ -83,8 +83,9 @@ export class Host {
   readonly wake: WakeGroup;
   /**
    * The loops that read the mount table, namespaces, directories and rbd
-   * devices themselves: the kubelet's housekeeping (orphaned pod dirs) and its
-   * volume reconciler (reconstruction). Changes made here bump this group
+   * devices themselves: the kubelet's housekeeping (orphaned pod dirs; its
+   * volume reconciler reads the directories only in its reconstructing pass,
+   * which the populator's first pass wakes). Changes made here bump this group
    * only; the volume plugins that change them are operations, whose
    * completion wakes their own owners.
    */

@@ -151,10 +151,12 @@ export class Kubelet {
     // each loop is woken by what it reads (engine/sim.ts section 3): host.wake
     // (all of them), the groups of the state it reads, and the API store's
     // readers of the kinds it reads from the store itself (the pod workers pods,
-    // the status loop the node)
+    // the status loop the node). The reconciler reads the host's directories
+    // only in the pass that reconstructs (after the populator's first pass,
+    // which wakes it), so it is not in h.fsWake.
     const h = this.host;
     this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.podsWake, this.dswpWake, h.runtimeWake));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake, h.fsWake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
     this.tickers.push(
       ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.podsWake, this.workersWake, this.vmWake, h.runtimeWake, ctx.api.storeReaders("Pod")),
     );
