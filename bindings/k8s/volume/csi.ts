@@ -32,7 +32,7 @@ import type { KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { sha256Hex } from "../engine/sha256.js";
 import type { Host } from "../host/mount.js";
-import type { Cb, PluginEnv, VolumePlugin, VolumeSpec } from "./plugins.js";
+import { joinInterned, type Cb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
@@ -108,7 +108,7 @@ export function createCSIPlugin(): VolumePlugin {
           throw new Error(log("plugin.GetVolumeName failed to extract volume source from spec: unexpected api.CSIVolumeSource found in volume.Spec"));
         throw new Error(log("plugin.GetVolumeName failed to extract volume source from spec: volume.Spec has no CSI source"));
       }
-      return `${s.driver}^${s.volumeHandle}`;
+      return joinInterned(s.driver, "^", s.volumeHandle);
     },
 
     // ---- attach/detach controller ------------------------------------
