@@ -14,6 +14,9 @@
 //    last delivery) so a watch stream stays in order; `extra` comes from the
 //    scenario's watch-delay faults. An informer cache therefore lags the store
 //    by the latency and can be arbitrarily stale during a watch delay.
+//    A write wakes the loops that read its kind from the store directly
+//    (`storeReaders`), a delivery the owner's loops that read its kind from
+//    the cache (engine/sim.ts section 3).
 //
 // 3. Faults. A scenario can make a verb on a kind fail (Conflict, an internal
 //    error, NotFound) a number of times, to replay e.g. a failing node status

@@ -77,8 +77,9 @@ export class Host {
   readonly rbdDevices = new Map<string, string>();
   private nextRbd = 0;
   /**
-   * The node's wake group: the kubelet's loops, the only ones that read this
-   * host, its volume manager and pod workers (engine/sim.ts section 3).
+   * Every loop of the node's kubelet (engine/sim.ts section 3). The model's
+   * changes go to the narrower groups (fsWake, runtimeWake here, the kubelet's
+   * own); a change that concerns all of them may bump this one.
    */
   readonly wake: WakeGroup;
   /**
