@@ -222,12 +222,23 @@ export class ApiServer {
 
   /** POST a copy of `obj` (never changed itself), with `uid` if given. */
   create(obj: KObj, uid?: string): KObj {
+    const o = this.createIfAbsent(obj, uid);
+    if (o === null) throw new ApiError("AlreadyExists", 409, `${obj.kind.toLowerCase()}s "${obj.metadata.name}" already exists`);
+    return o;
+  }
+
+  /**
+   * create, with AlreadyExists answered by null instead of an exception (a
+   * caller that retries a create every pass, like the CSI attacher, expects
+   * it); every other failure still throws.
+   */
+  createIfAbsent(obj: KObj, uid?: string): KObj | null {
     this.count("POST", obj.kind);
     const key = keyOf(obj);
     const f = this.fault("create", obj.kind, key);
     if (f) throw f;
     const b = this.bucket(obj.kind);
-    if (b.has(key)) throw new ApiError("AlreadyExists", 409, `${obj.kind.toLowerCase()}s "${obj.metadata.name}" already exists`);
+    if (b.has(key)) return null;
     const o = cloneObj(obj);
     if (uid !== undefined) o.metadata.uid = uid;
     else if (!o.metadata.uid) o.metadata.uid = this.newUid(obj.kind);
