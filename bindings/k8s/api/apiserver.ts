@@ -14,6 +14,9 @@
 //    last delivery) so a watch stream stays in order; `extra` comes from the
 //    scenario's watch-delay faults. An informer cache therefore lags the store
 //    by the latency and can be arbitrarily stale during a watch delay.
+//    A write wakes the loops that read its kind from the store directly
+//    (`storeReaders`), a delivery the owner's loops that read its kind from
+//    the cache (engine/sim.ts section 3).
 //
 // 3. Faults. A scenario can make a verb on a kind fail (Conflict, an internal
 //    error, NotFound) a number of times, to replay e.g. a failing node status
@@ -108,6 +111,12 @@ export interface Informer {
   synced: boolean;
   /** the owner's wake group: a delivery changes only the owner's view (engine/sim.ts section 3) */
   group: WakeGroup;
+  /**
+   * Narrower groups for the deliveries of some kinds: the owner's loops that
+   * read that kind from this cache (e.g. the kubelet caches nodes but none of
+   * its loops reads them there). The initial list wakes `group`.
+   */
+  groupByKind: Partial<Record<Kind, WakeGroup>> | undefined;
 }
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -130,7 +139,22 @@ export class ApiServer {
   /** objects written, for the final-objects output */
   onWrite: ((type: WatchType, obj: KObj) => void) | null = null;
 
+  /**
+   * Loops that read a kind straight from the store (not through an informer),
+   * by kind: a write of that kind wakes just them (engine/sim.ts section 3).
+   * Informers are woken by their deliveries, in their owners' groups. CSIDriver
+   * is read by every volume plugin's attach question, so its writes wake all.
+   */
+  private readonly readers = new Map<Kind, WakeGroup>();
+
   constructor(private readonly sim: Sim) {}
+
+  /** the wake group of the loops that read `kind` from the store directly */
+  storeReaders(kind: Kind): WakeGroup {
+    let g = this.readers.get(kind);
+    if (!g) this.readers.set(kind, (g = this.sim.group(`api/${kind}`)));
+    return g;
+  }
 
   private bucket(kind: Kind): Map<string, KObj> {
     let b = this.store.get(kind);
@@ -198,12 +222,23 @@ export class ApiServer {
 
   /** POST a copy of `obj` (never changed itself), with `uid` if given. */
   create(obj: KObj, uid?: string): KObj {
+    const o = this.createIfAbsent(obj, uid);
+    if (o === null) throw new ApiError("AlreadyExists", 409, `${obj.kind.toLowerCase()}s "${obj.metadata.name}" already exists`);
+    return o;
+  }
+
+  /**
+   * create, with AlreadyExists answered by null instead of an exception (a
+   * caller that retries a create every pass, like the CSI attacher, expects
+   * it); every other failure still throws.
+   */
+  createIfAbsent(obj: KObj, uid?: string): KObj | null {
     this.count("POST", obj.kind);
     const key = keyOf(obj);
     const f = this.fault("create", obj.kind, key);
     if (f) throw f;
     const b = this.bucket(obj.kind);
-    if (b.has(key)) throw new ApiError("AlreadyExists", 409, `${obj.kind.toLowerCase()}s "${obj.metadata.name}" already exists`);
+    if (b.has(key)) return null;
     const o = cloneObj(obj);
     if (uid !== undefined) o.metadata.uid = uid;
     else if (!o.metadata.uid) o.metadata.uid = this.newUid(obj.kind);
@@ -302,7 +337,8 @@ export class ApiServer {
   }
 
   private emit(type: WatchType, obj: KObj, old: KObj | undefined): void {
-    this.sim.bump();
+    if (obj.kind === "CSIDriver") this.sim.bump();
+    else this.sim.bump(this.storeReaders(obj.kind));
     this.onWrite?.(type, obj);
     const now = this.sim.now;
     for (const inf of this.informers) {
@@ -324,6 +360,7 @@ export class ApiServer {
     onEvent: Informer["onEvent"],
     onSynced: () => void,
     group: WakeGroup,
+    groupByKind?: Partial<Record<Kind, WakeGroup>>,
   ): Informer {
     const inf: Informer = {
       kinds,
@@ -335,6 +372,7 @@ export class ApiServer {
       dead: false,
       synced: false,
       group,
+      groupByKind,
     };
     this.informers.push(inf);
     const now = this.sim.now;
@@ -372,6 +410,6 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  sim.bump(inf.group);
+  sim.bump((inf.groupByKind !== undefined ? inf.groupByKind[obj.kind] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }

@@ -77,6 +77,15 @@ export class AttachDetachController {
   private readonly wake: WakeGroup;
   /** the reconciler alone reads the pending operations: their changes wake only it */
   private readonly opsWake: WakeGroup;
+  /**
+   * Narrower groups for informer deliveries: nodes are read from the cache by
+   * the reconciler (node lister) alone, pods, claims and volumes by the
+   * populator alone, VolumeAttachments and CSIDrivers by no loop (the
+   * handlers act on them at delivery and wake the loops through the caches).
+   */
+  private readonly nodeWake: WakeGroup;
+  private readonly podWake: WakeGroup;
+  private readonly unreadWake: WakeGroup;
 
   constructor(
     private readonly ctx: Ctx,
@@ -84,6 +93,9 @@ export class AttachDetachController {
   ) {
     this.wake = ctx.sim.group(ADC_COMPONENT);
     this.opsWake = ctx.sim.group(`${ADC_COMPONENT}/operations`);
+    this.nodeWake = ctx.sim.group(`${ADC_COMPONENT}/nodes`);
+    this.podWake = ctx.sim.group(`${ADC_COMPONENT}/pods`);
+    this.unreadWake = ctx.sim.group(`${ADC_COMPONENT}/unread`);
     this.asw = new ActualStateOfWorld(ctx.sim, this.wake);
     this.dsw = new DesiredStateOfWorld(ctx.sim, this.wake);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
@@ -96,7 +108,7 @@ export class AttachDetachController {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, ADC_COMPONENT)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    }, this.opsWake);
+    }, this.opsWake, ctx.out.on);
     this.env = { ctx, component: ADC_COMPONENT, vaWaiters: this.vaWaiters };
   }
 
@@ -141,6 +153,7 @@ export class AttachDetachController {
       },
       () => this.run(),
       this.wake,
+      { Node: this.nodeWake, Pod: this.podWake, PersistentVolume: this.podWake, PersistentVolumeClaim: this.podWake, VolumeAttachment: this.unreadWake, CSIDriver: this.unreadWake },
     );
   }
 
@@ -185,9 +198,12 @@ export class AttachDetachController {
     for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, true);
     this.lastFullList = ctx.sim.now;
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake));
-    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate(), this.wake));
-    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake));
+    // the node status updater (reconciler) reads nodes, and VerifyVolumesAreAttached
+    // (sync) VolumeAttachments, from the API store itself; sync also reads the
+    // storage backend (in-tree disks)
+    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake, this.nodeWake, ctx.api.storeReaders("Node")));
+    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate(), this.wake, this.podWake));
+    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake, ctx.api.storeReaders("VolumeAttachment"), ctx.backend.wake));
   }
 
   // ---- informer handlers ----------------------------------------------

@@ -92,7 +92,7 @@ export class ExternalAttacher {
     const c = this.component;
     if (!deleting) {
       if (!hasFin) {
-        const upd = { ...va, metadata: { ...va.metadata, finalizers: [...(va.metadata.finalizers ?? []), fin] } };
+        const upd = Object.assign({}, va, { metadata: Object.assign({}, va.metadata, { finalizers: [...(va.metadata.finalizers ?? []), fin] }) });
         try {
           ctx.api.update(upd);
         } catch (e) {
@@ -113,7 +113,7 @@ export class ExternalAttacher {
         try {
           ctx.api.patch("VolumeAttachment", name, (d) => {
             d.status = err
-              ? { ...(d.status ?? {}), attached: false, attachError: { time: ctx.sim.now, message: `rpc error: code = Internal desc = ${err}` } }
+              ? Object.assign({}, d.status, { attached: false, attachError: { time: ctx.sim.now, message: `rpc error: code = Internal desc = ${err}` } })
               : { attached: true, attachmentMetadata: {} };
             return true;
           });
@@ -141,7 +141,7 @@ export class ExternalAttacher {
       try {
         if (r.error) {
           ctx.api.patch("VolumeAttachment", name, (d) => {
-            d.status = { ...(d.status ?? {}), detachError: { time: ctx.sim.now, message: `rpc error: code = Internal desc = ${r.error}` } };
+            d.status = Object.assign({}, d.status, { detachError: { time: ctx.sim.now, message: `rpc error: code = Internal desc = ${r.error}` } });
             return true;
           });
         } else {

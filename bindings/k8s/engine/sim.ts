@@ -34,21 +34,39 @@
 // leaves work for its next turn without changing state (a failed status PATCH
 // to retry, an error it will log again) says so with wakeAt(now + 1).
 //
-// Wake groups. Most state is read by one component only: the attach/detach
-// controller's caches and pending operations by its own loops, a kubelet's
-// volume manager, pod workers and its node's mounts by that kubelet's loops,
-// an informer's cache by its owner. A change there is bumped into the owner's
-// group (`bump(group)`) and wakes only the tickers registered in it; API
-// writes, the storage backend and timeline actions bump globally (`bump()`)
-// and wake every ticker. A pass therefore wakes for exactly the changes it can
-// observe, which keeps skipping exact while sparing the other components idle
-// passes (a replay with two nodes has 13 tickers). A component's pending
-// operations (nestedpendingoperations) are read by its reconciler alone, so
-// they have a group of their own holding just that loop. Example: the kubelet on
-// node-1 mounts a volume (host group node/node-1): its five loops wake, the
-// controller's three and node-2's five do not, since none of them reads
-// node-1's mounts; the kubelet's next PATCH of node-1's status is an API write
-// and wakes everyone.
+// Wake groups. Most state is read by a few loops only, and each loop is
+// registered in the groups of exactly what it reads; a change is bumped into
+// the group of what it changed (`bump(group)`) and wakes only the tickers
+// registered there. The groups: the attach/detach controller's caches (all
+// its loops); its pending operations, and a kubelet's (the reconciler alone);
+// a kubelet's volume manager state (its reconciler, pod workers and node
+// status loop), its pod workers' own state, its node's pods as its informer
+// delivers them (pod workers, populator, housekeeping); a host's mount table
+// and directories (housekeeping) and its container runtime (pod workers,
+// populator, housekeeping; host state, so a container stopping after a kubelet
+// restart wakes the new kubelet); an informer delivery of a kind wakes the
+// owner's loops that read that kind from its cache (the ADC's nodes: its
+// reconciler; pods, claims and volumes: its populator; the kubelet's claims
+// and volumes: its populator; nodes and CSIDrivers read from a kubelet's
+// cache: none); an API write of a kind wakes the loops that read that kind
+// from the store itself (Pod: the kubelet pod workers; Node: the kubelet node
+// status loop and the ADC reconciler's status updater; VolumeAttachment: the
+// ADC's VerifyVolumesAreAttached); the storage backend wakes the loop that
+// reads it (VerifyVolumesAreAttached of in-tree disks). CSIDriver writes
+// (every plugin's attach question reads them) and timeline actions bump
+// globally (`bump()`) and wake every ticker. A pass therefore wakes for
+// exactly the changes it can observe, which keeps skipping exact while sparing
+// the other loops idle passes (a replay with two nodes has 13 tickers).
+// Example: the kubelet on node-1 mounts a volume for a pod: the mount wakes
+// node-1's housekeeping (host mounts), the volume manager's new mounted pod
+// wakes node-1's reconciler, pod workers and node status loop; the
+// controller's three loops and node-2's five sleep on, since none of them
+// reads node-1's mounts or volume manager; the pod workers' PATCH of the pod's
+// status, an API write of a Pod, wakes the pod workers of every node and
+// (through the informers' deliveries) every populator.
+//
+// Getting a group wrong breaks the equality with tick-by-tick runs, which
+// scenarios/golden.test.ts and scenario/idleskip.test.ts catch.
 //
 // Worked example: a detach fails at t = 10,000 ms and backs off 500 ms. The
 // pass at 10,100 sees "in backoff until 10,500" and calls wakeAt(10,501) (the

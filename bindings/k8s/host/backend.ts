@@ -13,7 +13,7 @@
 // array's own error (Dell Unity: "Volume has been published to a different
 // host already"), which is what made seed 004's leak visible.
 
-import type { Sim } from "../engine/sim.js";
+import type { Sim, WakeGroup } from "../engine/sim.js";
 
 export type BackendOp =
   | "attach"
@@ -82,8 +82,17 @@ export class Backend {
   /** called when a volume becomes attached to a second node while exclusive (never, unless forced) */
   onAttach: ((vol: BackendVolume, node: string) => void) | null = null;
   calls = 0;
+  /**
+   * The loops that read what is attached where themselves (engine/sim.ts
+   * section 3): the attach/detach controller's VerifyVolumesAreAttached for
+   * in-tree disks. Everything else reads the backend in operations, whose
+   * completions wake their owners.
+   */
+  readonly wake: WakeGroup;
 
-  constructor(private readonly sim: Sim) {}
+  constructor(private readonly sim: Sim) {
+    this.wake = sim.group("storage-backend");
+  }
 
   volume(id: string, exclusive = true): BackendVolume {
     let v = this.volumes.get(id);
@@ -117,7 +126,7 @@ export class Backend {
     if (v.exclusive && v.attachedTo.size > 0) return conflictMessage;
     v.attachedTo.add(node);
     v.changedAt = this.sim.now;
-    this.sim.bump();
+    this.sim.bump(this.wake);
     this.onAttach?.(v, node);
     return null;
   }
@@ -126,7 +135,7 @@ export class Backend {
     const v = this.volume(id);
     if (v.attachedTo.delete(node)) {
       v.changedAt = this.sim.now;
-      this.sim.bump();
+      this.sim.bump(this.wake);
     }
   }
 }

@@ -77,10 +77,26 @@ export class Host {
   readonly rbdDevices = new Map<string, string>();
   private nextRbd = 0;
   /**
-   * The node's wake group: the kubelet's loops, the only ones that read this
-   * host, its volume manager and pod workers (engine/sim.ts section 3).
+   * Every loop of the node's kubelet (engine/sim.ts section 3). The model's
+   * changes go to the narrower groups (fsWake, runtimeWake here, the kubelet's
+   * own); a change that concerns all of them may bump this one.
    */
   readonly wake: WakeGroup;
+  /**
+   * The loops that read the mount table, namespaces, directories and rbd
+   * devices themselves: the kubelet's housekeeping (orphaned pod dirs; its
+   * volume reconciler reads the directories only in its reconstructing pass,
+   * which the populator's first pass wakes). Changes made here bump this group
+   * only; the volume plugins that change them are operations, whose
+   * completion wakes their own owners.
+   */
+  readonly fsWake: WakeGroup;
+  /**
+   * The loops that read the container runtime's pods (`runtimePods`): the
+   * kubelet's pod workers, populator and housekeeping. Host state: a
+   * container that stops after a kubelet restart wakes the new kubelet's loops.
+   */
+  readonly runtimeWake: WakeGroup;
 
   constructor(
     readonly nodeName: string,
@@ -88,6 +104,8 @@ export class Host {
     private readonly sim: Sim,
   ) {
     this.wake = sim.group(`node/${nodeName}`);
+    this.fsWake = sim.group(`node/${nodeName}/fs`);
+    this.runtimeWake = sim.group(`node/${nodeName}/runtime`);
   }
 
   isMountPoint(path: string): boolean {
@@ -103,7 +121,7 @@ export class Host {
     const cur = this.mounts.get(path);
     if (cur && cur.fs === fs) return;
     this.mounts.set(path, { fs, path });
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
   }
 
   /** bind mount: a second mount of the same filesystem */
@@ -119,11 +137,11 @@ export class Host {
     const m = this.mounts.get(path);
     if (!m) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
     this.mounts.delete(path);
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
     for (const ns of this.namespaces.values()) {
       if (ns.propagation === "None" || !covers(ns.source, path)) continue;
       const drop = (): void => {
-        if (ns.mounts.delete(path)) this.sim.bump(this.wake);
+        if (ns.mounts.delete(path)) this.sim.bump(this.fsWake);
       };
       if (ns.propagationDelayMs > 0) this.sim.after(ns.propagationDelayMs, drop);
       else drop();
@@ -165,18 +183,18 @@ export class Host {
     }
     if (rootSource !== null) for (const m of this.mounts.values()) if (covers(rootSource, m.path)) ns.mounts.set(m.path, { fs: m.fs, path: m.path });
     this.namespaces.set(id, ns);
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
   }
 
   stopNamespace(id: string): void {
-    if (this.namespaces.delete(id)) this.sim.bump(this.wake);
+    if (this.namespaces.delete(id)) this.sim.bump(this.fsWake);
   }
 
   mkdir(path: string, info: DirInfo): void {
     this.dirs.set(path, info);
   }
   rmdir(path: string): void {
-    if (this.dirs.delete(path)) this.sim.bump(this.wake);
+    if (this.dirs.delete(path)) this.sim.bump(this.fsWake);
   }
 
   /** rbd map: the next /dev/rbdN */
@@ -184,7 +202,7 @@ export class Host {
     for (const [dev, img] of this.rbdDevices) if (img === image) return dev;
     const dev = `/dev/rbd${this.nextRbd++}`;
     this.rbdDevices.set(dev, image);
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
     return dev;
   }
   /** rbd unmap: EBUSY while any namespace holds the filesystem */
@@ -192,7 +210,7 @@ export class Host {
     if (!this.rbdDevices.has(dev)) return "ENOENT";
     if (this.refs(dev) > 0) return "EBUSY";
     this.rbdDevices.delete(dev);
-    this.sim.bump(this.wake);
+    this.sim.bump(this.fsWake);
     return null;
   }
   /** /sys/bus/rbd/devices scan: the device mapping pool/image */

@@ -17,7 +17,7 @@
 import type { Informer } from "../api/apiserver.js";
 import { keyOf, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
-import type { Ticker } from "../engine/sim.js";
+import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
 import type { PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
@@ -47,6 +47,20 @@ export class Kubelet {
   private dead = false;
   private readonly host: Host;
   private orphansLogged = new Set<string>();
+  /**
+   * Narrower wake groups for informer deliveries (engine/sim.ts section 3):
+   * PersistentVolumes and claims are read from the cache by the populator
+   * alone; nodes and CSIDrivers by none of the loops (the status loop and the
+   * plugins read the API store). Pods wake every loop (the host group).
+   */
+  private readonly dswpWake: WakeGroup;
+  private readonly unreadWake: WakeGroup;
+  /** pod deliveries: the pod workers, the populator and housekeeping read this node's pods */
+  private readonly podsWake: WakeGroup;
+  /** the pod workers' own state, read by them alone */
+  private readonly workersWake: WakeGroup;
+  /** the volume manager's state: the reconciler, pod workers and node status loop (volume_manager.ts) */
+  private readonly vmWake: WakeGroup;
 
   constructor(
     private readonly ctx: Ctx,
@@ -55,12 +69,24 @@ export class Kubelet {
   ) {
     this.component = `kubelet/${nodeName}`;
     this.host = ctx.hosts.get(nodeName)!;
-    this.vm = new VolumeManager(ctx, nodeName, this.component, plugins, {
-      pods: () => this.pods(),
-      pod: (uid) => this.podByUID(uid),
-      lookup: (kind, key) => this.inf?.cache.get(kind, key),
-      containersStopped: (uid) => !runtimeOf(this.host).get(uid)?.running,
-    });
+    this.dswpWake = ctx.sim.group(`${this.component}/dswp`);
+    this.unreadWake = ctx.sim.group(`${this.component}/unread`);
+    this.podsWake = ctx.sim.group(`${this.component}/pods`);
+    this.workersWake = ctx.sim.group(`${this.component}/workers`);
+    this.vmWake = ctx.sim.group(`${this.component}/volumes`);
+    this.vm = new VolumeManager(
+      ctx,
+      nodeName,
+      this.component,
+      plugins,
+      {
+        pods: () => this.pods(),
+        pod: (uid) => this.podByUID(uid),
+        lookup: (kind, key) => this.inf?.cache.get(kind, key),
+        containersStopped: (uid) => !runtimeOf(this.host).get(uid)?.running,
+      },
+      this.vmWake,
+    );
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {
@@ -104,7 +130,8 @@ export class Kubelet {
         if (obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
       },
       () => this.run(),
-      this.host.wake,
+      this.podsWake,
+      { PersistentVolume: this.dswpWake, PersistentVolumeClaim: this.dswpWake, Node: this.unreadWake, CSIDriver: this.unreadWake },
     );
   }
 
@@ -121,11 +148,20 @@ export class Kubelet {
     const t = ctx.timers;
     for (const p of this.pods()) this.podEvent("ADDED", p);
     const now = ctx.sim.now;
-    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), this.host.wake));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), this.host.wake, this.vm.opsWake));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), this.host.wake));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), this.host.wake));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), this.host.wake));
+    // each loop is woken by what it reads (engine/sim.ts section 3): host.wake
+    // (all of them), the groups of the state it reads, and the API store's
+    // readers of the kinds it reads from the store itself (the pod workers pods,
+    // the status loop the node). The reconciler reads the host's directories
+    // only in the pass that reconstructs (after the populator's first pass,
+    // which wakes it), so it is not in h.fsWake.
+    const h = this.host;
+    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.podsWake, this.dswpWake, h.runtimeWake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
+    this.tickers.push(
+      ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.podsWake, this.workersWake, this.vmWake, h.runtimeWake, ctx.api.storeReaders("Pod")),
+    );
+    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), h.wake, this.vmWake, ctx.api.storeReaders("Node")));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), h.wake, this.podsWake, h.fsWake, h.runtimeWake));
   }
 
   private podEvent(type: string, pod: KObj): void {
@@ -144,12 +180,12 @@ export class Kubelet {
       const state: WorkerState = rt?.running ? "running" : "waiting";
       w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false };
       this.workers.set(uid, w);
-      this.ctx.sim.bump(this.host.wake);
+      this.ctx.sim.bump(this.workersWake);
       if (state === "waiting" && pod.status?.phase !== "Pending" && !pod.metadata.deletionTimestamp) this.patchPod(pod, "Pending", false);
     }
     if (pod.metadata.deletionTimestamp !== undefined && w.state !== "terminating") {
       w.state = "terminating";
-      this.ctx.sim.bump(this.host.wake);
+      this.ctx.sim.bump(this.workersWake);
       this.ctx.out.on && this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       this.killPod(pod);
     }
@@ -168,7 +204,7 @@ export class Kubelet {
       for (const id of rt.nsIds) this.host.stopNamespace(id);
       rt.running = false;
       rt.stopping = false;
-      ctx.sim.bump(this.host.wake);
+      ctx.sim.bump(this.host.runtimeWake);
       ctx.steps.step("runtime.ContainersStopped", pod.metadata.uid);
     });
   }
@@ -180,7 +216,7 @@ export class Kubelet {
           name: c.name,
           state: running ? { running: {} } : terminated ? { terminated: { reason: "Completed" } } : { waiting: { reason: "ContainerCreating" } },
         }));
-        d.status = { ...(d.status ?? {}), phase, containerStatuses: cs, conditions: [{ type: "Ready", status: running ? "True" : "False" }] };
+        d.status = Object.assign({}, d.status, { phase, containerStatuses: cs, conditions: [{ type: "Ready", status: running ? "True" : "False" }] });
         return true;
       });
     } catch {
@@ -203,7 +239,7 @@ export class Kubelet {
           }
           w.state = "waiting";
           w.since = now;
-          ctx.sim.bump(this.host.wake);
+          ctx.sim.bump(this.workersWake);
           this.waitForAttachAndMount(pod, w, now);
           break;
         case "waiting":
@@ -214,7 +250,7 @@ export class Kubelet {
           if (rt?.running) break;
           if (!w.statusReported) {
             w.statusReported = true;
-            ctx.sim.bump(this.host.wake);
+            ctx.sim.bump(this.workersWake);
             this.patchPod(pod, pod.status?.phase === "Running" ? "Succeeded" : pod.status?.phase ?? "Pending", false, true);
             break;
           }
@@ -235,7 +271,7 @@ export class Kubelet {
     const t = ctx.timers;
     if (this.vm.podVolumesAllMounted(w.uid)) {
       w.state = "starting";
-      ctx.sim.bump(this.host.wake);
+      ctx.sim.bump(this.workersWake);
       this.startContainers(pod, w);
       return;
     }
@@ -250,7 +286,7 @@ export class Kubelet {
       ctx.steps.step("kubelet.WaitForAttachAndMountTimeout", w.key);
       w.state = "backoff";
       w.retryAt = now + t.POD_WORKER_BACKOFF_MS + Math.floor(ctx.sim.rng.float() * 0.5 * t.POD_WORKER_BACKOFF_MS);
-      ctx.sim.bump(this.host.wake);
+      ctx.sim.bump(this.workersWake);
       ctx.sim.wakeAt(w.retryAt);
     } else ctx.sim.wakeAt(w.since + t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS);
     
@@ -290,7 +326,8 @@ export class Kubelet {
         rt.nsIds.push(id);
       }
       w.state = "running";
-      ctx.sim.bump(this.host.wake);
+      // the runtime's new pod (host state) and the worker's state
+      ctx.sim.bump(this.host.runtimeWake);
       this.patchPod(fresh, "Running", true);
       for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
       ctx.steps.step("kubelet.PodRunning", w.key);
@@ -316,11 +353,11 @@ export class Kubelet {
           let changed = false;
           if (notReady(d)) {
             const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
-            d.status = { ...(d.status ?? {}), conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] };
+            d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
             changed = true;
           }
           if (inUseDiffers(d)) {
-            d.status = { ...(d.status ?? {}), volumesInUse: inUse };
+            d.status = Object.assign({}, d.status, { volumesInUse: inUse });
             changed = true;
           }
           return changed;

@@ -88,6 +88,8 @@ export class VolumeManager {
   readonly npo: NestedPendingOperations;
   /** the reconciler alone reads the pending operations: their changes wake only it (engine/sim.ts section 3) */
   readonly opsWake: WakeGroup;
+  /** see the constructor's `wake` */
+  private readonly wake: WakeGroup;
   hasAddedPods = false;
   statesSynced = false;
   private processedPods = new Set<string>();
@@ -100,8 +102,16 @@ export class VolumeManager {
     private readonly component: string,
     private readonly plugins: PluginMgr,
     private readonly pods: PodLookup,
+    /**
+     * the loops that read the desired and actual state and the sync flags:
+     * the kubelet's reconciler, pod workers and node status loop (the
+     * populator, their only other writer, reads none of it); the host's
+     * group if not given
+     */
+    wake?: WakeGroup,
   ) {
     this.env = { ctx, component, nodeName, host: ctx.hosts.get(nodeName)! };
+    this.wake = wake ?? this.env.host!.wake;
     this.opsWake = ctx.sim.group(`${component}/operations`);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
       if (this.dead) return;
@@ -113,7 +123,7 @@ export class VolumeManager {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, component)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    }, this.opsWake);
+    }, this.opsWake, ctx.out.on);
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {
@@ -136,7 +146,7 @@ export class VolumeManager {
       if (!gone) continue;
       this.dsw.delete(uid);
       this.processedPods.delete(uid);
-      if (vols.size > 0) ctx.sim.bump(this.env.host!.wake);
+      if (vols.size > 0) ctx.sim.bump(this.wake);
     }
     // findAndAddNewPods
     for (const pod of this.pods.pods()) {
@@ -168,17 +178,17 @@ export class VolumeManager {
             deviceMountable: plugin.isDeviceMountable(spec, ctx),
             reportedInUse: false,
           });
-          ctx.sim.bump(this.env.host!.wake);
+          ctx.sim.bump(this.wake);
         }
       }
       if (complete) {
         this.processedPods.add(uid);
-        ctx.sim.bump(this.env.host!.wake);
+        ctx.sim.bump(this.wake);
       }
     }
     if (!this.hasAddedPods) {
       this.hasAddedPods = true;
-      ctx.sim.bump(this.env.host!.wake);
+      ctx.sim.bump(this.wake);
     }
   }
 
@@ -195,7 +205,7 @@ export class VolumeManager {
       for (const v of vols.values())
         if (!v.reportedInUse && list.includes(v.volumeName)) {
           v.reportedInUse = true;
-          this.ctx.sim.bump(this.env.host!.wake);
+          this.ctx.sim.bump(this.wake);
         }
   }
 
@@ -238,7 +248,7 @@ export class VolumeManager {
   reconcile(): void {
     if (!this.statesSynced && this.hasAddedPods) {
       this.statesSynced = true;
-      this.ctx.sim.bump(this.env.host!.wake);
+      this.ctx.sim.bump(this.wake);
       this.reconstruct();
     }
     this.unmountVolumes();
@@ -257,7 +267,7 @@ export class VolumeManager {
           a.plugin.tearDown(this.env, specName, uid, (err) => {
             if (this.dead) return;
             if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
-            if (a.pods.delete(uid)) this.ctx.sim.bump(this.env.host!.wake);
+            if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
             this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
             this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
             done(null);
@@ -282,7 +292,7 @@ export class VolumeManager {
         if (!a) {
           if (!v.attachable) {
             this.asw.set(v.volumeName, newActual(v, ""));
-            ctx.sim.bump(this.env.host!.wake);
+            ctx.sim.bump(this.wake);
             continue;
           }
           if (!v.reportedInUse) continue;
@@ -304,7 +314,7 @@ export class VolumeManager {
             }
             if (!this.asw.has(v.volumeName)) {
               this.asw.set(v.volumeName, newActual(v, att.devicePath));
-              ctx.sim.bump(this.env.host!.wake);
+              ctx.sim.bump(this.wake);
             }
             this.ctx.out.on && this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
             done(null);
@@ -331,7 +341,7 @@ export class VolumeManager {
         }
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
-          this.ctx.sim.bump(this.env.host!.wake);
+          this.ctx.sim.bump(this.wake);
         }
         this.ctx.out.on && this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
         done(null);
@@ -348,7 +358,7 @@ export class VolumeManager {
         }
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
-        this.ctx.sim.bump(this.env.host!.wake);
+        this.ctx.sim.bump(this.wake);
         this.ctx.out.on && this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
         setUp();
       });
@@ -382,7 +392,7 @@ export class VolumeManager {
       if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
       if (!a.deviceMounted || !a.plugin.unmountDevice) {
         this.asw.delete(a.volumeName);
-        ctx.sim.bump(this.env.host!.wake);
+        ctx.sim.bump(this.wake);
         this.ctx.out.on && this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
         continue;
       }
@@ -397,7 +407,7 @@ export class VolumeManager {
           }
           a.deviceMounted = false;
           this.asw.delete(a.volumeName);
-          ctx.sim.bump(this.env.host!.wake);
+          ctx.sim.bump(this.wake);
           this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
           done(null);
         });
@@ -484,7 +494,7 @@ export class VolumeManager {
       const prev = this.asw.get(volumeName);
       if (prev) prev.pods.set(uid, specName);
       else this.asw.set(volumeName, a);
-      ctx.sim.bump(this.env.host!.wake);
+      ctx.sim.bump(this.wake);
       this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
     }
   }

@@ -244,7 +244,8 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
     }
     return out2;
   };
-  api.onWrite = (type, obj) => {
+  // (the hooks are bound to a const before they are stored: see `onApiWrite` below)
+  const onApiWrite: ApiServer["onWrite"] = (type, obj) => {
     if (obj.kind === "Node") {
       nodePatches++;
       nodeStatusChangedAt.set(obj.metadata.name, sim.now);
@@ -254,10 +255,12 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       if (type === "DELETED") podGoneAt.set(obj.metadata.uid, sim.now);
     }
   };
-  backend.onAttach = (v, node) => {
+  const onBackendAttach: Backend["onAttach"] = (v, node) => {
     if (v.exclusive && v.attachedTo.size > 1)
       violations.push(violation("rwo-single-node", sim.now, `volume ${v.id} is attached to ${[...v.attachedTo].join(" and ")} at once although it is ReadWriteOnce (attached to ${node} last).`));
   };
+  api.onWrite = onApiWrite;
+  backend.onAttach = onBackendAttach;
 
   function checkPodStart(podKey: string, uid: string, node: string): void {
     const pod = api.tryGet("Pod", podKey);
@@ -324,7 +327,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       api.patch("Node", node, (d) => {
         const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
         if (conds.find((c) => c.type === "Ready")?.status === status) return false;
-        d.status = { ...d.status, conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status, reason }] };
+        d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status, reason }] });
         return true;
       });
       out.event(status === "True" ? "Normal" : "Normal", status === "True" ? "NodeReady" : "NodeNotReady", `node/${node}`, `Node ${node} status is now: ${status === "True" ? "NodeReady" : "NodeNotReady"}`, "node-controller");
@@ -399,7 +402,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       case "taintNode":
         api.patch("Node", a.node, (d) => {
           const t = ((d.spec?.taints ?? []) as Taint[]).filter((x) => x.key !== a.key);
-          d.spec = { ...d.spec, taints: [...t, { key: a.key, value: a.value, effect: a.effect }] };
+          d.spec = Object.assign({}, d.spec, { taints: [...t, { key: a.key, value: a.value, effect: a.effect }] });
           return true;
         });
         break;
@@ -407,7 +410,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
         api.patch("Node", a.node, (d) => {
           const t = (d.spec?.taints ?? []) as Taint[];
           if (!t.some((x) => x.key === a.key)) return false;
-          d.spec = { ...d.spec, taints: t.filter((x) => x.key !== a.key) };
+          d.spec = Object.assign({}, d.spec, { taints: t.filter((x) => x.key !== a.key) });
           return true;
         });
         break;
@@ -628,44 +631,83 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   violations.sort((a, b) => a.timeMs - b.timeMs);
   void runtimeOf;
   void getAttachmentName;
-  // the switches are copied from the shared profile only when asked for (the
-  // copy of an object keyed by PR numbers is slow, and sweeps rarely read it)
-  let fixes: Record<FixId, boolean> | undefined;
-  // likewise the final objects and the occurrence pairs: built on first read
-  // (the API store is not written after the run, so a later read sees the
-  // same objects); a sweep that reads only violations and stats skips both
-  let occurrences: Array<{ t: number; event: K8sEvent }> | undefined;
-  let objects: KObj[] | undefined;
-  return {
-    scenario: sc.name,
-    version: profile.text,
-    get fixes(): Record<FixId, boolean> {
-      return (fixes ??= copyFixes(profile.fix));
-    },
-    set fixes(v: Record<FixId, boolean>) {
-      fixes = v;
-    },
-    timeline: out.events,
-    get occurrences(): Array<{ t: number; event: K8sEvent }> {
-      return (occurrences ??= pairs(out.occurrences, out.events));
-    },
-    set occurrences(v: Array<{ t: number; event: K8sEvent }>) {
-      occurrences = v;
-    },
-    logs: out.logs,
-    get objects(): KObj[] {
-      return (objects ??= [...api.list("Node"), ...api.list("Pod"), ...api.list("PersistentVolume"), ...api.list("PersistentVolumeClaim"), ...api.list("VolumeAttachment"), ...api.list("CSIDriver")]);
-    },
-    set objects(v: KObj[]) {
-      objects = v;
-    },
-    violations,
-    expectations,
-    symptoms,
-    steps: steps.seen,
-    stats: { endMs: end, events: sim.executed, nodePatches, storageCalls: backend.calls },
-  };
+  // the switches, the final objects and the occurrence pairs are built on
+  // first read (see LazyParts)
+  const r = { scenario: sc.name, version: profile.text } as K8sRunResult;
+  Object.defineProperty(r, LAZY, { value: { profile, api, out, fixes: undefined, occurrences: undefined, objects: undefined } satisfies LazyParts });
+  Object.defineProperty(r, "fixes", FIXES_PROPERTY);
+  r.timeline = out.events;
+  Object.defineProperty(r, "occurrences", OCCURRENCES_PROPERTY);
+  r.logs = out.logs;
+  Object.defineProperty(r, "objects", OBJECTS_PROPERTY);
+  r.violations = violations;
+  r.expectations = expectations;
+  r.symptoms = symptoms;
+  r.steps = steps.seen;
+  r.stats = { endMs: end, events: sim.executed, nodePatches, storageCalls: backend.calls };
+  return r;
 }
+
+/**
+ * The parts of a run result built on first read. The switches are copied
+ * from the shared profile only when asked for (the copy of an object keyed by
+ * PR numbers is slow, and sweeps rarely read it); likewise the final objects
+ * and the occurrence pairs (the API store is not written after the run, so a
+ * later read sees the same objects): a sweep that reads only violations and
+ * stats skips all three.
+ *
+ * They are own enumerable accessors (JSON and spreads see them as before)
+ * whose getter and setter are shared by every result and find the run in a
+ * hidden symbol-keyed slot. Not an object literal with `get fixes()`: V8
+ * keeps a literal's accessors in the object's own hidden class, so a fresh
+ * closure per run made a new hidden class per run, and hidden classes live in
+ * old space, where they kept the run's closures, and through them the whole
+ * replay, alive through every young-generation GC until the next full one.
+ */
+interface LazyParts {
+  profile: Profile;
+  api: ApiServer;
+  out: Recorder;
+  fixes: Record<FixId, boolean> | undefined;
+  occurrences: Array<{ t: number; event: K8sEvent }> | undefined;
+  objects: KObj[] | undefined;
+}
+const LAZY = Symbol("k8s run result: lazily built parts");
+const lazyOf = (r: object): LazyParts => (r as { [LAZY]: LazyParts })[LAZY];
+const FIXES_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: object): Record<FixId, boolean> {
+    const z = lazyOf(this);
+    return (z.fixes ??= copyFixes(z.profile.fix));
+  },
+  set(this: object, v: Record<FixId, boolean>) {
+    lazyOf(this).fixes = v;
+  },
+};
+const OCCURRENCES_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: object): Array<{ t: number; event: K8sEvent }> {
+    const z = lazyOf(this);
+    return (z.occurrences ??= pairs(z.out.occurrences, z.out.events));
+  },
+  set(this: object, v: Array<{ t: number; event: K8sEvent }>) {
+    lazyOf(this).occurrences = v;
+  },
+};
+const OBJECTS_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: object): KObj[] {
+    const z = lazyOf(this);
+    const api = z.api;
+    return (z.objects ??= [...api.list("Node"), ...api.list("Pod"), ...api.list("PersistentVolume"), ...api.list("PersistentVolumeClaim"), ...api.list("VolumeAttachment"), ...api.list("CSIDriver")]);
+  },
+  set(this: object, v: KObj[]) {
+    lazyOf(this).objects = v;
+  },
+};
 
 const NO_EXTRA_DELAY = (_now: number): number => 0;
 

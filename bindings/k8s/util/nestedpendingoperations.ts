@@ -62,6 +62,12 @@ export class NestedPendingOperations {
     private readonly onFailure: (f: FailureInfo) => void,
     /** the owner's wake group (engine/sim.ts section 3) */
     private readonly group?: WakeGroup,
+    /**
+     * format the error text handed to onFailure (the owners only log it, so
+     * they pass whether logs are on; off, a failure's text is left unbuilt
+     * and `error` is "" unless the operation gave a plain string)
+     */
+    private readonly formatErrors = true,
   ) {}
 
   private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
@@ -126,10 +132,7 @@ export class NestedPendingOperations {
     this.onFailure({
       key: op.key,
       operationName: op.operationName,
-      // formatted when read (the failure log line, when logs are on)
-      get error(): string {
-        return errorText(err);
-      },
+      error: this.formatErrors ? errorText(err) : typeof err === "string" ? err : "",
       retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
       durationBeforeRetry: op.backoff.durationBeforeRetry,
     });

@@ -27,12 +27,12 @@
 //    "lv:<handle>" created by NodePublish and removed by NodeUnpublish, which
 //    fails ("contains a filesystem in use") while a container still holds it.
 
-import { ApiError, isNotFound } from "../api/apiserver.js";
+import { isNotFound } from "../api/apiserver.js";
 import type { KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { sha256Hex } from "../engine/sha256.js";
 import type { Host } from "../host/mount.js";
-import type { Cb, PluginEnv, VolumePlugin, VolumeSpec } from "./plugins.js";
+import { joinInterned, type Cb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
@@ -108,7 +108,7 @@ export function createCSIPlugin(): VolumePlugin {
           throw new Error(log("plugin.GetVolumeName failed to extract volume source from spec: unexpected api.CSIVolumeSource found in volume.Spec"));
         throw new Error(log("plugin.GetVolumeName failed to extract volume source from spec: volume.Spec has no CSI source"));
       }
-      return `${s.driver}^${s.volumeHandle}`;
+      return joinInterned(s.driver, "^", s.volumeHandle);
     },
 
     // ---- attach/detach controller ------------------------------------
@@ -121,19 +121,20 @@ export function createCSIPlugin(): VolumePlugin {
         return done(null, "");
       }
       const attachID = getAttachmentName(s.volumeHandle, s.driver, node);
+      let created: KObj | null;
       try {
-        ctx.api.create({
+        created = ctx.api.createIfAbsent({
           apiVersion: "storage.k8s.io/v1",
           kind: "VolumeAttachment",
           metadata: { name: attachID, uid: "", resourceVersion: "" },
           spec: { attacher: s.driver, nodeName: node, source: { persistentVolumeName: spec.name } },
           status: { attached: false },
         });
-        ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:110", log(`attachment [${attachID}] for volume [${s.volumeHandle}] created successfully`));
       } catch (e) {
-        if (!(e instanceof ApiError && e.reason === "AlreadyExists")) return done(log(`attacher.Attach failed: ${(e as Error).message}`));
-        ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:103", log(`attachment [${attachID}] for volume [${s.volumeHandle}] already exists (will not be recreated)`));
+        return done(log(`attacher.Attach failed: ${(e as Error).message}`));
       }
+      if (created !== null) ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:110", log(`attachment [${attachID}] for volume [${s.volumeHandle}] created successfully`));
+      else ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:103", log(`attachment [${attachID}] for volume [${s.volumeHandle}] already exists (will not be recreated)`));
       const check = (va: KObj | undefined): boolean => {
         if (!va) return false;
         if (va.metadata.deletionTimestamp !== undefined) {

@@ -106,8 +106,30 @@ export class PluginMgr {
 
 /** GetUniqueVolumeNameFromSpec */
 export function uniqueNameFromSpec(plugin: VolumePlugin, spec: VolumeSpec): string {
-  return `${plugin.name}/${plugin.getVolumeName(spec)}`;
+  return joinInterned(plugin.name, "/", plugin.getVolumeName(spec));
 }
+
+/**
+ * a + sep + b, the same string object for the same parts: unique volume names
+ * are rebuilt on every loop pass and used as map keys, and a fresh string
+ * would be built and hashed each time
+ */
+export function joinInterned(a: string, sep: string, b: string): string {
+  let byA = INTERNED.get(sep);
+  if (byA === undefined) INTERNED.set(sep, (byA = new Map()));
+  let byB = byA.get(a);
+  if (byB === undefined) {
+    if (byA.size >= 1024) byA.clear();
+    byA.set(a, (byB = new Map()));
+  }
+  let s = byB.get(b);
+  if (s === undefined) {
+    if (byB.size >= 4096) byB.clear();
+    byB.set(b, (s = a + sep + b));
+  }
+  return s;
+}
+const INTERNED = new Map<string, Map<string, Map<string, string>>>();
 /** GetUniqueVolumeNameFromSpecWithPod */
 export function uniqueNameWithPod(plugin: VolumePlugin, podUID: string, spec: VolumeSpec): string {
   return `${plugin.name}/${podUID}-${spec.name}`;
