@@ -318,12 +318,16 @@ export class TemplateModel implements McModel<Concrete> {
     return this.fast;
   }
 
+  /** What the domain runs for a concrete (its compiled preparer when it has one); throws what the domain's loader throws. */
+  prepare(c: Concrete): unknown {
+    const fast = this.fastPrepare();
+    return fast ? fast(c.doc) : this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines);
+  }
+
   run(c: Concrete, runSeed: number): McOutcome {
     let out: McOutcome;
     try {
-      const fast = this.fastPrepare();
-      const prepared = fast ? fast(c.doc) : this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines);
-      out = this.spec.domain.run(prepared, runSeed);
+      out = this.spec.domain.run(this.prepare(c), runSeed);
     } catch (e) {
       // a sampled value the domain rejects, or a crash: an outcome too
       const msg = e instanceof Error ? e.message : String(e);
