@@ -29,6 +29,11 @@ export function iocostCfgAt(idx: i32, atNs: i64): void {
   schedule(atNs, EV_CONFIG, (CFG_IOCOST << 20) | <u32>idx);
 }
 
+/** A recorded delivery of device `dev`'s period timer at `atNs` (trace replay; ascending). */
+export function iocostTimerHint(dev: i32, atNs: i64): void {
+  I.addTimerHint(dev, atNs);
+}
+
 /** Mark a job whose bios must not wait (REQ_META/REQ_SWAP-like): they incur debt. */
 export function iocostJobUseDebt(job: i32, on: bool): void {
   I.setJobUseDebt(job, on);

@@ -29,7 +29,10 @@
 // own vtime; with vtime advancing 1 s per s, A issues 250 and B 750 IOs per
 // second. The period timer is a jiffies timer (HZ 250): it is armed at
 // `jiffies + usecs_to_jiffies(40000)` = +10 and the timer wheel fires it one
-// tick after that (calc_index rounds up), every 44 ms, as the trace shows.
+// tick after that (calc_index rounds up), every 44 ms. (The guest's host
+// delivers that tick late or early, so its periods run 40-48 ms, mean 44.5; a
+// trace replay may pass the recorded deliveries, addTimerHint, and the timer
+// then fires at the one nearest its kernel expiry.)
 //
 // Versions: 6.12 differs in (a) vrate_max rounds up, (b) switching the
 // built-in parameter class also resets vtime_base_rate, (c) zero-size bios
@@ -197,6 +200,13 @@ const slotIocg = new Vec<i32>(64); // -1: not seen by an enabled ioc
 const slotCost = new Vec<u64>(64); // abs cost while waiting, then the committed cost
 const slotAlloc = new Vec<i64>(64); // request allocation time (left iocost)
 
+// Recorded period-timer deliveries per device (replaying a trace whose host
+// delivered the jiffies timer late or early: a guest's period runs 40-48 ms
+// instead of the kernel's 44). Sorted ns; empty = the kernel's own timing.
+const timerHintDev = new Vec<i32>(0);
+const timerHintNs = new Vec<i64>(0);
+const timerHintCursor = new Vec<i32>(0); // per device: first hint not yet behind us
+
 export function resetIocost(): void {
   iocostActive = false;
   kernelVersion = 601;
@@ -209,7 +219,42 @@ export function resetIocost(): void {
   slotAlloc.length = 0;
   cfgKind.length = 0;
   cfgVals.length = 0;
+  timerHintDev.length = 0;
+  timerHintNs.length = 0;
+  timerHintCursor.length = 0;
   T.resetTrace();
+}
+
+/** Add a recorded period-timer delivery for device `dev` (ascending per device). */
+export function addTimerHint(dev: i32, atNs: i64): void {
+  timerHintDev.push(dev);
+  timerHintNs.push(atNs);
+}
+
+// The kernel expiry `at`, or the recorded delivery nearest to it when one lies
+// within half a period (and after now): the host's timer lateness replayed.
+function hintedExpiry(ioc: Ioc, at: i64): i64 {
+  const n = timerHintNs.length;
+  if (n == 0) return at;
+  const dev = ioc.dev;
+  timerHintCursor.ensure(dev);
+  let c = timerHintCursor.get(dev);
+  while (c < n && (timerHintDev.get(c) != dev || timerHintNs.get(c) <= nNs)) c++;
+  timerHintCursor.set(dev, c);
+  const halfNs = <i64>ioc.periodUs * 500;
+  let best = at;
+  let bestD = halfNs + 1;
+  for (let i = c; i < n; i++) {
+    if (timerHintDev.get(i) != dev) continue;
+    const h = timerHintNs.get(i);
+    if (h - at > halfNs) break;
+    const d = h > at ? h - at : at - h;
+    if (d < bestD) {
+      bestD = d;
+      best = h;
+    }
+  }
+  return best;
 }
 
 export function setKernelVersion(v: i32): void {
@@ -459,7 +504,7 @@ function startPeriod(ioc: Ioc): void {
   // timer.expires = jiffies + usecs_to_jiffies(period_us); the timer wheel
   // files a level-0 timer one tick later (calc_index rounds up).
   const j = jiffiesAt(nNs) + P.usecsToJiffies(<u64>ioc.periodUs, HZ) + 1;
-  const at = tickTime(j);
+  const at = hintedExpiry(ioc, tickTime(j));
   ioc.timerAt = at;
   schedule(at, EV_IOCOST_TIMER, <u32>ioc.dev);
 }

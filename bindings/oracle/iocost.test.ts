@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { handlerFor } from "./registry.js";
-import { iocostTraceHandler, parseIocostTrace, recordedIocost, scoreIocost, simulateIocostTrace } from "./iocost.js";
+import { iocostTraceHandler, parseIocostTrace, recordedIocost, recordedTimerFirings, scoreIocost, simulateIocostTrace } from "./iocost.js";
 
 const dir = fileURLToPath(new URL("../../test/fixtures/oracle/guest/", import.meta.url));
 const load = (name: string) => {
@@ -73,6 +73,44 @@ describe("guest iocost traces (6.1)", () => {
     expect(Math.abs(idle.sim! - idle.real!) / idle.real!).toBeLessThan(0.2);
     // B is activated again at the start of each of its 500 ms bursts, as in the kernel
     expect(score.activations.sim.filter(([c]) => c === "/B").length).toBe(score.activations.real.filter(([c]) => c === "/B").length);
+  });
+
+  it("donate: after each 500 ms burst B is marked idle at the end of the first period with no IO from it, within 20% of the kernel's mean delay", () => {
+    const { tr, real, score } = cases["donate"]!;
+    const after = score.idleAfterBurstMs["B"]!;
+    expect(after.real.filter((x) => x !== null).length).toBe(6);
+    expect(after.sim.filter((x) => x !== null).length).toBe(6);
+    expect(Math.abs(after.meanSim! - after.meanReal!) / after.meanReal!).toBeLessThan(0.2);
+    // with the recorded timer deliveries the period boundaries are the kernel's, so a burst whose
+    // last IO is not within a few ms of a boundary goes idle at the very same timer run
+    const same = after.real.filter((x, i) => x !== null && Math.abs(x - after.sim[i]!) < 4).length;
+    expect(same).toBeGreaterThanOrEqual(4);
+    // and on the kernel's own 44 ms timing the mean delay still holds
+    const k = scoreIocost(tr, real, simulateIocostTrace(tr, { kernel: "6.1", periodTimer: "kernel" })).idleAfterBurstMs["B"]!;
+    expect(Math.abs(k.meanSim! - k.meanReal!) / k.meanReal!).toBeLessThan(0.2);
+  });
+
+  it("the period timer's deliveries are read from its own tracepoints: one per period, 40-48 ms apart as the guest ran them", () => {
+    for (const n of ["fixed", "met", "donate"]) {
+      const { tr } = cases[n]!;
+      const f = recordedTimerFirings(tr);
+      const gaps = f.slice(1).map((t, i) => t - f[i]!);
+      // a run without vrate_adj and without idle/shortage events leaves a gap of two periods
+      const single = gaps.filter((g) => g < 70e6);
+      expect(single.length).toBeGreaterThan(gaps.length * 0.9);
+      const mean = single.reduce((a, b) => a + b, 0) / single.length;
+      expect(mean).toBeGreaterThan(44e6);
+      expect(mean).toBeLessThan(45.5e6);
+    }
+  });
+
+  it("donate: the simulated timer runs at the recorded deliveries, so vrate follows the kernel's trajectory to its bound within 10 ms", () => {
+    const { tr, real, sim, score } = cases["donate"]!;
+    expect(Math.abs(score.vrate.reachBoundMs.sim! - score.vrate.reachBoundMs.real!)).toBeLessThan(10);
+    const f = new Set(recordedTimerFirings(tr).map((t) => Math.round(t / 1e6)));
+    const adj = sim.trace.filter((e) => e.event === "iocost_ioc_vrate_adj").map((e) => Math.round(e.tNs / 1e6));
+    expect(adj.filter((t) => f.has(t)).length).toBeGreaterThan(adj.length * 0.9);
+    expect(real.vrate.length).toBeGreaterThan(100);
   });
 
   it("donate: B, going idle with budget to spare, donates part of its weight (iocost_inuse_transfer)", () => {

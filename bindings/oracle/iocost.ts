@@ -15,6 +15,20 @@
 //           its span) starting at the cgroup's first recorded submit, ending
 //           dur_ms after t0; with a duty cycle one job per "on" window
 //   t = 0   config.start_ns (the bins' origin)
+//   timer   the period timer's recorded deliveries (opts.periodTimer "recorded",
+//           the default): ioc_timer_fn re-arms itself at jiffies +
+//           usecs_to_jiffies(period), but a guest's host delivers that tick
+//           late or early, so the guest's periods run 40-48 ms where the
+//           kernel's own arithmetic says 44 (iocost_donate: 136 periods,
+//           mean 44.5 ms). Drift moves the period boundaries against the
+//           workload; "is B idle" is decided per period, so a boundary 5 ms
+//           off decides whether B's last IO falls in the period before or
+//           after it (iocost_donate: B first marked idle at 593 ms real; the
+//           kernel's timing says 628, one period later). The deliveries are
+//           read from the timer's own tracepoints (see recordedTimerFirings)
+//           and the simulated timer fires at the recorded delivery nearest
+//           its kernel expiry; everything the timer decides is still the
+//           model's. "kernel" ignores them.
 //
 // Outputs: 100 ms bins of completions per cgroup (same shape as
 // iocost_*_bins.jsonl) and vrate samples from iocost_ioc_vrate_adj.
@@ -73,6 +87,46 @@ export function parseIocostTrace(text: string, file: string): IocostTrace {
   };
 }
 
+// Tracepoints emitted only from ioc_timer_fn (6.1), and the field holding the timer's `now`.
+const TIMER_FN_EVENTS = new Set(["iocost_iocg_idle", "iocost_inuse_shortage", "iocost_inuse_transfer", "iocost_iocg_forgive_debt"]);
+const SAME_FIRING_NS = 5_000_000; // one ioc_timer_fn's tracepoints lie within ~3 ms; periods are >= 20 ms
+
+function timerNowNs(e: Record<string, any>): number | undefined {
+  const v = e.now;
+  const us = typeof v === "number" ? v : typeof v === "string" ? Number(v.split(":")[0]) : NaN;
+  return Number.isFinite(us) ? us * 1000 : undefined;
+}
+
+/**
+ * When the period timer ran, from the trace's tracepoints (ns, t = 0 at config.start_ns).
+ * ioc_timer_fn emits iocg_idle, inuse_shortage, inuse_transfer and iocg_forgive_debt (each with
+ * the timer's `now`, in µs) and ends with ioc_vrate_adj (no `now`; emitted only when the busy
+ * level moves or cgroups lag). Events within 5 ms form one run; its time is the earliest `now`,
+ * else the earliest trace timestamp less the median tracepoint lag (timestamp - now) measured on
+ * the runs that have both.
+ */
+export function recordedTimerFirings(tr: IocostTrace): number[] {
+  const pts = tr.events
+    .filter((e) => e.event === "iocost_ioc_vrate_adj" || TIMER_FN_EVENTS.has(e.event))
+    .map((e) => ({ t: Number(e.t_ns), now: TIMER_FN_EVENTS.has(e.event) ? timerNowNs(e) : undefined }))
+    .filter((p) => Number.isFinite(p.t))
+    .sort((a, b) => a.t - b.t);
+  const runs: Array<{ t: number; now?: number }> = [];
+  let cur: { t: number; now?: number; last: number } | undefined;
+  for (const p of pts) {
+    if (!cur || p.t - cur.last > SAME_FIRING_NS) {
+      cur = { t: p.t, now: p.now, last: p.t };
+      runs.push(cur);
+    } else {
+      cur.last = p.t;
+      if (p.now !== undefined && (cur.now === undefined || p.now < cur.now)) cur.now = p.now;
+    }
+  }
+  const lags = runs.filter((r) => r.now !== undefined).map((r) => r.t - r.now!).sort((a, b) => a - b);
+  const lag = lags.length ? lags[lags.length >> 1]! : 0;
+  return runs.map((r) => (r.now ?? r.t - lag) - tr.startNs).filter((t) => t > 0);
+}
+
 /** The scenario the guest test ran, t = 0 at config.start_ns. */
 export function iocostScenario(tr: IocostTrace, opts: ReplayOptions = {}): Scenario {
   const dev = tr.header.device ?? {};
@@ -95,6 +149,10 @@ export function iocostScenario(tr: IocostTrace, opts: ReplayOptions = {}): Scena
     jitterSigma: 0, maxSectorsKb: 128, rotational: String(dev.rotational ?? "0") === "1",
     curve: { read: { seq: pts, rand: pts }, write: { seq: pts, rand: pts } },
   };
+  if ((opts.periodTimer ?? "recorded") === "recorded") {
+    const firings = recordedTimerFirings(tr);
+    if (firings.length) device.iocostTimerNs = firings;
+  }
   const cgNames = tr.iotests.map((t) => t.cg);
   const cgroups = cgNames.map((cg) => {
     const w = tr.config[`${cg}.io.weight`];
@@ -223,6 +281,12 @@ export interface IocostScore {
   perBinShareB: { maxAbsErr: number; meanAbsErr: number; bins: number };
   vrate: { meanAbsErrPct: number; reachBoundMs: { real: number | null; sim: number | null } };
   firstIdleMs: Record<string, { real: number | null; sim: number | null }>;
+  /**
+   * Per cgroup with an on/off duty cycle: for each "on" window, the delay from the window's end to
+   * the cgroup's iocost_iocg_idle (ms), real and simulated, and their means over windows where
+   * both have one.
+   */
+  idleAfterBurstMs: Record<string, { real: Array<number | null>; sim: Array<number | null>; meanReal: number | null; meanSim: number | null }>;
   /** mean completions per bin of the others while a cgroup is idle (bins where it completed nothing) */
   aloneRate: Record<string, { real: number | null; sim: number | null }>;
   activations: { real: Array<[string, number]>; sim: Array<[string, number]> };
@@ -268,6 +332,26 @@ export function scoreIocost(tr: IocostTrace, real: IocostOutcome, sim: IocostOut
     };
     alone[y + " while " + x + " idles"] = { real: al(real), sim: al(sim) };
   }
+  const idleAfter: IocostScore["idleAfterBurstMs"] = {};
+  for (const t of tr.iotests) {
+    const on = Number(t.iotest.on_ms ?? 0), off = Number(t.iotest.off_ms ?? 0);
+    if (!(on > 0)) continue;
+    const t0 = (Number(t.iotest.t0_ns) - tr.startNs) / 1e6;
+    const endMs = t0 + Number(t.iotest.dur_ms);
+    const delays = (o: IocostOutcome): Array<number | null> => {
+      const idles = o.events.filter((e) => e.event === "iocost_iocg_idle" && e.cgroup === "/" + t.cg).map((e) => e.t_ms);
+      const out: Array<number | null> = [];
+      for (let w = t0 + on; w < endMs; w += on + off) {
+        const next = idles.find((x) => x >= w && x < w + off);
+        out.push(next === undefined ? null : next - w);
+      }
+      return out;
+    };
+    const r = delays(real), sm = delays(sim);
+    const both = r.map((x, i) => [x, sm[i]] as const).filter(([x, y]) => x !== null && y !== null && y !== undefined) as Array<[number, number]>;
+    const mean = (v: number[]) => (v.length ? v.reduce((a2, b2) => a2 + b2, 0) / v.length : null);
+    idleAfter[t.cg] = { real: r, sim: sm, meanReal: mean(both.map((x) => x[0])), meanSim: mean(both.map((x) => x[1])) };
+  }
   const acts = (o: IocostOutcome) => o.events.filter((e) => e.event === "iocost_iocg_activate")
     .map((e) => [e.cgroup ?? "", Math.round(e.t_ms)] as [string, number]);
   return {
@@ -276,6 +360,7 @@ export function scoreIocost(tr: IocostTrace, real: IocostOutcome, sim: IocostOut
     perBinShareB: { maxAbsErr: errs.length ? Math.max(...errs) : 0, meanAbsErr: errs.length ? errs.reduce((s, e) => s + e, 0) / errs.length : 0, bins: errs.length },
     vrate: { meanAbsErrPct: vErr, reachBoundMs: { real: reach(real), sim: reach(sim) } },
     firstIdleMs: firstIdle,
+    idleAfterBurstMs: idleAfter,
     aloneRate: alone,
     activations: { real: acts(real), sim: acts(sim) },
   };
@@ -292,6 +377,10 @@ export function formatIocostScore(s: IocostScore): string {
   l.push(`  per-bin B share   max |err| ${(s.perBinShareB.maxAbsErr * 100).toFixed(2)} pp, mean ${(s.perBinShareB.meanAbsErr * 100).toFixed(2)} pp over ${s.perBinShareB.bins} bins`);
   l.push(`  vrate             mean |err| ${s.vrate.meanAbsErrPct.toFixed(2)} pp; reaches bound at ${fmt(s.vrate.reachBoundMs.real)} vs ${fmt(s.vrate.reachBoundMs.sim)} ms`);
   for (const [k, v] of Object.entries(s.firstIdleMs)) l.push(`  ${k} first idle      ${fmt(v.real)} vs ${fmt(v.sim)} ms`);
+  for (const [k, v] of Object.entries(s.idleAfterBurstMs)) {
+    const list = (a: Array<number | null>) => a.map((x) => fmt(x, 0)).join(" ");
+    l.push(`  ${k} idle after burst mean ${fmt(v.meanReal)} vs ${fmt(v.meanSim)} ms  (real ${list(v.real)}; sim ${list(v.sim)})`);
+  }
   for (const [k, v] of Object.entries(s.aloneRate)) l.push(`  ${k}: ${fmt(v.real)} vs ${fmt(v.sim)} IOs per 100 ms`);
   l.push(`  activations real  ${s.activations.real.map(([c, t]) => `${c}@${t}`).join(" ")}`);
   l.push(`  activations sim   ${s.activations.sim.map(([c, t]) => `${c}@${t}`).join(" ")}`);

@@ -19,6 +19,8 @@ export interface TraceHandler {
 export interface ReplayOptions {
   kernel?: string;
   seed?: number;
+  /** iocost traces: fire the period timer at its recorded deliveries ("recorded", default) or at the kernel's own expiry ("kernel") */
+  periodTimer?: "recorded" | "kernel";
 }
 
 const handlers: TraceHandler[] = [];

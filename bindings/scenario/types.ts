@@ -55,6 +55,13 @@ export interface DeviceSpec {
   /** capacity in bytes (for fio's size=N% and jobs without size=) */
   sizeBytes?: number;
   curve: DeviceCurve;
+  /**
+   * Recorded deliveries of this device's iocost period timer, ascending ns (a trace replay: the
+   * host delivered the jiffies timer up to a tick late or early). The timer fires at the recorded
+   * delivery nearest the kernel's expiry when one lies within half a period; unset = the kernel's
+   * own timing.
+   */
+  iocostTimerNs?: number[];
 }
 
 /** A cgroup, named by its path below the root ("" is the root), e.g. "web/frontend". */

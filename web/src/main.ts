@@ -224,7 +224,7 @@ function diffTable(a: TablePanel, b: TablePanel, la: string, lb: string): TableP
     const cells = [ra.cells[0]!];
     for (let i = 1; i < a.columns.length; i++) {
       const x = num(ra.cells[i] ?? ""), y = rb ? num(rb.cells[i] ?? "") : undefined;
-      if (!x || !y) { cells.push(`${ra.cells[i] ?? ""} → ${rb?.cells[i] ?? "–"}`); continue; }
+      if (!x || !y) { cells.push(rb && ra.cells[i] === rb.cells[i] ? "=" : `${ra.cells[i] ?? ""} → ${rb?.cells[i] ?? "–"}`); continue; }
       const d = y.v - x.v;
       const pct = x.v !== 0 ? ` (${d >= 0 ? "+" : ""}${((100 * d) / x.v).toFixed(1)}%)` : "";
       cells.push(d === 0 ? "=" : `${d > 0 ? "+" : ""}${d.toFixed(2)}${x.unit ? " " + x.unit : ""}${pct}`);

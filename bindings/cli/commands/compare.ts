@@ -35,6 +35,11 @@ export function traceHandler(text: string, file: string) {
   return h;
 }
 
+export function periodTimerOption(v: string): "recorded" | "kernel" {
+  if (v !== "recorded" && v !== "kernel") throw new InputError(`--period-timer must be "recorded" or "kernel", not ${JSON.stringify(v)}`, "command line", undefined, "--period-timer");
+  return v;
+}
+
 export function register(program: Command): void {
   program
     .command("compare")
@@ -42,9 +47,11 @@ export function register(program: Command): void {
     .argument("<traces...>", "trace files (.jsonl)")
     .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: each trace's)")
     .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
+    .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
     .option("--json", "print one JSON object")
-    .action((traces: string[], o: { kernel?: string; json?: boolean; seed?: string }) => {
+    .action((traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }) => {
       const kernel = o.kernel as KernelVersion | undefined;
+      const periodTimer = periodTimerOption(o.periodTimer);
       const seed = o.seed !== undefined ? Number(o.seed) : undefined;
       const throttle: TraceScore[] = [];
       const others: Array<{ file: string; kind: string; score: Record<string, unknown>; text: string }> = [];
@@ -52,7 +59,7 @@ export function register(program: Command): void {
         const text = readTraceText(f);
         const h = traceHandler(text, f);
         if (THROTTLE_KINDS.has(h.kind)) throttle.push(compareTrace(readTrace(text, f), { kernel, seed }));
-        else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed }) });
+        else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer }) });
       }
       const all = throttle.length ? overall(throttle) : undefined;
       if (o.json) {

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { writeFileSync } from "node:fs";
 import type { KernelVersion } from "../../scenario/types.js";
-import { readTraceText, traceHandler } from "./compare.js";
+import { periodTimerOption, readTraceText, traceHandler } from "./compare.js";
 
 export function register(program: Command): void {
   program
@@ -15,11 +15,12 @@ export function register(program: Command): void {
     .argument("<trace>", "trace file (.jsonl)")
     .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: the trace's)")
     .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
+    .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
     .option("-o, --output <file>", "write to a file instead of stdout")
-    .action((trace: string, o: { kernel?: string; output?: string; seed?: string }) => {
+    .action((trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string }) => {
       const text = readTraceText(trace);
       const h = traceHandler(text, trace);
-      const lines = h.replay(text, trace, { kernel: o.kernel as KernelVersion | undefined, seed: o.seed !== undefined ? Number(o.seed) : undefined });
+      const lines = h.replay(text, trace, { kernel: o.kernel as KernelVersion | undefined, seed: o.seed !== undefined ? Number(o.seed) : undefined, periodTimer: periodTimerOption(o.periodTimer) });
       const out = lines.join("\n") + "\n";
       if (o.output) writeFileSync(o.output, out);
       else process.stdout.write(out);

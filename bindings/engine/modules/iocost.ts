@@ -30,6 +30,7 @@ export interface IocostCore {
   iocostCfgApply(idx: number): void;
   iocostCfgAt(idx: number, atNs: bigint): void;
   iocostJobUseDebt(job: number, on: number): void;
+  iocostTimerHint(dev: number, atNs: bigint): void;
   iocostTraceSetup(on: number, cap: number): void;
   iocostTracePtr(): number;
   iocostTraceCount(): number;
@@ -109,7 +110,11 @@ export const iocostModule: ControlModule = {
     return file === "io.weight" || file === "io.cost.qos" || file === "io.cost.model";
   },
   setup(ctx: ControlContext): void {
-    iocostCore(ctx.core).iocostSetKernel(kernelCode(ctx.kernel));
+    const c = iocostCore(ctx.core);
+    c.iocostSetKernel(kernelCode(ctx.kernel));
+    const hints = ctx.devices().flatMap((d) => (d.spec.iocostTimerNs ?? []).map((t) => [t, d.id] as const));
+    hints.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    for (const [t, id] of hints) c.iocostTimerHint(id, BigInt(Math.round(t)));
     stateOf(ctx);
   },
   write(ctx: ControlContext, w: ConfigWrite): void {

@@ -90,7 +90,7 @@ export function renderTable(t: TablePanel, id: string): HTMLElement {
   for (const r of t.rows) {
     const tr = el("tr", { "data-key": r.key });
     r.cells.forEach((c, i) => {
-      const td = i === 0 ? el("th", { scope: "row" }, c) : el("td", { class: /^[-+−–0-9.,\s]+[a-zµ/%]*\s*[a-zA-Z/%]*$/.test(c) ? "num" : "" }, c);
+      const td = i === 0 ? el("th", { scope: "row" }, c) : el("td", { class: c === "=" || /^[-+−–0-9.,\s]+[a-zµ/%]*\s*[a-zA-Z/%]*$/.test(c) ? "num" : "" }, c);
       td.setAttribute("data-col", t.columns[i] ?? String(i));
       if (c.length > 90) {
         td.textContent = c.slice(0, 88) + "…";
