@@ -2,10 +2,11 @@
 // worker threads, records streamed to the journal as chunks finish.
 //
 // Why node:worker_threads and not piscina: a sweep is one static list of
-// independent, cheap runs (a seed-incident run takes ~50 us). The work is
+// independent, cheap runs (tens of us to a millisecond each). The work is
 // handed out in chunks of run indices sized to about CHUNK_TARGET_MS of work
 // (so messaging costs < 1 % and the journal sees a steady stream), each worker
-// loads the scenario once at start, and Ctrl-C must stop the pool at once with
+// loads (and compiles) the scenario once at start and posts back each chunk as
+// one string of journal lines, and Ctrl-C must stop the pool at once with
 // the journal consistent. That is thirty lines over worker_threads; a
 // general-purpose task pool would add a per-task promise and queue, and a
 // dependency in every worker, for no feature we use.
