@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { compileTemplate, sampleTemplate, yamlLines, type Json } from "./distributions.js";
+import { compileTemplate, fmt, quantise, sampleTemplate, yamlLines, type Json } from "./distributions.js";
 import { samplingRng } from "./rng.js";
 import { InputError } from "../scenario/errors.js";
 
@@ -99,5 +99,23 @@ describe("distribution syntax", () => {
     const t = load(`scenario:\n  a: {literal: {choice: [1, 2]}}\n`);
     expect(sampleTemplate(t, samplingRng(1)).doc).toEqual({ a: { choice: [1, 2] } });
     expect(t.random).toBe(false);
+  });
+});
+
+describe("number rounding of sampled values", () => {
+  it("quantise and fmt give what their 15- and 12-digit string round trips give (their integer fast paths included)", () => {
+    const slowQ = (x: number, q: number, lo: number, hi: number) => {
+      let v = Math.floor(x / q + 1e-9) * q;
+      if (v < lo) v += q;
+      if (v > hi) v -= q;
+      return Number(v.toPrecision(15));
+    };
+    const slowF = (x: number) => String(Number(x.toPrecision(12)));
+    fc.assert(fc.property(fc.double({ min: -1e16, max: 1e16, noNaN: true }), fc.constantFrom(1, 0.5, 0.1, 4096, 1e-3, 7), (x, q) =>
+      Object.is(quantise(x, q, -Infinity, Infinity), slowQ(x, q, -Infinity, Infinity)) && fmt(x) === slowF(x)));
+    for (const x of [-0, 0, -1, 999_999_999_999, 1e12, -0.4, 1e15 - 1]) {
+      expect(fmt(x)).toBe(slowF(x));
+      expect(Object.is(quantise(x, 1, -Infinity, Infinity), slowQ(x, 1, -Infinity, Infinity))).toBe(true);
+    }
   });
 });

@@ -405,10 +405,12 @@ function rangeHi(t: Extract<Tpl, { t: "num" }>): number {
 }
 
 /** Round down to a multiple of q (so a uniform [a, b) stays below b), kept inside [lo, hi]. */
-function quantise(x: number, q: number, lo: number, hi: number): number {
+export function quantise(x: number, q: number, lo: number, hi: number): number {
   let v = Math.floor(x / q + 1e-9) * q;
   if (v < lo) v += q;
   if (v > hi) v -= q;
+  // an integer below 1e15 is its own 15-digit rounding (+ 0: -0 prints as 0)
+  if (Number.isInteger(v) && v < 1e15 && v > -1e15) return v + 0;
   return Number(v.toPrecision(15));
 }
 
@@ -419,6 +421,7 @@ function gauss(rng: Rng): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
-function fmt(x: number): string {
+export function fmt(x: number): string {
+  if (Number.isInteger(x) && x < 1e12 && x > -1e12) return String(x + 0);
   return String(Number(x.toPrecision(12)));
 }

@@ -143,6 +143,14 @@ export class JournalWriter {
     if (this.unsynced >= FSYNC_EVERY_RUNS || Date.now() - this.lastSync >= FSYNC_EVERY_MS) this.sync();
   }
 
+  /** Append `runs` records already encoded as journal lines (each ending in "\n"). */
+  appendLines(lines: string, runs: number): void {
+    if (runs === 0) return;
+    writeSync(this.fd, lines);
+    this.unsynced += runs;
+    if (this.unsynced >= FSYNC_EVERY_RUNS || Date.now() - this.lastSync >= FSYNC_EVERY_MS) this.sync();
+  }
+
   sync(): void {
     if (this.unsynced === 0) return;
     fsyncSync(this.fd);

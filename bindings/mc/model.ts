@@ -19,6 +19,7 @@
 // a McDomain adapter that knows how to load and run a plain document of its
 // kind.
 
+import { isDeepStrictEqual } from "node:util";
 import { InputError } from "../scenario/errors.js";
 import { compileTemplate, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
 import { samplingRng } from "./rng.js";
@@ -95,6 +96,16 @@ export interface McDomain<S = unknown> {
    */
   prepare(doc: Json, file: string, lines: Map<string, number>): S;
   run(s: S, runSeed: number): McOutcome;
+  /**
+   * Optional fast path for sweeps: prepare the parts of the document that are
+   * the same in every run once, and per run only the top-level keys in
+   * `randomKeys` (those whose value holds a distribution). `doc` is one
+   * sample. Returns a function giving what prepare() gives for any sample of
+   * the same template, or undefined when the domain cannot tell (then every
+   * run calls prepare()). The TemplateModel checks the two agree on `doc`
+   * before it uses the fast path.
+   */
+  preparer?(doc: Json, randomKeys: readonly string[], file: string, lines: Map<string, number>): ((doc: Json) => S) | undefined;
   /**
    * File text that the domain's replay command runs, with `seed` set to
    * runSeed. `mc` holds the sweep's metric expectations (when it has any),
@@ -247,6 +258,8 @@ export class TemplateModel implements McModel<Concrete> {
   readonly name: string;
   readonly domain: string;
   readonly replayCommand: string;
+  /** the domain's compiled preparer (undefined: not built yet; null: none, use prepare()) */
+  private fast: ((doc: Json) => unknown) | null | undefined;
   constructor(readonly spec: McFile) {
     const doc = spec.template.root;
     const nm = doc.t === "lit" && doc.v && typeof doc.v === "object" && !Array.isArray(doc.v) ? (doc.v as Record<string, Json>).name
@@ -261,11 +274,60 @@ export class TemplateModel implements McModel<Concrete> {
     return { doc: s.doc, draws: s.draws, params: s.params, seed: runSeed };
   }
 
+  /**
+   * The top-level keys of the document whose values vary between runs, or
+   * undefined when the document itself is random (a choice at the root).
+   */
+  randomKeys(): string[] | undefined {
+    const root = this.spec.template.root;
+    if (root.t === "lit") return [];
+    if (root.t !== "obj") return undefined;
+    return root.entries.filter(([, t]) => t.t !== "lit").map(([k]) => k);
+  }
+
+  /** Does a run use the domain's compiled preparer (the scenario prepared once, per run only its random keys)? */
+  compiled(): boolean {
+    return this.fastPrepare() !== null;
+  }
+
+  /** The domain's fast preparer, built and checked against prepare() on one sample. */
+  private fastPrepare(): ((doc: Json) => unknown) | null {
+    if (this.fast !== undefined) return this.fast;
+    this.fast = null;
+    const d = this.spec.domain;
+    const keys = this.randomKeys();
+    if (!d.preparer || !keys) return null;
+    try {
+      const f = d.preparer(this.sample(0).doc, keys, this.spec.file, this.spec.docLines);
+      if (!f) return null;
+      // check it on the first sample the domain accepts
+      for (let s = 0; s < 16; s++) {
+        const doc = this.sample(s).doc;
+        let want: unknown;
+        try {
+          want = d.prepare(doc, this.spec.file, this.spec.docLines);
+        } catch {
+          continue;
+        }
+        if (isDeepStrictEqual(f(doc), want)) this.fast = f;
+        break;
+      }
+    } catch {
+      // constant parts the domain rejects: keep the general path, which reports it per run
+    }
+    return this.fast;
+  }
+
+  /** What the domain runs for a concrete (its compiled preparer when it has one); throws what the domain's loader throws. */
+  prepare(c: Concrete): unknown {
+    const fast = this.fastPrepare();
+    return fast ? fast(c.doc) : this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines);
+  }
+
   run(c: Concrete, runSeed: number): McOutcome {
     let out: McOutcome;
     try {
-      const prepared = this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines);
-      out = this.spec.domain.run(prepared, runSeed);
+      out = this.spec.domain.run(this.prepare(c), runSeed);
     } catch (e) {
       // a sampled value the domain rejects, or a crash: an outcome too
       const msg = e instanceof Error ? e.message : String(e);

@@ -16,6 +16,13 @@ describe("run seeds", () => {
     }));
   });
 
+  it("the uint32-halves fast path equals the BigInt SplitMix64 for seeds and indices up to 2^53 (and after switching sweep seeds)", () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.integer({ min: 0, max: 2 ** 53 - 2 }), fc.nat(1e6), (s, i, j) => {
+      const ref = (k: number) => Number(splitmix64At(s, BigInt(k)) >> 11n);
+      return runSeed(s, i) === ref(i) && runSeed(7n, j) === Number(splitmix64At(7n, BigInt(j)) >> 11n) && runSeed(s, j) === ref(j);
+    }));
+  });
+
   it("10,000 consecutive runs of one sweep get distinct seeds", () => {
     const seen = new Set<number>();
     for (let i = 0; i < 10_000; i++) seen.add(runSeed(7, i));
@@ -23,7 +30,34 @@ describe("run seeds", () => {
   });
 });
 
+/** The sampling stream's definition in BigInt arithmetic: sfc32 seeded from SplitMix64(seed ^ "montecal"). */
+function referenceStream(seed: number): () => number {
+  const s = BigInt(seed) ^ 0x6d6f6e746563616cn;
+  const x = splitmix64At(s, 0n);
+  const y = splitmix64At(s, 1n);
+  let [a, b, c, d] = [x & 0xffffffffn, x >> 32n, y & 0xffffffffn, y >> 32n].map((v) => Number(v) | 0) as [number, number, number, number];
+  const u32 = () => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  for (let k = 0; k < 12; k++) u32();
+  return u32;
+}
+
 describe("sampling stream", () => {
+  it("is sfc32 seeded from SplitMix64(run seed ^ salt), computed without BigInt", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (s) => {
+      const r = samplingRng(s), ref = referenceStream(s);
+      for (let k = 0; k < 8; k++) if (r.u32() !== ref()) return false;
+      return true;
+    }));
+  });
+
   it("is a pure function of the run seed", () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (s) => {
       const a = samplingRng(s), b = samplingRng(s);

@@ -2,10 +2,11 @@
 // worker threads, records streamed to the journal as chunks finish.
 //
 // Why node:worker_threads and not piscina: a sweep is one static list of
-// independent, cheap runs (a seed-incident run takes ~50 us). The work is
+// independent, cheap runs (tens of us to a millisecond each). The work is
 // handed out in chunks of run indices sized to about CHUNK_TARGET_MS of work
 // (so messaging costs < 1 % and the journal sees a steady stream), each worker
-// loads the scenario once at start, and Ctrl-C must stop the pool at once with
+// loads (and compiles) the scenario once at start and posts back each chunk as
+// one string of journal lines, and Ctrl-C must stop the pool at once with
 // the journal consistent. That is thirty lines over worker_threads; a
 // general-purpose task pool would add a per-task promise and queue, and a
 // dependency in every worker, for no feature we use.
@@ -24,6 +25,7 @@ import {
 } from "./journal.js";
 import { modelFromText, runOne } from "./run-one.js";
 import type { TemplateModel } from "./model.js";
+import type { ChunkDone } from "./worker.js";
 import { InputError } from "../scenario/errors.js";
 
 /** Aim for chunks of about this much work per message. */
@@ -122,6 +124,14 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     doneNow += recs.length;
     report();
   };
+  // workers send journal lines; they become records once the pool is done
+  const chunks: string[] = [];
+  const acceptLines = (lines: string, runs: number) => {
+    writer.appendLines(lines, runs);
+    chunks.push(lines);
+    doneNow += runs;
+    report();
+  };
   report();
   const metrics = model.spec.mc.metrics;
   let aborted = false;
@@ -141,10 +151,14 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
         await new Promise((r) => setImmediate(r));
       }
     } else {
-      aborted = await runPool(o, text, todo, metrics, accept, (ms) => (busyMs += ms));
+      aborted = await runPool(o, text, todo, metrics, acceptLines, (ms) => (busyMs += ms));
     }
   } finally {
     writer.close();
+  }
+  for (const c of chunks) {
+    let a = 0;
+    for (let b = c.indexOf("\n"); b >= 0; a = b + 1, b = c.indexOf("\n", a)) records.push(JSON.parse(c.slice(a, b)) as RunRecord);
   }
   return { header, records, model, ranNow: doneNow, wallMs: performance.now() - t0, busyMs, aborted };
 }
@@ -159,7 +173,7 @@ function nextChunk(cur: number, ran: number, ms: number, left: number, workers: 
 }
 
 function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[] | undefined,
-  accept: (r: RunRecord[]) => void, busy: (ms: number) => void): Promise<boolean> {
+  accept: (lines: string, runs: number) => void, busy: (ms: number) => void): Promise<boolean> {
   const nWorkers = Math.max(1, Math.min(o.workers, todo.length || 1));
   return new Promise((resolveAll, rejectAll) => {
     if (todo.length === 0) return resolveAll(false);
@@ -191,16 +205,16 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
     };
     for (let k = 0; k < nWorkers; k++) {
       const w = new Worker(url, { workerData: { text, file: o.file, seed: o.seed.toString(), metrics } });
-      w.on("message", (m: { records: RunRecord[]; ms: number }) => {
+      w.on("message", (m: ChunkDone) => {
         if (finished) return;
         inFlight--;
         busy(m.ms);
         try {
-          accept(m.records);
+          accept(m.lines, m.runs);
         } catch (e) {
           return finish(e);
         }
-        chunk = nextChunk(chunk, m.records.length, m.ms, todo.length - next, nWorkers);
+        chunk = nextChunk(chunk, m.runs, m.ms, todo.length - next, nWorkers);
         feed(w);
       });
       w.on("error", (e) => finish(e));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { percentileSorted, summariseValues, wilson } from "./stats.js";
+import { percentileSorted, summariseValues, tidy, wilson } from "./stats.js";
 
 describe("Wilson 95 % interval", () => {
   it("0 of 100 still allows 3.7 %; 50 of 100 is [0.4038, 0.5962]", () => {
@@ -47,5 +47,13 @@ describe("percentiles", () => {
       const b = summariseValues([...xs].reverse());
       return JSON.stringify(a) === JSON.stringify(b);
     }));
+  });
+});
+
+describe("tidy", () => {
+  it("is the 12-significant-digit string round trip for every double (its integer fast path included)", () => {
+    const slow = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(12)) : x);
+    for (const x of [0, -0, 1, -1, 999_999_999_999, 1e12, -1e12, 1234567890123, 0.1 + 0.2, NaN, Infinity, -Infinity]) expect(Object.is(tidy(x), slow(x))).toBe(true);
+    fc.assert(fc.property(fc.oneof(fc.double(), fc.integer(), fc.integer({ min: -2e12, max: 2e12 })), (x) => Object.is(tidy(x), slow(x))));
   });
 });

@@ -64,5 +64,7 @@ export function summariseValues(values: number[]): MetricSummary {
 
 /** Round for printing and for stable JSON (12 significant digits). */
 export function tidy(x: number): number {
+  // integers of at most 12 digits print exactly (x + 0 turns -0 into 0, as the string round trip does)
+  if (Number.isInteger(x) && x < 1e12 && x > -1e12) return x + 0;
   return Number.isFinite(x) ? Number(x.toPrecision(12)) : x;
 }

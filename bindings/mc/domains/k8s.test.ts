@@ -7,7 +7,8 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadK8sScenario } from "../../k8s/scenario/loader.js";
-import { k8sOutcome, INCIDENT_CLASS } from "./k8s.js";
+import { k8sDomain, k8sOutcome, INCIDENT_CLASS } from "./k8s.js";
+import { TemplateModel } from "../model.js";
 import { modelFromText, runOne } from "../run-one.js";
 import { summarise } from "../summary.js";
 import type { JournalHeader } from "../journal.js";
@@ -108,5 +109,41 @@ describe("k8s domain: shrinking drops the faults a failure does not need", () =>
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("k8s domain: the scenario compiled once per worker", () => {
+  for (const name of ["k8s-detach-backoff.yaml", "k8s-detach-backoff-noisy.yaml"]) {
+    it(`${name}: 300 runs give the same outcomes as loading each whole sample, and the shared base is never written`, () => {
+      const file = resolve(__dirname, "..", "examples", name);
+      const text = readFileSync(file, "utf8");
+      const fast = modelFromText(text, file);
+      const slow = new TemplateModel({ ...fast.spec, domain: { ...k8sDomain, preparer: undefined } });
+      expect(fast.randomKeys()).toEqual(expect.arrayContaining(["timeline", "faults"]));
+      expect(fast.randomKeys()).not.toContain("objects");
+      expect(fast.compiled()).toBe(true);
+      expect(slow.compiled()).toBe(false);
+      for (let i = 0; i < 300; i++) {
+        const seed = runSeed(5n, i);
+        const a = fast.run(fast.sample(seed), seed);
+        expect(a.classes.filter((c) => c.startsWith("error:"))).toEqual([]);
+        expect(a).toEqual(slow.run(slow.sample(seed), seed));
+      }
+    });
+  }
+
+  it("a sampled value the loader rejects gives the same error outcome on both paths", () => {
+    const bad = TEXT.replace("busyDetaches: {randint: [1, 4]}", "busyDetaches: {choice: [1, \"many\", -1]}").replace("count: {param: busyDetaches}", "count: {param: busyDetaches}\n        latency: {choice: [\"1s\", \"soon\"]}");
+    const fast = modelFromText(bad, "bad.yaml");
+    const slow = new TemplateModel({ ...fast.spec, domain: { ...k8sDomain, preparer: undefined } });
+    expect(fast.compiled()).toBe(true);
+    let errors = 0;
+    for (let i = 0; i < 40; i++) {
+      const seed = runSeed(2n, i);
+      const a = fast.run(fast.sample(seed), seed);
+      errors += a.classes.some((c) => c.startsWith("error:bad.yaml")) ? 1 : 0;
+      expect(a).toEqual(slow.run(slow.sample(seed), seed));
+    }
+    expect(errors).toBeGreaterThan(5);
   });
 });

@@ -19,6 +19,17 @@
 // same rules and error messages as `iosim k8s run`) and runs it with the run
 // seed, without log lines.
 //
+// Compiled once per worker (preparer): the loader reads each top-level key of
+// a scenario into its own fields of K8sScenario (FIELDS_OF_KEY), so the keys
+// that hold no distribution (objects, expect, symptom, clock, ... of the
+// detach-backoff sweep) are loaded once into a frozen base scenario, and a run
+// loads only its random keys (timeline, faults, fixes) and lays them over the
+// base. Same loader, same checks in the same order, same error messages; a
+// scenario whose loaded form has a field this table does not know keeps the
+// full per-run load. Frozen, because every run shares the base: a replay
+// that wrote into it would throw (an error outcome) instead of leaking state
+// into the next run.
+//
 // Outcome classes:
 //   <invariant>               each violated invariant (pod-volumes-ready,
 //                             attached-reported, liveness, ...)
@@ -63,6 +74,35 @@ export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
   return { classes, metrics };
 }
 
+/** Which fields of K8sScenario the loader fills from each top-level key of a scenario document. */
+export const FIELDS_OF_KEY: Readonly<Record<string, readonly (keyof K8sScenario)[]>> = {
+  name: ["name"], description: ["description"], incident: ["incident"], version: ["version"], fixes: ["fixes"],
+  seed: ["seed"], duration: ["durationMs"], clock: ["clock"], settings: ["settings"], objects: ["objects"],
+  timeline: ["timeline"], faults: ["storageFaults", "apiFaults", "watchFaults"], expect: ["expect"], symptom: ["symptom"],
+};
+
+/** A deep copy of a parsed document (plain values; anything else, e.g. a Date, by structuredClone). */
+export function copyDoc<T>(v: T): T {
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyDoc(v[i]);
+    return out as T;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k in v) out[k] = copyDoc((v as Record<string, unknown>)[k]);
+  return out as T;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
+}
+
 export const k8sDomain: McDomain<K8sScenario> = {
   name: "k8s",
   replayCommand: "iosim k8s run",
@@ -74,6 +114,29 @@ export const k8sDomain: McDomain<K8sScenario> = {
   prepare(doc, file, lines) {
     // the loader keeps references into the document and a run may touch them: give it its own copy
     return k8sScenarioFromValue(structuredClone(doc), file, lines);
+  },
+  preparer(doc, randomKeys, file, lines) {
+    if (!doc || typeof doc !== "object" || Array.isArray(doc)) return undefined;
+    if (randomKeys.some((k) => !(k in FIELDS_OF_KEY))) return undefined;
+    // the constant keys (and `name`, which the loader requires) load once
+    const constant: Record<string, Json> = {};
+    for (const [k, v] of Object.entries(doc)) if (k === "name" || !randomKeys.includes(k)) constant[k] = copyDoc(v);
+    const base = k8sScenarioFromValue(constant, file, lines);
+    const known = new Set<string>(["file", ...Object.values(FIELDS_OF_KEY).flat()]);
+    if (Object.keys(base).some((k) => !known.has(k))) return undefined;
+    deepFreeze(base);
+    const fields = randomKeys.flatMap((k) => FIELDS_OF_KEY[k]!);
+    const nameRandom = randomKeys.includes("name");
+    return (d) => {
+      const o = d as Record<string, Json>;
+      // `name` is the one key the loader requires: a constant one comes from the base
+      const part: Record<string, Json> = nameRandom ? {} : { name: base.name };
+      for (const k of randomKeys) if (o[k] !== undefined) part[k] = copyDoc(o[k]!);
+      const p = k8sScenarioFromValue(part, file, lines) as unknown as Record<string, unknown>;
+      const sc = { ...base } as unknown as Record<string, unknown>;
+      for (const f of fields) sc[f] = p[f];
+      return sc as unknown as K8sScenario;
+    };
   },
   run(sc, runSeed) {
     return k8sOutcome(sc, runSeed);
