@@ -261,6 +261,7 @@ function popHeap(): void {
   const m = heapMeta.data;
   poppedTime = unchecked(t[0]);
   poppedMeta = unchecked(m[0]);
+  eventsProcessed++; // before the early return: the heap's last event counts too
   const n = --heapTime.length;
   heapMeta.length = n;
   if (n == 0) return;
@@ -289,7 +290,6 @@ function popHeap(): void {
   }
   unchecked((t[i] = lt));
   unchecked((m[i] = lm));
-  eventsProcessed++;
 }
 
 @inline export function metaKind(meta: u64): u32 {

@@ -145,3 +145,17 @@ describe("the lane-0 fast path and the completion hand-over", () => {
     }), { numRuns: 20 });
   });
 });
+
+describe("event counting", () => {
+  it("every popped event counts, the heap's last one too: k timed writes and the end of run are k + 1 events", async () => {
+    const { devicePreset } = await import("../../bindings/device/presets.js");
+    for (const k of [0, 1, 2, 5]) {
+      const dev = devicePreset("ideal");
+      const sc = scenarioDefaults({
+        name: `k=${k}`, devices: [dev], cgroups: [{ path: "" }], jobs: [], durationNs: 1e9,
+        writes: Array.from({ length: k }, (_, i) => ({ atNs: 1e8 * (i + 1), cgroup: "", file: "io.cost.qos", value: `${dev.devno} enable=0` })),
+      });
+      expect(new Simulation(sc).runToEnd().events).toBe(k + 1);
+    }
+  });
+});
