@@ -28,7 +28,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runSeed } from "../bindings/mc/rng.js";
 import { TemplateModel, type McOutcome } from "../bindings/mc/model.js";
-import { modelFromText, runOne } from "../bindings/mc/run-one.js";
+import { modelFromText, runLine } from "../bindings/mc/run-one.js";
 import { runSweep } from "../bindings/mc/runner.js";
 
 const args = process.argv.slice(2);
@@ -47,9 +47,9 @@ const CORES = Number(arg("--workers", String(availableParallelism())));
 if (args.includes("--solo")) {
   const m = modelFromText(readFileSync(SCENARIO, "utf8"), SCENARIO);
   const metrics = m.spec.mc.metrics;
-  for (let i = 0; i < WARM; i++) JSON.stringify(runOne(m, 2n, i, metrics));
+  for (let i = 0; i < WARM; i++) runLine(m, 2n, i, metrics);
   const t = performance.now();
-  for (let i = 0; i < RUNS; i++) JSON.stringify(runOne(m, 1n, i, metrics));
+  for (let i = 0; i < RUNS; i++) runLine(m, 1n, i, metrics);
   console.log(String((RUNS * 1000) / (performance.now() - t)));
   process.exit(0);
 }
@@ -132,9 +132,9 @@ function breakdown(): { sampleUs: number; prepareUs: number; replayUs: number; w
     for (let i = 0; i < n; i++) f(i);
     return ((performance.now() - t) * 1000) / n;
   };
-  for (let i = 0; i < WARM; i++) JSON.stringify(runOne(m, 2n, i, metrics));
+  for (let i = 0; i < WARM; i++) runLine(m, 2n, i, metrics);
   for (let i = 0; i < n; i++) outcomes.set(seeds[i]!, m.spec.domain.run(m.prepare(m.sample(seeds[i]!)), seeds[i]!));
-  for (let i = 0; i < WARM; i++) JSON.stringify(runOne(stub, 1n, i % n, metrics));
+  for (let i = 0; i < WARM; i++) runLine(stub, 1n, i % n, metrics);
   const best = { sampleUs: Infinity, prepareUs: Infinity, replayUs: Infinity, wholeUs: Infinity, mcUs: Infinity };
   for (let round = 0; round < 5; round++) {
     const cs: ReturnType<typeof m.sample>[] = [];
@@ -142,8 +142,8 @@ function breakdown(): { sampleUs: number; prepareUs: number; replayUs: number; w
     const ps: unknown[] = [];
     best.prepareUs = Math.min(best.prepareUs, time((i) => (ps[i] = m.prepare(cs[i]!))));
     best.replayUs = Math.min(best.replayUs, time((i) => outcomes.set(seeds[i]!, m.spec.domain.run(ps[i], seeds[i]!))));
-    best.wholeUs = Math.min(best.wholeUs, time((i) => JSON.stringify(runOne(m, 1n, i, metrics))));
-    best.mcUs = Math.min(best.mcUs, time((i) => JSON.stringify(runOne(stub, 1n, i, metrics))));
+    best.wholeUs = Math.min(best.wholeUs, time((i) => runLine(m, 1n, i, metrics)));
+    best.mcUs = Math.min(best.mcUs, time((i) => runLine(stub, 1n, i, metrics)));
   }
   return { ...best, compiled: m.compiled() };
 }
