@@ -126,6 +126,15 @@ export const k8sDomain: McDomain<K8sScenario> = {
     if (Object.keys(base).some((k) => !known.has(k))) return undefined;
     deepFreeze(base);
     const fields = randomKeys.flatMap((k) => FIELDS_OF_KEY[k]!);
+    // the run's scenario: the base's fields in the base's order, the random ones
+    // from this run's load (one object literal; a spread of the frozen base
+    // and a store per field took ~0.3 us)
+    const baseKeys = Object.keys(base);
+    if (baseKeys.includes("__proto__") || fields.some((f) => !baseKeys.includes(f))) return undefined;
+    const fromRun = new Set<string>(fields);
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    const assemble = new Function("b", "p", `return { ${baseKeys.map((k) => `${JSON.stringify(k)}: ${fromRun.has(k) ? "p" : "b"}[${JSON.stringify(k)}]`).join(", ")} };`) as
+      (b: K8sScenario, p: Record<string, unknown>) => K8sScenario;
     const nameRandom = randomKeys.includes("name");
     // copy the random keys' values only for a scenario whose loader writes into them
     let copy = false;
@@ -153,9 +162,7 @@ export const k8sDomain: McDomain<K8sScenario> = {
           copy = true;
         }
       }
-      const sc = { ...base } as unknown as Record<string, unknown>;
-      for (const f of fields) sc[f] = p[f];
-      return sc as unknown as K8sScenario;
+      return assemble(base, p);
     };
   },
   run(sc, runSeed) {
