@@ -6,8 +6,9 @@
 //
 // --semi-space MB: the workers' young-generation semi-spaces (runner.ts,
 // workerHeap; default: what a sweep uses, 0 = V8's default). --gc-variants
-// adds the pools with V8's default young generation and with
-// --single-threaded-gc, each in a child process, printed beside the headline.
+// adds the pools with V8's default young generation, with --single-threaded-gc
+// and with --no-parallel-scavenge, each in a child process, printed beside the
+// headline.
 //
 // Targets (issue 7): >= 20k seed-incident runs/s per core, >= 1.8x on 2 cores.
 //
@@ -164,6 +165,7 @@ if (args.includes("--gc-variants")) {
   for (const [label, node, extra] of [
     ["V8's default young generation (--semi-space 0)", [], ["--semi-space", "0"]],
     ["--single-threaded-gc", ["--single-threaded-gc"], []],
+    ["--no-parallel-scavenge", ["--no-parallel-scavenge"], []],
   ] as const) {
     const out = await new Promise<string>((res, rej) => execFile(process.execPath,
       [...node, fileURLToPath(import.meta.url), "--pool-only", "--runs", String(RUNS), "--warm", String(WARM), "--workers", String(CORES), "--scenario", SCENARIO, ...extra],
