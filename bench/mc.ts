@@ -2,7 +2,13 @@
 // all cores, measured side by side in one process, and where a run's time
 // goes (the mc layer's sampling/preparing/recording vs the Kubernetes replay).
 //
-//   node dist/bench/mc.js [--runs N] [--warm N] [--workers W] [--scenario FILE] [--gc-variants]
+//   node dist/bench/mc.js [--runs N] [--warm N] [--workers W] [--scenario FILE] [--semi-space MB] [--gc-variants]
+//
+// --semi-space MB: the workers' young-generation semi-spaces (runner.ts,
+// workerHeap; default: what a sweep uses, 0 = V8's default). --gc-variants
+// adds the pools with V8's default young generation, with --single-threaded-gc
+// and with --no-parallel-scavenge, each in a child process, printed beside the
+// headline.
 //
 // Targets (issue 7): >= 20k seed-incident runs/s per core, >= 1.8x on 2 cores.
 //
@@ -28,8 +34,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runSeed } from "../bindings/mc/rng.js";
 import { TemplateModel, type McOutcome } from "../bindings/mc/model.js";
-import { modelFromText, runOne } from "../bindings/mc/run-one.js";
-import { runSweep } from "../bindings/mc/runner.js";
+import { modelFromText, runLine } from "../bindings/mc/run-one.js";
+import { runSweep, workerSemiSpaceMb } from "../bindings/mc/runner.js";
 
 const args = process.argv.slice(2);
 const arg = (k: string, d: string) => {
@@ -42,14 +48,15 @@ const SCENARIO = arg("--scenario", join(ROOT, "bindings", "mc", "examples", "k8s
 const RUNS = Number(arg("--runs", "3000"));
 const WARM = Number(arg("--warm", "3000"));
 const CORES = Number(arg("--workers", String(availableParallelism())));
+const SEMI = args.includes("--semi-space") ? Number(arg("--semi-space", "0")) : undefined;
 
 // --solo: one in-thread loop, prints runs/s (the machine's own parallel ceiling)
 if (args.includes("--solo")) {
   const m = modelFromText(readFileSync(SCENARIO, "utf8"), SCENARIO);
   const metrics = m.spec.mc.metrics;
-  for (let i = 0; i < WARM; i++) JSON.stringify(runOne(m, 2n, i, metrics));
+  for (let i = 0; i < WARM; i++) runLine(m, 2n, i, metrics);
   const t = performance.now();
-  for (let i = 0; i < RUNS; i++) JSON.stringify(runOne(m, 1n, i, metrics));
+  for (let i = 0; i < RUNS; i++) runLine(m, 1n, i, metrics);
   console.log(String((RUNS * 1000) / (performance.now() - t)));
   process.exit(0);
 }
@@ -57,7 +64,10 @@ if (args.includes("--solo")) {
 /** runs/s of k independent processes running the in-thread loop at once */
 async function processes(k: number): Promise<number> {
   const outs = await Promise.all(Array.from({ length: k }, () => new Promise<number>((res, rej) => {
-    execFile(process.execPath, [fileURLToPath(import.meta.url), "--solo", "--runs", String(RUNS), "--warm", String(WARM), "--scenario", SCENARIO],
+    // the same young generation as the pool's workers
+    const mb = SEMI ?? workerSemiSpaceMb(CORES);
+    const heap = mb > 0 ? [`--min-semi-space-size=${mb}`, `--max-semi-space-size=${mb}`] : [];
+    execFile(process.execPath, [...heap, fileURLToPath(import.meta.url), "--solo", "--runs", String(RUNS), "--warm", String(WARM), "--scenario", SCENARIO],
       (err, stdout) => (err ? rej(err) : res(Number(stdout.trim()))));
   })));
   return outs.reduce((a, b) => a + b, 0);
@@ -86,7 +96,7 @@ async function pool(workers: number, tag: string): Promise<PoolRate> {
     return c.user + c.system;
   };
   const r = await runSweep({
-    file: SCENARIO, runs, seed: 1n, workers, journal: join(tmp, `${tag}.jsonl`), force: true,
+    file: SCENARIO, runs, seed: 1n, workers, journal: join(tmp, `${tag}.jsonl`), force: true, semiSpaceMb: SEMI,
     onProgress: (p) => {
       if (!start && p.doneNow >= workers * WARM) start = { done: p.doneNow, ms: p.elapsedMs, cpu: cpu() };
       else if (start && p.doneNow <= 0.97 * runs) end = { done: p.doneNow, ms: p.elapsedMs, cpu: cpu() };
@@ -132,9 +142,9 @@ function breakdown(): { sampleUs: number; prepareUs: number; replayUs: number; w
     for (let i = 0; i < n; i++) f(i);
     return ((performance.now() - t) * 1000) / n;
   };
-  for (let i = 0; i < WARM; i++) JSON.stringify(runOne(m, 2n, i, metrics));
+  for (let i = 0; i < WARM; i++) runLine(m, 2n, i, metrics);
   for (let i = 0; i < n; i++) outcomes.set(seeds[i]!, m.spec.domain.run(m.prepare(m.sample(seeds[i]!)), seeds[i]!));
-  for (let i = 0; i < WARM; i++) JSON.stringify(runOne(stub, 1n, i % n, metrics));
+  for (let i = 0; i < WARM; i++) runLine(stub, 1n, i % n, metrics);
   const best = { sampleUs: Infinity, prepareUs: Infinity, replayUs: Infinity, wholeUs: Infinity, mcUs: Infinity };
   for (let round = 0; round < 5; round++) {
     const cs: ReturnType<typeof m.sample>[] = [];
@@ -142,8 +152,8 @@ function breakdown(): { sampleUs: number; prepareUs: number; replayUs: number; w
     const ps: unknown[] = [];
     best.prepareUs = Math.min(best.prepareUs, time((i) => (ps[i] = m.prepare(cs[i]!))));
     best.replayUs = Math.min(best.replayUs, time((i) => outcomes.set(seeds[i]!, m.spec.domain.run(ps[i], seeds[i]!))));
-    best.wholeUs = Math.min(best.wholeUs, time((i) => JSON.stringify(runOne(m, 1n, i, metrics))));
-    best.mcUs = Math.min(best.mcUs, time((i) => JSON.stringify(runOne(stub, 1n, i, metrics))));
+    best.wholeUs = Math.min(best.wholeUs, time((i) => runLine(m, 1n, i, metrics)));
+    best.mcUs = Math.min(best.mcUs, time((i) => runLine(stub, 1n, i, metrics)));
   }
   return { ...best, compiled: m.compiled() };
 }
@@ -152,11 +162,15 @@ const b = breakdown();
 const { one, all } = await pools();
 const variants: Array<{ flag: string; one: PoolRate; all: PoolRate }> = [];
 if (args.includes("--gc-variants")) {
-  for (const flag of ["--single-threaded-gc"]) {
+  for (const [label, node, extra] of [
+    ["V8's default young generation (--semi-space 0)", [], ["--semi-space", "0"]],
+    ["--single-threaded-gc", ["--single-threaded-gc"], []],
+    ["--no-parallel-scavenge", ["--no-parallel-scavenge"], []],
+  ] as const) {
     const out = await new Promise<string>((res, rej) => execFile(process.execPath,
-      [flag, fileURLToPath(import.meta.url), "--pool-only", "--runs", String(RUNS), "--warm", String(WARM), "--workers", String(CORES), "--scenario", SCENARIO],
+      [...node, fileURLToPath(import.meta.url), "--pool-only", "--runs", String(RUNS), "--warm", String(WARM), "--workers", String(CORES), "--scenario", SCENARIO, ...extra],
       { maxBuffer: 1 << 20 }, (err, stdout) => (err ? rej(err) : res(stdout))));
-    variants.push({ flag, ...(JSON.parse(out) as { one: PoolRate; all: PoolRate }) });
+    variants.push({ flag: label, ...(JSON.parse(out) as { one: PoolRate; all: PoolRate }) });
   }
 }
 const p1 = await processes(1);

@@ -21,7 +21,7 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { InputError } from "../scenario/errors.js";
-import { compileTemplate, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
+import { compileTemplate, freezeLiterals, sampleCompiled, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
 import { samplingRng } from "./rng.js";
 
 /** What one run showed. */
@@ -267,10 +267,12 @@ export class TemplateModel implements McModel<Concrete> {
     this.name = typeof nm === "string" ? nm : spec.file.replace(/^.*\//, "").replace(/\.[^.]*$/, "");
     this.domain = spec.domain.name;
     this.replayCommand = spec.domain.replayCommand;
+    // samples share the template's literal parts: a fast preparer may keep them without copying
+    freezeLiterals(spec.template);
   }
 
   sample(runSeed: number, overrides?: ReadonlyMap<string, number>): Concrete {
-    const s = sampleTemplate(this.spec.template, samplingRng(runSeed), overrides);
+    const s = overrides ? sampleTemplate(this.spec.template, samplingRng(runSeed), overrides) : sampleCompiled(this.spec.template, samplingRng(runSeed));
     return { doc: s.doc, draws: s.draws, params: s.params, seed: runSeed };
   }
 
@@ -325,13 +327,25 @@ export class TemplateModel implements McModel<Concrete> {
   }
 
   run(c: Concrete, runSeed: number): McOutcome {
-    let out: McOutcome;
-    try {
-      out = this.spec.domain.run(this.prepare(c), runSeed);
-    } catch (e) {
-      // a sampled value the domain rejects, or a crash: an outcome too
-      const msg = e instanceof Error ? e.message : String(e);
-      return { classes: [`error:${msg.split("\n")[0]!.slice(0, 160)}`], metrics: {} };
+    let out: McOutcome | undefined;
+    const fast = this.fastPrepare();
+    if (fast) {
+      try {
+        out = this.spec.domain.run(fast(c.doc), runSeed);
+      } catch {
+        // the general path below decides: the same outcome, or the error as the
+        // domain's own loader words it (and a write into a shared frozen part of
+        // the compiled scenario costs a second run, not a different outcome)
+      }
+    }
+    if (!out) {
+      try {
+        out = this.spec.domain.run(this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines), runSeed);
+      } catch (e) {
+        // a sampled value the domain rejects, or a crash: an outcome too
+        const msg = e instanceof Error ? e.message : String(e);
+        return { classes: [`error:${msg.split("\n")[0]!.slice(0, 160)}`], metrics: {} };
+      }
     }
     const exp = failedExpectations(this.spec.mc.expect ?? [], out.metrics);
     if (exp.length === 0) return out;

@@ -4,7 +4,7 @@
 // main thread, which owns the journal, only appends it (no per-record
 // structured clone or JSON encoding on the thread that feeds every worker).
 import { parentPort, workerData } from "node:worker_threads";
-import { modelFromText, runOne } from "./run-one.js";
+import { modelFromText, runLine } from "./run-one.js";
 
 interface Init {
   text: string;
@@ -30,7 +30,7 @@ const seed = BigInt(init.seed);
 parentPort!.on("message", (msg: { id: number; indices: number[] }) => {
   const t0 = performance.now();
   let lines = "";
-  for (const i of msg.indices) lines += JSON.stringify(runOne(model, seed, i, init.metrics)) + "\n";
+  for (const i of msg.indices) lines += runLine(model, seed, i, init.metrics) + "\n";
   const done: ChunkDone = { id: msg.id, lines, runs: msg.indices.length, ms: performance.now() - t0 };
   parentPort!.postMessage(done);
 });

@@ -132,6 +132,21 @@ describe("k8s domain: the scenario compiled once per worker", () => {
     });
   }
 
+  it("a loader that writes into a shared (frozen) literal part of a sample: the compiled path copies what it loads, same outcome", () => {
+    // the loader turns `emptyDir:` (null) into {} in place: in the re-created pod's manifest, a literal every sample shares
+    const at = TEXT.lastIndexOf("persistentVolumeClaim: {claimName: data-web-0}");
+    const text = `${TEXT.slice(0, at)}persistentVolumeClaim: {claimName: data-web-0}\n            - name: scratch\n              emptyDir:${TEXT.slice(at + "persistentVolumeClaim: {claimName: data-web-0}".length)}`;
+    const fast = modelFromText(text, "scratch.yaml");
+    const slow = new TemplateModel({ ...fast.spec, domain: { ...k8sDomain, preparer: undefined } });
+    expect(fast.compiled()).toBe(true);
+    for (let i = 0; i < 30; i++) {
+      const seed = runSeed(4n, i);
+      const a = fast.run(fast.sample(seed), seed);
+      expect(a.classes.filter((c) => c.startsWith("error:"))).toEqual([]);
+      expect(a).toEqual(slow.run(slow.sample(seed), seed));
+    }
+  });
+
   it("a sampled value the loader rejects gives the same error outcome on both paths", () => {
     const bad = TEXT.replace("busyDetaches: {randint: [1, 4]}", "busyDetaches: {choice: [1, \"many\", -1]}").replace("count: {param: busyDetaches}", "count: {param: busyDetaches}\n        latency: {choice: [\"1s\", \"soon\"]}");
     const fast = modelFromText(bad, "bad.yaml");
