@@ -236,6 +236,11 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   const podGoneAt = new Map<string, number>();
   const nodeStatusChangedAt = new Map<string, number>();
   let nodePatches = 0;
+  /** a volume of `pod` is backend volume `id` */
+  const podUses = (pod: KObj, id: string): boolean => {
+    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", api)?.id === id) return true;
+    return false;
+  };
   const podVolumesOf = (pod: KObj): Array<{ id: string; rwo: boolean }> => {
     const out2: Array<{ id: string; rwo: boolean }> = [];
     for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
@@ -504,8 +509,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   };
   for (const v of backend.volumes.values()) {
     for (const node of v.attachedTo) {
-      const users = pods.filter((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && podVolumesOf(p).some((b) => b.id === v.id));
-      if (users.length > 0) continue;
+      if (pods.some((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && podUses(p, v.id))) continue;
       const since = Math.max(lastPodGone.get(`${v.id}@${node}`) ?? 0, v.changedAt);
       if (end - since > releaseBound) {
         const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
@@ -521,20 +525,26 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
     }
   }
   // no-orphaned-mounts
+  const prefix = `${kubeletRoot}/pods/`;
+  const live = (uid: string): boolean => {
+    for (let i = 0; i < pods.length; i++) if (pods[i]!.metadata.uid === uid) return true;
+    return false;
+  };
   for (const [node, h] of hosts) {
-    const liveUIDs = new Set(pods.map((p) => p.metadata.uid));
     const byUID = new Map<string, string[]>();
-    for (const p of h.podPaths("")) void p;
-    const prefix = `${kubeletRoot}/pods/`;
-    for (const p of new Set([...h.mounts.keys(), ...h.dirs.keys()])) {
-      if (!p.startsWith(prefix)) continue;
-      const uid = p.slice(prefix.length).split("/")[0]!;
-      if (liveUIDs.has(uid)) continue;
-      if (!h.mounts.has(p) && !h.dirs.get(p)?.specName) continue;
+    // every mounted path, then every directory not mounted, under a pod no longer in the API
+    const orphan = (p: string, mounted: boolean): void => {
+      if (!p.startsWith(prefix)) return;
+      const slash = p.indexOf("/", prefix.length);
+      const uid = slash < 0 ? p.slice(prefix.length) : p.slice(prefix.length, slash);
+      if (live(uid)) return;
+      if (!mounted && !h.dirs.get(p)?.specName) return;
       let a = byUID.get(uid);
       if (!a) byUID.set(uid, (a = []));
       a.push(p);
-    }
+    };
+    for (const p of h.mounts.keys()) orphan(p, true);
+    for (const p of h.dirs.keys()) if (!h.mounts.has(p)) orphan(p, false);
     for (const [uid, paths] of byUID) {
       const since = podGoneAt.get(uid) ?? 0;
       if (end - since <= timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000) continue;

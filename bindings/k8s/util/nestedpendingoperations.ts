@@ -108,15 +108,14 @@ export class NestedPendingOperations {
     this.sim.bump(this.group);
     const o = op;
     let finished = false;
+    const done: Done = (err) => {
+      if (finished) return;
+      finished = true;
+      this.complete(o, err);
+    };
     // the operation runs "in its goroutine": after the caller's current step,
     // so the caller's "... started" log line comes first, as upstream
-    this.sim.after(0, () =>
-      start((err) => {
-        if (finished) return;
-        finished = true;
-        this.complete(o, err);
-      }),
-    );
+    this.sim.call(now, start, done);
     return null;
   }
 
