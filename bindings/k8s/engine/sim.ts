@@ -112,6 +112,8 @@ interface Ev {
 
 class TickerImpl implements Ticker {
   stopped = false;
+  /** the wake groups it is registered in (what its pass reads) */
+  readonly groups: WakeGroup[] = [];
   /** time of the queued pass, or -1 */
   queuedAt: Ms = -1;
   lastRun: Ms = -Infinity;
@@ -206,6 +208,8 @@ export class Sim {
   private seq = 0;
   private tickers: TickerImpl[] = [];
   private current: TickerImpl | null = null;
+  /** the current pass changed something its own ticker reads (see bump) */
+  private selfChanged = false;
   /** tickers with `sleeping` set (bump has nothing to wake when 0) */
   private sleepers = 0;
   /** time and order of the last ticker pass: tickers up to that order had their turn at that time */
@@ -261,14 +265,26 @@ export class Sim {
   ticker(name: string, periodMs: Ms, startMs: Ms, pass: () => void, ...groups: WakeGroup[]): Ticker {
     const tk = new TickerImpl(name, periodMs, startMs, this.tickers.length, pass, this);
     this.tickers.push(tk);
-    for (const g of groups) g.tickers.push(tk);
+    for (const g of groups) {
+      g.tickers.push(tk);
+      tk.groups.push(g);
+    }
     tk.schedule(startMs);
     return tk;
   }
 
-  /** Record an effective state change: wakes every sleeping ticker, or those of `group` (section 3). */
-  bump(group?: WakeGroup): void {
+  /**
+   * Record an effective state change: wakes every sleeping ticker, or those of
+   * `group` (section 3). Called from a ticker's pass, a change the ticker
+   * reads (a global one, or one in a group it is registered in) makes the pass
+   * effective, so the ticker passes again one period later, unless
+   * `narrowsOnly`: the change can only make the ticker's own next pass do less
+   * (an operation it started is now pending), so that pass would be idle.
+   */
+  bump(group?: WakeGroup, narrowsOnly = false): void {
     this.epoch++;
+    const cur = this.current;
+    if (cur !== null && !narrowsOnly && !this.selfChanged && (group === undefined || cur.groups.includes(group))) this.selfChanged = true;
     if (this.sleepers === 0) return;
     const tks = group === undefined ? this.tickers : (group.tickers as TickerImpl[]);
     for (let i = 0; i < tks.length; i++) {
@@ -329,7 +345,7 @@ export class Sim {
   }
 
   private runTicker(tk: TickerImpl): void {
-    const e0 = this.epoch;
+    this.selfChanged = false;
     tk.wake = Infinity;
     if (tk.sleeping) {
       tk.sleeping = false;
@@ -342,7 +358,7 @@ export class Sim {
     tk.pass();
     this.current = null;
     if (tk.stopped) return;
-    if (this.tickEveryPeriod || this.epoch !== e0) {
+    if (this.tickEveryPeriod || this.selfChanged) {
       tk.schedule(this.now + tk.periodMs);
     } else {
       tk.sleeping = true;
