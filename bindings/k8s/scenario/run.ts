@@ -479,10 +479,10 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
         const since = Math.max(nodeStatusChangedAt.get(node) ?? 0, pod.metadata.creationTimestamp ?? 0, backend.volume(b.id).changedAt);
         if (end - since > NODE_STATUS_GRACE_MS)
           violations.push(
-            violation(
+            lazyViolation(
               "attached-reported",
               since + NODE_STATUS_GRACE_MS,
-              `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached has not listed it since +${relTime(since)}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${notesFor(unique)}`,
+              () => `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached has not listed it since +${relTime(since)}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${notesFor(unique)}`,
             ),
           );
       }
@@ -512,14 +512,12 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       if (pods.some((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && podUses(p, v.id))) continue;
       const since = Math.max(lastPodGone.get(`${v.id}@${node}`) ?? 0, v.changedAt);
       if (end - since > releaseBound) {
-        const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
-        const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
         violations.push(
-          violation(
-            "released-after-pods",
-            since + releaseBound,
-            `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${notesFor(v.id)}${forgottenByADC(v.id, node, va !== undefined)}`,
-          ),
+          lazyViolation("released-after-pods", since + releaseBound, () => {
+            const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
+            const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
+            return `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${notesFor(v.id)}${forgottenByADC(v.id, node, va !== undefined)}`;
+          }),
         );
       }
     }
@@ -548,13 +546,11 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
     for (const [uid, paths] of byUID) {
       const since = podGoneAt.get(uid) ?? 0;
       if (end - since <= timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000) continue;
-      const mounted = paths.filter((p) => h.mounts.has(p));
       violations.push(
-        violation(
-          "no-orphaned-mounts",
-          since + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000,
-          `pod ${uid} was deleted at +${relTime(since)} but ${mounted.length > 0 ? `${mounted.join(", ")} is still mounted` : `${paths.join(", ")} is still on disk`} on ${node}; nothing will clean it up.${notesFor(uid)}`,
-        ),
+        lazyViolation("no-orphaned-mounts", since + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000, () => {
+          const mounted = paths.filter((p) => h.mounts.has(p));
+          return `pod ${uid} was deleted at +${relTime(since)} but ${mounted.length > 0 ? `${mounted.join(", ")} is still mounted` : `${paths.join(", ")} is still on disk`} on ${node}; nothing will clean it up.${notesFor(uid)}`;
+        }),
       );
     }
   }
@@ -564,16 +560,14 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
     const since = pod.metadata.creationTimestamp ?? 0;
     if (end - since <= LIVENESS_MS) continue;
     if (pod.status?.phase === "Running") continue;
-    const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api)).filter((x): x is string => !!x);
-    const node = pod.spec.nodeName;
-    const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
-    const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
     violations.push(
-      violation(
-        "liveness",
-        since + LIVENESS_MS,
-        `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${notesFor(...vols, pod.metadata.uid)}`,
-      ),
+      lazyViolation("liveness", since + LIVENESS_MS, () => {
+        const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api)).filter((x): x is string => !!x);
+        const node = pod.spec.nodeName;
+        const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
+        const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
+        return `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${notesFor(...vols, pod.metadata.uid)}`;
+      }),
     );
   }
 
@@ -751,6 +745,35 @@ function pairs(flat: readonly number[], events: readonly K8sEvent[]): Array<{ t:
 function violation(name: string, timeMs: number, explanation: string): Violation {
   return { name, kind: "invariant", timeMs, time: `+${relTime(timeMs)}`, explanation };
 }
+
+/**
+ * An end-of-run violation whose explanation is written on first read. The
+ * explanations quote the run's causal notes and objects, which no longer
+ * change once the run is over, so a later read gives the same text; a sweep
+ * that reads only the names (bindings/mc) never builds them. `explanation` is
+ * an own enumerable accessor (JSON, spreads and equality see it like a
+ * field) with a getter shared by every violation, the text or its builder in
+ * a hidden symbol-keyed slot: not a literal with `get explanation()` (a fresh
+ * closure there makes a hidden class per run: see LazyParts).
+ */
+function lazyViolation(name: string, timeMs: number, explain: () => string): Violation {
+  const v = { name, kind: "invariant", timeMs, time: `+${relTime(timeMs)}` } as Violation;
+  Object.defineProperty(v, EXPLANATION, { value: explain, writable: true });
+  Object.defineProperty(v, "explanation", EXPLANATION_PROPERTY);
+  return v;
+}
+const EXPLANATION = Symbol("k8s violation: explanation or its builder");
+const EXPLANATION_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: { [EXPLANATION]: string | (() => string) }): string {
+    const x = this[EXPLANATION];
+    return typeof x === "string" ? x : (this[EXPLANATION] = x());
+  },
+  set(this: { [EXPLANATION]: string | (() => string) }, text: string) {
+    this[EXPLANATION] = text;
+  },
+};
 
 function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer): string | null {
   let src: Record<string, any> = v as unknown as Record<string, any>;
