@@ -29,7 +29,7 @@
 // to 30 s moves that to 15,020, and every later node event queues behind it.
 
 import type { Sim, WakeGroup } from "../engine/sim.js";
-import { cloneObj, KINDS, KObj, Kind, keyOf } from "./types.js";
+import { cloneMeta, cloneObj, KINDS, KObj, Kind, keyOf } from "./types.js";
 
 /**
  * An API error (the status of a failed request). These are expected answers
@@ -305,7 +305,7 @@ export class ApiServer {
     const cur = b.get(key);
     if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
     if (changes && !changes(cur)) return cur;
-    const o = cloneObj(cur);
+    const o = cloneMeta(cur, true);
     if (!mutate(o)) return cur;
     o.metadata.resourceVersion = String(++this.rv);
     return this.store1(b, key, o, cur);
@@ -345,7 +345,7 @@ export class ApiServer {
         }
         return cur;
       }
-      const o = cloneObj(cur);
+      const o = cloneMeta(cur, false);
       o.metadata.deletionTimestamp = this.sim.now;
       if (kind === "Pod") o.metadata.deletionGracePeriodSeconds = grace;
       o.metadata.resourceVersion = String(++this.rv);
