@@ -377,37 +377,41 @@ export class Sim {
     return x.seq < y.seq;
   }
   private push(ev: Ev): void {
+    // sift up with a hole: parents move down, `ev` is written once
     const h = this.heap;
+    let i = h.length;
     h.push(ev);
-    let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(h[i]!, h[p]!)) break;
-      const tmp = h[i]!;
-      h[i] = h[p]!;
-      h[p] = tmp;
+      const parent = h[p]!;
+      if (!this.less(ev, parent)) break;
+      h[i] = parent;
       i = p;
     }
+    h[i] = ev;
   }
   private pop(): void {
+    // sift the last record down from the root with a hole
     const h = this.heap;
     const last = h.pop()!;
-    if (h.length === 0) return;
-    h[0] = last;
-    let i = 0;
     const n = h.length;
+    if (n === 0) return;
+    let i = 0;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < n && this.less(h[l]!, h[m]!)) m = l;
-      if (r < n && this.less(h[r]!, h[m]!)) m = r;
-      if (m === i) break;
-      const tmp = h[i]!;
-      h[i] = h[m]!;
-      h[m] = tmp;
+      let m = l;
+      let child = h[l]!;
+      if (r < n && this.less(h[r]!, child)) {
+        m = r;
+        child = h[r]!;
+      }
+      if (!this.less(child, last)) break;
+      h[i] = child;
       i = m;
     }
+    h[i] = last;
   }
 }
 
