@@ -154,7 +154,11 @@ export function keyOf(o: { metadata: { name: string; namespace?: string } }): st
   if (!ns) return o.metadata.name;
   // interned: the same few "ns/name" keys are looked up on every delivery and
   // pass, and a fresh string would be built and hashed each time
-  const name = o.metadata.name;
+  return nsKey(ns, o.metadata.name);
+}
+
+/** `${ns}/${name}`, interned like keyOf's (a claim's key, built on every lookup of a pod volume) */
+export function nsKey(ns: string, name: string): string {
   let byNs = NAMESPACED_KEYS.get(name);
   if (byNs === undefined) {
     if (NAMESPACED_KEYS.size >= 4096) NAMESPACED_KEYS.clear();

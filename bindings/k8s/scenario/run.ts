@@ -19,7 +19,7 @@
 // which idle-skipping makes cheap).
 
 import { ApiServer, isNotFound } from "../api/apiserver.js";
-import { keyOf, KObj, PodVolume, Taint } from "../api/types.js";
+import { keyOf, KObj, nsKey, PodVolume, Taint } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -101,7 +101,7 @@ function backendId(v: PodVolume, ns: string, api: ApiServer): { id: string; rwo:
   let src: Record<string, any> | undefined = v as unknown as Record<string, any>;
   let rwo = true;
   if (v.persistentVolumeClaim) {
-    const pvc = api.tryGet("PersistentVolumeClaim", `${ns}/${v.persistentVolumeClaim.claimName}`);
+    const pvc = api.tryGet("PersistentVolumeClaim", nsKey(ns, v.persistentVolumeClaim.claimName));
     const pv = pvc?.spec?.volumeName ? api.tryGet("PersistentVolume", pvc.spec.volumeName) : undefined;
     if (!pv) return null;
     src = pv.spec;
