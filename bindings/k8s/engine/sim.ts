@@ -20,12 +20,18 @@
 //
 // Upstream, the attach/detach reconciler wakes every 100 ms for ever. A replay
 // of a 20-minute incident would be 12,000 passes of which almost all change
-// nothing. Instead every pass is watched: `epoch` counts effective state
-// changes anywhere in the cluster (an API write, a cache change, an operation
-// completing). If a pass leaves `epoch` unchanged it was idle, and the next
-// pass would be idle too unless (a) something else changes state, or (b) time
-// crosses a threshold the pass looked at (a backoff expiring, the 6-minute
-// unmount timer). Loops report (b) with `wakeAt(t)`. A sleeping ticker is
+// nothing. Instead every pass is watched: every effective state change
+// anywhere in the cluster (an API write, a cache change, an operation
+// completing) is reported with `bump()` (and counted in `epoch`). If a pass
+// changed nothing its own loop reads (see wake groups below) it was idle for
+// that loop, and the loop's next pass would be idle too unless (a) something
+// it reads changes, or (b) time crosses a threshold the pass looked at (a
+// backoff expiring, the 6-minute unmount timer). Loops report (b) with
+// `wakeAt(t)`. A pass whose changes are all in state other loops read (the
+// kubelet populator's additions to the desired state of world, read by the
+// reconciler and the pod workers) wakes those loops and sleeps itself; so does a pass that only started operations: a pending operation
+// can only make its owner skip that volume on its next pass, and the
+// operation's completion bumps the owner's group again (`bump(group, true)`). A sleeping ticker is
 // rescheduled at its next grid point (start + k * period, never twice at the
 // same instant) when `bump()` is called or at the first grid point at or after
 // its earliest wake time. A ticker woken at an instant where its turn has
