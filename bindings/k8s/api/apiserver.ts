@@ -242,6 +242,12 @@ export class ApiServer {
     return [...this.bucket(kind).values()];
   }
 
+  /** append the objects of `kind` to `out` in store order (list without the intermediate array) */
+  listInto(kind: Kind, out: KObj[]): void {
+    const b = this.store.get(kind);
+    if (b !== undefined) for (const o of b.values()) out.push(o);
+  }
+
   /** POST a copy of `obj` (never changed itself), with `uid` if given. */
   create(obj: KObj, uid?: string): KObj {
     const o = this.createIfAbsent(obj, uid);

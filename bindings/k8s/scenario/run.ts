@@ -705,8 +705,12 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
   configurable: true,
   get(this: object): KObj[] {
     const z = lazyOf(this);
-    const api = z.api;
-    return (z.objects ??= [...api.list("Node"), ...api.list("Pod"), ...api.list("PersistentVolume"), ...api.list("PersistentVolumeClaim"), ...api.list("VolumeAttachment"), ...api.list("CSIDriver")]);
+    if (z.objects === undefined) {
+      const objs: KObj[] = [];
+      for (const kind of OBJECT_KINDS) z.api.listInto(kind, objs);
+      z.objects = objs;
+    }
+    return z.objects;
   },
   set(this: object, v: KObj[]) {
     lazyOf(this).objects = v;
@@ -714,6 +718,9 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
 };
 
 const NO_EXTRA_DELAY = (_now: number): number => 0;
+
+/** the order of the result's final objects, by kind */
+const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
 
 /** the order objects are created in at the start of a run */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
