@@ -12,7 +12,8 @@
 // 2. Watches. An informer registers for kinds with a delivery latency. Each
 //    write schedules one delivery per informer at max(now + latency + extra,
 //    last delivery) so a watch stream stays in order; `extra` comes from the
-//    scenario's watch-delay faults. An informer cache therefore lags the store
+//    scenario's watch-delay faults. The deliveries of one write that fall on
+//    the same instant share one queue event (they would run back to back). An informer cache therefore lags the store
 //    by the latency and can be arbitrarily stale during a watch delay.
 //    A write wakes the loops that read its kind from the store directly
 //    (`storeReaders`), a delivery the owner's loops that read its kind from
@@ -28,7 +29,7 @@
 // to 30 s moves that to 15,020, and every later node event queues behind it.
 
 import type { Sim, WakeGroup } from "../engine/sim.js";
-import { cloneObj, KINDS, KObj, Kind, keyOf } from "./types.js";
+import { cloneMeta, cloneObj, KINDS, KObj, Kind, keyOf } from "./types.js";
 
 /**
  * An API error (the status of a failed request). These are expected answers
@@ -120,13 +121,11 @@ export interface Informer {
 }
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-/** the `requests` keys ("VERB Kind"), built once instead of per request */
-const REQUEST_KEYS = {} as Record<Verb, Record<Kind, string>>;
-for (const verb of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
-  const byKind = {} as Record<Kind, string>;
-  for (const kind of KINDS) byKind[kind] = `${verb} ${kind}`;
-  REQUEST_KEYS[verb] = byKind;
-}
+const VERBS: readonly Verb[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+/** a request counter's slot: verb * KINDS.length + kind (counted in an array, the `requests` map built on read) */
+const VERB_SLOT: Record<Verb, number> = { GET: 0, POST: 1, PUT: 2, PATCH: 3, DELETE: 4 };
+const KIND_SLOT = {} as Record<Kind, number>;
+KINDS.forEach((k, i) => (KIND_SLOT[k] = i));
 
 export class ApiServer {
   private store = new Map<Kind, Map<string, KObj>>();
@@ -134,8 +133,18 @@ export class ApiServer {
   private uidSeq = 0;
   private informers: Informer[] = [];
   readonly faults: ApiFault[] = [];
-  /** request counts by "VERB Kind" (PATCH Node counts node status patches, #88565) */
-  readonly requests = new Map<string, number>();
+  /** request counts by verb and kind (see `requests`) */
+  private readonly counts: number[] = new Array<number>(VERBS.length * KINDS.length).fill(0);
+  /** the order requests of each "VERB Kind" were first counted in */
+  private readonly countOrder: number[] = [];
+  /** request counts by "VERB Kind" (PATCH Node counts node status patches, #88565), in the order first seen */
+  get requests(): Map<string, number> {
+    const m = new Map<string, number>();
+    const known = VERBS.length * KINDS.length;
+    for (const slot of this.countOrder) m.set(slot < known ? `${VERBS[Math.floor(slot / KINDS.length)]} ${KINDS[slot % KINDS.length]}` : this.otherKeys[slot - known]!, this.counts[slot]!);
+    return m;
+  }
+  private readonly otherKeys: string[] = [];
   /** objects written, for the final-objects output */
   onWrite: ((type: WatchType, obj: KObj) => void) | null = null;
 
@@ -186,8 +195,21 @@ export class ApiServer {
 
 
   private count(verb: Verb, kind: Kind): void {
-    const k = REQUEST_KEYS[verb][kind] ?? `${verb} ${kind}`;
-    this.requests.set(k, (this.requests.get(k) ?? 0) + 1);
+    const ks = KIND_SLOT[kind];
+    if (ks === undefined) {
+      // a kind the model does not know (counted by name)
+      const k = `${verb} ${kind}`;
+      let i = this.otherKeys.indexOf(k);
+      if (i < 0) {
+        i = this.otherKeys.push(k) - 1;
+        this.counts.push(0);
+        this.countOrder.push(VERBS.length * KINDS.length + i);
+      }
+      this.counts[VERBS.length * KINDS.length + i]!++;
+      return;
+    }
+    const slot = VERB_SLOT[verb] * KINDS.length + ks;
+    if (this.counts[slot]++ === 0) this.countOrder.push(slot);
   }
 
   private fault(verb: ApiFault["verb"], kind: Kind, name: string): ApiError | null {
@@ -218,6 +240,12 @@ export class ApiServer {
 
   list(kind: Kind): KObj[] {
     return [...this.bucket(kind).values()];
+  }
+
+  /** append the objects of `kind` to `out` in store order (list without the intermediate array) */
+  listInto(kind: Kind, out: KObj[]): void {
+    const b = this.store.get(kind);
+    if (b !== undefined) for (const o of b.values()) out.push(o);
   }
 
   /** POST a copy of `obj` (never changed itself), with `uid` if given. */
@@ -283,7 +311,7 @@ export class ApiServer {
     const cur = b.get(key);
     if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
     if (changes && !changes(cur)) return cur;
-    const o = cloneObj(cur);
+    const o = cloneMeta(cur, true);
     if (!mutate(o)) return cur;
     o.metadata.resourceVersion = String(++this.rv);
     return this.store1(b, key, o, cur);
@@ -323,7 +351,7 @@ export class ApiServer {
         }
         return cur;
       }
-      const o = cloneObj(cur);
+      const o = cloneMeta(cur, false);
       o.metadata.deletionTimestamp = this.sim.now;
       if (kind === "Pod") o.metadata.deletionGracePeriodSeconds = grace;
       o.metadata.resourceVersion = String(++this.rv);
@@ -341,11 +369,21 @@ export class ApiServer {
     else this.sim.bump(this.storeReaders(obj.kind));
     this.onWrite?.(type, obj);
     const now = this.sim.now;
-    for (const inf of this.informers) {
+    // one queue event per run of informers due at the same instant (section 2):
+    // they ran back to back anyway (consecutive sequence numbers, nothing
+    // scheduled in between), so a batch delivers in exactly the same order
+    let batch: Delivery | null = null;
+    const infs = this.informers;
+    for (let i = 0; i < infs.length; i++) {
+      const inf = infs[i]!;
       if (inf.dead || !inf.kinds.includes(obj.kind)) continue;
       const at = Math.max(now + inf.latencyMs + inf.extraDelay(now), inf.lastDeliverAt);
       inf.lastDeliverAt = at;
-      this.sim.at(at, () => deliver(this.sim, inf, type, obj, old));
+      if (batch !== null && batch.at === at) batch.to.push(inf);
+      else {
+        batch = { sim: this.sim, at, to: [inf], type, obj, old };
+        this.sim.call(at, deliverBatch, batch);
+      }
     }
   }
 
@@ -395,6 +433,21 @@ export class ApiServer {
     const i = this.informers.indexOf(inf);
     if (i >= 0) this.informers.splice(i, 1);
   }
+}
+
+/** one write's watch events due at one instant, in informer order */
+interface Delivery {
+  sim: Sim;
+  at: number;
+  to: Informer[];
+  type: WatchType;
+  obj: KObj;
+  old: KObj | undefined;
+}
+
+function deliverBatch(d: Delivery): void {
+  const to = d.to;
+  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old);
 }
 
 function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined): void {

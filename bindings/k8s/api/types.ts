@@ -4,7 +4,9 @@
 // shallow copy with the changed parts replaced) on every change, so informer
 // caches, the API store and a component's "old object" can share references
 // without deep cloning. Code that changes an object must go through
-// ApiServer.patch / update, which hand out a copy (see cloneObj).
+// ApiServer.patch / update, which hand out a copy (see cloneObj; a patch's
+// copy shares the spec, which writers replace whole and never change in
+// place: cloneMeta).
 //
 // Times (creationTimestamp, deletionTimestamp) are simulated ms.
 
@@ -152,7 +154,11 @@ export function keyOf(o: { metadata: { name: string; namespace?: string } }): st
   if (!ns) return o.metadata.name;
   // interned: the same few "ns/name" keys are looked up on every delivery and
   // pass, and a fresh string would be built and hashed each time
-  const name = o.metadata.name;
+  return nsKey(ns, o.metadata.name);
+}
+
+/** `${ns}/${name}`, interned like keyOf's (a claim's key, built on every lookup of a pod volume) */
+export function nsKey(ns: string, name: string): string {
   let byNs = NAMESPACED_KEYS.get(name);
   if (byNs === undefined) {
     if (NAMESPACED_KEYS.size >= 4096) NAMESPACED_KEYS.clear();
@@ -183,6 +189,20 @@ export function cloneObj<T extends KObj>(o: T): T {
   c.metadata = Object.assign({}, o.metadata);
   if (o.spec !== undefined) c.spec = Object.assign({}, o.spec);
   if (o.status !== undefined) c.status = Object.assign({}, o.status);
+  return c as T;
+}
+
+/**
+ * The copy a writer of metadata and status gets (ApiServer.patch, delete):
+ * like cloneObj, but the spec is shared with the stored object, since no
+ * writer changes a spec in place (a taint patch replaces `spec` whole), and
+ * with `status` shared too when `status` is false (delete writes metadata
+ * only).
+ */
+export function cloneMeta<T extends KObj>(o: T, status: boolean): T {
+  const c: KObj = Object.assign({}, o);
+  c.metadata = Object.assign({}, o.metadata);
+  if (status && o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
 }
 

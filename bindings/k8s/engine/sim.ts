@@ -20,12 +20,18 @@
 //
 // Upstream, the attach/detach reconciler wakes every 100 ms for ever. A replay
 // of a 20-minute incident would be 12,000 passes of which almost all change
-// nothing. Instead every pass is watched: `epoch` counts effective state
-// changes anywhere in the cluster (an API write, a cache change, an operation
-// completing). If a pass leaves `epoch` unchanged it was idle, and the next
-// pass would be idle too unless (a) something else changes state, or (b) time
-// crosses a threshold the pass looked at (a backoff expiring, the 6-minute
-// unmount timer). Loops report (b) with `wakeAt(t)`. A sleeping ticker is
+// nothing. Instead every pass is watched: every effective state change
+// anywhere in the cluster (an API write, a cache change, an operation
+// completing) is reported with `bump()` (and counted in `epoch`). If a pass
+// changed nothing its own loop reads (see wake groups below) it was idle for
+// that loop, and the loop's next pass would be idle too unless (a) something
+// it reads changes, or (b) time crosses a threshold the pass looked at (a
+// backoff expiring, the 6-minute unmount timer). Loops report (b) with
+// `wakeAt(t)`. A pass whose changes are all in state other loops read (the
+// kubelet populator's additions to the desired state of world, read by the
+// reconciler and the pod workers) wakes those loops and sleeps itself; so does a pass that only started operations: a pending operation
+// can only make its owner skip that volume on its next pass, and the
+// operation's completion bumps the owner's group again (`bump(group, true)`). A sleeping ticker is
 // rescheduled at its next grid point (start + k * period, never twice at the
 // same instant) when `bump()` is called or at the first grid point at or after
 // its earliest wake time. A ticker woken at an instant where its turn has
@@ -104,12 +110,16 @@ interface Ev {
   t: Ms;
   cls: number;
   seq: number;
-  fn: (() => void) | null;
+  /** a one-shot event's function, called with `arg` */
+  fn: ((arg: any) => void) | null;
+  arg: unknown;
   tk: TickerImpl | null;
 }
 
 class TickerImpl implements Ticker {
   stopped = false;
+  /** the wake groups it is registered in (what its pass reads) */
+  readonly groups: WakeGroup[] = [];
   /** time of the queued pass, or -1 */
   queuedAt: Ms = -1;
   lastRun: Ms = -Infinity;
@@ -204,6 +214,8 @@ export class Sim {
   private seq = 0;
   private tickers: TickerImpl[] = [];
   private current: TickerImpl | null = null;
+  /** the current pass changed something its own ticker reads (see bump) */
+  private selfChanged = false;
   /** tickers with `sleeping` set (bump has nothing to wake when 0) */
   private sleepers = 0;
   /** time and order of the last ticker pass: tickers up to that order had their turn at that time */
@@ -221,17 +233,27 @@ export class Sim {
   /** Run `fn` at absolute time t (>= now). */
   at(t: Ms, fn: () => void): void {
     if (t < this.now) t = this.now;
-    this.push(this.ev(t, 0, this.seq++, fn, null));
+    this.push(this.ev(t, 0, this.seq++, fn, undefined, null));
+  }
+
+  /**
+   * Run `fn(arg)` at absolute time t (>= now): `at` without a closure per
+   * event, for the frequent ones (watch deliveries) whose function is shared.
+   */
+  call<A>(t: Ms, fn: (arg: A) => void, arg: A): void {
+    if (t < this.now) t = this.now;
+    this.push(this.ev(t, 0, this.seq++, fn, arg, null));
   }
 
   /** a queue record, recycled from executed ones (a replay runs hundreds; none outlives its turn) */
-  private ev(t: Ms, cls: number, seq: number, fn: (() => void) | null, tk: TickerImpl | null): Ev {
+  private ev(t: Ms, cls: number, seq: number, fn: ((arg: any) => void) | null, arg: unknown, tk: TickerImpl | null): Ev {
     const e = this.free.pop();
-    if (e === undefined) return { t, cls, seq, fn, tk };
+    if (e === undefined) return { t, cls, seq, fn, arg, tk };
     e.t = t;
     e.cls = cls;
     e.seq = seq;
     e.fn = fn;
+    e.arg = arg;
     e.tk = tk;
     return e;
   }
@@ -249,14 +271,26 @@ export class Sim {
   ticker(name: string, periodMs: Ms, startMs: Ms, pass: () => void, ...groups: WakeGroup[]): Ticker {
     const tk = new TickerImpl(name, periodMs, startMs, this.tickers.length, pass, this);
     this.tickers.push(tk);
-    for (const g of groups) g.tickers.push(tk);
+    for (const g of groups) {
+      g.tickers.push(tk);
+      tk.groups.push(g);
+    }
     tk.schedule(startMs);
     return tk;
   }
 
-  /** Record an effective state change: wakes every sleeping ticker, or those of `group` (section 3). */
-  bump(group?: WakeGroup): void {
+  /**
+   * Record an effective state change: wakes every sleeping ticker, or those of
+   * `group` (section 3). Called from a ticker's pass, a change the ticker
+   * reads (a global one, or one in a group it is registered in) makes the pass
+   * effective, so the ticker passes again one period later, unless
+   * `narrowsOnly`: the change can only make the ticker's own next pass do less
+   * (an operation it started is now pending), so that pass would be idle.
+   */
+  bump(group?: WakeGroup, narrowsOnly = false): void {
     this.epoch++;
+    const cur = this.current;
+    if (cur !== null && !narrowsOnly && !this.selfChanged && (group === undefined || cur.groups.includes(group))) this.selfChanged = true;
     if (this.sleepers === 0) return;
     const tks = group === undefined ? this.tickers : (group.tickers as TickerImpl[]);
     for (let i = 0; i < tks.length; i++) {
@@ -280,7 +314,7 @@ export class Sim {
   }
 
   _pushTicker(tk: TickerImpl, t: Ms): void {
-    this.push(this.ev(t, 1, tk.order, null, tk));
+    this.push(this.ev(t, 1, tk.order, null, undefined, tk));
   }
 
   /** Run until the queue is empty or time passes `untilMs`. Returns the end time. */
@@ -296,7 +330,9 @@ export class Sim {
       const t = ev.t;
       const tk = ev.tk;
       const fn = ev.fn;
+      const arg = ev.arg;
       ev.fn = null;
+      ev.arg = undefined;
       ev.tk = null;
       this.free.push(ev);
       this.now = t;
@@ -306,7 +342,7 @@ export class Sim {
         tk.queuedAt = -1;
         this.runTicker(tk);
       } else {
-        fn!();
+        fn!(arg);
       }
     }
     // nothing left before untilMs: the clock still advances to it
@@ -315,7 +351,7 @@ export class Sim {
   }
 
   private runTicker(tk: TickerImpl): void {
-    const e0 = this.epoch;
+    this.selfChanged = false;
     tk.wake = Infinity;
     if (tk.sleeping) {
       tk.sleeping = false;
@@ -328,7 +364,7 @@ export class Sim {
     tk.pass();
     this.current = null;
     if (tk.stopped) return;
-    if (this.tickEveryPeriod || this.epoch !== e0) {
+    if (this.tickEveryPeriod || this.selfChanged) {
       tk.schedule(this.now + tk.periodMs);
     } else {
       tk.sleeping = true;
@@ -347,37 +383,41 @@ export class Sim {
     return x.seq < y.seq;
   }
   private push(ev: Ev): void {
+    // sift up with a hole: parents move down, `ev` is written once
     const h = this.heap;
+    let i = h.length;
     h.push(ev);
-    let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(h[i]!, h[p]!)) break;
-      const tmp = h[i]!;
-      h[i] = h[p]!;
-      h[p] = tmp;
+      const parent = h[p]!;
+      if (!this.less(ev, parent)) break;
+      h[i] = parent;
       i = p;
     }
+    h[i] = ev;
   }
   private pop(): void {
+    // sift the last record down from the root with a hole
     const h = this.heap;
     const last = h.pop()!;
-    if (h.length === 0) return;
-    h[0] = last;
-    let i = 0;
     const n = h.length;
+    if (n === 0) return;
+    let i = 0;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < n && this.less(h[l]!, h[m]!)) m = l;
-      if (r < n && this.less(h[r]!, h[m]!)) m = r;
-      if (m === i) break;
-      const tmp = h[i]!;
-      h[i] = h[m]!;
-      h[m] = tmp;
+      let m = l;
+      let child = h[l]!;
+      if (r < n && this.less(h[r]!, child)) {
+        m = r;
+        child = h[r]!;
+      }
+      if (!this.less(child, last)) break;
+      h[i] = child;
       i = m;
     }
+    h[i] = last;
   }
 }
 

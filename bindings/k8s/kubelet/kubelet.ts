@@ -338,14 +338,7 @@ export class Kubelet {
     const { ctx } = this;
     const inUse = this.vm.statesSynced ? this.vm.getVolumesInUse() : null;
     try {
-      const notReady = (o: KObj): boolean => {
-        const ready = ((o.status?.conditions ?? []) as Array<{ type: string; status: string }>).find((c) => c.type === "Ready");
-        return !ready || ready.status !== "True";
-      };
-      const inUseDiffers = (o: KObj): boolean => {
-        const cur = (o.status?.volumesInUse ?? []) as string[];
-        return inUse !== null && (cur.length !== inUse.length || cur.some((v, i) => v !== inUse[i]));
-      };
+      const inUseDiffers = (o: KObj): boolean => inUse !== null && volumesInUseDiffer(o, inUse);
       ctx.api.patch(
         "Node",
         this.nodeName,
@@ -396,6 +389,21 @@ export class Kubelet {
   }
 
   isTerminal = isTerminal;
+}
+
+/** the node's Ready condition is not True */
+function notReady(o: KObj): boolean {
+  const conds = (o.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+  for (let i = 0; i < conds.length; i++) if (conds[i]!.type === "Ready") return conds[i]!.status !== "True";
+  return true;
+}
+
+/** node.status.volumesInUse is not `inUse` */
+function volumesInUseDiffer(o: KObj, inUse: readonly string[]): boolean {
+  const cur = (o.status?.volumesInUse ?? []) as string[];
+  if (cur.length !== inUse.length) return true;
+  for (let i = 0; i < cur.length; i++) if (cur[i] !== inUse[i]) return true;
+  return false;
 }
 
 function parseStop(pod: KObj, dflt: number): number {

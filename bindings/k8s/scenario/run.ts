@@ -19,7 +19,7 @@
 // which idle-skipping makes cheap).
 
 import { ApiServer, isNotFound } from "../api/apiserver.js";
-import { keyOf, KObj, PodVolume, Taint } from "../api/types.js";
+import { keyOf, KObj, nsKey, PodVolume, Taint } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -101,7 +101,7 @@ function backendId(v: PodVolume, ns: string, api: ApiServer): { id: string; rwo:
   let src: Record<string, any> | undefined = v as unknown as Record<string, any>;
   let rwo = true;
   if (v.persistentVolumeClaim) {
-    const pvc = api.tryGet("PersistentVolumeClaim", `${ns}/${v.persistentVolumeClaim.claimName}`);
+    const pvc = api.tryGet("PersistentVolumeClaim", nsKey(ns, v.persistentVolumeClaim.claimName));
     const pv = pvc?.spec?.volumeName ? api.tryGet("PersistentVolume", pvc.spec.volumeName) : undefined;
     if (!pv) return null;
     src = pv.spec;
@@ -236,6 +236,11 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   const podGoneAt = new Map<string, number>();
   const nodeStatusChangedAt = new Map<string, number>();
   let nodePatches = 0;
+  /** a volume of `pod` is backend volume `id` */
+  const podUses = (pod: KObj, id: string): boolean => {
+    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", api)?.id === id) return true;
+    return false;
+  };
   const podVolumesOf = (pod: KObj): Array<{ id: string; rwo: boolean }> => {
     const out2: Array<{ id: string; rwo: boolean }> = [];
     for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
@@ -474,10 +479,10 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
         const since = Math.max(nodeStatusChangedAt.get(node) ?? 0, pod.metadata.creationTimestamp ?? 0, backend.volume(b.id).changedAt);
         if (end - since > NODE_STATUS_GRACE_MS)
           violations.push(
-            violation(
+            lazyViolation(
               "attached-reported",
               since + NODE_STATUS_GRACE_MS,
-              `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached has not listed it since +${relTime(since)}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${notesFor(unique)}`,
+              () => `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached has not listed it since +${relTime(since)}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${notesFor(unique)}`,
             ),
           );
       }
@@ -504,47 +509,48 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   };
   for (const v of backend.volumes.values()) {
     for (const node of v.attachedTo) {
-      const users = pods.filter((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && podVolumesOf(p).some((b) => b.id === v.id));
-      if (users.length > 0) continue;
+      if (pods.some((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && podUses(p, v.id))) continue;
       const since = Math.max(lastPodGone.get(`${v.id}@${node}`) ?? 0, v.changedAt);
       if (end - since > releaseBound) {
-        const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
-        const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
         violations.push(
-          violation(
-            "released-after-pods",
-            since + releaseBound,
-            `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${notesFor(v.id)}${forgottenByADC(v.id, node, va !== undefined)}`,
-          ),
+          lazyViolation("released-after-pods", since + releaseBound, () => {
+            const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
+            const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
+            return `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${notesFor(v.id)}${forgottenByADC(v.id, node, va !== undefined)}`;
+          }),
         );
       }
     }
   }
   // no-orphaned-mounts
+  const prefix = `${kubeletRoot}/pods/`;
+  const live = (uid: string): boolean => {
+    for (let i = 0; i < pods.length; i++) if (pods[i]!.metadata.uid === uid) return true;
+    return false;
+  };
   for (const [node, h] of hosts) {
-    const liveUIDs = new Set(pods.map((p) => p.metadata.uid));
     const byUID = new Map<string, string[]>();
-    for (const p of h.podPaths("")) void p;
-    const prefix = `${kubeletRoot}/pods/`;
-    for (const p of new Set([...h.mounts.keys(), ...h.dirs.keys()])) {
-      if (!p.startsWith(prefix)) continue;
-      const uid = p.slice(prefix.length).split("/")[0]!;
-      if (liveUIDs.has(uid)) continue;
-      if (!h.mounts.has(p) && !h.dirs.get(p)?.specName) continue;
+    // every mounted path, then every directory not mounted, under a pod no longer in the API
+    const orphan = (p: string, mounted: boolean): void => {
+      if (!p.startsWith(prefix)) return;
+      const slash = p.indexOf("/", prefix.length);
+      const uid = slash < 0 ? p.slice(prefix.length) : p.slice(prefix.length, slash);
+      if (live(uid)) return;
+      if (!mounted && !h.dirs.get(p)?.specName) return;
       let a = byUID.get(uid);
       if (!a) byUID.set(uid, (a = []));
       a.push(p);
-    }
+    };
+    for (const p of h.mounts.keys()) orphan(p, true);
+    for (const p of h.dirs.keys()) if (!h.mounts.has(p)) orphan(p, false);
     for (const [uid, paths] of byUID) {
       const since = podGoneAt.get(uid) ?? 0;
       if (end - since <= timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000) continue;
-      const mounted = paths.filter((p) => h.mounts.has(p));
       violations.push(
-        violation(
-          "no-orphaned-mounts",
-          since + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000,
-          `pod ${uid} was deleted at +${relTime(since)} but ${mounted.length > 0 ? `${mounted.join(", ")} is still mounted` : `${paths.join(", ")} is still on disk`} on ${node}; nothing will clean it up.${notesFor(uid)}`,
-        ),
+        lazyViolation("no-orphaned-mounts", since + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000, () => {
+          const mounted = paths.filter((p) => h.mounts.has(p));
+          return `pod ${uid} was deleted at +${relTime(since)} but ${mounted.length > 0 ? `${mounted.join(", ")} is still mounted` : `${paths.join(", ")} is still on disk`} on ${node}; nothing will clean it up.${notesFor(uid)}`;
+        }),
       );
     }
   }
@@ -554,16 +560,14 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
     const since = pod.metadata.creationTimestamp ?? 0;
     if (end - since <= LIVENESS_MS) continue;
     if (pod.status?.phase === "Running") continue;
-    const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api)).filter((x): x is string => !!x);
-    const node = pod.spec.nodeName;
-    const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
-    const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
     violations.push(
-      violation(
-        "liveness",
-        since + LIVENESS_MS,
-        `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${notesFor(...vols, pod.metadata.uid)}`,
-      ),
+      lazyViolation("liveness", since + LIVENESS_MS, () => {
+        const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api)).filter((x): x is string => !!x);
+        const node = pod.spec.nodeName;
+        const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
+        const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
+        return `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${notesFor(...vols, pod.metadata.uid)}`;
+      }),
     );
   }
 
@@ -701,8 +705,12 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
   configurable: true,
   get(this: object): KObj[] {
     const z = lazyOf(this);
-    const api = z.api;
-    return (z.objects ??= [...api.list("Node"), ...api.list("Pod"), ...api.list("PersistentVolume"), ...api.list("PersistentVolumeClaim"), ...api.list("VolumeAttachment"), ...api.list("CSIDriver")]);
+    if (z.objects === undefined) {
+      const objs: KObj[] = [];
+      for (const kind of OBJECT_KINDS) z.api.listInto(kind, objs);
+      z.objects = objs;
+    }
+    return z.objects;
   },
   set(this: object, v: KObj[]) {
     lazyOf(this).objects = v;
@@ -710,6 +718,9 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
 };
 
 const NO_EXTRA_DELAY = (_now: number): number => 0;
+
+/** the order of the result's final objects, by kind */
+const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
 
 /** the order objects are created in at the start of a run */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
@@ -741,6 +752,35 @@ function pairs(flat: readonly number[], events: readonly K8sEvent[]): Array<{ t:
 function violation(name: string, timeMs: number, explanation: string): Violation {
   return { name, kind: "invariant", timeMs, time: `+${relTime(timeMs)}`, explanation };
 }
+
+/**
+ * An end-of-run violation whose explanation is written on first read. The
+ * explanations quote the run's causal notes and objects, which no longer
+ * change once the run is over, so a later read gives the same text; a sweep
+ * that reads only the names (bindings/mc) never builds them. `explanation` is
+ * an own enumerable accessor (JSON, spreads and equality see it like a
+ * field) with a getter shared by every violation, the text or its builder in
+ * a hidden symbol-keyed slot: not a literal with `get explanation()` (a fresh
+ * closure there makes a hidden class per run: see LazyParts).
+ */
+function lazyViolation(name: string, timeMs: number, explain: () => string): Violation {
+  const v = { name, kind: "invariant", timeMs, time: `+${relTime(timeMs)}` } as Violation;
+  Object.defineProperty(v, EXPLANATION, { value: explain, writable: true });
+  Object.defineProperty(v, "explanation", EXPLANATION_PROPERTY);
+  return v;
+}
+const EXPLANATION = Symbol("k8s violation: explanation or its builder");
+const EXPLANATION_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: { [EXPLANATION]: string | (() => string) }): string {
+    const x = this[EXPLANATION];
+    return typeof x === "string" ? x : (this[EXPLANATION] = x());
+  },
+  set(this: { [EXPLANATION]: string | (() => string) }, text: string) {
+    this[EXPLANATION] = text;
+  },
+};
 
 function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer): string | null {
   let src: Record<string, any> = v as unknown as Record<string, any>;

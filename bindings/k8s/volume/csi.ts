@@ -64,9 +64,10 @@ export function makeVolumeHandle(podUID: string, volSourceSpecName: string): str
 
 const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
 
-function pvSource(spec: VolumeSpec): { driver: string; volumeHandle: string } | null {
+/** the PV's CSI source itself (never written: API objects are immutable), or null */
+function pvSource(spec: VolumeSpec): { readonly driver: string; readonly volumeHandle: string } | null {
   const csi = spec.pv?.spec?.csi;
-  return csi ? { driver: csi.driver, volumeHandle: csi.volumeHandle } : null;
+  return csi ? csi : null;
 }
 
 function driverObj(ctx: Ctx, driver: string): KObj | undefined {

@@ -15,7 +15,7 @@
 
 import type { Ctx } from "../engine/context.js";
 import type { Host } from "../host/mount.js";
-import type { KObj, PodVolume } from "../api/types.js";
+import { nsKey, type KObj, type PodVolume } from "../api/types.js";
 
 export interface VolumeSpec {
   /** PV name or inline volume name (spec.Name()) */
@@ -148,7 +148,7 @@ export function specForPodVolume(
   lookup: (kind: "PersistentVolumeClaim" | "PersistentVolume", key: string) => KObj | undefined,
 ): VolumeSpec | string {
   if (v.persistentVolumeClaim) {
-    const pvc = lookup("PersistentVolumeClaim", `${namespace}/${v.persistentVolumeClaim.claimName}`);
+    const pvc = lookup("PersistentVolumeClaim", nsKey(namespace, v.persistentVolumeClaim.claimName));
     if (!pvc) return `persistentvolumeclaim "${v.persistentVolumeClaim.claimName}" not found`;
     const pvName = pvc.spec?.volumeName as string | undefined;
     if (!pvName) return `PVC ${namespace}/${v.persistentVolumeClaim.claimName} has non-bound phase ("Pending") or empty pvc.Spec.VolumeName ("")`;
