@@ -12,8 +12,10 @@
 //
 // The per-bio path of an unthrottled closed loop has two shortcuts, both
 // taking exactly the steps the general code would take:
-//   - runLaneZero(): while every pending event is a completion on lane 0
-//     (events.ts), the loop pops the lane head without looking at the heap.
+//   - runLaneZero(): while lane 0 holds the least pending event (events.ts
+//     laneZeroFirst(): its head is before the heap's least event, such as
+//     the run's stop mark or a throttle timer), the loop pops the lane head
+//     without touching the heap.
 //   - completeBio() hand-over: when a job's bio completes while all of its
 //     other workers are busy and its next IO is due now, the general code
 //     would free the slot, push the worker, pop the same worker and allocate
@@ -27,7 +29,7 @@
 // appended to lane 0 at 40,000 ns.
 
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
-  onlyLaneZero, laneZeroHeadTime, popLaneZeroUncounted, countEvents,
+  laneZeroFirst, laneZeroOnly, laneZeroBeforeHeap, laneZeroHeadTime, popLaneZeroUncounted, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
@@ -81,7 +83,7 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
     if (stopped) return 0;
     if (n >= maxEvents) return CHUNK_DONE;
     if (untilNs != i64.MAX_VALUE && peekTime() > untilNs) return 1;
-    if (onlyLaneZero()) {
+    if (laneZeroFirst()) {
       n = runLaneZero(untilNs, n, maxEvents);
       continue; // the checks above decide what stopped it
     }
@@ -102,17 +104,18 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
   return 0;
 }
 
-/** The fast path of the loop: while every pending event sits on lane 0 (one
- *  device's completions, in order), pop them straight off the lane: the
- *  least (time, meta) of the queue is the lane's head, so the order is the
- *  one runEvents() would take. Stops, without popping, at an event after
- *  `untilNs`, after `maxEvents` in all, or as soon as an event lands on the
- *  heap or another lane; returns the new event count. */
+/** The fast path of the loop: while lane 0's head (one device's
+ *  completions, in order) is the least (time, meta) of the queue - before
+ *  the heap's least event, no other lane in use - pop it straight off the
+ *  lane: the order is the one runEvents() would take. Stops, without
+ *  popping, at an event after `untilNs`, after `maxEvents` in all, or as
+ *  soon as the heap's least event or another lane comes first; returns the
+ *  new event count. */
 function runLaneZero(untilNs: i64, n: i32, maxEvents: i32): i32 {
   const n0 = n;
-  while (n < maxEvents && !stopped && onlyLaneZero()) {
+  while (n < maxEvents && !stopped && laneZeroOnly()) {
     const t = laneZeroHeadTime();
-    if (t > untilNs) break;
+    if (!laneZeroBeforeHeap(t) || t > untilNs) break;
     popLaneZeroUncounted();
     n++;
     now = t;
