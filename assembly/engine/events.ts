@@ -239,24 +239,41 @@ function popAny(): void {
 }
 
 /** Lane 0 holds events and no other lane does. */
-@inline export function laneZeroOnly(): bool {
+@inline function laneZeroOnly(): bool {
   return laneEvents > 0 && lanesUsed == 1;
 }
 
 /** Lane 0's head, at time `t`, comes before the heap's least event. */
-@inline export function laneZeroBeforeHeap(t: i64): bool {
+@inline function laneZeroBeforeHeap(t: i64): bool {
   return t < heapTopTime || (t == heapTopTime && load<u64>(laneBuf(0) + (<usize>laneHead(0) << 4), 8) < heapTopMeta);
 }
 
 /** Time of lane 0's head event (there must be one). */
-@inline export function laneZeroHeadTime(): i64 {
+@inline function laneZeroHeadTime(): i64 {
   return load<i64>(laneBuf(0) + (<usize>laneHead(0) << 4));
 }
 
-/** Pop lane 0's head event into poppedTime/poppedMeta without counting it:
- *  the caller adds its pops to eventsProcessed (countEvents()) in one go. */
-@inline export function popLaneZeroUncounted(): void {
-  popLane(0, false);
+/** The loop's fast path (path.ts runLaneZero()): when lane 0's head is the
+ *  least pending event (laneZeroFirst()) and not after `untilNs`, pop it
+ *  into poppedTime/poppedMeta without counting it (the caller adds its pops
+ *  to eventsProcessed in one go, countEvents()) and return true; otherwise
+ *  change nothing and return false. One pass over the lane state: the
+ *  head's address, time and meta are loaded once for the checks and the pop. */
+@inline export function popLaneZeroFirst(untilNs: i64): bool {
+  if (lanesUsed != 1) return false;
+  const h = laneHead(0);
+  const n = laneLen(0);
+  if (h >= n) return false; // (lanesUsed == 1: lane 0 holds every lane event)
+  const buf = laneBuf(0);
+  const p = buf + (<usize>h << 4);
+  const t = load<i64>(p);
+  const m = load<u64>(p, 8);
+  if (t >= heapTopTime && (t > heapTopTime || m >= heapTopMeta)) return false;
+  if (t > untilNs) return false;
+  poppedTime = t;
+  poppedMeta = m;
+  advanceLane(0, buf, h + 1, n);
+  return true;
 }
 
 @inline export function countEvents(n: i32): void {
@@ -264,14 +281,20 @@ function popAny(): void {
 }
 
 /** Take the head event of lane `l` (which holds one). */
-@inline function popLane(l: i32, count: bool = true): void {
+@inline function popLane(l: i32): void {
   const buf = laneBuf(l);
   let h = laneHead(l);
   const n = laneLen(l);
   const p = buf + (<usize>h << 4);
   poppedTime = load<i64>(p);
   poppedMeta = load<u64>(p, 8);
-  h++;
+  advanceLane(l, buf, h + 1, n);
+  eventsProcessed++;
+}
+
+/** Lane `l` (buffer `buf`, `n` events) has taken its head: `h` is the new
+ *  head. Rewinds a drained lane, compacts a long-consumed one. */
+@inline function advanceLane(l: i32, buf: usize, h: i32, n: i32): void {
   if (h == n) {
     // lane drained: rewind
     setLaneLen(l, 0);
@@ -285,7 +308,6 @@ function popAny(): void {
   }
   setLaneHead(l, h);
   laneEvents--;
-  if (count) eventsProcessed++;
 }
 
 function popHeap(): void {

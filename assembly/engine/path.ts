@@ -29,7 +29,7 @@
 // appended to lane 0 at 40,000 ns.
 
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
-  laneZeroFirst, laneZeroOnly, laneZeroBeforeHeap, laneZeroHeadTime, popLaneZeroUncounted, countEvents,
+  laneZeroFirst, popLaneZeroFirst, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
@@ -113,11 +113,10 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
  *  new event count. */
 function runLaneZero(untilNs: i64, n: i32, maxEvents: i32): i32 {
   const n0 = n;
-  while (n < maxEvents && !stopped && laneZeroOnly()) {
-    const t = laneZeroHeadTime();
-    if (!laneZeroBeforeHeap(t) || t > untilNs) break;
-    popLaneZeroUncounted();
+  // (`stopped` is set by an EV_STOP only, which runEvents() handles)
+  while (n < maxEvents && popLaneZeroFirst(untilNs)) {
     n++;
+    const t = poppedTime;
     now = t;
     const meta = poppedMeta;
     const kind = metaKind(meta);
