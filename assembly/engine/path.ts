@@ -20,7 +20,10 @@
 //     other workers are busy and its next IO is due now, the general code
 //     would free the slot, push the worker, pop the same worker and allocate
 //     the same slot (the free list is LIFO); the hand-over issues the next IO
-//     in that slot with that worker directly.
+//     in that slot with that worker directly. The job's in-flight count is
+//     left as it is (one done, one issued), and of the bio record only the
+//     shape, sequence, flags and submit time are written: the slot holds the
+//     job, worker, cgroup and device already (fillBioShape()).
 // Worked example (bench/engine.ts: one job, QD 32, ideal 8 us device, no
 // control module): bio seq 100 (worker 4, slot 4: seq s runs on worker and
 // slot s % 32) completes at t = 32,000 ns; its latency 8,000 ns is counted,
@@ -181,13 +184,17 @@ export function jobTryIssue(j: Job, t: i64): void {
   return true;
 }
 
-/** Worker `worker` of job `j` submits the job's next IO in bio slot `slot`. */
-@inline function issueNext(j: Job, worker: i32, slot: i32, t: i64): void {
+/** Worker `worker` of job `j` submits the job's next IO in bio slot `slot`.
+ *  `handOver` (a constant where inlined): the slot is the one this worker's
+ *  previous bio just completed in (completeBio()), so the job's in-flight
+ *  count stays (one done, one issued), its first submit is long recorded,
+ *  and the slot already holds this job, worker, cgroup and device. */
+@inline function issueNext(j: Job, worker: i32, slot: i32, t: i64, handOver: bool = false): void {
   nextShape(j);
   const seq = <i32>j.issued;
   j.issued++;
   j.bytesIssued += <i64>shapeSize;
-  j.inflight++;
+  if (!handOver) j.inflight++;
   if (!j.direct && shapeDir == 1 && writebackActive) {
     // buffered write: the page cache takes it; the writer is delayed only
     // by dirty throttling, and writeback issues bios later as the owner.
@@ -200,19 +207,32 @@ export function jobTryIssue(j: Job, t: i64): void {
     schedule(t + delay, EV_DEVICE_DONE, <u32>(slot | 0x800000));
     return;
   }
-  fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
-  noteSubmit(j.id, t);
+  if (handOver) {
+    fillBioShape(slot, seq, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
+  } else {
+    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
+    noteSubmit(j.id, t);
+  }
   submitBio(slot, t);
 }
 
+/** A new bio in `slot`. Its release and issue times are written where it
+ *  leaves blk-throttle (passThrottle()) and reaches the device (device.ts
+ *  start()); nothing reads them before. */
 @inline export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
   off: i64, size: u32, flags: u32, t: i64): void {
   const b = bioAt(slot);
   b.job = job;
-  b.seq = seq;
   b.worker = worker;
   b.cg = cg;
   b.dev = dev;
+  fillBioShape(slot, seq, dev, dir, off, size, flags, t);
+}
+
+/** fillBio() but for job, worker, cgroup and device, which the slot holds already. */
+@inline function fillBioShape(slot: i32, seq: i32, dev: i32, dir: u8, off: i64, size: u32, flags: u32, t: i64): void {
+  const b = bioAt(slot);
+  b.seq = seq;
   b.dir = dir;
   b.flags = flags;
   b.off = off;
@@ -220,8 +240,6 @@ export function jobTryIssue(j: Job, t: i64): void {
   const maxb = deviceAt(dev).maxSectorsBytes;
   b.pieces = maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
   b.submit = t;
-  b.release = t;
-  b.issue = t;
 }
 
 /** submit_bio(): the bio enters the block layer. */
@@ -279,21 +297,22 @@ export function afterThrottle(slot: i32, t: i64): void {
     return;
   }
   const j = jobAt(job);
-  j.inflight--;
   j.completed++;
   if (t > j.lastDone) j.lastDone = t;
   const worker = b.worker;
   if (j.freeWorkers.length == 0) {
     // The closed loop's usual step: every other worker is busy, so
     // jobTryIssue() would take this worker back at once and allocBio() would
-    // return this very slot. When the next IO is due now, hand both over.
+    // return this very slot. When the next IO is due now, hand both over
+    // (earliestNext() does not read the in-flight count this leaves alone).
     const e = earliestNext(j, t);
     if (e >= 0 && e <= t) {
       b.next = -1; // as allocBio() leaves it
-      issueNext(j, worker, slot, t);
+      issueNext(j, worker, slot, t, true);
       return;
     }
   }
+  j.inflight--;
   freeBio(slot);
   j.freeWorkers.push(worker);
   jobTryIssue(j, t);
