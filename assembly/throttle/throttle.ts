@@ -1381,18 +1381,23 @@ const workList = new Vec<i32>(64);
   const f = b.flags;
   let i = (b.cg * nDev + b.dev) * 2 + <i32>b.dir;
   let td = tdAt(i);
-  if (td.rulesIops == 0 && (td.rulesBps == 0 || (f & BIO_BPS_THROTTLED) != 0)) return true;
-  if ((f & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) != 0 || traceOn) return throtlBioSlow(slot, t);
-  now = t;
+  if (td.rulesIops == 0) {
+    if (td.rulesBps == 0 || (f & BIO_BPS_THROTTLED) != 0) return true;
+  }
+  if ((f & (BIO_BPS_THROTTLED | BIO_TG_BPS_THROTTLED)) != 0) return throtlBioSlow(slot, t);
+  if (traceOn) return throtlBioSlow(slot, t);
+  // (`now` is read by the trace only, `jiffies` by the long way: set below
+  // when it is taken)
   const j = jiffiesAt(t);
-  jiffies = j;
   const size = <i64>b.size;
   let q = -1;
   if (profile == PROFILE_618) {
-    while (j - td.fpLo < td.fpLen) {
+    while (true) {
+      if (j - td.fpLo >= td.fpLen) break;
       const bd = td.bytesDisp + size;
+      if (bd > td.fpBytes) break;
       const io = s32(td.ioDisp + 1);
-      if (bd > td.fpBytes || io > td.fpIos) break;
+      if (io > td.fpIos) break;
       td.bytesDisp = bd;
       td.ioDisp = io;
       q = (i << 1) | 1;
@@ -1405,10 +1410,12 @@ const workList = new Vec<i32>(64);
       td = tdAt(pi);
     }
   } else {
-    while (j - td.fpLo < td.fpLen) {
+    while (true) {
+      if (j - td.fpLo >= td.fpLen) break;
       const bd = td.bytesDisp + size;
+      if (<u64>bd > <u64>td.fpBytes) break;
       const io = <u32>(td.ioDisp + 1);
-      if (<u64>bd > <u64>td.fpBytes || io > <u32>td.fpIos) break;
+      if (io > <u32>td.fpIos) break;
       td.bytesDisp = bd;
       td.ioDisp = <i64>io;
       q = (i << 1) | 1;
@@ -1421,6 +1428,8 @@ const workList = new Vec<i32>(64);
       td = tdAt(pi);
     }
   }
+  now = t;
+  jiffies = j;
   return throtlBioLevels(slot, i >> 1, <i32>b.dir, q);
 }
 
