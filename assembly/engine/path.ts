@@ -244,7 +244,9 @@ export function jobTryIssue(j: Job, t: i64): void {
 
 /** submit_bio(): the bio enters the block layer. */
 @inline export function submitBio(slot: i32, t: i64): void {
-  if (throttleActive && !throtlSubmit(slot, t)) return;
+  if (throttleActive) {
+    if (!throtlSubmit(slot, t)) return;
+  }
   passThrottle(slot, t);
 }
 
@@ -255,7 +257,9 @@ export function afterThrottle(slot: i32, t: i64): void {
 
 @inline function passThrottle(slot: i32, t: i64): void {
   bioAt(slot).release = t;
-  if (iocostActive && !iocSubmit(slot, t)) return;
+  if (iocostActive) {
+    if (!iocSubmit(slot, t)) return;
+  }
   toDevice(slot, t);
 }
 
