@@ -12,13 +12,18 @@
 //
 // The per-bio path of an unthrottled closed loop has two shortcuts, both
 // taking exactly the steps the general code would take:
-//   - runLaneZero(): while every pending event is a completion on lane 0
-//     (events.ts), the loop pops the lane head without looking at the heap.
+//   - runLaneZero(): while lane 0 holds the least pending event (events.ts
+//     laneZeroFirst(): its head is before the heap's least event, such as
+//     the run's stop mark or a throttle timer), the loop pops the lane head
+//     without touching the heap.
 //   - completeBio() hand-over: when a job's bio completes while all of its
 //     other workers are busy and its next IO is due now, the general code
 //     would free the slot, push the worker, pop the same worker and allocate
 //     the same slot (the free list is LIFO); the hand-over issues the next IO
-//     in that slot with that worker directly.
+//     in that slot with that worker directly. The job's in-flight count is
+//     left as it is (one done, one issued), and of the bio record only the
+//     shape, sequence, flags and submit time are written: the slot holds the
+//     job, worker, cgroup and device already (fillBioShape()).
 // Worked example (bench/engine.ts: one job, QD 32, ideal 8 us device, no
 // control module): bio seq 100 (worker 4, slot 4: seq s runs on worker and
 // slot s % 32) completes at t = 32,000 ns; its latency 8,000 ns is counted,
@@ -27,7 +32,7 @@
 // appended to lane 0 at 40,000 ns.
 
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
-  onlyLaneZero, laneZeroHeadTime, popLaneZeroUncounted, countEvents,
+  laneZeroFirst, popLaneZeroFirst, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
@@ -81,7 +86,7 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
     if (stopped) return 0;
     if (n >= maxEvents) return CHUNK_DONE;
     if (untilNs != i64.MAX_VALUE && peekTime() > untilNs) return 1;
-    if (onlyLaneZero()) {
+    if (laneZeroFirst()) {
       n = runLaneZero(untilNs, n, maxEvents);
       continue; // the checks above decide what stopped it
     }
@@ -102,19 +107,19 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
   return 0;
 }
 
-/** The fast path of the loop: while every pending event sits on lane 0 (one
- *  device's completions, in order), pop them straight off the lane: the
- *  least (time, meta) of the queue is the lane's head, so the order is the
- *  one runEvents() would take. Stops, without popping, at an event after
- *  `untilNs`, after `maxEvents` in all, or as soon as an event lands on the
- *  heap or another lane; returns the new event count. */
+/** The fast path of the loop: while lane 0's head (one device's
+ *  completions, in order) is the least (time, meta) of the queue - before
+ *  the heap's least event, no other lane in use - pop it straight off the
+ *  lane: the order is the one runEvents() would take. Stops, without
+ *  popping, at an event after `untilNs`, after `maxEvents` in all, or as
+ *  soon as the heap's least event or another lane comes first; returns the
+ *  new event count. */
 function runLaneZero(untilNs: i64, n: i32, maxEvents: i32): i32 {
   const n0 = n;
-  while (n < maxEvents && !stopped && onlyLaneZero()) {
-    const t = laneZeroHeadTime();
-    if (t > untilNs) break;
-    popLaneZeroUncounted();
+  // (`stopped` is set by an EV_STOP only, which runEvents() handles)
+  while (n < maxEvents && popLaneZeroFirst(untilNs)) {
     n++;
+    const t = poppedTime;
     now = t;
     const meta = poppedMeta;
     const kind = metaKind(meta);
@@ -179,13 +184,17 @@ export function jobTryIssue(j: Job, t: i64): void {
   return true;
 }
 
-/** Worker `worker` of job `j` submits the job's next IO in bio slot `slot`. */
-@inline function issueNext(j: Job, worker: i32, slot: i32, t: i64): void {
+/** Worker `worker` of job `j` submits the job's next IO in bio slot `slot`.
+ *  `handOver` (a constant where inlined): the slot is the one this worker's
+ *  previous bio just completed in (completeBio()), so the job's in-flight
+ *  count stays (one done, one issued), its first submit is long recorded,
+ *  and the slot already holds this job, worker, cgroup and device. */
+@inline function issueNext(j: Job, worker: i32, slot: i32, t: i64, handOver: bool = false): void {
   nextShape(j);
   const seq = <i32>j.issued;
   j.issued++;
   j.bytesIssued += <i64>shapeSize;
-  j.inflight++;
+  if (!handOver) j.inflight++;
   if (!j.direct && shapeDir == 1 && writebackActive) {
     // buffered write: the page cache takes it; the writer is delayed only
     // by dirty throttling, and writeback issues bios later as the owner.
@@ -198,19 +207,32 @@ export function jobTryIssue(j: Job, t: i64): void {
     schedule(t + delay, EV_DEVICE_DONE, <u32>(slot | 0x800000));
     return;
   }
-  fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
-  noteSubmit(j.id, t);
+  if (handOver) {
+    fillBioShape(slot, seq, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
+  } else {
+    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
+    noteSubmit(j.id, t);
+  }
   submitBio(slot, t);
 }
 
+/** A new bio in `slot`. Its release and issue times are written where it
+ *  leaves blk-throttle (passThrottle()) and reaches the device (device.ts
+ *  start()); nothing reads them before. */
 @inline export function fillBio(slot: i32, job: i32, seq: i32, worker: i32, cg: i32, dev: i32, dir: u8,
   off: i64, size: u32, flags: u32, t: i64): void {
   const b = bioAt(slot);
   b.job = job;
-  b.seq = seq;
   b.worker = worker;
   b.cg = cg;
   b.dev = dev;
+  fillBioShape(slot, seq, dev, dir, off, size, flags, t);
+}
+
+/** fillBio() but for job, worker, cgroup and device, which the slot holds already. */
+@inline function fillBioShape(slot: i32, seq: i32, dev: i32, dir: u8, off: i64, size: u32, flags: u32, t: i64): void {
+  const b = bioAt(slot);
+  b.seq = seq;
   b.dir = dir;
   b.flags = flags;
   b.off = off;
@@ -218,13 +240,13 @@ export function jobTryIssue(j: Job, t: i64): void {
   const maxb = deviceAt(dev).maxSectorsBytes;
   b.pieces = maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
   b.submit = t;
-  b.release = t;
-  b.issue = t;
 }
 
 /** submit_bio(): the bio enters the block layer. */
 @inline export function submitBio(slot: i32, t: i64): void {
-  if (throttleActive && !throtlSubmit(slot, t)) return;
+  if (throttleActive) {
+    if (!throtlSubmit(slot, t)) return;
+  }
   passThrottle(slot, t);
 }
 
@@ -235,7 +257,9 @@ export function afterThrottle(slot: i32, t: i64): void {
 
 @inline function passThrottle(slot: i32, t: i64): void {
   bioAt(slot).release = t;
-  if (iocostActive && !iocSubmit(slot, t)) return;
+  if (iocostActive) {
+    if (!iocSubmit(slot, t)) return;
+  }
   toDevice(slot, t);
 }
 
@@ -277,21 +301,22 @@ export function afterThrottle(slot: i32, t: i64): void {
     return;
   }
   const j = jobAt(job);
-  j.inflight--;
   j.completed++;
   if (t > j.lastDone) j.lastDone = t;
   const worker = b.worker;
   if (j.freeWorkers.length == 0) {
     // The closed loop's usual step: every other worker is busy, so
     // jobTryIssue() would take this worker back at once and allocBio() would
-    // return this very slot. When the next IO is due now, hand both over.
+    // return this very slot. When the next IO is due now, hand both over
+    // (earliestNext() does not read the in-flight count this leaves alone).
     const e = earliestNext(j, t);
     if (e >= 0 && e <= t) {
       b.next = -1; // as allocBio() leaves it
-      issueNext(j, worker, slot, t);
+      issueNext(j, worker, slot, t, true);
       return;
     }
   }
+  j.inflight--;
   freeBio(slot);
   j.freeWorkers.push(worker);
   jobTryIssue(j, t);

@@ -146,6 +146,45 @@ describe("the lane-0 fast path and the completion hand-over", () => {
   });
 });
 
+describe("the lane-0 fast path with events waiting on the heap", () => {
+  // Lane 0's head is popped directly whenever it comes before the heap's
+  // least event (a throttle timer, a job wake-up, the stop mark). Two jobs
+  // on one device: a closed loop under io.max riops (its waits put throttle
+  // timers on the heap) and a rate-paced job (wake-ups on the heap), with
+  // completions and timers at the same nanoseconds now and then.
+  const sc = (seed: number, durationNs?: number): Scenario => scenarioDefaults({
+    name: "lane0-heap", seed, record: true, devices: [fixedDevice(8_000, 4, 16)],
+    cgroups: [{ path: "a", files: { "io.max": "8:0 riops=20000" } }, { path: "b" }],
+    jobs: [
+      jobDefaults({ name: "closed", device: "dev0", cgroup: "a", iodepth: 8, count: 3000, random: true }),
+      jobDefaults({ name: "rate", device: "dev0", cgroup: "b", iodepth: 2, count: 1500, random: true,
+        pattern: { kind: "rate", iops: 100_000 } }),
+    ],
+    ...(durationNs !== undefined ? { durationNs } : {}),
+  });
+  const bytes = (r: ReturnType<typeof simulate>) => JSON.stringify({ ...r, wallMs: 0, events: 0 }, (_k, v) =>
+    v instanceof Uint32Array ? Array.from(v) : v);
+
+  it("a stop mark beyond the last event changes nothing but the event count", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1000 }), (seed) => {
+      const untimed = simulate(sc(seed));
+      const timed = simulate(sc(seed, 10e9));
+      expect(untimed.records!.length).toBe(4500);
+      expect(timed.events).toBe(untimed.events + 1);
+      return bytes(timed) === bytes(untimed);
+    }), { numRuns: 10 });
+  });
+
+  it("stopping the loop every k events (any k) gives the same timed run as one call", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 97 }), (seed, k) => {
+      const whole = bytes(simulate(sc(seed, 30e6)));
+      const sim = new Simulation(sc(seed, 30e6));
+      while (!sim.step(k));
+      return bytes(sim.result()) === whole;
+    }), { numRuns: 10 });
+  });
+});
+
 describe("event counting", () => {
   it("every popped event counts, the heap's last one too: k timed writes and the end of run are k + 1 events", async () => {
     const { devicePreset } = await import("../../bindings/device/presets.js");

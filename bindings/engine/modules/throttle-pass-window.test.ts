@@ -156,6 +156,23 @@ describe("the worked example of the pass window (6.18, riops=2000 rbps=209715200
     expect(win(sim, 3)).toBe(20971520n);
   });
 
+  it("a check the window leaves out compares with an allowance no counter exceeds (riops only: bytes never bind)", () => {
+    for (const [kernel, noCheck] of [["6.18", (1n << 63n) - 1n], ["6.12", -1n], ["6.1", -1n]] as const) {
+      const s = scenarioDefaults({
+        name: "pass-window-no-bps", kernel, record: true,
+        clock: { hz: 250, jiffiesAtZero: J0, zeroAfterTickNs: 0 },
+        devices: [idealDevice("loop1", DEV)],
+        cgroups: [{ path: "a", files: { "io.max": `${DEV} riops=2000` } }],
+        jobs: [jobDefaults({ name: "j", device: "loop1", cgroup: "a", iodepth: 1, pattern: { kind: "replay", ios: [{ tNs: 0, off: 0, size: 4096, dir: "R" }] } })],
+      });
+      const sim = new Simulation(s);
+      sim.runToEnd();
+      expect(win(sim, 1)).toBe(23n);
+      expect(win(sim, 2)).toBe(200n);
+      expect(win(sim, 3)).toBe(noCheck); // -1: U64_MAX in the unsigned compare of 6.1 and 6.12
+    }
+  });
+
   it("bios 2..200 pass on it; the 201st does not fit, waits for the next slice and closes it", () => {
     const { sim, recs } = example(201);
     const byArrival = [...recs].sort((a, b) => a.submitNs - b.submitNs);
