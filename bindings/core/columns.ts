@@ -52,3 +52,12 @@ export const colU8 = (c: CoreExports, id: number) => view(c, id, Uint8Array);
 export const colI64 = (c: CoreExports, id: number) => view(c, id, BigInt64Array);
 export const colU64 = (c: CoreExports, id: number) => view(c, id, BigUint64Array);
 export const colF64 = (c: CoreExports, id: number) => view(c, id, Float64Array);
+
+/**
+ * A view of a column in the core's memory, without the copy: valid only until
+ * the next call into the core (a call may grow memory and detach the buffer).
+ * For reading a large column in pieces, each piece copied out (`slice`).
+ */
+export function colU32NoCopy(core: CoreExports, id: number): Uint32Array {
+  return new Uint32Array(core.memory.buffer, core.column(id) >>> 0, core.columnLength(id));
+}

@@ -15,7 +15,7 @@
 // xoshiro256** stream per job and device).
 
 import { instantiateCore, type CoreExports } from "../core/core.js";
-import { COL, colF64, colI32, colI64, colU32, colU64, colU8, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
+import { COL, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type {
   BioRecord, CgroupResult, ConfigWrite, DeviceSpec, IoStatCounts, JobResult, JobSpec, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
@@ -246,9 +246,10 @@ export class Simulation {
     const latSq = colF64(c, COL.JOB_LAT_SQ);
     const latMin = colI64(c, COL.JOB_LAT_MIN);
     const latMax = colI64(c, COL.JOB_LAT_MAX);
-    const hist = colU32(c, COL.JOB_HIST);
     const first = colI64(c, COL.JOB_FIRST_SUBMIT);
     const last = colI64(c, COL.JOB_LAST_DONE);
+    // each job's histogram copied out of the core's column (no core call in this loop)
+    const hist = colU32NoCopy(c, COL.JOB_HIST);
     s.jobs.forEach((j, k) => {
       const id = this.jobIds[k]!;
       const dirStats = (d: number) => {

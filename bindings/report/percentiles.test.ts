@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentileKey, percentilesFromPlat, platIdxToVal, platValToIdx,
-  reachesX87,
+  reachesX87, leastReachingSumForTest, leastReachingRefForTest,
 } from "./percentiles.js";
 
 const FIX = fileURLToPath(new URL("../../test/fixtures/fio/", import.meta.url));
@@ -87,5 +87,31 @@ describe("fio calc_clat_percentiles", () => {
       const maxIdx = Math.max(...entries.map(([i]) => i));
       expect(ps[ps.length - 1]!.ns).toBeLessThanOrEqual(platIdxToVal(maxIdx));
     }));
+  });
+
+  it("the integer fast path picks the same buckets as comparing with the x87 threshold at every bucket (property)", () => {
+    const list = fc.array(fc.oneof(fc.constantFrom(...FIO_DEFAULT_PERCENTILE_LIST), fc.double({ min: 0.001, max: 100, noNaN: true })), { minLength: 1, maxLength: 20 });
+    const entries = fc.array(fc.tuple(fc.integer({ min: 0, max: FIO_IO_U_PLAT_NR - 1 }), fc.integer({ min: 0, max: 2 ** 31 })), { minLength: 1, maxLength: 40 });
+    fc.assert(fc.property(entries, list, fc.option(fc.integer({ min: 1, max: 2 ** 40 })), (es, ps, nr) => {
+      const h = hist(es);
+      const total = nr ?? h.reduce((a, b) => a + b, 0);
+      const sorted = [...ps].sort((a, b) => a - b);
+      const want: Array<{ pct: number; ns: number }> = [];
+      let sum = 0;
+      let j = 0;
+      for (let i = 0; i < h.length && j < sorted.length; i++) {
+        sum += h[i]!;
+        while (j < sorted.length && total > 0 && reachesX87(sum, sorted[j]!, total)) want.push({ pct: sorted[j++]!, ns: platIdxToVal(i) });
+      }
+      expect(percentilesFromPlat(h, ps, nr ?? undefined)).toEqual(want);
+    }));
+  });
+
+  it("the least reaching sum from doubles and one multiply equals the x87 reference, near integers too (property)", () => {
+    const p = fc.oneof(fc.constantFrom(...FIO_DEFAULT_PERCENTILE_LIST), fc.double({ min: 0.001, max: 100, noNaN: true }), fc.integer({ min: 1, max: 100 }));
+    const nr = fc.oneof(fc.integer({ min: 1, max: 10_000 }).map((x) => x * 100), fc.integer({ min: 1, max: 2 ** 40 }), fc.constantFrom(1, 3, 7, 100, 1000, 2 ** 53 - 1));
+    fc.assert(fc.property(p, nr, (pp, n) => {
+      expect(leastReachingSumForTest(pp, n)).toBe(leastReachingRefForTest(pp, n));
+    }), { numRuns: 3000 });
   });
 });

@@ -104,6 +104,83 @@ function reaches(sum: number, t: Ext): boolean {
   return t.k >= 0 ? s << BigInt(t.k) >= t.q : s >= t.q << BigInt(-t.k);
 }
 
+/**
+ * The least integer sum that reaches threshold t (q * 2^-k): ceil(q / 2^k).
+ * Histogram sums are integers, so `sum >= need` is exactly `reaches(sum, t)`;
+ * t itself when that integer is not exactly a double (sums past 2^53), where
+ * the BigInt comparison stays.
+ */
+function leastReaching(t: Ext): number | Ext {
+  const need = t.k >= 0 ? (t.q + (1n << BigInt(t.k)) - 1n) >> BigInt(t.k) : t.q << BigInt(-t.k);
+  return need <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(need) : t;
+}
+
+/**
+ * leastReaching(x87Threshold(p, nr)) without BigInt in the common case. The
+ * double d = p / 100 * nr and fio's long double threshold T differ by a few
+ * units in the 53rd bit of d at most (two roundings each, to 53 and to 64
+ * bits), so when d is farther than 1e-12 * d + 1e-12 from every integer,
+ * ceil(d) = ceil(T). Otherwise (d at or next to an integer, e.g. p30 of 100
+ * samples, or d past 2^40) T is computed exactly.
+ */
+function leastReachingSum(p: number, nr: number): number | Ext {
+  const d = (p / 100) * nr;
+  if (Math.abs(d - Math.round(d)) > d * 1e-12 + 1e-12) return Math.ceil(d);
+  return leastReachingExact(p, nr);
+}
+
+/** (long double)p / 100.0 per percentile p: a handful of distinct p in practice */
+const percMemo = new Map<number, Ext>();
+
+/** the bit length of a positive BigInt, from its double's exponent and two exact compares */
+function bitLengthFast(x: bigint): number {
+  let l = Math.floor(Math.log2(Number(x))) + 1;
+  if (x >= 1n << BigInt(l)) l++;
+  else if (x < 1n << BigInt(l - 1)) l--;
+  return l;
+}
+
+/**
+ * leastReaching(x87Threshold(p, nr)), exactly, with one multiply: the
+ * product nr * q of fio's rounded p / 100 (q * 2^-k, memoized per p) rounded
+ * to a 64-bit significand, ties to even, then ceil'd. The same roundings as
+ * x87Threshold(); the test compares the two on random inputs.
+ */
+function leastReachingExact(p: number, nr: number): number | Ext {
+  let perc = percMemo.get(p);
+  if (perc === undefined) {
+    const { m, e } = doubleParts(p);
+    perc = e >= 0 ? roundExt(m << BigInt(e), 100n) : roundExt(m, 100n << BigInt(-e));
+    if (percMemo.size < 1024) percMemo.set(p, perc);
+  }
+  if (perc.k < 0 || !(nr > 0) || !Number.isSafeInteger(nr)) return leastReaching(x87Threshold(p, nr));
+  const prod = BigInt(nr) * perc.q;
+  const shift = bitLengthFast(prod) - 64; // bits below the 64-bit significand
+  let q = prod;
+  if (shift > 0) {
+    q = prod >> BigInt(shift);
+    const rem2 = (prod - (q << BigInt(shift))) << 1n;
+    const unit = 1n << BigInt(shift);
+    if (rem2 > unit || (rem2 === unit && (q & 1n) === 1n)) q += 1n;
+  }
+  // the threshold is q * 2^(max(shift, 0) - k); its ceiling:
+  const e = Math.max(shift, 0) - perc.k;
+  const need = e >= 0 ? q << BigInt(e) : (q + (1n << BigInt(-e)) - 1n) >> BigInt(-e);
+  return need <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(need) : x87Threshold(p, nr);
+}
+
+/** Exposed for tests: the least integer running sum that reaches fio's threshold for p of nr samples (fast path). */
+export function leastReachingSumForTest(p: number, nr: number): number | undefined {
+  const r = leastReachingSum(p, nr);
+  return typeof r === "number" ? r : undefined;
+}
+
+/** Exposed for tests: the same through x87Threshold() and the BigInt comparison (reference). */
+export function leastReachingRefForTest(p: number, nr: number): number | undefined {
+  const r = leastReaching(x87Threshold(p, nr));
+  return typeof r === "number" ? r : undefined;
+}
+
 export interface Percentile {
   /** the percentile, e.g. 99.5 */
   pct: number;
@@ -134,13 +211,18 @@ export function percentilesFromPlat(
     for (let i = 0; i < hist.length; i++) total += hist[i]!;
   }
   if (plist.length === 0 || total <= 0) return [];
-  const thresholds = plist.map((p) => x87Threshold(p, total!));
+  const needs = plist.map((p) => leastReachingSum(p, total!));
   const out: Percentile[] = [];
   let sum = 0;
   let j = 0;
   for (let i = 0; i < hist.length && j < plist.length; i++) {
-    sum += hist[i]!;
-    while (j < plist.length && reaches(sum, thresholds[j]!)) {
+    const h = hist[i]!;
+    if (h === 0) continue; // the sum did not move: no new threshold reached
+    sum += h;
+    for (;;) {
+      if (j >= plist.length) break;
+      const need = needs[j]!;
+      if (!(typeof need === "number" ? sum >= need : reaches(sum, need))) break;
       out.push({ pct: plist[j]!, ns: platIdxToVal(i, bits) });
       j++;
     }
