@@ -3,6 +3,11 @@
 // eighth of the memory.
 import { describe, expect, it } from "vitest";
 import { totalmem } from "node:os";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { WORKER_SEMI_SPACE_MB, workerSemiSpaceMb } from "./runner.js";
 
 describe("workerSemiSpaceMb", () => {
@@ -18,5 +23,40 @@ describe("workerSemiSpaceMb", () => {
       } else expect(fits(w, 16)).toBe(false);
     }
     expect(workerSemiSpaceMb(1 << 20)).toBe(0);
+  });
+});
+
+describe("the workers' young-generation flag", () => {
+  it("is process-wide only while the pool starts: a worker the program creates after a sweep gets V8's default new space again", () => {
+    // in a child process: V8 flags are per process, and vitest's own workers must not see them
+    const root = resolve(__dirname, "..", "..");
+    const runner = pathToFileURL(join(root, "dist", "bindings", "mc", "runner.js")).href;
+    const file = join(root, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
+    const tmp = mkdtempSync(join(tmpdir(), "mc-heap-"));
+    try {
+      const script = `
+        import { Worker } from "node:worker_threads";
+        import { setFlagsFromString } from "node:v8";
+        import { runSweep } from ${JSON.stringify(runner)};
+        const probe = () => new Promise((res) => {
+          const w = new Worker("const v8 = require('v8'); require('worker_threads').parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)", { eval: true });
+          w.on("message", (m) => { res(m); w.terminate(); });
+        });
+        const before = await probe();
+        setFlagsFromString("--min-semi-space-size=32");
+        const flagged = await probe();
+        setFlagsFromString("--min-semi-space-size=0");
+        await runSweep({ file: ${JSON.stringify(file)}, runs: 6, seed: 3n, workers: 2, journal: ${JSON.stringify(join(tmp, "runs.jsonl"))} });
+        const after = await probe();
+        console.log(JSON.stringify({ before, flagged, after }));`;
+      const probeFile = join(tmp, "probe.mjs");
+      writeFileSync(probeFile, script);
+      const out = execFileSync(process.execPath, [probeFile], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+      const { before, flagged, after } = JSON.parse(out.trim().split("\n").pop()!) as Record<string, number>;
+      expect(flagged).toBeGreaterThan(before); // the probe sees the flag
+      expect(after).toBe(before);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -104,6 +104,12 @@ function workerHeap(mb: number): ResourceLimits | undefined {
   return mb > 0 ? { maxYoungGenerationSizeMb: 3 * mb } : undefined;
 }
 
+/** Undo workerHeap()'s process-wide flag once the pool's isolates exist, so
+ *  isolates the embedding program creates later get V8's default again. */
+function restoreYoungGenFlag(): void {
+  if (!userSizedYoungGen()) setFlagsFromString("--min-semi-space-size=0");
+}
+
 export interface SweepResult {
   header: JournalHeader;
   records: RunRecord[];
@@ -229,9 +235,11 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
     let finished = false;
     let msgId = 0;
     const pool: Worker[] = [];
+    let online = 0;
     const finish = (err?: unknown, aborted = false) => {
       if (finished) return;
       finished = true;
+      if (online < nWorkers) restoreYoungGenFlag();
       o.signal?.removeEventListener("abort", onAbort);
       Promise.all(pool.map((w) => w.terminate())).finally(() => (err ? rejectAll(err) : resolveAll(aborted)));
     };
@@ -261,6 +269,9 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
         }
         chunk = nextChunk(chunk, m.runs, m.ms, todo.length - next, nWorkers);
         feed(w);
+      });
+      w.on("online", () => {
+        if (++online === nWorkers) restoreYoungGenFlag(); // every worker's isolate has been created
       });
       w.on("error", (e) => finish(e));
       w.on("exit", (code) => {
