@@ -54,8 +54,9 @@ function table(s: McSummary, col: string, colName: (v: string) => string): strin
   return out.join("\n");
 }
 
-const byFix = summarise(r.header, r.records, r.model, { table: [{ param: "landDelay", bins: DELAY_BINS }, { param: "fix104526" }] });
-const affected = r.records.filter((x) => x.params.fix104526 === false);
+const records = r.records; // read back from the journal
+const byFix = summarise(r.header, records, r.model, { table: [{ param: "landDelay", bins: DELAY_BINS }, { param: "fix104526" }] });
+const affected = records.filter((x) => x.params.fix104526 === false);
 const byBusy = summarise(r.header, affected, r.model, { table: [{ param: "landDelay", bins: DELAY_BINS }, { param: "busyDetaches" }] });
 
 console.log(`Seed incident 002 (detach backoff vs node status), ${RUNS} runs, seed ${SEED}, ${WORKERS} workers, ${(wall / 1000).toFixed(1)} s`);

@@ -11,12 +11,12 @@ import type { Command } from "commander";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { InputError } from "../scenario/errors.js";
-import { readJournal, sameSweep, shardRange, parseShard, type JournalHeader, type RunRecord, type ShardSpec } from "./journal.js";
-import { type TableAxis } from "./model.js";
+import { sameSweep, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
+import { type TableAxis, type TemplateModel } from "./model.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText } from "./run-one.js";
 import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
-import { OK_CLASS, summarise, type McSummary } from "./summary.js";
+import { OK_CLASS, SweepTally, type McSummary } from "./summary.js";
 
 interface RunOpts {
   runs: string;
@@ -113,7 +113,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   let res;
   try {
     res = await runSweep({ file: scenario, text, runs, seed, workers, shard, journal, resume: o.resume, force: o.force,
-      onProgress: (p) => bar?.update(p), signal: ac.signal });
+      table: parseBy(o.by) ?? model.spec.mc.table, onProgress: (p) => bar?.update(p), signal: ac.signal });
   } finally {
     process.off("SIGINT", onSig);
     process.off("SIGTERM", onSig);
@@ -121,16 +121,14 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   bar?.done(undefined);
   const [lo, hi] = shardRange(runs, shard);
   if (res.aborted) {
-    process.stderr.write(`mc: interrupted: ${res.records.length}/${hi - lo} runs recorded in ${journal}; continue with --resume\n`);
+    process.stderr.write(`mc: interrupted: ${res.completed}/${hi - lo} runs recorded in ${journal}; continue with --resume\n`);
     process.exitCode = 130;
     return;
   }
   process.stderr.write(`mc: ${res.ranNow} runs in ${(res.wallMs / 1000).toFixed(2)} s (${fmtRate((res.ranNow * 1000) / res.wallMs)} runs/s, ${workers} worker${workers === 1 ? "" : "s"})\n`);
-  const table = parseBy(o.by) ?? model.spec.mc.table;
-  const summary = summarise(res.header, res.records, res.model, {
+  const summary = res.tally.summary(res.header, res.model, {
     outDir: o.shrink && shard.count === 1 ? outDir : undefined,
     shrinkBudget: o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined,
-    table, metrics: model.spec.mc.metrics,
   });
   const name = shard.count === 1 ? "summary.json" : `summary.shard-${shard.index}-of-${shard.count}.json`;
   writeFileSync(join(outDir, name), JSON.stringify(summary, null, 2) + "\n");
@@ -138,18 +136,30 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
 }
 
-/** Combine shard journals into the summary a single sweep gives. */
-export function mergeJournals(paths: string[]): { header: JournalHeader; records: RunRecord[]; missing: number } {
+/**
+ * Combine shard journals into the summary a single sweep gives, streaming
+ * each journal into one tally (summary.ts SweepTally; a run index in two
+ * journals counts once). `table` defaults to the scenario's mc.table.
+ */
+export function mergeJournals(paths: string[], table?: (model: TemplateModel) => TableAxis[] | undefined):
+  { header: JournalHeader; model: TemplateModel; tally: SweepTally; missing: number } {
   if (paths.length === 0) throw new InputError("mc merge needs at least one journal", "command line");
-  const js = paths.map((p) => ({ p, j: readJournal(p) }));
-  const h0 = js[0]!.j.header;
-  for (const { p, j } of js) {
-    const why = sameSweep(h0, j.header);
-    if (why) throw new InputError(`not the same sweep as ${js[0]!.p}: ${why}`, p, 1);
+  let h0: JournalHeader | undefined;
+  let model: TemplateModel | undefined;
+  let tally: SweepTally | undefined;
+  for (const p of paths) {
+    scanJournal(p, (r) => void tally!.add(r), (h) => {
+      if (!h0) {
+        h0 = h;
+        model = modelFromText(h.scenario.text, h.scenario.file);
+        tally = new SweepTally({ table: table?.(model) ?? model.spec.mc.table, metrics: model.spec.mc.metrics });
+        return;
+      }
+      const why = sameSweep(h0, h);
+      if (why) throw new InputError(`not the same sweep as ${paths[0]}: ${why}`, p, 1);
+    });
   }
-  const records = js.flatMap(({ j }) => j.records);
-  const have = new Set(records.map((r) => r.i));
-  return { header: { ...h0, shard: { index: 0, count: 1 } }, records, missing: h0.runs - have.size };
+  return { header: { ...h0!, shard: { index: 0, count: 1 } }, model: model!, tally: tally!, missing: h0!.runs - tally!.completed };
 }
 
 export function registerMcCommands(program: Command): void {
@@ -187,14 +197,11 @@ export function registerMcCommands(program: Command): void {
     .action((paths: string[], _o: unknown, cmd: Command) => {
       // options may land on `mc` itself (it has the same names): read both
       const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[] };
-      const { header, records, missing } = mergeJournals(paths);
-      const model = modelFromText(header.scenario.text, header.scenario.file);
+      const { header, model, tally, missing } = mergeJournals(paths, () => parseBy(o.by));
       const outDir = o.out ?? dirname(paths[0]!);
       mkdirSync(outDir, { recursive: true });
       if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
-      const summary = summarise(header, records, model, {
-        outDir: o.shrink ? outDir : undefined, table: parseBy(o.by) ?? model.spec.mc.table, metrics: model.spec.mc.metrics,
-      });
+      const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined });
       writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
       process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
     });

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { JournalWriter, parseShard, readJournal, shardRange, type JournalHeader, type RunRecord } from "./journal.js";
+import { JournalWriter, parseShard, readJournal, scanJournal, shardRange, type JournalHeader, type RunRecord } from "./journal.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mc-journal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,6 +26,26 @@ describe("run journal", () => {
     const j2 = readJournal(p);
     expect(j2.torn).toBe(false);
     expect(j2.records).toEqual([rec(0), rec(1), rec(2), rec(3)]);
+  });
+
+  it("a journal larger than one read chunk streams whole: lines cut by a 4 MiB boundary, multi-byte text, a torn tail", () => {
+    const p = join(dir, "big.jsonl");
+    const big = (i: number): RunRecord => ({ ...rec(i), params: { note: `écart ✓ ${"x".repeat(i % 97)}` } });
+    const n = 30_000; // ~6 MB: one record is ~200 bytes
+    let text = JSON.stringify(header) + "\n";
+    for (let i = 0; i < n; i++) text += JSON.stringify(big(i)) + "\n";
+    const whole = Buffer.byteLength(text);
+    expect(whole).toBeGreaterThan(4 << 20);
+    writeFileSync(p, text + JSON.stringify(big(n)).slice(0, 40));
+    let k = 0;
+    const j = scanJournal(p, (r) => {
+      expect(r).toEqual(big(k));
+      k++;
+    });
+    expect(k).toBe(n);
+    expect(j.records).toBe(n);
+    expect(j.goodBytes).toBe(whole);
+    expect(j.torn).toBe(true);
   });
 
   it("damage before the last line is an error naming the line", () => {

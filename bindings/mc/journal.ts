@@ -13,8 +13,14 @@
 // repeated. The summary is a function of the *set* of records (sorted by run
 // index before anything is computed), so an interrupted-and-resumed sweep
 // and an uninterrupted one summarise identically.
+//
+// A journal is read as a stream (scanJournal(): 4 MiB at a time, one record
+// handed on per line), so its size is bounded by the disk, not by the
+// longest string V8 can make (~512 MiB, some 2.6 M runs of ~200 bytes) nor by
+// the heap: a resume or a merge keeps a bit per run index and the running
+// tally (summary.ts SweepTally), not the records.
 
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { InputError } from "../scenario/errors.js";
 import type { Json } from "./distributions.js";
@@ -77,32 +83,79 @@ export interface JournalContents {
 }
 
 export function readJournal(path: string): JournalContents {
-  const text = readFileSync(path, "utf8");
-  const lastNl = text.lastIndexOf("\n");
-  // a write is one whole line; a crash mid-write leaves a tail without "\n"
-  const whole = text.slice(0, lastNl + 1);
-  const torn = lastNl + 1 < text.length;
-  const lines = whole.split("\n");
-  lines.pop();
-  let header: JournalHeader | undefined;
   const records: RunRecord[] = [];
-  lines.forEach((line, k) => {
+  const j = scanJournal(path, (r) => void records.push(r));
+  return { header: j.header, records, goodBytes: j.goodBytes, torn: j.torn };
+}
+
+export interface JournalScan {
+  header: JournalHeader;
+  /** records handed on */
+  records: number;
+  /** bytes up to and including the last whole line */
+  goodBytes: number;
+  /** a partial last line follows goodBytes */
+  torn: boolean;
+}
+
+/** Bytes read per call while scanning a journal. */
+const SCAN_CHUNK_BYTES = 4 << 20;
+
+/**
+ * Read a journal line by line without holding it: the header is checked
+ * first and handed to `onHeader` (which may throw) before any record, then
+ * `onRecord` gets each record
+ * in file order. A write is one whole line, so a crash mid-write leaves a
+ * tail without "\n": that tail is reported as torn, not parsed. ("\n" is
+ * never part of a multi-byte UTF-8 character, so lines are cut on bytes.)
+ */
+export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHeader?: (h: JournalHeader) => void): JournalScan {
+  const fd = openSync(path, "r");
+  let header: JournalHeader | undefined;
+  let records = 0;
+  let lineNo = 0;
+  let goodBytes = 0;
+  let pending: Buffer = Buffer.alloc(0); // the start of a line cut by a chunk boundary
+  const buf = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+  const line = (b: Buffer) => {
+    lineNo++;
     let obj: unknown;
     try {
-      obj = JSON.parse(line);
+      obj = JSON.parse(b.toString("utf8"));
     } catch {
-      throw new InputError("not a JSON line (the journal is damaged before its last line)", path, k + 1);
+      throw new InputError("not a JSON line (the journal is damaged before its last line)", path, lineNo);
     }
-    if (k === 0) {
+    if (lineNo === 1) {
       const h = obj as JournalHeader;
       if (!h || h.mc !== JOURNAL_VERSION) throw new InputError(`not an iosim mc journal (header mc: ${String(h?.mc)})`, path, 1);
       header = h;
+      onHeader?.(h);
     } else {
-      records.push(obj as RunRecord);
+      records++;
+      onRecord(obj as RunRecord);
     }
-  });
+  };
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, SCAN_CHUNK_BYTES, null);
+      if (n === 0) break;
+      const chunk = buf.subarray(0, n);
+      let a = 0;
+      for (let b = chunk.indexOf(10); b >= 0; a = b + 1, b = chunk.indexOf(10, a)) {
+        const piece = chunk.subarray(a, b);
+        goodBytes += pending.length + piece.length + 1;
+        if (pending.length) {
+          line(Buffer.concat([pending, piece]));
+          pending = Buffer.alloc(0);
+        } else line(piece);
+      }
+      if (a < n) pending = Buffer.concat([pending, chunk.subarray(a)]); // a copy: buf is read into again
+    }
+  } finally {
+    closeSync(fd);
+  }
   if (!header) throw new InputError("empty journal (no header line)", path, 1);
-  return { header, records, goodBytes: Buffer.byteLength(whole, "utf8"), torn };
+  return { header, records, goodBytes, torn: pending.length > 0 };
 }
 
 /** Appends records, fsync'ing in batches. */

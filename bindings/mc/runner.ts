@@ -22,10 +22,11 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, type ResourceLimits } from "node:worker_threads";
 import {
-  digestText, JournalWriter, readJournal, sameSweep, shardRange, type JournalHeader, type RunRecord, type ShardSpec,
+  digestText, JournalWriter, readJournal, sameSweep, scanJournal, shardRange, type JournalHeader, type RunRecord, type ShardSpec,
 } from "./journal.js";
 import { modelFromText, runOne } from "./run-one.js";
-import type { TemplateModel } from "./model.js";
+import type { TableAxis, TemplateModel } from "./model.js";
+import { canonicalRecords, SweepTally } from "./summary.js";
 import type { ChunkDone } from "./worker.js";
 import { InputError } from "../scenario/errors.js";
 
@@ -65,6 +66,8 @@ export interface SweepOptions {
    * Default WORKER_SEMI_SPACE_MB (less when memory is short); 0 = V8's default.
    */
   semiSpaceMb?: number;
+  /** the summary's table axes (default: the scenario's mc.table) */
+  table?: TableAxis[];
 }
 
 /**
@@ -112,7 +115,12 @@ function restoreYoungGenFlag(): void {
 
 export interface SweepResult {
   header: JournalHeader;
-  records: RunRecord[];
+  /** what the summary needs of every run in the journal (this run's and resumed ones): `tally.summary(header, model)` */
+  tally: SweepTally;
+  /** distinct runs in the journal */
+  completed: number;
+  /** the journal's records, read back from the file when asked for (unique, by run index): for small sweeps and tests */
+  readonly records: RunRecord[];
   model: TemplateModel;
   /** runs done in this invocation */
   ranNow: number;
@@ -146,39 +154,38 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const header: JournalHeader = {
     mc: 1, scenario: { file: o.file, digest: digestText(text), text }, seed: o.seed.toString(), runs: o.runs, shard,
   };
-  const records: RunRecord[] = [];
-  const done = new Set<number>();
+  const tally = new SweepTally({ table: o.table ?? model.spec.mc.table, metrics: model.spec.mc.metrics });
   let writer: JournalWriter;
   if (o.resume && existsSync(o.journal)) {
-    const j = readJournal(o.journal);
-    const why = sameSweep(j.header, header);
-    if (why) throw new InputError(`cannot resume: the journal is of another sweep (${why})`, o.journal, 1);
-    if (j.header.shard.index !== shard.index || j.header.shard.count !== shard.count) {
-      throw new InputError(`cannot resume: the journal is shard ${j.header.shard.index}/${j.header.shard.count}, not ${shard.index}/${shard.count}`, o.journal, 1);
-    }
-    for (const r of j.records) if (!done.has(r.i)) { done.add(r.i); records.push(r); }
+    const j = scanJournal(o.journal, (r) => void tally.add(r), (h) => {
+      const why = sameSweep(h, header);
+      if (why) throw new InputError(`cannot resume: the journal is of another sweep (${why})`, o.journal, 1);
+      if (h.shard.index !== shard.index || h.shard.count !== shard.count) {
+        throw new InputError(`cannot resume: the journal is shard ${h.shard.index}/${h.shard.count}, not ${shard.index}/${shard.count}`, o.journal, 1);
+      }
+    });
     writer = JournalWriter.reopen(o.journal, j.goodBytes);
   } else {
     writer = JournalWriter.create(o.journal, header, o.force);
   }
   const [lo, hi] = shardRange(o.runs, shard);
   const todo: number[] = [];
-  for (let i = lo; i < hi; i++) if (!done.has(i)) todo.push(i);
+  for (let i = lo; i < hi; i++) if (!tally.has(i)) todo.push(i);
   const total = hi - lo;
   const alreadyDone = total - todo.length;
   let doneNow = 0;
   const report = () => o.onProgress?.({ done: alreadyDone + doneNow, total, doneNow, elapsedMs: performance.now() - t0 });
   const accept = (recs: RunRecord[]) => {
     writer.append(recs);
-    for (const r of recs) records.push(r);
+    for (const r of recs) tally.add(r);
     doneNow += recs.length;
     report();
   };
-  // workers send journal lines; they become records once the pool is done
-  const chunks: string[] = [];
+  // workers send journal lines: written as they are, then counted (the tally
+  // keeps no record but the smallest per failing class)
   const acceptLines = (lines: string, runs: number) => {
     writer.appendLines(lines, runs);
-    chunks.push(lines);
+    for (let a = 0, b = lines.indexOf("\n"); b >= 0; a = b + 1, b = lines.indexOf("\n", a)) tally.add(JSON.parse(lines.slice(a, b)) as RunRecord);
     doneNow += runs;
     report();
   };
@@ -206,11 +213,13 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   } finally {
     writer.close();
   }
-  for (const c of chunks) {
-    let a = 0;
-    for (let b = c.indexOf("\n"); b >= 0; a = b + 1, b = c.indexOf("\n", a)) records.push(JSON.parse(c.slice(a, b)) as RunRecord);
-  }
-  return { header, records, model, ranNow: doneNow, wallMs: performance.now() - t0, busyMs, aborted };
+  const journal = o.journal;
+  return {
+    header, tally, completed: tally.completed, model, ranNow: doneNow, wallMs: performance.now() - t0, busyMs, aborted,
+    get records() {
+      return canonicalRecords(readJournal(journal).records);
+    },
+  };
 }
 
 function nextChunk(cur: number, ran: number, ms: number, left: number, workers: number): number {

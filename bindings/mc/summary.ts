@@ -1,8 +1,14 @@
 // The summary of a sweep, computed from the set of run records alone.
 //
-// Records are de-duplicated by run index and sorted before anything is
-// counted, so the summary does not depend on worker count, finishing order,
-// resumes or shard merges. Wall-clock figures (runs/s) are not part of it.
+// Records are de-duplicated by run index (the first record of an index
+// counts) and everything counted is independent of the order records come
+// in (the least index, the smallest size then least index, sorted metric
+// values, sorted classes and table cells), so the summary does not depend on
+// worker count, finishing order, resumes or shard merges. Wall-clock figures
+// (runs/s) are not part of it. A SweepTally takes records one at a time and
+// keeps only what the summary needs: a bit per run index, counts, one record
+// per failing class, the metric values (8 bytes each) and the table's counts,
+// so a sweep of millions of runs does not hold its records.
 //
 //   classes   per outcome class ("ok" = no class): count, probability,
 //             Wilson 95 % interval, and for failing classes the repro: the
@@ -80,46 +86,131 @@ export function canonicalRecords(records: Iterable<RunRecord>): RunRecord[] {
   return [...byI.values()].sort((a, b) => a.i - b.i);
 }
 
-export function summarise<C>(header: JournalHeader, records0: Iterable<RunRecord>, model: McModel<C>,
+export function summarise<C>(header: JournalHeader, records: Iterable<RunRecord>, model: McModel<C>,
   opts: SummaryOptions = {}): McSummary {
-  const records = canonicalRecords(records0);
-  const n = records.length;
-  const counts = new Map<string, { count: number; first: number; best?: RunRecord }>();
-  const metricVals = new Map<string, number[]>();
-  for (const r of records) {
+  const t = new SweepTally(opts);
+  for (const r of records) t.add(r);
+  return t.summary(header, model, opts);
+}
+
+interface TallyCell {
+  key: Record<string, string>;
+  order: number[];
+  runs: number;
+  classes: Map<string, number>;
+}
+
+/** The summary's state, fed one record at a time (in any order; a repeated run index is ignored). */
+export class SweepTally {
+  /** records counted (distinct run indices) */
+  completed = 0;
+  private seen = new Uint8Array(1024);
+  private readonly counts = new Map<string, { count: number; first: number; best?: RunRecord }>();
+  private readonly metricVals = new Map<string, number[]>();
+  private readonly cells = new Map<string, TallyCell>();
+
+  constructor(private readonly opts: Pick<SummaryOptions, "table" | "metrics"> = {}) {}
+
+  /** Has run index i been counted? */
+  has(i: number): boolean {
+    return (i >> 3) < this.seen.length && (this.seen[i >> 3]! & (1 << (i & 7))) !== 0;
+  }
+
+  /** Count a record; false (and nothing counted) when its run index was counted already. */
+  add(r: RunRecord): boolean {
+    const i = r.i;
+    if (this.has(i)) return false;
+    if ((i >> 3) >= this.seen.length) {
+      let n = this.seen.length * 2;
+      while ((i >> 3) >= n) n *= 2;
+      const g = new Uint8Array(n);
+      g.set(this.seen);
+      this.seen = g;
+    }
+    this.seen[i >> 3]! |= 1 << (i & 7);
+    this.completed++;
     const cls = r.classes.length ? r.classes : [OK_CLASS];
     for (const c of cls) {
-      const e = counts.get(c) ?? { count: 0, first: r.i };
+      let e = this.counts.get(c);
+      if (!e) this.counts.set(c, (e = { count: 0, first: i }));
       e.count++;
-      if (c !== OK_CLASS && (!e.best || r.size < e.best.size)) e.best = r; // ties keep the lower index
-      counts.set(c, e);
+      if (i < e.first) e.first = i;
+      // the smallest run, ties to the lower index
+      if (c !== OK_CLASS && (!e.best || r.size < e.best.size || (r.size === e.best.size && i < e.best.i))) e.best = r;
     }
     for (const [k, v] of Object.entries(r.metrics)) {
-      if (opts.metrics && !opts.metrics.includes(k)) continue;
+      if (this.opts.metrics && !this.opts.metrics.includes(k)) continue;
       if (typeof v !== "number" || !Number.isFinite(v)) continue;
-      let a = metricVals.get(k);
-      if (!a) metricVals.set(k, (a = []));
+      let a = this.metricVals.get(k);
+      if (!a) this.metricVals.set(k, (a = []));
       a.push(v);
     }
+    const axes = this.opts.table;
+    if (axes?.length) {
+      const labels = axes.map((a) => binLabel(r.params[a.param], a));
+      const id = JSON.stringify(labels.map((l) => l.label));
+      let c = this.cells.get(id);
+      if (!c) {
+        const key: Record<string, string> = {};
+        axes.forEach((a, k) => (key[a.param] = labels[k]!.label));
+        this.cells.set(id, (c = { key, order: labels.map((l) => l.order), runs: 0, classes: new Map() }));
+      }
+      c.runs++;
+      for (const k of cls) c.classes.set(k, (c.classes.get(k) ?? 0) + 1);
+    }
+    return true;
   }
-  const classes: Record<string, ClassSummary> = {};
-  for (const c of [...counts.keys()].sort()) {
-    const e = counts.get(c)!;
-    const [lo, hi] = wilson(e.count, n);
-    classes[c] = { count: e.count, probability: tidy(e.count / n), wilson95: [tidy(lo), tidy(hi)], firstRun: e.first };
-    if (e.best && opts.outDir !== undefined) classes[c].repro = writeRepro(model, e.best, c, opts.outDir, opts.shrinkBudget);
+
+  /** The run a failing class's repro is shrunk from: the smallest (size), ties to the lower index. */
+  smallestRun(cls: string): RunRecord | undefined {
+    return this.counts.get(cls)?.best;
   }
-  const metrics: Record<string, MetricSummary> = {};
-  for (const k of [...metricVals.keys()].sort()) {
-    const s = summariseValues(metricVals.get(k)!);
-    metrics[k] = { n: s.n, min: tidy(s.min), p50: tidy(s.p50), p90: tidy(s.p90), p99: tidy(s.p99), max: tidy(s.max), mean: tidy(s.mean) };
+
+  /** The summary of what was counted (writes the repro files when opts.outDir is set). */
+  summary<C>(header: JournalHeader, model: McModel<C>, opts: Pick<SummaryOptions, "outDir" | "shrinkBudget"> = {}): McSummary {
+    const n = this.completed;
+    const classes: Record<string, ClassSummary> = {};
+    for (const c of [...this.counts.keys()].sort()) {
+      const e = this.counts.get(c)!;
+      const [lo, hi] = wilson(e.count, n);
+      classes[c] = { count: e.count, probability: tidy(e.count / n), wilson95: [tidy(lo), tidy(hi)], firstRun: e.first };
+      if (e.best && opts.outDir !== undefined) classes[c].repro = writeRepro(model, e.best, c, opts.outDir, opts.shrinkBudget);
+    }
+    const metrics: Record<string, MetricSummary> = {};
+    for (const k of [...this.metricVals.keys()].sort()) {
+      const s = summariseValues(this.metricVals.get(k)!);
+      metrics[k] = { n: s.n, min: tidy(s.min), p50: tidy(s.p50), p90: tidy(s.p90), p99: tidy(s.p99), max: tidy(s.max), mean: tidy(s.mean) };
+    }
+    const out: McSummary = {
+      scenario: model.name, domain: model.domain, digest: header.scenario.digest, seed: header.seed, runs: header.runs,
+      completed: n, classes, metrics,
+    };
+    if (this.opts.table?.length) out.table = this.tableOut(this.opts.table);
+    return out;
   }
-  const out: McSummary = {
-    scenario: model.name, domain: model.domain, digest: header.scenario.digest, seed: header.seed, runs: header.runs,
-    completed: n, classes, metrics,
-  };
-  if (opts.table?.length) out.table = tabulate(records, opts.table);
-  return out;
+
+  private tableOut(axes: TableAxis[]): { axes: string[]; cells: TableCell[] } {
+    const sorted = [...this.cells.values()].sort((a, b) => {
+      for (let k = 0; k < a.order.length; k++) {
+        if (a.order[k] !== b.order[k]) return a.order[k]! - b.order[k]!;
+        const la = Object.values(a.key)[k]!, lb = Object.values(b.key)[k]!;
+        if (la !== lb) return la < lb ? -1 : 1;
+      }
+      return 0;
+    });
+    return {
+      axes: axes.map((a) => a.param),
+      cells: sorted.map((c) => {
+        const classes: TableCell["classes"] = {};
+        for (const k of [...c.classes.keys()].sort()) {
+          const m = c.classes.get(k)!;
+          const [lo, hi] = wilson(m, c.runs);
+          classes[k] = { count: m, probability: tidy(m / c.runs), wilson95: [tidy(lo), tidy(hi)] };
+        }
+        return { key: c.key, runs: c.runs, classes };
+      }),
+    };
+  }
 }
 
 /** A file-name-safe slug for a class. */
@@ -167,40 +258,4 @@ function binLabel(v: Json | undefined, axis: TableAxis): { label: string; order:
   if (x < b[0]!) return { label: `<${b[0]}`, order: -1 };
   for (let k = 0; k < b.length - 1; k++) if (x < b[k + 1]!) return { label: `[${b[k]}, ${b[k + 1]})`, order: k };
   return { label: `>=${b[b.length - 1]}`, order: b.length };
-}
-
-function tabulate(records: RunRecord[], axes: TableAxis[]): { axes: string[]; cells: TableCell[] } {
-  const cells = new Map<string, { key: Record<string, string>; order: number[]; recs: RunRecord[] }>();
-  for (const r of records) {
-    const labels = axes.map((a) => binLabel(r.params[a.param], a));
-    const id = JSON.stringify(labels.map((l) => l.label));
-    let c = cells.get(id);
-    if (!c) {
-      const key: Record<string, string> = {};
-      axes.forEach((a, k) => (key[a.param] = labels[k]!.label));
-      cells.set(id, (c = { key, order: labels.map((l) => l.order), recs: [] }));
-    }
-    c.recs.push(r);
-  }
-  const sorted = [...cells.values()].sort((a, b) => {
-    for (let k = 0; k < a.order.length; k++) {
-      if (a.order[k] !== b.order[k]) return a.order[k]! - b.order[k]!;
-      const la = Object.values(a.key)[k]!, lb = Object.values(b.key)[k]!;
-      if (la !== lb) return la < lb ? -1 : 1;
-    }
-    return 0;
-  });
-  return {
-    axes: axes.map((a) => a.param),
-    cells: sorted.map((c) => {
-      const m = new Map<string, number>();
-      for (const r of c.recs) for (const k of r.classes.length ? r.classes : [OK_CLASS]) m.set(k, (m.get(k) ?? 0) + 1);
-      const classes: TableCell["classes"] = {};
-      for (const k of [...m.keys()].sort()) {
-        const [lo, hi] = wilson(m.get(k)!, c.recs.length);
-        classes[k] = { count: m.get(k)!, probability: tidy(m.get(k)! / c.recs.length), wilson95: [tidy(lo), tidy(hi)] };
-      }
-      return { key: c.key, runs: c.recs.length, classes };
-    }),
-  };
 }

@@ -1,0 +1,60 @@
+// The summary's tally (summary.ts SweepTally) is a function of the set of
+// records: the order they come in and repeated run indices do not change it.
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import type { JournalHeader, RunRecord } from "./journal.js";
+import type { McModel } from "./model.js";
+import { SweepTally } from "./summary.js";
+
+const header: JournalHeader = { mc: 1, scenario: { file: "s.yaml", digest: "d", text: "" }, seed: "1", runs: 64, shard: { index: 0, count: 1 } };
+const model = { name: "m", domain: "k8s" } as unknown as McModel<unknown>;
+const table = [{ param: "delay", bins: [0, 10, 20] }, { param: "fix" }];
+
+const record = fc.record({
+  i: fc.integer({ min: 0, max: 63 }),
+  classes: fc.subarray(["incident", "liveness", "slow"]),
+  t: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
+  delay: fc.integer({ min: -5, max: 30 }),
+  fix: fc.boolean(),
+  size: fc.integer({ min: 0, max: 3 }),
+}).map((x): RunRecord => ({
+  i: x.i, seed: x.i * 7, classes: x.classes, metrics: x.t === undefined ? {} : { t: x.t }, params: { delay: x.delay, fix: x.fix }, size: x.size,
+}));
+
+describe("SweepTally", () => {
+  it("the same summary whatever the order and however often a run index repeats (the first record of an index counts)", () => {
+    fc.assert(fc.property(fc.array(record, { minLength: 1, maxLength: 60 }), fc.array(fc.nat(), { minLength: 1, maxLength: 30 }), (recs, picks) => {
+      const first = new Map<number, RunRecord>();
+      for (const r of recs) if (!first.has(r.i)) first.set(r.i, r);
+      const sorted = [...first.values()].sort((a, b) => a.i - b.i);
+      const a = new SweepTally({ table });
+      for (const r of sorted) a.add(r);
+      // the firsts in reverse order, then repeats of any index (which must be ignored)
+      const b = new SweepTally({ table });
+      for (const r of [...sorted].reverse()) expect(b.add(r)).toBe(true);
+      for (const p of picks) expect(b.add(recs[p % recs.length]!)).toBe(false);
+      expect(b.completed).toBe(sorted.length);
+      expect(b.summary(header, model)).toEqual(a.summary(header, model));
+      const s = a.summary(header, model);
+      // each class's first run is its least index; counts add up per table cell
+      for (const [c, e] of Object.entries(s.classes)) {
+        const with_ = sorted.filter((r) => (r.classes.length ? r.classes : ["ok"]).includes(c));
+        expect(e.count).toBe(with_.length);
+        expect(e.firstRun).toBe(with_[0]!.i);
+        if (c === "ok") continue;
+        const least = Math.min(...with_.map((r) => r.size));
+        expect(a.smallestRun(c)).toBe(with_.find((r) => r.size === least));
+        expect(b.smallestRun(c)).toBe(a.smallestRun(c));
+      }
+      expect(s.table!.cells.reduce((n, c) => n + c.runs, 0)).toBe(sorted.length);
+    }));
+  });
+
+  it("keeps a bit per run index, past its first allocation too", () => {
+    const t = new SweepTally();
+    for (const i of [0, 9_999, 123_456, 5]) t.add({ i, seed: i, classes: [], metrics: {}, params: {}, size: 0 });
+    expect([0, 5, 9_999, 123_456].every((i) => t.has(i))).toBe(true);
+    expect([1, 6, 10_000, 123_455].some((i) => t.has(i))).toBe(false);
+    expect(t.completed).toBe(4);
+  });
+});
