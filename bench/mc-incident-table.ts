@@ -30,6 +30,7 @@ const tmp = mkdtempSync(join(tmpdir(), "mc-table-"));
 const t0 = performance.now();
 const r = await runSweep({ file: SCENARIO, runs: RUNS, seed: SEED, workers: WORKERS, journal: join(tmp, "runs.jsonl") });
 const wall = performance.now() - t0;
+const records = r.records; // read back from the journal, before it is removed
 rmSync(tmp, { recursive: true, force: true });
 
 const pct = (c: { probability: number; wilson95: [number, number] } | undefined, n: number) => {
@@ -54,7 +55,6 @@ function table(s: McSummary, col: string, colName: (v: string) => string): strin
   return out.join("\n");
 }
 
-const records = r.records; // read back from the journal
 const byFix = summarise(r.header, records, r.model, { table: [{ param: "landDelay", bins: DELAY_BINS }, { param: "fix104526" }] });
 const affected = records.filter((x) => x.params.fix104526 === false);
 const byBusy = summarise(r.header, affected, r.model, { table: [{ param: "landDelay", bins: DELAY_BINS }, { param: "busyDetaches" }] });

@@ -217,6 +217,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   return {
     header, tally, completed: tally.completed, model, ranNow: doneNow, wallMs: performance.now() - t0, busyMs, aborted,
     get records() {
+      if (!existsSync(journal)) throw new Error(`mc: SweepResult.records reads the journal back, and ${journal} is gone (read records before removing it, or use tally)`);
       return canonicalRecords(readJournal(journal).records);
     },
   };
