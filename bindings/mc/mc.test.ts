@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readJournal } from "./journal.js";
 import { runSweep } from "./runner.js";
-import { summarise, type McSummary } from "./summary.js";
+import { canonicalRecords, summarise, type McSummary } from "./summary.js";
 
 const ROOT = resolve(__dirname, "..", "..");
 const ENTRY = join(ROOT, "dist", "bindings", "mc", "cli-entry.js");
@@ -24,7 +24,17 @@ const cli = (...args: string[]): string =>
 
 async function sweepSummary(file: string, workers: number, runs: number, out: string, seed = 11n): Promise<McSummary> {
   const r = await runSweep({ file, runs, seed, workers, journal: join(tmp, `${out}.jsonl`) });
-  return summarise(r.header, r.records, r.model, { table: r.model.spec.mc.table });
+  const s = summarise(r.header, r.records, r.model, { table: r.model.spec.mc.table });
+  // the runner's own tally (with workers: the chunk tallies they posted, merged) equals the journal's records summarised
+  expect(r.tally.summary(r.header, r.model)).toEqual(s);
+  const recs = canonicalRecords(r.records);
+  for (const c of Object.keys(s.classes)) {
+    if (c === "ok") continue;
+    const withC = recs.filter((x) => x.classes.includes(c));
+    const least = Math.min(...withC.map((x) => x.size));
+    expect(r.tally.smallestRun(c)).toEqual(withC.find((x) => x.size === least));
+  }
+  return s;
 }
 
 describe("iosim mc", () => {

@@ -9,6 +9,8 @@ import type { RunRecord } from "./journal.js";
 import { TemplateModel, parseMcFile, type McModel } from "./model.js";
 import { runSeed } from "./rng.js";
 import { tidy } from "./stats.js";
+import type { Json } from "./distributions.js";
+import type { SweepTally } from "./summary.js";
 import "./domains/index.js";
 
 export function runOne<C>(model: McModel<C>, seed: bigint, i: number, metrics?: readonly string[]): RunRecord {
@@ -45,8 +47,11 @@ function num(x: number): string {
   return Number.isFinite(x) ? String(x) : "null";
 }
 
-/** The journal line of run i (no trailing newline): JSON.stringify(runOne(model, seed, i, metrics)), built directly. */
-export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?: readonly string[]): string {
+/**
+ * The journal line of run i (no trailing newline): JSON.stringify(runOne(model, seed, i, metrics)), built directly.
+ * With `tally`, the run is also counted there, with the values the line's record holds (a pool worker's chunk tally).
+ */
+export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?: readonly string[], tally?: SweepTally): string {
   const rs = runSeed(seed, i);
   const c = model.sample(rs);
   const out = model.run(c, rs);
@@ -60,17 +65,23 @@ export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?:
   s += `],"metrics":{`;
   let sep = "";
   const om = out.metrics;
+  // for the tally: the values as the line's record reads back (JSON numbers)
+  const mBack: Record<string, number> | undefined = tally ? {} : undefined;
   for (const k of Object.keys(om)) {
     const v = om[k];
     if (metrics && !metrics.includes(k)) continue;
     if (typeof v === "number" && Number.isFinite(v)) {
-      s += `${sep}${q(k)}:${num(tidy(v))}`;
+      const t = num(tidy(v));
+      s += `${sep}${q(k)}:${t}`;
       sep = ",";
+      if (mBack) mBack[k] = Number(t);
     }
   }
   s += `},"params":{`;
   sep = "";
   const p = model.params(c) as Record<string, unknown>;
+  const axes = tally?.tableParams;
+  const pBack: Record<string, Json> | undefined = tally ? {} : undefined;
   for (const k of Object.keys(p)) {
     const v = p[k];
     let t: string | undefined;
@@ -83,8 +94,15 @@ export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?:
     if (t === undefined) continue;
     s += `${sep}${q(k)}:${t}`;
     sep = ",";
+    if (pBack && axes!.includes(k)) pBack[k] = JSON.parse(t) as Json;
   }
-  return `${s}},"size":${num(tidy(model.size(c)))}}`;
+  const size = num(tidy(model.size(c)));
+  const line = `${s}},"size":${size}}`;
+  if (tally) {
+    const classes = cl.length <= 1 ? cl : [...new Set(cl)].sort();
+    tally.count(i, classes, mBack!, pBack!, JSON.parse(size) as number, () => JSON.parse(line) as RunRecord);
+  }
+  return line;
 }
 
 /** The model of a randomised scenario file's text. */

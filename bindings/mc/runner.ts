@@ -154,7 +154,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const header: JournalHeader = {
     mc: 1, scenario: { file: o.file, digest: digestText(text), text }, seed: o.seed.toString(), runs: o.runs, shard,
   };
-  const tally = new SweepTally({ table: o.table ?? model.spec.mc.table, metrics: model.spec.mc.metrics });
+  const table = o.table ?? model.spec.mc.table;
+  const tally = new SweepTally({ table, metrics: model.spec.mc.metrics });
   let writer: JournalWriter;
   if (o.resume && existsSync(o.journal)) {
     const j = scanJournal(o.journal, (r) => void tally.add(r), (h) => {
@@ -181,12 +182,12 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     doneNow += recs.length;
     report();
   };
-  // workers send journal lines: written as they are, then counted (the tally
-  // keeps no record but the smallest per failing class)
-  const acceptLines = (lines: string, runs: number) => {
-    writer.appendLines(lines, runs);
-    for (let a = 0, b = lines.indexOf("\n"); b >= 0; a = b + 1, b = lines.indexOf("\n", a)) tally.add(JSON.parse(lines.slice(a, b)) as RunRecord);
-    doneNow += runs;
+  // workers send journal lines, written as they are, and what they counted
+  // (the tally keeps no record but the smallest per failing class)
+  const acceptChunk = (m: ChunkDone) => {
+    writer.appendLines(m.lines, m.runs);
+    tally.merge(m.tally);
+    doneNow += m.runs;
     report();
   };
   report();
@@ -208,7 +209,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
         await new Promise((r) => setImmediate(r));
       }
     } else {
-      aborted = await runPool(o, text, todo, metrics, acceptLines, (ms) => (busyMs += ms));
+      aborted = await runPool(o, text, todo, metrics, table, acceptChunk, (ms) => (busyMs += ms));
     }
   } finally {
     writer.close();
@@ -232,8 +233,8 @@ function nextChunk(cur: number, ran: number, ms: number, left: number, workers: 
   return Math.max(1, n);
 }
 
-function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[] | undefined,
-  accept: (lines: string, runs: number) => void, busy: (ms: number) => void): Promise<boolean> {
+function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[] | undefined, table: TableAxis[] | undefined,
+  accept: (m: ChunkDone) => void, busy: (ms: number) => void): Promise<boolean> {
   const nWorkers = Math.max(1, Math.min(o.workers, todo.length || 1));
   return new Promise((resolveAll, rejectAll) => {
     if (todo.length === 0) return resolveAll(false);
@@ -267,13 +268,13 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
       w.postMessage({ id: msgId++, indices: idx });
     };
     for (let k = 0; k < nWorkers; k++) {
-      const w = new Worker(url, { workerData: { text, file: o.file, seed: o.seed.toString(), metrics }, resourceLimits });
+      const w = new Worker(url, { workerData: { text, file: o.file, seed: o.seed.toString(), metrics, table }, resourceLimits });
       w.on("message", (m: ChunkDone) => {
         if (finished) return;
         inFlight--;
         busy(m.ms);
         try {
-          accept(m.lines, m.runs);
+          accept(m);
         } catch (e) {
           return finish(e);
         }

@@ -50,6 +50,35 @@ describe("SweepTally", () => {
     }));
   });
 
+  it("pool workers' chunk tallies, merged in any order, equal adding the records one by one (delta/merge)", () => {
+    fc.assert(fc.property(fc.array(record, { minLength: 1, maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 20 }), fc.boolean(),
+      (recs, cuts, reverse) => {
+        const first = new Map<number, RunRecord>();
+        for (const r of recs) if (!first.has(r.i)) first.set(r.i, r);
+        const sorted = [...first.values()].sort((a, b) => a.i - b.i);
+        const a = new SweepTally({ table });
+        for (const r of sorted) a.add(r);
+        // cut into chunks as a pool would, each counted by a fresh tally and posted (structured clone)
+        const deltas = [];
+        for (let k = 0, c = 0; k < sorted.length; c++) {
+          const chunk = sorted.slice(k, k + cuts[c % cuts.length]!);
+          k += chunk.length;
+          const t = new SweepTally({ table });
+          for (const r of chunk) t.count(r.i, r.classes, r.metrics, r.params, r.size, () => r);
+          deltas.push(structuredClone(t.delta(chunk.map((r) => r.i))));
+        }
+        if (reverse) deltas.reverse();
+        const m = new SweepTally({ table });
+        for (const d of deltas) m.merge(d);
+        expect(m.completed).toBe(sorted.length);
+        expect(sorted.every((r) => m.has(r.i))).toBe(true);
+        expect(m.summary(header, model)).toEqual(a.summary(header, model));
+        for (const c of ["incident", "liveness", "slow"]) expect(m.smallestRun(c)).toEqual(a.smallestRun(c));
+        // a run counted twice is an error, not a silent double count
+        expect(() => m.merge(deltas[0]!)).toThrow(/counted twice/);
+      }));
+  });
+
   it("keeps a bit per run index, past its first allocation too", () => {
     const t = new SweepTally();
     for (const i of [0, 9_999, 123_456, 5]) t.add({ i, seed: i, classes: [], metrics: {}, params: {}, size: 0 });

@@ -93,6 +93,14 @@ export function summarise<C>(header: JournalHeader, records: Iterable<RunRecord>
   return t.summary(header, model, opts);
 }
 
+/** What a pool worker counted in one chunk (SweepTally.delta); plain data, so it crosses postMessage. */
+export interface TallyDelta {
+  runs: number[];
+  classes: Array<[string, { count: number; first: number; best?: RunRecord }]>;
+  metrics: Array<[string, number[]]>;
+  cells: Array<[string, TallyCell]>;
+}
+
 interface TallyCell {
   key: Record<string, string>;
   order: number[];
@@ -118,27 +126,37 @@ export class SweepTally {
 
   /** Count a record; false (and nothing counted) when its run index was counted already. */
   add(r: RunRecord): boolean {
-    const i = r.i;
-    if (this.has(i)) return false;
-    if ((i >> 3) >= this.seen.length) {
-      let n = this.seen.length * 2;
-      while ((i >> 3) >= n) n *= 2;
-      const g = new Uint8Array(n);
-      g.set(this.seen);
-      this.seen = g;
-    }
-    this.seen[i >> 3]! |= 1 << (i & 7);
-    this.completed++;
-    const cls = r.classes.length ? r.classes : [OK_CLASS];
+    if (this.has(r.i)) return false;
+    this.count(r.i, r.classes, r.metrics, r.params, r.size, () => r);
+    return true;
+  }
+
+  /** The parameters the table reads (a worker passes only these to count()). */
+  get tableParams(): readonly string[] {
+    return (this.opts.table ?? []).map((a) => a.param);
+  }
+
+  /**
+   * Count run i (not counted yet) from the parts its record holds: what add()
+   * does, for a caller that has the parts but not the record object (a pool
+   * worker writing journal lines). `params` needs only the table's parameters;
+   * `record` is called only when the run becomes a failing class's smallest.
+   */
+  count(i: number, classes: readonly string[], metrics: Record<string, number>, params: Record<string, Json | undefined>,
+    size: number, record: () => RunRecord): void {
+    this.mark(i);
+    const cls = classes.length ? classes : [OK_CLASS];
+    let rec: RunRecord | undefined;
     for (const c of cls) {
       let e = this.counts.get(c);
       if (!e) this.counts.set(c, (e = { count: 0, first: i }));
       e.count++;
       if (i < e.first) e.first = i;
       // the smallest run, ties to the lower index
-      if (c !== OK_CLASS && (!e.best || r.size < e.best.size || (r.size === e.best.size && i < e.best.i))) e.best = r;
+      if (c !== OK_CLASS && (!e.best || size < e.best.size || (size === e.best.size && i < e.best.i))) e.best = rec ??= record();
     }
-    for (const [k, v] of Object.entries(r.metrics)) {
+    for (const k in metrics) {
+      const v = metrics[k];
       if (this.opts.metrics && !this.opts.metrics.includes(k)) continue;
       if (typeof v !== "number" || !Number.isFinite(v)) continue;
       let a = this.metricVals.get(k);
@@ -147,7 +165,7 @@ export class SweepTally {
     }
     const axes = this.opts.table;
     if (axes?.length) {
-      const labels = axes.map((a) => binLabel(r.params[a.param], a));
+      const labels = axes.map((a) => binLabel(params[a.param], a));
       const id = JSON.stringify(labels.map((l) => l.label));
       let c = this.cells.get(id);
       if (!c) {
@@ -158,7 +176,56 @@ export class SweepTally {
       c.runs++;
       for (const k of cls) c.classes.set(k, (c.classes.get(k) ?? 0) + 1);
     }
-    return true;
+  }
+
+  private mark(i: number): void {
+    if ((i >> 3) >= this.seen.length) {
+      let n = this.seen.length * 2;
+      while ((i >> 3) >= n) n *= 2;
+      const g = new Uint8Array(n);
+      g.set(this.seen);
+      this.seen = g;
+    }
+    this.seen[i >> 3]! |= 1 << (i & 7);
+    this.completed++;
+  }
+
+  /**
+   * What this tally counted, as a message a pool worker posts with a chunk
+   * (`runs`: the chunk's run indices, all counted here). merge() adds it to
+   * the sweep's tally: the sums, least indices and smallest runs come out as
+   * if the records had been added one by one, so the main thread, which feeds
+   * every worker, never parses the chunk's journal lines.
+   */
+  delta(runs: number[]): TallyDelta {
+    return { runs, classes: [...this.counts], metrics: [...this.metricVals], cells: [...this.cells] };
+  }
+
+  /** Add a worker's delta (its runs must not be counted yet). */
+  merge(d: TallyDelta): void {
+    for (const i of d.runs) {
+      if (this.has(i)) throw new Error(`mc: run ${i} was counted twice`);
+      this.mark(i);
+    }
+    for (const [c, x] of d.classes) {
+      let e = this.counts.get(c);
+      if (!e) this.counts.set(c, (e = { count: 0, first: x.first }));
+      e.count += x.count;
+      if (x.first < e.first) e.first = x.first;
+      const b = x.best;
+      if (b && (!e.best || b.size < e.best.size || (b.size === e.best.size && b.i < e.best.i))) e.best = b;
+    }
+    for (const [k, vs] of d.metrics) {
+      let a = this.metricVals.get(k);
+      if (!a) this.metricVals.set(k, (a = []));
+      for (const v of vs) a.push(v);
+    }
+    for (const [id, x] of d.cells) {
+      let c = this.cells.get(id);
+      if (!c) this.cells.set(id, (c = { key: x.key, order: x.order, runs: 0, classes: new Map() }));
+      c.runs += x.runs;
+      for (const [k, n] of x.classes) c.classes.set(k, (c.classes.get(k) ?? 0) + n);
+    }
   }
 
   /** The run a failing class's repro is shrunk from: the smallest (size), ties to the lower index. */
