@@ -2,7 +2,7 @@
 // all cores, measured side by side in one process, and where a run's time
 // goes (the mc layer's sampling/preparing/recording vs the Kubernetes replay).
 //
-//   node dist/bench/mc.js [--runs N] [--warm N] [--workers W] [--scenario FILE] [--semi-space MB] [--gc-variants]
+//   node dist/bench/mc.js [--runs N] [--warm N] [--rounds R] [--workers W] [--scenario FILE] [--semi-space MB] [--gc-variants]
 //
 // --semi-space MB: the workers' young-generation semi-spaces (runner.ts,
 // workerHeap; default: what a sweep uses, 0 = V8's default). --gc-variants
@@ -24,11 +24,20 @@
 // (every thread: workers, main, V8's GC and compiler helpers) over the same
 // window: with perfect scaling it is the same on 1 and W workers.
 //
+// The speed-up is the median over R rounds of (W-worker pool / the 1-worker
+// pool run just before it): this VM's speed drifts by +-30 % and more between
+// minutes (other tenants), so a ratio of two best-ofs taken at different
+// moments says more about the drift than about the pool; adjacent pairs see
+// nearly the same machine. On Linux the CPU of each thread in the window is
+// read from /proc/self/task: the W busiest threads (the workers) are shown
+// apart from the rest (main thread, V8's GC and compiler helpers), so one
+// sees whether a 1-worker pool borrows a second core.
+//
 // The machine ceiling: W independent processes each running the in-thread
 // loop (the same warm-up first) vs one, i.e. what the cores give to W copies
-// of this workload with nothing shared.
+// of this workload with nothing shared; also paired, R rounds, median.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,7 +54,8 @@ const arg = (k: string, d: string) => {
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(here, "..", "..");
 const SCENARIO = arg("--scenario", join(ROOT, "bindings", "mc", "examples", "k8s-detach-backoff.yaml"));
-const RUNS = Number(arg("--runs", "3000"));
+const RUNS = Number(arg("--runs", "5000"));
+const ROUNDS = Number(arg("--rounds", "3"));
 const WARM = Number(arg("--warm", "3000"));
 const CORES = Number(arg("--workers", String(availableParallelism())));
 const SEMI = args.includes("--semi-space") ? Number(arg("--semi-space", "0")) : undefined;
@@ -63,14 +73,17 @@ if (args.includes("--solo")) {
 
 /** runs/s of k independent processes running the in-thread loop at once */
 async function processes(k: number): Promise<number> {
-  const outs = await Promise.all(Array.from({ length: k }, () => new Promise<number>((res, rej) => {
+  return (await Promise.all(Array.from({ length: k }, () => solo()))).reduce((a, b) => a + b, 0);
+}
+/** runs/s of one child process running the in-thread loop */
+function solo(): Promise<number> {
+  return new Promise<number>((res, rej) => {
     // the same young generation as the pool's workers
     const mb = SEMI ?? workerSemiSpaceMb(CORES);
     const heap = mb > 0 ? [`--min-semi-space-size=${mb}`, `--max-semi-space-size=${mb}`] : [];
     execFile(process.execPath, [...heap, fileURLToPath(import.meta.url), "--solo", "--runs", String(RUNS), "--warm", String(WARM), "--scenario", SCENARIO],
       (err, stdout) => (err ? rej(err) : res(Number(stdout.trim()))));
-  })));
-  return outs.reduce((a, b) => a + b, 0);
+  });
 }
 
 interface PoolRate {
@@ -82,13 +95,32 @@ interface PoolRate {
   cpuUs: number;
   /** cores the process kept busy in the steady window */
   cores: number;
+  /** of those, the W busiest threads (the workers; Linux only, else NaN) */
+  workerCores: number;
 }
+
+/** CPU ms of each thread of this process (Linux /proc; empty elsewhere) */
+function threadCpu(): Map<string, number> {
+  const m = new Map<string, number>();
+  try {
+    for (const t of readdirSync("/proc/self/task")) {
+      const st = readFileSync(`/proc/self/task/${t}/stat`, "utf8");
+      const f = st.slice(st.lastIndexOf(")") + 2).split(" ");
+      m.set(t, ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS_PER_S);
+    }
+  } catch {
+    m.clear();
+  }
+  return m;
+}
+/** USER_HZ, the unit of /proc's utime and stime (100 on every Linux this runs on) */
+const CLOCK_TICKS_PER_S = 100;
 
 const tmp = mkdtempSync(join(tmpdir(), "mc-bench-"));
 
 async function pool(workers: number, tag: string): Promise<PoolRate> {
   const runs = workers * (WARM + RUNS);
-  type Mark = { done: number; ms: number; cpu: number };
+  type Mark = { done: number; ms: number; cpu: number; threads: Map<string, number> };
   let start: Mark | undefined;
   let end: Mark | undefined;
   const cpu = () => {
@@ -98,27 +130,38 @@ async function pool(workers: number, tag: string): Promise<PoolRate> {
   const r = await runSweep({
     file: SCENARIO, runs, seed: 1n, workers, journal: join(tmp, `${tag}.jsonl`), force: true, semiSpaceMb: SEMI,
     onProgress: (p) => {
-      if (!start && p.doneNow >= workers * WARM) start = { done: p.doneNow, ms: p.elapsedMs, cpu: cpu() };
-      else if (start && p.doneNow <= 0.97 * runs) end = { done: p.doneNow, ms: p.elapsedMs, cpu: cpu() };
+      if (!start && p.doneNow >= workers * WARM) start = { done: p.doneNow, ms: p.elapsedMs, cpu: cpu(), threads: threadCpu() };
+      else if (start && p.doneNow <= 0.97 * runs) end = { done: p.doneNow, ms: p.elapsedMs, cpu: cpu(), threads: threadCpu() };
     },
   });
   if (!start || !end) throw new Error(`mc bench: too few runs to measure a steady state (--warm ${WARM} --runs ${RUNS})`);
   const n = end.done - start.done;
   const ms = end.ms - start.ms;
-  return { rate: (n * 1000) / ms, wholeRate: (runs * 1000) / r.wallMs, cpuUs: (end.cpu - start.cpu) / n, cores: (end.cpu - start.cpu) / 1000 / ms };
+  // per-thread CPU over the window (read at each progress report: ~15 small files, ~40 times a second)
+  const used = [...end.threads].map(([t, c]) => c - (start!.threads.get(t) ?? 0)).sort((a, b) => b - a);
+  const workerMs = used.slice(0, workers).reduce((a, b) => a + b, 0);
+  return {
+    rate: (n * 1000) / ms, wholeRate: (runs * 1000) / r.wallMs, cpuUs: (end.cpu - start.cpu) / n, cores: (end.cpu - start.cpu) / 1000 / ms,
+    workerCores: used.length ? workerMs / ms : NaN,
+  };
 }
 
-/** pools of 1 and CORES workers, alternated twice; the best of each */
-async function pools(): Promise<{ one: PoolRate; all: PoolRate }> {
+/** pools of 1 and CORES workers, alternated ROUNDS times */
+async function pools(): Promise<{ one: PoolRate[]; all: PoolRate[] }> {
   const one: PoolRate[] = [];
   const all: PoolRate[] = [];
-  for (let k = 0; k < 2; k++) {
+  for (let k = 0; k < ROUNDS; k++) {
     one.push(await pool(1, `w1-${k}`));
     all.push(await pool(CORES, `wN-${k}`));
   }
-  const best = (xs: PoolRate[]) => xs.reduce((a, b) => (b.rate > a.rate ? b : a));
-  return { one: best(one), all: best(all) };
+  return { one, all };
 }
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+/** the round with the median rate (its CPU figures are shown with it) */
+const medianRound = (xs: PoolRate[]) => [...xs].sort((a, b) => a.rate - b.rate)[(xs.length - 1) >> 1]!;
 
 // --pool-only: print the two pools as JSON (for the V8-flag variants, run as child processes)
 if (args.includes("--pool-only")) {
@@ -160,7 +203,7 @@ function breakdown(): { sampleUs: number; prepareUs: number; replayUs: number; w
 
 const b = breakdown();
 const { one, all } = await pools();
-const variants: Array<{ flag: string; one: PoolRate; all: PoolRate }> = [];
+const variants: Array<{ flag: string; one: PoolRate[]; all: PoolRate[] }> = [];
 if (args.includes("--gc-variants")) {
   for (const [label, node, extra] of [
     ["V8's default young generation (--semi-space 0)", [], ["--semi-space", "0"]],
@@ -168,26 +211,38 @@ if (args.includes("--gc-variants")) {
     ["--no-parallel-scavenge", ["--no-parallel-scavenge"], []],
   ] as const) {
     const out = await new Promise<string>((res, rej) => execFile(process.execPath,
-      [...node, fileURLToPath(import.meta.url), "--pool-only", "--runs", String(RUNS), "--warm", String(WARM), "--workers", String(CORES), "--scenario", SCENARIO, ...extra],
+      [...node, fileURLToPath(import.meta.url), "--pool-only", "--runs", String(RUNS), "--warm", String(WARM), "--rounds", String(ROUNDS), "--workers", String(CORES), "--scenario", SCENARIO, ...extra],
       { maxBuffer: 1 << 20 }, (err, stdout) => (err ? rej(err) : res(stdout))));
-    variants.push({ flag: label, ...(JSON.parse(out) as { one: PoolRate; all: PoolRate }) });
+    variants.push({ flag: label, ...(JSON.parse(out) as { one: PoolRate[]; all: PoolRate[] }) });
   }
 }
-const p1 = await processes(1);
-const pN = await processes(CORES);
+// the machine's own ceiling, paired the same way
+const ceiling: Array<{ one: number; all: number }> = [];
+for (let k = 0; k < ROUNDS; k++) ceiling.push({ one: await processes(1), all: await processes(CORES) });
 rmSync(tmp, { recursive: true, force: true });
 
 const mcUs = b.mcUs;
 const f0 = (x: number) => x.toFixed(0);
-const line = (r: PoolRate, w: number) =>
-  `${f0(r.rate).padStart(6)} runs/s  (${f0(r.rate / w)} per worker; CPU per run ${f0(r.cpuUs)} us on ${r.cores.toFixed(2)} cores; whole sweep with warm-up ${f0(r.wholeRate)} runs/s)`;
-console.log(`mc: ${SCENARIO.replace(ROOT + "/", "")}, steady state: ${RUNS} runs per worker after ${WARM} warm-up runs per worker, best of 2`);
+const f2 = (x: number) => x.toFixed(2);
+const line = (rs: PoolRate[], w: number) => {
+  const r = medianRound(rs);
+  const split = Number.isNaN(r.workerCores) ? "" : ` (${w === 1 ? "the worker" : `the ${w} workers`} ${f2(r.workerCores)}, the other threads ${f2(r.cores - r.workerCores)})`;
+  return `${f0(r.rate).padStart(6)} runs/s  (${f0(r.rate / w)} per worker; CPU per run ${f0(r.cpuUs)} us on ${f2(r.cores)} cores${split}; whole sweep with warm-up ${f0(r.wholeRate)} runs/s)`;
+};
+const ratios = one.map((o, k) => all[k]!.rate / o.rate);
+const speedup = median(ratios);
+const ceilRatios = ceiling.map((c) => c.all / c.one);
+const ceil = median(ceilRatios);
+const perCore = median(all.map((r) => r.rate)) / CORES;
+console.log(`mc: ${SCENARIO.replace(ROOT + "/", "")}, steady state: ${RUNS} runs per worker after ${WARM} warm-up runs per worker; ${ROUNDS} rounds of a 1-worker then a ${CORES}-worker pool, the median round shown`);
 console.log(`  per run (this thread): sample ${b.sampleUs.toFixed(1)} us, prepare ${b.prepareUs.toFixed(1)} us (${b.compiled ? "compiled once, random keys per run" : "whole document per run"}), replay ${f0(b.replayUs)} us; whole run + journal line ${f0(b.wholeUs)} us, of which the mc layer (all but the replay: seed, sample, prepare, record, line) ${mcUs.toFixed(1)} us = ${((100 * mcUs) / b.wholeUs).toFixed(1)} %`);
 console.log(`  1 worker   ${line(one, 1)}`);
 console.log(`  ${CORES} workers  ${line(all, CORES)}`);
-console.log(`  speed-up ${(all.rate / one.rate).toFixed(2)}x on ${CORES} cores; ${f0(all.rate / CORES)} runs/s per core   (targets: >= 1.8x on 2 cores, >= 20000 runs/s per core)`);
+console.log(`  speed-up ${f2(speedup)}x on ${CORES} cores (median of the rounds' ${CORES}-worker / 1-worker ratios: ${ratios.map(f2).join(", ")}); ${f0(perCore)} runs/s per core   (targets: >= 1.8x on 2 cores, >= 20000 runs/s per core)`);
 for (const v of variants) {
-  console.log(`  with ${v.flag}: 1 worker ${f0(v.one.rate)} runs/s (${f0(v.one.cpuUs)} us CPU on ${v.one.cores.toFixed(2)} cores), ${CORES} workers ${f0(v.all.rate)} runs/s (${f0(v.all.cpuUs)} us CPU on ${v.all.cores.toFixed(2)} cores) = ${(v.all.rate / v.one.rate).toFixed(2)}x`);
+  const vr = median(v.one.map((o, k) => v.all[k]!.rate / o.rate));
+  const o = medianRound(v.one), a = medianRound(v.all);
+  console.log(`  with ${v.flag}: 1 worker ${f0(o.rate)} runs/s (${f0(o.cpuUs)} us CPU on ${f2(o.cores)} cores), ${CORES} workers ${f0(a.rate)} runs/s (${f0(a.cpuUs)} us CPU on ${f2(a.cores)} cores) = ${f2(vr)}x (median of rounds)`);
 }
-console.log(`  machine ceiling: ${CORES} independent processes ${f0(pN)} runs/s vs 1 process ${f0(p1)} runs/s = ${(pN / p1).toFixed(2)}x; pool efficiency ${f0((100 * (all.rate / one.rate)) / (pN / p1))} % of that`);
+console.log(`  machine ceiling: ${CORES} independent processes vs 1 process ${f2(ceil)}x (rounds: ${ceiling.map((c) => `${f0(c.all)}/${f0(c.one)}`).join(", ")} runs/s); pool efficiency ${f0((100 * speedup) / ceil)} % of that`);
 console.log(`  machine load average ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores (other processes share the cores: the speed-up is only meaningful on an idle machine)`);
