@@ -83,6 +83,13 @@ export function volDetail(av: { volumeName: string; spec?: { name: string } | un
 export function createReconciler(d: ReconcilerDeps): Reconciler {
   const { sim, profile, timers, out, component, asw, dsw, ad } = d;
   const fixed = profile.fix["104526"];
+  // (volume, node) pairs whose detach has been refused since the last one
+  // started: the refusal is noted and stepped once per failed detach, not at
+  // every pass that meets it again. Those later passes change nothing and so
+  // are idle (engine/sim.ts section 3): ticking every period runs them,
+  // skipping idle ticks does not, and a step recorded by them would differ
+  // between the two (an `after: adc.DetachSkippedAfterRemove` item with them)
+  const refused = new Set<string>();
 
   const detachPhase = (): void => {
     // GetAttachedVolumes, snapshotting only the entries not desired: nothing in
@@ -127,6 +134,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       const verifySafe = !(forceOnTimeout && timeout) && !oos;
       const r = ad.detachVolume(av, verifySafe);
       if (r === null) {
+        if (refused.size > 0) refused.delete(`${av.volumeName}\0${av.nodeName}`);
         if (verifySafe) out.on && out.log(component, "I", "reconciler.go:255", `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}`);
         else
           out.on &&
@@ -140,8 +148,9 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       }
       if (fixed) {
         asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
-      } else if (r === "ExponentialBackoff" || r === "AlreadyExists") {
+      } else if ((r === "ExponentialBackoff" || r === "AlreadyExists") && !refused.has(`${av.volumeName}\0${av.nodeName}`)) {
         // expected errors, ignored: nothing puts the volume back on the report list
+        refused.add(`${av.volumeName}\0${av.nodeName}`);
         out.note(
           `volume:${av.volumeName}`,
           `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,
