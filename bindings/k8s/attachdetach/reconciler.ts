@@ -84,11 +84,12 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
   const { sim, profile, timers, out, component, asw, dsw, ad } = d;
   const fixed = profile.fix["104526"];
   // (volume, node) pairs whose detach has been refused since the last one
-  // started: the refusal is noted and stepped once per failed detach, not at
-  // every pass that meets it again. Those later passes change nothing and so
-  // are idle (engine/sim.ts section 3): ticking every period runs them,
-  // skipping idle ticks does not, and a step recorded by them would differ
-  // between the two (an `after: adc.DetachSkippedAfterRemove` item with them)
+  // started: the refusal (and a force detach's timeout) is noted and stepped
+  // once per failed detach, not at every pass that meets it again. Those
+  // later passes change nothing and so are idle (engine/sim.ts section 3):
+  // ticking every period runs them, skipping idle ticks does not, and a step
+  // recorded by them would differ between the two (an `after:
+  // adc.DetachSkippedAfterRemove` item with them)
   const refused = new Set<string>();
 
   const detachPhase = (): void => {
@@ -115,7 +116,10 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         if (!timeout && !profile.fix["disable-force-detach-on-timeout"]) sim.wakeAt(requested + timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS + 1);
         continue;
       }
-      if (timeout && av.mountedByNode && forceDetach) d.step("adc.ForceDetachTimeout", av.volumeName);
+      // a pass that meets the same refusal again changes nothing and records nothing (see `refused`)
+      const refusedKey = `${av.volumeName}\0${av.nodeName}`;
+      const again = refused.size > 0 && refused.has(refusedKey) && !ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach");
+      if (timeout && av.mountedByNode && forceDetach && !again) d.step("adc.ForceDetachTimeout", av.volumeName);
 
       const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
       if (rmErr) {
@@ -134,7 +138,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       const verifySafe = !(forceOnTimeout && timeout) && !oos;
       const r = ad.detachVolume(av, verifySafe);
       if (r === null) {
-        if (refused.size > 0) refused.delete(`${av.volumeName}\0${av.nodeName}`);
+        if (refused.size > 0) refused.delete(refusedKey);
         if (verifySafe) out.on && out.log(component, "I", "reconciler.go:255", `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}`);
         else
           out.on &&
@@ -148,9 +152,9 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       }
       if (fixed) {
         asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
-      } else if ((r === "ExponentialBackoff" || r === "AlreadyExists") && !refused.has(`${av.volumeName}\0${av.nodeName}`)) {
+      } else if ((r === "ExponentialBackoff" || r === "AlreadyExists") && !again) {
         // expected errors, ignored: nothing puts the volume back on the report list
-        refused.add(`${av.volumeName}\0${av.nodeName}`);
+        refused.add(refusedKey);
         out.note(
           `volume:${av.volumeName}`,
           `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,

@@ -36,6 +36,9 @@ import { PluginMgr } from "../volume/plugins.js";
 import { createRBDPlugin } from "../volume/rbd.js";
 import type { Check, Expectation, K8sScenario, TimelineItem } from "./schema.js";
 
+/** timeline actions that are API writes and nothing else (see act() in runResolved) */
+const API_ACTIONS: ReadonlySet<string> = new Set(["createPod", "create", "deletePod", "delete", "nodeNotReady", "nodeReady", "taintNode", "untaintNode"]);
+
 export const NODE_STATUS_GRACE_MS = 60_000;
 export const LIVENESS_MS = 5 * 60_000;
 
@@ -346,7 +349,12 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   // ---- timeline --------------------------------------------------------------
   const holders = new Map<string, string>();
   const act = (a: K8sScenario["timeline"][number]["action"]): void => {
-    sim.bump();
+    // An action through the API server (create, delete, node conditions,
+    // taints) wakes exactly the loops that read what it writes, as any API
+    // write does (engine/sim.ts section 3). The others change what no wake
+    // group covers (a kubelet or the controller-manager going or coming, a
+    // process's mount namespace) and wake every loop.
+    if (!API_ACTIONS.has(a.kind)) sim.bump();
     switch (a.kind) {
       case "createPod":
       case "create": {
