@@ -45,7 +45,7 @@ import type { Ctx } from "../engine/context.js";
 import type { WakeGroup } from "../engine/sim.js";
 import { formatGoDuration } from "../engine/sim.js";
 import { Done, formatOpKey, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
-import { PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
+import { PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
 export interface DesiredVolume {
   volumeName: string;
@@ -450,11 +450,11 @@ export class VolumeManager {
           try {
             volumeName = uniqueNameFromSpec(plugin, spec);
           } catch (e) {
-            throw new Error(`failed to GetVolumeName from volumePlugin for volumeSpec ${JSON.stringify(specName)} err=${(e as Error).message}`);
+            throw new PluginError(`failed to GetVolumeName from volumePlugin for volumeSpec ${JSON.stringify(specName)} err=${(e as Error).message}`);
           }
         } else volumeName = uniqueNameWithPod(plugin, uid, spec);
         if (!ctx.profile.fix["108997"] && plugin.name === "kubernetes.io/csi" && !host.isMountPoint(`${dir}/mount`))
-          throw new Error(`volume: ${JSON.stringify(specName)} is not mounted`);
+          throw new PluginError(`volume: ${JSON.stringify(specName)} is not mounted`);
       } catch (e) {
         const err = (e as Error).message;
         const inDSW = [...(this.dsw.get(uid)?.values() ?? [])].some((d) => d.spec.name === specName || d.spec.inline?.name === specName);

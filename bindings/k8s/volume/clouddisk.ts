@@ -6,7 +6,7 @@
 // scenarios need (hostPath, emptyDir).
 
 import type { CloudDiskSource } from "../api/types.js";
-import type { VolumePlugin, VolumeSpec } from "./plugins.js";
+import { PluginError, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 function src(spec: VolumeSpec): CloudDiskSource | null {
   const s = spec.pv?.spec ?? spec.inline;
@@ -28,7 +28,7 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
     isDeviceMountable: () => true,
     getVolumeName(spec) {
       const s = src(spec);
-      if (!s) throw new Error(`Spec does not reference a ${kind} volume type`);
+      if (!s) throw new PluginError(`Spec does not reference a ${kind} volume type`);
       return s.diskId;
     },
     attach(env, spec, node, done) {
@@ -91,7 +91,7 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
     },
     constructVolumeSpec(env, specName, podUID) {
       const info = env.host!.dirs.get(plugin.podVolumeDir(env, podUID, specName));
-      if (!info) throw new Error(`${kind}: cannot find volume data for ${specName}`);
+      if (!info) throw new PluginError(`${kind}: cannot find volume data for ${specName}`);
       const field = kind === "aws-ebs" ? { awsElasticBlockStore: { volumeID: info.data.disk! } } : kind === "gce-pd" ? { gcePersistentDisk: { pdName: info.data.disk! } } : { qcloudCbs: { cbsDiskId: info.data.disk! } };
       if (info.data.pv) return { name: info.data.pv, pv: { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: info.data.pv, uid: "", resourceVersion: "" }, spec: field }, readOnly: false };
       return { name: specName, inline: { name: specName, ...field }, readOnly: false };

@@ -32,7 +32,7 @@ import type { KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { sha256Hex } from "../engine/sha256.js";
 import type { Host } from "../host/mount.js";
-import { joinInterned, type Cb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import { joinInterned, PluginError, type Cb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
@@ -106,8 +106,8 @@ export function createCSIPlugin(): VolumePlugin {
       const s = pvSource(spec);
       if (!s) {
         if (spec.inline?.csi)
-          throw new Error(log("plugin.GetVolumeName failed to extract volume source from spec: unexpected api.CSIVolumeSource found in volume.Spec"));
-        throw new Error(log("plugin.GetVolumeName failed to extract volume source from spec: volume.Spec has no CSI source"));
+          throw new PluginError(log("plugin.GetVolumeName failed to extract volume source from spec: unexpected api.CSIVolumeSource found in volume.Spec"));
+        throw new PluginError(log("plugin.GetVolumeName failed to extract volume source from spec: volume.Spec has no CSI source"));
       }
       return joinInterned(s.driver, "^", s.volumeHandle);
     },
@@ -342,7 +342,7 @@ export function createCSIPlugin(): VolumePlugin {
       const host = env.host!;
       const dir = plugin.podVolumeDir(env, podUID, specName);
       const info = host.dirs.get(dir);
-      if (!info) throw new Error(log(`failed to open volume data file [${dir}/vol_data.json]: open ${dir}/vol_data.json: no such file or directory`));
+      if (!info) throw new PluginError(log(`failed to open volume data file [${dir}/vol_data.json]: open ${dir}/vol_data.json: no such file or directory`));
       if (info.data.volumeLifecycleMode === "Ephemeral")
         return { name: specName, inline: { name: specName, csi: { driver: info.data.driverName! } }, readOnly: false };
       const pv: KObj = {

@@ -17,7 +17,7 @@
 // #79940: when the mount table has no device, find it from the image encoded
 // in the directory name (/sys/bus/rbd/devices) and retry the unmap.
 
-import type { Cb, PluginEnv, VolumePlugin, VolumeSpec } from "./plugins.js";
+import { PluginError, type Cb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const RBD_PLUGIN_NAME = "kubernetes.io/rbd";
 
@@ -75,7 +75,7 @@ export function createRBDPlugin(): VolumePlugin {
     isDeviceMountable: () => true,
     getVolumeName(spec) {
       const s = src(spec);
-      if (!s) throw new Error("Spec does not reference a RBD volume type");
+      if (!s) throw new PluginError("Spec does not reference a RBD volume type");
       return `${s.pool}:${s.image}`;
     },
     attach(_env, _spec, _node, done) {
@@ -173,7 +173,7 @@ export function createRBDPlugin(): VolumePlugin {
     },
     constructVolumeSpec(env, specName, podUID) {
       const info = env.host!.dirs.get(plugin.podVolumeDir(env, podUID, specName));
-      if (!info) throw new Error(`rbd: cannot find volume data for ${specName}`);
+      if (!info) throw new PluginError(`rbd: cannot find volume data for ${specName}`);
       const rbd = { monitors: [], pool: info.data.pool, image: info.data.image! };
       if (info.data.pv)
         return { name: info.data.pv, pv: { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: info.data.pv, uid: "", resourceVersion: "" }, spec: { rbd } }, readOnly: false };
