@@ -295,7 +295,37 @@ const API_VERSIONS: Record<Kind, string[]> = {
 
 const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"] as const;
 
+/**
+ * Loads of frozen values, kept by the value. A frozen part of a document is
+ * taken to be frozen all the way down, as the literal parts of a Monte Carlo
+ * template are (bindings/mc freezeLiterals): every sample of the template
+ * shares them, so each run's load of e.g. a timeline item's pod manifest
+ * would otherwise check and build the same manifest again (~0.3 us). Only
+ * successful loads are kept (a bad value throws the same error each time);
+ * what is kept is frozen too, as its input was, so nothing that shares it
+ * can change it. A manifest's load does not depend on where it is in the
+ * document; a timeline item's does (its line), so it is kept with its path
+ * and line table.
+ */
+const frozenManifests = new WeakMap<object, KObj>();
+const frozenTimelineItems = new WeakMap<object, { path: string; lines: Map<string, number>; item: TimelineItem }>();
+const isFrozenObject = (v: unknown): v is object => typeof v === "object" && v !== null && Object.isFrozen(v);
+function freezeDeep<T>(v: T): T {
+  if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) freezeDeep((v as Record<string, unknown>)[k]);
+  }
+  return v;
+}
+
 function manifest(cx: Cx, v: unknown, path: string): KObj {
+  if (!isFrozenObject(v)) return loadManifest(cx, v, path);
+  let m = frozenManifests.get(v);
+  if (m === undefined) frozenManifests.set(v, (m = freezeDeep(loadManifest(cx, v, path))));
+  return m;
+}
+
+function loadManifest(cx: Cx, v: unknown, path: string): KObj {
   const o = cx.map(v, path);
   const kind = cx.str(o.kind, `${path}.kind`) as Kind;
   if (!KINDS.includes(kind)) cx.fail(`${path}.kind`, `unsupported kind ${JSON.stringify(kind)} (supported: ${KINDS.join(", ")})`);
@@ -347,6 +377,15 @@ function manifest(cx: Cx, v: unknown, path: string): KObj {
 }
 
 function timelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
+  if (!isFrozenObject(v)) return loadTimelineItem(cx, v, path);
+  const m = frozenTimelineItems.get(v);
+  if (m !== undefined && m.path === path && m.lines === cx.lines) return m.item;
+  const item = freezeDeep(loadTimelineItem(cx, v, path));
+  frozenTimelineItems.set(v, { path, lines: cx.lines, item });
+  return item;
+}
+
+function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
   const o = cx.map(v, path);
   cx.only(o, path, ["at", "after", "between", "action", "pod", "node", "grace", "down", "manifest", "kind", "name", "key", "effect", "value", "process", "path", "propagation", "delay", "count"]);
   const item: Partial<TimelineItem> = { line: cx.line(path) };
