@@ -45,6 +45,25 @@ function num(x: number): string {
   return Number.isFinite(x) ? String(x) : "null";
 }
 
+/**
+ * [...new Set(xs)].sort() for the handful of classes a run has: an insertion
+ * sort by UTF-16 code units (what sort() without a comparator compares
+ * strings by) that drops repeats, without the Set, its spread and the sort's
+ * string conversions (~0.15-0.25 us -> ~0.06 us for four classes).
+ */
+function uniqueSorted(xs: readonly string[]): string[] {
+  const u: string[] = [];
+  for (const x of xs) {
+    let i = u.length;
+    while (i > 0 && u[i - 1]! > x) i--;
+    if (i > 0 && u[i - 1] === x) continue;
+    u.push(x);
+    for (let k = u.length - 1; k > i; k--) u[k] = u[k - 1]!;
+    u[i] = x;
+  }
+  return u;
+}
+
 /** The journal line of run i (no trailing newline): JSON.stringify(runOne(model, seed, i, metrics)), built directly. */
 export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?: readonly string[]): string {
   const rs = runSeed(seed, i);
@@ -54,7 +73,7 @@ export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?:
   const cl = out.classes;
   if (cl.length === 1) s += q(cl[0]!);
   else if (cl.length > 1) {
-    const u = [...new Set(cl)].sort();
+    const u = uniqueSorted(cl);
     for (let k = 0; k < u.length; k++) s += (k ? "," : "") + q(u[k]!);
   }
   s += `],"metrics":{`;
