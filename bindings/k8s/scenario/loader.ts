@@ -304,11 +304,11 @@ const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "
  * successful loads are kept (a bad value throws the same error each time);
  * what is kept is frozen too, as its input was, so nothing that shares it
  * can change it. A manifest's load does not depend on where it is in the
- * document; a timeline item's does (its line), so it is kept with its path
- * and line table.
+ * document; a timeline item's does through its line only, so it is reused
+ * when the line is the same.
  */
 const frozenManifests = new WeakMap<object, KObj>();
-const frozenTimelineItems = new WeakMap<object, { path: string; lines: Map<string, number>; item: TimelineItem }>();
+const frozenTimelineItems = new WeakMap<object, TimelineItem>();
 const isFrozenObject = (v: unknown): v is object => typeof v === "object" && v !== null && Object.isFrozen(v);
 function freezeDeep<T>(v: T): T {
   if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
@@ -379,9 +379,9 @@ function loadManifest(cx: Cx, v: unknown, path: string): KObj {
 function timelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
   if (!isFrozenObject(v)) return loadTimelineItem(cx, v, path);
   const m = frozenTimelineItems.get(v);
-  if (m !== undefined && m.path === path && m.lines === cx.lines) return m.item;
+  if (m !== undefined && m.line === cx.line(path)) return m;
   const item = freezeDeep(loadTimelineItem(cx, v, path));
-  frozenTimelineItems.set(v, { path, lines: cx.lines, item });
+  frozenTimelineItems.set(v, item);
   return item;
 }
 
