@@ -48,6 +48,25 @@ function num(x: number): string {
 }
 
 /**
+ * [...new Set(xs)].sort() for the handful of classes a run has: an insertion
+ * sort by UTF-16 code units (what sort() without a comparator compares
+ * strings by) that drops repeats, without the Set, its spread and the sort's
+ * string conversions (~0.15-0.25 us -> ~0.06 us for four classes).
+ */
+function uniqueSorted(xs: readonly string[]): string[] {
+  const u: string[] = [];
+  for (const x of xs) {
+    let i = u.length;
+    while (i > 0 && u[i - 1]! > x) i--;
+    if (i > 0 && u[i - 1] === x) continue;
+    u.push(x);
+    for (let k = u.length - 1; k > i; k--) u[k] = u[k - 1]!;
+    u[i] = x;
+  }
+  return u;
+}
+
+/**
  * The journal line of run i (no trailing newline): JSON.stringify(runOne(model, seed, i, metrics)), built directly.
  * With `tally`, the run is also counted there, with the values the line's record holds (a pool worker's chunk tally).
  */
@@ -57,11 +76,8 @@ export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?:
   const out = model.run(c, rs);
   let s = `{"i":${num(i)},"seed":${num(rs)},"classes":[`;
   const cl = out.classes;
-  if (cl.length === 1) s += q(cl[0]!);
-  else if (cl.length > 1) {
-    const u = [...new Set(cl)].sort();
-    for (let k = 0; k < u.length; k++) s += (k ? "," : "") + q(u[k]!);
-  }
+  const classes = cl.length <= 1 ? cl : uniqueSorted(cl);
+  for (let k = 0; k < classes.length; k++) s += (k ? "," : "") + q(classes[k]!);
   s += `],"metrics":{`;
   let sep = "";
   const om = out.metrics;
@@ -99,7 +115,6 @@ export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?:
   const size = num(tidy(model.size(c)));
   const line = `${s}},"size":${size}}`;
   if (tally) {
-    const classes = cl.length <= 1 ? cl : [...new Set(cl)].sort();
     tally.count(i, classes, mBack!, pBack!, JSON.parse(size) as number, () => JSON.parse(line) as RunRecord);
   }
   return line;

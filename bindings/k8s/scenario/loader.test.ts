@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadK8sScenario, ScenarioError } from "./loader.js";
+import { parse } from "yaml";
+import { BUILTIN_YAML } from "../scenarios/builtin.generated.js";
+import { k8sScenarioFromValue, k8sScenarioKeysFromValue, loadK8sScenario, ScenarioError } from "./loader.js";
 
 const base = `name: t
 objects:
@@ -53,5 +55,52 @@ expect:
     expect(sc.storageFaults[0]).toMatchObject({ op: "detach", count: 2, error: "busy" });
     expect(sc.watchFaults[0]).toEqual({ component: "kube-controller-manager", extraMs: 5000, fromMs: 60000, untilMs: 120000 });
     expect(sc.expect[0]!.check).toEqual({ kind: "podRunning", pod: "default/web-0" });
+  });
+
+  it("loads some keys as the whole load does (fields, defaults, errors) and reads no other", () => {
+    const fieldsOf: Record<string, string[]> = { version: ["version"], fixes: ["fixes"], clock: ["clock"], settings: ["settings"], duration: ["durationMs"], timeline: ["timeline"], faults: ["storageFaults", "apiFaults", "watchFaults"], expect: ["expect"] };
+    for (const text of Object.values(BUILTIN_YAML)) {
+      const doc = parse(text) as Record<string, unknown>;
+      const whole = k8sScenarioFromValue(parse(text), "w.yaml") as unknown as Record<string, unknown>;
+      for (const [key, fields] of Object.entries(fieldsOf)) {
+        // the other keys are junk the whole load would reject
+        const part = k8sScenarioKeysFromValue({ ...doc, name: 7, objects: "junk", [key]: doc[key] }, [key], "w.yaml") as Record<string, unknown>;
+        for (const f of fields) expect(part[f]).toEqual(whole[f]);
+      }
+    }
+    const lines = new Map([["timeline[0].at", 9]]);
+    const bad = { name: "t", timeline: [{ at: "soon", action: "nodeReady", node: "n1" }] };
+    const errOf = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "";
+    };
+    expect(errOf(() => k8sScenarioKeysFromValue(bad, ["timeline"], "b.yaml", lines))).toBe(errOf(() => k8sScenarioFromValue(bad, "b.yaml", lines)));
+    expect(errOf(() => k8sScenarioKeysFromValue(bad, ["timeline"], "b.yaml", lines))).toBe('b.yaml:9: timeline[0].at: expected a duration like "500ms" or "2m2s", got "soon"');
+  });
+  it("reuses the load of a frozen manifest or timeline item, and gives what an unfrozen document gives", () => {
+    const freeze = <T>(v: T): T => {
+      if (typeof v === "object" && v !== null) {
+        Object.freeze(v);
+        for (const x of Object.values(v)) freeze(x);
+      }
+      return v;
+    };
+    for (const text of Object.values(BUILTIN_YAML)) {
+      const plain = k8sScenarioFromValue(parse(text), "f.yaml");
+      const frozen = freeze(parse(text));
+      const a = k8sScenarioFromValue(frozen, "f.yaml");
+      const b = k8sScenarioFromValue(frozen, "f.yaml");
+      expect(a).toEqual(plain);
+      expect(b).toEqual(plain);
+      for (let i = 0; i < a.objects.length; i++) {
+        expect(b.objects[i]).toBe(a.objects[i]);
+        expect(Object.isFrozen(a.objects[i]!.metadata)).toBe(true);
+      }
+      for (let i = 0; i < a.timeline.length; i++) expect(b.timeline[i]).toBe(a.timeline[i]);
+    }
   });
 });

@@ -12,6 +12,7 @@ import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { parseDurationMs } from "../engine/sim.js";
 import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
 import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
+import type { WallClock } from "../output/recorder.js";
 import type { Action, Check, Expectation, K8sScenario, TimelineItem, WatchFault } from "./schema.js";
 
 export class ScenarioError extends Error {
@@ -104,112 +105,183 @@ export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario 
 
 /** The same, from an already-parsed document (Monte Carlo samples many without re-parsing YAML). */
 export function k8sScenarioFromValue(value: unknown, file = "<scenario>", lines = new Map<string, number>()): K8sScenario {
-  const cx = new Cx(file, lines);
-  const root = cx.map(value, "");
-  cx.only(root, "", TOP);
+  return loadKeys(new Cx(file, lines), value, null) as K8sScenario;
+}
 
-  const name = cx.str(root.name, "name");
-  const version = root.version === undefined ? "1.25" : String(root.version);
-  try {
-    parseVersion(version);
-  } catch (e) {
-    cx.fail("version", (e as Error).message);
-  }
-  const fixes: FixOverrides = {};
-  if (root.fixes !== undefined) {
-    const f = cx.map(root.fixes, "fixes");
-    for (const [k, v] of Object.entries(f)) {
-      const id = k.replace(/^#/, "");
-      if (!isFixId(id)) cx.fail(`fixes.${k}`, `unknown fix (known: 104526, 107025, 108997, 79940, 108167, 110721, out-of-service, disable-force-detach-on-timeout)`);
-      fixes[id as keyof FixOverrides] = v === true || v === "on";
-    }
-  }
-  let incident: K8sScenario["incident"];
-  if (root.incident !== undefined) {
-    const i = cx.map(root.incident, "incident");
-    cx.only(i, "incident", ["seed", "title", "issue", "fix", "affected", "fixed", "symptom"]);
-    incident = {
-      seed: String(i.seed ?? ""),
-      title: cx.str(i.title, "incident.title"),
-      issue: i.issue === undefined ? undefined : String(i.issue),
-      fix: String(i.fix ?? ""),
-      affected: String(i.affected ?? ""),
-      fixed: String(i.fixed ?? ""),
-      symptom: String(i.symptom ?? ""),
-    };
-    for (const k of ["affected", "fixed"] as const) {
+/**
+ * The fields of a scenario that some top-level keys of a document give
+ * (`FIELDS_OF_KEY` of bindings/mc/domains/k8s.ts: e.g. "faults" gives
+ * storageFaults, apiFaults and watchFaults), loaded exactly as
+ * k8sScenarioFromValue loads them: the same checks in the same order, the same
+ * defaults for a key the document lacks, the same errors. The other fields are
+ * left undefined, and the other keys of the document are neither read nor
+ * checked (`name` is not required unless asked for). For Monte Carlo, which
+ * loads the keys that hold no distribution once and per run only the random
+ * ones: a whole load per run also worked out every default it then threw
+ * away (the clock's Date.parse, the version, the settings), ~1 us a run.
+ */
+export function k8sScenarioKeysFromValue(value: unknown, keys: readonly string[], file = "<scenario>", lines = new Map<string, number>()): Partial<K8sScenario> {
+  return loadKeys(new Cx(file, lines), value, keys);
+}
+
+/** The clock when a scenario gives none (parsed once: Date.parse is ~0.3 us). */
+const DEFAULT_START = "2024-01-01T00:00:00Z";
+const DEFAULT_START_MS = Date.parse(DEFAULT_START);
+const DEFAULT_VERSION = "1.25";
+
+/**
+ * The loader: each top-level key in the order the errors have always been
+ * checked (settings in two parts: its timers, latencies and per-component
+ * watch latencies come before the objects, its other fields after the
+ * duration). `keys` null: every key, else only those (the rest undefined).
+ */
+function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Partial<K8sScenario> {
+  const root = cx.map(value, "");
+  const all = keys === null;
+  if (all) cx.only(root, "", TOP);
+  const want = (k: string): boolean => all || keys.includes(k);
+
+  const name = want("name") ? cx.str(root.name, "name") : undefined;
+  let version: string | undefined;
+  if (want("version")) {
+    if (root.version === undefined) version = DEFAULT_VERSION;
+    else {
+      version = String(root.version);
       try {
-        parseVersion(incident[k]);
+        parseVersion(version);
       } catch (e) {
-        cx.fail(`incident.${k}`, (e as Error).message);
+        cx.fail("version", (e as Error).message);
       }
     }
   }
-  const clockIn = root.clock === undefined ? {} : cx.map(root.clock, "clock");
-  cx.only(clockIn, "clock", ["start", "utcOffset", "zone"]);
-  const startText = clockIn.start === undefined ? "2024-01-01T00:00:00Z" : String(clockIn.start instanceof Date ? (clockIn.start as Date).toISOString() : clockIn.start);
-  const startUtcMs = Date.parse(startText);
-  if (Number.isNaN(startUtcMs)) cx.fail("clock.start", `expected an RFC 3339 time, got ${JSON.stringify(clockIn.start)}`);
-  const off = clockIn.utcOffset === undefined ? "+00:00" : String(clockIn.utcOffset);
-  const om = /^([+-])(\d\d):?(\d\d)$/.exec(off);
-  if (!om) cx.fail("clock.utcOffset", `expected "+08:00" or "-0700", got ${JSON.stringify(off)}`);
-  const offsetMin: number = (om![1] === "-" ? -1 : 1) * (Number(om![2]) * 60 + Number(om![3]));
+  let fixes: FixOverrides | undefined;
+  if (want("fixes")) {
+    fixes = {};
+    if (root.fixes !== undefined) {
+      const f = cx.map(root.fixes, "fixes");
+      // (Object.keys: the order of Object.entries, without an array per entry)
+      for (const k of Object.keys(f)) {
+        const id = k.charCodeAt(0) === 35 /* # */ ? k.slice(1) : k;
+        if (!isFixId(id)) cx.fail(`fixes.${k}`, `unknown fix (known: 104526, 107025, 108997, 79940, 108167, 110721, out-of-service, disable-force-detach-on-timeout)`);
+        const v = f[k];
+        fixes[id as keyof FixOverrides] = v === true || v === "on";
+      }
+    }
+  }
+  const incident = want("incident") ? loadIncident(cx, root) : undefined;
+  const clock = want("clock") ? loadClock(cx, root) : undefined;
 
-  const settingsIn = root.settings === undefined ? {} : cx.map(root.settings, "settings");
-  cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet"]);
+  const wantSettings = want("settings");
+  const settingsIn = !wantSettings || root.settings === undefined ? EMPTY : cx.map(root.settings, "settings");
   const timers: Partial<TimerConfig> = {};
-  if (settingsIn.timers !== undefined) {
-    for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
-      if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
-      (timers as Record<string, number>)[k] = cx.dur(v, `settings.timers.${k}`);
-    }
-  }
   const latencies: Partial<Record<BackendOp, number>> = {};
-  if (settingsIn.latencies !== undefined) {
-    for (const [k, v] of Object.entries(cx.map(settingsIn.latencies, "settings.latencies"))) {
-      if (!BACKEND_OPS.includes(k as BackendOp)) cx.fail(`settings.latencies.${k}`, `unknown storage operation (known: ${BACKEND_OPS.join(", ")})`);
-      latencies[k as BackendOp] = cx.dur(v, `settings.latencies.${k}`);
-    }
-  }
   const wlc: Record<string, number> = {};
-  if (settingsIn.watchLatencyByComponent !== undefined)
-    for (const [k, v] of Object.entries(cx.map(settingsIn.watchLatencyByComponent, "settings.watchLatencyByComponent"))) wlc[k] = cx.dur(v, `settings.watchLatencyByComponent.${k}`);
+  if (wantSettings) {
+    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet"]);
+    if (settingsIn.timers !== undefined) {
+      for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
+        if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
+        (timers as Record<string, number>)[k] = cx.dur(v, `settings.timers.${k}`);
+      }
+    }
+    if (settingsIn.latencies !== undefined) {
+      for (const [k, v] of Object.entries(cx.map(settingsIn.latencies, "settings.latencies"))) {
+        if (!BACKEND_OPS.includes(k as BackendOp)) cx.fail(`settings.latencies.${k}`, `unknown storage operation (known: ${BACKEND_OPS.join(", ")})`);
+        latencies[k as BackendOp] = cx.dur(v, `settings.latencies.${k}`);
+      }
+    }
+    if (settingsIn.watchLatencyByComponent !== undefined)
+      for (const [k, v] of Object.entries(cx.map(settingsIn.watchLatencyByComponent, "settings.watchLatencyByComponent"))) wlc[k] = cx.dur(v, `settings.watchLatencyByComponent.${k}`);
+  }
 
-  const objects = cx.list(root.objects, "objects").map((o, i) => manifest(cx, o, `objects[${i}]`));
-  const timeline = cx.list(root.timeline, "timeline").map((t, i) => timelineItem(cx, t, `timeline[${i}]`));
-  const faultsIn = root.faults === undefined ? {} : cx.map(root.faults, "faults");
-  cx.only(faultsIn, "faults", ["storage", "api", "watch"]);
-  const storageFaults = cx.list(faultsIn.storage, "faults.storage").map((f, i) => storageFault(cx, f, `faults.storage[${i}]`));
-  const apiFaults = cx.list(faultsIn.api, "faults.api").map((f, i) => apiFault(cx, f, `faults.api[${i}]`));
-  const watchFaults = cx.list(faultsIn.watch, "faults.watch").map((f, i) => watchFault(cx, f, `faults.watch[${i}]`));
+  const objects = want("objects") ? cx.list(root.objects, "objects").map((o, i) => manifest(cx, o, `objects[${i}]`)) : undefined;
+  const timeline = want("timeline") ? cx.list(root.timeline, "timeline").map((t, i) => timelineItem(cx, t, `timeline[${i}]`)) : undefined;
+  let storageFaults: StorageFault[] | undefined;
+  let apiFaults: ApiFault[] | undefined;
+  let watchFaults: WatchFault[] | undefined;
+  if (want("faults")) {
+    const faultsIn = root.faults === undefined ? EMPTY : cx.map(root.faults, "faults");
+    cx.only(faultsIn, "faults", ["storage", "api", "watch"]);
+    storageFaults = cx.list(faultsIn.storage, "faults.storage").map((f, i) => storageFault(cx, f, `faults.storage[${i}]`));
+    apiFaults = cx.list(faultsIn.api, "faults.api").map((f, i) => apiFault(cx, f, `faults.api[${i}]`));
+    watchFaults = cx.list(faultsIn.watch, "faults.watch").map((f, i) => watchFault(cx, f, `faults.watch[${i}]`));
+  }
 
   return {
     name,
-    description: root.description === undefined ? undefined : String(root.description),
+    description: root.description === undefined || !want("description") ? undefined : String(root.description),
     incident,
     version,
     fixes,
-    seed: root.seed === undefined ? 1 : Number(root.seed),
-    durationMs: root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration"),
-    clock: { startUtcMs, offsetMin, zone: clockIn.zone === undefined ? (offsetMin === 0 ? "UTC" : off.replace(":", "")) : String(clockIn.zone) },
-    settings: {
-      watchLatencyMs: settingsIn.watchLatency === undefined ? undefined : cx.dur(settingsIn.watchLatency, "settings.watchLatency"),
-      watchLatencyByComponent: wlc,
-      propagationDelayMs: settingsIn.propagationDelay === undefined ? 0 : cx.dur(settingsIn.propagationDelay, "settings.propagationDelay"),
-      kubeletRoot: settingsIn.kubeletRoot === undefined ? "/var/lib/kubelet" : cx.str(settingsIn.kubeletRoot, "settings.kubeletRoot"),
-      timers,
-      latencies,
-      noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
-    },
+    seed: !want("seed") ? undefined : root.seed === undefined ? 1 : Number(root.seed),
+    durationMs: !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration"),
+    clock,
+    settings: !wantSettings
+      ? undefined
+      : {
+          watchLatencyMs: settingsIn.watchLatency === undefined ? undefined : cx.dur(settingsIn.watchLatency, "settings.watchLatency"),
+          watchLatencyByComponent: wlc,
+          propagationDelayMs: settingsIn.propagationDelay === undefined ? 0 : cx.dur(settingsIn.propagationDelay, "settings.propagationDelay"),
+          kubeletRoot: settingsIn.kubeletRoot === undefined ? "/var/lib/kubelet" : cx.str(settingsIn.kubeletRoot, "settings.kubeletRoot"),
+          timers,
+          latencies,
+          noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
+        },
     objects,
     timeline,
     storageFaults,
     apiFaults,
     watchFaults,
-    expect: cx.list(root.expect, "expect").map((e, i) => expectation(cx, e, `expect[${i}]`)),
-    symptom: cx.list(root.symptom, "symptom").map((e, i) => expectation(cx, e, `symptom[${i}]`)),
-    file,
+    expect: want("expect") ? cx.list(root.expect, "expect").map((e, i) => expectation(cx, e, `expect[${i}]`)) : undefined,
+    symptom: want("symptom") ? cx.list(root.symptom, "symptom").map((e, i) => expectation(cx, e, `symptom[${i}]`)) : undefined,
+    file: cx.file,
   };
+}
+
+/** an absent mapping (never written to) */
+const EMPTY: J = Object.freeze({}) as J;
+
+function loadIncident(cx: Cx, root: J): K8sScenario["incident"] {
+  if (root.incident === undefined) return undefined;
+  const i = cx.map(root.incident, "incident");
+  cx.only(i, "incident", ["seed", "title", "issue", "fix", "affected", "fixed", "symptom"]);
+  const incident = {
+    seed: String(i.seed ?? ""),
+    title: cx.str(i.title, "incident.title"),
+    issue: i.issue === undefined ? undefined : String(i.issue),
+    fix: String(i.fix ?? ""),
+    affected: String(i.affected ?? ""),
+    fixed: String(i.fixed ?? ""),
+    symptom: String(i.symptom ?? ""),
+  };
+  for (const k of ["affected", "fixed"] as const) {
+    try {
+      parseVersion(incident[k]);
+    } catch (e) {
+      cx.fail(`incident.${k}`, (e as Error).message);
+    }
+  }
+  return incident;
+}
+
+function loadClock(cx: Cx, root: J): WallClock {
+  const clockIn = root.clock === undefined ? EMPTY : cx.map(root.clock, "clock");
+  cx.only(clockIn, "clock", ["start", "utcOffset", "zone"]);
+  let startUtcMs = DEFAULT_START_MS;
+  if (clockIn.start !== undefined) {
+    const startText = String(clockIn.start instanceof Date ? (clockIn.start as Date).toISOString() : clockIn.start);
+    startUtcMs = Date.parse(startText);
+    if (Number.isNaN(startUtcMs)) cx.fail("clock.start", `expected an RFC 3339 time, got ${JSON.stringify(clockIn.start)}`);
+  }
+  let offsetMin = 0;
+  let off = "+00:00";
+  if (clockIn.utcOffset !== undefined) {
+    off = String(clockIn.utcOffset);
+    const om = /^([+-])(\d\d):?(\d\d)$/.exec(off);
+    if (!om) cx.fail("clock.utcOffset", `expected "+08:00" or "-0700", got ${JSON.stringify(off)}`);
+    offsetMin = (om[1] === "-" ? -1 : 1) * (Number(om[2]) * 60 + Number(om[3]));
+  }
+  return { startUtcMs, offsetMin, zone: clockIn.zone === undefined ? (offsetMin === 0 ? "UTC" : off.replace(":", "")) : String(clockIn.zone) };
 }
 
 const API_VERSIONS: Record<Kind, string[]> = {
@@ -221,7 +293,39 @@ const API_VERSIONS: Record<Kind, string[]> = {
   CSIDriver: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
 };
 
+const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"] as const;
+
+/**
+ * Loads of frozen values, kept by the value. A frozen part of a document is
+ * taken to be frozen all the way down, as the literal parts of a Monte Carlo
+ * template are (bindings/mc freezeLiterals): every sample of the template
+ * shares them, so each run's load of e.g. a timeline item's pod manifest
+ * would otherwise check and build the same manifest again (~0.3 us). Only
+ * successful loads are kept (a bad value throws the same error each time);
+ * what is kept is frozen too, as its input was, so nothing that shares it
+ * can change it. A manifest's load does not depend on where it is in the
+ * document; a timeline item's does through its line only, so it is reused
+ * when the line is the same.
+ */
+const frozenManifests = new WeakMap<object, KObj>();
+const frozenTimelineItems = new WeakMap<object, TimelineItem>();
+const isFrozenObject = (v: unknown): v is object => typeof v === "object" && v !== null && Object.isFrozen(v);
+function freezeDeep<T>(v: T): T {
+  if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) freezeDeep((v as Record<string, unknown>)[k]);
+  }
+  return v;
+}
+
 function manifest(cx: Cx, v: unknown, path: string): KObj {
+  if (!isFrozenObject(v)) return loadManifest(cx, v, path);
+  let m = frozenManifests.get(v);
+  if (m === undefined) frozenManifests.set(v, (m = freezeDeep(loadManifest(cx, v, path))));
+  return m;
+}
+
+function loadManifest(cx: Cx, v: unknown, path: string): KObj {
   const o = cx.map(v, path);
   const kind = cx.str(o.kind, `${path}.kind`) as Kind;
   if (!KINDS.includes(kind)) cx.fail(`${path}.kind`, `unsupported kind ${JSON.stringify(kind)} (supported: ${KINDS.join(", ")})`);
@@ -242,13 +346,15 @@ function manifest(cx: Cx, v: unknown, path: string): KObj {
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
     if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
     const vols = cx.list(obj.spec.volumes, `${path}.spec.volumes`) as J[];
-    vols.forEach((vol, i) => {
+    for (let i = 0; i < vols.length; i++) {
+      const vol = vols[i]!;
       const p = `${path}.spec.volumes[${i}]`;
       cx.str(vol.name, `${p}.name`);
-      const srcs = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"].filter((k) => vol[k] !== undefined);
-      if (srcs.length !== 1) cx.fail(p, `a volume needs exactly one source (persistentVolumeClaim, csi, rbd, hostPath, emptyDir, awsElasticBlockStore, gcePersistentDisk, qcloudCbs), found ${srcs.length}`);
+      let srcs = 0;
+      for (const k of POD_VOLUME_SOURCES) if (vol[k] !== undefined) srcs++;
+      if (srcs !== 1) cx.fail(p, `a volume needs exactly one source (persistentVolumeClaim, csi, rbd, hostPath, emptyDir, awsElasticBlockStore, gcePersistentDisk, qcloudCbs), found ${srcs}`);
       if (vol.emptyDir === null) vol.emptyDir = {};
-    });
+    }
     obj.status = { phase: "Pending" };
   }
   if (kind === "PersistentVolume") {
@@ -271,6 +377,15 @@ function manifest(cx: Cx, v: unknown, path: string): KObj {
 }
 
 function timelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
+  if (!isFrozenObject(v)) return loadTimelineItem(cx, v, path);
+  const m = frozenTimelineItems.get(v);
+  if (m !== undefined && m.line === cx.line(path)) return m;
+  const item = freezeDeep(loadTimelineItem(cx, v, path));
+  frozenTimelineItems.set(v, item);
+  return item;
+}
+
+function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
   const o = cx.map(v, path);
   cx.only(o, path, ["at", "after", "between", "action", "pod", "node", "grace", "down", "manifest", "kind", "name", "key", "effect", "value", "process", "path", "propagation", "delay", "count"]);
   const item: Partial<TimelineItem> = { line: cx.line(path) };

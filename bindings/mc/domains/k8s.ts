@@ -24,7 +24,9 @@
 // that hold no distribution (objects, expect, symptom, clock, ... of the
 // detach-backoff sweep) are loaded once into a frozen base scenario, and a run
 // loads only its random keys (timeline, faults, fixes) and lays them over the
-// base. Same loader, same checks in the same order, same error messages; a
+// base (k8sScenarioKeysFromValue: the loader restricted to those keys, which
+// neither reads the others nor works out their defaults). Same loader, same
+// checks in the same order, same error messages; a
 // scenario whose loaded form has a field this table does not know keeps the
 // full per-run load. Frozen, because every run shares the base: a replay
 // that wrote into it would throw (an error outcome) instead of leaking state
@@ -43,7 +45,7 @@
 //   nodePatches, storageCalls, events   the run's counters
 
 import { stringify } from "yaml";
-import { k8sScenarioFromValue } from "../../k8s/scenario/loader.js";
+import { k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
 import { runK8sScenario } from "../../k8s/scenario/run.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
 import type { Json } from "../distributions.js";
@@ -135,17 +137,20 @@ export const k8sDomain: McDomain<K8sScenario> = {
     // eslint-disable-next-line @typescript-eslint/no-implied-eval
     const assemble = new Function("b", "p", `return { ${baseKeys.map((k) => `${JSON.stringify(k)}: ${fromRun.has(k) ? "p" : "b"}[${JSON.stringify(k)}]`).join(", ")} };`) as
       (b: K8sScenario, p: Record<string, unknown>) => K8sScenario;
-    const nameRandom = randomKeys.includes("name");
     // copy the random keys' values only for a scenario whose loader writes into them
     let copy = false;
     const load = (o: Record<string, Json>, copying: boolean) => {
-      // `name` is the one key the loader requires: a constant one comes from the base
-      const part: Record<string, Json> = nameRandom ? {} : { name: base.name };
-      // no copy: a sample's own nodes are new every run, and what it shares
-      // with other samples (the template's literal parts) is frozen
-      // (TemplateModel), so a write into one throws instead of leaking
-      for (const k of randomKeys) if (o[k] !== undefined) part[k] = copying ? copyDoc(o[k]!) : o[k]!;
-      return k8sScenarioFromValue(part, file, lines) as unknown as Record<string, unknown>;
+      // only the random keys, as the whole load would (the same checks, errors
+      // and defaults); the loader reads no other key of the sample. No copy: a
+      // sample's own nodes are new every run, and what it shares with other
+      // samples (the template's literal parts) is frozen (TemplateModel), so a
+      // write into one throws instead of leaking
+      let doc = o;
+      if (copying) {
+        doc = {};
+        for (const k of randomKeys) if (o[k] !== undefined) doc[k] = copyDoc(o[k]!);
+      }
+      return k8sScenarioKeysFromValue(doc, randomKeys, file, lines) as unknown as Record<string, unknown>;
     };
     return (d) => {
       const o = d as Record<string, Json>;
