@@ -81,16 +81,16 @@ export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?:
   s += `],"metrics":{`;
   let sep = "";
   const om = out.metrics;
-  // for the tally: the values as the line's record reads back (JSON numbers)
+  // for the tally: the values as the line's record reads back (backOf)
   const mBack: Record<string, number> | undefined = tally ? {} : undefined;
   for (const k of Object.keys(om)) {
     const v = om[k];
     if (metrics && !metrics.includes(k)) continue;
     if (typeof v === "number" && Number.isFinite(v)) {
-      const t = num(tidy(v));
-      s += `${sep}${q(k)}:${t}`;
+      const tv = tidy(v);
+      s += `${sep}${q(k)}:${num(tv)}`;
       sep = ",";
-      if (mBack) mBack[k] = Number(t);
+      if (mBack) mBack[k] = backOf(tv) as number;
     }
   }
   s += `},"params":{`;
@@ -110,14 +110,17 @@ export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?:
     if (t === undefined) continue;
     s += `${sep}${q(k)}:${t}`;
     sep = ",";
-    if (pBack && axes!.includes(k)) pBack[k] = JSON.parse(t) as Json;
+    if (pBack && axes!.includes(k)) pBack[k] = typeof v === "number" ? backOf(v) : typeof v === "object" ? (JSON.parse(t) as Json) : (v as Json);
   }
-  const size = num(tidy(model.size(c)));
-  const line = `${s}},"size":${size}}`;
-  if (tally) {
-    tally.count(i, classes, mBack!, pBack!, JSON.parse(size) as number, () => JSON.parse(line) as RunRecord);
-  }
+  const size = tidy(model.size(c));
+  const line = `${s}},"size":${num(size)}}`;
+  if (tally) tally.count(i, classes, mBack!, pBack!, backOf(size) as number, line);
   return line;
+}
+
+/** A number as it reads back from its JSON text (num): itself, but -0 is 0 and a non-finite one null (JSON.parse(String(x)) === x for finite x). */
+function backOf(x: number): number | null {
+  return Number.isFinite(x) ? (x === 0 ? 0 : x) : null;
 }
 
 /** The model of a randomised scenario file's text. */

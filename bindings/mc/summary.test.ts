@@ -64,7 +64,7 @@ describe("SweepTally", () => {
           const chunk = sorted.slice(k, k + cuts[c % cuts.length]!);
           k += chunk.length;
           const t = new SweepTally({ table });
-          for (const r of chunk) t.count(r.i, r.classes, r.metrics, r.params, r.size, () => r);
+          for (const r of chunk) t.count(r.i, r.classes, r.metrics, r.params, r.size, JSON.stringify(r));
           deltas.push(structuredClone(t.delta(chunk.map((r) => r.i))));
         }
         if (reverse) deltas.reverse();

@@ -116,8 +116,13 @@ export class SweepTally {
   private readonly counts = new Map<string, { count: number; first: number; best?: RunRecord }>();
   private readonly metricVals = new Map<string, number[]>();
   private readonly cells = new Map<string, TallyCell>();
+  /** cellOf's lookup tree (a cache of `cells`) and labelOf's caches */
+  private readonly cellTree = new Map<string, unknown>();
+  private readonly labelCache: Array<Map<unknown, BinLabel>> = [];
 
-  constructor(private readonly opts: Pick<SummaryOptions, "table" | "metrics"> = {}) {}
+  constructor(private readonly opts: Pick<SummaryOptions, "table" | "metrics"> = {}) {
+    this.tableParams = (opts.table ?? []).map((a) => a.param);
+  }
 
   /** Has run index i been counted? */
   has(i: number): boolean {
@@ -127,23 +132,22 @@ export class SweepTally {
   /** Count a record; false (and nothing counted) when its run index was counted already. */
   add(r: RunRecord): boolean {
     if (this.has(r.i)) return false;
-    this.count(r.i, r.classes, r.metrics, r.params, r.size, () => r);
+    this.count(r.i, r.classes, r.metrics, r.params, r.size, r);
     return true;
   }
 
   /** The parameters the table reads (a worker passes only these to count()). */
-  get tableParams(): readonly string[] {
-    return (this.opts.table ?? []).map((a) => a.param);
-  }
+  readonly tableParams: readonly string[];
 
   /**
    * Count run i (not counted yet) from the parts its record holds: what add()
    * does, for a caller that has the parts but not the record object (a pool
    * worker writing journal lines). `params` needs only the table's parameters;
-   * `record` is called only when the run becomes a failing class's smallest.
+   * `record` is the run's record or its journal line, parsed only when the run
+   * becomes a failing class's smallest.
    */
   count(i: number, classes: readonly string[], metrics: Record<string, number>, params: Record<string, Json | undefined>,
-    size: number, record: () => RunRecord): void {
+    size: number, record: RunRecord | string): void {
     this.mark(i);
     const cls = classes.length ? classes : [OK_CLASS];
     let rec: RunRecord | undefined;
@@ -153,7 +157,7 @@ export class SweepTally {
       e.count++;
       if (i < e.first) e.first = i;
       // the smallest run, ties to the lower index
-      if (c !== OK_CLASS && (!e.best || size < e.best.size || (size === e.best.size && i < e.best.i))) e.best = rec ??= record();
+      if (c !== OK_CLASS && (!e.best || size < e.best.size || (size === e.best.size && i < e.best.i))) e.best = rec ??= typeof record === "string" ? (JSON.parse(record) as RunRecord) : record;
     }
     for (const k in metrics) {
       const v = metrics[k];
@@ -163,19 +167,65 @@ export class SweepTally {
       if (!a) this.metricVals.set(k, (a = []));
       a.push(v);
     }
-    const axes = this.opts.table;
-    if (axes?.length) {
-      const labels = axes.map((a) => binLabel(params[a.param], a));
-      const id = JSON.stringify(labels.map((l) => l.label));
-      let c = this.cells.get(id);
-      if (!c) {
-        const key: Record<string, string> = {};
-        axes.forEach((a, k) => (key[a.param] = labels[k]!.label));
-        this.cells.set(id, (c = { key, order: labels.map((l) => l.order), runs: 0, classes: new Map() }));
-      }
+    if (this.opts.table?.length) {
+      const c = this.cellOf(params);
       c.runs++;
       for (const k of cls) c.classes.set(k, (c.classes.get(k) ?? 0) + 1);
     }
+  }
+
+  /**
+   * The table cell of a run's parameters: found through a tree of Maps keyed
+   * by the cell's labels, one level per axis (a worker counts every run; the
+   * labels come from per-axis caches, so a run costs a number parse and a few
+   * lookups), built the first time a combination of labels comes.
+   */
+  private cellOf(params: Record<string, Json | undefined>): TallyCell {
+    const axes = this.opts.table!;
+    let level: Map<string, unknown> = this.cellTree;
+    for (let k = 0; k < axes.length; k++) {
+      const { label } = this.labelOf(k, params[axes[k]!.param]);
+      let next = level.get(label);
+      if (next === undefined) level.set(label, (next = k === axes.length - 1 ? this.cellByLabels(params) : new Map()));
+      if (k === axes.length - 1) return next as TallyCell;
+      level = next as Map<string, unknown>;
+    }
+    return this.cellByLabels(params);
+  }
+
+  /** binLabel of axis k, from a cache: a binned axis's label per bin, another axis's per primitive value */
+  private labelOf(k: number, v: Json | undefined): BinLabel {
+    const axis = this.opts.table![k]!;
+    if (v !== null && typeof v === "object") return binLabel(v, axis);
+    let cache = this.labelCache[k];
+    if (!cache) this.labelCache[k] = cache = new Map();
+    if (axis.bins && v !== undefined) {
+      const x = numericOf(v);
+      if (x === undefined) return binLabel(v, axis);
+      const b = axis.bins;
+      let order = b.length;
+      if (x < b[0]!) order = -1;
+      else for (let j = 0; j < b.length - 1; j++) if (x < b[j + 1]!) { order = j; break; }
+      let l = cache.get(order);
+      if (!l) cache.set(order, (l = binLabel(x, axis)));
+      return l;
+    }
+    let l = cache.get(v);
+    if (!l) cache.set(v, (l = binLabel(v, axis)));
+    return l;
+  }
+
+  private cellByLabels(params: Record<string, Json | undefined>): TallyCell {
+    const axes = this.opts.table!;
+    const labels = axes.map((_, k) => this.labelOf(k, params[axes[k]!.param]));
+    const id = JSON.stringify(labels.map((l) => l.label));
+    let c = this.cells.get(id);
+    if (!c) {
+      const key: Record<string, string> = {};
+      axes.forEach((a, k) => (key[a.param] = labels[k]!.label));
+      this.cells.set(id, (c = { key, order: labels.map((l) => l.order), runs: 0, classes: new Map() }));
+    }
+    return c;
   }
 
   private mark(i: number): void {
@@ -313,7 +363,12 @@ function numericOf(v: Json | undefined): number | undefined {
   return undefined;
 }
 
-function binLabel(v: Json | undefined, axis: TableAxis): { label: string; order: number } {
+interface BinLabel {
+  label: string;
+  order: number;
+}
+
+function binLabel(v: Json | undefined, axis: TableAxis): BinLabel {
   if (v === undefined) return { label: "(unset)", order: Number.MAX_SAFE_INTEGER };
   if (!axis.bins) {
     const x = numericOf(v);
