@@ -1,5 +1,6 @@
 // runLine (what workers journal) writes exactly the text of JSON.stringify(runOne(...)).
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { McModel, McOutcome } from "./model.js";
@@ -47,5 +48,18 @@ describe("runLine", () => {
       expect(runLine(model, 5n, i, ["y", "w", "2"])).toBe(JSON.stringify(runOne(model, 5n, i, ["y", "w", "2"])));
     }
     expect(seen.size).toBe(3);
+  });
+
+  it("a run's classes come deduplicated and sorted as [...new Set(classes)].sort() sorts them (UTF-16 code units)", () => {
+    const cls = fc.array(fc.oneof(fc.constantFrom("a", "b", "B", "ä", "a b", "incident", "liveness"), fc.string({ unit: "binary", maxLength: 4 })), { maxLength: 8 });
+    fc.assert(fc.property(cls, (classes) => {
+      const model: McModel<number> = {
+        name: "fake", domain: "fake", replayCommand: "", sample: (s) => s, run: () => ({ classes, metrics: {} }),
+        shrinkCandidates: () => [], size: () => 0, params: () => ({}), serialize: () => "",
+      };
+      const r = runOne(model, 1n, 0);
+      expect(r.classes).toEqual([...new Set(classes)].sort());
+      expect(runLine(model, 1n, 0)).toBe(JSON.stringify(r));
+    }));
   });
 });

@@ -101,6 +101,11 @@ export interface TallyDelta {
   cells: Array<[string, TallyCell]>;
 }
 
+/** A failing class's repro comes from its smallest run (size), ties to the lower index: is run (size, i) smaller than `best`? */
+function smaller(size: number, i: number, best: RunRecord): boolean {
+  return size < best.size || (size === best.size && i < best.i);
+}
+
 interface TallyCell {
   key: Record<string, string>;
   order: number[];
@@ -119,6 +124,8 @@ export class SweepTally {
   /** cellOf's lookup tree (a cache of `cells`) and labelOf's caches */
   private readonly cellTree = new Map<string, unknown>();
   private readonly labelCache: Array<Map<unknown, BinLabel>> = [];
+  /** The parameters the table reads (a worker passes only these to count()). */
+  readonly tableParams: readonly string[];
 
   constructor(private readonly opts: Pick<SummaryOptions, "table" | "metrics"> = {}) {
     this.tableParams = (opts.table ?? []).map((a) => a.param);
@@ -135,9 +142,6 @@ export class SweepTally {
     this.count(r.i, r.classes, r.metrics, r.params, r.size, r);
     return true;
   }
-
-  /** The parameters the table reads (a worker passes only these to count()). */
-  readonly tableParams: readonly string[];
 
   /**
    * Count run i (not counted yet) from the parts its record holds: what add()
@@ -157,7 +161,7 @@ export class SweepTally {
       e.count++;
       if (i < e.first) e.first = i;
       // the smallest run, ties to the lower index
-      if (c !== OK_CLASS && (!e.best || size < e.best.size || (size === e.best.size && i < e.best.i))) e.best = rec ??= typeof record === "string" ? (JSON.parse(record) as RunRecord) : record;
+      if (c !== OK_CLASS && (!e.best || smaller(size, i, e.best))) e.best = rec ??= typeof record === "string" ? (JSON.parse(record) as RunRecord) : record;
     }
     for (const k in metrics) {
       const v = metrics[k];
@@ -263,7 +267,7 @@ export class SweepTally {
       e.count += x.count;
       if (x.first < e.first) e.first = x.first;
       const b = x.best;
-      if (b && (!e.best || b.size < e.best.size || (b.size === e.best.size && b.i < e.best.i))) e.best = b;
+      if (b && (!e.best || smaller(b.size, b.i, e.best))) e.best = b;
     }
     for (const [k, vs] of d.metrics) {
       let a = this.metricVals.get(k);
