@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { InputError } from "../scenario/errors.js";
 import { sameSweep, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
-import { type TableAxis, type TemplateModel } from "./model.js";
+import { checkTableUnits, type TableAxis, type TemplateModel } from "./model.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText } from "./run-one.js";
 import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
@@ -48,6 +48,13 @@ function parseBy(list: string[] | undefined): TableAxis[] | undefined {
     }
     return { param, bins };
   });
+}
+
+/** --by's axes, checked against the sweep's template (a binned param keeps to one unit) */
+function byAxes(list: string[] | undefined, model: TemplateModel): TableAxis[] | undefined {
+  const axes = parseBy(list);
+  checkTableUnits(model.spec.template, axes, () => ({ file: "command line", field: "--by" }));
+  return axes;
 }
 
 function intArg(v: string | undefined, name: string, dflt: number, min: number): number {
@@ -95,6 +102,7 @@ export function formatSummary(s: McSummary, outDir?: string): string {
 async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const text = readFileSync(scenario, "utf8");
   const model = modelFromText(text, scenario);
+  const by = byAxes(o.by, model);
   const runs = intArg(o.runs, "--runs", 1000, 1);
   const seed = parseSeed(o.seed);
   const workers = intArg(o.workers, "--workers", defaultWorkers(), 0);
@@ -113,7 +121,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   let res;
   try {
     res = await runSweep({ file: scenario, text, runs, seed, workers, shard, journal, resume: o.resume, force: o.force,
-      table: parseBy(o.by) ?? model.spec.mc.table, onProgress: (p) => bar?.update(p), signal: ac.signal });
+      table: by ?? model.spec.mc.table, onProgress: (p) => bar?.update(p), signal: ac.signal });
   } finally {
     process.off("SIGINT", onSig);
     process.off("SIGTERM", onSig);
@@ -197,7 +205,7 @@ export function registerMcCommands(program: Command): void {
     .action((paths: string[], _o: unknown, cmd: Command) => {
       // options may land on `mc` itself (it has the same names): read both
       const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[] };
-      const { header, model, tally, missing } = mergeJournals(paths, () => parseBy(o.by));
+      const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
       const outDir = o.out ?? dirname(paths[0]!);
       mkdirSync(outDir, { recursive: true });
       if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);

@@ -266,6 +266,55 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
 }
 
 /**
+ * The units the named draw `name` can give its value ("" for a plain number),
+ * as far as the template tells: a number distribution's unit, a choice's
+ * literal options (and the units of distributions among them), a param
+ * reference followed. Undefined when no draw has that name. A table bins a
+ * value by its number, so a binned param must keep to one unit.
+ */
+export function drawUnits(tpl: Template, name: string): string[] | undefined {
+  const byName = new Map<string, Tpl>();
+  for (const [k, t] of tpl.params) byName.set(k, t);
+  const find = (t: Tpl): void => {
+    if ((t.t === "num" || t.t === "bool" || t.t === "choice") && t.name !== undefined && !byName.has(t.name)) byName.set(t.name, t);
+    switch (t.t) {
+      case "obj": for (const [, c] of t.entries) find(c); break;
+      case "arr": for (const c of t.items) find(c); break;
+      case "choice": for (const c of t.options) find(c); break;
+      case "maybe": find(t.value); break;
+      case "repeat": find(t.count); find(t.item); break;
+      default: break;
+    }
+  };
+  find(tpl.root);
+  const root = byName.get(name);
+  if (!root) return undefined;
+  const units = new Set<string>();
+  const seen = new Set<string>();
+  const walk = (t: Tpl): void => {
+    switch (t.t) {
+      case "num": units.add(t.unit); break;
+      case "lit":
+        if (typeof t.v === "number") units.add("");
+        else if (typeof t.v === "string") { const m = UNIT_RE.exec(t.v); if (m) units.add(m[2]!); }
+        break;
+      case "choice": for (const c of t.options) walk(c); break;
+      case "maybe": walk(t.value); break;
+      case "param": {
+        if (seen.has(t.name)) break;
+        seen.add(t.name);
+        const p = byName.get(t.name);
+        if (p) walk(p);
+        break;
+      }
+      default: break;
+    }
+  };
+  walk(root);
+  return [...units].sort();
+}
+
+/**
  * Freeze the literal parts of a template (deeply). Every sample shares them
  * (sampling returns a literal as is, not a copy), so a domain's fast path may
  * keep references to them across runs; frozen, a write into one throws

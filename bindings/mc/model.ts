@@ -21,7 +21,7 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { InputError } from "../scenario/errors.js";
-import { compileTemplate, freezeLiterals, sampleCompiled, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
+import { compileTemplate, drawUnits, freezeLiterals, sampleCompiled, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
 import { samplingRng } from "./rng.js";
 
 /** What one run showed. */
@@ -193,6 +193,7 @@ export function parseMcFile(text: string, file: string): McFile {
   const template = compileTemplate(doc, file, lines, mc.params, docPath);
   const domain = pickDomain(mc.domain, doc as Json, file, lines.get("mc.domain"));
   validateSection(mc, file, lines);
+  checkTableUnits(template, mc.table, (i) => ({ file, line: lines.get(`mc.table[${i}].bins`), field: `mc.table[${i}].bins` }));
   const docLines = new Map<string, number>();
   for (const [p, l] of lines) {
     if (docPath === "") { if (!p.startsWith("mc")) docLines.set(p, l); }
@@ -232,6 +233,25 @@ function validateSection(mc: McSection, file: string, lines: Map<string, number>
     if (a.bins && (!Array.isArray(a.bins) || a.bins.some((b, k) => typeof b !== "number" || (k > 0 && b <= a.bins![k - 1]!)))) {
       throw new InputError("bins are increasing numbers", file, lines.get(`mc.table[${i}].bins`), `mc.table[${i}].bins`);
     }
+  });
+}
+
+/**
+ * A binned table axis compares a value's number with the bins, so its param
+ * must give every value in one unit: "2s" and "500ms" would land in the bins
+ * of 2 and 500. Throws, naming the axis, when the template lets the param
+ * take values in more than one unit.
+ */
+export function checkTableUnits(template: Template, table: readonly TableAxis[] | undefined,
+  where: (i: number) => { file: string; line?: number; field: string }): void {
+  (table ?? []).forEach((a, i) => {
+    if (!a.bins) return;
+    const units = drawUnits(template, a.param);
+    if (!units || units.length <= 1) return;
+    const w = where(i);
+    const shown = units.map((u) => (u === "" ? "plain numbers" : `"${u}"`)).join(", ");
+    throw new InputError(`table axis "${a.param}" is binned by number, but its values come in more than one unit (${shown}): `
+      + `write every value of "${a.param}" in one unit, or drop the bins`, w.file, w.line, w.field);
   });
 }
 
