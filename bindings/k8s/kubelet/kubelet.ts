@@ -271,7 +271,8 @@ export class Kubelet {
     const t = ctx.timers;
     if (this.vm.podVolumesAllMounted(w.uid)) {
       w.state = "starting";
-      ctx.sim.bump(this.workersWake);
+      // narrowsOnly: the workers' next pass skips a starting worker (no case for it)
+      ctx.sim.bump(this.workersWake, true);
       this.startContainers(pod, w);
       return;
     }
@@ -286,7 +287,8 @@ export class Kubelet {
       ctx.steps.step("kubelet.WaitForAttachAndMountTimeout", w.key);
       w.state = "backoff";
       w.retryAt = now + t.POD_WORKER_BACKOFF_MS + Math.floor(ctx.sim.rng.float() * 0.5 * t.POD_WORKER_BACKOFF_MS);
-      ctx.sim.bump(this.workersWake);
+      // narrowsOnly: until retryAt the workers' next pass only sets this wake
+      ctx.sim.bump(this.workersWake, true);
       ctx.sim.wakeAt(w.retryAt);
     } else ctx.sim.wakeAt(w.since + t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS);
     
