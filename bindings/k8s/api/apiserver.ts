@@ -118,6 +118,13 @@ export interface Informer {
    * its loops reads them there). The initial list wakes `group`.
    */
   groupByKind: Partial<Record<Kind, WakeGroup>> | undefined;
+  /**
+   * Whether a delivery of `obj` (`prev`: the cached object it replaces) can
+   * change anything the owner's loops read; false wakes no loop. Undefined:
+   * every delivery can (a kubelet watches all pods but its loops read only
+   * its own node's: another node's pod wakes none of them).
+   */
+  wakes: ((obj: KObj, prev: KObj | undefined) => boolean) | undefined;
 }
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -399,6 +406,7 @@ export class ApiServer {
     onSynced: () => void,
     group: WakeGroup,
     groupByKind?: Partial<Record<Kind, WakeGroup>>,
+    wakes?: Informer["wakes"],
   ): Informer {
     const inf: Informer = {
       kinds,
@@ -411,6 +419,7 @@ export class ApiServer {
       synced: false,
       group,
       groupByKind,
+      wakes,
     };
     this.informers.push(inf);
     const now = this.sim.now;
@@ -463,6 +472,6 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  sim.bump((inf.groupByKind !== undefined ? inf.groupByKind[obj.kind] : undefined) ?? inf.group);
+  if (inf.wakes === undefined || inf.wakes(obj, prev)) sim.bump((inf.groupByKind !== undefined ? inf.groupByKind[obj.kind] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }

@@ -132,6 +132,10 @@ export class Kubelet {
       () => this.run(),
       this.podsWake,
       { PersistentVolume: this.dswpWake, PersistentVolumeClaim: this.dswpWake, Node: this.unreadWake, CSIDriver: this.unreadWake },
+      // the loops read this node's pods only (pods(), podByUID): a pod that is
+      // not and was not on this node changes nothing they read (upstream's
+      // kubelet watches with a spec.nodeName field selector)
+      (obj, prev) => obj.kind !== "Pod" || obj.spec?.nodeName === this.nodeName || prev?.spec?.nodeName === this.nodeName,
     );
   }
 
