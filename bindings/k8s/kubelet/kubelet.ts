@@ -243,7 +243,9 @@ export class Kubelet {
           }
           w.state = "waiting";
           w.since = now;
-          ctx.sim.bump(this.workersWake);
+          // narrowsOnly: this pass goes on to wait for the volumes as the next
+          // one would, so the next pass repeats it (idle) unless what it reads changes
+          ctx.sim.bump(this.workersWake, true);
           this.waitForAttachAndMount(pod, w, now);
           break;
         case "waiting":
