@@ -35,6 +35,9 @@ export async function main(argv: string[]): Promise<number> {
         "writeback ownership) and of the Kubernetes volume lifecycle.",
     )
     .version(version())
+    // the program's options (--version, --help) only before a subcommand: after
+    // one, `--version` is the subcommand's (`iosim k8s run X --version 1.22`)
+    .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride();
   registerCommands(program);

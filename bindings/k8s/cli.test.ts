@@ -1,0 +1,50 @@
+// `iosim k8s` as a user types it: the subcommands' own --version (the
+// Kubernetes version) must reach them, not the program's --version (which
+// printed "0.1.0" and exited 0 for `iosim k8s run X --version 1.22`).
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(__dirname, "..", "..");
+const MAIN = join(ROOT, "dist", "bindings", "cli", "main.js");
+const PKG_VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+
+const iosim = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8" });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+
+describe("iosim k8s on the command line", () => {
+  it("k8s run SCENARIO --version picks the Kubernetes version: the seed incident on 1.22 (exit 1), none on 1.23 (exit 0)", () => {
+    const affected = iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.22", "--json");
+    expect(affected.code).toBe(1);
+    const a = JSON.parse(affected.out) as { version: string; violations: Array<{ name: string }> };
+    expect(a.version).toBe("1.22.0");
+    expect(a.violations.map((v) => v.name)).toContain('podRunning "web-0"');
+    const fixed = iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.23", "--json");
+    expect(fixed.code).toBe(0);
+    const f = JSON.parse(fixed.out) as { version: string; violations: unknown[] };
+    expect(f.version).toBe("1.23.0");
+    expect(f.violations).toEqual([]);
+  });
+
+  it("k8s run --fix 104526=on on the affected version holds the invariants", () => {
+    const r = iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.22", "--fix", "104526=on", "--json");
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.out) as { violations: unknown[] }).violations).toEqual([]);
+  });
+
+  it("k8s diff SCENARIO --version A --version B names where the two versions diverge", () => {
+    const r = iosim("k8s", "diff", "detach-backoff-node-status", "--version", "1.22", "--version", "1.23");
+    expect(r.out).toMatch(/^detach-backoff-node-status: 1\.22\.0 vs 1\.23\.0/);
+    expect(r.out).toMatch(/first differing event/);
+    expect(r.out).toMatch(/violations 1\.23\.0: none/);
+  });
+
+  it("the program's own --version still prints the package version before a subcommand", () => {
+    const r = iosim("--version");
+    expect(r.code).toBe(0);
+    expect(r.out.trim()).toBe(PKG_VERSION);
+  });
+});
