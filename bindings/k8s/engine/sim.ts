@@ -31,7 +31,9 @@
 // kubelet populator's additions to the desired state of world, read by the
 // reconciler and the pod workers) wakes those loops and sleeps itself; so does a pass that only started operations: a pending operation
 // can only make its owner skip that volume on its next pass, and the
-// operation's completion bumps the owner's group again (`bump(group, true)`). A sleeping ticker is
+// operation's completion bumps the owner's group again (`bump(group, true)`);
+// likewise a pod worker's move to "starting", to "backoff" or out of backoff
+// (the pass already did what the next one would). A sleeping ticker is
 // rescheduled at its next grid point (start + k * period, never twice at the
 // same instant) when `bump()` is called or at the first grid point at or after
 // its earliest wake time. A ticker woken at an instant where its turn has
@@ -47,7 +49,9 @@
 // its loops); its pending operations, and a kubelet's (the reconciler alone);
 // a kubelet's volume manager state (its reconciler, pod workers and node
 // status loop), its pod workers' own state, its node's pods as its informer
-// delivers them (pod workers, populator, housekeeping); a host's mount table
+// delivers them (pod workers, populator, housekeeping; a delivery of a pod
+// that is not and was not on its node wakes none: `Informer.wakes`, as
+// upstream's kubelet watches only its node's pods); a host's mount table
 // and directories (housekeeping) and its container runtime (pod workers,
 // populator, housekeeping; host state, so a container stopping after a kubelet
 // restart wakes the new kubelet); an informer delivery of a kind wakes the
@@ -68,8 +72,9 @@
 // wakes node-1's reconciler, pod workers and node status loop; the
 // controller's three loops and node-2's five sleep on, since none of them
 // reads node-1's mounts or volume manager; the pod workers' PATCH of the pod's
-// status, an API write of a Pod, wakes the pod workers of every node and
-// (through the informers' deliveries) every populator.
+// status, an API write of a Pod, wakes the pod workers of every node (they
+// read pods from the store) and, through the informers' deliveries, the
+// controller's populator and node-1's pod loops, not node-2's.
 //
 // Getting a group wrong breaks the equality with tick-by-tick runs, which
 // scenarios/golden.test.ts and scenario/idleskip.test.ts catch.
