@@ -8,9 +8,9 @@
 // a shard runs.shard-<i>-of-<N>.jsonl), summary.json, repro-<class>.yaml.
 
 import type { Command } from "commander";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { InputError } from "../scenario/errors.js";
+import { InputError, readInputFile } from "../scenario/errors.js";
 import { sameSweep, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
 import { checkTableUnits, type TableAxis, type TemplateModel } from "./model.js";
 import { progressSink, fmtRate } from "./progress.js";
@@ -100,7 +100,7 @@ export function formatSummary(s: McSummary, outDir?: string): string {
 }
 
 async function runCommand(scenario: string, o: RunOpts): Promise<void> {
-  const text = readFileSync(scenario, "utf8");
+  const text = readInputFile(scenario, "scenario");
   const model = modelFromText(text, scenario);
   const by = byAxes(o.by, model);
   const runs = intArg(o.runs, "--runs", 1000, 1);
@@ -156,6 +156,7 @@ export function mergeJournals(paths: string[], table?: (model: TemplateModel) =>
   let model: TemplateModel | undefined;
   let tally: SweepTally | undefined;
   for (const p of paths) {
+    if (!existsSync(p)) throw new InputError("cannot read the journal: ENOENT", p);
     scanJournal(p, (r) => void tally!.add(r), (h) => {
       if (!h0) {
         h0 = h;
@@ -228,7 +229,7 @@ export function registerMcCommands(program: Command): void {
 
 /** Run a scenario file once with the seed it names (a repro). */
 export function replayFile(file: string): { seed: number; classes: string[]; metrics: Record<string, number> } {
-  const text = readFileSync(file, "utf8");
+  const text = readInputFile(file, "scenario");
   const model = modelFromText(text, file);
   const root = model.spec.template.root;
   const seedField = root.t === "lit" ? (root.v as Record<string, unknown>)?.seed

@@ -3,7 +3,7 @@
 // programmatic runner, on the IO example sweep (examples/io-depth.yaml:
 // about 30 % of runs break a p99 latency bound).
 import { afterAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -108,6 +108,18 @@ describe("iosim mc", () => {
     expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "twice")).toThrow(/journal exists: pass --resume/);
     expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "x", "--shard", "4/4")).toThrow(/--shard 4\/4/);
     expect(() => cli("mc", SCENARIO, "--runs", "zero", "--out", "y")).toThrow(/--runs takes a whole number/);
+  });
+
+  it("a scenario, repro or journal that is not there is an input error (exit 2) naming the file, not a crash", () => {
+    for (const [args, msg] of [
+      [["mc", "nope.yaml", "--runs", "3"], "iosim: nope.yaml: cannot read the scenario: ENOENT"],
+      [["mc", "replay", "nope.yaml"], "iosim: nope.yaml: cannot read the scenario: ENOENT"],
+      [["mc", "merge", "nope.jsonl"], "iosim: nope.jsonl: cannot read the journal: ENOENT"],
+    ] as const) {
+      const r = spawnSync(process.execPath, [ENTRY, ...args], { cwd: tmp, encoding: "utf8" });
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim()).toBe(msg);
+    }
   });
 });
 

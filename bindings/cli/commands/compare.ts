@@ -9,22 +9,17 @@
 //   - guest writeback traces: owner per round, switch round, wbytes per owner.
 // Exit status: 0 all good, 1 the throttle fidelity bar is missed, 2 unreadable input.
 import type { Command } from "commander";
-import { readFileSync } from "node:fs";
 import { readTrace } from "../../oracle/traces.js";
 import { compareTrace, overall, type TraceScore } from "../../oracle/compare.js";
 import { formatScore } from "../../oracle/score.js";
 import { handlerFor, traceHandlers } from "../../oracle/registry.js";
 import type { KernelVersion } from "../../scenario/types.js";
-import { InputError } from "../../scenario/errors.js";
+import { InputError, readInputFile } from "../../scenario/errors.js";
 
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
 
 export function readTraceText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    throw new InputError(`cannot read the trace: ${(e as NodeJS.ErrnoException).code ?? e}`, file);
-  }
+  return readInputFile(file, "trace");
 }
 
 export function traceHandler(text: string, file: string) {

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
 import { Simulation } from "../../engine/simulation.js";
-import { InputError } from "../../scenario/errors.js";
+import { InputError, readInputFile } from "../../scenario/errors.js";
 import { loadScenario } from "../../scenario/load.js";
 import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
@@ -27,12 +27,7 @@ export interface RunCliOptions {
 const PRESETS = ["ssd", "nvme", "hdd", "ideal", "nullb"];
 
 export function readRelative(path: string, from: string): string {
-  const p = resolve(dirname(from), path);
-  try {
-    return readFileSync(p, "utf8");
-  } catch (e) {
-    throw new InputError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`, from);
-  }
+  return readInputFile(resolve(dirname(from), path), `file ${path}`, from);
 }
 
 export function sizesOf(devs: DeviceSpec[]): Record<string, number> {
@@ -70,12 +65,7 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
   if (!target || target === "demo" || target === "iomax-demo") {
     scenario = iomaxDemo(deviceFromFlag(o.device));
   } else {
-    let text: string;
-    try {
-      text = readFileSync(target, "utf8");
-    } catch (e) {
-      throw new InputError(`cannot read the scenario: ${(e as NodeJS.ErrnoException).code ?? e}`, target);
-    }
+    const text = readInputFile(target, "scenario");
     const ext = extname(target).toLowerCase();
     if (ext === ".fio" || ext === ".ini" || (!ext.match(/\.(ya?ml|json)$/) && /^\s*\[/m.test(text))) {
       const dev = deviceFromFlag(o.device);
