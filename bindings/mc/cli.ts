@@ -10,7 +10,8 @@
 import type { Command } from "commander";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { InputError, readInputFile } from "../scenario/errors.js";
+import { InputError } from "../scenario/errors.js";
+import { readInputFile } from "../cli/read-input.js";
 import { sameSweep, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
 import { checkTableUnits, type TableAxis, type TemplateModel } from "./model.js";
 import { progressSink, fmtRate } from "./progress.js";

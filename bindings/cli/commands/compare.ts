@@ -14,7 +14,8 @@ import { compareTrace, overall, type TraceScore } from "../../oracle/compare.js"
 import { formatScore } from "../../oracle/score.js";
 import { handlerFor, traceHandlers } from "../../oracle/registry.js";
 import type { KernelVersion } from "../../scenario/types.js";
-import { InputError, readInputFile } from "../../scenario/errors.js";
+import { InputError } from "../../scenario/errors.js";
+import { readInputFile } from "../read-input.js";
 
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
 
