@@ -53,13 +53,42 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`iosim: ${e.message}\n`);
       return EXIT_INPUT;
     }
+    const io = fileError(e);
+    if (io) {
+      process.stderr.write(`iosim: ${io}\n`);
+      return EXIT_INPUT;
+    }
     process.stderr.write(`iosim: internal error: ${(e as Error).stack ?? e}\n`);
     return EXIT_INTERNAL;
   }
 }
 
+/**
+ * A file-system error about a path the user gave (an --out that is a file, a
+ * directory where a file was expected, no permission): bad input, not a bug.
+ * The message names the path and the errno.
+ */
+export function fileError(e: unknown): string | undefined {
+  const x = e as NodeJS.ErrnoException;
+  if (!(e instanceof Error) || typeof x.code !== "string" || typeof x.path !== "string") return undefined;
+  if (!["ENOENT", "EEXIST", "ENOTDIR", "EISDIR", "EACCES", "EPERM", "EROFS", "ENOSPC", "ENAMETOOLONG"].includes(x.code)) return undefined;
+  const what = x.syscall === "mkdir" ? "cannot create the directory" : x.syscall === "open" || x.syscall === "read" || x.syscall === "scandir" ? "cannot open" : "cannot write";
+  return `${x.path}: ${what}: ${x.code}`;
+}
+
+/** `iosim ... | head`: the reader went away; stop quietly, as a Unix filter does. */
+function quietOnClosedPipe(): void {
+  for (const s of [process.stdout, process.stderr]) {
+    s.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+}
+
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === (await import("node:fs")).realpathSync(process.argv[1]);
 if (isMain) {
+  quietOnClosedPipe();
   main(process.argv).then((code) => {
     process.exitCode = code;
   });

@@ -42,6 +42,15 @@ describe("iosim k8s on the command line", () => {
     expect(r.out).toMatch(/violations 1\.23\.0: none/);
   });
 
+  it("k8s run --seed takes a whole number >= 0: abc, -1 and 1.5 are usage errors naming --seed", () => {
+    for (const bad of ["abc", "-1", "1.5"]) {
+      const r = iosim("k8s", "run", "detach-backoff-node-status", "--seed", bad);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`command line (--seed): --seed must be a whole number >= 0, got "${bad}"`);
+    }
+    expect(iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.23", "--seed", "5").code).toBe(0);
+  });
+
   it("the program's own --version still prints the package version before a subcommand", () => {
     const r = iosim("--version");
     expect(r.code).toBe(0);

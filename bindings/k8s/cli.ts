@@ -5,7 +5,9 @@
 //   iosim k8s list [--json]
 //   iosim k8s diff SCENARIO --version A --version B
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readInputFile } from "../cli/read-input.js";
+import { InputError } from "../scenario/errors.js";
 import type { Command } from "commander";
 import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatEvents, loadK8sScenario, parseFixOverrides, runK8sScenario } from "./index.js";
 import type { K8sScenario } from "./scenario/schema.js";
@@ -16,7 +18,15 @@ function resolveScenario(arg: string): K8sScenario {
   const b = builtinK8sScenario(arg);
   if (b) return b;
   if (!existsSync(arg)) throw new Error(`no such scenario file or built-in: ${arg} (built-ins: ${builtinK8sScenarios().map((s) => s.name).join(", ")})`);
-  return loadK8sScenario(readFileSync(arg, "utf8"), arg);
+  return loadK8sScenario(readInputFile(arg, "scenario"), arg);
+}
+
+/** --seed: a whole number >= 0 (a scenario's PRNG seed), like `iosim run --seed` */
+function seedArg(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw new InputError(`--seed must be a whole number >= 0, got "${v}"`, "command line", undefined, "--seed");
+  return n;
 }
 
 function fail(e: unknown): void {
@@ -40,7 +50,7 @@ export function registerK8sCommands(program: Command): void {
     .action((arg: string, o: { version?: string; fix: string[]; seed?: string; json?: boolean; logs?: boolean; events: boolean }) => {
       try {
         const sc = resolveScenario(arg);
-        const r = runK8sScenario(sc, { version: o.version, fixes: parseFixOverrides(o.fix), seed: o.seed === undefined ? undefined : Number(o.seed) });
+        const r = runK8sScenario(sc, { version: o.version, fixes: parseFixOverrides(o.fix), seed: seedArg(o.seed) });
         if (o.json) {
           process.stdout.write(
             JSON.stringify(

@@ -8,7 +8,7 @@
 // a shard runs.shard-<i>-of-<N>.jsonl), summary.json, repro-<class>.yaml.
 
 import type { Command } from "commander";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { InputError } from "../scenario/errors.js";
 import { readInputFile } from "../cli/read-input.js";
@@ -104,6 +104,8 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const text = readInputFile(scenario, "scenario");
   const model = modelFromText(text, scenario);
   const by = byAxes(o.by, model);
+  // checked before the sweep: a bad value found after it would leave a journal that needs --force
+  const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
   const runs = intArg(o.runs, "--runs", 1000, 1);
   const seed = parseSeed(o.seed);
   const workers = intArg(o.workers, "--workers", defaultWorkers(), 0);
@@ -137,7 +139,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   process.stderr.write(`mc: ${res.ranNow} runs in ${(res.wallMs / 1000).toFixed(2)} s (${fmtRate((res.ranNow * 1000) / res.wallMs)} runs/s, ${workers} worker${workers === 1 ? "" : "s"})\n`);
   const summary = res.tally.summary(res.header, res.model, {
     outDir: o.shrink && shard.count === 1 ? outDir : undefined,
-    shrinkBudget: o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined,
+    shrinkBudget,
   });
   const name = shard.count === 1 ? "summary.json" : `summary.shard-${shard.index}-of-${shard.count}.json`;
   writeFileSync(join(outDir, name), JSON.stringify(summary, null, 2) + "\n");
@@ -158,6 +160,7 @@ export function mergeJournals(paths: string[], table?: (model: TemplateModel) =>
   let tally: SweepTally | undefined;
   for (const p of paths) {
     if (!existsSync(p)) throw new InputError("cannot read the journal: ENOENT", p);
+    if (statSync(p).isDirectory()) throw new InputError("cannot read the journal: EISDIR", p);
     scanJournal(p, (r) => void tally!.add(r), (h) => {
       if (!h0) {
         h0 = h;

@@ -110,6 +110,13 @@ describe("iosim mc", () => {
     expect(() => cli("mc", SCENARIO, "--runs", "zero", "--out", "y")).toThrow(/--runs takes a whole number/);
   });
 
+  it("a bad --shrink-budget is refused before the sweep runs, leaving no journal behind", () => {
+    const r = spawnSync(process.execPath, [ENTRY, "mc", SCENARIO, "--runs", "20", "--out", "budget", "--shrink-budget", "-1"], { cwd: tmp, encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--shrink-budget/);
+    expect(existsSync(join(tmp, "budget", "runs.jsonl"))).toBe(false);
+  });
+
   it("a scenario, repro or journal that is not there is an input error (exit 2) naming the file, not a crash", () => {
     for (const [args, msg] of [
       [["mc", "nope.yaml", "--runs", "3"], "iosim: nope.yaml: cannot read the scenario: ENOENT"],

@@ -193,7 +193,7 @@ export function parseMcFile(text: string, file: string): McFile {
   const template = compileTemplate(doc, file, lines, mc.params, docPath);
   const domain = pickDomain(mc.domain, doc as Json, file, lines.get("mc.domain"));
   validateSection(mc, file, lines);
-  checkTableUnits(template, mc.table, (i) => ({ file, line: lines.get(`mc.table[${i}].bins`), field: `mc.table[${i}].bins` }));
+  checkTableUnits(template, mc.table, (i, k) => ({ file, line: lines.get(`mc.table[${i}].${k}`) ?? lines.get(`mc.table[${i}]`), field: `mc.table[${i}].${k}` }));
   const docLines = new Map<string, number>();
   for (const [p, l] of lines) {
     if (docPath === "") { if (!p.startsWith("mc")) docLines.set(p, l); }
@@ -237,18 +237,21 @@ function validateSection(mc: McSection, file: string, lines: Map<string, number>
 }
 
 /**
- * A binned table axis compares a value's number with the bins, so its param
- * must give every value in one unit: "2s" and "500ms" would land in the bins
- * of 2 and 500. Throws, naming the axis, when the template lets the param
- * take values in more than one unit.
+ * A table axis must name a param or named draw of the sweep (a typo would
+ * tabulate every run as "(unset)"), and a binned one compares a value's
+ * number with the bins, so its param must give every value in one unit: "2s"
+ * and "500ms" would land in the bins of 2 and 500. Throws, naming the axis.
  */
 export function checkTableUnits(template: Template, table: readonly TableAxis[] | undefined,
-  where: (i: number) => { file: string; line?: number; field: string }): void {
+  where: (i: number, key: "param" | "bins") => { file: string; line?: number; field: string }): void {
   (table ?? []).forEach((a, i) => {
-    if (!a.bins) return;
     const units = drawUnits(template, a.param);
-    if (!units || units.length <= 1) return;
-    const w = where(i);
+    if (!units) {
+      const w = where(i, "param");
+      throw new InputError(`table axis "${a.param}" names no param or named draw of the sweep`, w.file, w.line, w.field);
+    }
+    if (!a.bins || units.length <= 1) return;
+    const w = where(i, "bins");
     const shown = units.map((u) => (u === "" ? "plain numbers" : `"${u}"`)).join(", ");
     throw new InputError(`table axis "${a.param}" is binned by number, but its values come in more than one unit (${shown}): `
       + `write every value of "${a.param}" in one unit, or drop the bins`, w.file, w.line, w.field);

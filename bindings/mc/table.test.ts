@@ -2,8 +2,8 @@
 // whose values come in more than one unit ("2s" and "500ms") would land in the
 // bins of 2 and 500. Such a sweep is refused where it is written.
 import { describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InputError } from "../scenario/errors.js";
@@ -62,6 +62,12 @@ describe("a binned table axis keeps to one unit", () => {
     expect(drawUnits(t, "nope")).toBeUndefined();
   });
 
+  it("a table axis that names no param or named draw is refused (a typo would tabulate every run as (unset))", () => {
+    const text = readFileSync(K8S, "utf8").replace("- {param: fix104526}", "- {param: fix10452}");
+    const line = text.split("\n").findIndex((l) => l.includes("{param: fix10452}")) + 1;
+    expect(() => modelFromText(text, "sweep.yaml")).toThrow(`sweep.yaml:${line} (mc.table[1].param): table axis "fix10452" names no param or named draw of the sweep`);
+  });
+
   it("iosim mc --by PARAM:edges checks the same and names --by", () => {
     const dir = mkdtempSync(join(tmpdir(), "mc-table-"));
     try {
@@ -78,6 +84,11 @@ describe("a binned table axis keeps to one unit", () => {
       const out = execFileSync(process.execPath, [ENTRY, "mc", f, "--runs", "4", "--by", "bs", "--out", join(dir, "p"), "--json", "--no-shrink"],
         { encoding: "utf8", stdio: "pipe" });
       expect(Object.keys(JSON.parse(out).table.cells[0].key)).toEqual(["bs"]);
+      // an unknown --by param is a usage error before any run
+      const r = spawnSync(process.execPath, [ENTRY, "mc", f, "--runs", "4", "--by", "nosuch", "--out", join(dir, "q")], { encoding: "utf8" });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('command line (--by): table axis "nosuch" names no param or named draw of the sweep');
+      expect(existsSync(join(dir, "q", "runs.jsonl"))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -40,6 +40,7 @@
 import type { KObj } from "../api/types.js";
 import { hasOutOfServiceTaint, nodeReady } from "../api/types.js";
 import type { TimerConfig } from "../engine/config.js";
+import type { StepName } from "../engine/context.js";
 import type { Sim } from "../engine/sim.js";
 import type { Recorder } from "../output/recorder.js";
 import type { RunResult } from "../util/nestedpendingoperations.js";
@@ -69,7 +70,7 @@ export interface ReconcilerDeps {
   statusUpdater: NodeStatusUpdater;
   /** FailedAttachVolume / Multi-Attach events on pods */
   podEvent: (podKeys: readonly string[], type: "Normal" | "Warning", reason: string, message: string) => void;
-  step: (name: string, detail: string) => void;
+  step: (name: StepName, detail: string) => void;
 }
 
 export interface Reconciler {

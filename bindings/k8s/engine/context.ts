@@ -11,6 +11,21 @@ import type { TimerConfig } from "./config.js";
 import type { Sim } from "./sim.js";
 
 /**
+ * Every step a component can announce: what `after:`/`between:` items and
+ * `step` expectations may name (the loader rejects any other name, so a typo
+ * is an error instead of a trigger that never fires). `Steps.step` takes only
+ * these, so the compiler keeps the list complete.
+ */
+export const STEP_NAMES = [
+  "adc.AttachSucceeded", "adc.AttachFailed", "adc.DetachStarted", "adc.DetachFailed", "adc.DetachSucceeded",
+  "adc.DetachSkippedAfterRemove", "adc.ForceDetachTimeout", "csi.VolumeAttachmentNotFound",
+  "kubelet.VolumeNotAttachedAccordingToNodeStatus", "kubelet.TearDownSucceeded", "kubelet.UnmountDeviceFailed",
+  "kubelet.ReconstructFailed", "kubelet.CleanupMountsFailed", "kubelet.WaitForAttachAndMountTimeout", "kubelet.PodRunning",
+  "runtime.ContainersStopped", "rbd.UnmapBusy",
+] as const;
+export type StepName = (typeof STEP_NAMES)[number];
+
+/**
  * Named steps components announce ("DetachVolume.Detach failed",
  * "UnmountVolume.TearDown started"); a timeline action can fire right after a
  * step ("between step X and Y" = right after X, before anything else runs).
@@ -28,7 +43,7 @@ export class Steps {
     if (!a) this.hooks.set(name, (a = []));
     a.push(fn);
   }
-  step(name: string, detail: string): void {
+  step(name: StepName, detail: string): void {
     if (this.record) this.seen.push({ t: this.sim.now, name, detail });
     const a = this.hooks.get(name);
     if (a) for (const fn of a.slice()) fn(detail);

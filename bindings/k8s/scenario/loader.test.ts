@@ -34,6 +34,25 @@ describe("scenario loader", () => {
     expect(err(base + "version: '2.0'\n").message).toMatch(/^bad\.yaml:5: version: bad Kubernetes version/);
     expect(err("name: [\n").message).toMatch(/^bad\.yaml:\d+: YAML:/);
   });
+  it("rejects a step name no component announces, and counts and seeds that are not whole numbers, at their line", () => {
+    const tl = (item: string) => err(base + "timeline:\n  - " + item + "\n    action: nodeReady\n    node: n1\n");
+    const typo = tl("after: adc.DetachFaild");
+    expect(typo.message).toMatch(/^bad\.yaml:6: timeline\[0\]\.after: unknown step "adc\.DetachFaild" \(known: adc\.AttachSucceeded, /);
+    expect(tl("between: [adc.DetachFailed, kubelet.Nope]").message).toMatch(/^bad\.yaml:6: timeline\[0\]\.between\[1\]: unknown step "kubelet\.Nope"/);
+    for (const c of ["0", "abc", "1.5", "-2"]) {
+      expect(err(base + `timeline:\n  - after: adc.DetachFailed\n    count: ${c}\n    action: nodeReady\n    node: n1\n`).message)
+        .toMatch(/^bad\.yaml:7: timeline\[0\]\.count: expected a whole number >= 1/);
+    }
+    expect(err(base + "faults:\n  storage:\n    - {op: detach, count: -1, error: busy}\n").message).toMatch(/^bad\.yaml:\d+: faults\.storage\[0\]\.count: expected a whole number >= 0, got -1/);
+    expect(err(base + "seed: 1.5\n").message).toMatch(/^bad\.yaml:5: seed: expected a whole number >= 0, got 1\.5/);
+    expect(err(base + "expect:\n  - step: {name: adc.Detached}\n").message).toMatch(/expect\[0\]\.step\.name: unknown step "adc\.Detached"/);
+    // what the docs allow still loads
+    const ok = loadK8sScenario(base + "seed: 7\ntimeline:\n  - between: [adc.DetachFailed, adc.DetachSucceeded]\n    count: 2\n    action: nodeReady\n    node: n1\nfaults:\n  storage:\n    - {op: detach, count: always, error: busy}\n    - {op: attach, count: \"3\", error: busy}\n", "ok.yaml");
+    expect(ok.seed).toBe(7);
+    expect(ok.timeline[0]!.between).toEqual({ from: "adc.DetachFailed", to: "adc.DetachSucceeded", count: 2 });
+    expect(ok.storageFaults.map((f) => f.count)).toEqual([Infinity, 3]);
+  });
+
   it("parses faults, the timeline and checks", () => {
     const sc = loadK8sScenario(
       base +

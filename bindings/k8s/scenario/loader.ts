@@ -10,6 +10,7 @@ import type { ApiFault } from "../api/apiserver.js";
 import { KINDS, KObj, Kind } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { parseDurationMs } from "../engine/sim.js";
+import { STEP_NAMES } from "../engine/context.js";
 import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
 import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
@@ -56,6 +57,22 @@ class Cx {
   str(v: unknown, path: string): string {
     if (typeof v !== "string" || v === "") this.fail(path, `expected a non-empty string, got ${JSON.stringify(v)}`);
     return v;
+  }
+  /** a whole number >= min (YAML may give it as a string: "3") */
+  int(v: unknown, path: string, min: number): number {
+    const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) this.fail(path, `expected a whole number >= ${min}, got ${JSON.stringify(v)}`);
+    return n;
+  }
+  /** a step name a component announces (engine/context.ts STEP_NAMES) */
+  step(v: unknown, path: string): string {
+    const name = this.str(v, path);
+    if (!(STEP_NAMES as readonly string[]).includes(name)) this.fail(path, `unknown step ${JSON.stringify(name)} (known: ${STEP_NAMES.join(", ")})`);
+    return name;
+  }
+  /** a fault's count: a whole number >= 0, or "always" (the default) */
+  times(v: unknown, path: string): number {
+    return v === undefined || v === "always" ? Infinity : this.int(v, path, 0);
   }
   map(v: unknown, path: string): J {
     if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, `expected a mapping, got ${JSON.stringify(v)}`);
@@ -213,7 +230,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
     incident,
     version,
     fixes,
-    seed: !want("seed") ? undefined : root.seed === undefined ? 1 : Number(root.seed),
+    seed: !want("seed") ? undefined : root.seed === undefined ? 1 : cx.int(root.seed, "seed", 0),
     durationMs: !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration"),
     clock,
     settings: !wantSettings
@@ -394,8 +411,8 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
   if (o.at !== undefined) item.atMs = cx.dur(o.at, `${path}.at`);
   if (o.after !== undefined) {
     item.after = {
-      step: cx.str(o.after, `${path}.after`),
-      count: o.count === undefined ? 1 : Number(o.count),
+      step: cx.step(o.after, `${path}.after`),
+      count: o.count === undefined ? 1 : cx.int(o.count, `${path}.count`, 1),
       delayMs: o.delay === undefined ? 0 : cx.dur(o.delay, `${path}.delay`),
     };
   }
@@ -403,7 +420,7 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
     const b = cx.list(o.between, `${path}.between`);
     if (b.length !== 2) cx.fail(`${path}.between`, `expected [stepX, stepY]`);
     if (o.delay !== undefined) cx.fail(`${path}.delay`, "between: picks its own instant; delay is for after:");
-    item.between = { from: cx.str(b[0], `${path}.between[0]`), to: cx.str(b[1], `${path}.between[1]`), count: o.count === undefined ? 1 : Number(o.count) };
+    item.between = { from: cx.step(b[0], `${path}.between[0]`), to: cx.step(b[1], `${path}.between[1]`), count: o.count === undefined ? 1 : cx.int(o.count, `${path}.count`, 1) };
   }
   const a = cx.str(o.action, `${path}.action`);
   const node = (): string => cx.str(o.node, `${path}.node`);
@@ -490,7 +507,7 @@ function storageFault(cx: Cx, v: unknown, path: string): StorageFault {
     volume: o.volume === undefined ? undefined : String(o.volume),
     node: o.node === undefined ? undefined : String(o.node),
     error: o.error === undefined ? undefined : String(o.error),
-    count: o.count === undefined || o.count === "always" ? Infinity : Number(o.count),
+    count: cx.times(o.count, `${path}.count`),
     latencyMs: o.latency === undefined ? undefined : cx.dur(o.latency, `${path}.latency`),
     ...window(cx, o, path),
   };
@@ -511,7 +528,7 @@ function apiFault(cx: Cx, v: unknown, path: string): ApiFault {
     name: o.name === undefined ? undefined : String(o.name),
     reason: reason as ApiFault["reason"],
     message: o.message === undefined ? undefined : String(o.message),
-    count: o.count === undefined || o.count === "always" ? Infinity : Number(o.count),
+    count: cx.times(o.count, `${path}.count`),
     ...window(cx, o, path),
   };
 }
@@ -563,7 +580,7 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
       check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: a.mapped !== false };
       break;
     default:
-      check = { kind: "step", name: cx.str(a.name, `${p}.name`), min: a.min === undefined ? 1 : Number(a.min), max: a.max === undefined ? undefined : Number(a.max) };
+      check = { kind: "step", name: cx.step(a.name, `${p}.name`), min: a.min === undefined ? 1 : cx.int(a.min, `${p}.min`, 0), max: a.max === undefined ? undefined : cx.int(a.max, `${p}.max`, 0) };
   }
   return { check, name: o.name === undefined ? `${kind} ${JSON.stringify(raw)}` : String(o.name), line: cx.line(path) };
 }

@@ -1,0 +1,47 @@
+// The command line's handling of the user's files and pipes: an --out that
+// cannot be a directory is bad input naming the path (exit 2), not an
+// internal error with a stack trace; `iosim ... | head` stops quietly.
+import { afterAll, describe, expect, it } from "vitest";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const MAIN = join(resolve(__dirname, "..", ".."), "dist", "bindings", "cli", "main.js");
+const tmp = mkdtempSync(join(tmpdir(), "iosim-cli-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const iosim = (...args: string[]) => spawnSync(process.execPath, [MAIN, ...args], { cwd: tmp, encoding: "utf8" });
+
+describe("iosim and the user's files", () => {
+  it("an --out that is a file, or under one, is an input error naming the path and errno (exit 2)", () => {
+    writeFileSync(join(tmp, "afile"), "");
+    const a = iosim("run", "--out", "afile", "-q");
+    expect(a.status).toBe(2);
+    expect(a.stderr.trim()).toBe("iosim: afile: cannot create the directory: EEXIST");
+    const b = iosim("mc", resolve(__dirname, "..", "mc", "examples", "io-depth.yaml"), "--runs", "3", "--out", "afile/sub", "--no-progress");
+    expect(b.status).toBe(2);
+    expect(b.stderr.trim()).toBe("iosim: afile/sub: cannot create the directory: ENOTDIR");
+  });
+
+  it("a directory where a journal or trace should be is an input error", () => {
+    mkdirSync(join(tmp, "adir"), { recursive: true });
+    const m = iosim("mc", "merge", "adir");
+    expect(m.status).toBe(2);
+    expect(m.stderr.trim()).toBe("iosim: adir: cannot read the journal: EISDIR");
+    const c = iosim("compare", "adir");
+    expect(c.status).toBe(2);
+    expect(c.stderr.trim()).toBe("iosim: adir: cannot read the trace: EISDIR");
+  });
+
+  it("output into a pipe closed early (| head -1) ends without an EPIPE stack", async () => {
+    const p = spawn(process.execPath, [MAIN, "k8s", "run", "rbd-unmap-busy", "--logs"], { cwd: tmp });
+    let err = "";
+    p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const first = await new Promise<string>((res) => p.stdout.once("data", (d: Buffer) => res(d.toString())));
+    p.stdout.destroy();
+    const code = await new Promise<number | null>((res) => p.on("close", (c) => res(c)));
+    expect(first).toMatch(/^scenario rbd-unmap-busy on Kubernetes/);
+    expect(err).toBe("");
+    expect([0, 1]).toContain(code);
+  });
+});
