@@ -220,15 +220,26 @@ export function registerMcCommands(program: Command): void {
     });
 
   mc.command("replay")
-    .description("run one concrete scenario file (e.g. a shrunk repro) with its seed and print its outcome classes")
+    .description("run one concrete scenario file (e.g. a shrunk repro) with its seed and print its outcome classes; " +
+      "exit 0 when it ends ok, 1 when it shows a failure class, 2 when the file does not load")
     .argument("<file>", "scenario file")
     .option("--json", "print {classes, metrics} as JSON")
     .action((file: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals() as { json?: boolean };
       const out = replayFile(file);
+      // a file the domain's loader rejects comes back as an error class (so a sweep counts it): here it is bad input
+      const bad = out.classes.find((c) => c.startsWith("error:"));
+      if (bad) throw new InputError(bad.slice("error:".length).replace(/^[^:]*(:\d+)?( \([^)]*\))?: /, ""), file, errorLine(bad));
       if (o.json) process.stdout.write(JSON.stringify(out) + "\n");
       else process.stdout.write(`${basename(file)}: seed ${out.seed}: ${out.classes.length ? out.classes.join(", ") : OK_CLASS}\n`);
+      process.exitCode = out.classes.length ? 1 : 0;
     });
+}
+
+/** the line an error class names ("error:file.yaml:12: ..."), if any */
+function errorLine(cls: string): number | undefined {
+  const m = /^error:[^:]*:(\d+)/.exec(cls);
+  return m ? Number(m[1]) : undefined;
 }
 
 /** Run a scenario file once with the seed it names (a repro). */

@@ -4,7 +4,7 @@
 // about 30 % of runs break a p99 latency bound).
 import { afterAll, describe, expect, it } from "vitest";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readJournal } from "./journal.js";
@@ -69,7 +69,10 @@ describe("iosim mc", () => {
       const file = join(tmp, "single", c.repro!.file);
       expect(readFileSync(file, "utf8")).not.toMatch(/uniform|choice|randint|param:/);
       expect(c.repro!.sizeAfter).toBeLessThanOrEqual(c.repro!.sizeBefore);
-      const replay = JSON.parse(cli("mc", "replay", file, "--json")) as { classes: string[]; seed: number };
+      // exit 1: the repro shows a failure class
+      const rr = spawnSync(process.execPath, [ENTRY, "mc", "replay", file, "--json"], { cwd: tmp, encoding: "utf8" });
+      expect(rr.status).toBe(1);
+      const replay = JSON.parse(rr.stdout) as { classes: string[]; seed: number };
       expect(replay.seed).toBe(c.repro!.seed);
       expect(replay.classes).toContain(cls);
       // and `iosim run` (the lead's CLI) reads it as an ordinary scenario and shows the same latency
@@ -122,7 +125,9 @@ describe("iosim mc", () => {
       [["mc", "nope.yaml", "--runs", "3"], "iosim: nope.yaml: cannot read the scenario: ENOENT"],
       [["mc", "replay", "nope.yaml"], "iosim: nope.yaml: cannot read the scenario: ENOENT"],
       [["mc", "merge", "nope.jsonl"], "iosim: nope.jsonl: cannot read the journal: ENOENT"],
+      [["mc", "replay", "bad-repro.yaml"], 'iosim: bad-repro.yaml:4: timeline[0].at: expected a duration like "500ms" or "2m2s", got "soon"'],
     ] as const) {
+      writeFileSync(join(tmp, "bad-repro.yaml"), "name: x\nversion: \"1.22\"\ntimeline:\n  - at: soon\n    action: nodeReady\n    node: n1\nobjects:\n  - {kind: Node, metadata: {name: n1}}\n");
       const r = spawnSync(process.execPath, [ENTRY, ...args], { cwd: tmp, encoding: "utf8" });
       expect(r.status).toBe(2);
       expect(r.stderr.trim()).toBe(msg);
