@@ -33,7 +33,7 @@ import "../../engine/modules/index.js";
 import { InputError } from "../../scenario/errors.js";
 import { loadScenario } from "../../scenario/load.js";
 import type { Scenario } from "../../scenario/types.js";
-import type { Json } from "../distributions.js";
+import { yamlLines, type Json } from "../distributions.js";
 import type { McDomain, McOutcome } from "../model.js";
 import { mcHeader } from "../model.js";
 
@@ -59,6 +59,30 @@ export function ioMetrics(s: Scenario, r: ReturnType<typeof simulate>): Record<s
   return m;
 }
 
+/**
+ * The field path ("jobs[0].iodepth") at `line` of a sampled document's text:
+ * the io loader names a fio option by its key alone and a line of the text it
+ * was given, which is not the randomised file's. The path ending in `key` if
+ * one does, else the shortest on that line.
+ */
+function pathAtLine(text: string, line: number, key?: string): string | undefined {
+  const on = [...yamlLines(text).lines].filter(([p, l]) => l === line && p !== "").map(([p]) => p);
+  if (on.length === 0) return undefined;
+  const named = key !== undefined ? on.filter((p) => p === key || p.endsWith(`.${key}`)) : [];
+  return (named.length ? named : on).reduce((a, b) => (b.length < a.length ? b : a));
+}
+
+/** the randomised file's line of `path`, or of its nearest enclosing field there */
+function lineOfPath(lines: Map<string, number>, path: string): number | undefined {
+  for (let p = path; ; ) {
+    const l = lines.get(p);
+    if (l !== undefined) return l;
+    const i = Math.max(p.lastIndexOf("."), p.lastIndexOf("["));
+    if (i <= 0) return lines.get("");
+    p = p.slice(0, i);
+  }
+}
+
 export const ioDomain: McDomain<Scenario> = {
   name: "io",
   replayCommand: "iosim run",
@@ -73,7 +97,10 @@ export const ioDomain: McDomain<Scenario> = {
       return loadScenario(text, file, { readFile: (p, from) => readFileSync(resolve(dirname(from), p), "utf8") }).scenario;
     } catch (e) {
       // the loader saw the sampled document: point at the field's line in the randomised file instead
-      if (e instanceof InputError) throw new InputError(e.message.replace(/^.*?: /, ""), file, e.field ? lines.get(e.field) : undefined, e.field);
+      if (e instanceof InputError) {
+        const path = e.line !== undefined ? pathAtLine(text, e.line, e.field) : undefined;
+        throw new InputError(e.message.replace(/^.*?: /, ""), file, path !== undefined ? lineOfPath(lines, path) : e.field ? lines.get(e.field) : undefined, path ?? e.field);
+      }
       throw e;
     }
   },
