@@ -33,6 +33,19 @@ describe("iosim and the user's files", () => {
     expect(c.stderr.trim()).toBe("iosim: adir: cannot read the trace: EISDIR");
   });
 
+  it("replay and compare check --kernel and --seed as run does (banana ran the 6.1 rules; abc crashed with a BigInt RangeError)", () => {
+    const trace = resolve(__dirname, "..", "..", "test", "fixtures", "oracle", "throtl", "traces", "iops100_qd1_read", "run2.jsonl");
+    for (const cmd of ["replay", "compare"]) {
+      const k = iosim(cmd, trace, "--kernel", "banana");
+      expect(k.status).toBe(2);
+      expect(k.stderr.trim()).toBe("iosim: command line (--kernel): --kernel must be one of 6.1, 6.12, 6.18");
+      const s = iosim(cmd, trace, "--seed", "abc");
+      expect(s.status).toBe(2);
+      expect(s.stderr.trim()).toBe('iosim: command line (--seed): --seed must be a non-negative integer, got "abc"');
+    }
+    expect(iosim("compare", trace, "--kernel", "6.1", "--seed", "3").status).toBe(0);
+  });
+
   it("output into a pipe closed early (| head -1) ends without an EPIPE stack", async () => {
     const p = spawn(process.execPath, [MAIN, "k8s", "run", "rbd-unmap-busy", "--logs"], { cwd: tmp });
     let err = "";

@@ -42,11 +42,11 @@ describe("iosim k8s on the command line", () => {
     expect(r.out).toMatch(/violations 1\.23\.0: none/);
   });
 
-  it("k8s run --seed takes a whole number >= 0: abc, -1 and 1.5 are usage errors naming --seed", () => {
+  it("k8s run --seed takes an integer >= 0: abc, -1 and 1.5 are usage errors naming --seed", () => {
     for (const bad of ["abc", "-1", "1.5"]) {
       const r = iosim("k8s", "run", "detach-backoff-node-status", "--seed", bad);
       expect(r.code).toBe(2);
-      expect(r.err).toContain(`command line (--seed): --seed must be a whole number >= 0, got "${bad}"`);
+      expect(r.err).toContain(`command line (--seed): --seed must be a non-negative integer, got "${bad}"`);
     }
     expect(iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.23", "--seed", "5").code).toBe(0);
   });

@@ -7,7 +7,7 @@
 
 import { existsSync } from "node:fs";
 import { readInputFile } from "../cli/read-input.js";
-import { InputError } from "../scenario/errors.js";
+import { seedOption } from "../cli/options.js";
 import type { Command } from "commander";
 import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatEvents, loadK8sScenario, parseFixOverrides, runK8sScenario } from "./index.js";
 import type { K8sScenario } from "./scenario/schema.js";
@@ -21,13 +21,6 @@ function resolveScenario(arg: string): K8sScenario {
   return loadK8sScenario(readInputFile(arg, "scenario"), arg);
 }
 
-/** --seed: a whole number >= 0 (a scenario's PRNG seed), like `iosim run --seed` */
-function seedArg(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw new InputError(`--seed must be a whole number >= 0, got "${v}"`, "command line", undefined, "--seed");
-  return n;
-}
 
 function fail(e: unknown): void {
   process.stderr.write(`iosim k8s: ${(e as Error).message}\n`);
@@ -50,7 +43,7 @@ export function registerK8sCommands(program: Command): void {
     .action((arg: string, o: { version?: string; fix: string[]; seed?: string; json?: boolean; logs?: boolean; events: boolean }) => {
       try {
         const sc = resolveScenario(arg);
-        const r = runK8sScenario(sc, { version: o.version, fixes: parseFixOverrides(o.fix), seed: seedArg(o.seed) });
+        const r = runK8sScenario(sc, { version: o.version, fixes: parseFixOverrides(o.fix), seed: seedOption(o.seed) });
         if (o.json) {
           process.stdout.write(
             JSON.stringify(

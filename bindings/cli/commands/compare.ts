@@ -13,8 +13,9 @@ import { readTrace } from "../../oracle/traces.js";
 import { compareTrace, overall, type TraceScore } from "../../oracle/compare.js";
 import { formatScore } from "../../oracle/score.js";
 import { handlerFor, traceHandlers } from "../../oracle/registry.js";
-import type { KernelVersion } from "../../scenario/types.js";
+
 import { InputError } from "../../scenario/errors.js";
+import { kernelOption, periodTimerOption, seedOption } from "../options.js";
 import { readInputFile } from "../read-input.js";
 
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
@@ -31,10 +32,6 @@ export function traceHandler(text: string, file: string) {
   return h;
 }
 
-export function periodTimerOption(v: string): "recorded" | "kernel" {
-  if (v !== "recorded" && v !== "kernel") throw new InputError(`--period-timer must be "recorded" or "kernel", not ${JSON.stringify(v)}`, "command line", undefined, "--period-timer");
-  return v;
-}
 
 export function register(program: Command): void {
   program
@@ -46,9 +43,9 @@ export function register(program: Command): void {
     .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
     .option("--json", "print one JSON object")
     .action((traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }) => {
-      const kernel = o.kernel as KernelVersion | undefined;
+      const kernel = kernelOption(o.kernel);
       const periodTimer = periodTimerOption(o.periodTimer);
-      const seed = o.seed !== undefined ? Number(o.seed) : undefined;
+      const seed = seedOption(o.seed);
       const throttle: TraceScore[] = [];
       const others: Array<{ file: string; kind: string; score: Record<string, unknown>; text: string }> = [];
       for (const f of traces) {

@@ -5,8 +5,8 @@
 // writeback traces: one line per round with the owner and wbytes per cgroup.
 import type { Command } from "commander";
 import { writeFileSync } from "node:fs";
-import type { KernelVersion } from "../../scenario/types.js";
-import { periodTimerOption, readTraceText, traceHandler } from "./compare.js";
+import { kernelOption, periodTimerOption, seedOption } from "../options.js";
+import { readTraceText, traceHandler } from "./compare.js";
 
 export function register(program: Command): void {
   program
@@ -20,7 +20,7 @@ export function register(program: Command): void {
     .action((trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string }) => {
       const text = readTraceText(trace);
       const h = traceHandler(text, trace);
-      const lines = h.replay(text, trace, { kernel: o.kernel as KernelVersion | undefined, seed: o.seed !== undefined ? Number(o.seed) : undefined, periodTimer: periodTimerOption(o.periodTimer) });
+      const lines = h.replay(text, trace, { kernel: kernelOption(o.kernel), seed: seedOption(o.seed), periodTimer: periodTimerOption(o.periodTimer) });
       const out = lines.join("\n") + "\n";
       if (o.output) writeFileSync(o.output, out);
       else process.stdout.write(out);

@@ -8,7 +8,8 @@ import { readInputFile } from "../read-input.js";
 import { loadScenario } from "../../scenario/load.js";
 import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
-import { KERNEL_VERSIONS, type DeviceSpec, type KernelVersion, type Scenario } from "../../scenario/types.js";
+import { KERNEL_VERSIONS, type DeviceSpec, type Scenario } from "../../scenario/types.js";
+import { kernelOption, seedOption } from "../options.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
@@ -103,16 +104,9 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
       }
     }
   }
-  if (o.seed !== undefined) {
-    const s = Number(o.seed);
-    if (!Number.isInteger(s) || s < 0) throw new InputError(`--seed must be a non-negative integer, got "${o.seed}"`, "command line", undefined, "--seed");
-    scenario.seed = s;
-  }
+  if (o.seed !== undefined) scenario.seed = seedOption(o.seed)!;
   if (o.kernel !== undefined) {
-    if (!KERNEL_VERSIONS.includes(o.kernel as KernelVersion)) {
-      throw new InputError(`--kernel must be one of ${KERNEL_VERSIONS.join(", ")}`, "command line", undefined, "--kernel");
-    }
-    scenario.kernel = o.kernel as KernelVersion;
+    scenario.kernel = kernelOption(o.kernel)!;
   }
   return { scenario, warnings, fioJobs, fioGlobalOptions };
 }

@@ -1,0 +1,24 @@
+// Command-line option values shared by the commands: each parser returns the
+// value or throws an InputError naming the option (exit 2).
+import { InputError } from "../scenario/errors.js";
+import { KERNEL_VERSIONS, type KernelVersion } from "../scenario/types.js";
+
+/** --kernel: one of the kernel profiles (undefined: the trace's or scenario's own) */
+export function kernelOption(v: string | undefined): KernelVersion | undefined {
+  if (v === undefined) return undefined;
+  if (!KERNEL_VERSIONS.includes(v as KernelVersion)) throw new InputError(`--kernel must be one of ${KERNEL_VERSIONS.join(", ")}`, "command line", undefined, "--kernel");
+  return v as KernelVersion;
+}
+
+/** --seed: a whole number >= 0 */
+export function seedOption(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const s = Number(v);
+  if (v.trim() === "" || !Number.isSafeInteger(s) || s < 0) throw new InputError(`--seed must be a non-negative integer, got "${v}"`, "command line", undefined, "--seed");
+  return s;
+}
+
+export function periodTimerOption(v: string): "recorded" | "kernel" {
+  if (v !== "recorded" && v !== "kernel") throw new InputError(`--period-timer must be "recorded" or "kernel", not ${JSON.stringify(v)}`, "command line", undefined, "--period-timer");
+  return v;
+}
