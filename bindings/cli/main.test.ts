@@ -46,6 +46,17 @@ describe("iosim and the user's files", () => {
     expect(iosim("compare", trace, "--kernel", "6.1", "--seed", "3").status).toBe(0);
   });
 
+  it("no command is a usage error (exit 2, help on stderr); --help asked for is success", () => {
+    for (const args of [[], ["k8s"], ["mc"]]) {
+      const r = iosim(...args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^Usage: iosim/);
+    }
+    const h = iosim("--help");
+    expect(h.status).toBe(0);
+    expect(h.stdout).toMatch(/^Usage: iosim/);
+  });
+
   it("output into a pipe closed early (| head -1) ends without an EPIPE stack", async () => {
     const p = spawn(process.execPath, [MAIN, "k8s", "run", "rbd-unmap-busy", "--logs"], { cwd: tmp });
     let err = "";

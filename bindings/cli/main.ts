@@ -46,7 +46,8 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === "number" ? process.exitCode : EXIT_OK;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return EXIT_OK;
+      // --help and --version asked for: success; help shown because no command was given ("commander.help"): a usage error
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version") return EXIT_OK;
       return EXIT_INPUT;
     }
     if (e instanceof InputError) {
