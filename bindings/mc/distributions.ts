@@ -265,6 +265,18 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
   return { root, params: ps, file, random };
 }
 
+/** Call `fn` on each node a walk of the document descends into from `t` (its direct children). */
+function eachChild(t: Tpl, fn: (c: Tpl) => void): void {
+  switch (t.t) {
+    case "obj": for (const [, c] of t.entries) fn(c); break;
+    case "arr": for (const c of t.items) fn(c); break;
+    case "choice": for (const c of t.options) fn(c); break;
+    case "maybe": fn(t.value); break;
+    case "repeat": fn(t.count); fn(t.item); break;
+    default: break;
+  }
+}
+
 /**
  * The units the named draw `name` can give its value ("" for a plain number),
  * as far as the template tells: a number distribution's unit, a choice's
@@ -277,14 +289,7 @@ export function drawUnits(tpl: Template, name: string): string[] | undefined {
   for (const [k, t] of tpl.params) byName.set(k, t);
   const find = (t: Tpl): void => {
     if ((t.t === "num" || t.t === "bool" || t.t === "choice") && t.name !== undefined && !byName.has(t.name)) byName.set(t.name, t);
-    switch (t.t) {
-      case "obj": for (const [, c] of t.entries) find(c); break;
-      case "arr": for (const c of t.items) find(c); break;
-      case "choice": for (const c of t.options) find(c); break;
-      case "maybe": find(t.value); break;
-      case "repeat": find(t.count); find(t.item); break;
-      default: break;
-    }
+    eachChild(t, find);
   };
   find(tpl.root);
   const root = byName.get(name);
@@ -327,15 +332,8 @@ export function freezeLiterals(tpl: Template): void {
     for (const k of Object.keys(v)) freeze((v as Record<string, unknown>)[k]);
   };
   const walk = (t: Tpl): void => {
-    switch (t.t) {
-      case "lit": freeze(t.v); break;
-      case "obj": for (const [, c] of t.entries) walk(c); break;
-      case "arr": for (const c of t.items) walk(c); break;
-      case "choice": for (const c of t.options) walk(c); break;
-      case "maybe": walk(t.value); break;
-      case "repeat": walk(t.count); walk(t.item); break;
-      default: break;
-    }
+    if (t.t === "lit") freeze(t.v);
+    else eachChild(t, walk);
   };
   for (const [, t] of tpl.params) walk(t);
   walk(tpl.root);
