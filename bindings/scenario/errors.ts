@@ -15,4 +15,3 @@ export class InputError extends Error {
     this.name = "InputError";
   }
 }
-
