@@ -58,6 +58,9 @@ function byAxes(list: string[] | undefined, model: TemplateModel): TableAxis[] |
   return axes;
 }
 
+/** the most --workers per core: more only adds heaps and switching */
+const MAX_WORKERS_PER_CORE = 4;
+
 function intArg(v: string | undefined, name: string, dflt: number, min: number): number {
   if (v === undefined) return dflt;
   const n = Number(v);
@@ -109,6 +112,10 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const runs = intArg(o.runs, "--runs", 1000, 1);
   const seed = parseSeed(o.seed);
   const workers = intArg(o.workers, "--workers", defaultWorkers(), 0);
+  // each worker holds a V8 heap with 32 MB semi-spaces and a copy of the model: far more than the cores only thrashes
+  const maxWorkers = MAX_WORKERS_PER_CORE * defaultWorkers();
+  if (workers > maxWorkers) throw new InputError(`--workers ${workers} is more than ${MAX_WORKERS_PER_CORE} per core (${maxWorkers} on this machine); a worker per core is the fastest`, "command line", undefined, "--workers");
+  if (o.resume && o.force) throw new InputError("--resume continues the journal and --force starts it over: give one", "command line", undefined, "--resume");
   const shard = o.shard ? parseShard(o.shard) : { index: 0, count: 1 };
   const outDir = o.out ?? `mc-${model.name.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
   mkdirSync(outDir, { recursive: true });
@@ -143,7 +150,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   });
   const name = shard.count === 1 ? "summary.json" : `summary.shard-${shard.index}-of-${shard.count}.json`;
   writeFileSync(join(outDir, name), JSON.stringify(summary, null, 2) + "\n");
-  if (shard.count > 1) process.stderr.write(`mc: shard ${shard.index}/${shard.count} (runs ${lo}..${hi - 1}) done; combine the shards with: iosim mc merge ${join(outDir, "runs.shard-*.jsonl")}\n`);
+  if (shard.count > 1) process.stderr.write(`mc: shard ${shard.index}/${shard.count} (${hi > lo ? `runs ${lo}..${hi - 1}` : "no runs: more shards than runs"}) done; combine the shards with: iosim mc merge ${join(outDir, "runs.shard-*.jsonl")}\n`);
   process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
 }
 

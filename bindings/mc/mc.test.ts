@@ -111,6 +111,9 @@ describe("iosim mc", () => {
     expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "twice")).toThrow(/journal exists: pass --resume/);
     expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "x", "--shard", "4/4")).toThrow(/--shard 4\/4/);
     expect(() => cli("mc", SCENARIO, "--runs", "zero", "--out", "y")).toThrow(/--runs takes a whole number/);
+    // 1000 workers took minutes for 1000 runs: more than 4 per core is refused
+    expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "z", "--workers", "1000")).toThrow(/--workers 1000 is more than 4 per core/);
+    expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "twice", "--resume", "--force")).toThrow(/--resume continues the journal and --force starts it over: give one/);
   });
 
   it("a bad --shrink-budget is refused before the sweep runs, leaving no journal behind", () => {
