@@ -2,13 +2,15 @@
 // all cores, measured side by side in one process, and where a run's time
 // goes (the mc layer's sampling/preparing/recording vs the Kubernetes replay).
 //
-//   node dist/bench/mc.js [--runs N] [--warm N] [--rounds R] [--workers W] [--scenario FILE] [--semi-space MB] [--gc-variants]
+//   node dist/bench/mc.js [--runs N] [--warm N] [--rounds R] [--workers W] [--scenario FILE] [--semi-space MB] [--parallel-scavenge] [--gc-variants]
 //
 // --semi-space MB: the workers' young-generation semi-spaces (runner.ts,
-// workerHeap; default: what a sweep uses, 0 = V8's default). --gc-variants
-// adds the pools with V8's default young generation, with --single-threaded-gc
-// and with --no-parallel-scavenge, each in a child process, printed beside the
-// headline.
+// workerHeap; default: what a sweep uses, 0 = V8's default).
+// --parallel-scavenge: keep V8's helper-thread scavenging on for every pool
+// (a sweep switches it off while its workers fill the cores: runner.ts,
+// serialScavenge). --gc-variants adds the pools with V8's default young
+// generation, with parallel scavenging, and with --single-threaded-gc, each
+// in a child process, printed beside the headline.
 //
 // Targets (issue 7): >= 20k seed-incident runs/s per core, >= 1.8x on 2 cores.
 //
@@ -62,6 +64,7 @@ const ROUNDS = Number(arg("--rounds", "3"));
 const WARM = Number(arg("--warm", "10000"));
 const CORES = Number(arg("--workers", String(availableParallelism())));
 const SEMI = args.includes("--semi-space") ? Number(arg("--semi-space", "0")) : undefined;
+const PARALLEL_SCAVENGE = args.includes("--parallel-scavenge") ? true : undefined;
 
 // --solo: one in-thread loop, prints runs/s (the machine's own parallel ceiling)
 if (args.includes("--solo")) {
@@ -131,7 +134,7 @@ async function pool(workers: number, tag: string): Promise<PoolRate> {
     return c.user + c.system;
   };
   const r = await runSweep({
-    file: SCENARIO, runs, seed: 1n, workers, journal: join(tmp, `${tag}.jsonl`), force: true, semiSpaceMb: SEMI,
+    file: SCENARIO, runs, seed: 1n, workers, journal: join(tmp, `${tag}.jsonl`), force: true, semiSpaceMb: SEMI, parallelScavenge: PARALLEL_SCAVENGE,
     onProgress: (p) => {
       if (!start && p.doneNow >= workers * WARM) start = { done: p.doneNow, ms: p.elapsedMs, cpu: cpu(), threads: threadCpu() };
       else if (start && p.doneNow <= 0.97 * runs) end = { done: p.doneNow, ms: p.elapsedMs, cpu: cpu(), threads: threadCpu() };
@@ -211,7 +214,7 @@ if (args.includes("--gc-variants")) {
   for (const [label, node, extra] of [
     ["V8's default young generation (--semi-space 0)", [], ["--semi-space", "0"]],
     ["--single-threaded-gc", ["--single-threaded-gc"], []],
-    ["--no-parallel-scavenge", ["--no-parallel-scavenge"], []],
+    ["parallel scavenging kept on (--parallel-scavenge: V8's default, this runner's before)", [], ["--parallel-scavenge"]],
   ] as const) {
     const out = await new Promise<string>((res, rej) => execFile(process.execPath,
       [...node, fileURLToPath(import.meta.url), "--pool-only", "--runs", String(RUNS), "--warm", String(WARM), "--rounds", String(ROUNDS), "--workers", String(CORES), "--scenario", SCENARIO, ...extra],

@@ -60,3 +60,39 @@ describe("the workers' young-generation flag", () => {
     }
   });
 });
+
+describe("V8's parallel scavenging during a sweep", () => {
+  it("is off while a pool's workers fill the cores, on again after it, and left on when asked or when cores are left idle", () => {
+    const root = resolve(__dirname, "..", "..");
+    const runner = pathToFileURL(join(root, "dist", "bindings", "mc", "runner.js")).href;
+    const file = join(root, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
+    const tmp = mkdtempSync(join(tmpdir(), "mc-scavenge-"));
+    try {
+      const script = `
+        import { availableParallelism } from "node:os";
+        import { runSweep, scavengeIsSerial } from ${JSON.stringify(runner)};
+        const cores = availableParallelism();
+        const during = async (workers, extra, tag) => {
+          const seen = new Set();
+          await runSweep({ file: ${JSON.stringify(file)}, runs: 40, seed: 3n, workers, force: true, journal: ${JSON.stringify(tmp)} + "/" + tag + ".jsonl",
+            onProgress: () => seen.add(scavengeIsSerial()), ...extra });
+          return { during: [...seen], after: scavengeIsSerial() };
+        };
+        const full = await during(cores, {}, "full");
+        const asked = await during(cores, { parallelScavenge: true }, "asked");
+        const fewer = cores > 1 ? await during(cores - 1, {}, "fewer") : { during: [false], after: false };
+        console.log(JSON.stringify({ full, asked, fewer }));`;
+      const probeFile = join(tmp, "probe.mjs");
+      writeFileSync(probeFile, script);
+      const out = execFileSync(process.execPath, [probeFile], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+      const r = JSON.parse(out.trim().split("\n").pop()!) as Record<string, { during: boolean[]; after: boolean }>;
+      // (progress is reported once before the pool starts too)
+      expect(r.full!.during).toContain(true);
+      expect(r.full!.after).toBe(false);
+      expect(r.asked).toEqual({ during: [false], after: false });
+      expect(r.fewer).toEqual({ during: [false], after: false });
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
