@@ -26,15 +26,29 @@ describe("workerSemiSpaceMb", () => {
   });
 });
 
+/**
+ * Run `script(runnerUrl, sweepFile, tmpDir)` (an ES module's text) in a child
+ * process and return the JSON of its last line: V8 flags are per process, and
+ * vitest's own workers must not see them.
+ */
+function inChild<T>(script: (runner: string, file: string, tmp: string) => string): T {
+  const root = resolve(__dirname, "..", "..");
+  const runner = pathToFileURL(join(root, "dist", "bindings", "mc", "runner.js")).href;
+  const file = join(root, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
+  const tmp = mkdtempSync(join(tmpdir(), "mc-flags-"));
+  try {
+    const probeFile = join(tmp, "probe.mjs");
+    writeFileSync(probeFile, script(runner, file, tmp));
+    const out = execFileSync(process.execPath, [probeFile], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+    return JSON.parse(out.trim().split("\n").pop()!) as T;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 describe("the workers' young-generation flag", () => {
   it("is process-wide only while the pool starts: a worker the program creates after a sweep gets V8's default new space again", () => {
-    // in a child process: V8 flags are per process, and vitest's own workers must not see them
-    const root = resolve(__dirname, "..", "..");
-    const runner = pathToFileURL(join(root, "dist", "bindings", "mc", "runner.js")).href;
-    const file = join(root, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
-    const tmp = mkdtempSync(join(tmpdir(), "mc-heap-"));
-    try {
-      const script = `
+    const { before, flagged, after } = inChild<Record<string, number>>((runner, file, tmp) => `
         import { Worker } from "node:worker_threads";
         import { setFlagsFromString } from "node:v8";
         import { runSweep } from ${JSON.stringify(runner)};
@@ -48,27 +62,15 @@ describe("the workers' young-generation flag", () => {
         setFlagsFromString("--min-semi-space-size=0");
         await runSweep({ file: ${JSON.stringify(file)}, runs: 6, seed: 3n, workers: 2, journal: ${JSON.stringify(join(tmp, "runs.jsonl"))} });
         const after = await probe();
-        console.log(JSON.stringify({ before, flagged, after }));`;
-      const probeFile = join(tmp, "probe.mjs");
-      writeFileSync(probeFile, script);
-      const out = execFileSync(process.execPath, [probeFile], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
-      const { before, flagged, after } = JSON.parse(out.trim().split("\n").pop()!) as Record<string, number>;
-      expect(flagged).toBeGreaterThan(before); // the probe sees the flag
-      expect(after).toBe(before);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
+        console.log(JSON.stringify({ before, flagged, after }));`);
+    expect(flagged).toBeGreaterThan(before); // the probe sees the flag
+    expect(after).toBe(before);
   });
 });
 
 describe("V8's parallel scavenging during a sweep", () => {
   it("is off while a pool's workers fill the cores, on again after it, and left on when asked or when cores are left idle", () => {
-    const root = resolve(__dirname, "..", "..");
-    const runner = pathToFileURL(join(root, "dist", "bindings", "mc", "runner.js")).href;
-    const file = join(root, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
-    const tmp = mkdtempSync(join(tmpdir(), "mc-scavenge-"));
-    try {
-      const script = `
+    const r = inChild<Record<string, { during: boolean[]; after: boolean }>>((runner, file, tmp) => `
         import { availableParallelism } from "node:os";
         import { runSweep, scavengeIsSerial } from ${JSON.stringify(runner)};
         const cores = availableParallelism();
@@ -81,18 +83,11 @@ describe("V8's parallel scavenging during a sweep", () => {
         const full = await during(cores, {}, "full");
         const asked = await during(cores, { parallelScavenge: true }, "asked");
         const fewer = cores > 1 ? await during(cores - 1, {}, "fewer") : { during: [false], after: false };
-        console.log(JSON.stringify({ full, asked, fewer }));`;
-      const probeFile = join(tmp, "probe.mjs");
-      writeFileSync(probeFile, script);
-      const out = execFileSync(process.execPath, [probeFile], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
-      const r = JSON.parse(out.trim().split("\n").pop()!) as Record<string, { during: boolean[]; after: boolean }>;
-      // (progress is reported once before the pool starts too)
-      expect(r.full!.during).toContain(true);
-      expect(r.full!.after).toBe(false);
-      expect(r.asked).toEqual({ during: [false], after: false });
-      expect(r.fewer).toEqual({ during: [false], after: false });
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
+        console.log(JSON.stringify({ full, asked, fewer }));`);
+    // (progress is reported once before the pool starts too)
+    expect(r.full!.during).toContain(true);
+    expect(r.full!.after).toBe(false);
+    expect(r.asked).toEqual({ during: [false], after: false });
+    expect(r.fewer).toEqual({ during: [false], after: false });
   });
 });
