@@ -42,6 +42,7 @@
 //    [0, 3120] to the earliest time that still shows the failure.
 
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
+import { deepFreeze } from "../util/deep-freeze.js";
 import { InputError } from "../scenario/errors.js";
 import type { Rng } from "./rng.js";
 
@@ -326,13 +327,8 @@ export function drawUnits(tpl: Template, name: string): string[] | undefined {
  * instead of leaking into the next run's sample.
  */
 export function freezeLiterals(tpl: Template): void {
-  const freeze = (v: unknown): void => {
-    if (v === null || typeof v !== "object" || Object.isFrozen(v)) return;
-    Object.freeze(v);
-    for (const k of Object.keys(v)) freeze((v as Record<string, unknown>)[k]);
-  };
   const walk = (t: Tpl): void => {
-    if (t.t === "lit") freeze(t.v);
+    if (t.t === "lit") deepFreeze(t.v);
     else eachChild(t, walk);
   };
   for (const [, t] of tpl.params) walk(t);

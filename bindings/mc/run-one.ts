@@ -54,7 +54,7 @@ function num(x: number): string {
  * strings by) that drops repeats, without the Set, its spread and the sort's
  * string conversions (~0.15-0.25 us -> ~0.06 us for four classes).
  */
-function uniqueSorted(xs: readonly string[]): string[] {
+export function uniqueSorted(xs: readonly string[]): string[] {
   const u: string[] = [];
   for (const x of xs) {
     let i = u.length;

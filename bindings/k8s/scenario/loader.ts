@@ -11,19 +11,29 @@ import { KINDS, KObj, Kind } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
+import { deepFreeze } from "../../util/deep-freeze.js";
+import { InputError } from "../../scenario/errors.js";
 import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
 import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
 import type { Action, Check, Expectation, K8sScenario, TimelineItem, WatchFault } from "./schema.js";
 
-export class ScenarioError extends Error {
+/**
+ * A bad k8s scenario: an InputError (so every command reports it as bad
+ * input, exit 2), worded "file:line: field: detail" as klog-minded users read
+ * it rather than InputError's "file:line (field): detail".
+ */
+export class ScenarioError extends InputError {
+  declare readonly field: string;
   constructor(
-    readonly file: string,
-    readonly line: number | undefined,
-    readonly field: string,
+    file: string,
+    line: number | undefined,
+    field: string,
     readonly detail: string,
   ) {
-    super(`${file}${line !== undefined ? `:${line}` : ""}: ${field ? `${field}: ` : ""}${detail}`);
+    super(detail, file, line, field);
+    this.message = `${file}${line !== undefined ? `:${line}` : ""}: ${field ? `${field}: ` : ""}${detail}`;
+    this.name = "ScenarioError";
   }
 }
 
@@ -327,18 +337,11 @@ const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "
 const frozenManifests = new WeakMap<object, KObj>();
 const frozenTimelineItems = new WeakMap<object, TimelineItem>();
 const isFrozenObject = (v: unknown): v is object => typeof v === "object" && v !== null && Object.isFrozen(v);
-function freezeDeep<T>(v: T): T {
-  if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const k of Object.keys(v)) freezeDeep((v as Record<string, unknown>)[k]);
-  }
-  return v;
-}
 
 function manifest(cx: Cx, v: unknown, path: string): KObj {
   if (!isFrozenObject(v)) return loadManifest(cx, v, path);
   let m = frozenManifests.get(v);
-  if (m === undefined) frozenManifests.set(v, (m = freezeDeep(loadManifest(cx, v, path))));
+  if (m === undefined) frozenManifests.set(v, (m = deepFreeze(loadManifest(cx, v, path))));
   return m;
 }
 
@@ -397,7 +400,7 @@ function timelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
   if (!isFrozenObject(v)) return loadTimelineItem(cx, v, path);
   const m = frozenTimelineItems.get(v);
   if (m !== undefined && m.line === cx.line(path)) return m;
-  const item = freezeDeep(loadTimelineItem(cx, v, path));
+  const item = deepFreeze(loadTimelineItem(cx, v, path));
   frozenTimelineItems.set(v, item);
   return item;
 }

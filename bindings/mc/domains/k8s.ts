@@ -47,6 +47,7 @@
 import { stringify } from "yaml";
 import { k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
 import { runK8sScenario } from "../../k8s/scenario/run.js";
+import { deepFreeze } from "../../util/deep-freeze.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
 import type { Json } from "../distributions.js";
 import { mcHeader, type McDomain, type McOutcome } from "../model.js";
@@ -95,14 +96,6 @@ export function copyDoc<T>(v: T): T {
   const out: Record<string, unknown> = {};
   for (const k in v) out[k] = copyDoc((v as Record<string, unknown>)[k]);
   return out as T;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === "object" && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
-  }
-  return v;
 }
 
 export const k8sDomain: McDomain<K8sScenario> = {
