@@ -20,7 +20,9 @@
 //  * Files: an inode is a byte range of a device (declared by the scenario;
 //    the TypeScript module adds one implicit file per device for buffered jobs
 //    with no file). Per page: the charged memcg (0 = not cached), the time it
-//    became dirty (-1 = clean) and whether it is under writeback.
+//    became dirty (-1 = clean) and whether it is under writeback, kept
+//    sparsely like the kernel's xarray (pages.ts): memory and pass time grow
+//    with the pages written, not with the file's size.
 //  * Dirtying: a write call of n pages at time t first updates mtime (the
 //    inode is marked dirty at t, __mark_inode_dirty(I_DIRTY_SYNC), which
 //    wakes the wb's flusher if the wb had no dirty IO: wb_wakeup_delayed,
@@ -92,6 +94,7 @@ import { HZ, TICK_NS, jiffiesAt, timeAfterEq, timeBefore } from "../engine/clock
 import { cgParent } from "../engine/cgroups";
 import { Vec } from "../engine/vec";
 import { Rng } from "../engine/random";
+import { PageTable, PAGES_PER_CHUNK } from "./pages";
 import { wbcAttach, wbcAccount, wbcDetach, detMaxId, detHistory, detAvgTime, detTrace, detSwitch, detSlots,
   PAGE_SHIFT, PAGE_SIZE, WB_FRN_MAX_IN_FLIGHT } from "./owner";
 
@@ -245,21 +248,14 @@ export class Inode {
   nrWriteback: i32 = 0;
   redirtyAt: i64 = -1;
   nrDirtyFresh: i32 = 0; // dirty pages never written back (no blocks yet)
-  pageMemcg: StaticArray<i32>; // memcg id charged (0 = not cached)
-  pageDirtyAt: StaticArray<i64>; // -1 = clean
-  pageWb: StaticArray<u8>; // under writeback
-  pageAlloc: StaticArray<u8>; // written back at least once (blocks allocated)
+  page: PageTable; // per-page state, sparse (pages.ts)
   // write calls still copying: start, newly dirtied pages, ns per page
   callT0: Vec<i64> = new Vec<i64>(4);
   callN: Vec<i32> = new Vec<i32>(4);
   callC: Vec<i64> = new Vec<i64>(4);
   constructor(pages: i32) {
     this.pages = pages;
-    this.pageMemcg = new StaticArray<i32>(pages);
-    this.pageDirtyAt = new StaticArray<i64>(pages);
-    this.pageWb = new StaticArray<u8>(pages);
-    this.pageAlloc = new StaticArray<u8>(pages);
-    for (let i = 0; i < pages; i++) unchecked((this.pageDirtyAt[i] = -1));
+    this.page = new PageTable(pages);
   }
 }
 export const inodes: Array<Inode> = new Array<Inode>();
@@ -635,16 +631,17 @@ export function wbWrite(job: i32, cg: i32, dev: i32, off: i64, size: u32, now: i
   let m = 0;
   let foreign = 0;
   let foreignMemcg = 0;
+  const pt = n.page;
   for (let p = p0; p < p1; p++) {
-    let pm = unchecked(n.pageMemcg[p]);
+    let pm = pt.memcg(p);
     if (pm == 0) {
       pm = writerMemcg;
-      unchecked((n.pageMemcg[p] = pm));
+      pt.setMemcg(p, pm);
     }
-    if (unchecked(n.pageDirtyAt[p]) < 0) {
+    if (pt.dirtyAt(p) < 0) {
       m++;
-      unchecked((n.pageDirtyAt[p] = now + <i64>m * c));
-      if (!unchecked(n.pageAlloc[p])) n.nrDirtyFresh++;
+      pt.setDirtyAt(p, now + <i64>m * c);
+      if (!pt.allocated(p)) n.nrDirtyFresh++;
       if (cfg.cgwb && pm != wbId) {
         foreign++;
         foreignMemcg = pm;
@@ -796,18 +793,30 @@ function writeInode(n: Inode, nrToWrite: i64, syncAll: bool, reason: i64, t: i64
   let runStart = -1;
   let p = start;
   const maxRun = <i32>cfg.bioMaxPages;
+  const pt = n.page;
   for (; p < n.pages; p++) {
-    const d = unchecked(n.pageDirtyAt[p]);
+    if ((p == start || (p & (PAGES_PER_CHUNK - 1)) == 0) && !pt.chunkHasDirty(p)) {
+      // no dirty page in this chunk: what the else branch below does at its
+      // first page, then on to the next chunk with dirty pages
+      if (runStart >= 0) {
+        issueBio(n, w, runStart, p - runStart, syncAll, t);
+        runStart = -1;
+      }
+      if (written >= nrToWrite) break;
+      p = pt.nextDirtyChunk(p) - 1;
+      continue;
+    }
+    const d = pt.dirtyAt(p);
     const ok = d >= 0 && d <= t && written < nrToWrite;
     if (ok) {
-      unchecked((n.pageDirtyAt[p] = -1));
-      unchecked((n.pageWb[p] = 1));
-      if (!unchecked(n.pageAlloc[p])) {
-        unchecked((n.pageAlloc[p] = 1));
+      pt.setDirtyAt(p, -1);
+      pt.setWriteback(p, true);
+      if (!pt.allocated(p)) {
+        pt.setAllocated(p);
         n.nrDirtyFresh--;
       }
       if (elect) {
-        const pm = unchecked(n.pageMemcg[p]);
+        const pm = pt.memcg(p);
         if (pm > 0 && cgOnline.get(pm - 1)) wbcAccount(pm, PAGE_SIZE);
       }
       written++;
@@ -873,7 +882,7 @@ export function wbBioDone(slot: i32, now: i64): void {
   const w = unchecked(wbs[bioAt(slot).seq]);
   const np = <i32>(bioAt(slot).size >> PAGE_SHIFT);
   const p0 = <i32>((bioAt(slot).off - n.off) >> PAGE_SHIFT);
-  for (let p = p0; p < p0 + np; p++) unchecked((n.pageWb[p] = 0));
+  for (let p = p0; p < p0 + np; p++) n.page.setWriteback(p, false);
   n.nrWriteback -= np;
   w.nrWriteback -= np;
   globalWriteback -= np;
@@ -1082,10 +1091,7 @@ function doFsync(id: i32, t: i64): void {
 /** echo 1 > drop_caches: clean, idle pages leave the cache (uncharged). */
 function dropCaches(): void {
   for (let i = 0; i < inodes.length; i++) {
-    const n = unchecked(inodes[i]);
-    for (let p = 0; p < n.pages; p++) {
-      if (unchecked(n.pageDirtyAt[p]) < 0 && !unchecked(n.pageWb[p])) unchecked((n.pageMemcg[p] = 0));
-    }
+    unchecked(inodes[i]).page.dropClean();
   }
 }
 

@@ -96,6 +96,21 @@ describe("small runs", () => {
     expect(dead.tracepoints.some((t) => t.event === "inode_foreign_history")).toBe(false);
   });
 
+  it("a sync writes each run of dirty pages as one bio (up to 256 pages), wherever it lies in a 1 GiB file", () => {
+    // the page cache is sparse (assembly/writeback/pages.ts, 64-page chunks):
+    // runs that cross chunk boundaries, pages far apart, the file's last pages
+    const PAGE = 4096;
+    const at = (name: string, page: number, pages: number) =>
+      jobDefaults({ name, cgroup: "A", device: "sda", rw: "write", direct: false, offset: page * PAGE,
+        regionLen: pages * PAGE, bytes: pages * PAGE, bs: [{ size: pages * PAGE, weight: 1 }] });
+    const last = (1 << 30) / PAGE - 2;
+    const jobs = [at("cross", 60, 11), at("far", 200_000, 1), at("end", last, 2), at("long", 1000, 300), at("edge", 127, 2)];
+    const sim = new Simulation(scen({ cgroups: [{ path: "A" }], jobs, record: true },
+      [w("wb.file", "f sda 0 1g"), w("wb.sync", "", "", 1e9)])); // (the flusher first wakes at 5 s)
+    const wb = sim.runToEnd().records!.filter((r) => r.job === "(writeback)").map((r) => [r.off / PAGE, r.size / PAGE]);
+    expect(wb.sort((a, b) => a[0]! - b[0]!)).toEqual([[60, 11], [127, 2], [1000, 256], [1256, 44], [200_000, 1], [last, 2]]);
+  });
+
   it("dirty throttling: a writer above the freerun ceiling is paused, below it is not", () => {
     const run = (dirtyBytes: string) => {
       const sim = new Simulation(scen({ cgroups: [{ path: "A" }], jobs: [bufWrite("a", "A", 0, 256 << 20)] },

@@ -1,9 +1,7 @@
 // The IO domain: a sampled value the io loader rejects is an error outcome
 // naming the randomised file's line and the field's path, like the k8s
 // domain's (the loader itself sees the sampled text, with other lines, and
-// names a fio option by its key alone). direct: 1, since buffered random IO
-// without size= costs seconds and gigabytes a run (the writeback model keeps
-// per-page arrays for the whole device: assembly/writeback/writeback.ts).
+// names a fio option by its key alone).
 import { describe, expect, it } from "vitest";
 import { modelFromText } from "../run-one.js";
 import { runSeed } from "../rng.js";
@@ -15,7 +13,6 @@ scenario:
   jobs:
     - name: a
       rw: randread
-      direct: 1
       number_ios: 20
       bs: {choice: [4k, 8q]}
       iodepth: 1
