@@ -203,7 +203,10 @@ export const COL_CG_WAIT: i32 = 12;
 export const COL_SERIES_IOS: i32 = 13;
 export const COL_SERIES_BYTES: i32 = 14;
 export const COL_SERIES_LAT_SUM: i32 = 15;
-export const COL_SERIES_HIST: i32 = 16;
+export const COL_SERIES_HIST: i32 = 16; // the open bin's dense histograms
+export const COL_SERIES_HIST_START: i32 = 17; // closed bins: first pair of each key
+export const COL_SERIES_HIST_IDX: i32 = 18; // closed bins' pairs: bucket
+export const COL_SERIES_HIST_CNT: i32 = 19; // closed bins' pairs: count
 export const COL_REC_JOB: i32 = 20;
 export const COL_REC_SEQ: i32 = 21;
 export const COL_REC_WORKER: i32 = 22;
@@ -239,6 +242,9 @@ export function column(id: i32): usize {
     case COL_SERIES_BYTES: return ptrOf(S.seriesBytes);
     case COL_SERIES_LAT_SUM: return ptrOf(S.seriesLatSum);
     case COL_SERIES_HIST: return ptrOf(S.seriesHist);
+    case COL_SERIES_HIST_START: return ptrOf(S.seriesHistStart);
+    case COL_SERIES_HIST_IDX: return ptrOf(S.seriesHistIdx);
+    case COL_SERIES_HIST_CNT: return ptrOf(S.seriesHistCnt);
     case COL_REC_JOB: return ptrOf(S.recJob);
     case COL_REC_SEQ: return ptrOf(S.recSeq);
     case COL_REC_WORKER: return ptrOf(S.recWorker);
@@ -273,6 +279,9 @@ export function columnLength(id: i32): i32 {
     case COL_SERIES_BYTES: return S.seriesBytes.length;
     case COL_SERIES_LAT_SUM: return S.seriesLatSum.length;
     case COL_SERIES_HIST: return S.seriesHist.length;
+    case COL_SERIES_HIST_START: return S.seriesHistStart.length;
+    case COL_SERIES_HIST_IDX: return S.seriesHistIdx.length;
+    case COL_SERIES_HIST_CNT: return S.seriesHistCnt.length;
     case COL_REC_JOB: return S.recJob.length;
     case COL_REC_SEQ: return S.recSeq.length;
     case COL_REC_WORKER: return S.recWorker.length;
@@ -291,6 +300,11 @@ export function columnLength(id: i32): i32 {
 
 export function seriesBinCount(): i32 {
   return S.seriesBins;
+}
+
+/** The series bin whose histograms are still dense (COL_SERIES_HIST); earlier bins' are pairs. */
+export function seriesOpenBin(): i32 {
+  return S.seriesOpen;
 }
 export * from "./throttle/api";
 export * from "./iocost/api";

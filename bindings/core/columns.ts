@@ -17,7 +17,10 @@ export const COL = {
   SERIES_IOS: 13,
   SERIES_BYTES: 14,
   SERIES_LAT_SUM: 15,
-  SERIES_HIST: 16,
+  SERIES_HIST: 16, // the open bin's dense histograms (see assembly/stats/stats.ts)
+  SERIES_HIST_START: 17, // closed bins: each key's first (bucket, count) pair
+  SERIES_HIST_IDX: 18,
+  SERIES_HIST_CNT: 19,
   REC_JOB: 20,
   REC_SEQ: 21,
   REC_WORKER: 22,

@@ -40,6 +40,7 @@ export interface CoreExports {
   column(id: number): number;
   columnLength(id: number): number;
   seriesBinCount(): number;
+  seriesOpenBin(): number;
   // Modules (throttle, iocost, writeback) add their own exports; they are
   // reached through `core.x` with their own typed views in bindings/engine/modules.
   [name: string]: unknown;

@@ -327,15 +327,27 @@ export class Simulation {
       const sIos = colU32(c, COL.SERIES_IOS);
       const sBytes = colU64(c, COL.SERIES_BYTES);
       const sLat = colF64(c, COL.SERIES_LAT_SUM);
-      const sHist = colU32(c, COL.SERIES_HIST);
+      // the open bin's histograms are dense; closed bins' are (bucket, count) pairs
+      const open = c.seriesOpenBin();
+      const openHist = colU32(c, COL.SERIES_HIST);
+      const start = colI32(c, COL.SERIES_HIST_START), idx = colI32(c, COL.SERIES_HIST_IDX), cnt = colU32(c, COL.SERIES_HIST_CNT);
+      const scratch = new Uint32Array(SERIES_PLAT_NR);
       const stride = nCg * 2;
       for (let b = 0; b < bins; b++) {
         for (let g = 0; g < nCg; g++) {
           for (let d = 0; d < 2; d++) {
-            const k = b * stride + g * 2 + d;
+            const j = g * 2 + d;
+            const k = b * stride + j;
             const n = sIos[k] ?? 0;
             if (n === 0) continue;
-            const h = sHist.subarray(k * SERIES_PLAT_NR, (k + 1) * SERIES_PLAT_NR);
+            let h: Uint32Array;
+            if (b === open) h = openHist.subarray(j * SERIES_PLAT_NR, (j + 1) * SERIES_PLAT_NR);
+            else {
+              scratch.fill(0);
+              const end = k + 1 < start.length ? start[k + 1]! : idx.length;
+              for (let p = start[k]!; p < end; p++) scratch[idx[p]!] = cnt[p]!;
+              h = scratch;
+            }
             series.push({
               t0Ns: b * s.seriesBinNs, cgroup: this.cgPathsById[g]!, dir: d ? "write" : "read", ios: n,
               bytes: Number(sBytes[k]), meanLatNs: sLat[k]! / n,
