@@ -3,7 +3,7 @@
 // internal error with a stack trace; `iosim ... | head` stops quietly.
 import { afterAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -44,6 +44,34 @@ describe("iosim and the user's files", () => {
       expect(s.stderr.trim()).toBe('iosim: command line (--seed): --seed must be a non-negative integer, got "abc"');
     }
     expect(iosim("compare", trace, "--kernel", "6.1", "--seed", "3").status).toBe(0);
+    // explain --seq is an index (abc explained "r#NaN")
+    for (const bad of ["abc", "-1", "2.5"]) {
+      const e = iosim("explain", trace, "--job", "r", "--seq", bad);
+      expect(e.status).toBe(2);
+      expect(e.stderr.trim()).toBe(`iosim: command line (--seq): --seq must be a non-negative integer, got "${bad}"`);
+    }
+    expect(iosim("explain", trace, "--job", "r", "--seq", "5").stdout).toMatch(/^IO r#5 \(R\) entered blk-throttle/);
+  });
+
+  it("a trace cut short after its header is bad input naming its line, not 0/0 IOs matched and PASS", () => {
+    const traces = resolve(__dirname, "..", "..", "test", "fixtures", "oracle");
+    const full = join(traces, "throtl", "traces", "iops100_qd1_read", "run2.jsonl");
+    for (const src of [full, join(traces, "guest", "iomax.jsonl")]) {
+      writeFileSync(join(tmp, "cut.jsonl"), readFileSync(src, "utf8").split("\n")[0] + "\n");
+      for (const cmd of ["compare", "replay"]) {
+        const r = iosim(cmd, "cut.jsonl");
+        expect(r.status).toBe(2);
+        expect(r.stderr.trim()).toBe("iosim: cut.jsonl:1: the trace has a header but no IO records to score (a capture cut short?)");
+      }
+    }
+  });
+
+  it("run --json keeps stdout one JSON document and gives the warnings to stderr (they were dropped)", () => {
+    writeFileSync(join(tmp, "verify.fio"), "[a]\nrw=randread\nbs=4k\nsize=1m\nverify=md5\n");
+    const r = iosim("run", "verify.fio", "--json", "-q");
+    expect(r.status).toBe(0);
+    expect((JSON.parse(r.stdout) as { jobs: Array<{ jobname: string }> }).jobs[0]!.jobname).toBe("a");
+    expect(r.stderr).toBe("iosim: warning: verify.fio:5: verify=md5: no effect in a simulation, ignored\n");
   });
 
   it("no command is a usage error (exit 2, help on stderr); --help asked for is success", () => {

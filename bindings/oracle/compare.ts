@@ -49,7 +49,7 @@ export function overall(scores: readonly TraceScore[]): Overall {
     }
   }
   const share = ios ? matched / ios : 1;
-  return { ios, matched, share, weak, pass: share >= 0.99 && weak.length === 0 };
+  return { ios, matched, share, weak, pass: ios > 0 && share >= 0.99 && weak.length === 0 };
 }
 
 function optsOf(o: { kernel?: string; seed?: number }): ReplayOpts {

@@ -125,8 +125,12 @@ export function detectKind(header: Record<string, unknown>): RecordedTrace["kind
 export function readTrace(text: string, file: string): RecordedTrace {
   const recs = parseLines(text, file);
   const kind = detectKind(recs[0]!.obj);
-  if (kind === "throtl") return readThrotl(recs, file);
-  if (kind === "guest-iomax") return readGuestIomax(recs, file);
+  const t = kind === "throtl" ? readThrotl(recs, file) : kind === "guest-iomax" ? readGuestIomax(recs, file) : undefined;
+  if (t !== undefined) {
+    // a capture cut short after its header would otherwise score 0/0 and pass
+    if (t.ios.length === 0) throw new InputError("the trace has a header but no IO records to score (a capture cut short?)", file, recs[recs.length - 1]!.line);
+    return t;
+  }
   throw new InputError("unknown trace format: line 1 is neither a throtl header (type \"header\" with \"jiffies\") nor a guest iomax header (type \"test\", test \"iomax\")", file, 1, "type");
 }
 

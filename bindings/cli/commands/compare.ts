@@ -48,10 +48,15 @@ export function register(program: Command): void {
       const seed = seedOption(o.seed);
       const throttle: TraceScore[] = [];
       const others: Array<{ file: string; kind: string; score: Record<string, unknown>; text: string }> = [];
-      for (const f of traces) {
+      // every file is read and its throttle records parsed before any replay,
+      // so a bad file late in the list does not throw away replays already run
+      const inputs = traces.map((f) => {
         const text = readTraceText(f);
         const h = traceHandler(text, f);
-        if (THROTTLE_KINDS.has(h.kind)) throttle.push(compareTrace(readTrace(text, f), { kernel, seed }));
+        return { f, text, h, trace: THROTTLE_KINDS.has(h.kind) ? readTrace(text, f) : undefined };
+      });
+      for (const { f, text, h, trace } of inputs) {
+        if (trace !== undefined) throttle.push(compareTrace(trace, { kernel, seed }));
         else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer }) });
       }
       const all = throttle.length ? overall(throttle) : undefined;

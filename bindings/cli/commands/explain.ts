@@ -4,6 +4,14 @@
 import type { Command } from "commander";
 import { explainText } from "../../oracle/explain.js";
 import { readTraceText } from "./compare.js";
+import { InputError } from "../../scenario/errors.js";
+
+/** --seq: an IO index, a whole number >= 0 */
+function seqOption(v: string): number {
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw new InputError(`--seq must be a non-negative integer, got "${v}"`, "command line", undefined, "--seq");
+  return n;
+}
 
 export function register(program: Command): void {
   program
@@ -11,7 +19,7 @@ export function register(program: Command): void {
     .description("explain why a bio waited in blk-throttle")
     .argument("<file>", "a recorded trace (.jsonl) or an oracle throtl scenario (.json)")
     .requiredOption("--job <name>", "job name")
-    .requiredOption("--seq <n>", "IO index in the job", (v) => Number(v))
+    .requiredOption("--seq <n>", "IO index in the job", seqOption)
     .action((file: string, o: { job: string; seq: number }) => {
       process.stdout.write(explainText(readTraceText(file), file, o.job, o.seq).join("\n") + "\n");
     });

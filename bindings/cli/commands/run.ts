@@ -118,7 +118,7 @@ export function register(program: Command): void {
     .argument("[scenario]", "scenario YAML, fio job file (.fio), oracle throtl scenario (.json), or 'demo'")
     .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
     .option("--json", "print fio-style JSON instead of text")
-    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json (and records.jsonl if recorded) to DIR")
+    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt (and records.jsonl if recorded) to DIR")
     .option("--seed <n>", "override the scenario's seed")
     .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
     .option("-q, --quiet", "no progress bar")
@@ -147,6 +147,8 @@ export function register(program: Command): void {
       }
       if (o.json) {
         process.stdout.write(fioJsonText(toFioJson(result, fioOpts)));
+        // stdout stays one JSON document; the warnings go where fio's go
+        for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
       } else {
         process.stdout.write(toFioText(result, fioOpts));
         process.stdout.write("\n" + summaryText(result));
