@@ -104,6 +104,11 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
     if (!Number.isFinite(v)) throw new InputError(`"${key}" must be a number, got "${str(key, node)}"`, file, lineOf(node), key);
     return v;
   };
+  const seedOf = (node: YamlNode | undefined): number => {
+    const v = num("seed", node, 1);
+    if (!Number.isSafeInteger(v) || v < 0) throw new InputError(`"seed" must be a non-negative integer, got "${str("seed", node!)}"`, file, lineOf(node!), "seed");
+    return v;
+  };
   const time = (key: string, node: YamlNode | undefined): number | undefined => {
     if (node === undefined) return undefined;
     const raw = str(key, node);
@@ -296,6 +301,25 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
     }
   }
 
+  // a change writes a file of a cgroup that exists: one declared under
+  // cgroups:, one a job runs in, or an ancestor of either (a misspelt path
+  // would otherwise create an empty cgroup and change nothing; the kernel
+  // answers ENOENT)
+  if (chNode !== undefined && isSeq(chNode)) {
+    const known = new Set<string>([""]);
+    const addPath = (p: string) => {
+      const parts = p.split("/").filter(Boolean);
+      for (let i = 1; i <= parts.length; i++) known.add(parts.slice(0, i).join("/"));
+    };
+    cgroups.forEach((g) => addPath(g.path));
+    jobs.forEach((j) => addPath(j.cgroup));
+    writes.forEach((w, i) => {
+      if (known.has(w.cgroup)) return;
+      const node = get(chNode.items[i] as YAMLMap, "cgroup")!;
+      throw new InputError(`cgroup "${w.cgroup}" is neither declared under cgroups: nor used by a job (the kernel answers ENOENT)`, file, lineOf(node), "cgroup");
+    });
+  }
+
   const series = time("series", get(root, "series"));
   const recordNode = get(root, "record");
   const scenario: Scenario = {
@@ -303,7 +327,7 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
     description: get(root, "description") !== undefined ? str("description", get(root, "description")) : undefined,
     kernel: kernelRaw as KernelVersion,
     cgroupVersion: cgv,
-    seed: num("seed", get(root, "seed"), 1),
+    seed: seedOf(get(root, "seed")),
     clock,
     devices,
     cgroups,

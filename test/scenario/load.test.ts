@@ -101,6 +101,26 @@ describe("scenario files", () => {
   });
 });
 
+describe("values the loader refuses", () => {
+  it("a seed that is negative or fractional names its line (it ran with the seed's low bits)", () => {
+    for (const bad of ["-7", "1.5", "abc"]) {
+      const e = errorOf(ok.replace("seed: 42", `seed: ${bad}`));
+      expect([e.line, e.field]).toEqual([3, "seed"]);
+      expect(e.message).toMatch(/non-negative integer|must be a number/);
+    }
+    expect(loadScenario(ok.replace("seed: 42", "seed: 0"), "s.yaml").scenario.seed).toBe(0);
+  });
+
+  it("a change to a cgroup nothing declares names its line (it created an empty cgroup and changed nothing)", () => {
+    const change = (cg: string) => `${ok}changes:\n  - at: 500ms\n    cgroup: ${cg}\n    file: io.weight\n    value: "default 200"\n`;
+    const e = errorOf(change("tenants/c"));
+    expect([e.line, e.field]).toEqual([31, "cgroup"]);
+    expect(e.message).toMatch(/"tenants\/c" is neither declared under cgroups: nor used by a job/);
+    // declared ones, their ancestors and the root are fine
+    for (const cg of ["tenants/a", "/tenants/b/", "tenants", '""']) expect(loadScenario(change(cg), "s.yaml").scenario.writes).toHaveLength(1);
+  });
+});
+
 describe("a rejected cgroup file write", () => {
   const withIoMax = (v: string, kernel = "6.18") =>
     `name: x\nkernel: "${kernel}"\ncgroups:\n  a:\n    io.weight: "default 100"\n    io.max: "${v}"\njobs:\n  - name: j\n    cgroup: a\n    number_ios: 1\n`;
