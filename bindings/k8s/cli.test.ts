@@ -51,6 +51,22 @@ describe("iosim k8s on the command line", () => {
     expect(iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.23", "--seed", "5").code).toBe(0);
   });
 
+  it("a bad --version, --fix or scenario name is bad input naming it (exit 2), as every other command reports it", () => {
+    const cases: Array<[string[], string]> = [
+      [["run", "detach-backoff-node-status", "--version", "1.99"], "iosim: command line (--version): Kubernetes version 1.99 is outside the modelled range"],
+      [["diff", "detach-backoff-node-status", "--version", "1.22", "--version", "two"], 'iosim: command line (--version): bad Kubernetes version "two"'],
+      [["diff", "detach-backoff-node-status", "--version", "1.22"], "iosim: command line (--version): diff needs exactly two --version options"],
+      [["run", "detach-backoff-node-status", "--fix", "99999=on"], 'iosim: command line (--fix): bad --fix "99999=on"'],
+      [["run", "no-such.yaml"], "iosim: no-such.yaml: no such scenario file or built-in (built-ins: "],
+    ];
+    for (const [args, msg] of cases) {
+      const r = iosim("k8s", ...args);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe("");
+      expect(r.err.startsWith(msg)).toBe(true);
+    }
+  });
+
   it("the program's own --version still prints the package version before a subcommand", () => {
     const r = iosim("--version");
     expect(r.code).toBe(0);

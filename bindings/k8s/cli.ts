@@ -9,7 +9,8 @@ import { existsSync } from "node:fs";
 import { readInputFile } from "../cli/read-input.js";
 import { seedOption } from "../cli/options.js";
 import type { Command } from "commander";
-import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatEvents, loadK8sScenario, parseFixOverrides, runK8sScenario } from "./index.js";
+import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatEvents, loadK8sScenario, parseFixOverrides, parseVersion, runK8sScenario, type FixOverrides } from "./index.js";
+import { InputError } from "../scenario/errors.js";
 import type { K8sScenario } from "./scenario/schema.js";
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
@@ -17,14 +18,31 @@ const collect = (v: string, prev: string[]): string[] => [...prev, v];
 function resolveScenario(arg: string): K8sScenario {
   const b = builtinK8sScenario(arg);
   if (b) return b;
-  if (!existsSync(arg)) throw new Error(`no such scenario file or built-in: ${arg} (built-ins: ${builtinK8sScenarios().map((s) => s.name).join(", ")})`);
+  if (!existsSync(arg)) throw new InputError(`no such scenario file or built-in (built-ins: ${builtinK8sScenarios().map((s) => s.name).join(", ")})`, arg);
   return loadK8sScenario(readInputFile(arg, "scenario"), arg);
 }
 
+// Bad input is an InputError (exit 2, naming the option or the file's line);
+// anything else reaches main.ts as an internal error (exit 3, with its stack).
 
-function fail(e: unknown): void {
-  process.stderr.write(`iosim k8s: ${(e as Error).message}\n`);
-  process.exitCode = 2;
+/** --version: 1.MINOR or 1.MINOR.PATCH in the modelled range */
+function versionOption(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  try {
+    parseVersion(v);
+  } catch (e) {
+    throw new InputError((e as Error).message, "command line", undefined, "--version");
+  }
+  return v;
+}
+
+/** --fix ID=on|off, repeatable */
+function fixOption(items: readonly string[]): FixOverrides {
+  try {
+    return parseFixOverrides(items);
+  } catch (e) {
+    throw new InputError((e as Error).message, "command line", undefined, "--fix");
+  }
 }
 
 export function registerK8sCommands(program: Command): void {
@@ -41,44 +59,41 @@ export function registerK8sCommands(program: Command): void {
     .option("--no-events", "do not print the event timeline")
     .description("run a scenario; exit code 0 only when every invariant and expectation holds")
     .action((arg: string, o: { version?: string; fix: string[]; seed?: string; json?: boolean; logs?: boolean; events: boolean }) => {
-      try {
-        const sc = resolveScenario(arg);
-        const r = runK8sScenario(sc, { version: o.version, fixes: parseFixOverrides(o.fix), seed: seedOption(o.seed) });
-        if (o.json) {
-          process.stdout.write(
-            JSON.stringify(
-              {
-                scenario: r.scenario,
-                version: r.version,
-                fixes: r.fixes,
-                violations: r.violations,
-                expectations: r.expectations,
-                symptoms: r.symptoms,
-                timeline: r.timeline,
-                logs: r.logs.map((l) => `${l.component}: ${l.text}`),
-                objects: r.objects,
-                stats: r.stats,
-              },
-              null,
-              2,
-            ) + "\n",
-          );
-        } else {
-          const w = (s: string): boolean => process.stdout.write(s + "\n");
-          w(`scenario ${r.scenario} on Kubernetes ${r.version}  (fixes on: ${Object.entries(r.fixes).filter(([, v]) => v).map(([k]) => k).join(", ") || "none"})`);
-          if (o.events) w("\n" + formatEvents(r.timeline));
-          if (o.logs) {
-            w("");
-            for (const l of r.logs) w(`${l.component}: ${l.text}`);
-          }
+      const opts = { version: versionOption(o.version), fixes: fixOption(o.fix), seed: seedOption(o.seed) };
+      const sc = resolveScenario(arg);
+      const r = runK8sScenario(sc, opts);
+      if (o.json) {
+        process.stdout.write(
+          JSON.stringify(
+            {
+              scenario: r.scenario,
+              version: r.version,
+              fixes: r.fixes,
+              violations: r.violations,
+              expectations: r.expectations,
+              symptoms: r.symptoms,
+              timeline: r.timeline,
+              logs: r.logs.map((l) => `${l.component}: ${l.text}`),
+              objects: r.objects,
+              stats: r.stats,
+            },
+            null,
+            2,
+          ) + "\n",
+        );
+      } else {
+        const w = (s: string): boolean => process.stdout.write(s + "\n");
+        w(`scenario ${r.scenario} on Kubernetes ${r.version}  (fixes on: ${Object.entries(r.fixes).filter(([, v]) => v).map(([k]) => k).join(", ") || "none"})`);
+        if (o.events) w("\n" + formatEvents(r.timeline));
+        if (o.logs) {
           w("");
-          if (r.violations.length === 0) w("all invariants and expectations hold");
-          for (const v of r.violations) w(`VIOLATION ${v.name} at ${v.time}: ${v.explanation}`);
+          for (const l of r.logs) w(`${l.component}: ${l.text}`);
         }
-        process.exitCode = r.violations.length === 0 ? 0 : 1;
-      } catch (e) {
-        fail(e);
+        w("");
+        if (r.violations.length === 0) w("all invariants and expectations hold");
+        for (const v of r.violations) w(`VIOLATION ${v.name} at ${v.time}: ${v.explanation}`);
       }
+      process.exitCode = r.violations.length === 0 ? 0 : 1;
     });
 
   k8s
@@ -108,26 +123,23 @@ export function registerK8sCommands(program: Command): void {
     .option("--json", "print the diff as JSON")
     .description("where two versions' timelines diverge")
     .action((arg: string, o: { version: string[]; fix: string[]; json?: boolean }) => {
-      try {
-        if (o.version.length !== 2) throw new Error("diff needs exactly two --version options");
-        const sc = resolveScenario(arg);
-        const fixes = parseFixOverrides(o.fix);
-        const a = runK8sScenario(sc, { version: o.version[0], fixes });
-        const b = runK8sScenario(sc, { version: o.version[1], fixes });
-        const d = diffK8sRuns(a, b);
-        if (o.json) process.stdout.write(JSON.stringify(d, null, 2) + "\n");
-        else {
-          const w = (s: string): boolean => process.stdout.write(s + "\n");
-          w(`${sc.name}: ${d.a} vs ${d.b}`);
-          if (d.firstEvent < 0) w("event timelines are identical");
-          else w(`first differing event (#${d.firstEvent}):\n  ${d.a}: ${d.eventA}\n  ${d.b}: ${d.eventB}`);
-          if (d.firstLog < 0) w("logs are identical");
-          else w(`first differing log line (#${d.firstLog}):\n  ${d.a}: ${d.logA}\n  ${d.b}: ${d.logB}`);
-          w(`violations ${d.a}: ${d.violationsA.join(", ") || "none"}`);
-          w(`violations ${d.b}: ${d.violationsB.join(", ") || "none"}`);
-        }
-      } catch (e) {
-        fail(e);
+      if (o.version.length !== 2) throw new InputError("diff needs exactly two --version options", "command line", undefined, "--version");
+      o.version.forEach(versionOption);
+      const fixes = fixOption(o.fix);
+      const sc = resolveScenario(arg);
+      const a = runK8sScenario(sc, { version: o.version[0], fixes });
+      const b = runK8sScenario(sc, { version: o.version[1], fixes });
+      const d = diffK8sRuns(a, b);
+      if (o.json) process.stdout.write(JSON.stringify(d, null, 2) + "\n");
+      else {
+        const w = (s: string): boolean => process.stdout.write(s + "\n");
+        w(`${sc.name}: ${d.a} vs ${d.b}`);
+        if (d.firstEvent < 0) w("event timelines are identical");
+        else w(`first differing event (#${d.firstEvent}):\n  ${d.a}: ${d.eventA}\n  ${d.b}: ${d.eventB}`);
+        if (d.firstLog < 0) w("logs are identical");
+        else w(`first differing log line (#${d.firstLog}):\n  ${d.a}: ${d.logA}\n  ${d.b}: ${d.logB}`);
+        w(`violations ${d.a}: ${d.violationsA.join(", ") || "none"}`);
+        w(`violations ${d.b}: ${d.violationsB.join(", ") || "none"}`);
       }
     });
 }
