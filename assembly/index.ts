@@ -101,6 +101,16 @@ export function jobBs(job: i32, size: u32, weight: u32): void {
   j.bsCum.push(prev + (weight < 1 ? 1 : weight));
 }
 
+/** A block size of the job's writes, when they differ from its reads (call after every jobBs). */
+export function jobBsWrite(job: i32, size: u32, weight: u32): void {
+  const j = jobs[job];
+  const n = j.bsCum.length;
+  if (j.bsWFrom < 0) j.bsWFrom = n;
+  const prev: u32 = n > j.bsWFrom ? j.bsCum.get(n - 1) : 0;
+  j.bsSize.push(size);
+  j.bsCum.push(prev + (weight < 1 ? 1 : weight));
+}
+
 export function jobGap(job: i32, gapNs: i64): void {
   jobs[job].gaps.push(gapNs);
 }

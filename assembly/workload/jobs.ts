@@ -55,6 +55,13 @@ export class Job {
   bs0: u32 = 4096;
   bsSlots0: i64 = 1;
   nBs: i32 = 1;
+  // fio's bs=R,W / bssplit=R,W: writes draw from the columns' entries
+  // bsWFrom.. (weights cumulative from 0 again), reads from 0..bsWFrom;
+  // -1 = one list for both directions
+  bsWFrom: i32 = -1;
+  bsW0: u32 = 4096;
+  bsWSlots0: i64 = 1;
+  nBsW: i32 = 0;
   regionOff: i64 = 0;
   regionLen: i64 = 1 << 30;
   align: i64 = 4096;
@@ -138,6 +145,12 @@ export function startJob(j: Job): void {
   j.bs0 = j.bsSize.get(0);
   j.bsSlots0 = j.bsSlots.get(0);
   j.nBs = j.bsSize.length;
+  if (j.bsWFrom > 0 && j.bsWFrom < j.bsSize.length) {
+    j.nBs = j.bsWFrom;
+    j.bsW0 = j.bsSize.get(j.bsWFrom);
+    j.bsWSlots0 = j.bsSlots.get(j.bsWFrom);
+    j.nBsW = j.bsSize.length - j.bsWFrom;
+  } else j.bsWFrom = -1;
   j.wakeAt = j.startNs;
   schedule(j.startNs, EV_JOB_WAKE, <u32>j.id);
 }
@@ -217,12 +230,20 @@ function earliestNextPattern(j: Job, now: i64): i64 {
     j.altNext ^= 1;
   }
   let size: u32 = j.bs0;
-  let bk = 0;
-  const nb = j.nBs;
+  let lo = 0;
+  let nb = j.nBs;
+  let slots0 = j.bsSlots0;
+  if (dir == 1 && j.bsWFrom > 0) {
+    lo = j.bsWFrom;
+    nb = j.nBsW;
+    size = j.bsW0;
+    slots0 = j.bsWSlots0;
+  }
+  let bk = lo;
   if (nb > 1) {
-    const total = j.bsCum.get(nb - 1);
+    const total = j.bsCum.get(lo + nb - 1);
     const r = <u32>j.rng.below(<u64>total);
-    for (let k = 0; k < nb; k++) {
+    for (let k = lo; k < lo + nb; k++) {
       const c = j.bsCum.get(k);
       if (r < c) {
         size = j.bsSize.get(k);
@@ -234,7 +255,7 @@ function earliestNextPattern(j: Job, now: i64): i64 {
   let off: i64;
   const len = j.regionLen;
   if (j.random) {
-    const slots = bk == 0 ? j.bsSlots0 : j.bsSlots.get(bk);
+    const slots = bk == lo ? slots0 : j.bsSlots.get(bk);
     off = j.regionOff + <i64>j.rng.below(<u64>slots) * j.align;
   } else {
     if (j.pos + <i64>size > len) j.pos = 0;

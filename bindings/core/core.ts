@@ -22,6 +22,7 @@ export interface CoreExports {
     rateBps: number, burst: number, thinkNs: bigint, thinkBlocks: number, startNs: bigint, count: bigint,
     bytesLimit: bigint, runtimeNs: bigint, timeBased: number): number;
   jobBs(job: number, size: number, weight: number): void;
+  jobBsWrite(job: number, size: number, weight: number): void;
   jobGap(job: number, gapNs: bigint): void;
   stagingAlloc(bytes: number): number;
   jobLoadTimes(job: number, n: number): void;

@@ -171,6 +171,7 @@ export class Simulation {
       BigInt(Math.round(j.thinktimeNs)), j.thinktimeBlocks, BigInt(Math.round(j.startNs)), big(j.count), big(j.bytes),
       big(j.runtimeNs), j.timeBased ? 1 : 0);
     for (const b of j.bs) c.jobBs(id, b.size, b.weight);
+    for (const b of j.bsWrite ?? []) c.jobBsWrite(id, b.size, b.weight);
     if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
     if (p.kind === "times") {
       const n = p.timesNs.length;

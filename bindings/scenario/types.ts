@@ -111,8 +111,10 @@ export interface JobSpec {
   random: boolean;
   /** percent of reads for rw = "mix" */
   mixReadPct: number;
-  /** block sizes with weights (fio bs / bssplit). */
+  /** block sizes with weights (fio bs / bssplit); the reads' when `bsWrite` is given. */
   bs: Array<{ size: number; weight: number }>;
+  /** the writes' block sizes of a mixed job when they differ from the reads' (fio bs=R,W / bssplit=R,W) */
+  bsWrite?: Array<{ size: number; weight: number }>;
   /** region of the device the job touches */
   offset: number;
   regionLen: number;

@@ -159,10 +159,16 @@ describe("fio job-file values and errors", () => {
     expect(p("[a]\nrw=randrw\nrwmixwrite=40\nrwmixread=80\n").jobs[0]!.mixReadPct).toBe(80);
   });
 
-  it("bs=4k,16k on a 50/50 mix merges the sizes by the read share and says so", () => {
+  it("bs=4k,16k and bssplit=R,W on a mix give the reads and the writes their own sizes (they were merged, with a warning)", () => {
     const r = p("[a]\nrw=randrw\nbs=4k,16k\n");
-    expect(r.jobs[0]!.bs).toEqual([{ size: 4096, weight: 50 }, { size: 16384, weight: 50 }]);
-    expect(r.warnings).toEqual([expect.stringMatching(/^t\.fio:3: bs=4k,16k: reads and writes have different sizes/)]);
+    expect(r.jobs[0]).toMatchObject({ bs: [{ size: 4096, weight: 1 }], bsWrite: [{ size: 16384, weight: 1 }] });
+    expect(r.warnings).toEqual([]);
+    const s = p("[a]\nrw=randrw\nbssplit=4k/75:8k/25,64k\n").jobs[0]!;
+    expect([s.bs, s.bsWrite]).toEqual([[{ size: 4096, weight: 75 }, { size: 8192, weight: 25 }], [{ size: 65536, weight: 100 }]]);
+    // one list for both when they agree, or when the job only reads
+    expect(p("[a]\nrw=randrw\nbs=4k,4k\n").jobs[0]!.bsWrite).toBeUndefined();
+    const ro = p("[a]\nrw=randread\nbs=4k,16k\n").jobs[0]!;
+    expect([ro.bs, ro.bsWrite]).toEqual([[{ size: 4096, weight: 1 }], undefined]);
   });
 
   it("rate=1m,500k on a 50/50 mix caps the job where writes reach 500 KiB/s", () => {

@@ -19,9 +19,6 @@
 // where it applies):
 //   - rw=rw/randrw: fio keeps one direction for a batch of IOs (rwmix
 //     issues); iosim draws the direction per IO with the same read share.
-//   - bs=R,W with R != W (or per-direction bssplit) on a mixed job: one size
-//     list per job, so the sizes are merged, weighted by the read share; the
-//     marginal size mix is right, the size<->direction pairing is lost.
 //   - rate/rate_iops per direction on a mixed job: one job-wide cap, the
 //     largest total rate at which no direction exceeds its own cap.
 //   - iodepth>1 with a synchronous ioengine (psync, fio's default): fio
@@ -393,22 +390,6 @@ function toIntegerWeights(list: Array<{ size: number; weight: number }>): Array<
   return list.map((l) => ({ size: l.size, weight: Math.round(l.weight * 100) }));
 }
 
-/** Merge per-direction size lists into one, weighted by the direction's share of IOs (in percent). */
-function mergeSizeLists(
-  r: Array<{ size: number; weight: number }>, w: Array<{ size: number; weight: number }>, readPct: number,
-): Array<{ size: number; weight: number }> {
-  const acc = new Map<number, number>();
-  const add = (list: Array<{ size: number; weight: number }>, share: number) => {
-    const tot = list.reduce((a, b) => a + b.weight, 0);
-    for (const it of list) acc.set(it.size, (acc.get(it.size) ?? 0) + (share * it.weight) / tot);
-  };
-  add(r, readPct);
-  add(w, 100 - readPct);
-  const out = [...acc.entries()].filter(([, wt]) => wt > 0).sort((a, b) => a[0] - b[0])
-    .map(([size, weight]) => ({ size, weight }));
-  return toIntegerWeights(out.map((o) => ({ size: o.size, weight: Math.round(o.weight * 100) / 100 })));
-}
-
 function sameList(a: Array<{ size: number; weight: number }>, b: Array<{ size: number; weight: number }>): boolean {
   return a.length === b.length && a.every((x, i) => x.size === b[i]!.size && x.weight === b[i]!.weight);
 }
@@ -559,17 +540,18 @@ function buildJobs(
     if (r !== undefined) listR = parseBssplitList(splitE, r, kbBase);
     if (w !== undefined) listW = parseBssplitList(splitE, w, kbBase);
   }
+  // a mixed job with different read and write sizes draws a write's size
+  // from the write list, as fio does (td->o.bs[DDIR_WRITE])
   let bs: Array<{ size: number; weight: number }>;
+  let bsWrite: Array<{ size: number; weight: number }> | undefined;
   if (rwi.rw === "read") bs = listR;
   else if (rwi.rw === "write") bs = listW;
   else if (sameList(listR, listW)) bs = listR;
   else {
-    bs = mergeSizeLists(listR, listW, mixReadPct);
-    const src = splitE ?? bsE!;
-    warn(`${at(src)}: ${src.key}=${src.value}: reads and writes have different sizes; iosim uses one size list ` +
-      `per job, merged by the ${mixReadPct}% read share (the size/direction pairing is lost)`);
+    bs = listR;
+    bsWrite = listW;
   }
-  const minBs = Math.min(...bs.map((b) => b.size));
+  const minBs = Math.min(...bs.map((b) => b.size), ...(bsWrite ?? []).map((b) => b.size));
 
   // device
   const isReplay = o.has("read_iolog");
@@ -704,10 +686,15 @@ function buildJobs(
       if ((rv !== undefined && rv <= 0) || (wv !== undefined && wv <= 0)) throw bad(e, `${unit} must be > 0`);
       if (rwi.rw === "read") return rv;
       if (rwi.rw === "write") return wv;
-      // mixed: the largest total T with T*share_d <= cap_d for each capped direction
+      // mixed: the largest total T with T*share_d <= cap_d for each capped
+      // direction; a direction's share of the bytes weighs its IO share by
+      // its mean block size
+      const mean = (l: Array<{ size: number; weight: number }>) => l.reduce((a, b) => a + b.size * b.weight, 0) / l.reduce((a, b) => a + b.weight, 0);
+      const rShare = unit === "iops" ? mixReadPct / 100
+        : (mixReadPct * mean(bs)) / (mixReadPct * mean(bs) + (100 - mixReadPct) * mean(bsWrite ?? bs));
       const limits: number[] = [];
-      if (rv !== undefined && mixReadPct > 0) limits.push(rv / (mixReadPct / 100));
-      if (wv !== undefined && mixReadPct < 100) limits.push(wv / ((100 - mixReadPct) / 100));
+      if (rv !== undefined && rShare > 0) limits.push(rv / rShare);
+      if (wv !== undefined && rShare < 1) limits.push(wv / (1 - rShare));
       if (rv !== wv || rv === undefined) {
         warn(`${at(e)}: ${e.key}=${e.value}: per-direction caps on a mixed job become one job-wide cap ` +
           `(${limits.length ? Math.floor(Math.min(...limits)) : "none"} ${unit})`);
@@ -815,6 +802,7 @@ function buildJobs(
       random: rwi.random,
       mixReadPct,
       bs: bs.map((b) => ({ ...b })),
+      ...(bsWrite ? { bsWrite: bsWrite.map((b) => ({ ...b })) } : {}),
       offset: off,
       regionLen,
       align,

@@ -30,6 +30,25 @@ describe("the event engine", () => {
     expect(a.jobs[0]!.read.lat.mean).toBe((400 * 400_000 - 600_000) / 400);
   });
 
+  it("a mixed job with its own write sizes (fio bs=4k,64k): every read is 4 KiB, every write 64 KiB, the mix stays 70/30", () => {
+    const r = one({ rw: "mix", mixReadPct: 70, random: true, count: 2000, iodepth: 4, bs: [{ size: 4096, weight: 1 }],
+      bsWrite: [{ size: 65536, weight: 1 }] }, fixedDevice(100_000, 4), { record: true });
+    const sizes = (dir: "R" | "W") => new Set(r.records!.filter((b) => b.dir === dir).map((b) => b.size));
+    expect([...sizes("R")]).toEqual([4096]);
+    expect([...sizes("W")]).toEqual([65536]);
+    const reads = r.jobs[0]!.read.ios;
+    expect(reads + r.jobs[0]!.write.ios).toBe(2000);
+    expect(Math.abs(reads / 2000 - 0.7)).toBeLessThan(0.04);
+    // and a write list of several sizes draws among them
+    const s = one({ rw: "mix", mixReadPct: 50, random: true, count: 2000, bs: [{ size: 4096, weight: 1 }],
+      bsWrite: [{ size: 8192, weight: 1 }, { size: 16384, weight: 3 }] }, fixedDevice(100_000, 4), { record: true });
+    const w = s.records!.filter((b) => b.dir === "W");
+    const big = w.filter((b) => b.size === 16384).length / w.length;
+    expect(new Set(w.map((b) => b.size))).toEqual(new Set([8192, 16384]));
+    expect(Math.abs(big - 0.75)).toBeLessThan(0.05);
+    expect(new Set(s.records!.filter((b) => b.dir === "R").map((b) => b.size))).toEqual(new Set([4096]));
+  });
+
   it("bios beyond nr_requests wait for a request, FIFO", () => {
     const r = one({ count: 8, iodepth: 8 }, fixedDevice(100_000, 8, 2));
     // 2 at a time: 4 rounds of 100 us
