@@ -34,10 +34,15 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
     const rw = j.rw === "mix" ? "rw" : j.rw === "alt" ? "rw" : j.rw;
     out.push(`rw=${j.random ? (rw === "rw" ? "randrw" : "rand" + rw) : rw}`);
     if (j.rw === "mix" || j.rw === "alt") out.push(`rwmixread=${j.rw === "alt" ? 50 : j.mixReadPct}`);
-    if (j.bs.length === 1) out.push(`bs=${j.bs[0]!.size}`);
+    // reads' and (when they differ) writes' sizes, as fio's bs=R,W / bssplit=R,W
+    const lists = j.bsWrite ? [j.bs, j.bsWrite] : [j.bs];
+    if (lists.every((l) => l.length === 1)) out.push(`bs=${lists.map((l) => l[0]!.size).join(",")}`);
     else {
-      const tot = j.bs.reduce((a, b) => a + b.weight, 0);
-      out.push(`bssplit=${j.bs.map((b) => `${b.size}/${Math.round((100 * b.weight) / tot)}`).join(":")}`);
+      const split = (l: JobSpec["bs"]) => {
+        const tot = l.reduce((a, b) => a + b.weight, 0);
+        return l.map((b) => `${b.size}/${Math.round((100 * b.weight) / tot)}`).join(":");
+      };
+      out.push(`bssplit=${lists.map(split).join(",")}`);
     }
     out.push(`ioengine=libaio`, `iodepth=${j.iodepth}`, `direct=${j.direct ? 1 : 0}`);
     if (j.offset) out.push(`offset=${j.offset}`);

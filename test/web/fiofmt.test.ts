@@ -1,0 +1,18 @@
+// The playground's fio text of a scenario's jobs (web/src/lib/fiofmt.ts)
+// parses back to the same jobs' sizes, also when reads and writes have their
+// own (fio bs=R,W / bssplit=R,W).
+import { describe, expect, it } from "vitest";
+import { formatFioJobs } from "../../web/src/lib/fiofmt.js";
+import { parseFioJobFile } from "../../bindings/workload/index.js";
+
+const parse = (text: string) => parseFioJobFile(text, "t.fio", { defaultDevice: "vda", deviceSizes: { vda: 2 ** 33 } }).jobs;
+
+describe("the playground's fio text", () => {
+  it("keeps the read and the write sizes of a mixed job", () => {
+    for (const sizes of ["bs=4k", "bs=4k,64k", "bssplit=4k/75:8k/25", "bssplit=4k/75:8k/25,64k/100", "bssplit=4k,8k/50:16k/50"]) {
+      const jobs = parse(`[a]\nfilename=/dev/vda\nrw=randrw\n${sizes}\nsize=1g\n`);
+      const again = parse(formatFioJobs(jobs).text);
+      expect([again[0]!.bs, again[0]!.bsWrite]).toEqual([jobs[0]!.bs, jobs[0]!.bsWrite]);
+    }
+  });
+});
