@@ -1,9 +1,11 @@
 // Engine throughput: simulated bios per second with no limits on an ideal
 // device at QD 32, WASM core vs the same loop in plain TypeScript
-// (bench/plain-engine.ts), measured side by side in one run.
+// (bench/plain-engine.ts), measured side by side in one run. Then small runs
+// (100 bios, as a Monte Carlo sweep of small IO scenarios makes them):
+// simulate(), which reuses the previous run's core, vs a fresh core per run.
 //
 //   node dist/bench/engine.js [--bios N] [--rounds R]
-import { Simulation } from "../bindings/engine/simulation.js";
+import { Simulation, simulate } from "../bindings/engine/simulation.js";
 import { jobDefaults, scenarioDefaults } from "../bindings/scenario/defaults.js";
 import type { DeviceSpec } from "../bindings/scenario/types.js";
 import { runPlain } from "./plain-engine.js";
@@ -64,3 +66,30 @@ console.log(`engine: ${BIOS.toLocaleString("en-US")} bios, QD ${QD}, ideal devic
 console.log(`  wasm core        ${(wasmRate / 1e6).toFixed(2)} M bios/s   simulated/wall ${((simNs / 1e6) / best(w)).toFixed(1)}x`);
 console.log(`  plain TypeScript ${(plainRate / 1e6).toFixed(2)} M bios/s   simulated/wall ${((simNs / 1e6) / best(p)).toFixed(1)}x`);
 console.log(`  ratio wasm/plain ${(wasmRate / plainRate).toFixed(2)}x   (targets: >= 20 M bios/s, >= 5x)`);
+
+// small runs: the core's instantiation against the run itself
+const small = scenarioDefaults({
+  name: "bench-small", devices: [ideal],
+  jobs: [jobDefaults({ name: "j", device: "loop1", iodepth: 4, count: 100, random: true, regionLen: REGION })],
+});
+const smallRate = (run: () => unknown): number => {
+  for (let i = 0; i < 50; i++) run();
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 1000) {
+    run();
+    n++;
+  }
+  return n / ((performance.now() - t0) / 1e3);
+};
+const reused: number[] = [];
+const freshCore: number[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  reused.push(smallRate(() => simulate(small)));
+  freshCore.push(smallRate(() => new Simulation(small).runToEnd()));
+}
+const bestOf = (xs: number[]) => Math.max(...xs);
+console.log(`small runs (100 bios each), best of ${ROUNDS} 1 s rounds, alternated:`);
+console.log(`  simulate(), core reused   ${Math.round(bestOf(reused)).toLocaleString("en-US")} runs/s`);
+console.log(`  a fresh core per run      ${Math.round(bestOf(freshCore)).toLocaleString("en-US")} runs/s`);
+console.log(`  ratio ${(bestOf(reused) / bestOf(freshCore)).toFixed(1)}x`);

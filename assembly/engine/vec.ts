@@ -28,14 +28,21 @@ export class Vec<T> {
     return this.length++;
   }
 
-  /** Make room for index `i` (filling with zero) and set length to at least i+1. */
+  /**
+   * Make room for index `i` and set length to at least i+1; the elements the
+   * length newly covers are zero (also those a `length = k` truncation left
+   * behind, which a reused core's next run would otherwise read).
+   */
   ensure(i: i32): void {
     if (i >= this.data.length) {
       let cap = this.data.length;
       while (cap <= i) cap *= 2;
       this.grow(cap);
     }
-    if (i >= this.length) this.length = i + 1;
+    if (i >= this.length) {
+      memory.fill(changetype<usize>(this.data) + (<usize>this.length) * sizeof<T>(), 0, (<usize>(i + 1 - this.length)) * sizeof<T>());
+      this.length = i + 1;
+    }
   }
 
   grow(capacity: i32): void {

@@ -395,9 +395,30 @@ export class Simulation {
   }
 }
 
+/**
+ * A core kept for the next `simulate()` in this thread. Instantiating the core
+ * costs more than a small run (a fresh 4 MiB memory whose first pages the
+ * module's start function touches: 1.4 ms on this project's VM, where a
+ * 10-bio run is 0.2 ms), and a Monte Carlo sweep of small IO scenarios is
+ * thousands of such runs. `reset()` (assembly/index.ts) puts every module of
+ * the core back to its state at instantiation, so a run on a used core gives
+ * the same bytes as on a fresh one (test/engine/core-reuse.test.ts). The
+ * core's allocator never frees (AssemblyScript's stub runtime), so a core is
+ * kept only while its memory is at most CORE_REUSE_MAX_BYTES, and never after
+ * a run that threw (an abort leaves its state unknown). `simulate()` owns its
+ * Simulation, so no caller can read the core after it is handed on; code that
+ * keeps a Simulation (`new Simulation(...)`) gets a core of its own.
+ */
+let spareCore: CoreExports | undefined;
+export const CORE_REUSE_MAX_BYTES = 64 << 20;
+
 /** Run a scenario to the end in this thread. */
 export function simulate(scenario: Scenario, onProgress?: (p: Progress) => void): RunResult {
-  return new Simulation(scenario).runToEnd(onProgress);
+  const core = spareCore ?? instantiateCore();
+  spareCore = undefined;
+  const r = new Simulation(scenario, core).runToEnd(onProgress);
+  if (core.memory.buffer.byteLength <= CORE_REUSE_MAX_BYTES) spareCore = core;
+  return r;
 }
 
 export function normPath(p: string): string {
