@@ -34,7 +34,7 @@ function scenarios(): Array<[string, Scenario]> {
     out.push([f, loadScenario(read(p), p, { readFile: (q, from) => read(resolve(dirname(from), q)) }).scenario]);
   }
   const nvme = devicePreset("nvme");
-  for (const f of ["mixed-70-30.fio", "bssplit.fio", "rate-limited.fio", "thinktime.fio", "cgroups-two-tenants.fio"]) {
+  for (const f of readdirSync(join(FIX, "fio")).filter((f) => f.endsWith(".fio"))) {
     const p = join(FIX, "fio", f);
     const sizes = Object.fromEntries(["sda", "sdb", "nvme0n1", "vda"].map((d) => [d, nvme.sizeBytes!]));
     const parsed = parseFioJobFile(read(p), p, { defaultDevice: nvme.name, deviceSizes: sizes, readFile: (q, from) => read(resolve(dirname(from), q)) });
@@ -42,12 +42,15 @@ function scenarios(): Array<[string, Scenario]> {
     out.push([f, scenarioDefaults({ name: f, devices: [nvme], jobs, record: true, seriesBinNs: 50e6 })]);
   }
   const throtl = join(FIX, "oracle", "throtl", "traces");
-  for (const d of ["iops100_qd1_read", "bps1m_read_4k", "open_loop_over"]) {
+  for (const d of ["iops100_qd1_read", "bps1m_read_4k", "open_loop_over", "bursts20_gap50ms", "limit_change_iops", "limit_remove",
+    "parent50_child200", "rw_mixed_same_cgroup", "siblings_iops100_50", "write_iops50_bps1m_4k"]) {
     const p = join(throtl, d, "run1.jsonl");
     out.push([d, scenarioFromTrace(readTrace(read(p), p)).scenario]);
   }
   const guest = join(FIX, "oracle", "guest");
-  for (const f of ["iocost_donate.jsonl", "iocost_met.jsonl"]) {
+  const iomax = join(guest, "iomax.jsonl");
+  out.push(["iomax.jsonl", scenarioFromTrace(readTrace(read(iomax), iomax)).scenario]);
+  for (const f of ["iocost_donate.jsonl", "iocost_met.jsonl", "iocost_fixed.jsonl"]) {
     const p = join(guest, f);
     out.push([f, iocostScenario(parseIocostTrace(read(p), p))]);
   }
@@ -63,7 +66,7 @@ const bytes = (r: RunResult) => JSON.stringify({ ...r, wallMs: 0 });
 describe("simulate() on a reused core", () => {
   it("gives every scenario the bytes a fresh core gives, whatever ran on the core before", () => {
     const list = scenarios();
-    expect(list.length).toBeGreaterThanOrEqual(14);
+    expect(list.length).toBeGreaterThanOrEqual(30);
     const fresh = new Map(list.map(([name, sc]) => [name, bytes(new Simulation(sc).runToEnd())]));
     for (const order of [list, [...list].reverse()]) {
       for (const [name, sc] of order) expect([name, bytes(simulate(sc))]).toEqual([name, fresh.get(name)]);
