@@ -52,7 +52,7 @@ export function registerK8sCommands(program: Command): void {
     .command("run")
     .argument("<scenario>", "a scenario YAML file or a built-in name (see `iosim k8s list`)")
     .option("--version <version>", "Kubernetes version (1.MINOR or 1.MINOR.PATCH); default: the scenario's")
-    .option("--fix <id=on|off>", "turn an upstream fix on or off (repeatable), e.g. 104526=on", collect, [] as string[])
+    .option("--fix <id=on|off>", "turn an upstream fix on or off (repeatable), e.g. 104526=on; a bare ID is on", collect, [] as string[])
     .option("--seed <n>", "PRNG seed")
     .option("--json", "print one JSON object: violations, timeline, logs, objects")
     .option("--logs", "print the component logs (klog format)")
