@@ -101,6 +101,14 @@ export function jobBs(job: i32, size: u32, weight: u32): void {
   j.bsCum.push(prev + (weight < 1 ? 1 : weight));
 }
 
+/** Per-direction caps of a mixed job (fio rate=R,W / rate_iops=R,W; 0 = none): fio's rate_ddir(). */
+export function jobRateDir(job: i32, dir: i32, iops: f64, bps: f64): void {
+  const j = jobs[job];
+  j.rateDir = true;
+  unchecked((j.dirIops[dir & 1] = iops));
+  unchecked((j.dirBps[dir & 1] = bps));
+}
+
 /** A block size of the job's writes, when they differ from its reads (call after every jobBs). */
 export function jobBsWrite(job: i32, size: u32, weight: u32): void {
   const j = jobs[job];

@@ -69,6 +69,14 @@ export class Job {
   pattern: i32 = PAT_CLOSED;
   rateIops: f64 = 0;
   rateBps: f64 = 0;
+  // fio's per-direction caps on a mixed job (rate=R,W / rate_iops=R,W), with
+  // its rate_ddir(): set by jobRateDir(); index = direction
+  rateDir: bool = false;
+  dirIops: StaticArray<f64> = new StaticArray<f64>(2);
+  dirBps: StaticArray<f64> = new StaticArray<f64>(2);
+  dirIos: StaticArray<i64> = new StaticArray<i64>(2);
+  dirBytes: StaticArray<i64> = new StaticArray<i64>(2);
+  pendingDir: i32 = -1; // the next IO's direction, once drawn (rate_ddir may switch it)
   times: Vec<i64> = new Vec<i64>(4); // PAT_TIMES / PAT_REPLAY, relative to start
   rOff: Vec<i64> = new Vec<i64>(4); // PAT_REPLAY
   rSize: Vec<u32> = new Vec<u32>(4);
@@ -133,6 +141,7 @@ export function startJob(j: Job): void {
   j.freeWorkers.length = 0;
   for (let w = j.qd - 1; w >= 0; w--) j.freeWorkers.push(w);
   j.pos = 0;
+  j.pendingDir = -1;
   if (j.bsSize.length == 0) {
     j.bsSize.push(4096);
     j.bsCum.push(1);
@@ -185,7 +194,10 @@ function earliestNextPattern(j: Job, now: i64): i64 {
   if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
   let t = j.startNs;
   const p = j.pattern;
-  if (p == PAT_RATE) {
+  if (p == PAT_RATE && j.rateDir) {
+    const at = rateDdir(j, now);
+    if (at > t) t = at;
+  } else if (p == PAT_RATE) {
     if (j.rateIops > 0) {
       const ti = j.startNs + <i64>((<f64>i * 1e9) / j.rateIops);
       if (ti > t) t = ti;
@@ -212,6 +224,58 @@ function earliestNextPattern(j: Job, now: i64): i64 {
   return t;
 }
 
+/** The direction of a mixed job's next IO, by its read share (or alternating). */
+@inline function drawDir(j: Job): u8 {
+  const rw = j.rw;
+  if (rw == RW_WRITE) return 1;
+  if (rw == RW_MIX) return <i32>j.rng.below(100) < j.mixReadPct ? 0 : 1;
+  if (rw == RW_ALT) {
+    const d = j.altNext;
+    j.altNext ^= 1;
+    return d;
+  }
+  return 0;
+}
+
+/** When direction d may issue again: its bytes and IOs so far at its caps (start if it has none). */
+function dirNextAt(j: Job, d: i32): i64 {
+  let t = j.startNs;
+  const iops = unchecked(j.dirIops[d]);
+  if (iops > 0) {
+    const ti = j.startNs + <i64>((<f64>unchecked(j.dirIos[d]) * 1e9) / iops);
+    if (ti > t) t = ti;
+  }
+  const bps = unchecked(j.dirBps[d]);
+  if (bps > 0) {
+    const tb = j.startNs + <i64>((<f64>unchecked(j.dirBytes[d]) * 1e9) / bps);
+    if (tb > t) t = tb;
+  }
+  return t;
+}
+
+/**
+ * fio's rate_ddir() (io_u.c): the next IO's direction is drawn by the mix; if
+ * that direction is ahead of its rate and the other one (with a share of the
+ * mix) may issue now, the IO switches to it; if both are ahead, it waits for
+ * whichever may issue first and takes that direction. Returns the time the
+ * IO may issue; the direction is left in pendingDir for nextShape().
+ */
+function rateDdir(j: Job, now: i64): i64 {
+  if (j.pendingDir < 0) j.pendingDir = drawDir(j);
+  const d = j.pendingDir;
+  const o = d ^ 1;
+  const td = dirNextAt(j, d);
+  if (td <= now) return td;
+  const oShare = j.rw == RW_ALT ? 50 : j.rw != RW_MIX ? 0 : o == 0 ? j.mixReadPct : 100 - j.mixReadPct;
+  if (oShare <= 0) return td;
+  const to = dirNextAt(j, o);
+  if (to <= now || to < td) {
+    j.pendingDir = o;
+    return to;
+  }
+  return td;
+}
+
 /** Choose direction, size and offset of the next IO. */
 @inline export function nextShape(j: Job): void {
   const i = <i32>j.issued;
@@ -221,14 +285,11 @@ function earliestNextPattern(j: Job, now: i64): i64 {
     shapeOff = j.rOff.get(i);
     return;
   }
-  let dir: u8 = 0;
-  const rw = j.rw;
-  if (rw == RW_WRITE) dir = 1;
-  else if (rw == RW_MIX) dir = <i32>j.rng.below(100) < j.mixReadPct ? 0 : 1;
-  else if (rw == RW_ALT) {
-    dir = j.altNext;
-    j.altNext ^= 1;
-  }
+  let dir: u8;
+  if (j.pendingDir >= 0) {
+    dir = <u8>j.pendingDir;
+    j.pendingDir = -1;
+  } else dir = drawDir(j);
   let size: u32 = j.bs0;
   let lo = 0;
   let nb = j.nBs;
@@ -265,6 +326,10 @@ function earliestNextPattern(j: Job, now: i64): i64 {
   shapeDir = dir;
   shapeSize = size;
   shapeOff = off;
+  if (j.rateDir) {
+    unchecked((j.dirIos[dir] += 1));
+    unchecked((j.dirBytes[dir] += <i64>size));
+  }
 }
 
 export let shapeDir: u8 = 0;

@@ -23,6 +23,7 @@ export interface CoreExports {
     bytesLimit: bigint, runtimeNs: bigint, timeBased: number): number;
   jobBs(job: number, size: number, weight: number): void;
   jobBsWrite(job: number, size: number, weight: number): void;
+  jobRateDir(job: number, dir: number, iops: number, bps: number): void;
   jobGap(job: number, gapNs: bigint): void;
   stagingAlloc(bytes: number): number;
   jobLoadTimes(job: number, n: number): void;

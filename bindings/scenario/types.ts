@@ -88,7 +88,15 @@ export type RwKind = "read" | "write" | "mix" | "alt";
 
 export type Pattern =
   | { kind: "closed" }
-  | { kind: "rate"; iops?: number; bps?: number }
+  | {
+      kind: "rate";
+      /** a job-wide cap (a job of one direction) */
+      iops?: number;
+      bps?: number;
+      /** a mixed job's caps per direction (fio rate=R,W / rate_iops=R,W, paced as fio's rate_ddir() does) */
+      read?: { iops?: number; bps?: number };
+      write?: { iops?: number; bps?: number };
+    }
   | { kind: "times"; timesNs: number[] }
   | { kind: "bursts"; burst: number; gapsNs: number[] }
   | { kind: "replay"; ios: ReplayIo[] };

@@ -171,11 +171,17 @@ describe("fio job-file values and errors", () => {
     expect([ro.bs, ro.bsWrite]).toEqual([[{ size: 4096, weight: 1 }], undefined]);
   });
 
-  it("rate=1m,500k on a 50/50 mix caps the job where writes reach 500 KiB/s", () => {
-    const r = p("[a]\nrw=randrw\nrate=1m,500k\n");
-    // reads alone allow 1 MiB/s / 0.5 = 2 MiB/s in total, writes 500 KiB/s / 0.5 = 1000 KiB/s
-    expect(r.jobs[0]!.pattern).toEqual({ kind: "rate", bps: 1_024_000 });
-    expect(r.warnings[0]).toMatch(/^t\.fio:3: rate=1m,500k: per-direction caps/);
+  it("rate and rate_iops on a mix cap each direction (they became one job-wide cap, with a warning)", () => {
+    const pat = (opts: string) => p(`[a]\nrw=randrw\n${opts}\n`).jobs[0]!.pattern;
+    expect(pat("rate=1m,500k")).toEqual({ kind: "rate", read: { bps: 1 << 20 }, write: { bps: 500 << 10 } });
+    // fio: one value caps each direction, "1m," reads only, ",500k" writes only
+    expect(pat("rate=1m")).toEqual({ kind: "rate", read: { bps: 1 << 20 }, write: { bps: 1 << 20 } });
+    expect(pat("rate=1m,")).toEqual({ kind: "rate", read: { bps: 1 << 20 } });
+    expect(pat("rate_iops=,50")).toEqual({ kind: "rate", write: { iops: 50 } });
+    expect(pat("rate=1m,\nrate_iops=,50")).toEqual({ kind: "rate", read: { bps: 1 << 20 }, write: { iops: 50 } });
+    expect(p("[a]\nrw=randrw\nrate=1m,500k\n").warnings).toEqual([]);
+    // a job of one direction keeps its one cap
+    expect(p("[a]\nrw=randwrite\nrate=1m,500k\n").jobs[0]!.pattern).toEqual({ kind: "rate", bps: 500 << 10 });
   });
 
   it("a regular file runs on the default device with a warning; /dev paths name the device", () => {

@@ -19,8 +19,8 @@
 // where it applies):
 //   - rw=rw/randrw: fio keeps one direction for a batch of IOs (rwmix
 //     issues); iosim draws the direction per IO with the same read share.
-//   - rate/rate_iops per direction on a mixed job: one job-wide cap, the
-//     largest total rate at which no direction exceeds its own cap.
+//   - rate_iops with several block sizes: iosim counts IOs; fio converts
+//     the cap to bytes at the smallest block size (rate_iops * min_bs).
 //   - iodepth>1 with a synchronous ioengine (psync, fio's default): fio
 //     cannot keep more than one IO in flight, so the depth becomes 1.
 //   - stonewall: fio starts the job when the earlier ones end; iosim starts
@@ -677,37 +677,37 @@ function buildJobs(
   const rateE = o.get("rate");
   const riE = o.get("rate_iops");
   if (rateE || riE) {
-    const cap = (e: Entry | undefined, unit: "bps" | "iops"): number | undefined => {
-      if (!e) return undefined;
+    // [read, write] caps; a single value caps each direction (fio: "rate=1m"
+    // limits reads and writes to 1 MiB/s each; "rate=1m," reads only)
+    const caps = (e: Entry | undefined, unit: "bps" | "iops"): [number | undefined, number | undefined] => {
+      if (!e) return [undefined, undefined];
       const [r, w] = wrap(e, splitDirections);
       const toN = (s: string | undefined) => (s === undefined ? undefined : wrap(e, () => parseSize(s, kbBase)));
       const rv = toN(r);
       const wv = toN(w);
       if ((rv !== undefined && rv <= 0) || (wv !== undefined && wv <= 0)) throw bad(e, `${unit} must be > 0`);
-      if (rwi.rw === "read") return rv;
-      if (rwi.rw === "write") return wv;
-      // mixed: the largest total T with T*share_d <= cap_d for each capped
-      // direction; a direction's share of the bytes weighs its IO share by
-      // its mean block size
-      const mean = (l: Array<{ size: number; weight: number }>) => l.reduce((a, b) => a + b.size * b.weight, 0) / l.reduce((a, b) => a + b.weight, 0);
-      const rShare = unit === "iops" ? mixReadPct / 100
-        : (mixReadPct * mean(bs)) / (mixReadPct * mean(bs) + (100 - mixReadPct) * mean(bsWrite ?? bs));
-      const limits: number[] = [];
-      if (rv !== undefined && rShare > 0) limits.push(rv / rShare);
-      if (wv !== undefined && rShare < 1) limits.push(wv / (1 - rShare));
-      if (rv !== wv || rv === undefined) {
-        warn(`${at(e)}: ${e.key}=${e.value}: per-direction caps on a mixed job become one job-wide cap ` +
-          `(${limits.length ? Math.floor(Math.min(...limits)) : "none"} ${unit})`);
-      } else {
-        warn(`${at(e)}: ${e.key}=${e.value}: fio caps reads and writes separately; iosim caps the job at the total ` +
-          `where the busier direction reaches its cap (${Math.floor(Math.min(...limits))} ${unit})`);
-      }
-      return limits.length ? Math.floor(Math.min(...limits)) : undefined;
+      return [rv, wv];
     };
-    const bps = cap(rateE, "bps");
-    const iops = cap(riE, "iops");
-    if (bps !== undefined || iops !== undefined) {
-      pattern = { kind: "rate", ...(iops !== undefined ? { iops } : {}), ...(bps !== undefined ? { bps } : {}) };
+    const [rBps, wBps] = caps(rateE, "bps");
+    const [rIops, wIops] = caps(riE, "iops");
+    const sizesOf = (l: Array<{ size: number }>) => new Set(l.map((b) => b.size)).size;
+    const multi = (rwi.rw !== "write" && rIops !== undefined && sizesOf(bs) > 1) ||
+      (rwi.rw !== "read" && wIops !== undefined && sizesOf(rwi.rw === "write" ? bs : bsWrite ?? bs) > 1);
+    if (riE && multi) {
+      warn(`${at(riE)}: ${riE.key}=${riE.value}: with several block sizes iosim caps IOs per second; fio caps bytes at ` +
+        `rate_iops x the smallest block size`);
+    }
+    const one = (iops: number | undefined, bps: number | undefined) =>
+      ({ ...(iops !== undefined ? { iops } : {}), ...(bps !== undefined ? { bps } : {}) });
+    if (rwi.rw === "read" || rwi.rw === "write") {
+      const c = rwi.rw === "read" ? one(rIops, rBps) : one(wIops, wBps);
+      if (c.iops !== undefined || c.bps !== undefined) pattern = { kind: "rate", ...c };
+    } else {
+      // a mixed job: each direction at its own cap, as fio's rate_ddir() paces them
+      const read = one(rIops, rBps);
+      const write = one(wIops, wBps);
+      const has = (c: { iops?: number; bps?: number }) => c.iops !== undefined || c.bps !== undefined;
+      if (has(read) || has(write)) pattern = { kind: "rate", ...(has(read) ? { read } : {}), ...(has(write) ? { write } : {}) };
     }
   }
   const ttE = o.get("thinktime");

@@ -49,6 +49,23 @@ describe("the event engine", () => {
     expect(new Set(s.records!.filter((b) => b.dir === "R").map((b) => b.size))).toEqual(new Set([4096]));
   });
 
+  it("a 50/50 mix capped at 1 MiB/s of 4 KiB reads and 2 MiB/s of 64 KiB writes runs each direction at its cap (fio's rate_ddir)", () => {
+    const r = one({ rw: "mix", mixReadPct: 50, random: true, iodepth: 4, runtimeNs: 4e9, timeBased: true,
+      bs: [{ size: 4096, weight: 1 }], bsWrite: [{ size: 65536, weight: 1 }],
+      pattern: { kind: "rate", read: { bps: 1 << 20 }, write: { bps: 2 << 20 } } }, fixedDevice(100_000, 4));
+    const j = r.jobs[0]!;
+    const mibs = (bytes: number) => bytes / (1 << 20) / (j.runtimeMs / 1e3);
+    expect(Math.abs(mibs(j.read.bytes) - 1)).toBeLessThan(0.02);
+    expect(Math.abs(mibs(j.write.bytes) - 2)).toBeLessThan(0.04);
+    // the mix bends to the caps: 8 reads per write, not 1
+    expect(j.read.ios / j.write.ios).toBeGreaterThan(7);
+    // one direction capped, the other not: the uncapped one runs free
+    const w = one({ rw: "mix", mixReadPct: 50, random: true, iodepth: 4, count: 4000,
+      pattern: { kind: "rate", write: { iops: 100 } } }, fixedDevice(100_000, 4)).jobs[0]!;
+    expect(w.write.ios / (w.runtimeMs / 1e3)).toBeLessThan(101);
+    expect(w.read.ios).toBeGreaterThan(20 * w.write.ios);
+  });
+
   it("bios beyond nr_requests wait for a request, FIFO", () => {
     const r = one({ count: 8, iodepth: 8 }, fixedDevice(100_000, 8, 2));
     // 2 at a time: 4 rounds of 100 us

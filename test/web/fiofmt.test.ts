@@ -15,4 +15,11 @@ describe("the playground's fio text", () => {
       expect([again[0]!.bs, again[0]!.bsWrite]).toEqual([jobs[0]!.bs, jobs[0]!.bsWrite]);
     }
   });
+
+  it("keeps a mixed job's rate caps per direction, and a one-direction job's cap", () => {
+    for (const [rw, caps] of [["randrw", "rate=1m,2m"], ["randrw", "rate=1m,"], ["randrw", "rate_iops=,50\nrate=4m"], ["randread", "rate_iops=200"]]) {
+      const jobs = parse(`[a]\nfilename=/dev/vda\nrw=${rw}\n${caps}\nsize=1g\n`);
+      expect(parse(formatFioJobs(jobs).text)[0]!.pattern).toEqual(jobs[0]!.pattern);
+    }
+  });
 });

@@ -58,8 +58,13 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
     }
     const p = j.pattern;
     if (p.kind === "rate") {
-      if (p.iops) out.push(`rate_iops=${p.iops}`);
-      if (p.bps) out.push(`rate=${p.bps}`);
+      // a mixed job's caps per direction as fio's R,W lists ("1m," reads only, ",1m" writes only)
+      const both = (k: "iops" | "bps") => (p.read || p.write ? (p.read?.[k] !== undefined || p.write?.[k] !== undefined
+        ? `${p.read?.[k] ?? ""},${p.write?.[k] ?? ""}` : undefined) : p[k] || undefined);
+      const iops = both("iops");
+      const bps = both("bps");
+      if (iops !== undefined) out.push(`rate_iops=${iops}`);
+      if (bps !== undefined) out.push(`rate=${bps}`);
     } else if (p.kind !== "closed") {
       expressible = false;
       out.push(`# pattern "${p.kind}" (${p.kind === "times" ? p.timesNs.length + " submit times" :
