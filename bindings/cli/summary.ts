@@ -25,7 +25,13 @@ export function summaryText(r: RunResult): string {
       const ios = jobs.reduce((a, j) => a + j[dir].ios, 0);
       if (ios === 0) continue;
       const bytes = jobs.reduce((a, j) => a + j[dir].bytes, 0);
-      const span = Math.max(...jobs.map((j) => j.runtimeMs)) / 1e3 || secs;
+      // from the first of its jobs' starts to the last completion: the jobs of
+      // a cgroup may run one after another (startdelay), and one job's
+      // runtime would then count all of them in its time
+      const busy = jobs.filter((j) => j[dir].ios > 0 && j.lastDoneNs >= 0);
+      const from = Math.min(...busy.map((j) => j.lastDoneNs - j.runtimeMs * 1e6));
+      const to = Math.max(...busy.map((j) => j.lastDoneNs));
+      const span = busy.length && to > from ? (to - from) / 1e9 : secs;
       const mean = jobs.reduce((a, j) => a + j[dir].lat.mean * j[dir].ios, 0) / ios;
       const p99 = Math.max(...jobs.map((j) => (j[dir].ios ? j[dir].lat.percentiles["99.000000"] ?? 0 : 0)));
       const cgr = r.cgroups.find((c) => c.path === cg);
