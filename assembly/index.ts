@@ -222,9 +222,14 @@ export const COL_SERIES_IOS: i32 = 13;
 export const COL_SERIES_BYTES: i32 = 14;
 export const COL_SERIES_LAT_SUM: i32 = 15;
 export const COL_SERIES_HIST: i32 = 16; // the open bin's dense histograms
-export const COL_SERIES_HIST_START: i32 = 17; // closed bins: first pair of each key
+export const COL_SERIES_HIST_START: i32 = 17; // closed bins' records: first pair of each
 export const COL_SERIES_HIST_IDX: i32 = 18; // closed bins' pairs: bucket
 export const COL_SERIES_HIST_CNT: i32 = 19; // closed bins' pairs: count
+export const COL_SERIES_REC_BIN: i32 = 32; // closed bins' records (one per bin and cgroup-direction with IOs)
+export const COL_SERIES_REC_KEY: i32 = 33; // cg*2+dir
+export const COL_SERIES_REC_IOS: i32 = 34;
+export const COL_SERIES_REC_BYTES: i32 = 35;
+export const COL_SERIES_REC_LAT_SUM: i32 = 36;
 export const COL_REC_JOB: i32 = 20;
 export const COL_REC_SEQ: i32 = 21;
 export const COL_REC_WORKER: i32 = 22;
@@ -263,6 +268,11 @@ export function column(id: i32): usize {
     case COL_SERIES_HIST_START: return ptrOf(S.seriesHistStart);
     case COL_SERIES_HIST_IDX: return ptrOf(S.seriesHistIdx);
     case COL_SERIES_HIST_CNT: return ptrOf(S.seriesHistCnt);
+    case COL_SERIES_REC_BIN: return ptrOf(S.seriesRecBin);
+    case COL_SERIES_REC_KEY: return ptrOf(S.seriesRecKey);
+    case COL_SERIES_REC_IOS: return ptrOf(S.seriesRecIos);
+    case COL_SERIES_REC_BYTES: return ptrOf(S.seriesRecBytes);
+    case COL_SERIES_REC_LAT_SUM: return ptrOf(S.seriesRecLatSum);
     case COL_REC_JOB: return ptrOf(S.recJob);
     case COL_REC_SEQ: return ptrOf(S.recSeq);
     case COL_REC_WORKER: return ptrOf(S.recWorker);
@@ -300,6 +310,11 @@ export function columnLength(id: i32): i32 {
     case COL_SERIES_HIST_START: return S.seriesHistStart.length;
     case COL_SERIES_HIST_IDX: return S.seriesHistIdx.length;
     case COL_SERIES_HIST_CNT: return S.seriesHistCnt.length;
+    case COL_SERIES_REC_BIN: return S.seriesRecBin.length;
+    case COL_SERIES_REC_KEY: return S.seriesRecKey.length;
+    case COL_SERIES_REC_IOS: return S.seriesRecIos.length;
+    case COL_SERIES_REC_BYTES: return S.seriesRecBytes.length;
+    case COL_SERIES_REC_LAT_SUM: return S.seriesRecLatSum.length;
     case COL_REC_JOB: return S.recJob.length;
     case COL_REC_SEQ: return S.recSeq.length;
     case COL_REC_WORKER: return S.recWorker.length;
@@ -316,13 +331,9 @@ export function columnLength(id: i32): i32 {
   return 0;
 }
 
-export function seriesBinCount(): i32 {
-  return S.seriesBins;
-}
-
-/** The series bin whose histograms are still dense (COL_SERIES_HIST); earlier bins' are pairs. */
-export function seriesOpenBin(): i32 {
-  return S.seriesOpen;
+/** The series bin still filling (its counters are COL_SERIES_IOS.., dense), or -1 before any completion. */
+export function seriesOpenBin(): i64 {
+  return S.seriesAny ? S.seriesOpen : -1;
 }
 export * from "./throttle/api";
 export * from "./iocost/api";

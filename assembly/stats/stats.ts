@@ -10,15 +10,16 @@
 // and direction (the time series). Optionally, one record per completed bio
 // (replay and tracing).
 //
-// The series' histograms: completions arrive in time order (noteComplete runs
-// at the completion event's instant), so only the newest bin's histograms are
-// still filling. They are dense (SERIES_PLAT_NR buckets per cgroup and
-// direction); when a later bin begins, their non-empty buckets move to a
-// sparse list of (bucket, count) pairs and the dense ones are zeroed for the
-// new bin. A one-hour run at 100 ms bins with 8 cgroups kept 36,000 x 18 x
-// 272 dense u32 buckets (705 MB, more while the column doubled, and the
-// core's memory is never freed during a run): enough to abort at the 4 GiB
-// limit. Sparse, a bin costs a few pairs per busy cgroup and direction.
+// The series: completions arrive in time order (noteComplete runs at the
+// completion event's instant), so only the newest bin is still filling. Its
+// counters and latency histograms are dense (per cgroup and direction, the
+// histograms SERIES_PLAT_NR buckets); when a later bin begins, each of its
+// cgroup-directions with IOs becomes one record (bin, key, IOs, bytes,
+// latency sum) with its non-empty buckets as (bucket, count) pairs, and the
+// dense arrays are zeroed for the new bin. Memory grows with the bins that
+// saw IO, not with the run's length: dense columns for every bin aborted the
+// core at its 4 GiB limit on an hour of 10 cgroups at 100 ms bins, and on a
+// 1 MiB job under io.max rbps=1 (12 days simulated, 10 M bins).
 
 import { Vec } from "../engine/vec";
 import { platIndex, FIO_PLAT_BITS, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "./histogram";
@@ -44,14 +45,20 @@ export const cgWaitNs = new Vec<u64>(16); // time spent in blk-throttle
 // ---- time series
 export let seriesBinNs: i64 = 0; // 0 = off
 export let seriesCgroups: i32 = 0;
-export let seriesBins: i32 = 0;
+export let seriesAny: bool = false; // a completion has been binned
+export let seriesOpen: i64 = 0; // the bin still filling
+// the open bin, index cg*2+dir (histograms: (cg*2+dir)*SERIES_PLAT_NR + bucket)
 export const seriesIos = new Vec<u32>(64);
 export const seriesBytes = new Vec<u64>(64);
 export const seriesLatSum = new Vec<f64>(64);
-export let seriesOpen: i32 = 0; // the bin whose histograms are still dense
-export const seriesHist = new Vec<u32>(64); // the open bin's, (cg*2+dir)*SERIES_PLAT_NR + bucket
-// closed bins' histograms: key k = bin*stride + cg*2 + dir has the pairs
-// seriesHistStart[k] .. seriesHistStart[k+1] (or the pairs' end)
+export const seriesHist = new Vec<u32>(64);
+// closed bins: one record per bin and cgroup-direction with IOs; record r's
+// histogram is the pairs seriesHistStart[r] .. seriesHistStart[r+1] (or the pairs' end)
+export const seriesRecBin = new Vec<i64>(64);
+export const seriesRecKey = new Vec<i32>(64);
+export const seriesRecIos = new Vec<u32>(64);
+export const seriesRecBytes = new Vec<u64>(64);
+export const seriesRecLatSum = new Vec<f64>(64);
 export const seriesHistStart = new Vec<i32>(64);
 export const seriesHistIdx = new Vec<i32>(64);
 export const seriesHistCnt = new Vec<u32>(64);
@@ -105,13 +112,24 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
     cgWaitNs.ensure(n);
   }
   seriesCgroups = nCgroups;
-  seriesBins = 0;
+  seriesAny = false;
+  seriesOpen = 0;
+  const stride = nCgroups * 2;
   seriesIos.clear();
   seriesBytes.clear();
   seriesLatSum.clear();
-  seriesOpen = 0;
   seriesHist.clear();
-  if (nCgroups > 0) seriesHist.ensure(nCgroups * 2 * SERIES_PLAT_NR - 1);
+  if (nCgroups > 0) {
+    seriesIos.ensure(stride - 1);
+    seriesBytes.ensure(stride - 1);
+    seriesLatSum.ensure(stride - 1);
+    seriesHist.ensure(stride * SERIES_PLAT_NR - 1);
+  }
+  seriesRecBin.clear();
+  seriesRecKey.clear();
+  seriesRecIos.clear();
+  seriesRecBytes.clear();
+  seriesRecLatSum.clear();
   seriesHistStart.clear();
   seriesHistIdx.clear();
   seriesHistCnt.clear();
@@ -201,31 +219,36 @@ export function setRecord(on: bool): void {
     if (done > load<i64>(pl)) store<i64>(pl, done);
   }
   if (seriesBinNs > 0) {
-    const bin = <i32>(done / seriesBinNs);
-    const stride = seriesCgroups * 2;
-    if (bin >= seriesBins) {
-      seriesBins = bin + 1;
-      seriesIos.ensure(seriesBins * stride - 1);
-      seriesBytes.ensure(seriesBins * stride - 1);
-      seriesLatSum.ensure(seriesBins * stride - 1);
+    const bin = done / seriesBinNs;
+    if (bin != seriesOpen) {
+      if (seriesAny) closeSeriesBin();
+      seriesOpen = bin;
     }
-    if (bin > seriesOpen) closeSeriesBins(bin);
+    seriesAny = true;
     const j = cg * 2 + <i32>dir;
-    const k = bin * stride + j;
-    seriesIos.set(k, seriesIos.get(k) + 1);
-    seriesBytes.set(k, seriesBytes.get(k) + <u64>size);
-    seriesLatSum.set(k, seriesLatSum.get(k) + <f64>lat);
+    seriesIos.set(j, seriesIos.get(j) + 1);
+    seriesBytes.set(j, seriesBytes.get(j) + <u64>size);
+    seriesLatSum.set(j, seriesLatSum.get(j) + <f64>lat);
     const h = j * SERIES_PLAT_NR + platIndex(<u64>lat, SERIES_PLAT_BITS, SERIES_PLAT_NR);
     seriesHist.set(h, seriesHist.get(h) + 1);
   }
 }
 
-/** The open bin's histograms become pairs, and the bins before `bin` close (they are empty). */
-function closeSeriesBins(bin: i32): void {
+/** The open bin's cgroup-directions with IOs become records (histograms as pairs); the dense arrays are zeroed. */
+function closeSeriesBin(): void {
   const stride = seriesCgroups * 2;
   for (let j = 0; j < stride; j++) {
+    const n = seriesIos.get(j);
+    if (n == 0) continue;
+    seriesRecBin.push(seriesOpen);
+    seriesRecKey.push(j);
+    seriesRecIos.push(n);
+    seriesRecBytes.push(seriesBytes.get(j));
+    seriesRecLatSum.push(seriesLatSum.get(j));
     seriesHistStart.push(seriesHistIdx.length);
-    if (seriesIos.get(seriesOpen * stride + j) == 0) continue;
+    seriesIos.set(j, 0);
+    seriesBytes.set(j, 0);
+    seriesLatSum.set(j, 0);
     const base = j * SERIES_PLAT_NR;
     for (let i = 0; i < SERIES_PLAT_NR; i++) {
       const c = seriesHist.get(base + i);
@@ -235,9 +258,6 @@ function closeSeriesBins(bin: i32): void {
       seriesHist.set(base + i, 0);
     }
   }
-  const end = seriesHistIdx.length;
-  for (let k = (seriesOpen + 1) * stride; k < bin * stride; k++) seriesHistStart.push(end);
-  seriesOpen = bin;
 }
 
 export function record(

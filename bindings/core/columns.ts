@@ -18,9 +18,14 @@ export const COL = {
   SERIES_BYTES: 14,
   SERIES_LAT_SUM: 15,
   SERIES_HIST: 16, // the open bin's dense histograms (see assembly/stats/stats.ts)
-  SERIES_HIST_START: 17, // closed bins: each key's first (bucket, count) pair
+  SERIES_HIST_START: 17, // closed bins: each record's first (bucket, count) pair
   SERIES_HIST_IDX: 18,
   SERIES_HIST_CNT: 19,
+  SERIES_REC_BIN: 32, // closed bins' records: bin, cg*2+dir, IOs, bytes, latency sum
+  SERIES_REC_KEY: 33,
+  SERIES_REC_IOS: 34,
+  SERIES_REC_BYTES: 35,
+  SERIES_REC_LAT_SUM: 36,
   REC_JOB: 20,
   REC_SEQ: 21,
   REC_WORKER: 22,

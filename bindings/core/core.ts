@@ -41,8 +41,8 @@ export interface CoreExports {
   jobCompleted(job: number): bigint;
   column(id: number): number;
   columnLength(id: number): number;
-  seriesBinCount(): number;
-  seriesOpenBin(): number;
+  /** the series bin still filling, -1 before any completion */
+  seriesOpenBin(): bigint;
   // Modules (throttle, iocost, writeback) add their own exports; they are
   // reached through `core.x` with their own typed views in bindings/engine/modules.
   [name: string]: unknown;

@@ -328,37 +328,34 @@ export class Simulation {
     // time series
     const series: SeriesBin[] = [];
     if (s.seriesBinNs > 0) {
-      const bins = c.seriesBinCount();
-      const sIos = colU32(c, COL.SERIES_IOS);
-      const sBytes = colU64(c, COL.SERIES_BYTES);
-      const sLat = colF64(c, COL.SERIES_LAT_SUM);
-      // the open bin's histograms are dense; closed bins' are (bucket, count) pairs
-      const open = c.seriesOpenBin();
-      const openHist = colU32(c, COL.SERIES_HIST);
-      const start = colI32(c, COL.SERIES_HIST_START), idx = colI32(c, COL.SERIES_HIST_IDX), cnt = colU32(c, COL.SERIES_HIST_CNT);
+      // closed bins: one record per bin and cgroup-direction with IOs, its
+      // histogram as (bucket, count) pairs; then the open bin's dense columns
+      // (assembly/stats/stats.ts)
       const scratch = new Uint32Array(SERIES_PLAT_NR);
-      const stride = nCg * 2;
-      for (let b = 0; b < bins; b++) {
-        for (let g = 0; g < nCg; g++) {
-          for (let d = 0; d < 2; d++) {
-            const j = g * 2 + d;
-            const k = b * stride + j;
-            const n = sIos[k] ?? 0;
-            if (n === 0) continue;
-            let h: Uint32Array;
-            if (b === open) h = openHist.subarray(j * SERIES_PLAT_NR, (j + 1) * SERIES_PLAT_NR);
-            else {
-              scratch.fill(0);
-              const end = k + 1 < start.length ? start[k + 1]! : idx.length;
-              for (let p = start[k]!; p < end; p++) scratch[idx[p]!] = cnt[p]!;
-              h = scratch;
-            }
-            series.push({
-              t0Ns: b * s.seriesBinNs, cgroup: this.cgPathsById[g]!, dir: d ? "write" : "read", ios: n,
-              bytes: Number(sBytes[k]), meanLatNs: sLat[k]! / n,
-              p99LatNs: percentilesFromPlat(h, [99], n, SERIES_PLAT_BITS)[0]?.ns ?? 0,
-            });
-          }
+      const push = (bin: number, j: number, n: number, bytes: number, latSum: number, h: Uint32Array) => {
+        series.push({
+          t0Ns: bin * s.seriesBinNs, cgroup: this.cgPathsById[j >> 1]!, dir: j & 1 ? "write" : "read", ios: n,
+          bytes, meanLatNs: latSum / n, p99LatNs: percentilesFromPlat(h, [99], n, SERIES_PLAT_BITS)[0]?.ns ?? 0,
+        });
+      };
+      const rBin = colI64(c, COL.SERIES_REC_BIN), rKey = colI32(c, COL.SERIES_REC_KEY), rIos = colU32(c, COL.SERIES_REC_IOS);
+      const rBytes = colU64(c, COL.SERIES_REC_BYTES), rLat = colF64(c, COL.SERIES_REC_LAT_SUM);
+      const start = colI32(c, COL.SERIES_HIST_START), idx = colI32(c, COL.SERIES_HIST_IDX), cnt = colU32(c, COL.SERIES_HIST_CNT);
+      for (let r = 0; r < rBin.length; r++) {
+        scratch.fill(0);
+        const end = r + 1 < start.length ? start[r + 1]! : idx.length;
+        for (let p = start[r]!; p < end; p++) scratch[idx[p]!] = cnt[p]!;
+        push(Number(rBin[r]), rKey[r]!, rIos[r]!, Number(rBytes[r]), rLat[r]!, scratch);
+      }
+      const open = Number(c.seriesOpenBin());
+      if (open >= 0) {
+        const sIos = colU32(c, COL.SERIES_IOS);
+        const sBytes = colU64(c, COL.SERIES_BYTES);
+        const sLat = colF64(c, COL.SERIES_LAT_SUM);
+        const openHist = colU32(c, COL.SERIES_HIST);
+        for (let j = 0; j < nCg * 2; j++) {
+          const n = sIos[j]!;
+          if (n > 0) push(open, j, n, Number(sBytes[j]), sLat[j]!, openHist.subarray(j * SERIES_PLAT_NR, (j + 1) * SERIES_PLAT_NR));
         }
       }
     }
