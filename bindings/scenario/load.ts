@@ -49,7 +49,7 @@ import { InputError } from "./errors.js";
 import { defaultClock } from "./defaults.js";
 import { KERNEL_VERSIONS, DEFAULT_KERNEL, type ConfigWrite, type CgroupSpec, type DeviceSpec, type JobSpec, type KernelVersion, type Scenario } from "./types.js";
 import { parseFioJobFile, parseTimeNs, ValueError, type FioJobMeta } from "../workload/index.js";
-import { devicePreset, loadDeviceFile, type PresetName } from "../device/index.js";
+import { devicePreset, loadDeviceFile, validateDeviceSpec, type PresetName } from "../device/index.js";
 
 export interface LoadOptions {
   /** read a file named by the scenario (fio_file, device file, includes), relative to the scenario */
@@ -179,14 +179,23 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
             spec.devno = str(k, v);
             if (!/^\d+:\d+$/.test(spec.devno)) throw new InputError(`devno must be MAJ:MIN, got "${spec.devno}"`, file, line, k);
             break;
-          case "channels": spec.channels = Math.max(1, Math.round(n())); break;
-          case "nr_requests": spec.nrRequests = Math.max(1, Math.round(n())); break;
+          case "channels": spec.channels = n(); break;
+          case "nr_requests": spec.nrRequests = n(); break;
           case "latency": spec.latencyNs = time(k, v)!; break;
           case "jitter": spec.jitterSigma = n(); break;
           case "max_sectors_kb": spec.maxSectorsKb = n(); break;
           case "rotational": spec.rotational = ["1", "true", "yes"].includes(str(k, v).toLowerCase()); break;
           default: throw new InputError(`unknown device key "${k}"`, file, lineOf(it.key as YamlNode), k);
         }
+      }
+      // the checks a --device file gets (channels 0, jitter 10 or max_sectors_kb 0 ran, some as nonsense)
+      try {
+        validateDeviceSpec(spec);
+      } catch (e) {
+        const msg = (e as Error).message;
+        const field = /: (\S+) /.exec(msg)?.[1] ?? "";
+        const node = d.items.find((it) => isScalar(it.key) && String(it.key.value) === field);
+        throw new InputError(msg.replace(/^device [^:]*: /, ""), file, lineOf((node?.value ?? d) as YamlNode), field || "devices");
       }
       if (devices.some((x) => x.name === spec.name || x.devno === spec.devno)) {
         throw new InputError(`two devices named ${spec.name} / ${spec.devno}: give each its own name and devno`, file, lineOf(d), "devices");

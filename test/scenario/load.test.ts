@@ -121,6 +121,20 @@ describe("values the loader refuses", () => {
   });
 });
 
+describe("device settings in a scenario", () => {
+  it("get the checks a --device file gets (jitter 10 ran every IO in 0 ns; channels 0 became 1)", () => {
+    for (const [setting, field, msg] of [["jitter: 10", "jitter", /jitter must be within \[0, 3\], got 10/],
+      ["channels: 0", "channels", /channels must be a whole number >= 1, got 0/],
+      ["max_sectors_kb: 0", "max_sectors_kb", /max_sectors_kb must be a whole number >= 4/]] as const) {
+      const e = errorOf(ok.replace("  - preset: nvme\n", `  - preset: nvme\n    ${setting}\n`));
+      expect([e.line, e.field]).toEqual([8, field]);
+      expect(e.message).toMatch(msg);
+    }
+    expect(loadScenario(ok.replace("  - preset: nvme\n", "  - preset: nvme\n    jitter: 0.3\n    channels: 4\n"), "s.yaml").scenario.devices[0])
+      .toMatchObject({ jitterSigma: 0.3, channels: 4 });
+  });
+});
+
 describe("a rejected cgroup file write", () => {
   const withIoMax = (v: string, kernel = "6.18") =>
     `name: x\nkernel: "${kernel}"\ncgroups:\n  a:\n    io.weight: "default 100"\n    io.max: "${v}"\njobs:\n  - name: j\n    cgroup: a\n    number_ios: 1\n`;
