@@ -46,6 +46,7 @@
 
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
 import { InputError } from "./errors.js";
+import { besideFile } from "../util/beside-file.js";
 import { defaultClock } from "./defaults.js";
 import { KERNEL_VERSIONS, DEFAULT_KERNEL, type ConfigWrite, type CgroupSpec, type DeviceSpec, type JobSpec, type KernelVersion, type Scenario } from "./types.js";
 import { parseFioJobFile, parseTimeNs, ValueError, type FioJobMeta } from "../workload/index.js";
@@ -154,7 +155,7 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
       if (dfile !== undefined) {
         const path = str("file", dfile);
         if (!opts.readFile) throw new InputError("device files can only be read from a scenario file on disk", file, lineOf(dfile), "file");
-        spec = loadDeviceFile(opts.readFile(path, file), path);
+        spec = loadDeviceFile(opts.readFile(path, file), besideFile(file, path));
       } else {
         const preset = str("preset", get(d, "preset"), "ssd");
         try {
@@ -288,7 +289,7 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   if (fioFile !== undefined) {
     const path = str("fio_file", fioFile);
     if (!opts.readFile) throw new InputError("fio_file can only be read from a scenario file on disk", file, lineOf(fioFile), "fio_file");
-    addFio(opts.readFile(path, file), path);
+    addFio(opts.readFile(path, file), besideFile(file, path));
   }
 
   // timed changes

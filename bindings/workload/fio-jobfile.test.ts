@@ -132,6 +132,23 @@ describe("fio job-file corpus", () => {
     expect(j).toMatchObject({ iodepth: 8, direct: true, regionLen: 128 * MiB, device: "nvme0n1" });
   });
 
+  it("an include inside an included file is found beside that file, as fio finds it (it was looked up from the first file's directory)", () => {
+    const files: Record<string, string> = {
+      "/w/jobs/j.fio": "[j]\nsize=1m\nioengine=libaio\ninclude sub/a.inc\n",
+      "/w/jobs/sub/a.inc": "iodepth=8\ninclude b.inc\n",
+      "/w/jobs/sub/b.inc": "bs=8k\nbogus=1\n",
+    };
+    const readFile = (path: string, from: string) => {
+      const p = path.startsWith("/") ? path : from.slice(0, from.lastIndexOf("/") + 1) + path;
+      if (!(p in files)) throw new Error(`ENOENT ${p}`);
+      return files[p]!;
+    };
+    const r = parseFioJobFile(files["/w/jobs/j.fio"]!, "/w/jobs/j.fio", { defaultDevice: "vda", readFile });
+    expect(r.jobs[0]).toMatchObject({ iodepth: 8, bs: [{ size: 8192, weight: 1 }] });
+    // and a message names the included file by its path
+    expect(r.warnings.find((w) => w.includes("bogus"))).toMatch(/^\/w\/jobs\/sub\/b\.inc:2: bogus=1/);
+  });
+
   it("read_iolog turns the job into a replay of the log on the log's device, in the job's cgroup", () => {
     const r = parse("replay-job.fio");
     const j = r.jobs[0]!;

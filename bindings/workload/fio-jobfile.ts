@@ -51,6 +51,7 @@
 // timeBased: true, direct: true, pattern: {kind: "closed"} }, and no
 // warnings (ioengine=libaio is modelled: it allows the depth of 16).
 
+import { besideFile } from "../util/beside-file.js";
 import type { JobSpec, Pattern, RwKind } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import {
@@ -258,7 +259,9 @@ class Lexer {
           throw new InputError(`cannot include "${path}": ${(e as Error).message}`, file, lineNo, "include");
         }
         if (!current) throw new InputError("include outside of a section", file, lineNo, "include");
-        this.lex(sub, path, depth + 1, current);
+        // (named beside the including file, so that its own includes and
+        // error messages resolve from there, as fio resolves them)
+        this.lex(sub, besideFile(file, path), depth + 1, current);
         continue;
       }
       if (!current) throw new InputError(`option "${t}" outside of a section`, file, lineNo, t.split("=")[0]!.trim());

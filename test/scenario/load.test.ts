@@ -121,6 +121,22 @@ describe("values the loader refuses", () => {
   });
 });
 
+describe("files a scenario names", () => {
+  it("a fio_file's own includes are found beside it, not in the process's directory", () => {
+    const files: Record<string, string> = {
+      "/w/jobs/j.fio": "[j]\nfilename=/dev/sda\nsize=1m\ninclude common.inc\n",
+      "/w/jobs/common.inc": "ioengine=libaio\niodepth=8\n",
+    };
+    const readFile = (path: string, from: string) => {
+      const p = path.startsWith("/") ? path : from.slice(0, from.lastIndexOf("/") + 1) + path;
+      if (!(p in files)) throw new Error(`ENOENT ${p}`);
+      return files[p]!;
+    };
+    const { scenario } = loadScenario("name: x\nfio_file: jobs/j.fio\n", "/w/sc.yaml", { readFile });
+    expect(scenario.jobs[0]).toMatchObject({ iodepth: 8 });
+  });
+});
+
 describe("device settings in a scenario", () => {
   it("get the checks a --device file gets (jitter 10 ran every IO in 0 ns; channels 0 became 1)", () => {
     for (const [setting, field, msg] of [["jitter: 10", "jitter", /jitter must be within \[0, 3\], got 10/],
