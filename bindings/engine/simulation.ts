@@ -20,6 +20,7 @@ import type {
   BioRecord, CgroupResult, ConfigWrite, DeviceSpec, IoStatCounts, JobResult, JobSpec, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
+import { normCgroupPath } from "../cgroup/path.js";
 import { controlModules, type ControlContext, type ControlModule } from "./control.js";
 import "./modules/index.js"; // io.max, blkio.throttle.*, io.weight, io.cost.*, writeback
 import { latencyStats } from "./latency.js";
@@ -422,9 +423,8 @@ export function simulate(scenario: Scenario, onProgress?: (p: Progress) => void)
   return r;
 }
 
-export function normPath(p: string): string {
-  return p.split("/").filter(Boolean).join("/");
-}
+/** A cgroup path as the kernel resolves it (bindings/cgroup/path.ts). */
+export const normPath = normCgroupPath;
 
 function depth(p: string): number {
   return p === "" ? 0 : p.split("/").length;

@@ -47,6 +47,7 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
 import { InputError } from "./errors.js";
 import { besideFile } from "../util/beside-file.js";
+import { normCgroupPath } from "../cgroup/path.js";
 import { defaultClock } from "./defaults.js";
 import { KERNEL_VERSIONS, DEFAULT_KERNEL, type ConfigWrite, type CgroupSpec, type DeviceSpec, type JobSpec, type KernelVersion, type Scenario } from "./types.js";
 import { parseFioJobFile, parseTimeNs, ValueError, type FioJobMeta } from "../workload/index.js";
@@ -122,7 +123,11 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   const warnings: string[] = [];
 
   const name = str("name", get(root, "name"));
-  const kernelRaw = str("kernel", get(root, "kernel"), DEFAULT_KERNEL);
+  // the version as written: YAML reads an unquoted 6.10 as the number 6.1
+  const kernelNode = get(root, "kernel");
+  const kernelRaw = kernelNode !== undefined && isScalar(kernelNode) && typeof kernelNode.value === "number" && kernelNode.range
+    ? text.slice(kernelNode.range[0], kernelNode.range[1]).trim()
+    : str("kernel", kernelNode, DEFAULT_KERNEL);
   if (!KERNEL_VERSIONS.includes(kernelRaw as KernelVersion)) {
     throw new InputError(`kernel "${kernelRaw}" has no profile (known: ${KERNEL_VERSIONS.join(", ")})`, file, lineOf(get(root, "kernel")), "kernel");
   }
@@ -299,6 +304,11 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
     if (!isSeq(chNode)) throw new InputError("changes: a list of {at, cgroup, file, value}", file, lineOf(chNode), "changes");
     for (const c of chNode.items) {
       if (!isMap(c)) throw new InputError("each change is a mapping {at, cgroup, file, value}", file, lineOf(c as YamlNode), "changes");
+      for (const it of c.items) {
+        const k = isScalar(it.key) ? String(it.key.value) : "";
+        if (!["at", "cgroup", "file", "value"].includes(k)) throw new InputError(`unknown key "${k}" in a change (at, cgroup, file, value)`, file, lineOf(it.key as YamlNode), k);
+      }
+      for (const k of ["file", "value"]) if (get(c, k) === undefined) throw new InputError(`a change needs "${k}"`, file, lineOf(c), k);
       const at = time("at", get(c, "at"));
       if (at === undefined) throw new InputError(`a change needs "at"`, file, lineOf(c), "at");
       writes.push({
@@ -318,13 +328,13 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   if (chNode !== undefined && isSeq(chNode)) {
     const known = new Set<string>([""]);
     const addPath = (p: string) => {
-      const parts = p.split("/").filter(Boolean);
+      const parts = normCgroupPath(p).split("/").filter(Boolean);
       for (let i = 1; i <= parts.length; i++) known.add(parts.slice(0, i).join("/"));
     };
     cgroups.forEach((g) => addPath(g.path));
     jobs.forEach((j) => addPath(j.cgroup));
     writes.forEach((w, i) => {
-      if (known.has(w.cgroup)) return;
+      if (known.has(normCgroupPath(w.cgroup))) return;
       const node = get(chNode.items[i] as YAMLMap, "cgroup")!;
       throw new InputError(`cgroup "${w.cgroup}" is neither declared under cgroups: nor used by a job (the kernel answers ENOENT)`, file, lineOf(node), "cgroup");
     });

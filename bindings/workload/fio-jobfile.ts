@@ -52,6 +52,7 @@
 // warnings (ioengine=libaio is modelled: it allows the depth of 16).
 
 import { besideFile } from "../util/beside-file.js";
+import { normCgroupPath } from "../cgroup/path.js";
 import type { JobSpec, Pattern, RwKind } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import {
@@ -402,10 +403,6 @@ function deviceFromFilename(path: string): string | undefined {
   if (!m) return undefined;
   const parts = m[1]!.split("/");
   return parts[parts.length - 1];
-}
-
-function normCgroup(p: string): string {
-  return p.split("/").filter((s) => s !== "" && s !== ".").join("/");
 }
 
 /**
@@ -771,7 +768,7 @@ function buildJobs(
   }
 
   const cgE = o.get("cgroup");
-  const cgroup = cgE ? normCgroup(val(cgE)) : "";
+  const cgroup = cgE ? normCgroupPath(val(cgE)) : "";
 
   const nE = o.get("numjobs");
   const numjobs = nE ? int(nE, 1) : 1;

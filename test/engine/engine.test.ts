@@ -66,6 +66,12 @@ describe("the event engine", () => {
     expect(w.read.ios).toBeGreaterThan(20 * w.write.ios);
   });
 
+  it("a job in cgroup a/../b is b's, as the kernel resolves the path: b's io.max holds it (a literal cgroup 'a/..' ran it unthrottled)", () => {
+    const r = one({ count: 50, cgroup: "a/../b/." }, fixedDevice(100_000), { cgroups: [{ path: "b", files: { "io.max": "8:0 riops=100" } }] });
+    expect(r.cgroups.map((c) => c.path).sort()).toEqual(["", "b"]);
+    expect(r.simulatedNs).toBeGreaterThan(0.4e9); // 50 IOs at 100 IOPS
+  });
+
   it("bios beyond nr_requests wait for a request, FIFO", () => {
     const r = one({ count: 8, iodepth: 8 }, fixedDevice(100_000, 8, 2));
     // 2 at a time: 4 rounds of 100 us

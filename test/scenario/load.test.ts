@@ -88,6 +88,14 @@ describe("scenario files", () => {
     expect(e.message).toMatch(/6\.1, 6\.12, 6\.18/);
   });
 
+  it("an unquoted kernel version is read as written: 6.10 has no profile (YAML's number 6.1 ran the 6.1 rules), 6.12 is 6.12", () => {
+    const e = errorOf(ok.replace('kernel: "6.12"', "kernel: 6.10"));
+    expect([e.line, e.field]).toEqual([2, "kernel"]);
+    expect(e.message).toMatch(/kernel "6\.10" has no profile/);
+    expect(loadScenario(ok.replace('kernel: "6.12"', "kernel: 6.12"), "s.yaml").scenario.kernel).toBe("6.12");
+    expect(loadScenario(ok.replace('kernel: "6.12"', "kernel: 6.1"), "s.yaml").scenario.kernel).toBe("6.1");
+  });
+
   it("YAML syntax errors carry a line", () => {
     const e = errorOf("name: x\ndevices: [\n");
     expect(e.line).toBeGreaterThan(0);
@@ -109,6 +117,15 @@ describe("values the loader refuses", () => {
       expect(e.message).toMatch(/non-negative integer|must be a number/);
     }
     expect(loadScenario(ok.replace("seed: 42", "seed: 0"), "s.yaml").scenario.seed).toBe(0);
+  });
+
+  it("a change with a misspelt or missing key names the change's line (it said line 1, or ran without the stray key)", () => {
+    const change = (body: string) => `${ok}changes:\n  - at: 500ms\n    cgroup: tenants/a\n${body}`;
+    const a = errorOf(change("    file: io.weight\n    valu: \"default 200\"\n"));
+    expect([a.line, a.field]).toEqual([33, "valu"]);
+    expect(a.message).toMatch(/unknown key "valu" in a change/);
+    const b = errorOf(change("    file: io.weight\n"));
+    expect([b.line, b.field]).toEqual([30, "value"]);
   });
 
   it("a change to a cgroup nothing declares names its line (it created an empty cgroup and changed nothing)", () => {

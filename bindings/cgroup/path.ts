@@ -1,0 +1,13 @@
+// A cgroup's path as the kernel resolves it under the cgroup mount: no empty
+// or "." parts, ".." goes up (never above the root). fio's cgroup=a/../b
+// makes the directory b, so its IO is b's (it was a literal cgroup "a/..").
+
+export function normCgroupPath(p: string): string {
+  const out: string[] = [];
+  for (const s of p.split("/")) {
+    if (s === "" || s === ".") continue;
+    if (s === "..") out.pop();
+    else out.push(s);
+  }
+  return out.join("/");
+}
