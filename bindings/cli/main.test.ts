@@ -67,7 +67,7 @@ describe("iosim and the user's files", () => {
   });
 
   it("run --json keeps stdout one JSON document and gives the warnings to stderr (they were dropped)", () => {
-    writeFileSync(join(tmp, "verify.fio"), "[a]\nrw=randread\nbs=4k\nsize=1m\nverify=md5\n");
+    writeFileSync(join(tmp, "verify.fio"), "[a]\nrw=randread\nbs=4k\nsize=1m\nverify=md5\ndirect=1\n");
     const r = iosim("run", "verify.fio", "--json", "-q");
     expect(r.status).toBe(0);
     expect((JSON.parse(r.stdout) as { jobs: Array<{ jobname: string }> }).jobs[0]!.jobname).toBe("a");

@@ -124,12 +124,20 @@ describe("fio job-file corpus", () => {
   it("psync (fio's default engine) keeps one IO in flight whatever iodepth says, and fio's direct default is 0", () => {
     const r = parse("psync-depth.fio");
     expect(r.jobs[0]).toMatchObject({ iodepth: 1, direct: false });
-    expect(r.warnings).toEqual([expect.stringMatching(/^psync-depth\.fio:5: iodepth=16 with ioengine=psync/)]);
+    expect(r.warnings).toEqual([expect.stringMatching(/^psync-depth\.fio:5: iodepth=16 with ioengine=psync/),
+      expect.stringMatching(/^psync-depth\.fio:\d+: \[.*\]: buffered reads \(direct=0, fio's default\) go to the device as direct reads/)]);
   });
 
   it("include pulls options into the section it appears in", () => {
     const j = parse("with-include.fio").jobs[0]!;
     expect(j).toMatchObject({ iodepth: 8, direct: true, regionLen: 128 * MiB, device: "nvme0n1" });
+  });
+
+  it("more than fio's 4096 jobs is refused at numjobs (100,000 ran the core out of memory)", () => {
+    const e = (() => { try { parseFioJobFile("[a]\nsize=1m\n[b]\nsize=1m\nnumjobs=4096\n", "t.fio", { defaultDevice: "vda" }); } catch (x) { return x as InputError; } })();
+    expect([e?.line, e?.field]).toEqual([5, "numjobs"]);
+    expect(e?.message).toMatch(/at most 4096 jobs \(REAL_MAX_JOBS\); this file asks for 4097/);
+    expect(parseFioJobFile("[b]\nsize=1m\nnumjobs=4096\n", "t.fio", { defaultDevice: "vda" }).jobs).toHaveLength(4096);
   });
 
   it("an include inside an included file is found beside that file, as fio finds it (it was looked up from the first file's directory)", () => {
@@ -177,7 +185,7 @@ describe("fio job-file values and errors", () => {
   });
 
   it("bs=4k,16k and bssplit=R,W on a mix give the reads and the writes their own sizes (they were merged, with a warning)", () => {
-    const r = p("[a]\nrw=randrw\nbs=4k,16k\n");
+    const r = p("[a]\nrw=randrw\ndirect=1\nbs=4k,16k\n");
     expect(r.jobs[0]).toMatchObject({ bs: [{ size: 4096, weight: 1 }], bsWrite: [{ size: 16384, weight: 1 }] });
     expect(r.warnings).toEqual([]);
     const s = p("[a]\nrw=randrw\nbssplit=4k/75:8k/25,64k\n").jobs[0]!;
@@ -196,7 +204,7 @@ describe("fio job-file values and errors", () => {
     expect(pat("rate=1m,")).toEqual({ kind: "rate", read: { bps: 1 << 20 } });
     expect(pat("rate_iops=,50")).toEqual({ kind: "rate", write: { iops: 50 } });
     expect(pat("rate=1m,\nrate_iops=,50")).toEqual({ kind: "rate", read: { bps: 1 << 20 }, write: { iops: 50 } });
-    expect(p("[a]\nrw=randrw\nrate=1m,500k\n").warnings).toEqual([]);
+    expect(p("[a]\nrw=randrw\ndirect=1\nrate=1m,500k\n").warnings).toEqual([]);
     // a job of one direction keeps its one cap
     expect(p("[a]\nrw=randwrite\nrate=1m,500k\n").jobs[0]!.pattern).toEqual({ kind: "rate", bps: 500 << 10 });
   });

@@ -61,6 +61,9 @@ import {
 } from "./fio-units.js";
 import { parseIoLog } from "./iolog.js";
 
+/** fio's REAL_MAX_JOBS (fio.h): the most jobs a run may have, numjobs clones included. */
+export const FIO_MAX_JOBS = 4096;
+
 /** fio's default block size (HOWTO: bs, "Default: 4096"). */
 export const FIO_DEFAULT_BS = 4096;
 /** Region used when neither size= nor the device size is known (warned). */
@@ -450,6 +453,14 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
       groupid++;
       jobsInGroup = 0;
     }
+    // fio stops at REAL_MAX_JOBS ("maximum number of jobs reached"); a
+    // simulation of 100,000 jobs ran the core out of memory (exit 3)
+    const nE = merged.get("numjobs");
+    const n = nE ? Number(nE.value) : 1;
+    if (Number.isFinite(n) && jobs.length + n > FIO_MAX_JOBS) {
+      throw new InputError(`fio runs at most ${FIO_MAX_JOBS} jobs (REAL_MAX_JOBS); this file asks for ${jobs.length + n}`,
+        nE?.file ?? sec.file, nE?.line ?? sec.line, "numjobs");
+    }
     const built = buildJobs(sec, merged, own, groupid, opts, warn);
     jobs.push(...built.jobs);
     meta.push(...built.meta);
@@ -670,6 +681,11 @@ function buildJobs(
   else if (bufE) direct = !wrap(bufE, parseBool);
   if (!direct && engine === "libaio" && iodepth > 1) {
     warn(`${sec.file}:${sec.line}: [${sec.name}]: libaio without direct=1 is not asynchronous on Linux; fio will not reach iodepth=${iodepth} (iosim keeps the depth)`);
+  }
+  if (!direct && rwi.rw !== "write") {
+    const where = dirE ?? bufE;
+    warn(`${where ? at(where) : `${sec.file}:${sec.line}`}: [${sec.name}]: buffered reads (direct=0, fio's default) go to the device as direct ` +
+      `reads: iosim models the page cache for writes only (no cache hits, no readahead)`);
   }
 
   // pacing
