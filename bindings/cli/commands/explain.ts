@@ -1,4 +1,4 @@
-// `iosim explain TRACE|SCENARIO --job J --seq N`: why one bio waited, in words
+// `iosim explain TRACE.jsonl|ORACLE_SCENARIO.json --job J --seq N`: why one bio waited, in words
 // (the slice, the limit, what was allowed and already dispatched, the wait,
 // the timer and the release), from the throttle core's decision trace.
 import type { Command } from "commander";
