@@ -23,6 +23,14 @@ describe("iosim and the user's files", () => {
     expect(b.stderr.trim()).toBe("iosim: afile/sub: cannot create the directory: ENOTDIR");
   });
 
+  it("an --out mkdir cannot make (under /proc) is exit 2 naming it, and parents are made (Node's recursive mkdir never returned)", () => {
+    const r = spawnSync(process.execPath, [MAIN, "run", "-q", "--out", "/proc/iosim-nope/x"], { cwd: tmp, encoding: "utf8", timeout: 60_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe("iosim: /proc/iosim-nope: cannot create the directory: ENOENT");
+    expect(iosim("run", "-q", "--out", "deep/er/out").status).toBe(0);
+    expect(readFileSync(join(tmp, "deep", "er", "out", "io.stat"), "utf8")).toMatch(/^# capped\/io\.stat/m);
+  });
+
   it("a directory where a journal or trace should be is an input error", () => {
     mkdirSync(join(tmp, "adir"), { recursive: true });
     const m = iosim("mc", "merge", "adir");

@@ -8,7 +8,8 @@
 // a shard runs.shard-<i>-of-<N>.jsonl), summary.json, repro-<class>.yaml.
 
 import type { Command } from "commander";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
+import { makeDirs } from "../cli/make-dirs.js";
 import { basename, dirname, join } from "node:path";
 import { InputError } from "../scenario/errors.js";
 import { readInputFile } from "../cli/read-input.js";
@@ -118,7 +119,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   if (o.resume && o.force) throw new InputError("--resume continues the journal and --force starts it over: give one", "command line", undefined, "--resume");
   const shard = o.shard ? parseShard(o.shard) : { index: 0, count: 1 };
   const outDir = o.out ?? `mc-${model.name.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
-  mkdirSync(outDir, { recursive: true });
+  makeDirs(outDir);
   const journal = join(outDir, journalName(shard));
   const ac = new AbortController();
   const onSig = () => ac.abort();
@@ -219,7 +220,7 @@ export function registerMcCommands(program: Command): void {
       const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[] };
       const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
       const outDir = o.out ?? dirname(paths[0]!);
-      mkdirSync(outDir, { recursive: true });
+      makeDirs(outDir);
       if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
       const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined });
       writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");

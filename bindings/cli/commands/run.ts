@@ -1,6 +1,7 @@
 // `iosim run [SCENARIO | JOBFILE.fio]`: run a scenario and report it.
 import type { Command } from "commander";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { makeDirs } from "../make-dirs.js";
 import { dirname, extname, join, resolve } from "node:path";
 import { Simulation } from "../../engine/simulation.js";
 import { InputError } from "../../scenario/errors.js";
@@ -135,7 +136,7 @@ export function register(program: Command): void {
         .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
         .join("");
       if (o.out) {
-        mkdirSync(o.out, { recursive: true });
+        makeDirs(o.out);
         writeFileSync(join(o.out, "fio.json"), fioJsonText(toFioJson(result, fioOpts)));
         writeFileSync(join(o.out, "io.stat"), ioStatText);
         writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
