@@ -16,6 +16,7 @@ import type { ControlContext, ControlModule } from "../control.js";
 import { registerControlModule } from "../control.js";
 import type { ConfigWrite, KernelVersion, Scenario } from "../../scenario/types.js";
 import { InputError } from "../../scenario/errors.js";
+import { scanUnsigned } from "../../cgroup/kstr.js";
 
 export const U64_MAX = 0xffffffffffffffffn;
 export const UINT_MAX = 0xffffffffn;
@@ -65,11 +66,12 @@ export function parseIoMaxTokens(body: string, old: Limits, kernel: KernelVersio
     const key = tok.slice(0, eq);
     const raw = tok.slice(eq + 1);
     let val: bigint;
+    // the kernel's sscanf("%llu") (bindings/cgroup/kstr.ts): u64 wrap-around,
+    // trailing junk ignored; 2^64 wraps to 0 and is refused below (ERANGE)
+    const n = raw === "max" ? undefined : scanUnsigned(raw, 0, 64);
     if (raw === "max") val = U64_MAX;
-    else if (/^\d+$/.test(raw)) {
-      val = BigInt(raw);
-      if (val > U64_MAX) val = U64_MAX; // sscanf %llu saturates
-    } else throw new InputError(`io.max value "${raw}" is neither a number nor "max"`, where.file, where.line, `io.max ${key}`, "EINVAL");
+    else if (n) val = n.val;
+    else throw new InputError(`io.max value "${raw}" is neither a number nor "max"`, where.file, where.line, `io.max ${key}`, "EINVAL");
     if (val === 0n) throw new InputError(`io.max ${key}=0 is out of range (use "max" to remove a limit)`, where.file, where.line, `io.max ${key}`, "ERANGE");
     // 6.1 and 6.12 reject 1 (the io.low-era `val > 1` test); newer kernels accept it
     const ok = kernel === "6.18" || val > 1n;
@@ -99,8 +101,9 @@ export function parseThrottleWrite(file: string, value: string, current: (devno:
       out.push({ devno, limits: parseIoMaxTokens(body, current(devno), kernel, where) });
     } else {
       const key = V1_FILES[file]!;
-      if (!/^\d+/.test(body)) throw new InputError(`${file}: "${body}" is not a number`, where.file, where.line, file, "EINVAL");
-      let n = BigInt(/^\d+/.exec(body)![0]);
+      const scanned = scanUnsigned(body, 0, 64);
+      if (!scanned) throw new InputError(`${file}: "${body}" is not a number`, where.file, where.line, file, "EINVAL");
+      let n = scanned.val;
       if (n === 0n) n = U64_MAX; // 0 removes the limit
       if ((key === "riops" || key === "wiops") && n > UINT_MAX) n = n === U64_MAX ? UINT_MAX : n & UINT_MAX; // stored as unsigned int
       const lim = { ...current(devno) };
