@@ -127,6 +127,14 @@ export class Simulation {
     c.start();
   }
 
+  /** Timed writes after the run's end: the run never reached them (said once each). */
+  private lateWrites(endNs: number): string[] {
+    if (!this.finished) return [];
+    return this.scenario.writes.filter((w) => w.atNs > endNs).map((w) =>
+      `${w.source ? `${w.source.file}:${w.source.line}: ` : ""}the change of ${w.cgroup ? w.cgroup + "/" : ""}${w.file} at ` +
+      `${(w.atNs / 1e9).toFixed(3)} s was not applied: the run ended at ${(endNs / 1e9).toFixed(3)} s`);
+  }
+
   private routeWrite(mods: readonly ControlModule[], w: ConfigWrite): void {
     const m = mods.find((x) => x.handles(w.file));
     if (!m) {
@@ -392,7 +400,7 @@ export class Simulation {
       series,
       seriesBinNs: s.seriesBinNs,
       records,
-      warnings: [...this.warnings],
+      warnings: [...this.warnings, ...this.lateWrites(Number(c.simNow()))],
     };
   }
 }

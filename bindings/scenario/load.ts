@@ -341,6 +341,12 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   }
 
   const series = time("series", get(root, "series"));
+  /** a time that must be > 0 when given (duration: 0 ran nothing and reported an empty run) */
+  const positiveTime = (key: string): number | undefined => {
+    const v = time(key, get(root, key));
+    if (v !== undefined && !(v > 0)) throw new InputError(`"${key}" must be more than 0, got "${str(key, get(root, key))}"`, file, lineOf(get(root, key)), key);
+    return v;
+  };
   const recordNode = get(root, "record");
   const scenario: Scenario = {
     name,
@@ -353,7 +359,7 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
     cgroups,
     jobs,
     writes,
-    durationNs: time("duration", get(root, "duration")),
+    durationNs: positiveTime("duration"),
     seriesBinNs: series ?? 100e6,
     record: recordNode !== undefined && ["1", "true", "yes"].includes(str("record", recordNode).toLowerCase()),
     source: { file },

@@ -119,6 +119,14 @@ describe("values the loader refuses", () => {
     expect(loadScenario(ok.replace("seed: 42", "seed: 0"), "s.yaml").scenario.seed).toBe(0);
   });
 
+  it("duration: 0 is refused at its line (it ran nothing and reported an empty run); a change after the run's end is said to be unapplied", () => {
+    const e = errorOf(ok.replace("duration: 2s", "duration: 0"));
+    expect([e.line, e.field]).toEqual([4, "duration"]);
+    const { scenario } = loadScenario(`${ok}changes:\n  - at: 10s\n    cgroup: tenants/a\n    file: io.weight\n    value: "default 200"\n`, "s.yaml");
+    const r = simulate(scenario);
+    expect(r.warnings).toContain("s.yaml:30: the change of tenants/a/io.weight at 10.000 s was not applied: the run ended at 1.000 s");
+  });
+
   it("a change with a misspelt or missing key names the change's line (it said line 1, or ran without the stray key)", () => {
     const change = (body: string) => `${ok}changes:\n  - at: 500ms\n    cgroup: tenants/a\n${body}`;
     const a = errorOf(change("    file: io.weight\n    valu: \"default 200\"\n"));
