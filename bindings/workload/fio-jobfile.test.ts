@@ -1,3 +1,4 @@
+import { readFromMemory } from "../../test/helpers/files-in-memory.js";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -146,11 +147,7 @@ describe("fio job-file corpus", () => {
       "/w/jobs/sub/a.inc": "iodepth=8\ninclude b.inc\n",
       "/w/jobs/sub/b.inc": "bs=8k\nbogus=1\n",
     };
-    const readFile = (path: string, from: string) => {
-      const p = path.startsWith("/") ? path : from.slice(0, from.lastIndexOf("/") + 1) + path;
-      if (!(p in files)) throw new Error(`ENOENT ${p}`);
-      return files[p]!;
-    };
+    const readFile = readFromMemory(files);
     const r = parseFioJobFile(files["/w/jobs/j.fio"]!, "/w/jobs/j.fio", { defaultDevice: "vda", readFile });
     expect(r.jobs[0]).toMatchObject({ iodepth: 8, bs: [{ size: 8192, weight: 1 }] });
     // and a message names the included file by its path

@@ -1,3 +1,4 @@
+import { readFromMemory } from "../helpers/files-in-memory.js";
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../bindings/scenario/load.js";
 import { InputError } from "../../bindings/scenario/errors.js";
@@ -152,11 +153,7 @@ describe("files a scenario names", () => {
       "/w/jobs/j.fio": "[j]\nfilename=/dev/sda\nsize=1m\ninclude common.inc\n",
       "/w/jobs/common.inc": "ioengine=libaio\niodepth=8\n",
     };
-    const readFile = (path: string, from: string) => {
-      const p = path.startsWith("/") ? path : from.slice(0, from.lastIndexOf("/") + 1) + path;
-      if (!(p in files)) throw new Error(`ENOENT ${p}`);
-      return files[p]!;
-    };
+    const readFile = readFromMemory(files);
     const { scenario } = loadScenario("name: x\nfio_file: jobs/j.fio\n", "/w/sc.yaml", { readFile });
     expect(scenario.jobs[0]).toMatchObject({ iodepth: 8 });
   });
