@@ -52,6 +52,7 @@ export const seriesIos = new Vec<u32>(64);
 export const seriesBytes = new Vec<u64>(64);
 export const seriesLatSum = new Vec<f64>(64);
 export const seriesHist = new Vec<u32>(64);
+export const seriesTouched = new Vec<i32>(64); // the open bin's buckets in use (indices into seriesHist)
 // closed bins: one record per bin and cgroup-direction with IOs; record r's
 // histogram is the pairs seriesHistStart[r] .. seriesHistStart[r+1] (or the pairs' end)
 export const seriesRecBin = new Vec<i64>(64);
@@ -119,6 +120,7 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
   seriesBytes.clear();
   seriesLatSum.clear();
   seriesHist.clear();
+  seriesTouched.length = 0;
   if (nCgroups > 0) {
     seriesIos.ensure(stride - 1);
     seriesBytes.ensure(stride - 1);
@@ -230,34 +232,53 @@ export function setRecord(on: bool): void {
     seriesBytes.set(j, seriesBytes.get(j) + <u64>size);
     seriesLatSum.set(j, seriesLatSum.get(j) + <f64>lat);
     const h = j * SERIES_PLAT_NR + platIndex(<u64>lat, SERIES_PLAT_BITS, SERIES_PLAT_NR);
-    seriesHist.set(h, seriesHist.get(h) + 1);
+    const c = seriesHist.get(h);
+    if (c == 0) seriesTouched.push(h);
+    seriesHist.set(h, c + 1);
   }
 }
 
-/** The open bin's cgroup-directions with IOs become records (histograms as pairs); the dense arrays are zeroed. */
+/**
+ * The open bin's cgroup-directions with IOs become records (histograms as
+ * pairs) and its counters are zeroed. It visits only the buckets the bin
+ * used (seriesTouched, sorted: by cgroup-direction, then bucket), not all
+ * SERIES_PLAT_NR of every cgroup-direction: with bins finer than the gaps
+ * between completions a bin closes at nearly every completion.
+ */
 function closeSeriesBin(): void {
-  const stride = seriesCgroups * 2;
-  for (let j = 0; j < stride; j++) {
-    const n = seriesIos.get(j);
-    if (n == 0) continue;
-    seriesRecBin.push(seriesOpen);
-    seriesRecKey.push(j);
-    seriesRecIos.push(n);
-    seriesRecBytes.push(seriesBytes.get(j));
-    seriesRecLatSum.push(seriesLatSum.get(j));
-    seriesHistStart.push(seriesHistIdx.length);
-    seriesIos.set(j, 0);
-    seriesBytes.set(j, 0);
-    seriesLatSum.set(j, 0);
-    const base = j * SERIES_PLAT_NR;
-    for (let i = 0; i < SERIES_PLAT_NR; i++) {
-      const c = seriesHist.get(base + i);
-      if (c == 0) continue;
-      seriesHistIdx.push(i);
-      seriesHistCnt.push(c);
-      seriesHist.set(base + i, 0);
+  const t = seriesTouched;
+  const n = t.length;
+  for (let a = 1; a < n; a++) {
+    // insertion sort: a bin touches few buckets, mostly in order already
+    const x = t.get(a);
+    let b = a - 1;
+    while (b >= 0 && t.get(b) > x) {
+      t.set(b + 1, t.get(b));
+      b--;
     }
+    t.set(b + 1, x);
   }
+  let last = -1;
+  for (let k = 0; k < n; k++) {
+    const h = t.get(k);
+    const j = h / SERIES_PLAT_NR;
+    if (j != last) {
+      last = j;
+      seriesRecBin.push(seriesOpen);
+      seriesRecKey.push(j);
+      seriesRecIos.push(seriesIos.get(j));
+      seriesRecBytes.push(seriesBytes.get(j));
+      seriesRecLatSum.push(seriesLatSum.get(j));
+      seriesHistStart.push(seriesHistIdx.length);
+      seriesIos.set(j, 0);
+      seriesBytes.set(j, 0);
+      seriesLatSum.set(j, 0);
+    }
+    seriesHistIdx.push(h - j * SERIES_PLAT_NR);
+    seriesHistCnt.push(seriesHist.get(h));
+    seriesHist.set(h, 0);
+  }
+  t.length = 0;
 }
 
 export function record(
