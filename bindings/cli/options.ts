@@ -10,12 +10,16 @@ export function kernelOption(v: string | undefined): KernelVersion | undefined {
   return v as KernelVersion;
 }
 
+/** An option that takes a whole number >= 0 (`flag` names it in the error). */
+export function wholeNumberOption(flag: string, v: string): number {
+  const s = Number(v);
+  if (v.trim() === "" || !Number.isSafeInteger(s) || s < 0) throw new InputError(`${flag} must be a non-negative integer, got "${v}"`, "command line", undefined, flag);
+  return s;
+}
+
 /** --seed: a whole number >= 0 */
 export function seedOption(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const s = Number(v);
-  if (v.trim() === "" || !Number.isSafeInteger(s) || s < 0) throw new InputError(`--seed must be a non-negative integer, got "${v}"`, "command line", undefined, "--seed");
-  return s;
+  return v === undefined ? undefined : wholeNumberOption("--seed", v);
 }
 
 export function periodTimerOption(v: string): "recorded" | "kernel" {

@@ -4,14 +4,7 @@
 import type { Command } from "commander";
 import { explainText } from "../../oracle/explain.js";
 import { readTraceText } from "./compare.js";
-import { InputError } from "../../scenario/errors.js";
-
-/** --seq: an IO index, a whole number >= 0 */
-function seqOption(v: string): number {
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isSafeInteger(n) || n < 0) throw new InputError(`--seq must be a non-negative integer, got "${v}"`, "command line", undefined, "--seq");
-  return n;
-}
+import { wholeNumberOption } from "../options.js";
 
 export function register(program: Command): void {
   program
@@ -19,7 +12,7 @@ export function register(program: Command): void {
     .description("explain why a bio waited in blk-throttle")
     .argument("<file>", "a recorded trace (.jsonl) or an oracle throtl scenario (.json)")
     .requiredOption("--job <name>", "job name")
-    .requiredOption("--seq <n>", "IO index in the job", seqOption)
+    .requiredOption("--seq <n>", "IO index in the job", (v: string) => wholeNumberOption("--seq", v))
     .action((file: string, o: { job: string; seq: number }) => {
       process.stdout.write(explainText(readTraceText(file), file, o.job, o.seq).join("\n") + "\n");
     });
