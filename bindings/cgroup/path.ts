@@ -11,3 +11,13 @@ export function normCgroupPath(p: string): string {
   }
   return out.join("/");
 }
+
+/** Every path of `paths`, resolved, with all its ancestors; the root "" included. */
+export function withAncestors(paths: Iterable<string>): Set<string> {
+  const out = new Set<string>([""]);
+  for (const p of paths) {
+    const parts = normCgroupPath(p).split("/").filter(Boolean);
+    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join("/"));
+  }
+  return out;
+}

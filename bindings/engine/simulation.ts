@@ -20,7 +20,7 @@ import type {
   BioRecord, CgroupResult, ConfigWrite, DeviceSpec, IoStatCounts, JobResult, JobSpec, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
-import { normCgroupPath } from "../cgroup/path.js";
+import { normCgroupPath, withAncestors } from "../cgroup/path.js";
 import { controlModules, type ControlContext, type ControlModule } from "./control.js";
 import "./modules/index.js"; // io.max, blkio.throttle.*, io.weight, io.cost.*, writeback
 import { latencyStats } from "./latency.js";
@@ -76,14 +76,7 @@ export class Simulation {
       BigInt(Math.round(s.clock.zeroAfterTickNs)), s.cgroupVersion === 2 ? 1 : 0);
 
     // cgroups: every path named anywhere, with its ancestors, parents first
-    const paths = new Set<string>([""]);
-    const addPath = (p: string) => {
-      const parts = normPath(p).split("/").filter(Boolean);
-      for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join("/"));
-    };
-    s.cgroups.forEach((g) => addPath(g.path));
-    s.jobs.forEach((j) => addPath(j.cgroup));
-    s.writes.forEach((w) => addPath(w.cgroup));
+    const paths = withAncestors([...s.cgroups.map((g) => g.path), ...s.jobs.map((j) => j.cgroup), ...s.writes.map((w) => w.cgroup)]);
     const sorted = [...paths].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
     this.cgIds.set("", 0);
     this.cgPathsById.push("");

@@ -47,7 +47,7 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
 import { InputError } from "./errors.js";
 import { besideFile } from "../util/beside-file.js";
-import { normCgroupPath } from "../cgroup/path.js";
+import { normCgroupPath, withAncestors } from "../cgroup/path.js";
 import { defaultClock } from "./defaults.js";
 import { KERNEL_VERSIONS, DEFAULT_KERNEL, type ConfigWrite, type CgroupSpec, type DeviceSpec, type JobSpec, type KernelVersion, type Scenario } from "./types.js";
 import { parseFioJobFile, parseTimeNs, ValueError, type FioJobMeta } from "../workload/index.js";
@@ -326,13 +326,7 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   // would otherwise create an empty cgroup and change nothing; the kernel
   // answers ENOENT)
   if (chNode !== undefined && isSeq(chNode)) {
-    const known = new Set<string>([""]);
-    const addPath = (p: string) => {
-      const parts = normCgroupPath(p).split("/").filter(Boolean);
-      for (let i = 1; i <= parts.length; i++) known.add(parts.slice(0, i).join("/"));
-    };
-    cgroups.forEach((g) => addPath(g.path));
-    jobs.forEach((j) => addPath(j.cgroup));
+    const known = withAncestors([...cgroups.map((g) => g.path), ...jobs.map((j) => j.cgroup)]);
     writes.forEach((w, i) => {
       if (known.has(normCgroupPath(w.cgroup))) return;
       const node = get(chNode.items[i] as YAMLMap, "cgroup")!;
