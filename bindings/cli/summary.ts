@@ -29,7 +29,7 @@ export function summaryText(r: RunResult): string {
       // a cgroup may run one after another (startdelay), and one job's
       // runtime would then count all of them in its time
       const busy = jobs.filter((j) => j[dir].ios > 0 && j.lastDoneNs >= 0);
-      const from = Math.min(...busy.map((j) => j.lastDoneNs - j.runtimeMs * 1e6));
+      const from = Math.min(...busy.map((j) => j.startNs));
       const to = Math.max(...busy.map((j) => j.lastDoneNs));
       const span = busy.length && to > from ? (to - from) / 1e9 : secs;
       const mean = jobs.reduce((a, j) => a + j[dir].lat.mean * j[dir].ios, 0) / ios;

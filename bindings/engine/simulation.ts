@@ -276,9 +276,10 @@ export class Simulation {
         device: j.device,
         read: dirStats(0),
         write: dirStats(1),
+        startNs: Math.round(j.startNs),
         firstSubmitNs: f,
         lastDoneNs: l,
-        runtimeMs: f >= 0 ? Math.max(0, (l - j.startNs) / 1e6) : 0,
+        runtimeMs: f >= 0 ? Math.max(0, (l - Math.round(j.startNs)) / 1e6) : 0,
       });
     });
 

@@ -195,6 +195,8 @@ export interface JobResult {
   device: string;
   read: DirectionStats;
   write: DirectionStats;
+  /** simulated ns the job starts at (its startdelay), whether or not it issued IO */
+  startNs: number;
   firstSubmitNs: number;
   lastDoneNs: number;
   /** ms from the job's start to its last completion, as fio's runtime */

@@ -28,7 +28,7 @@ export function dirStats(latsNs: number[], size = 4096): DirectionStats {
 }
 
 export function job(name: string, read: DirectionStats, write: DirectionStats, runtimeMs: number, cgroup = ""): JobResult {
-  return { name, cgroup, device: "nvme0n1", read, write, firstSubmitNs: 0, lastDoneNs: runtimeMs * 1e6, runtimeMs };
+  return { name, cgroup, device: "nvme0n1", read, write, startNs: 0, firstSubmitNs: 0, lastDoneNs: runtimeMs * 1e6, runtimeMs };
 }
 
 export function runResult(jobs: JobResult[], over: Partial<RunResult> = {}): RunResult {
