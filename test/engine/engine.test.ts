@@ -138,6 +138,21 @@ describe("the event engine", () => {
     expect(service).toEqual([1e6, 1e6, 1e5, 1e5, 1e5, 1e5, 1e5, 1e5, 1e5, 1e5, 1e5, 1e6]);
   });
 
+  it("a sequential mixed job (fio rw=rw) runs at the sequential rate: only its first read and first write are random", () => {
+    const dev = fixedDevice(100_000);
+    dev.curve.read.rand = [[512, 1000], [1 << 20, 1000]];
+    dev.curve.write.rand = [[512, 1000], [1 << 20, 1000]];
+    const r = one({ rw: "mix", mixReadPct: 50, count: 200, regionLen: 1 << 20 }, dev);
+    expect(r.jobs[0]!.read.ios).toBeGreaterThan(50);
+    expect(r.jobs[0]!.write.ios).toBeGreaterThan(50);
+    expect(r.simulatedNs).toBe(2 * 1_000_000 + 198 * 100_000);
+  });
+
+  it("an alternating job (the oracle recorder's rw=alt) keeps one position for both directions, as run_scenario.py's expand_job()", () => {
+    const r = one({ rw: "alt", count: 6, regionLen: 16384 }, fixedDevice(100_000), { record: true });
+    expect(r.records!.map((b) => `${b.dir}@${b.off}`)).toEqual(["R@0", "W@4096", "R@8192", "W@12288", "R@0", "W@4096"]);
+  });
+
   it("per-cgroup io.stat counts roll up to ancestors", () => {
     const dev = fixedDevice(10_000);
     const r = simulate(scenarioDefaults({
