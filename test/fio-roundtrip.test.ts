@@ -30,3 +30,21 @@ it("two tenants from a fio job file run; fio JSON (one group) and each tenant's 
   expect(num(stat["tenants/a"]!, "rios")).toBe(reads);
   expect(num(stat["tenants/b"]!, "wios")).toBe(writes);
 });
+
+it("fio rw=rw keeps a position per direction (f->last_pos[ddir]): reads and writes each run 0, 4k, 8k, ... and wrap on their own", async () => {
+  const text = [
+    "[mixed]", "filename=/dev/nvme0n1", "ioengine=libaio", "direct=1", "rw=rw", "rwmixread=50", "bs=4k,16k",
+    "size=64k", "io_size=512k", "iodepth=1", "",
+  ].join("\n");
+  const parsed = parseFioJobFile(text, "mixed.fio", { deviceSizes: { nvme0n1: 2 ** 30 } });
+  const result = await simulate(scenarioDefaults({ name: "fio", devices: [dev], jobs: parsed.jobs, record: true }));
+  const recs = [...result.records!].sort((a, b) => a.submitNs - b.submitNs);
+  const offs = (dir: "R" | "W") => recs.filter((b) => b.dir === dir).map((b) => b.off);
+  const reads = offs("R"), writes = offs("W");
+  expect(reads.length).toBeGreaterThan(20);
+  expect(writes.length).toBeGreaterThan(10);
+  // each direction from the region's start by its own block size; size=64k < io_size wraps each
+  // cursor at 64 KiB (get_next_seq_offset(): td_rw && io_size > size), independently of the other
+  expect(reads).toEqual(reads.map((_, i) => (i * 4096) % 65536));
+  expect(writes).toEqual(writes.map((_, i) => (i * 16384) % 65536));
+});

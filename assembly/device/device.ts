@@ -15,8 +15,45 @@
 // per direction and pattern, interpolated linearly in service time between
 // points (service time is what adds up; IOPS does not). The TypeScript side
 // fills the table from a curve (the seed SSD/NVMe/HDD curves), from iocost's
-// linear model (1/iops + size/bps), or from a user's file. A bio is
-// sequential when it starts where the previous bio on this device ended.
+// linear model (1/iops + size/bps), or from a user's file.
+//
+// Sequential or random. The device remembers where its last read and its
+// last write ended; a bio is sequential when it starts at either. That keeps
+// every bio the older rule ("starts where the device's previous bio ended")
+// called sequential sequential, since the previous bio's end is one of the
+// two, and adds one case: a bio that continues its own direction's stream
+// across bios of the other direction. Real devices see that case so:
+//   - SSD: a sequential read is fast because the controller detects the
+//     read stream and prefetches ahead of it; a sequential write is fast
+//     because the write buffer fills open pages of one block. The two are
+//     separate paths: a write landing in the buffer does not cancel the
+//     read stream's prefetch, a read does not close the open write block.
+//   - HDD: one arm, but with the write cache on (the default of SATA
+//     drives) a write is acknowledged from the cache and destaged later
+//     with its neighbours, and a read continuing the read stream is served
+//     from the read-ahead segment its predecessor filled; neither pays a
+//     seek for each switch of direction.
+// fio's sequential rw=rw keeps one position per direction (f->last_pos[ddir],
+// assembly/workload/jobs.ts), so its bios interleave two streams that each
+// start at the region's start. Worked example, 4 KiB, directions R W W R R W:
+//
+//   bio                          R@0   W@0   W@4k  R@4k  R@8k  W@8k
+//   old: device's last end       -     4k    4k    8k    8k    12k
+//        sequential              no    no    yes   no    yes   no    (2 of 6)
+//   new: last read / last write  -/-   4k/-  4k/4k 4k/8k 8k/8k 12k/8k
+//        sequential              no    no    yes   yes   yes   yes   (4 of 6)
+// (the ends are those before the bio starts)
+//
+// The first bio of each direction has nothing to follow; every later one
+// is sequential, as on the real devices above, where the older rule called
+// every switch of direction random. A device that sees one direction only
+// keeps the other end at -1, so it classifies exactly as before.
+// Not modelled: several streams of one direction (fio numjobs on stripes,
+// two sequential readers) still look random to each other. A table of K
+// recent stream ends, as multi-stream firmware keeps, would also let a
+// random bio hit any of K ends (K times the chance of a random job's bio
+// being called sequential), changing every random job, and K differs by
+// device; the two per-direction ends need no such parameter.
 //
 // Worked example: seed SSD (the `ssd` preset), 4 KiB random read: BPS =
 // 70e6 + 57e3*4096 - 2*4096^2 = 269,917,568 B/s, so IOPS(4096) = 65,897.8;
@@ -52,8 +89,9 @@ export class Device {
   svcNs: f64 = 0;
   svcOccNs: i64 = 0; // <i64>svcNs
   svcLatNs: i64 = 0; // <i64><f64>fixedLatencyNs, the latency part when there is no jitter
-  // state
-  lastEnd: i64 = -1;
+  // state: where the last read and the last write ended (-1: none yet)
+  lastEndR: i64 = -1;
+  lastEndW: i64 = -1;
   inFlight: i32 = 0; // holding a request
   busyChannels: i32 = 0;
   // When each channel becomes free, kept sorted in a ring: chFree[(chHead + k)
@@ -171,8 +209,10 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   const off = b.off;
   const size = b.size;
   const dir = b.dir;
-  const seq = off == d.lastEnd;
-  d.lastEnd = off + <i64>size;
+  // sequential: it continues the last read or the last write (design note above)
+  const seq = off == d.lastEndR || off == d.lastEndW;
+  if (dir) d.lastEndW = off + <i64>size;
+  else d.lastEndR = off + <i64>size;
   if (seq) b.flags = b.flags | BIO_SEQ;
   b.issue = now;
   const rand = seq ? 0 : 1;

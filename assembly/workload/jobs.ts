@@ -22,6 +22,34 @@
 // Worked example (oracle `iops100_qd1_read`): qd 1, closed, count 300, 4 KiB
 // sequential reads: worker 0 submits IO 0 at t=0, IO 1 when IO 0 completes,
 // and so on; blk-throttle decides when each completes.
+//
+// Sequential offsets. fio keeps one position per direction
+// (f->last_pos[ddir]: get_io_u() sets it to offset + buflen of the IO it
+// prepared, get_next_seq_offset() in io_u.c hands it out as the next offset
+// of that direction, fio_file_reset() puts both at the region's start), so a
+// sequential mixed job (rw=rw / readwrite, RW_MIX with !random) is two
+// sequential streams from the region's start, one per direction, each
+// advancing by its own direction's block sizes and wrapping on its own.
+// 4 KiB, rwmixread=50, directions drawn R W W R R W:
+//
+//   fio / iosim  R@0  W@0  W@4k  R@4k  R@8k  W@8k      (pos, posW)
+//   one cursor   R@0  W@4k W@8k  R@12k R@16k W@20k     (iosim before)
+//
+// The oracle recorder's alternating jobs (RW_ALT, run_scenario.py's
+// expand_job(): region_off + (i % nblocks) * bs over all IOs) share one
+// position, and so does a job of one direction, so they keep `pos` alone.
+// fio's modifiers of the sequential offset are not modelled (the job-file
+// parser warns about each); were they added, they act per direction too:
+// rw=rw:N (str_rw_cb(): ddir_seq_add = N) leaves an N-byte hole after each
+// IO in its own direction's stream (get_next_seq_offset()); randrw:N
+// (ddir_seq_nr = N, one countdown for both directions, get_next_offset())
+// draws every N-th IO at random and continues last_pos[ddir] of the IO's
+// direction in between; rw_sequencer=identical repeats last_start[ddir];
+// percentage_random's sequential part continues last_pos[ddir], which that
+// direction's random IOs also move; zonemode=strided moves to the next zone
+// after zone_size bytes of both directions but resets only the current
+// direction's last_pos (setup_strided_zone_mode()). Trim workloads
+// (rw=trimwrite) are refused.
 
 import { Vec } from "../engine/vec";
 import { Rng } from "../engine/random";
@@ -96,7 +124,8 @@ export class Job {
   completed: i64 = 0;
   inflight: i32 = 0;
   bytesIssued: i64 = 0;
-  pos: i64 = 0;
+  pos: i64 = 0; // the next sequential offset, from regionOff (a mixed job's reads)
+  posW: i64 = 0; // a sequential mixed job's writes (fio's last_pos[DDIR_WRITE])
   freeWorkers: Vec<i32> = new Vec<i32>(4);
   lastDone: i64 = 0;
   wakeAt: i64 = -1;
@@ -141,6 +170,7 @@ export function startJob(j: Job): void {
   j.freeWorkers.length = 0;
   for (let w = j.qd - 1; w >= 0; w--) j.freeWorkers.push(w);
   j.pos = 0;
+  j.posW = 0;
   j.pendingDir = -1;
   if (j.bsSize.length == 0) {
     j.bsSize.push(4096);
@@ -318,6 +348,11 @@ function rateDdir(j: Job, now: i64): i64 {
   if (j.random) {
     const slots = bk == lo ? slots0 : j.bsSlots.get(bk);
     off = j.regionOff + <i64>j.rng.below(<u64>slots) * j.align;
+  } else if (dir == 1 && j.rw == RW_MIX) {
+    // fio's rw=rw: the writes' own position (see the top of this file)
+    if (j.posW + <i64>size > len) j.posW = 0;
+    off = j.regionOff + j.posW;
+    j.posW += <i64>size;
   } else {
     if (j.pos + <i64>size > len) j.pos = 0;
     off = j.regionOff + j.pos;

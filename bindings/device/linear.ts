@@ -18,7 +18,8 @@
 // nonzero.) iocost calls an IO random when it starts more than 16 MiB
 // (LCOEF_RANDIO_PAGES = 4096 pages) from the cgroup's previous IO; the core's
 // device calls it sequential only when it starts exactly where the device's
-// previous IO ended. The table below uses the kernel's cost for both kinds.
+// last read or last write ended. The table below uses the kernel's cost for
+// both kinds.
 //
 // Worked example (WDC SN730, rbps=2318575949 rrandiops=124446): page =
 // ceil(2^37 / ceil(2318575949/4096)) = ceil(2^37 / 566059) = 242,800 vtime

@@ -115,6 +115,11 @@ export interface JobSpec {
   cgroup: string;
   /** device name (DeviceSpec.name). */
   device: string;
+  /**
+   * "mix" is fio's rw=rw / randrw; sequential, it keeps a position per direction as fio's
+   * f->last_pos[ddir] (reads and writes each from the region's start); "alt" is the oracle
+   * recorder's alternation, one position for both directions.
+   */
   rw: RwKind;
   random: boolean;
   /** percent of reads for rw = "mix" */

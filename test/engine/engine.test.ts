@@ -119,6 +119,40 @@ describe("the event engine", () => {
     expect(rnd.simulatedNs).toBe(10_000_000);
   });
 
+  it("interleaved read and write streams are each charged as sequential (the device keeps the last read's and the last write's end)", () => {
+    const dev = fixedDevice(100_000);
+    const slow = [[512, 1000], [1 << 20, 1000]] as Array<[number, number]>; // 1 ms random
+    dev.curve.read.rand = slow;
+    dev.curve.write.rand = slow.map(([s, i]) => [s, i] as [number, number]);
+    // fio rw=rw's two streams (R W W R R W ...), then a read where the last write ended and
+    // a read far from both streams; 2 ms apart, so each bio has the device to itself
+    const shape: Array<["R" | "W", number]> = [
+      ["R", 0], ["W", 0], ["W", 4096], ["R", 4096], ["R", 8192], ["W", 8192], ["W", 12288], ["R", 12288],
+      ["R", 16384], ["W", 16384], ["R", 20480], ["R", 1 << 20],
+    ];
+    const ios = shape.map(([dir, off], i) => ({ tNs: i * 2_000_000, off, size: 4096, dir }));
+    const r = one({ pattern: { kind: "replay", ios }, iodepth: 1 }, dev, { record: true });
+    const service = r.records!.map((b) => b.completeNs - b.issueNs);
+    // the first of each direction follows nothing; the read at 20480 starts where the last write
+    // (16384 + 4 KiB) ended, as the device's previous bio: sequential as before; the last is random
+    expect(service).toEqual([1e6, 1e6, 1e5, 1e5, 1e5, 1e5, 1e5, 1e5, 1e5, 1e5, 1e5, 1e6]);
+  });
+
+  it("a sequential mixed job (fio rw=rw) runs at the sequential rate: only its first read and first write are random", () => {
+    const dev = fixedDevice(100_000);
+    dev.curve.read.rand = [[512, 1000], [1 << 20, 1000]];
+    dev.curve.write.rand = [[512, 1000], [1 << 20, 1000]];
+    const r = one({ rw: "mix", mixReadPct: 50, count: 200, regionLen: 1 << 20 }, dev);
+    expect(r.jobs[0]!.read.ios).toBeGreaterThan(50);
+    expect(r.jobs[0]!.write.ios).toBeGreaterThan(50);
+    expect(r.simulatedNs).toBe(2 * 1_000_000 + 198 * 100_000);
+  });
+
+  it("an alternating job (the oracle recorder's rw=alt) keeps one position for both directions, as run_scenario.py's expand_job()", () => {
+    const r = one({ rw: "alt", count: 6, regionLen: 16384 }, fixedDevice(100_000), { record: true });
+    expect(r.records!.map((b) => `${b.dir}@${b.off}`)).toEqual(["R@0", "W@4096", "R@8192", "W@12288", "R@0", "W@4096"]);
+  });
+
   it("per-cgroup io.stat counts roll up to ancestors", () => {
     const dev = fixedDevice(10_000);
     const r = simulate(scenarioDefaults({
