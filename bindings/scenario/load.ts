@@ -43,10 +43,15 @@
 //
 // Every error names the file, the line and the field. Times take fio's units
 // (ns, us, ms, s, m, h; a bare number is seconds).
+//
+// loadScenario reads YAML text; scenarioFromValue reads the same document as
+// plain values with a map of its fields' lines (a Monte Carlo sample,
+// bindings/mc/domains/io.ts), through the same loader (DocView below).
 
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
 import { InputError } from "./errors.js";
 import { besideFile } from "../util/beside-file.js";
+import { lineOfPath } from "../util/line-of-path.js";
 import { normCgroupPath, withAncestors } from "../cgroup/path.js";
 import { defaultClock } from "./defaults.js";
 import { KERNEL_VERSIONS, DEFAULT_KERNEL, type ConfigWrite, type CgroupSpec, type DeviceSpec, type JobSpec, type KernelVersion, type Scenario } from "./types.js";
@@ -73,45 +78,136 @@ const TOP_KEYS = new Set([
   "series", "record", "devices", "cgroups", "jobs", "fio", "fio_file", "changes",
 ]);
 
+/**
+ * How the loader reads a document: the nodes of a YAML file (yamlView: lines
+ * from their source ranges) or plain values (valueView: a Monte Carlo sample,
+ * lines from a map of field paths). One loader behind both, so a sampled
+ * document is accepted, rejected and built exactly as the same document
+ * written to a file would be.
+ */
+interface DocView<N> {
+  root: N;
+  isMap(n: N | undefined): boolean;
+  isSeq(n: N | undefined): boolean;
+  isScalar(n: N | undefined): boolean;
+  /** a scalar's value */
+  value(n: N): unknown;
+  /** a mapping's entries in order; `key` undefined for a key that is not a scalar */
+  pairs(m: N): readonly { key: string | undefined; keyNode: N | undefined; value: N | undefined }[];
+  items(s: N): readonly N[];
+  get(m: N, key: string): N | undefined;
+  line(n: N | undefined): number | undefined;
+  /** a number as written in the file (YAML reads an unquoted 6.10 as 6.1); undefined where there is no text */
+  written(n: N | undefined): string | undefined;
+}
+
+type YNode = YamlNode | null;
+
+function yamlView(doc: Document, lc: LineCounter, text: string): DocView<YNode> {
+  return {
+    root: doc.contents as YNode,
+    isMap: (n) => isMap(n),
+    isSeq: (n) => isSeq(n),
+    isScalar: (n) => isScalar(n),
+    value: (n) => (n as { value?: unknown }).value,
+    pairs: (m) => (m as YAMLMap).items.map((it: Pair) => ({
+      key: isScalar(it.key) ? String(it.key.value) : undefined, keyNode: it.key as YNode, value: it.value as YNode,
+    })),
+    items: (s) => (s as unknown as { items: YNode[] }).items,
+    get: (m, key) => (m as YAMLMap).items.find((it: Pair) => isScalar(it.key) && it.key.value === key)?.value as YNode | undefined,
+    line: (n) => (n?.range ? lc.linePos(n.range[0]).line : undefined),
+    written: (n) => (isScalar(n) && typeof n.value === "number" && n.range ? text.slice(n.range[0], n.range[1]).trim() : undefined),
+  };
+}
+
+/** A value of a plain document and where it sits (its field path is worked out only when a line is asked for). */
+class ValueNode {
+  constructor(readonly v: unknown, readonly up?: ValueNode, readonly key?: string | number) {}
+  path(): string {
+    if (!this.up) return "";
+    const p = this.up.path();
+    return typeof this.key === "number" ? `${p}[${this.key}]` : p ? `${p}.${this.key}` : this.key!;
+  }
+}
+
+function valueView(value: unknown, lines: ReadonlyMap<string, number>): DocView<ValueNode> {
+  const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object";
+  return {
+    root: new ValueNode(value),
+    isMap: (n) => n !== undefined && isObj(n.v) && !Array.isArray(n.v),
+    isSeq: (n) => n !== undefined && Array.isArray(n.v),
+    isScalar: (n) => n !== undefined && !isObj(n.v),
+    value: (n) => n.v,
+    pairs: (m) => {
+      const o = m.v as Record<string, unknown>;
+      const out: { key: string; keyNode: ValueNode; value: ValueNode }[] = [];
+      for (const k of Object.keys(o)) {
+        if (o[k] === undefined) continue; // as YAML writes it: left out
+        const n = new ValueNode(o[k], m, k);
+        out.push({ key: k, keyNode: n, value: n });
+      }
+      return out;
+    },
+    items: (s) => (s.v as unknown[]).map((x, i) => new ValueNode(x, s, i)),
+    get: (m, key) => {
+      const x = (m.v as Record<string, unknown>)[key];
+      return x === undefined || !Object.hasOwn(m.v as object, key) ? undefined : new ValueNode(x, m, key);
+    },
+    line: (n) => (n === undefined ? undefined : lineOfPath(lines, n.path())),
+    written: () => undefined,
+  };
+}
+
 export function loadScenario(text: string, file: string, opts: LoadOptions = {}): LoadedScenario {
   const lc = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter: lc, prettyErrors: false });
-  const lineOf = (n: { range?: [number, number, number] | null } | null | undefined) =>
-    n?.range ? lc.linePos(n.range[0]).line : undefined;
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     throw new InputError(`YAML: ${e.message.split("\n")[0]}`, file, e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line, undefined);
   }
-  const root = doc.contents;
-  if (!isMap(root)) throw new InputError("a scenario file is a YAML mapping (name:, devices:, jobs: ...)", file, 1);
-  const get = (m: YAMLMap, key: string): YamlNode | undefined => {
-    const p = m.items.find((it: Pair) => isScalar(it.key) && it.key.value === key);
-    return p?.value as YamlNode | undefined;
-  };
-  for (const it of root.items) {
-    const k = isScalar(it.key) ? String(it.key.value) : "";
-    if (!TOP_KEYS.has(k)) throw new InputError(`unknown key "${k}" (known: ${[...TOP_KEYS].join(", ")})`, file, lineOf(it.key as YamlNode), k);
+  return loadView(yamlView(doc, lc, text), file, opts);
+}
+
+/**
+ * The same, from an already-parsed document of plain values (a Monte Carlo
+ * sample: no YAML to write and parse again per run). `lines` maps field paths
+ * of the document ("jobs[0].bs") to lines of the file it came from; errors
+ * and the scenario's source lines (cgroups, jobs, changes) name the line of
+ * a field's path or of its nearest enclosing field (lineOfPath).
+ */
+export function scenarioFromValue(value: unknown, file: string, opts: LoadOptions = {}, lines: ReadonlyMap<string, number> = new Map()): LoadedScenario {
+  return loadView(valueView(value, lines), file, opts);
+}
+
+function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedScenario {
+  const root = view.root;
+  const lineOf = (n: N | undefined) => view.line(n);
+  if (!view.isMap(root)) throw new InputError("a scenario file is a YAML mapping (name:, devices:, jobs: ...)", file, 1);
+  const get = (m: N, key: string): N | undefined => view.get(m, key);
+  for (const it of view.pairs(root)) {
+    const k = it.key ?? "";
+    if (!TOP_KEYS.has(k)) throw new InputError(`unknown key "${k}" (known: ${[...TOP_KEYS].join(", ")})`, file, lineOf(it.keyNode), k);
   }
-  const str = (key: string, node: YamlNode | undefined, def?: string): string => {
+  const str = (key: string, node: N | undefined, def?: string): string => {
     if (node === undefined || node === null) {
       if (def !== undefined) return def;
       throw new InputError(`"${key}" is required`, file, lineOf(root), key);
     }
-    if (!isScalar(node)) throw new InputError(`"${key}" must be a single value`, file, lineOf(node), key);
-    return String(node.value);
+    if (!view.isScalar(node)) throw new InputError(`"${key}" must be a single value`, file, lineOf(node), key);
+    return String(view.value(node));
   };
-  const num = (key: string, node: YamlNode | undefined, def: number): number => {
+  const num = (key: string, node: N | undefined, def: number): number => {
     if (node === undefined) return def;
     const v = Number(str(key, node));
     if (!Number.isFinite(v)) throw new InputError(`"${key}" must be a number, got "${str(key, node)}"`, file, lineOf(node), key);
     return v;
   };
-  const seedOf = (node: YamlNode | undefined): number => {
+  const seedOf = (node: N | undefined): number => {
     const v = num("seed", node, 1);
     if (!Number.isSafeInteger(v) || v < 0) throw new InputError(`"seed" must be a non-negative integer, got "${str("seed", node!)}"`, file, lineOf(node!), "seed");
     return v;
   };
-  const time = (key: string, node: YamlNode | undefined): number | undefined => {
+  const time = (key: string, node: N | undefined): number | undefined => {
     if (node === undefined) return undefined;
     const raw = str(key, node);
     try {
@@ -125,9 +221,7 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   const name = str("name", get(root, "name"));
   // the version as written: YAML reads an unquoted 6.10 as the number 6.1
   const kernelNode = get(root, "kernel");
-  const kernelRaw = kernelNode !== undefined && isScalar(kernelNode) && typeof kernelNode.value === "number" && kernelNode.range
-    ? text.slice(kernelNode.range[0], kernelNode.range[1]).trim()
-    : str("kernel", kernelNode, DEFAULT_KERNEL);
+  const kernelRaw = (kernelNode !== undefined ? view.written(kernelNode) : undefined) ?? str("kernel", kernelNode, DEFAULT_KERNEL);
   if (!KERNEL_VERSIONS.includes(kernelRaw as KernelVersion)) {
     throw new InputError(`kernel "${kernelRaw}" has no profile (known: ${KERNEL_VERSIONS.join(", ")})`, file, lineOf(get(root, "kernel")), "kernel");
   }
@@ -152,9 +246,9 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   const devNode = get(root, "devices");
   if (devNode === undefined) devices.push(devicePreset("ssd"));
   else {
-    if (!isSeq(devNode)) throw new InputError("devices: a list of devices", file, lineOf(devNode), "devices");
-    for (const d of devNode.items) {
-      if (!isMap(d)) throw new InputError("each device is a mapping (preset: ssd, name: ...)", file, lineOf(d as YamlNode), "devices");
+    if (!view.isSeq(devNode)) throw new InputError("devices: a list of devices", file, lineOf(devNode), "devices");
+    for (const d of view.items(devNode)) {
+      if (!view.isMap(d)) throw new InputError("each device is a mapping (preset: ssd, name: ...)", file, lineOf(d), "devices");
       const dfile = get(d, "file");
       let spec: DeviceSpec;
       if (dfile !== undefined) {
@@ -169,9 +263,10 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
           throw new InputError((e as Error).message, file, lineOf(get(d, "preset")), "preset");
         }
       }
-      for (const it of d.items) {
-        const k = isScalar(it.key) ? String(it.key.value) : "";
-        const v = it.value as YamlNode;
+      const entries = view.pairs(d);
+      for (const it of entries) {
+        const k = it.key ?? "";
+        const v = it.value;
         const line = lineOf(v);
         const n = () => {
           const x = Number(str(k, v));
@@ -191,7 +286,7 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
           case "jitter": spec.jitterSigma = n(); break;
           case "max_sectors_kb": spec.maxSectorsKb = n(); break;
           case "rotational": spec.rotational = ["1", "true", "yes"].includes(str(k, v).toLowerCase()); break;
-          default: throw new InputError(`unknown device key "${k}"`, file, lineOf(it.key as YamlNode), k);
+          default: throw new InputError(`unknown device key "${k}"`, file, lineOf(it.keyNode), k);
         }
       }
       // the checks a --device file gets (channels 0, jitter 10 or max_sectors_kb 0 ran, some as nonsense)
@@ -200,8 +295,8 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
       } catch (e) {
         const msg = (e as Error).message;
         const field = /: (\S+) /.exec(msg)?.[1] ?? "";
-        const node = d.items.find((it) => isScalar(it.key) && String(it.key.value) === field);
-        throw new InputError(msg.replace(/^device [^:]*: /, ""), file, lineOf((node?.value ?? d) as YamlNode), field || "devices");
+        const node = entries.find((it) => it.key !== undefined && it.key === field);
+        throw new InputError(msg.replace(/^device [^:]*: /, ""), file, lineOf(node?.value ?? d), field || "devices");
       }
       if (devices.some((x) => x.name === spec.name || x.devno === spec.devno)) {
         throw new InputError(`two devices named ${spec.name} / ${spec.devno}: give each its own name and devno`, file, lineOf(d), "devices");
@@ -214,22 +309,22 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   const cgroups: CgroupSpec[] = [];
   const cgNode = get(root, "cgroups");
   if (cgNode !== undefined) {
-    if (!isMap(cgNode)) throw new InputError("cgroups: a mapping of cgroup path -> {file: value}", file, lineOf(cgNode), "cgroups");
-    for (const it of cgNode.items) {
-      const path = isScalar(it.key) ? String(it.key.value) : "";
-      const v = it.value as YamlNode | null;
+    if (!view.isMap(cgNode)) throw new InputError("cgroups: a mapping of cgroup path -> {file: value}", file, lineOf(cgNode), "cgroups");
+    for (const it of view.pairs(cgNode)) {
+      const path = it.key ?? "";
+      const v = it.value;
       const files: Record<string, string> = {};
       const fileLines: Record<string, number> = {};
-      if (v !== null && v !== undefined && !(isScalar(v) && v.value === null)) {
-        if (!isMap(v)) throw new InputError(`cgroup "${path}": a mapping of interface file -> value`, file, lineOf(v), path);
-        for (const f of v.items) {
-          const fname = isScalar(f.key) ? String(f.key.value) : "";
-          files[fname] = str(fname, f.value as YamlNode);
-          const fl = lineOf(f.value as YamlNode);
+      if (v !== null && v !== undefined && !(view.isScalar(v) && view.value(v) === null)) {
+        if (!view.isMap(v)) throw new InputError(`cgroup "${path}": a mapping of interface file -> value`, file, lineOf(v), path);
+        for (const f of view.pairs(v)) {
+          const fname = f.key ?? "";
+          files[fname] = str(fname, f.value);
+          const fl = lineOf(f.value);
           if (fl !== undefined) fileLines[fname] = fl;
         }
       }
-      const line = lineOf(it.key as YamlNode);
+      const line = lineOf(it.keyNode);
       cgroups.push({ path: path.replace(/^\/+|\/+$/g, ""), files, fileLines, source: { file, line, field: path } });
     }
   }
@@ -240,19 +335,20 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   const iniToYaml: number[] = [];
   const jobsNode = get(root, "jobs");
   if (jobsNode !== undefined) {
-    if (!isSeq(jobsNode)) throw new InputError("jobs: a list of fio job mappings", file, lineOf(jobsNode), "jobs");
-    jobsNode.items.forEach((j, idx) => {
-      if (!isMap(j)) throw new InputError("each job is a mapping of fio options", file, lineOf(j as YamlNode), "jobs");
+    if (!view.isSeq(jobsNode)) throw new InputError("jobs: a list of fio job mappings", file, lineOf(jobsNode), "jobs");
+    view.items(jobsNode).forEach((j, idx) => {
+      if (!view.isMap(j)) throw new InputError("each job is a mapping of fio options", file, lineOf(j), "jobs");
       const jname = get(j, "name");
       iniLines.push(`[${jname !== undefined ? str("name", jname) : `job${idx}`}]`);
       iniToYaml.push(lineOf(j) ?? 0);
-      for (const it of j.items) {
-        const k = isScalar(it.key) ? String(it.key.value) : "";
+      for (const it of view.pairs(j)) {
+        const k = it.key ?? "";
         if (k === "name") continue;
-        const v = it.value as YamlNode;
-        if (!isScalar(v)) throw new InputError(`fio option "${k}" must be a single value`, file, lineOf(v), k);
-        iniLines.push(v.value === null || v.value === true ? k : `${k}=${String(v.value === false ? 0 : v.value)}`);
-        iniToYaml.push(lineOf(it.key as YamlNode) ?? 0);
+        const v = it.value;
+        if (!view.isScalar(v)) throw new InputError(`fio option "${k}" must be a single value`, file, lineOf(v), k);
+        const x = view.value(v!);
+        iniLines.push(x === null || x === true ? k : `${k}=${String(x === false ? 0 : x)}`);
+        iniToYaml.push(lineOf(it.keyNode) ?? 0);
       }
     });
   }
@@ -301,12 +397,12 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   const writes: ConfigWrite[] = [];
   const chNode = get(root, "changes");
   if (chNode !== undefined) {
-    if (!isSeq(chNode)) throw new InputError("changes: a list of {at, cgroup, file, value}", file, lineOf(chNode), "changes");
-    for (const c of chNode.items) {
-      if (!isMap(c)) throw new InputError("each change is a mapping {at, cgroup, file, value}", file, lineOf(c as YamlNode), "changes");
-      for (const it of c.items) {
-        const k = isScalar(it.key) ? String(it.key.value) : "";
-        if (!["at", "cgroup", "file", "value"].includes(k)) throw new InputError(`unknown key "${k}" in a change (at, cgroup, file, value)`, file, lineOf(it.key as YamlNode), k);
+    if (!view.isSeq(chNode)) throw new InputError("changes: a list of {at, cgroup, file, value}", file, lineOf(chNode), "changes");
+    for (const c of view.items(chNode)) {
+      if (!view.isMap(c)) throw new InputError("each change is a mapping {at, cgroup, file, value}", file, lineOf(c), "changes");
+      for (const it of view.pairs(c)) {
+        const k = it.key ?? "";
+        if (!["at", "cgroup", "file", "value"].includes(k)) throw new InputError(`unknown key "${k}" in a change (at, cgroup, file, value)`, file, lineOf(it.keyNode), k);
       }
       for (const k of ["file", "value"]) if (get(c, k) === undefined) throw new InputError(`a change needs "${k}"`, file, lineOf(c), k);
       const at = time("at", get(c, "at"));
@@ -325,11 +421,12 @@ export function loadScenario(text: string, file: string, opts: LoadOptions = {})
   // cgroups:, one a job runs in, or an ancestor of either (a misspelt path
   // would otherwise create an empty cgroup and change nothing; the kernel
   // answers ENOENT)
-  if (chNode !== undefined && isSeq(chNode)) {
+  if (chNode !== undefined && view.isSeq(chNode)) {
     const known = withAncestors([...cgroups.map((g) => g.path), ...jobs.map((j) => j.cgroup)]);
+    const changes = view.items(chNode);
     writes.forEach((w, i) => {
       if (known.has(normCgroupPath(w.cgroup))) return;
-      const node = get(chNode.items[i] as YAMLMap, "cgroup")!;
+      const node = get(changes[i]!, "cgroup")!;
       throw new InputError(`cgroup "${w.cgroup}" is neither declared under cgroups: nor used by a job (the kernel answers ENOENT)`, file, lineOf(node), "cgroup");
     });
   }

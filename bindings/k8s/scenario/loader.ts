@@ -13,6 +13,7 @@ import { parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import { InputError } from "../../scenario/errors.js";
+import { lineOfPath } from "../../util/line-of-path.js";
 import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
 import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
@@ -45,14 +46,7 @@ class Cx {
     readonly lines: Map<string, number>,
   ) {}
   line(path: string): number | undefined {
-    let p = path;
-    for (;;) {
-      const l = this.lines.get(p);
-      if (l !== undefined) return l;
-      const i = Math.max(p.lastIndexOf("."), p.lastIndexOf("["));
-      if (i <= 0) return this.lines.get("");
-      p = p.slice(0, i);
-    }
+    return lineOfPath(this.lines, path);
   }
   fail(path: string, msg: string): never {
     throw new ScenarioError(this.file, this.line(path), path, msg);

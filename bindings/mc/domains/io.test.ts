@@ -2,9 +2,22 @@
 // naming the randomised file's line and the field's path, like the k8s
 // domain's (the loader itself sees the sampled text, with other lines, and
 // names a fio option by its key alone).
+//
+// A run loads the sample's values directly (scenarioFromValue), not the YAML
+// text of the sample as it once did (scenarioViaText): the two must accept and
+// reject the same documents and build the same scenario, or a sweep's
+// outcomes would depend on the way in.
 import { describe, expect, it } from "vitest";
-import { modelFromText } from "../run-one.js";
+import fc from "fast-check";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { modelFromText, runLine } from "../run-one.js";
 import { runSeed } from "../rng.js";
+import { TemplateModel } from "../model.js";
+import { yamlLines, type Json } from "../distributions.js";
+import { scenarioFromValue } from "../../scenario/load.js";
+import type { Scenario } from "../../scenario/types.js";
+import { ioDomain, scenarioViaText } from "./io.js";
 
 const SWEEP = `mc:
   domain: io
@@ -18,15 +31,192 @@ scenario:
       iodepth: 1
 `;
 
+/** The classes of `runs` runs of a sweep, each once. */
+function classesOf(text: string, runs: number): string[] {
+  const m = modelFromText(text, "sweep.yaml");
+  const classes = new Set<string>();
+  for (let i = 0; i < runs; i++) {
+    const seed = runSeed(1n, i);
+    for (const c of m.run(m.sample(seed), seed).classes) classes.add(c);
+  }
+  return [...classes].sort();
+}
+
+const lineOf = (text: string, needle: string) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+
 describe("io domain: a sampled value the loader rejects", () => {
   it("is the class error:FILE:LINE (jobs[0].bs): ..., at the randomised file's line of the field", () => {
-    const m = modelFromText(SWEEP, "sweep.yaml");
-    const classes = new Set<string>();
-    for (let i = 0; i < 16; i++) {
-      const seed = runSeed(1n, i);
-      for (const c of m.run(m.sample(seed), seed).classes) classes.add(c);
-    }
-    const line = SWEEP.split("\n").findIndex((l) => l.includes("bs: {choice")) + 1;
-    expect([...classes].filter((c) => c.startsWith("error:"))).toEqual([`error:sweep.yaml:${line} (jobs[0].bs): bad value "8q" for bs: unknown size suffix "q"`]);
+    const line = lineOf(SWEEP, "bs: {choice");
+    expect(classesOf(SWEEP, 16).filter((c) => c.startsWith("error:"))).toEqual([`error:sweep.yaml:${line} (jobs[0].bs): bad value "8q" for bs: unknown size suffix "q"`]);
+  });
+
+  it("names the field's path and line wherever it sits: a device, a cgroup, a change, a job's non-scalar option", () => {
+    const sweep = `mc:
+  domain: io
+scenario:
+  name: t
+  devices:
+    - {preset: nvme, jitter: {choice: [0.1, -1]}}
+  cgroups:
+    a: {choice: [{io.weight: "default 100"}, [x]]}
+  changes:
+    - {at: {choice: [1ms, soon]}, cgroup: a, file: io.weight, value: "default 200"}
+  jobs:
+    - {name: j, cgroup: a, rw: randread, number_ios: 5, iodepth: {choice: [1, {deep: 2}]}}
+`;
+    expect(classesOf(sweep, 48).filter((c) => c.startsWith("error:"))).toEqual([
+      `error:sweep.yaml:${lineOf(sweep, "- {preset")} (devices[0].jitter): "jitter" must be a non-negative number`,
+      `error:sweep.yaml:${lineOf(sweep, "a: {choice")} (cgroups.a): cgroup "a": a mapping of interface file -> value`,
+      `error:sweep.yaml:${lineOf(sweep, "- {at:")} (changes[0].at): "at": "soon" is not a time (got "soon")`,
+      `error:sweep.yaml:${lineOf(sweep, "- {name: j")} (jobs[0].iodepth): fio option "iodepth" must be a single value`,
+    ].sort());
+  });
+});
+
+describe("io domain: a value the engine rejects, and its warnings", () => {
+  // the scenario's source lines are the randomised file's: a run's error or
+  // warning from the engine named the line of the sample's YAML text
+  // (io.max at 8, the change at 10) before runs loaded the values directly
+  const sweep = `mc:
+  domain: io
+scenario:
+  name: t
+  duration: 1s
+  devices:
+    - {preset: nvme}
+  cgroups:
+    capped:
+      io.weight: "default 100"
+      io.max: {choice: ["259:0 rbps=max", "259:0 rbps=zzz"]}
+  changes:
+    - {at: 50s, cgroup: capped, file: io.weight, value: "default 200"}
+  jobs:
+    - name: a
+      cgroup: capped
+      rw: randread
+      number_ios: 20
+      iodepth: 1
+`;
+  it("name the randomised file's line of the io.max value and of the change", () => {
+    expect(classesOf(sweep, 8)).toEqual([
+      `error:sweep.yaml:${lineOf(sweep, "io.max:")} (io.max rbps): io.max value "zzz" is neither a number nor "max" [EINVAL]`,
+      `warning:sweep.yaml:${lineOf(sweep, "- {at: 50s")}: the change of capped/io.weight at 50.000 s was not applied: the run ended at 0.002 s`,
+    ]);
+  });
+});
+
+/** A scenario without the lines its sources name (the direct load names the randomised file's, the text load the text's). */
+function withoutLines(s: Scenario): unknown {
+  return {
+    ...s,
+    cgroups: s.cgroups.map((g) => ({ ...g, fileLines: Object.keys(g.fileLines ?? {}), source: { ...g.source, line: 0 } })),
+    jobs: s.jobs.map((j) => ({ ...j, source: { ...j.source, line: 0 } })),
+    writes: s.writes.map((w) => ({ ...w, source: { ...w.source, line: 0 } })),
+  };
+}
+
+type Outcome = { ok: true; s: unknown } | { ok: false; message: string };
+function attempt(f: () => Scenario): Outcome {
+  try {
+    return { ok: true, s: withoutLines(f()) };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+}
+
+// documents near the loader's edges: each key absent, with a good value, or
+// (less often) with a bad value or a value of the wrong shape
+const any: fc.Arbitrary<Json> = fc.oneof(
+  fc.constantFrom<Json>(null, true, false, 0, -0, 1, 6.1, 1e21, -5, "", "x", "4k", "8q", "1s", "259:0", [], {}, { a: 1 }, ["x"]),
+  fc.string({ maxLength: 6 }),
+);
+const key = (good: Json[], bad: Json[] = []): fc.Arbitrary<Json | undefined> => fc.oneof(
+  { weight: 5, arbitrary: fc.constant(undefined) },
+  { weight: 4, arbitrary: good.length ? fc.constantFrom(...good) : fc.constant(undefined) },
+  { weight: 1, arbitrary: bad.length ? fc.oneof(fc.constantFrom(...bad), any) : any },
+);
+const mapping = (m: Record<string, fc.Arbitrary<Json | undefined>>) => fc.record(m) as fc.Arbitrary<Json>;
+const list = (a: fc.Arbitrary<Json>, max: number) => fc.oneof({ weight: 9, arbitrary: fc.array(a, { maxLength: max }) as fc.Arbitrary<Json> }, { weight: 1, arbitrary: any });
+const device = mapping({
+  preset: key(["nvme", "ssd", "hdd"], ["bogus"]), name: key(["d0", "d1"]), devno: key(["8:0", "259:1"], ["8-0"]),
+  jitter: key([0, 0.3, "0.2"], [-1, 10]), channels: key([4], [0]), latency: key(["20us", 0.001], ["later"]),
+  rotational: key([true, "yes", 0]), colour: key([], [1]),
+});
+const files = fc.oneof(
+  { weight: 1, arbitrary: any },
+  { weight: 9, arbitrary: mapping({ "io.max": key(["8:0 riops=100", "259:0 rbps=1048576"], ["8:0 rbps=zzz"]), "io.weight": key(["default 100", 50], ["default 0"]) }) },
+);
+const job = fc.oneof({ weight: 1, arbitrary: any }, {
+  weight: 9,
+  arbitrary: mapping({
+    name: key(["a", "b", 7]), cgroup: key(["t/a", "t/b", "/t/a/"]), rw: key(["randread", "write", "rw"], ["sideways"]),
+    bs: key(["4k", 4096, "64k"], ["8q", true]), iodepth: key([1, 8, "4", null], [0]), number_ios: fc.constantFrom<Json>(4, 9),
+    direct: key([1, true, false]), ioengine: key(["libaio", "psync"], ["nope"]), filename: key(["/dev/d0", "/dev/sda"], ["/dev/nope"]),
+  }),
+});
+const change = fc.oneof({ weight: 1, arbitrary: any }, {
+  weight: 9,
+  arbitrary: mapping({
+    at: fc.constantFrom<Json>("1ms", 0.5, "soon"), cgroup: key(["t/a", "t", ""], ["u"]), file: fc.constantFrom<Json>("io.weight", "io.max"),
+    value: fc.constantFrom<Json>("default 200", "8:0 rbps=max"), when: key([], [1]),
+  }),
+});
+const docArb = mapping({
+  name: fc.oneof({ weight: 9, arbitrary: fc.constantFrom<Json>("s", 3) }, { weight: 1, arbitrary: key([], [[]]) }),
+  description: key(["d", 5]),
+  kernel: key(["6.1", 6.1, 6.12, "6.18", 6.18], [6.2, "5.4"]),
+  cgroup_version: key([1, 2, "2"], [3]),
+  seed: key([0, 7, "9"], [-1, 1.5]),
+  hz: key([100, 250, 1000], [7]),
+  jiffies_at_zero: key([4294969796, "12"], ["-1"]),
+  tick_phase_ns: key([0, 1000], [-1, 5e6]),
+  duration: key(["10ms", "1s"], [0, "0s", "x"]),
+  series: key(["1ms", 0], ["x"]),
+  record: key([true, "yes", "no", 1]),
+  devices: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: list(device, 2) }),
+  cgroups: fc.oneof(
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 3, arbitrary: fc.dictionary(fc.constantFrom("t/a", "t/b", "/t/", "1", ""), files, { maxKeys: 3 }) as fc.Arbitrary<Json> },
+    { weight: 1, arbitrary: any },
+  ),
+  jobs: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 4, arbitrary: list(job, 3) }),
+  fio: key(["[f]\nrw=read\nnumber_ios=3\n"], ["[g]\nbs=9z\n"]),
+  changes: fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: list(change, 2) }),
+  extra: fc.oneof({ weight: 19, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: any }),
+});
+
+describe("io domain: the sample's values load as its YAML text did", () => {
+  it("the same documents accepted and rejected, the same scenarios built (but for their source lines)", () => {
+    const lines = new Map([["", 1]]); // a parsed file's: every path falls back to the document's line
+    let accepted = 0;
+    fc.assert(fc.property(docArb, (doc) => {
+      const direct = attempt(() => scenarioFromValue(doc, "f.yaml", {}, lines).scenario);
+      const text = attempt(() => scenarioViaText(doc, "f.yaml", lines));
+      expect(direct.ok).toBe(text.ok);
+      if (direct.ok && text.ok) {
+        accepted++;
+        expect(direct.s).toEqual(text.s);
+      } else {
+        // and prepare() words a rejection as the text load does
+        expect(attempt(() => ioDomain.prepare(doc, "f.yaml", lines))).toEqual(text);
+      }
+    }), { numRuns: 600, seed: 11 });
+    expect(accepted).toBeGreaterThan(20);
+  });
+
+  it("io-depth.yaml: the same journal lines as runs that loaded each sample's YAML text", () => {
+    const file = resolve(__dirname, "..", "examples", "io-depth.yaml");
+    const fast = modelFromText(readFileSync(file, "utf8"), file);
+    const viaText = new TemplateModel({ ...fast.spec, domain: { ...ioDomain, prepare: scenarioViaText } });
+    for (let i = 0; i < 40; i++) expect(runLine(fast, 7n, i)).toBe(runLine(viaText, 7n, i));
+  });
+
+  it("the scenario's source lines are the randomised file's lines of the fields", () => {
+    const text = "name: s\ncgroups:\n  t/a:\n    io.weight: \"default 100\"\n  t/b: {io.max: \"8:0 rbps=max\"}\njobs:\n  - {name: a, cgroup: t/a, rw: read, number_ios: 2}\n  - name: b\n    number_ios: 2\nchanges:\n  - {at: 1ms, cgroup: t/b, file: io.weight, value: \"default 50\"}\n";
+    const { value, lines } = yamlLines(text);
+    const s = scenarioFromValue(value, "f.yaml", {}, lines).scenario;
+    expect(s.cgroups.map((g) => [g.source?.line, g.fileLines])).toEqual([[4, { "io.weight": 4 }], [5, { "io.max": 5 }]]);
+    expect(s.jobs.map((j) => j.source?.line)).toEqual([7, 8]);
+    expect(s.writes.map((w) => w.source?.line)).toEqual([11]);
   });
 });

@@ -13,10 +13,26 @@
 //     - {name: a, cgroup: capped, rw: randread, ioengine: libaio, iodepth: {choice: [1, 8, 32]},
 //        bs: {choice: [4k, 64k]}, number_ios: 300}
 //
-// Each run writes the sampled document back to YAML and loads it with the
-// same loadScenario() that `iosim run` uses (so a sweep accepts and rejects
-// exactly what `iosim run` does, and a repro file is an ordinary scenario),
-// then simulates it with the run seed.
+// Each run loads the sampled document with scenarioFromValue: the loader of
+// `iosim run` (bindings/scenario/load.ts) reading the sample's values instead
+// of a YAML file, so a sweep accepts and rejects exactly what `iosim run`
+// does, and a repro file is an ordinary scenario. The sample is not written
+// back to YAML and parsed again (that round trip was ~38 % of a run's CPU in
+// examples/io-depth.yaml, the whole load ~48 %; the load is ~17 % now, most
+// of it the jobs' fio parse). The scenario's source lines (a cgroup file's,
+// a job's, a change's, which the engine's errors and warnings name) are the
+// randomised file's lines of those fields (lineOfPath). Then it simulates
+// the scenario with the run seed.
+//
+// A sampled value the loader rejects is worded as it always was: the sample
+// is written to YAML once more (for that run only), loaded from the text, and
+// the error's line there mapped to the field's path ("jobs[0].bs") and that
+// path's line in the randomised file (the loader names a fio option by its
+// key alone). Only rejected samples pay for the text.
+//
+// No compiled preparer (the k8s domain's constant keys loaded once, a frozen
+// base): the io loader's keys depend on one another (jobs on the devices,
+// changes on the cgroups and jobs), so there is no key to load on its own.
 //
 // Metrics per job J and direction D (read/write) with IOs:
 //   job.J.D.iops, job.J.D.bw (bytes/s over the job's runtime),
@@ -31,7 +47,8 @@ import { stringify } from "yaml";
 import { simulate } from "../../engine/simulation.js";
 import "../../engine/modules/index.js";
 import { InputError } from "../../scenario/errors.js";
-import { loadScenario } from "../../scenario/load.js";
+import { loadScenario, scenarioFromValue, type LoadOptions } from "../../scenario/load.js";
+import { lineOfPath } from "../../util/line-of-path.js";
 import type { Scenario } from "../../scenario/types.js";
 import { yamlLines, type Json } from "../distributions.js";
 import type { McDomain, McOutcome } from "../model.js";
@@ -72,14 +89,25 @@ function pathAtLine(text: string, line: number, key?: string): string | undefine
   return (named.length ? named : on).reduce((a, b) => (b.length < a.length ? b : a));
 }
 
-/** the randomised file's line of `path`, or of its nearest enclosing field there */
-function lineOfPath(lines: Map<string, number>, path: string): number | undefined {
-  for (let p = path; ; ) {
-    const l = lines.get(p);
-    if (l !== undefined) return l;
-    const i = Math.max(p.lastIndexOf("."), p.lastIndexOf("["));
-    if (i <= 0) return lines.get("");
-    p = p.slice(0, i);
+/** Files a scenario names (device files, fio_file), relative to the randomised file. */
+const READ: LoadOptions = { readFile: (p, from) => readFileSync(resolve(dirname(from), p), "utf8") };
+
+/**
+ * A sample loaded from its YAML text, as every run did before: the loader on
+ * the text, and a rejected value's error pointed at the randomised file (its
+ * line in the text mapped to the field's path, and that path's line in the
+ * randomised file). prepare() uses it only to word the error of a sample the
+ * loader rejects; tests compare it with the direct load. The scenario it
+ * returns carries the text's lines, not the randomised file's.
+ */
+export function scenarioViaText(doc: Json, file: string, lines: Map<string, number>): Scenario {
+  const text = stringify(doc, { lineWidth: 0 });
+  try {
+    return loadScenario(text, file, READ).scenario;
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    const path = e.line !== undefined ? pathAtLine(text, e.line, e.field) : undefined;
+    throw new InputError(e.message.replace(/^.*?: /, ""), file, path !== undefined ? lineOfPath(lines, path) : e.field ? lines.get(e.field) : undefined, path ?? e.field);
   }
 }
 
@@ -92,15 +120,12 @@ export const ioDomain: McDomain<Scenario> = {
     return "jobs" in o || "fio" in o || "fio_file" in o;
   },
   prepare(doc, file, lines) {
-    const text = stringify(doc, { lineWidth: 0 });
     try {
-      return loadScenario(text, file, { readFile: (p, from) => readFileSync(resolve(dirname(from), p), "utf8") }).scenario;
+      return scenarioFromValue(doc, file, READ, lines).scenario;
     } catch (e) {
-      // the loader saw the sampled document: point at the field's line in the randomised file instead
-      if (e instanceof InputError) {
-        const path = e.line !== undefined ? pathAtLine(text, e.line, e.field) : undefined;
-        throw new InputError(e.message.replace(/^.*?: /, ""), file, path !== undefined ? lineOfPath(lines, path) : e.field ? lines.get(e.field) : undefined, path ?? e.field);
-      }
+      // rejected: the error as a sweep has always worded it (the same loader
+      // rejects the text, so this throws; were it not to, the values' own error)
+      scenarioViaText(doc, file, lines);
       throw e;
     }
   },
