@@ -111,6 +111,16 @@ describe("io.max accepts and rejects writes as tg_set_limit() does", () => {
     expect(!r.ok && r.errno).toBe("EINVAL");
   });
 
+  it("the kernel sees UTF-8 bytes: 26 is counted in bytes, a non-ASCII space is not white space; the rejection shows the text", () => {
+    // "wbps=1000\u2003rbps=1048576000" is 25 characters but 27 bytes: cut at 26, then "0"
+    const cut = parseIoMax("8:0 wbps=1000\u2003rbps=1048576000", ctx("6.18"));
+    expect(!cut.ok && [cut.errno, cut.token]).toEqual(["EINVAL", "0"]);
+    const one = parseIoMax("8:0 wbps=1000\u2003rbps=2", ctx("6.18"));
+    expect(one.ok && one.set).toEqual({ wbps: 1000n });
+    const bad = parseIoMax("8:0 rbps=é", ctx("6.18"));
+    expect(!bad.ok && [bad.token, bad.message]).toEqual(["rbps=é", 'value must be a number or "max", got "é"']);
+  });
+
   it("a rejection names file, line, token and errno", () => {
     const r = parseIoMax("8:0 rbps=5 wbps=0", ctx("6.12", { file: "scenario.yaml", line: 12 }));
     expect(r.ok).toBe(false);

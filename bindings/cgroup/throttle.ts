@@ -1,6 +1,9 @@
 // blk-throttle's interface files: cgroup v2 `io.max` and cgroup v1
 // `blkio.throttle.{read,write}_{bps,iops}_device`, parsed as tg_set_limit()
-// and tg_set_conf() in block/blk-throttle.c do.
+// and tg_set_conf() in block/blk-throttle.c do. The one parser of these
+// files: the simulation (bindings/engine/modules/throttle.ts) and
+// BlkcgConfig (config.ts) both use it. Lengths and white space are the
+// kernel's, in bytes (write.ts kernelBuffer: the value's UTF-8).
 //
 // io.max, one write = "MAJ:MIN key=value key=value ...":
 //   - device part as blkg_conf_open_bdev (write.ts): EINVAL / ENODEV.

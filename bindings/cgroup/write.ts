@@ -68,10 +68,28 @@ export function devnoToDev(devno: string): number {
   return mkdev(Number(m[1]) >>> 0, Number(m[2]) >>> 0);
 }
 
-/** The bytes the kernel sees for a value. */
+/**
+ * The bytes the kernel sees for a value, one character per byte: the value's
+ * UTF-8 encoding. The parsers count and classify bytes as the kernel does
+ * (a token is at most 26 bytes; the three bytes of U+2003 are not white
+ * space, the 0xa0 byte of U+00A0 is). For ASCII this is the value itself.
+ */
 export function kernelBuffer(value: string, ctx: { echo?: boolean }): string {
-  if (ctx.echo === false) return value;
-  return value.endsWith("\n") ? value : value + "\n";
+  const v = ctx.echo === false || value.endsWith("\n") ? value : value + "\n";
+  if (/^[\x00-\x7f]*$/.test(v)) return v;
+  let out = "";
+  for (const b of new TextEncoder().encode(v)) out += String.fromCharCode(b);
+  return out;
+}
+
+/** A byte string of kernelBuffer() as text again (left as it is where it is not whole UTF-8, e.g. a token cut mid-character). */
+function asText(bytes: string): string {
+  if (/^[\x00-\x7f]*$/.test(bytes) || /[^\x00-\xff]/.test(bytes)) return bytes;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes, (c) => c.charCodeAt(0)));
+  } catch {
+    return bytes;
+  }
 }
 
 export function reject(
@@ -80,7 +98,7 @@ export function reject(
   token: string,
   message: string,
 ): WriteRejection {
-  return { ok: false, errno, token, message, file: ctx.file, line: ctx.line };
+  return { ok: false, errno, token: asText(token), message: asText(message), file: ctx.file, line: ctx.line };
 }
 
 /** blkg_conf_open_bdev(): the device and the body after it, or the errno. */

@@ -18,8 +18,8 @@
 //     - file: my-device.yaml           # or a device file (see bindings/device)
 //   cgroups:
 //     tenants/a:
-//       io.max: "259:0 rbps=52428800 riops=2000"
-//       io.weight: "default 100"
+//       io.max: "259:0 rbps=52428800 riops=2000"   # what `echo` writes; io.max and
+//       io.weight: "default 100"                    # blkio.throttle.*: one write a line
 //     tenants/b: {}
 //   jobs:                              # fio options, one mapping per job section
 //     - name: a

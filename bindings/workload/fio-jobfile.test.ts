@@ -193,17 +193,42 @@ describe("fio job-file values and errors", () => {
     expect([ro.bs, ro.bsWrite]).toEqual([[{ size: 4096, weight: 1 }], undefined]);
   });
 
-  it("rate and rate_iops on a mix cap each direction (they became one job-wide cap, with a warning)", () => {
+  it("rate and rate_iops on a mix cap each direction", () => {
     const pat = (opts: string) => p(`[a]\nrw=randrw\n${opts}\n`).jobs[0]!.pattern;
     expect(pat("rate=1m,500k")).toEqual({ kind: "rate", read: { bps: 1 << 20 }, write: { bps: 500 << 10 } });
     // fio: one value caps each direction, "1m," reads only, ",500k" writes only
     expect(pat("rate=1m")).toEqual({ kind: "rate", read: { bps: 1 << 20 }, write: { bps: 1 << 20 } });
     expect(pat("rate=1m,")).toEqual({ kind: "rate", read: { bps: 1 << 20 } });
     expect(pat("rate_iops=,50")).toEqual({ kind: "rate", write: { iops: 50 } });
-    expect(pat("rate=1m,\nrate_iops=,50")).toEqual({ kind: "rate", read: { bps: 1 << 20 }, write: { iops: 50 } });
     expect(p("[a]\nrw=randrw\ndirect=1\nrate=1m,500k\n").warnings).toEqual([]);
     // a job of one direction keeps its one cap
     expect(p("[a]\nrw=randwrite\nrate=1m,500k\n").jobs[0]!.pattern).toEqual({ kind: "rate", bps: 500 << 10 });
+  });
+
+  it("rate with rate_iops is refused as fio refuses it (fixup_options), whichever directions they name, naming the later line", () => {
+    for (const opts of ["rate=1m\nrate_iops=10", "rate=1m,\nrate_iops=,50", "rate_iops=10\nrate=,,1m"]) {
+      const e = inputError(() => p(`[a]\nrw=randrw\n${opts}\n`));
+      expect(e.message).toMatch(/mutually exclusive: fio refuses the job/);
+      expect([e.file, e.line, e.field]).toEqual(["t.fio", 4, opts.endsWith("rate=,,1m") ? "rate" : "rate_iops"]);
+    }
+    // a [global] rate and a job's rate_iops are one job's options too
+    expect(inputError(() => p("[global]\nrate=1m\n[a]\nrate_iops=10\n")).line).toBe(4);
+    // so are rate_min and rate_iops_min (ratemin is fio's other name for rate_min)
+    expect(inputError(() => p("[a]\nratemin=1m\nrate_iops_min=10\n")).field).toBe("rate_iops_min");
+  });
+
+  it("rate_iops is a byte rate at the direction's smallest listed block size (fio's __setup_rate), an IO cap when all IOs are that size", () => {
+    const pat = (opts: string) => p(`[a]\n${opts}\n`).jobs[0]!.pattern;
+    expect(pat("rw=randread\nbssplit=4k/50:64k/50\nrate_iops=100")).toEqual({ kind: "rate", bps: 100 * 4096 });
+    // an entry of 0% is never drawn but is still fio's min_bs
+    expect(pat("rw=randread\nbssplit=4k/0:64k/100\nrate_iops=100")).toEqual({ kind: "rate", bps: 100 * 4096 });
+    expect(pat("rw=randrw\nbssplit=8k/50:64k/50,16k/50:128k/50\nrate_iops=100,50"))
+      .toEqual({ kind: "rate", read: { bps: 100 * 8192 }, write: { bps: 50 * 16384 } });
+    // each direction at its own min_bs; reads of one size are in bytes too, the same pacing
+    expect(pat("rw=randrw\nbs=4k\nbssplit=,4k/50:64k/50\nrate_iops=100")).toEqual({ kind: "rate", read: { bps: 100 * 4096 }, write: { bps: 100 * 4096 } });
+    expect(pat("rw=randrw\nbs=4k,8k\nrate_iops=100,50")).toEqual({ kind: "rate", read: { iops: 100 }, write: { iops: 50 } });
+    expect(pat("rw=randwrite\nbs=4k,64k\nrate_iops=100")).toEqual({ kind: "rate", iops: 100 });
+    expect(p("[a]\nrw=randread\nbssplit=4k/50:64k/50\nrate_iops=100\n").warnings.filter((w) => /rate/.test(w))).toEqual([]);
   });
 
   it("a regular file runs on the default device with a warning; /dev paths name the device", () => {

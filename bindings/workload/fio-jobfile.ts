@@ -9,6 +9,9 @@
 // startdelay, microseconds for thinktime), read,write,trim lists for bs,
 // bssplit, rate and rate_iops. `numjobs=N` clones a job N times (fio's
 // add_job() loop); `stonewall`/`new_group` start a new reporting group.
+// Pacing is fio's: rate_iops is a byte rate at the direction's smallest
+// block size (so with bssplit a job makes fewer IOs than rate_iops), and
+// rate with rate_iops is refused, as fio refuses it.
 //
 // Everything a JobSpec can say is mapped; everything else is never dropped
 // silently: each option iosim does not model becomes one warning naming
@@ -19,8 +22,6 @@
 // where it applies):
 //   - rw=rw/randrw: fio keeps one direction for a batch of IOs (rwmix
 //     issues); iosim draws the direction per IO with the same read share.
-//   - rate_iops with several block sizes: iosim counts IOs; fio converts
-//     the cap to bytes at the smallest block size (rate_iops * min_bs).
 //   - iodepth>1 with a synchronous ioengine (psync, fio's default): fio
 //     cannot keep more than one IO in flight, so the depth becomes 1.
 //   - stonewall: fio starts the job when the earlier ones end; iosim starts
@@ -349,8 +350,12 @@ function parseRw(e: Entry, warn: (m: string) => void): RwInfo {
   }
 }
 
-/** "4k/10:64k/50:32k/" -> sizes with percentages, fio's bssplit_ddir() fill-in rules. */
-function parseBssplitList(e: Entry, list: string, kbBase: KbBase): Array<{ size: number; weight: number }> {
+/**
+ * "4k/10:64k/50:32k/" -> sizes with percentages, fio's bssplit_ddir() fill-in rules, and the
+ * smallest size listed: fio's min_bs[ddir], taken over every entry, one that is never drawn
+ * (a 0% share) included.
+ */
+function parseBssplitList(e: Entry, list: string, kbBase: KbBase): { list: Array<{ size: number; weight: number }>; minListed: number } {
   const items = list.split(":").map((s) => s.trim()).filter((s) => s !== "");
   if (items.length === 0) throw bad(e, "empty bssplit");
   const parsed = items.map((it) => {
@@ -389,7 +394,7 @@ function parseBssplitList(e: Entry, list: string, kbBase: KbBase): Array<{ size:
     out.forEach((o, i) => { if (o.weight >= out[big]!.weight) big = i; });
     out[big]!.weight += 100 - total;
   }
-  return toIntegerWeights(out.filter((o) => o.weight > 0));
+  return { list: toIntegerWeights(out.filter((o) => o.weight > 0)), minListed: Math.min(...parsed.map((p) => p.size)) };
 }
 
 function toIntegerWeights(list: Array<{ size: number; weight: number }>): Array<{ size: number; weight: number }> {
@@ -478,6 +483,7 @@ function canonical(key: string): string {
     case "ba": return "blockalign";
     case "io_limit": return "io_size";
     case "timeout": return "runtime";
+    case "ratemin": return "rate_min";
     case "wait_for_previous": return "stonewall";
     default: return key;
   }
@@ -545,11 +551,14 @@ function buildJobs(
   }
   let listR = [{ size: bsR, weight: 1 }];
   let listW = [{ size: bsW, weight: 1 }];
+  // fio's min_bs[read], min_bs[write]: the rate_iops -> bytes conversion uses them
+  let minBsR = bsR;
+  let minBsW = bsW;
   const splitE = o.get("bssplit");
   if (splitE) {
     const [r, w] = wrap(splitE, splitDirections);
-    if (r !== undefined) listR = parseBssplitList(splitE, r, kbBase);
-    if (w !== undefined) listW = parseBssplitList(splitE, w, kbBase);
+    if (r !== undefined) ({ list: listR, minListed: minBsR } = parseBssplitList(splitE, r, kbBase));
+    if (w !== undefined) ({ list: listW, minListed: minBsW } = parseBssplitList(splitE, w, kbBase));
   }
   // a mixed job with different read and write sizes draws a write's size
   // from the write list, as fio does (td->o.bs[DDIR_WRITE])
@@ -688,10 +697,29 @@ function buildJobs(
       `reads: iosim models the page cache for writes only (no cache hits, no readahead)`);
   }
 
-  // pacing
+  // pacing, as fio's fixup_options(), __setup_rate() and usec_for_io() do
+  // (checked against fio 3.33 and 3.39):
+  //   - rate and rate_iops together are refused ("fio: rate and rate_iops are
+  //     mutually exclusive"), whichever directions they name; so are rate_min
+  //     and rate_iops_min;
+  //   - a direction's rate_iops becomes a byte rate, rate_iops x min_bs of
+  //     that direction (the smallest size bs/bssplit lists), and IOs are
+  //     paced by bytes: with several block sizes the job makes fewer IOs
+  //     than rate_iops. With one size the two are the same pacing, and the
+  //     cap stays an IO cap. (fio's master after 3.39 paces rate_iops with
+  //     bssplit by IOs again; iosim follows the released fio.)
   let pattern: Pattern = { kind: "closed" };
   const rateE = o.get("rate");
   const riE = o.get("rate_iops");
+  const exclusive = (a: Entry | undefined, b: Entry | undefined) => {
+    const any = (e: Entry | undefined) => !!e && wrap(e, splitDirections).some((v) => v !== undefined && wrap(e, () => parseSize(v, kbBase)) > 0);
+    if (!any(a) || !any(b)) return;
+    const [first, last] = a!.seq < b!.seq ? [a!, b!] : [b!, a!];
+    throw new InputError(`${a!.key} and ${b!.key} are mutually exclusive: fio refuses the job ("fio: rate and rate_iops are mutually ` +
+      `exclusive"); ${first.key}= is at ${at(first)}. Give one of them`, last.file, last.line, last.key);
+  };
+  exclusive(rateE, riE);
+  exclusive(o.get("rate_min"), o.get("rate_iops_min"));
   if (rateE || riE) {
     // [read, write] caps; a single value caps each direction (fio: "rate=1m"
     // limits reads and writes to 1 MiB/s each; "rate=1m," reads only)
@@ -706,24 +734,23 @@ function buildJobs(
     };
     const [rBps, wBps] = caps(rateE, "bps");
     const [rIops, wIops] = caps(riE, "iops");
-    const sizesOf = (l: Array<{ size: number }>) => new Set(l.map((b) => b.size)).size;
-    const multi = (rwi.rw !== "write" && rIops !== undefined && sizesOf(bs) > 1) ||
-      (rwi.rw !== "read" && wIops !== undefined && sizesOf(rwi.rw === "write" ? bs : bsWrite ?? bs) > 1);
-    if (riE && multi) {
-      warn(`${at(riE)}: ${riE.key}=${riE.value}: with several block sizes iosim caps IOs per second; fio caps bytes at ` +
-        `rate_iops x the smallest block size`);
-    }
-    const one = (iops: number | undefined, bps: number | undefined) =>
-      ({ ...(iops !== undefined ? { iops } : {}), ...(bps !== undefined ? { bps } : {}) });
+    // an IO cap stays one only where every IO of the capped directions is
+    // min_bs (on a mix, one direction in bytes puts both in bytes: fio's
+    // text cannot give rate for one direction and rate_iops for the other)
+    const oneSize = (iops: number | undefined, list: Array<{ size: number }>, minBs: number) =>
+      iops === undefined || list.every((b) => b.size === minBs);
+    const asIos = (rwi.rw !== "write" ? oneSize(rIops, listR, minBsR) : true) && (rwi.rw !== "read" ? oneSize(wIops, listW, minBsW) : true);
+    const one = (bps: number | undefined, iops: number | undefined, minBs: number) =>
+      bps !== undefined ? { bps } : iops === undefined ? {} : asIos ? { iops } : { bps: iops * minBs };
+    const read = one(rBps, rIops, minBsR);
+    const write = one(wBps, wIops, minBsW);
+    const has = (c: { iops?: number; bps?: number }) => c.iops !== undefined || c.bps !== undefined;
     if (rwi.rw === "read" || rwi.rw === "write") {
-      const c = rwi.rw === "read" ? one(rIops, rBps) : one(wIops, wBps);
-      if (c.iops !== undefined || c.bps !== undefined) pattern = { kind: "rate", ...c };
-    } else {
+      const c = rwi.rw === "read" ? read : write;
+      if (has(c)) pattern = { kind: "rate", ...c };
+    } else if (has(read) || has(write)) {
       // a mixed job: each direction at its own cap, as fio's rate_ddir() paces them
-      const read = one(rIops, rBps);
-      const write = one(wIops, wBps);
-      const has = (c: { iops?: number; bps?: number }) => c.iops !== undefined || c.bps !== undefined;
-      if (has(read) || has(write)) pattern = { kind: "rate", ...(has(read) ? { read } : {}), ...(has(write) ? { write } : {}) };
+      pattern = { kind: "rate", ...(has(read) ? { read } : {}), ...(has(write) ? { write } : {}) };
     }
   }
   const ttE = o.get("thinktime");

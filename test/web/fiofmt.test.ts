@@ -17,9 +17,21 @@ describe("the playground's fio text", () => {
   });
 
   it("keeps a mixed job's rate caps per direction, and a one-direction job's cap", () => {
-    for (const [rw, caps] of [["randrw", "rate=1m,2m"], ["randrw", "rate=1m,"], ["randrw", "rate_iops=,50\nrate=4m"], ["randread", "rate_iops=200"]]) {
+    for (const [rw, caps] of [["randrw", "rate=1m,2m"], ["randrw", "rate=1m,"], ["randrw", "rate_iops=,50"], ["randread", "rate_iops=200"],
+      ["randread", "bssplit=4k/50:64k/50\nrate_iops=100"], ["randrw", "bssplit=4k/50:64k/50,8k\nrate_iops=100,50"]]) {
       const jobs = parse(`[a]\nfilename=/dev/vda\nrw=${rw}\n${caps}\nsize=1g\n`);
       expect(parse(formatFioJobs(jobs).text)[0]!.pattern).toEqual(jobs[0]!.pattern);
+    }
+  });
+
+  it("an IO cap that fio cannot say (with a byte cap, or over several sizes) is a comment, and the text still parses", () => {
+    const [job] = parse("[a]\nfilename=/dev/vda\nrw=randread\nbssplit=4k/50:64k/50\nsize=1g\n");
+    for (const pattern of [{ kind: "rate" as const, iops: 100, bps: 1 << 20 }, { kind: "rate" as const, iops: 100 },
+      { kind: "rate" as const, read: { iops: 100 }, write: { bps: 1 << 20 } }]) {
+      const f = formatFioJobs([{ ...job!, pattern }]);
+      expect(f.expressible).toBe(false);
+      expect(f.text).toMatch(/^# an IO cap \(100(,)? IOPS\)/m);
+      expect(() => parse(f.text)).not.toThrow();
     }
   });
 });

@@ -14,13 +14,13 @@
 
 import type { CoreExports } from "../../core/core.js";
 import type { ConfigWrite } from "../../scenario/types.js";
-import { InputError } from "../../scenario/errors.js";
 import { registerControlModule, type ControlContext, type ControlModule } from "../control.js";
 import {
   autopClassFor, COST_MODEL_KEYS, initialModelState, initialQosState, parseIoCostModel, parseIoCostQos, parseIoWeight,
   type AutopClass, type IocModelState, type IocQosState,
 } from "../../cgroup/iocost.js";
-import type { WriteContext, WriteRejection } from "../../cgroup/write.js";
+import type { WriteRejection } from "../../cgroup/write.js";
+import { failWrite, moduleWriteContext, rejectedWrite } from "./writes.js";
 
 /** The WASM exports of assembly/iocost/api.ts. */
 export interface IocostCore {
@@ -70,11 +70,6 @@ function stateOf(ctx: ControlContext): IocostState {
   return s;
 }
 
-function fail(ctx: ControlContext, w: ConfigWrite, msg: string, errno?: string): never {
-  throw new InputError(msg, w.source?.file ?? ctx.scenario.source?.file ?? "scenario", w.source?.line,
-    w.source?.field ?? w.file, errno);
-}
-
 function stage(ctx: ControlContext, w: ConfigWrite, kind: number, cg: number, dev: number, mask: number, a: number,
   b: number, vals: Array<bigint | number> = []): void {
   const c = iocostCore(ctx.core);
@@ -82,10 +77,6 @@ function stage(ctx: ControlContext, w: ConfigWrite, kind: number, cg: number, de
   vals.forEach((v, k) => c.iocostCfgVal(idx, k, BigInt(v)));
   if (w.atNs <= 0) c.iocostCfgApply(idx);
   else c.iocostCfgAt(idx, BigInt(Math.round(w.atNs)));
-}
-
-function writeCtx(ctx: ControlContext, w: ConfigWrite): WriteContext {
-  return { version: ctx.kernel, devices: ctx.devices().map((d) => d.spec.devno), file: w.source?.file, line: w.source?.line };
 }
 
 function device(ctx: ControlContext, devno: string) {
@@ -121,30 +112,29 @@ export const iocostModule: ControlModule = {
     const st = stateOf(ctx);
     const cgPath = w.cgroup.split("/").filter(Boolean).join("/");
     const cg = ctx.cgroupId(cgPath);
-    if (cg === undefined) fail(ctx, w, `unknown cgroup "${w.cgroup}"`);
+    if (cg === undefined) failWrite(ctx, w, `unknown cgroup "${w.cgroup}"`);
     const isRoot = cgPath === "";
-    const rejected = (r: WriteRejection): never =>
-      fail(ctx, w, `${w.file}: write rejected at ${JSON.stringify(r.token)}: ${r.message}`, r.errno);
+    const rejected = (r: WriteRejection): never => rejectedWrite(ctx, w, r);
     if (w.file === "io.weight") {
-      if (isRoot) fail(ctx, w, "io.weight does not exist in the root cgroup", "ENOENT");
-      const p = parseIoWeight(w.value, { ...writeCtx(ctx, w), iocostDevices: [...st.dev.keys()] });
+      if (isRoot) failWrite(ctx, w, "io.weight does not exist in the root cgroup", "ENOENT");
+      const p = parseIoWeight(w.value, { ...moduleWriteContext(ctx, w), iocostDevices: [...st.dev.keys()] });
       if (!p.ok) return rejected(p);
       if (p.kind === "default") stage(ctx, w, CFG_DFL_WEIGHT, cg, 0, 0, p.weight, 0);
       else stage(ctx, w, CFG_DEV_WEIGHT, cg, device(ctx, p.device).id, 0, p.weight ?? 0, 0);
       return;
     }
-    if (!isRoot) fail(ctx, w, `${w.file} exists only in the root cgroup`, "ENOENT");
+    if (!isRoot) failWrite(ctx, w, `${w.file} exists only in the root cgroup`, "ENOENT");
     if (w.file === "io.cost.qos") {
       const devno = /^\s*(\d+):(\d+)/.exec(w.value);
       const cur = devno && ctx.devices().some((d) => d.spec.devno === `${Number(devno[1])}:${Number(devno[2])}`)
         ? st.dev.get(`${Number(devno[1])}:${Number(devno[2])}`) : undefined;
-      const p = parseIoCostQos(w.value, { ...writeCtx(ctx, w), current: cur?.qos, deviceClass: cur?.cls });
+      const p = parseIoCostQos(w.value, { ...moduleWriteContext(ctx, w), current: cur?.qos, deviceClass: cur?.cls });
       if (!p.ok) return rejected(p);
       if (p.warning) ctx.warn(`${w.file}: ${p.warning}`);
       const s = iocState(st, ctx, p.device);
       if (!cur) {
         // first write: parse again against the device's own class
-        const again = parseIoCostQos(w.value, { ...writeCtx(ctx, w), current: s.qos, deviceClass: s.cls });
+        const again = parseIoCostQos(w.value, { ...moduleWriteContext(ctx, w), current: s.qos, deviceClass: s.cls });
         if (!again.ok) return rejected(again);
         s.qos = again.state;
       } else s.qos = p.state;
@@ -157,10 +147,10 @@ export const iocostModule: ControlModule = {
     const devno = /^\s*(\d+):(\d+)/.exec(w.value);
     const known = devno ? `${Number(devno[1])}:${Number(devno[2])}` : "";
     const cur = st.dev.get(known);
-    const first = parseIoCostModel(w.value, { ...writeCtx(ctx, w), current: cur?.model, deviceClass: cur?.cls });
+    const first = parseIoCostModel(w.value, { ...moduleWriteContext(ctx, w), current: cur?.model, deviceClass: cur?.cls });
     if (!first.ok) return rejected(first);
     const s = iocState(st, ctx, first.device);
-    const p = cur ? first : parseIoCostModel(w.value, { ...writeCtx(ctx, w), current: s.model, deviceClass: s.cls });
+    const p = cur ? first : parseIoCostModel(w.value, { ...moduleWriteContext(ctx, w), current: s.model, deviceClass: s.cls });
     if (!p.ok) return rejected(p);
     s.model = p.state;
     stage(ctx, w, CFG_MODEL, 0, device(ctx, p.device).id, s.model.user ? 0x3f : 0, 0, s.model.user ? 1 : 0,

@@ -17,8 +17,10 @@
 //   runtime=10s
 //   time_based
 //
-// Patterns a fio job cannot say (exact submit times, recorded replays) are
-// written as a comment; such jobs cannot be edited as text.
+// Patterns a fio job cannot say (exact submit times, recorded replays, an
+// IO cap with a byte cap or over several block sizes, which fio refuses or
+// turns into a byte rate) are written as a comment; such jobs cannot be
+// edited as text.
 
 import type { JobSpec } from "../iosim.js";
 
@@ -63,8 +65,19 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
         ? `${p.read?.[k] ?? ""},${p.write?.[k] ?? ""}` : undefined) : p[k] || undefined);
       const iops = both("iops");
       const bps = both("bps");
-      if (iops !== undefined) out.push(`rate_iops=${iops}`);
-      if (bps !== undefined) out.push(`rate=${bps}`);
+      // fio refuses rate with rate_iops, and paces rate_iops by bytes at the
+      // smallest size: an IO cap over several sizes has no fio text either
+      const sized = (c: { iops?: number } | undefined, l: JobSpec["bs"] | undefined) => c?.iops !== undefined && new Set((l ?? j.bs).map((b) => b.size)).size > 1;
+      const writes = j.bsWrite ?? j.bs;
+      const manySizes = p.read || p.write ? sized(p.read, j.bs) || sized(p.write, writes) : sized(p, j.rw === "write" ? writes : j.bs);
+      if (iops !== undefined && (bps !== undefined || manySizes)) {
+        expressible = false;
+        out.push(`# an IO cap (${iops} IOPS) ${bps !== undefined ? "with a byte cap" : "over several block sizes"} has no fio option; this job runs as built in`);
+        if (bps !== undefined) out.push(`rate=${bps}`);
+      } else {
+        if (iops !== undefined) out.push(`rate_iops=${iops}`);
+        if (bps !== undefined) out.push(`rate=${bps}`);
+      }
     } else if (p.kind !== "closed") {
       expressible = false;
       out.push(`# pattern "${p.kind}" (${p.kind === "times" ? p.timesNs.length + " submit times" :
