@@ -49,6 +49,17 @@ describe("fio rate pacing", () => {
     expect(Math.abs(r.readKiBs / 800 - 1)).toBeLessThan(0.01);
   });
 
+  it("rate=0 is fio's default, no cap (it was refused: 'bps must be > 0'); rate=1m,0 on a mix caps the reads alone", () => {
+    const free = run("rw=randread\nbs=4k");
+    const zero = run("rw=randread\nbs=4k\nrate=0");
+    expect(zero.readIops).toBe(free.readIops);
+    expect(zero.readIops).toBeGreaterThan(30_000);
+    const mix = run("rw=randrw\nbs=4k\nrate=1m,0");
+    expect(Math.abs(mix.readKiBs / 1024 - 1)).toBeLessThan(0.02);
+    expect(mix.writeKiBs).toBeGreaterThan(10 * 1024);
+    expect(run("rw=randread\nbs=4k\nrate_iops=0").readIops).toBe(free.readIops);
+  });
+
   it("rate=1m with rate_iops=10 on bs=4k does not run: fio refuses it (it ran at both caps, 40 KiB/s)", () => {
     for (const opts of ["rw=randread\nbs=4k\nrate=1m\nrate_iops=10", "rw=randrw\nbs=4k\nrate=1m,\nrate_iops=,50"]) {
       let err: unknown;

@@ -726,10 +726,12 @@ function buildJobs(
     const caps = (e: Entry | undefined, unit: "bps" | "iops"): [number | undefined, number | undefined] => {
       if (!e) return [undefined, undefined];
       const [r, w] = wrap(e, splitDirections);
-      const toN = (s: string | undefined) => (s === undefined ? undefined : wrap(e, () => parseSize(s, kbBase)));
+      // 0 is fio's default: no cap for that direction (td->o.rate[ddir] == 0
+      // leaves it unpaced), so "rate=0" or "rate=1m,0" caps nothing / reads only
+      const toN = (s: string | undefined) => (s === undefined ? undefined : wrap(e, () => parseSize(s, kbBase)) || undefined);
       const rv = toN(r);
       const wv = toN(w);
-      if ((rv !== undefined && rv <= 0) || (wv !== undefined && wv <= 0)) throw bad(e, `${unit} must be > 0`);
+      if ((rv !== undefined && rv < 0) || (wv !== undefined && wv < 0)) throw bad(e, `${unit} must be >= 0`);
       return [rv, wv];
     };
     const [rBps, wBps] = caps(rateE, "bps");
