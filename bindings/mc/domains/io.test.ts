@@ -99,7 +99,7 @@ scenario:
 `;
   it("name the randomised file's line of the io.max value and of the change", () => {
     expect(classesOf(sweep, 8)).toEqual([
-      `error:sweep.yaml:${lineOf(sweep, "io.max:")} (io.max rbps): io.max value "zzz" is neither a number nor "max" [EINVAL]`,
+      `error:sweep.yaml:${lineOf(sweep, "io.max:")} (io.max rbps): io.max: write rejected at "rbps=zzz": value must be a number or "max", got "zzz" [EINVAL]`,
       `warning:sweep.yaml:${lineOf(sweep, "- {at: 50s")}: the change of capped/io.weight at 50.000 s was not applied: the run ended at 0.002 s`,
     ]);
   });
