@@ -41,7 +41,8 @@
 //    `{uniform: ["0ms", "5000ms"]}` drawn as "3120ms" shrinks by bisection on
 //    [0, 3120] to the earliest time that still shows the failure.
 
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
+import { yamlFieldLines } from "../util/line-of-path.js";
 import { deepFreeze } from "../util/deep-freeze.js";
 import { InputError } from "../scenario/errors.js";
 import type { Rng } from "./rng.js";
@@ -108,24 +109,7 @@ export function yamlLines(text: string): { value: unknown; lines: Map<string, nu
     const e = doc.errors[0]!;
     throw new InputError(e.message.split("\n")[0]!, "", e.linePos?.[0]?.line);
   }
-  const lines = new Map<string, number>();
-  const walk = (n: unknown, path: string) => {
-    if (!n || typeof n !== "object") return;
-    const node = n as YamlNode;
-    if (node.range) lines.set(path, lc.linePos(node.range[0]).line);
-    if (isMap(node)) {
-      for (const it of node.items) {
-        if (!isPair(it)) continue;
-        const k = isScalar(it.key) ? String(it.key.value) : String(it.key);
-        const p = path ? `${path}.${k}` : k;
-        if (isScalar(it.key) && it.key.range) lines.set(p, lc.linePos(it.key.range[0]).line);
-        walk(it.value, p);
-      }
-    } else if (isSeq(node)) {
-      node.items.forEach((it, i) => walk(it, `${path}[${i}]`));
-    }
-  };
-  walk(doc.contents, "");
+  const lines = yamlFieldLines(doc.contents, lc);
   return { value: doc.toJS({ maxAliasCount: 1000 }), lines };
 }
 

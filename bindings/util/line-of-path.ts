@@ -1,9 +1,38 @@
 // The line of a field of a parsed document, from a map of field paths
-// ("jobs[0].bs", "cgroups.capped.io.max") to 1-based lines such as the walks
-// over a YAML document record (bindings/mc/distributions.ts yamlLines, the
-// k8s loader): the line of `path`, else of its nearest enclosing field that
-// has one, else of the document. For loaders that read plain values (a
-// Monte Carlo sample, a k8s scenario) and still name lines in their errors.
+// ("jobs[0].bs", "cgroups.capped.io.max") to 1-based lines, as
+// yamlFieldLines() records them from a YAML document (for
+// bindings/mc/distributions.ts yamlLines and the k8s loader): the line of
+// `path`, else of its nearest enclosing field that has one, else of the
+// document. For loaders that read plain values (a Monte Carlo sample, a k8s
+// scenario) and still name lines in their errors.
+
+import { isMap, isPair, isScalar, isSeq, type LineCounter } from "yaml";
+
+/**
+ * The 1-based line of every node of a parsed YAML document by field path:
+ * "" the document, "a.b" a mapping key (its key's line), "a[2]" a list item.
+ */
+export function yamlFieldLines(contents: unknown, lc: LineCounter): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (node: unknown, path: string): void => {
+    const r = (node as { range?: [number, number, number] } | null)?.range;
+    if (r) out.set(path, lc.linePos(r[0]).line);
+    if (isMap(node)) {
+      for (const it of node.items) {
+        if (!isPair(it)) continue;
+        const key = isScalar(it.key) ? String(it.key.value) : String(it.key);
+        const p = path ? `${path}.${key}` : key;
+        const kr = (it.key as { range?: [number, number, number] } | null)?.range;
+        if (kr) out.set(p, lc.linePos(kr[0]).line);
+        walk(it.value, p);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((it, i) => walk(it, `${path}[${i}]`));
+    }
+  };
+  walk(contents, "");
+  return out;
+}
 
 /** The line of `path` in `lines`, or of its nearest enclosing field there, or of the document (""). */
 export function lineOfPath(lines: ReadonlyMap<string, number>, path: string): number | undefined {

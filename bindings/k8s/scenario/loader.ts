@@ -5,7 +5,7 @@
 // offsets into lines, and a walk over the document records the line of every
 // field path.
 
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import type { ApiFault } from "../api/apiserver.js";
 import { KINDS, KObj, Kind } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -13,7 +13,7 @@ import { parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import { InputError } from "../../scenario/errors.js";
-import { lineOfPath } from "../../util/line-of-path.js";
+import { lineOfPath, yamlFieldLines } from "../../util/line-of-path.js";
 import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
 import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
@@ -92,23 +92,6 @@ class Cx {
   }
 }
 
-function walk(node: unknown, path: string, lc: LineCounter, out: Map<string, number>): void {
-  const n = node as { range?: [number, number, number] } | null;
-  if (n && n.range) out.set(path, lc.linePos(n.range[0]).line);
-  if (isMap(node)) {
-    for (const it of node.items) {
-      if (!isPair(it)) continue;
-      const key = isScalar(it.key) ? String(it.key.value) : String(it.key);
-      const p = path ? `${path}.${key}` : key;
-      const kr = (it.key as { range?: [number, number, number] } | null)?.range;
-      if (kr) out.set(p, lc.linePos(kr[0]).line);
-      walk(it.value, p, lc, out);
-    }
-  } else if (isSeq(node)) {
-    node.items.forEach((it, i) => walk(it, `${path}[${i}]`, lc, out));
-  }
-}
-
 const TOP = ["name", "description", "incident", "version", "fixes", "seed", "duration", "clock", "settings", "objects", "timeline", "faults", "expect", "symptom"];
 
 export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario {
@@ -119,9 +102,7 @@ export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario 
     const line = e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line;
     throw new ScenarioError(file, line, "", `YAML: ${e.message.split("\n")[0]}`);
   }
-  const lines = new Map<string, number>();
-  walk(doc.contents, "", lc, lines);
-  return k8sScenarioFromValue(doc.toJS(), file, lines);
+  return k8sScenarioFromValue(doc.toJS(), file, yamlFieldLines(doc.contents, lc));
 }
 
 /** The same, from an already-parsed document (Monte Carlo samples many without re-parsing YAML). */
