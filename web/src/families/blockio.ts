@@ -25,7 +25,7 @@ import {
 } from "../iosim.js";
 import { DEVICE_CHOICES, deviceSizes, withDevice } from "./devices.js";
 import { CGCONF_FILE, formatCgConf, parseCgConf } from "../lib/cgconf.js";
-import { FIO_FILE, formatFioJobs } from "../lib/fiofmt.js";
+import { FIO_FILE, formatFioJobs, keepPatterns } from "../lib/fiofmt.js";
 import { resultHash } from "../lib/digest.js";
 import type { ChartPanel, Family, FamilyInfo, Panel, RunRequest, RunView, ScenarioInfo, TablePanel } from "./types.js";
 
@@ -85,7 +85,7 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
     if (fio !== undefined && fio !== formatted.text) {
       const devices = s.devices.map((d) => d.name);
       const parsed = parseFioJobFile(fio, FIO_FILE, { devices, defaultDevice: devices[0], deviceSizes: deviceSizes(s.devices) });
-      s.jobs = parsed.jobs;
+      s.jobs = keepPatterns(parsed.jobs, base.jobs);
       s.source = { file: FIO_FILE };
       (s as Scenario & { parseWarnings?: string[] }).parseWarnings = parsed.warnings;
     }

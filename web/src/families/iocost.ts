@@ -101,7 +101,7 @@ export async function iocostPanels(r: RunResult, sim: Simulation, s: Scenario): 
 
 export function iocostWeights(): Scenario {
   const dev = preset("nvme");
-  const common = { device: dev.name, rw: "read" as const, random: true, iodepth: 32, runtimeNs: 5e9, timeBased: true, regionLen: 64 << 30 };
+  const common = { device: dev.name, rw: "read" as const, random: true, iodepth: 32, runtimeNs: 5e9, timeBased: true, regionLen: 64 * 2 ** 30 };
   return scenarioDefaults({
     name: "iocost-weights",
     description: "io.weight 300 vs 100 on one NVMe drive under blk-iocost: both busy, split 3 : 1",

@@ -17,8 +17,10 @@
 //   runtime=10s
 //   time_based
 //
-// Patterns a fio job cannot say (exact submit times, recorded replays) are
-// written as a comment; such jobs cannot be edited as text.
+// Patterns a fio job cannot say (bursts, exact submit times, recorded
+// replays) are written as a comment; when the edited text is run, a job of
+// the same name keeps that pattern (keepPatterns) and takes its other
+// options from the text.
 
 import type { JobSpec } from "../iosim.js";
 
@@ -44,6 +46,9 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
       };
       out.push(`bssplit=${lists.map(split).join(",")}`);
     }
+    // fio's blockalign defaults to the smallest block size; say it when the job's differs
+    const minBs = Math.min(...lists.flat().map((b) => b.size));
+    if (j.align !== minBs) out.push(`blockalign=${j.align}`);
     out.push(`ioengine=libaio`, `iodepth=${j.iodepth}`, `direct=${j.direct ? 1 : 0}`);
     if (j.offset) out.push(`offset=${j.offset}`);
     out.push(`size=${j.regionLen}`);
@@ -68,7 +73,7 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
     } else if (p.kind !== "closed") {
       expressible = false;
       out.push(`# pattern "${p.kind}" (${p.kind === "times" ? p.timesNs.length + " submit times" :
-        p.kind === "replay" ? p.ios.length + " recorded IOs" : "bursts"}) has no fio option; this job runs as built in`);
+        p.kind === "replay" ? p.ios.length + " recorded IOs" : "bursts"}) has no fio option: a job of this name keeps it, the options above apply`);
     }
     out.push("");
   }
@@ -79,4 +84,18 @@ function fioTime(ns: number): string {
   if (ns % 1e9 === 0) return `${ns / 1e9}s`;
   if (ns % 1e6 === 0) return `${ns / 1e6}ms`;
   return `${Math.round(ns / 1e3)}us`;
+}
+
+/**
+ * The edited jobs, with the pattern fio cannot say carried over from the
+ * built-in job of the same name (see formatFioJobs' comment line): without
+ * this, any edit of jobs.fio silently turned a bursts or replay job into a
+ * closed loop.
+ */
+export function keepPatterns(edited: readonly JobSpec[], builtin: readonly JobSpec[]): JobSpec[] {
+  return edited.map((j) => {
+    const b = builtin.find((x) => x.name === j.name);
+    if (!b || b.pattern.kind === "closed" || b.pattern.kind === "rate" || j.pattern.kind !== "closed") return j;
+    return { ...j, pattern: b.pattern };
+  });
 }
