@@ -8,7 +8,8 @@
 //   - editing the config shows an inline error at the right line, Enter runs,
 //     the URL reproduces an edited run, a comparison renders two columns;
 //   - a scenario picked during a long run replaces it; an unknown fio option
-//     is marked at its line; a comparison fits a 390 px screen;
+//     is marked at its line; a comparison fits a 390 px screen; a link asking
+//     for a version or fix the page lacks says so;
 //   - no request leaves 127.0.0.1.
 // Also prints the WASM size gzipped (asserted <= 64 KiB) and how long a
 // 1 M-bio scenario takes in the page (printed, not asserted), and saves a
@@ -287,6 +288,19 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     } finally {
       await page.setViewportSize({ width: 1440, height: 900 });
     }
+  });
+
+  it("a link asking for what the page cannot run says so (and an incident falls back to its own version)", async () => {
+    await fresh(page, `${server.url}#family=k8s&scenario=rbd-unmap-busy&seed=1&v=1.99&fix=nosuch`);
+    expect(await page.inputValue("#version")).toBe("1.14"); // the incident's version, not the family's default 1.22
+    const note = (await page.textContent("#link-note")) ?? "";
+    expect(note).toContain("version 1.99 is not offered (ran 1.14)");
+    expect(note).toContain("fix nosuch is unknown");
+    // the next run the user asks for clears it
+    const n = await runNo(page);
+    await page.press("#seed", "Enter");
+    await waitRun(page, n);
+    expect(await page.isHidden("#link-note")).toBe(true);
   });
 
   it("made no request beyond 127.0.0.1, logged no errors, and saves a screenshot", async () => {

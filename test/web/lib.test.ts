@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { diffTable } from "../../web/src/lib/diff.js";
 import { parseCgConf } from "../../web/src/lib/cgconf.js";
 import { niceTicks } from "../../web/src/lib/ticks.js";
+import { decodeState, encodeState } from "../../web/src/lib/urlstate.js";
 import type { TablePanel } from "../../web/src/families/types.js";
 
 const table = (rows: Array<[string, ...string[]]>): TablePanel => ({
@@ -53,5 +54,21 @@ describe("swimlane ticks", () => {
     expect(niceTicks(9.07e9)).toEqual([0, 2e9, 4e9, 6e9, 8e9]);
     expect(niceTicks(1200e9)).toEqual([0, 200e9, 400e9, 600e9, 800e9, 1000e9, 1200e9]);
     expect(niceTicks(0)).toEqual([0]);
+  });
+});
+
+describe("the URL state", () => {
+  it("round-trips, edits included", async () => {
+    const st = { family: "block", scenario: "two-tenants", seed: 0, version: "6.1", fixes: [], device: "hdd",
+      vs: { version: "6.18", fixes: [] }, files: { "jobs.fio": "[a]\nrw=read\n" } };
+    expect(await decodeState(await encodeState(st))).toEqual({ ...st, problems: [] });
+  });
+
+  it("lists what it could not read instead of dropping it silently", async () => {
+    const d = await decodeState("#family=block&scenario=two-tenants&seed=abc&v=6.18&edit=garbage");
+    expect(d.seed).toBeUndefined();
+    expect(d.files).toBeUndefined();
+    expect(d.problems).toEqual([expect.stringContaining('seed "abc"'), expect.stringContaining("edited files could not be read")]);
+    expect((await decodeState("#seed=99999999999999999999")).problems).toHaveLength(1);
   });
 });

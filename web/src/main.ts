@@ -32,6 +32,7 @@ const resetBtn = $<HTMLButtonElement>("reset");
 const linkBtn = $<HTMLButtonElement>("copy-link");
 const progress = $<HTMLProgressElement>("progress");
 const statusLine = $<HTMLParagraphElement>("status");
+const linkNote = $<HTMLParagraphElement>("link-note");
 const results = $<HTMLElement>("results");
 const editor = new FileEditor($("editor"));
 
@@ -90,10 +91,10 @@ function checkedFixes(box: HTMLElement): string[] {
   return [...box.querySelectorAll<HTMLInputElement>("input[type=checkbox]")].filter((c) => c.checked).map((c) => c.value);
 }
 
-function fillVersions(sel: HTMLSelectElement, fam: FamilyInfo, value: string): void {
+function fillVersions(sel: HTMLSelectElement, fam: FamilyInfo, value: string, fallback = fam.defaultVersion): void {
   sel.innerHTML = "";
   for (const v of fam.versions) sel.append(new Option(v, v));
-  sel.value = fam.versions.includes(value) ? value : fam.defaultVersion;
+  sel.value = fam.versions.includes(value) ? value : fam.versions.includes(fallback) ? fallback : fam.defaultVersion;
 }
 
 /** Put a scenario (and optionally a saved state) into the form. */
@@ -103,7 +104,8 @@ function applyScenario(st: Partial<PageState>): void {
   const { fam, sc } = cur;
   desc.textContent = sc.description;
   versionLabel.textContent = fam.versionLabel === "kernel" ? "Kernel" : `${fam.versionLabel} version`;
-  fillVersions(versionSel, fam, st.version ?? sc.version ?? fam.defaultVersion);
+  // a version this page does not offer falls back to the scenario's own (the incident's), not the family's
+  fillVersions(versionSel, fam, st.version ?? sc.version ?? fam.defaultVersion, sc.version ?? fam.defaultVersion);
   deviceBox.hidden = !fam.devices?.length;
   deviceSel.innerHTML = "";
   deviceSel.append(new Option("as built in", ""));
@@ -196,8 +198,9 @@ function setBusy(busy: boolean): void {
  * is restarted and the older run's outcome is dropped, so the results never
  * belong to another URL. Asking again for the run under way changes nothing.
  */
-async function run(): Promise<void> {
+async function run(fromLink = false): Promise<void> {
   const st = pageState();
+  if (!fromLink) setLinkNote([]);
   if (!st || !checkSeed()) return;
   const link = await encodeState(st);
   if (running && link === runningLink) return;
@@ -320,14 +323,36 @@ window.addEventListener("resize", () => {
   resizeTimer = window.setTimeout(resizeCharts, 100);
 });
 
-/** Select and fill in what a URL hash says (a pasted link, back/forward). */
+/** What a link asked for that this page cannot run, shown until the next run the user asks for. */
+function setLinkNote(notes: string[]): void {
+  linkNote.textContent = notes.length ? `This link asked for what this page cannot run: ${notes.join("; ")}.` : "";
+  linkNote.hidden = notes.length === 0;
+}
+
+/**
+ * Select and fill in what a URL hash says (a pasted link, back/forward). What
+ * cannot be honoured (a version, device, fix or scenario this build lacks, a
+ * damaged edit) is listed in the link note: a reproducible link that quietly
+ * ran something else (v=1.99 ran 1.22) would pass for a reproduction.
+ */
 async function applyHash(): Promise<void> {
   const st = await decodeState(location.hash);
+  const notes = [...st.problems];
   const wanted = st.family && st.scenario ? `${st.family}/${st.scenario}` : undefined;
   const firstAvailable = [...scenarioSel.options].find((o) => !o.disabled && o.value)?.value ?? "";
   scenarioSel.value = wanted && [...scenarioSel.options].some((o) => o.value === wanted && !o.disabled) ? wanted : firstAvailable;
-  if (wanted && scenarioSel.value !== wanted) statusLine.textContent = `Scenario "${wanted}" is not in this build.`;
+  if (wanted && scenarioSel.value !== wanted) notes.push(`scenario "${wanted}" is not in this build (ran ${scenarioSel.value})`);
   applyScenario({ ...st, seed: st.seed ?? 1 });
+  const cur = current();
+  if (cur && scenarioSel.value === wanted) {
+    if (st.version && versionSel.value !== st.version) notes.push(`version ${st.version} is not offered (ran ${versionSel.value})`);
+    if (st.vs && vsVersionSel.value !== st.vs.version) notes.push(`comparison version ${st.vs.version} is not offered (ran ${vsVersionSel.value})`);
+    if (st.device && deviceSel.value !== st.device) notes.push(`device preset "${st.device}" is unknown (ran the scenario's own device)`);
+    const known = new Set(cur.fam.fixes.map((f) => f.id));
+    const unknown = [...(st.fixes ?? []), ...(st.vs?.fixes ?? [])].filter((f) => !known.has(f));
+    if (unknown.length) notes.push(`fix ${[...new Set(unknown)].join(", ")} is unknown (left out)`);
+  }
+  setLinkNote(notes);
 }
 
 async function init(): Promise<void> {
@@ -340,9 +365,9 @@ async function init(): Promise<void> {
   // a pasted link replaces a run under way (run() restarts the worker)
   window.addEventListener("hashchange", async () => {
     await applyHash();
-    await run();
+    await run(true);
   });
-  await run();
+  await run(true);
 }
 
 void init();
