@@ -164,6 +164,13 @@ export class Simulation {
         j.source?.file ?? "scenario", j.source?.line, "device");
     }
     const p = j.pattern;
+    // the core picks offsets in [offset, offset + regionLen - bs]: a region smaller than a block
+    // (0, or negative from a 32-bit shift such as 8 << 30) silently put every bio at one offset
+    const maxBs = Math.max(...j.bs.map((b) => b.size), ...(j.bsWrite ?? []).map((b) => b.size));
+    if (p.kind !== "replay" && !(Number.isSafeInteger(j.regionLen) && j.regionLen >= maxBs)) {
+      throw new InputError(`job "${j.name}": regionLen ${j.regionLen} is smaller than its block size ${maxBs} (fio: size must be >= bs)`,
+        j.source?.file ?? "scenario", j.source?.line, "regionLen");
+    }
     const rateIops = p.kind === "rate" ? (p.iops ?? 0) : 0;
     const rateBps = p.kind === "rate" ? (p.bps ?? 0) : 0;
     const burst = p.kind === "bursts" ? p.burst : 0;

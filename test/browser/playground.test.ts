@@ -7,6 +7,9 @@
 //     computed here from Node's result;
 //   - editing the config shows an inline error at the right line, Enter runs,
 //     the URL reproduces an edited run, a comparison renders two columns;
+//   - a scenario picked during a long run replaces it; an unknown fio option
+//     is marked at its line; a comparison fits a 390 px screen; a link asking
+//     for a version or fix the page lacks says so;
 //   - no request leaves 127.0.0.1.
 // Also prints the WASM size gzipped (asserted <= 64 KiB) and how long a
 // 1 M-bio scenario takes in the page (printed, not asserted), and saves a
@@ -246,6 +249,58 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     await fresh(page, url);
     expect(await area.inputValue()).toBe("mkdir small\nmkdir big\nmkdir idle\n");
     expect(await page.getAttribute(".run", "data-hash")).toBe(hash);
+  });
+
+  it("a scenario picked during a long run replaces it; an unknown fio option is marked at its line", async () => {
+    await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18`);
+    const area = page.locator("#editor textarea");
+    await page.click("#editor .tabs button:text('jobs.fio')");
+    const fio = await area.inputValue();
+    // hours of simulated time: still running when the other scenario is picked
+    await area.fill(fio.replaceAll("runtime=5s", "runtime=36000s"));
+    await area.press("Control+Enter");
+    await page.waitForFunction(() => /s simulated/.test(document.getElementById("status")!.textContent ?? ""));
+    const n = await runNo(page);
+    await page.selectOption("#scenario", "block/million-bios");
+    await waitRun(page, n);
+    // the results are the new scenario's (before, the old run finished later and was shown under the new URL)
+    expect(page.url()).toContain("scenario=million-bios");
+    expect([...(await shownRows(page)).keys()].sort()).toEqual(["a", "b"]);
+    expect(await page.isDisabled("#run")).toBe(false);
+    // an option fio does not know is ignored with a warning that names its line: the gutter marks it
+    await page.click("#editor .tabs button:text('jobs.fio')");
+    const text = (await area.inputValue()).replace("iodepth=32", "iodeph=32");
+    const line = text.split("\n").indexOf("iodeph=32") + 1;
+    await area.fill(text);
+    const m = await runNo(page);
+    await area.press("Control+Enter");
+    await waitRun(page, m);
+    expect(await page.locator("#editor .gutter .warn").first().textContent()).toBe(String(line));
+    expect(await page.locator("#editor .edit-msg").textContent()).toContain(`jobs.fio:${line}: iodeph=32: unknown fio option`);
+  });
+
+  it("a comparison fits a 390 px wide screen (no sideways scrolling)", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18&vs=6.1`);
+      await page.waitForTimeout(200); // charts are drawn on the next frame
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 900 });
+    }
+  });
+
+  it("a link asking for what the page cannot run says so (and an incident falls back to its own version)", async () => {
+    await fresh(page, `${server.url}#family=k8s&scenario=rbd-unmap-busy&seed=1&v=1.99&fix=nosuch`);
+    expect(await page.inputValue("#version")).toBe("1.14"); // the incident's version, not the family's default 1.22
+    const note = (await page.textContent("#link-note")) ?? "";
+    expect(note).toContain("version 1.99 is not offered (ran 1.14)");
+    expect(note).toContain("fix nosuch is unknown");
+    // the next run the user asks for clears it
+    const n = await runNo(page);
+    await page.press("#seed", "Enter");
+    await waitRun(page, n);
+    expect(await page.isHidden("#link-note")).toBe(true);
   });
 
   it("made no request beyond 127.0.0.1, logged no errors, and saves a screenshot", async () => {

@@ -4,6 +4,8 @@ import { Simulation, simulate } from "../../bindings/engine/simulation.js";
 import { jobDefaults, scenarioDefaults } from "../../bindings/scenario/defaults.js";
 import { fixedDevice } from "./helpers.js";
 import type { JobSpec, Scenario } from "../../bindings/scenario/types.js";
+import { iomaxDemo } from "../../bindings/scenario/builtin/iomax-demo.js";
+import { devicePreset } from "../../bindings/device/presets.js";
 
 function one(job: Partial<JobSpec>, dev = fixedDevice(100_000), over: Partial<Scenario> = {}) {
   return simulate(scenarioDefaults({
@@ -272,5 +274,21 @@ describe("event counting", () => {
       });
       expect(new Simulation(sc).runToEnd().events).toBe(k + 1);
     }
+  });
+});
+
+describe("a job's region", () => {
+  it("smaller than a block is refused, naming the job and the field (8 << 30 is 0 in JavaScript: every bio went to offset 0)", () => {
+    for (const regionLen of [0, 8 << 30, 2 << 30, 2048]) {
+      expect(() => one({ count: 10, regionLen }), String(regionLen)).toThrow(/job "j": regionLen -?\d+ is smaller than its block size 4096/);
+    }
+    try { one({ count: 10, regionLen: 0 }); } catch (e) { expect((e as { field?: string }).field).toBe("regionLen"); }
+  });
+
+  it("the io.max demo reads 8 GiB at random, not one offset", () => {
+    const s = iomaxDemo(devicePreset("ssd"));
+    expect(s.jobs.map((j) => j.regionLen)).toEqual([8 * 2 ** 30, 8 * 2 ** 30]);
+    const r = simulate({ ...s, jobs: s.jobs.map((j) => ({ ...j, runtimeNs: 1e7 })), durationNs: 2e7, record: true });
+    expect(new Set(r.records!.slice(0, 200).map((b) => b.off)).size).toBeGreaterThan(150);
   });
 });

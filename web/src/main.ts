@@ -5,8 +5,9 @@
 
 import "./styles.css";
 import { RunError, SimClient } from "./client.js";
-import type { FamilyInfo, RunRequest, RunView, ScenarioInfo, TablePanel } from "./families/types.js";
+import type { FamilyInfo, RunRequest, RunView, ScenarioInfo } from "./families/types.js";
 import { decodeState, encodeState, type PageState } from "./lib/urlstate.js";
+import { diffTable } from "./lib/diff.js";
 import { FileEditor } from "./ui/editor.js";
 import { destroyCharts, renderRun, renderTable, resizeCharts } from "./ui/panels.js";
 
@@ -31,12 +32,19 @@ const resetBtn = $<HTMLButtonElement>("reset");
 const linkBtn = $<HTMLButtonElement>("copy-link");
 const progress = $<HTMLProgressElement>("progress");
 const statusLine = $<HTMLParagraphElement>("status");
+const linkNote = $<HTMLParagraphElement>("link-note");
 const results = $<HTMLElement>("results");
 const editor = new FileEditor($("editor"));
 
 const client = new SimClient();
 let families: FamilyInfo[] = [];
 let runCount = 0;
+/** the newest run request; an older run that ends after it is dropped */
+let runSeq = 0;
+let running = false;
+/** the URL hash of the results on screen, and of the run under way */
+let shownLink = "";
+let runningLink = "";
 
 function current(): { fam: FamilyInfo; sc: ScenarioInfo } | undefined {
   const [f, s] = scenarioSel.value.split("/");
@@ -73,7 +81,8 @@ function fixBoxes(box: HTMLElement, fam: FamilyInfo, checked: string[], prefix: 
     cb.value = fx.id;
     cb.checked = checked.includes(fx.id);
     lab.append(cb, ` ${fx.label}`);
-    if (fx.detail) lab.title = fx.detail;
+    // on the checkbox too: its title is its accessible description ("#104526" alone says little)
+    if (fx.detail) lab.title = cb.title = fx.detail;
     box.append(lab);
   }
 }
@@ -82,10 +91,10 @@ function checkedFixes(box: HTMLElement): string[] {
   return [...box.querySelectorAll<HTMLInputElement>("input[type=checkbox]")].filter((c) => c.checked).map((c) => c.value);
 }
 
-function fillVersions(sel: HTMLSelectElement, fam: FamilyInfo, value: string): void {
+function fillVersions(sel: HTMLSelectElement, fam: FamilyInfo, value: string, fallback = fam.defaultVersion): void {
   sel.innerHTML = "";
   for (const v of fam.versions) sel.append(new Option(v, v));
-  sel.value = fam.versions.includes(value) ? value : fam.defaultVersion;
+  sel.value = fam.versions.includes(value) ? value : fam.versions.includes(fallback) ? fallback : fam.defaultVersion;
 }
 
 /** Put a scenario (and optionally a saved state) into the form. */
@@ -95,7 +104,8 @@ function applyScenario(st: Partial<PageState>): void {
   const { fam, sc } = cur;
   desc.textContent = sc.description;
   versionLabel.textContent = fam.versionLabel === "kernel" ? "Kernel" : `${fam.versionLabel} version`;
-  fillVersions(versionSel, fam, st.version ?? sc.version ?? fam.defaultVersion);
+  // a version this page does not offer falls back to the scenario's own (the incident's), not the family's
+  fillVersions(versionSel, fam, st.version ?? sc.version ?? fam.defaultVersion, sc.version ?? fam.defaultVersion);
   deviceBox.hidden = !fam.devices?.length;
   deviceSel.innerHTML = "";
   deviceSel.append(new Option("as built in", ""));
@@ -134,10 +144,29 @@ function updateResetButton(): void {
   resetBtn.disabled = !editedFiles();
 }
 
+/** The seed field as the CLI's --seed takes it: a whole number, 0 .. 2^53 − 1; undefined otherwise. */
+function seedValue(): number | undefined {
+  const v = seedIn.value.trim();
+  const n = Number(v);
+  return /^\d+$/.test(v) && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** Say what is wrong with the seed (not silently run seed 0 for "1.5" or "-3"); true when it is fine. */
+function checkSeed(): boolean {
+  const ok = seedValue() !== undefined;
+  seedIn.setAttribute("aria-invalid", String(!ok));
+  if (!ok) {
+    statusLine.textContent = `Error: Seed must be a whole number from 0 to 9007199254740991, got "${seedIn.value}".` +
+      (results.querySelector(".run") ? " The results shown are from the previous run." : "");
+    seedIn.focus();
+  }
+  return ok;
+}
+
 function pageState(): PageState | undefined {
   const cur = current();
   if (!cur) return undefined;
-  const seed = Math.max(0, Math.floor(Number(seedIn.value) || 0));
+  const seed = seedValue() ?? 0;
   return {
     family: cur.fam.id,
     scenario: cur.sc.id,
@@ -151,17 +180,34 @@ function pageState(): PageState | undefined {
 }
 
 function setBusy(busy: boolean): void {
+  // a disabled button loses focus to <body>: keep a keyboard user on Run/Cancel
+  const focusRun = document.activeElement === runBtn, focusCancel = document.activeElement === cancelBtn;
+  running = busy;
   runBtn.disabled = busy;
   cancelBtn.disabled = !busy;
+  if (busy && focusRun) cancelBtn.focus();
+  if (!busy && focusCancel) runBtn.focus();
   progress.hidden = !busy;
   results.setAttribute("aria-busy", String(busy));
   if (busy) results.dataset.state = "running";
 }
 
-async function run(): Promise<void> {
+/**
+ * Run what the form says. A run asked for while another is under way (Enter
+ * after an edit, a new scenario picked, a link pasted) replaces it: the worker
+ * is restarted and the older run's outcome is dropped, so the results never
+ * belong to another URL. Asking again for the run under way changes nothing.
+ */
+async function run(fromLink = false): Promise<void> {
   const st = pageState();
-  if (!st) return;
-  history.replaceState(null, "", await encodeState(st));
+  if (!fromLink) setLinkNote([]);
+  if (!st || !checkSeed()) return;
+  const link = await encodeState(st);
+  if (running && link === runningLink) return;
+  const token = ++runSeq;
+  if (running) client.cancel();
+  runningLink = link;
+  history.replaceState(null, "", link);
   editor.clearError();
   setBusy(true);
   progress.removeAttribute("value");
@@ -172,21 +218,38 @@ async function run(): Promise<void> {
   try {
     const views: RunView[] = [];
     for (const [i, r] of reqs.entries()) {
-      views.push(await client.run(r, (fraction, simNs) => {
+      const view = await client.run(r, (fraction, simNs) => {
+        if (token !== runSeq) return;
         if (fraction !== undefined) progress.value = (i + fraction) / reqs.length;
         statusLine.textContent = `Run ${i + 1}/${reqs.length}: ${(simNs / 1e9).toFixed(2)} s simulated`;
-      }));
+      });
+      if (token !== runSeq) return;
+      views.push(view);
     }
     const ms = performance.now() - t0;
     show(views, ms);
+    shownLink = link;
+    editor.setWarnings(placedWarnings(views));
   } catch (e) {
+    if (token !== runSeq) return; // replaced by a newer run
     const info = e instanceof RunError ? e.info : { message: String((e as Error)?.message ?? e) };
-    results.dataset.state = info.message === "cancelled" ? "cancelled" : "error";
-    statusLine.textContent = info.message === "cancelled" ? "Cancelled." : `Error: ${info.message}`;
-    if (info.message !== "cancelled") editor.showError(info.message, info.file, info.line);
+    const cancelled = info.message === "cancelled";
+    results.dataset.state = cancelled ? "cancelled" : "error";
+    // the results stay on screen; say whose they are
+    const stale = results.querySelector(".run") ? " The results shown are from the previous run." : "";
+    statusLine.textContent = (cancelled ? "Cancelled." : `Error: ${info.message}`) + stale;
+    if (!cancelled) editor.showError(info.message, info.file, info.line);
   } finally {
-    setBusy(false);
+    if (token === runSeq) setBusy(false);
   }
+}
+
+/** Warnings that name a place ("jobs.fio:8: ...") for the editor's gutter. */
+function placedWarnings(views: RunView[]): Array<{ file: string; line: number; message: string }> {
+  return [...new Set(views.flatMap((v) => v.warnings))].flatMap((w) => {
+    const m = /^([\w.-]+):(\d+):/.exec(w);
+    return m ? [{ file: m[1]!, line: Number(m[2]), message: w }] : [];
+  });
 }
 
 function show(views: RunView[], ms: number): void {
@@ -210,35 +273,11 @@ function show(views: RunView[], ms: number): void {
     (views.length === 2 ? (same ? " — the same numbers in both runs." : " — the runs differ: see the difference table.") : ".");
 }
 
-/** B − A for every numeric cell both summaries share. */
-function diffTable(a: TablePanel, b: TablePanel, la: string, lb: string): TablePanel | undefined {
-  if (a.columns.join() !== b.columns.join()) return undefined;
-  const num = (s: string) => {
-    const m = /^(-?[0-9.]+)\s*(µs|ms|s)?$/.exec(s.trim());
-    if (!m) return undefined;
-    const k = m[2] === "µs" ? 1e-3 : m[2] === "s" ? 1e3 : 1;
-    return { v: Number(m[1]) * (m[2] ? k : 1), unit: m[2] ? "ms" : "" };
-  };
-  const rows = a.rows.map((ra) => {
-    const rb = b.rows.find((r) => r.key === ra.key);
-    const cells = [ra.cells[0]!];
-    for (let i = 1; i < a.columns.length; i++) {
-      const x = num(ra.cells[i] ?? ""), y = rb ? num(rb.cells[i] ?? "") : undefined;
-      if (!x || !y) { cells.push(rb && ra.cells[i] === rb.cells[i] ? "=" : `${ra.cells[i] ?? ""} → ${rb?.cells[i] ?? "–"}`); continue; }
-      const d = y.v - x.v;
-      const pct = x.v !== 0 ? ` (${d >= 0 ? "+" : ""}${((100 * d) / x.v).toFixed(1)}%)` : "";
-      cells.push(d === 0 ? "=" : `${d > 0 ? "+" : ""}${d.toFixed(2)}${x.unit ? " " + x.unit : ""}${pct}`);
-    }
-    return { key: ra.key, cells };
-  });
-  return { kind: "table", id: "diff", title: `Difference: ${lb} − ${la}`, columns: a.columns, rows };
-}
-
 // ---- wiring ----------------------------------------------------------------
 
 form.addEventListener("submit", (e) => {
   e.preventDefault();
-  if (!runBtn.disabled) void run();
+  void run();
 });
 form.addEventListener("keydown", (e) => {
   const t = e.target as HTMLElement;
@@ -251,7 +290,8 @@ form.addEventListener("keydown", (e) => {
   if (t instanceof HTMLSelectElement || t instanceof HTMLInputElement) { e.preventDefault(); form.requestSubmit(); }
 });
 scenarioSel.addEventListener("change", () => {
-  applyScenario({ seed: Number(seedIn.value) || 1 });
+  // the seed field stays as it is (seed 0 included)
+  applyScenario({});
   void run();
 });
 compareBox.addEventListener("change", syncCompare);
@@ -265,13 +305,16 @@ resetBtn.addEventListener("click", () => {
 editor.onChange = updateResetButton;
 linkBtn.addEventListener("click", async () => {
   const st = pageState();
-  if (!st) return;
-  history.replaceState(null, "", await encodeState(st));
+  if (!st || !checkSeed()) return;
+  const link = await encodeState(st);
+  history.replaceState(null, "", link);
+  // the link holds the form; say so when the form is not what the results on screen ran
+  const note = link === shownLink ? "." : ": it holds the settings in the form, which have not been run yet (the results shown are for other settings; press Run).";
   try {
     await navigator.clipboard.writeText(location.href);
-    statusLine.textContent = "Link copied.";
+    statusLine.textContent = "Link copied" + note;
   } catch {
-    statusLine.textContent = "Link is in the address bar.";
+    statusLine.textContent = "Link is in the address bar" + note;
   }
 });
 let resizeTimer = 0;
@@ -280,14 +323,36 @@ window.addEventListener("resize", () => {
   resizeTimer = window.setTimeout(resizeCharts, 100);
 });
 
-/** Select and fill in what a URL hash says (a pasted link, back/forward). */
+/** What a link asked for that this page cannot run, shown until the next run the user asks for. */
+function setLinkNote(notes: string[]): void {
+  linkNote.textContent = notes.length ? `This link asked for what this page cannot run: ${notes.join("; ")}.` : "";
+  linkNote.hidden = notes.length === 0;
+}
+
+/**
+ * Select and fill in what a URL hash says (a pasted link, back/forward). What
+ * cannot be honoured (a version, device, fix or scenario this build lacks, a
+ * damaged edit) is listed in the link note: a reproducible link that quietly
+ * ran something else (v=1.99 ran 1.22) would pass for a reproduction.
+ */
 async function applyHash(): Promise<void> {
   const st = await decodeState(location.hash);
+  const notes = [...st.problems];
   const wanted = st.family && st.scenario ? `${st.family}/${st.scenario}` : undefined;
   const firstAvailable = [...scenarioSel.options].find((o) => !o.disabled && o.value)?.value ?? "";
   scenarioSel.value = wanted && [...scenarioSel.options].some((o) => o.value === wanted && !o.disabled) ? wanted : firstAvailable;
-  if (wanted && scenarioSel.value !== wanted) statusLine.textContent = `Scenario "${wanted}" is not in this build.`;
+  if (wanted && scenarioSel.value !== wanted) notes.push(`scenario "${wanted}" is not in this build (ran ${scenarioSel.value})`);
   applyScenario({ ...st, seed: st.seed ?? 1 });
+  const cur = current();
+  if (cur && scenarioSel.value === wanted) {
+    if (st.version && versionSel.value !== st.version) notes.push(`version ${st.version} is not offered (ran ${versionSel.value})`);
+    if (st.vs && vsVersionSel.value !== st.vs.version) notes.push(`comparison version ${st.vs.version} is not offered (ran ${vsVersionSel.value})`);
+    if (st.device && deviceSel.value !== st.device) notes.push(`device preset "${st.device}" is unknown (ran the scenario's own device)`);
+    const known = new Set(cur.fam.fixes.map((f) => f.id));
+    const unknown = [...(st.fixes ?? []), ...(st.vs?.fixes ?? [])].filter((f) => !known.has(f));
+    if (unknown.length) notes.push(`fix ${[...new Set(unknown)].join(", ")} is unknown (left out)`);
+  }
+  setLinkNote(notes);
 }
 
 async function init(): Promise<void> {
@@ -297,10 +362,12 @@ async function init(): Promise<void> {
   await applyHash();
   document.body.dataset.ready = "1";
   // our own updates use history.replaceState, which fires no hashchange
+  // a pasted link replaces a run under way (run() restarts the worker)
   window.addEventListener("hashchange", async () => {
-    if (!runBtn.disabled) { await applyHash(); await run(); }
+    await applyHash();
+    await run(true);
   });
-  await run();
+  await run(true);
 }
 
 void init();

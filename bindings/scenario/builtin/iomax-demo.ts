@@ -21,7 +21,7 @@ export function iomaxDemo(device: DeviceSpec): Scenario {
     iodepth: 16,
     runtimeNs: DEMO_DURATION_NS,
     timeBased: true,
-    regionLen: 8 << 30,
+    regionLen: 8 * 2 ** 30, // not 8 << 30: JavaScript shifts are 32-bit, that is 0
   };
   return scenarioDefaults({
     name: "iomax-demo",

@@ -12,10 +12,12 @@ import { blockFamily, type BlockBuiltin } from "./blockio.js";
 import { preset } from "./devices.js";
 
 export const MILLION = 1_000_000;
+// not 1 << 30 multiples: JavaScript shifts are 32-bit, so 16 << 30 is 0
+const GiB = 2 ** 30;
 
 export function twoTenants(): Scenario {
   const dev = preset("ssd");
-  const common = { device: dev.name, runtimeNs: 5e9, timeBased: true, regionLen: 16 << 30 };
+  const common = { device: dev.name, runtimeNs: 5e9, timeBased: true, regionLen: 16 * GiB };
   return scenarioDefaults({
     name: "two-tenants",
     description: "a small random reader and a big sequential reader share a SATA SSD with no controller",
@@ -31,7 +33,7 @@ export function twoTenants(): Scenario {
 
 export function millionBios(): Scenario {
   const dev = preset("nvme");
-  const common = { device: dev.name, rw: "read" as const, random: true, iodepth: 32, count: MILLION / 2, regionLen: 64 << 30 };
+  const common = { device: dev.name, rw: "read" as const, random: true, iodepth: 32, count: MILLION / 2, regionLen: 64 * GiB };
   return scenarioDefaults({
     name: "million-bios",
     description: "1 000 000 random 4 KiB reads from two cgroups on an NVMe drive",

@@ -85,7 +85,8 @@ export async function iocostPanels(r: RunResult, sim: Simulation, s: Scenario): 
       cells: [cgLabel(cg.replace(/^\//, "")), String(weightOf(cg)), `${((100 * weightOf(cg)) / wSum).toFixed(1)} %`,
         `${((100 * ios(cg)) / Math.max(1, ioSum)).toFixed(1)} %`, lastHw(cg)],
     })),
-    note: "share by weight assumes every listed cgroup stays busy; hweight_inuse is what the last iocost tracepoint for the cgroup said",
+    note: "share by weight assumes every listed cgroup stays busy; hweight_inuse is what the last iocost tracepoint for the cgroup said — " +
+      "iocg_activate/iocg_idle print the cgroup's cached value, which at its first activation is still the initial 100 % (ioc_pd_init), not its share",
   } satisfies TablePanel);
   const kinds = [...new Set(trace.map((e) => e.event))].sort();
   const table: TablePanel = {
@@ -101,7 +102,7 @@ export async function iocostPanels(r: RunResult, sim: Simulation, s: Scenario): 
 
 export function iocostWeights(): Scenario {
   const dev = preset("nvme");
-  const common = { device: dev.name, rw: "read" as const, random: true, iodepth: 32, runtimeNs: 5e9, timeBased: true, regionLen: 64 << 30 };
+  const common = { device: dev.name, rw: "read" as const, random: true, iodepth: 32, runtimeNs: 5e9, timeBased: true, regionLen: 64 * 2 ** 30 };
   return scenarioDefaults({
     name: "iocost-weights",
     description: "io.weight 300 vs 100 on one NVMe drive under blk-iocost: both busy, split 3 : 1",

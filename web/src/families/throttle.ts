@@ -10,8 +10,10 @@
 //   - "Throttle waits": the wait blk-throttle computed for each queued bio
 //     (tg_may_dispatch's wait, jiffies at HZ -> ms), mean per 100 ms bin;
 //   - "Throttle decisions" per cgroup: bios that passed at once, bios
-//     queued for their iops or bps budget, timers armed, slices started
-//     (distinct slice starts), mean and max wait.
+//     queued for their iops or bps budget, timers armed on its queue,
+//     slices started (distinct slice starts), mean and max wait; and a
+//     "(device queue)" row with the timers armed on the device's queue,
+//     which releases the queued bios of top-level cgroups.
 // Worked example (siblings_iops100_50: a read_iops=100, b read_iops=50,
 // QD1, HZ=250, 100 ms slices): a's 11th read of a slice waits for the
 // next slice, up to 25 jiffies = 100 ms; a gets ~100 IOPS, b ~50.
@@ -109,8 +111,16 @@ export async function throttlePanels(r: RunResult, sim: Simulation, s: Scenario)
           waits.length ? `${Math.max(...waits).toFixed(1)} ms` : "–"],
       };
     }),
-    note: "a bio is queued when its cgroup's budget for the current slice is spent; the wait is until the budget allows it",
+    note: "a bio is queued when its cgroup's budget for the current slice is spent; the wait is until the budget allows it. " +
+      "A queued bio is released by the pending timer of the queue above it: a top-level cgroup's by the device's (row \"(device queue)\"), a child's by its parent's",
   };
+  // timers armed on the device's own service queue (throtl_data's), which every
+  // top-level cgroup's queued bios wait on: without this row a run with queued
+  // bios showed "timers 0" for every cgroup
+  const deviceTimers = all.filter((d) => d.kind === "timer" && (d.cgroup === null || d.cgroup === undefined)).length;
+  if (deviceTimers) {
+    table.rows.push({ key: "(device queue)", cells: ["(device queue)", "–", "–", "–", "–", "–", String(deviceTimers), "–", "–"] });
+  }
   return [chart, table];
 }
 

@@ -46,6 +46,11 @@ export function parseCgConf(text: string, file = CGCONF_FILE): CgConf {
       if (!Number.isFinite(v) || v < 0) throw new InputError(`bad time "${at[1]}${at[2]}"`, file, line, "at");
       atNs = Math.round(v * NS_PER_UNIT[at[2]!]!);
       rest = rest.slice(at[0].length);
+    } else if (/^at\s/.test(rest)) {
+      // "at 5x echo ...": name the time, not the whole line
+      const t = rest.split(/\s+/)[1] ?? "";
+      if (/^[0-9.]+(ns|us|ms|s)?:?$/.test(t)) throw new InputError(`nothing to write at ${t}: expected 'at TIME echo "VALUE" > CGROUP/FILE'`, file, line, "at");
+      throw new InputError(`bad time "${t}": a number with ns, us, ms or s (default s), as in "at 5s echo ..."`, file, line, "at");
     }
     const mk = /^mkdir(?:\s+-p)?\s+(\S+)$/.exec(rest);
     if (mk) {

@@ -17,10 +17,11 @@
 //   runtime=10s
 //   time_based
 //
-// Patterns a fio job cannot say (exact submit times, recorded replays, an
-// IO cap with a byte cap or over several block sizes, which fio refuses or
-// turns into a byte rate) are written as a comment; such jobs cannot be
-// edited as text.
+// Patterns a fio job cannot say (bursts, exact submit times, recorded
+// replays, an IO cap with a byte cap or over several block sizes, which fio
+// refuses or turns into a byte rate) are written as a comment; when the
+// edited text is run, a job of the same name keeps that pattern
+// (keepPatterns) and takes its other options from the text.
 
 import type { JobSpec } from "../iosim.js";
 
@@ -46,6 +47,9 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
       };
       out.push(`bssplit=${lists.map(split).join(",")}`);
     }
+    // fio's blockalign defaults to the smallest block size; say it when the job's differs
+    const minBs = Math.min(...lists.flat().map((b) => b.size));
+    if (j.align !== minBs) out.push(`blockalign=${j.align}`);
     out.push(`ioengine=libaio`, `iodepth=${j.iodepth}`, `direct=${j.direct ? 1 : 0}`);
     if (j.offset) out.push(`offset=${j.offset}`);
     out.push(`size=${j.regionLen}`);
@@ -72,7 +76,7 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
       const manySizes = p.read || p.write ? sized(p.read, j.bs) || sized(p.write, writes) : sized(p, j.rw === "write" ? writes : j.bs);
       if (iops !== undefined && (bps !== undefined || manySizes)) {
         expressible = false;
-        out.push(`# an IO cap (${iops} IOPS) ${bps !== undefined ? "with a byte cap" : "over several block sizes"} has no fio option; this job runs as built in`);
+        out.push(`# an IO cap (${iops} IOPS) ${bps !== undefined ? "with a byte cap" : "over several block sizes"} has no fio option; while jobs.fio is unedited this job runs as built in, edited it runs at the caps written here`);
         if (bps !== undefined) out.push(`rate=${bps}`);
       } else {
         if (iops !== undefined) out.push(`rate_iops=${iops}`);
@@ -81,7 +85,7 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
     } else if (p.kind !== "closed") {
       expressible = false;
       out.push(`# pattern "${p.kind}" (${p.kind === "times" ? p.timesNs.length + " submit times" :
-        p.kind === "replay" ? p.ios.length + " recorded IOs" : "bursts"}) has no fio option; this job runs as built in`);
+        p.kind === "replay" ? p.ios.length + " recorded IOs" : "bursts"}) has no fio option: a job of this name keeps it, the options above apply`);
     }
     out.push("");
   }
@@ -92,4 +96,18 @@ function fioTime(ns: number): string {
   if (ns % 1e9 === 0) return `${ns / 1e9}s`;
   if (ns % 1e6 === 0) return `${ns / 1e6}ms`;
   return `${Math.round(ns / 1e3)}us`;
+}
+
+/**
+ * The edited jobs, with the pattern fio cannot say carried over from the
+ * built-in job of the same name (see formatFioJobs' comment line): without
+ * this, any edit of jobs.fio silently turned a bursts or replay job into a
+ * closed loop.
+ */
+export function keepPatterns(edited: readonly JobSpec[], builtin: readonly JobSpec[]): JobSpec[] {
+  return edited.map((j) => {
+    const b = builtin.find((x) => x.name === j.name);
+    if (!b || b.pattern.kind === "closed" || b.pattern.kind === "rate" || j.pattern.kind !== "closed") return j;
+    return { ...j, pattern: b.pattern };
+  });
 }

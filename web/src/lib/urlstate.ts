@@ -6,6 +6,10 @@
 // second run). `edit` holds the edited files (JSON name -> text), deflated
 // (CompressionStream "deflate-raw") and base64url-encoded; absent when the
 // scenario runs as built in. Only the hash changes, so no request is made.
+//
+// decodeState lists what it could not read in `problems` (a seed that is not
+// a whole number, edits that do not inflate): the page says so instead of
+// quietly running something other than the link.
 
 export interface PageState {
   family: string;
@@ -36,13 +40,14 @@ export async function encodeState(s: PageState): Promise<string> {
   return "#" + p.toString();
 }
 
-export async function decodeState(hash: string): Promise<Partial<PageState>> {
+export async function decodeState(hash: string): Promise<Partial<PageState> & { problems: string[] }> {
   const p = new URLSearchParams(hash.replace(/^#/, ""));
-  const out: Partial<PageState> = {};
+  const out: Partial<PageState> & { problems: string[] } = { problems: [] };
   const fam = p.get("family"), sc = p.get("scenario"), seed = p.get("seed"), v = p.get("v");
   if (fam) out.family = fam;
   if (sc) out.scenario = sc;
-  if (seed !== null && /^\d+$/.test(seed)) out.seed = Number(seed);
+  if (seed !== null && /^\d+$/.test(seed) && Number.isSafeInteger(Number(seed))) out.seed = Number(seed);
+  else if (seed !== null) out.problems.push(`the seed "${seed}" is not a whole number from 0 to 2^53 − 1`);
   if (v) out.version = v;
   out.fixes = (p.get("fix") ?? "").split(",").filter(Boolean);
   const dev = p.get("dev");
@@ -54,8 +59,10 @@ export async function decodeState(hash: string): Promise<Partial<PageState>> {
     try {
       const files = JSON.parse(await inflate(edit));
       if (files && typeof files === "object") out.files = files as Record<string, string>;
+      else throw new Error("not an object");
     } catch {
-      // a damaged link: ignore the edits, keep the rest
+      // a damaged link: the rest still runs, and the page says the edits were lost
+      out.problems.push("the edited files could not be read (the link is cut or damaged); the built-in files are used");
     }
   }
   return out;

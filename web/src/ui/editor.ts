@@ -1,7 +1,9 @@
 // A plain-textarea editor with tabs (one per scenario file), a line-number
 // gutter and inline errors: an InputError naming "cgroup.conf:3" switches to
 // that tab, marks line 3 in the gutter, shades it behind the text and shows
-// the message under the editor. No editor dependency: a <textarea> keeps
+// the message under the editor. Warnings that name a place ("jobs.fio:8:
+// nosuchopt=3: unknown fio option, ignored") mark their line in amber and are
+// listed under the editor while there is no error. No editor dependency: a <textarea> keeps
 // native keyboard behaviour, undo and accessibility.
 
 export interface EditorFile {
@@ -21,6 +23,7 @@ export class FileEditor {
   private files: EditorFile[] = [];
   private current = 0;
   private errorAt?: { file: string; line?: number };
+  private warnings: Array<{ file: string; line: number; message: string }> = [];
   onChange?: () => void;
 
   constructor(root: HTMLElement) {
@@ -55,10 +58,21 @@ export class FileEditor {
     const idx = this.files.findIndex((f) => f.name === keep);
     this.current = idx >= 0 ? idx : 0;
     this.errorAt = undefined;
+    this.warnings = [];
     this.message.textContent = "";
     this.message.className = "edit-msg";
     this.renderTabs();
     this.show();
+  }
+
+  /** Mark the lines that warnings name (until the next run or error). */
+  setWarnings(ws: Array<{ file: string; line: number; message: string }>): void {
+    this.warnings = ws.filter((w) => this.files.some((f) => f.name === w.file));
+    this.renderGutter();
+    if (!this.errorAt && this.message.className !== "edit-msg error") {
+      this.message.textContent = this.warnings.map((w) => w.message).join("\n");
+      this.message.className = this.warnings.length ? "edit-msg warn" : "edit-msg";
+    }
   }
 
   texts(): Record<string, string> {
@@ -88,6 +102,7 @@ export class FileEditor {
 
   clearError(): void {
     this.errorAt = undefined;
+    this.warnings = [];
     this.message.textContent = "";
     this.message.className = "edit-msg";
     this.renderGutter();
@@ -146,9 +161,11 @@ export class FileEditor {
 
   private renderGutter(): void {
     const n = this.area.value.split("\n").length;
-    const err = this.errorAt && this.errorAt.file === this.files[this.current]?.name ? this.errorAt.line : undefined;
+    const name = this.files[this.current]?.name;
+    const err = this.errorAt && this.errorAt.file === name ? this.errorAt.line : undefined;
+    const warn = new Set(this.warnings.filter((w) => w.file === name).map((w) => w.line));
     let html = "";
-    for (let i = 1; i <= n; i++) html += `<div${i === err ? ' class="err"' : ""}>${i}</div>`;
+    for (let i = 1; i <= n; i++) html += `<div${i === err ? ' class="err"' : warn.has(i) ? ' class="warn"' : ""}>${i}</div>`;
     this.gutter.innerHTML = html;
     if (err) {
       this.shade.style.display = "block";

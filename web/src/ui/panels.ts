@@ -5,6 +5,7 @@
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { CalloutPanel, ChartPanel, Panel, RunView, SwimlanePanel, TablePanel } from "../families/types.js";
+import { niceTicks } from "../lib/ticks.js";
 
 export const PALETTE = ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4b5563"];
 
@@ -23,7 +24,8 @@ export function resizeCharts(): void {
 }
 
 function chartWidth(box: HTMLElement): number {
-  return Math.max(240, Math.floor(box.clientWidth));
+  // the box's own width (a 390 px phone leaves ~300 px), never wider than it
+  return Math.max(120, Math.floor(box.clientWidth));
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
@@ -166,13 +168,11 @@ function renderSwimlane(s: SwimlanePanel, id: string): HTMLElement {
   const end = Math.max(1, s.endNs);
   const xOf = (t: number) => labelW + ((W - labelW - pad) * Math.min(t, end)) / end;
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "swimlane", role: "img", "aria-label": `${s.title}: ${s.lanes.length} lanes` });
-  // axis
-  const ticks = 6;
-  for (let i = 0; i <= ticks; i++) {
-    const t = (end * i) / ticks;
+  // axis: round steps; a label near the right edge ends at its tick instead of running off the picture
+  for (const t of niceTicks(end)) {
     const x = xOf(t);
     root.append(svg("line", { x1: x, x2: x, y1: axisH - 4, y2: H - pad, stroke: "#e2e8f0" }));
-    const label = svg("text", { x, y: axisH - 8, "text-anchor": "middle", class: "axis" });
+    const label = svg("text", { x, y: axisH - 8, "text-anchor": x > W - pad - 30 ? "end" : "middle", class: "axis" });
     label.textContent = fmtNs(t);
     root.append(label);
   }
@@ -196,8 +196,11 @@ function renderSwimlane(s: SwimlanePanel, id: string): HTMLElement {
       title.textContent = `${fmtNs(ev.tNs)} ${ev.label}${ev.detail ? "\n" + ev.detail : ""}`;
       g.append(title);
       if (x - lastLabelX > 90) {
-        const t = svg("text", { x: x + 7, y: y + laneH / 2 - 5, class: "ev-label" });
-        t.textContent = ev.label.length > 18 ? ev.label.slice(0, 17) + "…" : ev.label;
+        const text = ev.label.length > 18 ? ev.label.slice(0, 17) + "…" : ev.label;
+        // ~6.5 px a character at 11 px: a label that would cross the right edge goes left of its dot
+        const left = x + 7 + text.length * 6.5 > W;
+        const t = svg("text", { x: left ? x - 7 : x + 7, y: y + laneH / 2 - 5, class: "ev-label", "text-anchor": left ? "end" : "start" });
+        t.textContent = text;
         g.append(t);
         lastLabelX = x;
       }
