@@ -17,11 +17,12 @@
 // silently: each option iosim does not model becomes one warning naming
 // file:line, and a value fio would reject (or iosim cannot express at all,
 // such as rw=trim) throws an InputError naming file, line and option.
+// rw=rw/randrw with rwmixread/rwmixwrite is mapped as it is: the core picks
+// each IO's direction by fio's rwmix rule (get_rw_ddir(); see "Mixed
+// directions" in assembly/workload/jobs.ts).
 //
 // What fio does that iosim's job model approximates (each is warned about
 // where it applies):
-//   - rw=rw/randrw: fio keeps one direction for a batch of IOs (rwmix
-//     issues); iosim draws the direction per IO with the same read share.
 //   - iodepth>1 with a synchronous ioengine (psync, fio's default): fio
 //     cannot keep more than one IO in flight, so the depth becomes 1.
 //   - stonewall: fio starts the job when the earlier ones end; iosim starts
