@@ -52,6 +52,14 @@ describe("fio job-file corpus", () => {
     expect(r.warnings).toEqual([]);
   });
 
+  it("a file without job sections is refused as fio refuses it (it ran nothing, with a warning)", () => {
+    for (const text of ["[global]\nrw=randread\n", "", "; only a comment\n"]) {
+      expect(() => parseFioJobFile(text, "empty.fio")).toThrow(InputError);
+      expect(() => parseFioJobFile(text, "empty.fio")).toThrow(/No job\(s\) defined/);
+    }
+    expect(() => parseFioJobFile("[a]\nrw=read\n", "s.fio", { sections: ["b"] })).toThrow(/no job sections named b/);
+  });
+
   it("size=50% without the device size is an error naming the line", () => {
     const e = inputError(() => parse("mixed-70-30.fio"));
     expect(e.file).toBe("mixed-70-30.fio");

@@ -472,7 +472,11 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
     meta.push(...built.meta);
     jobsInGroup += built.jobs.length;
   }
-  if (jobs.length === 0) warn(`${file}: no job sections`);
+  // fio's parse_options(): "No job(s) defined", usage and exit 1 (a file of
+  // [global] alone, or a --section filter that selects nothing)
+  if (jobs.length === 0) {
+    throw new InputError(`no job sections${opts.sections ? ` named ${opts.sections.join(", ")}` : ""}: fio refuses a job file without jobs ("No job(s) defined")`, file, undefined);
+  }
   return { jobs, warnings, meta, globalOptions };
 }
 
