@@ -48,7 +48,7 @@
 // plain values with a map of its fields' lines (a Monte Carlo sample,
 // bindings/mc/domains/io.ts), through the same loader (DocView below).
 
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
 import { InputError } from "./errors.js";
 import { besideFile } from "../util/beside-file.js";
 import { lineOfPath } from "../util/line-of-path.js";
@@ -104,17 +104,24 @@ interface DocView<N> {
 type YNode = YamlNode | null;
 
 function yamlView(doc: Document, lc: LineCounter, text: string): DocView<YNode> {
+  // an alias (*name) reads as the node its anchor (&name) marks, as the
+  // document's values have it (and as bindings/mc reads a sweep); its line
+  // is the anchor's
+  const res = (n: unknown): YNode => (isAlias(n) ? (n.resolve(doc) as YNode | undefined) ?? null : (n as YNode));
   return {
-    root: doc.contents as YNode,
+    root: res(doc.contents),
     isMap: (n) => isMap(n),
     isSeq: (n) => isSeq(n),
     isScalar: (n) => isScalar(n),
     value: (n) => (n as { value?: unknown }).value,
     pairs: (m) => (m as YAMLMap).items.map((it: Pair) => ({
-      key: isScalar(it.key) ? String(it.key.value) : undefined, keyNode: it.key as YNode, value: it.value as YNode,
+      key: isScalar(it.key) ? String(it.key.value) : undefined, keyNode: it.key as YNode, value: res(it.value),
     })),
-    items: (s) => (s as unknown as { items: YNode[] }).items,
-    get: (m, key) => (m as YAMLMap).items.find((it: Pair) => isScalar(it.key) && it.key.value === key)?.value as YNode | undefined,
+    items: (s) => (s as unknown as { items: unknown[] }).items.map(res),
+    get: (m, key) => {
+      const it = (m as YAMLMap).items.find((p: Pair) => isScalar(p.key) && p.key.value === key);
+      return it === undefined ? undefined : res(it.value);
+    },
     line: (n) => (n?.range ? lc.linePos(n.range[0]).line : undefined),
     written: (n) => (isScalar(n) && typeof n.value === "number" && n.range ? text.slice(n.range[0], n.range[1]).trim() : undefined),
   };
