@@ -20,7 +20,7 @@
 // cost, not behaviour, and is left out; everything else is compared exactly,
 // including the order of keys in the final objects (the CLI prints them).
 
-import { sha256Hex } from "../engine/sha256.js";
+import { sha256Hex } from "../../util/sha256.js";
 import { FIXES, type FixId } from "../versions/profile.js";
 import { builtinK8sScenarios } from "../index.js";
 import { runK8sScenario, type K8sRunOptions, type K8sRunResult } from "../scenario/run.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../engine/sha256.js";
+import { sha256Hex } from "../../util/sha256.js";
 import { getAttachmentName, isAttachmentName, makeVolumeHandle } from "./csi.js";
 
 describe("CSI names", () => {

@@ -30,7 +30,7 @@
 import { isNotFound } from "../api/apiserver.js";
 import type { KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
-import { sha256Hex } from "../engine/sha256.js";
+import { sha256Hex } from "../../util/sha256.js";
 import type { Host } from "../host/mount.js";
 import { joinInterned, PluginError, type Cb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 

@@ -1,6 +1,7 @@
-// SHA-256 (FIPS 180-4) of a UTF-8 string, hex encoded. Pure TS and synchronous
-// so the CSI names (VolumeAttachment `csi-<sha256>` and ephemeral volume
-// handles) can be computed in the browser without WebCrypto's promises.
+// SHA-256 (FIPS 180-4) of a UTF-8 string, hex encoded. Pure TS and synchronous,
+// so it runs in the browser without WebCrypto's promises: the Kubernetes
+// replay's CSI names (VolumeAttachment `csi-<sha256>`, ephemeral volume
+// handles) and the playground's result digest (web/src/lib/digest.ts).
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
