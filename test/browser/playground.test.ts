@@ -234,15 +234,20 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=2&v=6.18`);
     const area = page.locator("#editor textarea");
     await area.fill("mkdir small\nmkdir big\necho \"1\" > small/io.nosuch\n");
-    const n = await runNo(page);
     await area.press("Control+Enter");
     await page.waitForSelector("#results[data-state=error]");
     expect(await page.locator("#editor .gutter .err").textContent()).toBe("3");
     expect(await page.locator("#editor .edit-msg").textContent()).toContain("cgroup.conf:3");
     // a good edit: an extra idle cgroup; the run is otherwise the built-in one
+    // (waited for as a finished run: waitRun() also returns on the error
+    // state, which the page is still in when the new run starts)
+    const afterError = await runNo(page);
     await area.fill("mkdir small\nmkdir big\nmkdir idle\n");
     await area.press("Control+Enter");
-    await waitRun(page, n);
+    await page.waitForFunction((k) => {
+      const r = document.getElementById("results")!;
+      return r.dataset.state === "done" && Number(r.dataset.run) > k;
+    }, afterError, { timeout: 30_000 });
     const url = page.url();
     expect(url).toMatch(/edit=[\w-]+/);
     const hash = await page.getAttribute(".run", "data-hash");
