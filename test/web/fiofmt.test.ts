@@ -35,3 +35,19 @@ describe("the playground's fio text", () => {
     }
   });
 });
+
+describe("the playground's fio sizes", () => {
+  it("are written with fio's suffixes where one divides them, and parse back to the same bytes", async () => {
+    const { fioSize } = await import("../../web/src/lib/fiofmt.js");
+    expect([2 ** 33, 4096, 65536, 1536, 3 * 2 ** 40, 1].map(fioSize)).toEqual(["8g", "4k", "64k", "1536", "3t", "1"]);
+    const jobs = parse("[a]\nfilename=/dev/vda\nrw=randrw\nbs=4k,1536\noffset=1m\nsize=8g\nio_size=96k\nrate=1m,3000\nblockalign=512\n");
+    const text = formatFioJobs(jobs).text;
+    expect(text).toMatch(/^size=8g$/m);
+    expect(text).toMatch(/^bs=4k,1536$/m);
+    expect(text).toMatch(/^rate=1m,3000$/m);
+    const again = parse(text)[0]!;
+    const j = jobs[0]!;
+    expect([again.regionLen, again.offset, again.bytes, again.align, again.bs, again.bsWrite, again.pattern])
+      .toEqual([j.regionLen, j.offset, j.bytes, j.align, j.bs, j.bsWrite, j.pattern]);
+  });
+});

@@ -39,21 +39,21 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
     if (j.rw === "mix" || j.rw === "alt") out.push(`rwmixread=${j.rw === "alt" ? 50 : j.mixReadPct}`);
     // reads' and (when they differ) writes' sizes, as fio's bs=R,W / bssplit=R,W
     const lists = j.bsWrite ? [j.bs, j.bsWrite] : [j.bs];
-    if (lists.every((l) => l.length === 1)) out.push(`bs=${lists.map((l) => l[0]!.size).join(",")}`);
+    if (lists.every((l) => l.length === 1)) out.push(`bs=${lists.map((l) => fioSize(l[0]!.size)).join(",")}`);
     else {
       const split = (l: JobSpec["bs"]) => {
         const tot = l.reduce((a, b) => a + b.weight, 0);
-        return l.map((b) => `${b.size}/${Math.round((100 * b.weight) / tot)}`).join(":");
+        return l.map((b) => `${fioSize(b.size)}/${Math.round((100 * b.weight) / tot)}`).join(":");
       };
       out.push(`bssplit=${lists.map(split).join(",")}`);
     }
     // fio's blockalign defaults to the smallest block size; say it when the job's differs
     const minBs = Math.min(...lists.flat().map((b) => b.size));
-    if (j.align !== minBs) out.push(`blockalign=${j.align}`);
+    if (j.align !== minBs) out.push(`blockalign=${fioSize(j.align)}`);
     out.push(`ioengine=libaio`, `iodepth=${j.iodepth}`, `direct=${j.direct ? 1 : 0}`);
-    if (j.offset) out.push(`offset=${j.offset}`);
-    out.push(`size=${j.regionLen}`);
-    if (j.bytes !== undefined) out.push(`io_size=${j.bytes}`);
+    if (j.offset) out.push(`offset=${fioSize(j.offset)}`);
+    out.push(`size=${fioSize(j.regionLen)}`);
+    if (j.bytes !== undefined) out.push(`io_size=${fioSize(j.bytes)}`);
     if (j.count !== undefined) out.push(`number_ios=${j.count}`);
     if (j.runtimeNs !== undefined) out.push(`runtime=${fioTime(j.runtimeNs)}`);
     if (j.timeBased) out.push("time_based");
@@ -65,8 +65,9 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
     const p = j.pattern;
     if (p.kind === "rate") {
       // a mixed job's caps per direction as fio's R,W lists ("1m," reads only, ",1m" writes only)
+      const v = (k: "iops" | "bps", x: number | undefined) => (x === undefined ? "" : k === "bps" ? fioSize(x) : String(x));
       const both = (k: "iops" | "bps") => (p.read || p.write ? (p.read?.[k] !== undefined || p.write?.[k] !== undefined
-        ? `${p.read?.[k] ?? ""},${p.write?.[k] ?? ""}` : undefined) : p[k] || undefined);
+        ? `${v(k, p.read?.[k])},${v(k, p.write?.[k])}` : undefined) : p[k] ? v(k, p[k]) : undefined);
       const iops = both("iops");
       const bps = both("bps");
       // fio refuses rate with rate_iops, and paces rate_iops by bytes at the
@@ -90,6 +91,19 @@ export function formatFioJobs(jobs: readonly JobSpec[]): { text: string; express
     out.push("");
   }
   return { text: out.join("\n"), expressible };
+}
+
+/**
+ * A byte count as a person writes it in a job file: the largest of fio's
+ * suffixes that divides it (k, m, g, t: powers of 1024 at fio's default
+ * kb_base=1024), else bytes. 8589934592 -> "8g", 4096 -> "4k", 1536 -> "1536".
+ */
+export function fioSize(bytes: number): string {
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) return String(bytes);
+  for (const [suffix, unit] of [["t", 2 ** 40], ["g", 2 ** 30], ["m", 2 ** 20], ["k", 2 ** 10]] as const) {
+    if (bytes % unit === 0) return `${bytes / unit}${suffix}`;
+  }
+  return String(bytes);
 }
 
 function fioTime(ns: number): string {
