@@ -389,6 +389,9 @@ describe("fio option names (fio 3.39's, fio-option-names.ts)", () => {
     expect(nearestFioOption("runtme")).toBe("runtime");
     expect(nearestFioOption("hipr", "io_uring")).toBe("hipri");
     expect(nearestFioOption("Direct")).toBe("direct");
+    // never a profile's option ("dir", tiobench's, is 3 edits from hipri) nor a deprecated one
+    expect(nearestFioOption("hipri")).toBe("prio");
+    expect(nearestFioOption("rwmixcycl")).toBe("rwmixread");
     expect(nearestFioOption("qqqqqqqq")).toBeUndefined();
   });
 

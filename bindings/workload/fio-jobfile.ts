@@ -556,11 +556,13 @@ function editDistance(a: string, b: string): number {
  * string_distance_ok() bound (distance at most (length + 1) / 2, rounded
  * down). Unlike fio's show_closest_option(), aliases and the job's engine
  * options are candidates too, and a name that differs only in case is
- * found (fio's names are lower case and compared case-sensitively).
- * Ties go to the alphabetically first name.
+ * found (fio's names are lower case and compared case-sensitively);
+ * profile and deprecated options are not. Ties go to the alphabetically
+ * first name (fio's to the first in its table).
  */
 export function nearestFioOption(bad: string, engine?: string): string | undefined {
-  const names = new Set<string>(FIO_NAME_OF.keys());
+  // (not a profile's option nor a deprecated one: neither would do what was meant)
+  const names = new Set<string>([...FIO_NAME_OF].filter(([, n]) => !FIO_JOB_OPTIONS[n]!.profile && !FIO_JOB_OPTIONS[n]!.deprecated).map(([k]) => k));
   const engineNames = engine ? ENGINE_NAME_OF.get(engine) : undefined;
   engineNames?.forEach((_, n) => names.add(n));
   const lower = bad.toLowerCase();
