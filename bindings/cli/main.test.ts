@@ -82,6 +82,14 @@ describe("iosim and the user's files", () => {
     expect(r.stderr).toBe("iosim: warning: verify.fio:5: verify=md5: no effect in a simulation, ignored\n");
   });
 
+  it("run x.fio with an option fio does not know is bad input naming file, line and option (it ran at depth 1 with a warning)", () => {
+    writeFileSync(join(tmp, "typo.fio"), "[global]\nioengine=libaio\ndirect=1\n[a]\nrw=randread\nsize=1m\niodeph=32\n");
+    const r = iosim("run", "typo.fio", "--json", "-q");
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe('iosim: typo.fio:7 (iodeph): fio does not know the option "iodeph" (fio: Bad option <iodeph=32>); did you mean "iodepth"?\n');
+  });
+
   it("no command is a usage error (exit 2, help on stderr); --help asked for is success", () => {
     for (const args of [[], ["k8s"], ["mc"]]) {
       const r = iosim(...args);

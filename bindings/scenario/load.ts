@@ -42,7 +42,9 @@
 //       value: "259:0 rbps=max"
 //
 // Every error names the file, the line and the field. Times take fio's units
-// (ns, us, ms, s, m, h; a bare number is seconds).
+// (ns, us, ms, s, m, h; a bare number is seconds). A jobs: key is a fio option
+// name, checked as fio checks it: one fio does not know (iodeph: 32) is an
+// error at that key's line, as fio's "Bad option" (bindings/workload/fio-jobfile.ts).
 //
 // loadScenario reads YAML text; scenarioFromValue reads the same document as
 // plain values with a map of its fields' lines (a Monte Carlo sample,

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { parseFioJobFile, type FioParseOptions } from "./fio-jobfile.js";
+import { IOSIM_FIO_OPTION_CLASSES, nearestFioOption, parseFioJobFile, type FioParseOptions } from "./fio-jobfile.js";
+import { FIO_ENGINE_OPTIONS, FIO_JOB_OPTIONS, FIO_OPTION_NAMES_VERSION } from "./fio-option-names.js";
 import { InputError } from "../scenario/errors.js";
 
 const FIX = fileURLToPath(new URL("../../test/fixtures/fio/", import.meta.url));
@@ -118,14 +119,16 @@ describe("fio job-file corpus", () => {
     ]);
   });
 
-  it("every option iosim does not model is one warning naming file:line, unknown ones included", () => {
+  it("every fio option iosim does not model is one warning naming file:line", () => {
     const r = parse("unmodelled.fio", { deviceSizes: { nvme0n1: GiB } });
     const lines = r.warnings.map((w) => {
       expect(w).toMatch(/^unmodelled\.fio:\d+: /);
       return Number(/:(\d+):/.exec(w)![1]);
     });
     expect(lines.sort((a, b) => a - b)).toEqual([5, 6, 7, 8, 14, 15, 16, 17, 18]);
-    expect(r.warnings.find((w) => w.includes(":18:"))).toMatch(/frobnicate=3: unknown fio option/);
+    // a real fio option iosim has no class for is warned about with fio's own help text
+    expect(r.warnings.find((w) => w.includes(":18:"))).toBe(
+      'unmodelled.fio:18: exitall_on_error: not modelled by iosim, ignored (fio: "Terminate all jobs when one exits in error")');
     expect(r.warnings.find((w) => w.includes(":5:"))).toMatch(/ramp_time=5: not modelled/);
     expect(r.jobs[0]).toMatchObject({ rw: "write", random: true, iodepth: 8 });
   });
@@ -153,13 +156,16 @@ describe("fio job-file corpus", () => {
     const files: Record<string, string> = {
       "/w/jobs/j.fio": "[j]\nsize=1m\nioengine=libaio\ninclude sub/a.inc\n",
       "/w/jobs/sub/a.inc": "iodepth=8\ninclude b.inc\n",
-      "/w/jobs/sub/b.inc": "bs=8k\nbogus=1\n",
+      "/w/jobs/sub/b.inc": "bs=8k\nramp_time=1\n",
     };
     const readFile = readFromMemory(files);
     const r = parseFioJobFile(files["/w/jobs/j.fio"]!, "/w/jobs/j.fio", { defaultDevice: "vda", readFile });
     expect(r.jobs[0]).toMatchObject({ iodepth: 8, bs: [{ size: 8192, weight: 1 }] });
     // and a message names the included file by its path
-    expect(r.warnings.find((w) => w.includes("bogus"))).toMatch(/^\/w\/jobs\/sub\/b\.inc:2: bogus=1/);
+    expect(r.warnings.find((w) => w.includes("ramp_time"))).toMatch(/^\/w\/jobs\/sub\/b\.inc:2: ramp_time=1/);
+    files["/w/jobs/sub/b.inc"] = "bs=8k\nbogus=1\n";
+    const e = inputError(() => parseFioJobFile(files["/w/jobs/j.fio"]!, "/w/jobs/j.fio", { defaultDevice: "vda", readFile }));
+    expect([e.file, e.line, e.field]).toEqual(["/w/jobs/sub/b.inc", 2, "bogus"]);
   });
 
   it("read_iolog turns the job into a replay of the log on the log's device, in the job's cgroup", () => {
@@ -295,5 +301,118 @@ describe("fio job-file values and errors", () => {
   it("a device outside the scenario is an error", () => {
     const e = inputError(() => p("[a]\nfilename=/dev/sdz\n", { devices: ["vda"] }));
     expect([e.line, e.field]).toEqual([2, "filename"]);
+  });
+});
+
+describe("fio option names (fio 3.39's, fio-option-names.ts)", () => {
+  const job = (lines: string, file = "jobs.fio") => parseFioJobFile(lines, file, { defaultDevice: "nvme0n1" });
+
+  it("a misspelt option is refused as fio refuses it, at its line, with the nearest name (it ran at depth 1 with a warning)", () => {
+    const text = "[global]\nioengine=libaio\ndirect=1\n\n; tenant a\n[a]\nrw=randread\nbs=4k\niodeph=32\nsize=1g\n";
+    const e = inputError(() => job(text));
+    expect([e.file, e.line, e.field]).toEqual(["jobs.fio", 9, "iodeph"]);
+    expect(e.message).toBe('jobs.fio:9 (iodeph): fio does not know the option "iodeph" (fio: Bad option <iodeph=32>); did you mean "iodepth"?');
+    // in [global] too, and a bare name; fio's text is the line as written, comment cut
+    const g = inputError(() => job("[global]\ndirrect   ; typo\n[a]\nsize=1m\n"));
+    expect([g.line, g.field]).toEqual([2, "dirrect"]);
+    expect(g.message).toMatch(/\(fio: Bad option <dirrect>\); did you mean "direct"\?$/);
+  });
+
+  it("no suggestion when nothing is close (fio's bound: at most half the name's length)", () => {
+    const e = inputError(() => job("[a]\nsize=1m\nzqxwvkj=1\n"));
+    expect(e.message).toBe('jobs.fio:3 (zqxwvkj): fio does not know the option "zqxwvkj" (fio: Bad option <zqxwvkj=1>)');
+  });
+
+  it("option names are case-sensitive, as in fio (IODEPTH=32 was read as iodepth=32)", () => {
+    const e = inputError(() => job("[a]\nsize=1m\nIODEPTH=32\n"));
+    expect(e.message).toMatch(/fio does not know the option "IODEPTH" \(fio: Bad option <IODEPTH=32>\); did you mean "iodepth"\? \(fio's option names are case-sensitive\)$/);
+  });
+
+  it("a real fio option iosim does not model still runs, with one warning worded from the table", () => {
+    const r = job("[a]\nsize=1m\nexitall_on_error\nnr_files=2\nlog_entries=4096\nss_dur=10s\n");
+    expect(r.jobs).toHaveLength(1);
+    expect(r.warnings).toEqual([
+      'jobs.fio:3: exitall_on_error: not modelled by iosim, ignored (fio: "Terminate all jobs when one exits in error")',
+      "jobs.fio:4: nr_files=2 (fio's nrfiles): not modelled by iosim, ignored (one file (device region) per job)",
+      'jobs.fio:5: log_entries=4096: not modelled by iosim, ignored (fio: "Initial number of entries in a job IO log")',
+      "jobs.fio:6: ss_dur=10s (fio's steadystate_duration): not modelled by iosim, ignored (no steady-state detection)",
+      expect.stringMatching(/^jobs\.fio:1: \[a\]: buffered reads/),
+    ]);
+  });
+
+  it("an option fio knows only as an alias is the option it names (fileoffset=1m was ignored: the job started at 0)", () => {
+    const r = job("[a]\nrw=write\nsize=4m\nfileoffset=1m\nblocksize=8k\nreadwrite=randwrite\ntimeout=2\n");
+    expect(r.warnings).toEqual([]);
+    expect(r.jobs[0]).toMatchObject({ offset: MiB, bs: [{ size: 8192, weight: 1 }], rw: "write", random: true, runtimeNs: 2e9 });
+    // fio's "ba" is iosim's blockalign, under either name
+    expect(job("[a]\nsize=1m\nba=8k\n").jobs[0]!.align).toBe(8192);
+    expect(job("[a]\nsize=1m\nblockalign=8k\n").jobs[0]!.align).toBe(8192);
+  });
+
+  it("an engine's option is accepted with that engine: hipri with io_uring, also named before ioengine= or in [global]", () => {
+    for (const text of [
+      "[a]\nsize=1m\nioengine=io_uring\nhipri\n",
+      "[a]\nsize=1m\nhipri\nioengine=io_uring\n",
+      "[global]\nioengine=io_uring\nhipri\n[a]\nsize=1m\n",
+      "[global]\nioengine=pvsync2\n[a]\nsize=1m\nhipri\n",
+      "[a]\nsize=1m\nioengine=libaio\nuserspace_reap\n",
+    ]) {
+      const r = job(text);
+      expect(r.jobs).toHaveLength(1);
+      expect(r.warnings.filter((w) => /hipri|userspace_reap/.test(w))).toEqual([expect.stringMatching(/: (hipri|userspace_reap): no effect in a simulation, ignored$/)]);
+    }
+    const r = job("[a]\nsize=1m\nioengine=io_uring\nsqthread_poll_cpu=3\n");
+    expect(r.warnings[0]).toBe('jobs.fio:4: sqthread_poll_cpu=3: not modelled by iosim, ignored (an option of ioengine=io_uring; fio: "What CPU to run SQ thread polling on")');
+  });
+
+  it("an engine's option with another engine is refused, as fio refuses it (hipri with psync, or in [global] when only the job names io_uring)", () => {
+    const e = inputError(() => job("[a]\nsize=1m\nioengine=libaio\nhipri\n"));
+    expect([e.line, e.field]).toEqual([4, "hipri"]);
+    expect(e.message).toMatch(/fio does not know the option "hipri" \(fio: Bad option <hipri>\); it is an option of ioengine io_uring, io_uring_cmd, pvsync2, sg, not of ioengine=libaio$/);
+    // fio reads [global] with the engine [global] names (psync, its default): "fio: job global dropped"
+    const g = inputError(() => job("[global]\nhipri\n[a]\nioengine=io_uring\nsize=1m\n"));
+    expect([g.line, g.field]).toEqual([2, "hipri"]);
+    expect(g.message).toMatch(/not of ioengine=psync$/);
+  });
+
+  it("an engine iosim has no option list for (not built into the fio the table was read from) leaves a name it cannot check to a warning", () => {
+    const r = job("[a]\nsize=1m\nioengine=xnvme\nxnvme_async=io_uring\niodeph=4\n");
+    expect(r.jobs).toHaveLength(1);
+    expect(r.warnings.find((w) => w.startsWith("jobs.fio:4:"))).toMatch(/xnvme_async=io_uring: not one of fio's job options; .* ioengine=xnvme, which iosim cannot check/);
+    expect(r.warnings.find((w) => w.startsWith("jobs.fio:5:"))).toMatch(/\(did you mean "iodepth"\?\)$/);
+  });
+
+  it("a deprecated option: refused where fio refuses it (rwmixcycle), warned where fio accepts it (verifysort)", () => {
+    const e = inputError(() => job("[a]\nsize=1m\nrwmixcycle=500\n"));
+    expect(e.message).toBe('jobs.fio:3 (rwmixcycle): fio refuses the deprecated option "rwmixcycle" (fio: Option rwmixcycle is deprecated; fio: failed parsing rwmixcycle=500)');
+    expect(job("[a]\nsize=1m\nverifysort=1\n").warnings[0]).toBe('jobs.fio:3: verifysort=1: deprecated in fio ("Option verifysort is deprecated"), no effect, ignored');
+  });
+
+  it("a profile's option (fio adds them to its table) is accepted with a warning", () => {
+    expect(job("[a]\nsize=1m\nnumruns=2\n").warnings[0]).toBe("jobs.fio:3: numruns=2: an option of fio's tiobench profile, which acts only with --profile=tiobench; ignored");
+  });
+
+  it("the suggestion is the nearest known name within fio's bound, an engine's own options included", () => {
+    expect(nearestFioOption("iodeph")).toBe("iodepth");
+    expect(nearestFioOption("runtme")).toBe("runtime");
+    expect(nearestFioOption("hipr", "io_uring")).toBe("hipri");
+    expect(nearestFioOption("Direct")).toBe("direct");
+    // never a profile's option ("dir", tiobench's, is 3 edits from hipri) nor a deprecated one
+    expect(nearestFioOption("hipri")).toBe("prio");
+    expect(nearestFioOption("rwmixcycl")).toBe("rwmixread");
+    expect(nearestFioOption("qqqqqqqq")).toBeUndefined();
+  });
+
+  it("the table is fio 3.39's, and every name iosim classifies is one fio knows", () => {
+    expect(FIO_OPTION_NAMES_VERSION).toBe("fio-3.39");
+    expect(FIO_JOB_OPTIONS.bs).toMatchObject({ alias: "blocksize" });
+    expect(FIO_JOB_OPTIONS.offset).toMatchObject({ alias: "fileoffset" });
+    expect(Object.keys(FIO_ENGINE_OPTIONS.io_uring!)).toEqual(expect.arrayContaining(["hipri", "fixedbufs", "sqthread_poll", "registerfiles"]));
+    expect(Object.keys(FIO_ENGINE_OPTIONS.libaio!)).toContain("userspace_reap");
+    const fioNames = new Set(Object.entries(FIO_JOB_OPTIONS).flatMap(([n, o]) => (o.alias ? [n, o.alias] : [n])));
+    const engineNames = new Set(Object.values(FIO_ENGINE_OPTIONS).flatMap((m) => Object.entries(m).flatMap(([n, o]) => (o.alias ? [n, o.alias] : [n]))));
+    for (const [cls, names] of Object.entries(IOSIM_FIO_OPTION_CLASSES)) {
+      for (const n of names) expect(fioNames.has(n) || engineNames.has(n), `${cls}: ${n}`).toBe(true);
+    }
   });
 });

@@ -21,6 +21,19 @@
 // each IO's direction by fio's rwmix rule (get_rw_ddir(); see "Mixed
 // directions" in assembly/workload/jobs.ts).
 //
+// Option names are checked as fio checks them (fio 3.39, options.c
+// fio_options_parse(), parse.c find_option()): the text before '=' must be,
+// exactly and case-sensitively, the .name or .alias of an entry of
+// fio_options[] (fio-option-names.ts, read off fio 3.39), or else an option
+// of the job's ioengine (the one in effect once the whole section, [global]
+// included, is read). Any other name is fio's "Bad option <line>", which
+// drops the job: here an InputError with the nearest known name when it is
+// close (fio's own bound, string_distance_ok: at most half the name's
+// length). So a typo such as iodeph=32 is refused instead of running at
+// depth 1. An option of an engine that fio 3.39 as Debian builds it does not
+// include (xnvme, http, an external:... plugin) cannot be checked: a name
+// that is not in fio_options[] is then warned about and ignored.
+//
 // What fio does that iosim's job model approximates (each is warned about
 // where it applies):
 //   - iodepth>1 with a synchronous ioengine (psync, fio's default): fio
@@ -62,6 +75,7 @@ import {
   type KbBase,
 } from "./fio-units.js";
 import { parseIoLog } from "./iolog.js";
+import { FIO_ENGINE_OPTIONS, FIO_JOB_OPTIONS, FIO_OPTION_NAMES_VERSION, type FioOptionName } from "./fio-option-names.js";
 
 /** fio's REAL_MAX_JOBS (fio.h): the most jobs a run may have, numjobs clones included. */
 export const FIO_MAX_JOBS = 4096;
@@ -154,7 +168,7 @@ const NO_EFFECT = new Set([
   "stats", "allow_mounted_write", "allow_file_create", "create_serialize", "create_fsync", "create_on_open",
   "unlink", "unlink_each_loop", "overwrite", "fallocate", "pre_read", "lockmem", "iomem", "mem", "iomem_align",
   "mem_align", "hugepage-size", "uid", "gid", "unified_rw_reporting", "clat_percentiles", "lat_percentiles",
-  "slat_percentiles", "significant_figures", "percentile_precision", "unit_base", "exec_prerun", "exec_postrun",
+  "slat_percentiles", "significant_figures", "unit_base", "exec_prerun", "exec_postrun",
   "cgroup_nodelete", "continue_on_error", "ignore_error", "error_dump", "fadvise_hint", "filename_format",
   "unique_filename", "lockfile", "nice", "verify", "do_verify", "verify_pattern", "verify_fatal",
   "verify_dump", "verify_backlog", "verify_async", "verify_interval", "verify_offset", "verify_state_save",
@@ -271,9 +285,13 @@ class Lexer {
         continue;
       }
       if (!current) throw new InputError(`option "${t}" outside of a section`, file, lineNo, t.split("=")[0]!.trim());
-      const eq = t.indexOf("=");
-      const key = (eq >= 0 ? t.slice(0, eq) : t).trim().toLowerCase();
-      const value = eq >= 0 ? this.expand(stripValue(t.slice(eq + 1)), file, lineNo, key) : undefined;
+      // fio cuts the comment off the whole line first (strip_blank_end), so a
+      // bare option may carry one too ("norandommap ; why")
+      const s = stripValue(t);
+      const eq = s.indexOf("=");
+      // (as written: fio compares option names case-sensitively, parse.c o_match())
+      const key = (eq >= 0 ? s.slice(0, eq) : s).trim();
+      const value = eq >= 0 ? this.expand(s.slice(eq + 1).trim(), file, lineNo, key) : undefined;
       current.entries.push({ key, value, raw: t, file, line: lineNo, seq: this.seq++ });
     }
   }
@@ -440,8 +458,11 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
 
   for (const sec of lexer.sections) {
     if (sec.name === "global") {
+      // fio parses a section's lines together and looks a name it does not
+      // find in fio_options[] up in the ioengine in effect after them
+      const engine = engineOf(sec.entries, global);
       for (const e of sec.entries) {
-        classify(e, warn);
+        classify(e, engine, warn);
         global.set(canonical(e.key), e);
         globalOptions[e.key] = e.value ?? "";
       }
@@ -449,8 +470,9 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
     }
     if (opts.sections && !opts.sections.includes(sec.name)) continue;
     const own: Opts = new Map();
+    const engine = engineOf(sec.entries, global);
     for (const e of sec.entries) {
-      classify(e, warn);
+      classify(e, engine, warn);
       own.set(canonical(e.key), e);
     }
     const merged: Opts = new Map([...global, ...own]);
@@ -480,33 +502,171 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
   return { jobs, warnings, meta, globalOptions };
 }
 
-/** Aliases fio accepts for the same option. */
-function canonical(key: string): string {
-  switch (key) {
-    case "readwrite": return "rw";
-    case "blocksize": return "bs";
-    case "ba": return "blockalign";
-    case "io_limit": return "io_size";
-    case "timeout": return "runtime";
-    case "ratemin": return "rate_min";
-    case "wait_for_previous": return "stonewall";
-    default: return key;
+// ---- option names (fio 3.39's, fio-option-names.ts) ----------------------------
+
+/** fio_options[]: each .name and .alias -> its .name. */
+const FIO_NAME_OF: ReadonlyMap<string, string> = (() => {
+  const m = new Map<string, string>();
+  for (const [name, o] of Object.entries(FIO_JOB_OPTIONS)) {
+    m.set(name, name);
+    if (o.alias) m.set(o.alias, name);
   }
+  return m;
+})();
+
+/** Each ioengine fio-option-names.ts knows: its options' names and aliases -> their .name. */
+const ENGINE_NAME_OF: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(
+  Object.entries(FIO_ENGINE_OPTIONS).map(([engine, opts]) => {
+    const m = new Map<string, string>();
+    for (const [name, o] of Object.entries(opts)) {
+      m.set(name, name);
+      if (o.alias) m.set(o.alias, name);
+    }
+    return [engine, m] as const;
+  }),
+);
+
+/**
+ * The key an option is kept under in a section's map: fio's .name for a
+ * name or an alias (fileoffset -> offset, nr_files -> nrfiles), except that
+ * fio's "ba" is kept as "blockalign", the name buildJobs reads.
+ */
+function canonical(key: string): string {
+  const name = FIO_NAME_OF.get(key) ?? key;
+  return name === "ba" ? "blockalign" : name;
 }
 
-function classify(e: Entry, warn: (m: string) => void): void {
+/** The ioengine fio looks a section's unknown names up in: the last ioengine= of the section, else of [global], else fio's default. */
+function engineOf(entries: Entry[], global: Opts): string {
+  const own = [...entries].reverse().find((e) => canonical(e.key) === "ioengine");
+  const e = own ?? global.get("ioengine");
+  return (e?.value ?? FIO_DEFAULT_ENGINE).trim().toLowerCase();
+}
+
+/** Levenshtein distance, as fio's string_distance() (parse.c). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The known name nearest to a bad one, if it is close: fio's
+ * string_distance_ok() bound (distance at most (length + 1) / 2, rounded
+ * down). Unlike fio's show_closest_option(), aliases and the job's engine
+ * options are candidates too, and a name that differs only in case is
+ * found (fio's names are lower case and compared case-sensitively);
+ * profile and deprecated options are not. Ties go to the alphabetically
+ * first name (fio's to the first in its table).
+ */
+export function nearestFioOption(bad: string, engine?: string): string | undefined {
+  // (not a profile's option nor a deprecated one: neither would do what was meant)
+  const names = new Set<string>([...FIO_NAME_OF].filter(([, n]) => !FIO_JOB_OPTIONS[n]!.profile && !FIO_JOB_OPTIONS[n]!.deprecated).map(([k]) => k));
+  const engineNames = engine ? ENGINE_NAME_OF.get(engine) : undefined;
+  engineNames?.forEach((_, n) => names.add(n));
+  const lower = bad.toLowerCase();
+  if (lower !== bad && names.has(lower)) return lower;
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const n of [...names].sort()) {
+    const d = editDistance(bad, n);
+    if (d < bestD) {
+      best = n;
+      bestD = d;
+    }
+  }
+  return bestD <= Math.floor((bad.length + 1) / 2) ? best : undefined;
+}
+
+/** The engines whose options include this name. */
+function enginesWith(key: string): string[] {
+  return [...ENGINE_NAME_OF].filter(([, m]) => m.has(key)).map(([e]) => e).sort();
+}
+
+/** fio's text for the line, as its "Bad option <...>" shows it (comments and outer blanks cut). */
+function fioLine(e: Entry): string {
+  return stripValue(e.raw);
+}
+
+/**
+ * Sort one option line: modelled (silent), known to fio but not modelled
+ * (one warning), or not an option fio 3.39 knows in this section (an
+ * InputError worded like fio's "Bad option").
+ */
+function classify(e: Entry, engine: string, warn: (m: string) => void): void {
   const k = e.key;
   const shown = e.value === undefined ? k : `${k}=${e.value}`;
-  if (MODELLED.has(k)) return;
-  if (k in NOT_MODELLED) {
-    warn(`${e.file}:${e.line}: ${shown}: not modelled by iosim, ignored (${NOT_MODELLED[k]})`);
+  const fioName = FIO_NAME_OF.get(k);
+  let info: FioOptionName | undefined;
+  let name = fioName;
+  let ofEngine = false;
+  if (fioName !== undefined) info = FIO_JOB_OPTIONS[fioName];
+  else {
+    const engineNames = ENGINE_NAME_OF.get(engine);
+    if (!engineNames) {
+      // an engine fio-option-names.ts does not list (not built into the fio
+      // it was read from, or an external plugin): its options are unknown
+      const near = nearestFioOption(k);
+      warn(`${e.file}:${e.line}: ${shown}: not one of fio's job options; fio looks it up among the options of ioengine=${engine}, ` +
+        `which iosim cannot check (the ${FIO_OPTION_NAMES_VERSION} it knows has no such engine), ignored` +
+        (near !== undefined ? ` (did you mean "${near}"?)` : ""));
+      return;
+    }
+    name = engineNames.get(k);
+    if (name === undefined) throw badOption(e, engine);
+    info = FIO_ENGINE_OPTIONS[engine]![name];
+    ofEngine = true;
+  }
+  const n = name!;
+  const alias = n !== k ? ` (fio's ${n})` : "";
+  if (info?.deprecated === "refused") {
+    throw new InputError(`fio refuses the deprecated option "${k}" (fio: Option ${n} is deprecated; fio: failed parsing ${fioLine(e)})`,
+      e.file, e.line, k);
+  }
+  if (info?.deprecated === "accepted") {
+    warn(`${e.file}:${e.line}: ${shown}${alias}: deprecated in fio ("Option ${n} is deprecated"), no effect, ignored`);
     return;
   }
-  if (NO_EFFECT.has(k)) {
-    warn(`${e.file}:${e.line}: ${shown}: no effect in a simulation, ignored`);
+  if (info?.profile) {
+    warn(`${e.file}:${e.line}: ${shown}: an option of fio's ${info.profile} profile, which acts only with --profile=${info.profile}; ignored`);
     return;
   }
-  warn(`${e.file}:${e.line}: ${shown}: unknown fio option, ignored`);
+  const c = canonical(k);
+  if (MODELLED.has(c) || MODELLED.has(k)) return;
+  // (iosim's lists name some options by an alias: ss_dur, fill_fs)
+  const reason = Object.hasOwn(NOT_MODELLED, n) ? NOT_MODELLED[n] : Object.hasOwn(NOT_MODELLED, k) ? NOT_MODELLED[k] : undefined;
+  if (reason !== undefined) {
+    warn(`${e.file}:${e.line}: ${shown}${alias}: not modelled by iosim, ignored (${reason})`);
+    return;
+  }
+  if (NO_EFFECT.has(n) || NO_EFFECT.has(k)) {
+    warn(`${e.file}:${e.line}: ${shown}${alias}: no effect in a simulation, ignored`);
+    return;
+  }
+  const what = ofEngine ? `an option of ioengine=${engine}; ` : "";
+  warn(`${e.file}:${e.line}: ${shown}${alias}: not modelled by iosim, ignored (${what}fio: "${info?.help ?? ""}")`);
+}
+
+/** fio's "Bad option <...>" for a name in neither fio_options[] nor the engine's options. */
+function badOption(e: Entry, engine: string): InputError {
+  const k = e.key;
+  const others = enginesWith(k);
+  let hint = "";
+  if (others.length > 0) {
+    hint = `; it is an option of ioengine ${others.join(", ")}, not of ioengine=${engine}`;
+  } else {
+    const near = nearestFioOption(k, engine);
+    if (near !== undefined) {
+      hint = `; did you mean "${near}"?` + (near === k.toLowerCase() ? " (fio's option names are case-sensitive)" : "");
+    }
+  }
+  return new InputError(`fio does not know the option "${k}" (fio: Bad option <${fioLine(e)}>)${hint}`, e.file, e.line, k);
 }
 
 function buildJobs(
@@ -875,3 +1035,8 @@ function buildJobs(
   return { jobs: out, meta: metas };
 }
 
+
+/** iosim's option classes (for the test that checks each name is one fio knows). */
+export const IOSIM_FIO_OPTION_CLASSES = {
+  modelled: [...MODELLED], noEffect: [...NO_EFFECT], notModelled: Object.keys(NOT_MODELLED), flags: [...FLAG_OPTIONS],
+} as const;

@@ -256,7 +256,7 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     expect(await page.getAttribute(".run", "data-hash")).toBe(hash);
   });
 
-  it("a scenario picked during a long run replaces it; an unknown fio option is marked at its line", async () => {
+  it("a scenario picked during a long run replaces it; an option fio does not know is an error at its line, one iosim does not model a warning", async () => {
     await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18`);
     const area = page.locator("#editor textarea");
     await page.click("#editor .tabs button:text('jobs.fio')");
@@ -272,16 +272,24 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     expect(page.url()).toContain("scenario=million-bios");
     expect([...(await shownRows(page)).keys()].sort()).toEqual(["a", "b"]);
     expect(await page.isDisabled("#run")).toBe(false);
-    // an option fio does not know is ignored with a warning that names its line: the gutter marks it
+    // an option fio does not know is refused as fio refuses it (it ran at depth 1 with a warning): the gutter marks its line
     await page.click("#editor .tabs button:text('jobs.fio')");
-    const text = (await area.inputValue()).replace("iodepth=32", "iodeph=32");
+    const good = await area.inputValue();
+    const text = good.replace("iodepth=32", "iodeph=32");
     const line = text.split("\n").indexOf("iodeph=32") + 1;
     await area.fill(text);
     const m = await runNo(page);
     await area.press("Control+Enter");
+    await page.waitForSelector("#results[data-state=error]");
+    expect(await page.locator("#editor .gutter .err").textContent()).toBe(String(line));
+    expect(await page.locator("#editor .edit-msg").textContent()).toBe(
+      `jobs.fio:${line} (iodeph): fio does not know the option "iodeph" (fio: Bad option <iodeph=32>); did you mean "iodepth"?`);
+    // a real fio option iosim does not model runs, with a warning that marks its line in amber
+    await area.fill(good.replace("iodepth=32", "iodepth=32\nexitall_on_error"));
+    await area.press("Control+Enter");
     await waitRun(page, m);
-    expect(await page.locator("#editor .gutter .warn").first().textContent()).toBe(String(line));
-    expect(await page.locator("#editor .edit-msg").textContent()).toContain(`jobs.fio:${line}: iodeph=32: unknown fio option`);
+    expect(await page.locator("#editor .gutter .warn").first().textContent()).toBe(String(line + 1));
+    expect(await page.locator("#editor .edit-msg").textContent()).toContain(`jobs.fio:${line + 1}: exitall_on_error: not modelled by iosim, ignored`);
   });
 
   it("a comparison fits a 390 px wide screen (no sideways scrolling)", async () => {

@@ -77,6 +77,17 @@ describe("scenario files", () => {
     expect(e.field).toBe("iodepth");
   });
 
+  it("a misspelt fio option in a jobs: mapping is refused at its YAML line and key (it ran at depth 1 with a warning)", () => {
+    const e = errorOf(ok.replace("iodepth: 8", "iodeph: 8"));
+    expect([e.file, e.line, e.field]).toEqual(["s.yaml", 17, "iodeph"]);
+    expect(e.message).toBe('s.yaml:17 (iodeph): fio does not know the option "iodeph" (fio: Bad option <iodeph=8>); did you mean "iodepth"?');
+    // an engine's option fits its engine; a real option iosim does not model is a warning at its YAML line
+    const { scenario, warnings } = loadScenario(ok.replace("iodepth: 8", "iodepth: 8\n    userspace_reap: true\n    exitall_on_error: true"), "s.yaml");
+    expect(scenario.jobs[0]!.iodepth).toBe(8);
+    expect(warnings).toContain("s.yaml:18: userspace_reap: no effect in a simulation, ignored");
+    expect(warnings).toContain('s.yaml:19: exitall_on_error: not modelled by iosim, ignored (fio: "Terminate all jobs when one exits in error")');
+  });
+
   it("an unknown top-level key names its line", () => {
     const e = errorOf(ok + "jobz: []\n");
     expect(e.line).toBe(29);

@@ -50,6 +50,13 @@ describe("io domain: a sampled value the loader rejects", () => {
     expect(classesOf(SWEEP, 16).filter((c) => c.startsWith("error:"))).toEqual([`error:sweep.yaml:${line} (jobs[0].bs): bad value "8q" for bs: unknown size suffix "q"`]);
   });
 
+  it("an option fio does not know is the error fio's parser gives, at the line and path of that key (a typo ran every sample at depth 1)", () => {
+    const sweep = SWEEP.replace("iodepth: 1", "iodeph: 8").replace("bs: {choice: [4k, 8q]}", "bs: {choice: [4k, 8k]}");
+    expect(classesOf(sweep, 4)).toEqual([
+      `error:sweep.yaml:${lineOf(sweep, "iodeph")} (jobs[0].iodeph): fio does not know the option "iodeph" (fio: Bad option <iodeph=8>); did you mean "iodepth"?`,
+    ]);
+  });
+
   it("names the field's path and line wherever it sits: a device, a cgroup, a change, a job's non-scalar option", () => {
     const sweep = `mc:
   domain: io

@@ -1,9 +1,10 @@
 // A plain-textarea editor with tabs (one per scenario file), a line-number
 // gutter and inline errors: an InputError naming "cgroup.conf:3" switches to
 // that tab, marks line 3 in the gutter, shades it behind the text and shows
-// the message under the editor. Warnings that name a place ("jobs.fio:8:
-// nosuchopt=3: unknown fio option, ignored") mark their line in amber and are
-// listed under the editor while there is no error. No editor dependency: a <textarea> keeps
+// the message under the editor (a fio option fio does not know, such as
+// iodeph=32, is such an error). Warnings that name a place ("jobs.fio:8:
+// exitall_on_error: not modelled by iosim, ignored ...") mark their line in
+// amber and are listed under the editor while there is no error. No editor dependency: a <textarea> keeps
 // native keyboard behaviour, undo and accessibility.
 
 export interface EditorFile {
