@@ -53,6 +53,17 @@ describe("fio job-file corpus", () => {
     expect(r.warnings).toEqual([]);
   });
 
+  it("a near miss of a built-in ioengine is named in its warning (libiao: did you mean libaio?); other engines fio builds elsewhere only get the model's note", () => {
+    const w = (engine: string) => parseFioJobFile(`[a]\nfilename=/dev/sda\nioengine=${engine}\niodepth=4\n`, "e.fio", { deviceSizes: { sda: 2 ** 30 } }).warnings.join("\n");
+    expect(w("libiao")).toMatch(/e\.fio:3: ioengine=libiao: not one of fio's built-in engines; did you mean libaio\?/);
+    expect(w("io-uring")).toMatch(/did you mean io_uring\?/);
+    for (const other of ["xnvme", "external:/opt/my-engine.so", "windowsaio"]) {
+      expect(w(other)).toMatch(/modelled as an asynchronous engine keeping iodepth IOs in flight/);
+      expect(w(other)).not.toMatch(/did you mean/);
+    }
+    expect(w("libaio")).not.toMatch(/ioengine/);
+  });
+
   it("a file without job sections is refused as fio refuses it (it ran nothing, with a warning)", () => {
     for (const text of ["[global]\nrw=randread\n", "", "; only a comment\n"]) {
       expect(() => parseFioJobFile(text, "empty.fio")).toThrow(InputError);

@@ -584,6 +584,20 @@ export function nearestFioOption(bad: string, engine?: string): string | undefin
   return bestD <= Math.floor((bad.length + 1) / 2) ? best : undefined;
 }
 
+/** A built-in ioengine within one or two edits of `bad` (a typo: libiao, io-uring), if any. */
+function nearestEngine(bad: string): string | undefined {
+  let best: string | undefined;
+  let bestD = 3;
+  for (const e of Object.keys(FIO_ENGINE_OPTIONS).sort()) {
+    const d = editDistance(bad, e);
+    if (d < bestD) {
+      best = e;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
 /** The engines whose options include this name. */
 function enginesWith(key: string): string[] {
   return [...ENGINE_NAME_OF].filter(([, m]) => m.has(key)).map(([e]) => e).sort();
@@ -844,7 +858,15 @@ function buildJobs(
     warn(`${at(depE!)}: iodepth=${iodepth} with ioengine=${engine}: a synchronous engine keeps one IO in flight; iodepth 1 is used`);
     iodepth = 1;
   } else if (engE && !FIO_SYNC_ENGINES.has(engine) && !["libaio", "io_uring", "posixaio", "null"].includes(engine)) {
-    warn(`${at(engE)}: ioengine=${engine}: modelled as an asynchronous engine keeping iodepth IOs in flight`);
+    // an engine fio 3.39 (Debian's build) does not have: an engine built only
+    // elsewhere (xnvme, http, windowsaio, ...) or an external plugin
+    // (external:/path.so) is still a fio job, so only a near miss of a built-in
+    // name is called out (fio itself says "engine libiao not loadable")
+    const builtIn = Object.hasOwn(FIO_ENGINE_OPTIONS, engine);
+    const near = builtIn || /[:/]/.test(engine) ? undefined : nearestEngine(engine);
+    warn(`${at(engE)}: ioengine=${engine}: ` + (near !== undefined
+      ? `not one of fio's built-in engines; did you mean ${near}? (fio: engine ${engine} not loadable); modelled as an asynchronous engine`
+      : `modelled as an asynchronous engine keeping iodepth IOs in flight`));
   }
 
   const dirE = o.get("direct");
