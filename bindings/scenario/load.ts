@@ -57,7 +57,7 @@ import { lineOfPath } from "../util/line-of-path.js";
 import { normCgroupPath, withAncestors } from "../cgroup/path.js";
 import { defaultClock } from "./defaults.js";
 import { KERNEL_VERSIONS, DEFAULT_KERNEL, type ConfigWrite, type CgroupSpec, type DeviceSpec, type JobSpec, type KernelVersion, type Scenario } from "./types.js";
-import { parseFioJobFile, parseTimeNs, ValueError, type FioJobMeta } from "../workload/index.js";
+import { BadOptions, parseFioJobFile, parseTimeNs, ValueError, type FioJobMeta } from "../workload/index.js";
 import { devicePreset, loadDeviceFile, validateDeviceSpec, type PresetName } from "../device/index.js";
 
 export interface LoadOptions {
@@ -380,6 +380,7 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
       fioGlobalOptions = parsed.globalOptions;
       warnings.push(...parsed.warnings.map((w) => remapLines(w, label, file, iniToYaml)));
     } catch (e) {
+      if (e instanceof BadOptions && e.file === label) throw e.remap(file, (l) => (l !== undefined ? iniToYaml[l - 1] : undefined));
       if (e instanceof InputError && e.file === label) {
         throw new InputError(e.message.replace(/^.*?: /, ""), file, e.line !== undefined ? iniToYaml[e.line - 1] : undefined, e.field, e.errno);
       }

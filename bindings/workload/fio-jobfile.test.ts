@@ -64,6 +64,19 @@ describe("fio job-file corpus", () => {
     expect(w("libaio")).not.toMatch(/ioengine/);
   });
 
+  it("several bad options in one section are all reported, as fio logs each before it drops the job; the error names the first", () => {
+    let err: unknown;
+    try {
+      parseFioJobFile("[a]\nfilename=/dev/sda\niodeph=32\nrw=randread\nrwmixcycle=5\nblocksise=4k\n", "bad.fio");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).toMatchObject({ file: "bad.fio", line: 3, field: "iodeph" });
+    const m = (err as Error).message;
+    expect(m).toMatch(/^bad\.fio:3 \(iodeph\): fio does not know the option "iodeph".*; and 2 more in this section: line 5 \(rwmixcycle\): fio refuses the deprecated option.*; line 6 \(blocksise\): .*did you mean "blocksize"\?$/);
+  });
+
   it("a file without job sections is refused as fio refuses it (it ran nothing, with a warning)", () => {
     for (const text of ["[global]\nrw=randread\n", "", "; only a comment\n"]) {
       expect(() => parseFioJobFile(text, "empty.fio")).toThrow(InputError);

@@ -461,8 +461,8 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
       // fio parses a section's lines together and looks a name it does not
       // find in fio_options[] up in the ioengine in effect after them
       const engine = engineOf(sec.entries, global);
+      classifySection(sec.entries, engine, warn);
       for (const e of sec.entries) {
-        classify(e, engine, warn);
         global.set(canonical(e.key), e);
         globalOptions[e.key] = e.value ?? "";
       }
@@ -471,8 +471,8 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
     if (opts.sections && !opts.sections.includes(sec.name)) continue;
     const own: Opts = new Map();
     const engine = engineOf(sec.entries, global);
+    classifySection(sec.entries, engine, warn);
     for (const e of sec.entries) {
-      classify(e, engine, warn);
       own.set(canonical(e.key), e);
     }
     const merged: Opts = new Map([...global, ...own]);
@@ -606,6 +606,50 @@ function enginesWith(key: string): string[] {
 /** fio's text for the line, as its "Bad option <...>" shows it (comments and outer blanks cut). */
 function fioLine(e: Entry): string {
   return stripValue(e.raw);
+}
+
+/**
+ * classify() every line of a section. Like fio, which parses a section's
+ * options together and logs each bad one before it drops the job, a section
+ * with several bad lines reports them all: the error names the first (its
+ * file, line and key) and lists the others after it.
+ */
+function classifySection(entries: readonly Entry[], engine: string, warn: (m: string) => void): void {
+  const bad: InputError[] = [];
+  for (const e of entries) {
+    try {
+      classify(e, engine, warn);
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      bad.push(err);
+    }
+  }
+  if (bad.length === 0) return;
+  if (bad.length === 1) throw bad[0];
+  throw new BadOptions(bad.map((b) => ({ line: b.line, field: b.field, detail: inputErrorDetail(b) })), bad[0]!.file);
+}
+
+/** An InputError's message after its "file:line (field): " prefix. */
+export function inputErrorDetail(b: InputError): string {
+  return b.message.slice(`${b.file}${b.line !== undefined ? `:${b.line}` : ""}${b.field ? ` (${b.field})` : ""}: `.length);
+}
+
+/**
+ * Several bad option lines of one section: the error names the first (file,
+ * line, key) and lists the others; `lines` keeps each one's line, key and
+ * text so a caller that wrote the job text itself (the YAML loader's jobs:)
+ * can say it again with its own file's lines (`BadOptions.remap`).
+ */
+export class BadOptions extends InputError {
+  constructor(readonly lines: ReadonlyArray<{ line?: number; field?: string; detail: string }>, file: string) {
+    const [first, ...rest] = lines;
+    super(`${first!.detail}; and ${rest.length} more in this section: ` +
+      rest.map((b) => `line ${b.line} (${b.field}): ${b.detail}`).join("; "), file, first!.line, first!.field);
+  }
+  /** the same lines in another file, each line mapped by `lineOf` */
+  remap(file: string, lineOf: (line: number | undefined) => number | undefined): BadOptions {
+    return new BadOptions(this.lines.map((b) => ({ ...b, line: lineOf(b.line) })), file);
+  }
 }
 
 /**

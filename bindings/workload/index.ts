@@ -1,6 +1,6 @@
 // Workload inputs: fio job files and fio IO logs -> iosim JobSpecs.
 export {
-  parseFioJobFile, FIO_DEFAULT_BS, FIO_DEFAULT_ENGINE, FIO_SYNC_ENGINES, DEFAULT_REGION_BYTES,
+  parseFioJobFile, BadOptions, FIO_DEFAULT_BS, FIO_DEFAULT_ENGINE, FIO_SYNC_ENGINES, DEFAULT_REGION_BYTES,
   type FioParseOptions, type FioJobFile, type FioJobMeta,
 } from "./fio-jobfile.js";
 export {

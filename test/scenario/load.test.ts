@@ -232,3 +232,17 @@ jobs:
     expect(r.jobs.map((j) => j.cgroup).sort()).toEqual(["a", "b"]);
   });
 });
+
+describe("bad fio options in a YAML job", () => {
+  it("are all named at their own YAML lines (the job text the loader writes has other line numbers)", () => {
+    const text = "name: t\njobs:\n  - name: a\n    filename: /dev/sda\n    iodeph: 32\n    rw: randread\n    blocksise: 4k\n";
+    let err: unknown;
+    try {
+      loadScenario(text, "bad.yaml");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ file: "bad.yaml", line: 5, field: "iodeph" });
+    expect((err as Error).message).toMatch(/; and 1 more in this section: line 7 \(blocksise\): .*did you mean "blocksize"\?$/);
+  });
+});
