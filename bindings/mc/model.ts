@@ -162,7 +162,7 @@ export function parseMcFile(text: string, file: string): McFile {
   try {
     ({ value, lines } = yamlLines(text));
   } catch (e) {
-    if (e instanceof InputError) throw new InputError(e.message.replace(/^:\d*:?\s*/, ""), file, e.line);
+    if (e instanceof InputError) throw new InputError(e.detail, file, e.line);
     throw e;
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) throw new InputError("a scenario file holds a mapping", file, 1);

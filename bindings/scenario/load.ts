@@ -382,7 +382,7 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
     } catch (e) {
       if (e instanceof BadOptions && e.file === label) throw e.remap(file, (l) => (l !== undefined ? iniToYaml[l - 1] : undefined));
       if (e instanceof InputError && e.file === label) {
-        throw new InputError(e.message.replace(/^.*?: /, ""), file, e.line !== undefined ? iniToYaml[e.line - 1] : undefined, e.field, e.errno);
+        throw new InputError(e.detail, file, e.line !== undefined ? iniToYaml[e.line - 1] : undefined, e.field, e.errno);
       }
       throw e;
     }

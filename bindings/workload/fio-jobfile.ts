@@ -626,12 +626,7 @@ function classifySection(entries: readonly Entry[], engine: string, warn: (m: st
   }
   if (bad.length === 0) return;
   if (bad.length === 1) throw bad[0];
-  throw new BadOptions(bad.map((b) => ({ line: b.line, field: b.field, detail: inputErrorDetail(b) })), bad[0]!.file);
-}
-
-/** An InputError's message after its "file:line (field): " prefix. */
-export function inputErrorDetail(b: InputError): string {
-  return b.message.slice(`${b.file}${b.line !== undefined ? `:${b.line}` : ""}${b.field ? ` (${b.field})` : ""}: `.length);
+  throw new BadOptions(bad.map((b) => ({ line: b.line, field: b.field, detail: b.detail })), bad[0]!.file);
 }
 
 /**

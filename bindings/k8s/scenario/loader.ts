@@ -30,7 +30,7 @@ export class ScenarioError extends InputError {
     file: string,
     line: number | undefined,
     field: string,
-    readonly detail: string,
+    detail: string,
   ) {
     super(detail, file, line, field);
     this.message = `${file}${line !== undefined ? `:${line}` : ""}: ${field ? `${field}: ` : ""}${detail}`;

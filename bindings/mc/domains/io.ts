@@ -107,7 +107,7 @@ export function scenarioViaText(doc: Json, file: string, lines: Map<string, numb
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     const path = e.line !== undefined ? pathAtLine(text, e.line, e.field) : undefined;
-    throw new InputError(e.message.replace(/^.*?: /, ""), file, path !== undefined ? lineOfPath(lines, path) : e.field ? lines.get(e.field) : undefined, path ?? e.field);
+    throw new InputError(e.detail, file, path !== undefined ? lineOfPath(lines, path) : e.field ? lines.get(e.field) : undefined, path ?? e.field, e.errno);
   }
 }
 
