@@ -572,6 +572,11 @@ export function nearestFioOption(bad: string, engine?: string): string | undefin
   engineNames?.forEach((_, n) => names.add(n));
   const lower = bad.toLowerCase();
   if (lower !== bad && names.has(lower)) return lower;
+  return nearestName(bad, names, Math.floor((bad.length + 1) / 2));
+}
+
+/** The name of `names` nearest to `bad` by edit distance, if at most `maxD` away; ties to the alphabetically first. */
+function nearestName(bad: string, names: Iterable<string>, maxD: number): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;
   for (const n of [...names].sort()) {
@@ -581,21 +586,7 @@ export function nearestFioOption(bad: string, engine?: string): string | undefin
       bestD = d;
     }
   }
-  return bestD <= Math.floor((bad.length + 1) / 2) ? best : undefined;
-}
-
-/** A built-in ioengine within one or two edits of `bad` (a typo: libiao, io-uring), if any. */
-function nearestEngine(bad: string): string | undefined {
-  let best: string | undefined;
-  let bestD = 3;
-  for (const e of Object.keys(FIO_ENGINE_OPTIONS).sort()) {
-    const d = editDistance(bad, e);
-    if (d < bestD) {
-      best = e;
-      bestD = d;
-    }
-  }
-  return best;
+  return bestD <= maxD ? best : undefined;
 }
 
 /** The engines whose options include this name. */
@@ -902,7 +893,8 @@ function buildJobs(
     // (external:/path.so) is still a fio job, so only a near miss of a built-in
     // name is called out (fio itself says "engine libiao not loadable")
     const builtIn = Object.hasOwn(FIO_ENGINE_OPTIONS, engine);
-    const near = builtIn || /[:/]/.test(engine) ? undefined : nearestEngine(engine);
+    // (a built-in engine within two edits: a typo such as libiao or io-uring)
+    const near = builtIn || /[:/]/.test(engine) ? undefined : nearestName(engine, Object.keys(FIO_ENGINE_OPTIONS), 2);
     warn(`${at(engE)}: ioengine=${engine}: ` + (near !== undefined
       ? `not one of fio's built-in engines; did you mean ${near}? (fio: engine ${engine} not loadable); modelled as an asynchronous engine`
       : `modelled as an asynchronous engine keeping iodepth IOs in flight`));
