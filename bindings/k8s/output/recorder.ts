@@ -6,9 +6,22 @@
 //   L = I/W/E/F, threadid right-aligned in 7 columns. Example from seed 001:
 //   E0708 09:50:14.407804   26508 nestedpendingoperations.go:267] Operation for ...
 //
-// Log lines are only built when logging is on (`on`); the benchmark and the
-// Monte Carlo layer turn it off, and callers guard with `out.on && out.log(...)`
-// so not even the message string is formatted.
+// Log lines are only built when logging is on (`on`); the benchmark turns it
+// off, and callers guard with `out.on && out.log(...)` so not even the message
+// string is formatted.
+//
+// Between the two, a run can keep only what its log checks need (`log:` and
+// `noLog:` expectations and symptoms; the Monte Carlo layer runs this way):
+// the recorder is given the checks' needles, keeps no line, and matches each
+// line against the needles not yet found. A check is decided by the first
+// line that contains its text (from the component it names), exactly as a
+// search of the full log would decide it, so once every needle is found
+// logging turns off (`on` = false) for the rest of the run.
+//
+// Worked example: a symptom `log: {contains: "durationBeforeRetry 2m2s",
+// component: kubelet}`. The kubelet's lines are formatted and matched until
+// the first nestedpendingoperations line with 2m2s at +2m46.120s; from then on
+// no component formats a line, and the check holds with that line as detail.
 
 import { formatGoDuration } from "../engine/sim.js";
 
@@ -31,6 +44,14 @@ export interface LogLine {
   component: string;
   severity: "I" | "W" | "E";
   text: string;
+}
+
+/** A `log:` / `noLog:` check's text, and the first line that contains it. */
+export interface LogNeedle {
+  readonly contains: string;
+  /** the line's component starts with it (any component if undefined) */
+  readonly component: string | undefined;
+  hit: LogLine | null;
 }
 
 export interface Note {
@@ -57,12 +78,25 @@ export class Recorder {
   private pids = new Map<string, number>();
   private startedAt = new Map<string, number>();
   private nextPid = 1500;
+  /** whether lines are built; with needles, until every needle is found */
+  on: boolean;
+  /** needles to match lines against instead of keeping them (null: keep every line) */
+  private readonly needles: readonly LogNeedle[] | null;
+  private open: number;
+  /** the klog time stamp ("mmdd hh:mm:ss.uuuuuu") of `stampT` */
+  private stampT = -1;
+  private stamp = "";
 
+  /** `logs`: keep every line (true), none (false), or match them against needles */
   constructor(
-    readonly on: boolean,
+    logs: boolean | readonly LogNeedle[],
     readonly clock: WallClock,
     private readonly nowFn: () => number,
-  ) {}
+  ) {
+    this.needles = typeof logs === "boolean" ? null : logs;
+    this.open = this.needles === null ? 0 : this.needles.length;
+    this.on = typeof logs === "boolean" ? logs : this.open > 0;
+  }
 
   /** A (re)started process gets a new pid and a new monotonic clock (m=+...). */
   processStarted(component: string, pid?: number): void {
@@ -72,17 +106,39 @@ export class Recorder {
   }
 
   log(component: string, severity: "I" | "W" | "E", src: string, msg: string): true {
+    if (this.needles !== null && !this.wanted(component)) return true;
     const t = this.nowFn();
+    if (t !== this.stampT) {
+      this.stampT = t;
+      this.stamp = `${this.mmdd(t)} ${this.hms(t)}`;
+    }
     const pid = this.pids.get(component) ?? 1;
-    const text = `${severity}${this.mmdd(t)} ${this.hms(t)} ${String(pid).padStart(7)} ${src}] ${msg}`;
-    this.logs.push({ t, component, severity, text });
+    const text = `${severity}${this.stamp} ${String(pid).padStart(7)} ${src}] ${msg}`;
+    if (this.needles !== null) this.match({ t, component, severity, text });
+    else this.logs.push({ t, component, severity, text });
     return true;
   }
 
   /** a line that is not klog (a CLI's stderr, a driver's own log) */
   raw(component: string, severity: "I" | "W" | "E", text: string): true {
-    this.logs.push({ t: this.nowFn(), component, severity, text });
+    const line = { t: this.nowFn(), component, severity, text };
+    if (this.needles !== null) this.match(line);
+    else this.logs.push(line);
     return true;
+  }
+
+  /** an open needle may match a line of `component` */
+  private wanted(component: string): boolean {
+    for (const n of this.needles!) if (n.hit === null && (n.component === undefined || component.startsWith(n.component))) return true;
+    return false;
+  }
+
+  private match(line: LogLine): void {
+    for (const n of this.needles!) {
+      if (n.hit !== null || (n.component !== undefined && !line.component.startsWith(n.component)) || !line.text.includes(n.contains)) continue;
+      n.hit = line;
+      if (--this.open === 0) this.on = false;
+    }
   }
 
   event(type: "Normal" | "Warning", reason: string, object: string, message: string, source: string, namespace?: string): void {

@@ -28,7 +28,7 @@ import { Rng, Sim } from "../engine/sim.js";
 import { Backend } from "../host/backend.js";
 import { Host } from "../host/mount.js";
 import { Kubelet, runtimeOf } from "../kubelet/kubelet.js";
-import { K8sEvent, LogLine, Recorder, relTime } from "../output/recorder.js";
+import { K8sEvent, LogLine, LogNeedle, Recorder, relTime } from "../output/recorder.js";
 import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
 import { createCSIPlugin, getAttachmentName } from "../volume/csi.js";
@@ -57,14 +57,22 @@ export interface CheckResult {
   held: boolean;
   detail: string;
   line?: number;
+  /** false for a `log:` / `noLog:` check of a run without logs (`logs: false`): it was not checked, and is reported as held */
+  checked?: false;
 }
 
 export interface K8sRunOptions {
   version?: string;
   fixes?: FixOverrides;
   seed?: number;
-  /** build log lines (default true); off for Monte Carlo and the benchmark */
-  logs?: boolean;
+  /**
+   * build log lines (default true); false: none (the benchmark), and `log:` /
+   * `noLog:` checks are not checked (`checked: false`); "checks": keep no
+   * line but decide the scenario's log checks exactly as with true, building
+   * lines only until every check's text is found (the Monte Carlo setting;
+   * output/recorder.ts)
+   */
+  logs?: boolean | "checks";
   /** run every loop at every period (reference mode for the idle-skip test) */
   tickEveryPeriod?: boolean;
   /** record every step (default false) */
@@ -206,7 +214,8 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   const profile: Profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
   const timers: TimerConfig = timersFor(sc.settings.timers);
   const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
-  const out = new Recorder(opts.logs ?? true, sc.clock, () => sim.now);
+  const needles = opts.logs === "checks" ? logNeedles(sc) : null;
+  const out = new Recorder(needles ?? opts.logs !== false, sc.clock, () => sim.now);
   const api = new ApiServer(sim);
   const backend = new Backend(sim);
   Object.assign(backend.latency, sc.settings.latencies);
@@ -606,9 +615,11 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   // ---- expectations -------------------------------------------------------------
   const evalCheck = (e: Expectation): CheckResult => {
     const r = check(e.check);
-    return { name: e.name, held: r.held, detail: r.detail, line: e.line };
+    const res: CheckResult = { name: e.name, held: r.held, detail: r.detail, line: e.line };
+    if (r.checked === false) res.checked = false;
+    return res;
   };
-  const check = (c: Check): { held: boolean; detail: string } => {
+  const check = (c: Check): { held: boolean; detail: string; checked?: false } => {
     switch (c.kind) {
       case "podPhase": {
         const p = api.tryGet("Pod", c.pod);
@@ -624,8 +635,10 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
         return { held: !api.tryGet("Pod", c.pod), detail: `pod ${c.pod} ${api.tryGet("Pod", c.pod) ? "still exists" : "is gone"}` };
       case "log":
       case "noLog": {
-        if (!out.on) return { held: true, detail: "logs off: not checked" };
-        const hit = out.logs.find((l) => l.text.includes(c.contains) && (!c.component || l.component.startsWith(c.component)));
+        let hit: LogLine | undefined;
+        if (needles !== null) hit = needles.find((n) => n.contains === c.contains && n.component === (c.component || undefined))!.hit ?? undefined;
+        else if (!out.on) return { held: true, detail: "logs off: not checked", checked: false };
+        else hit = out.logs.find((l) => l.text.includes(c.contains) && (!c.component || l.component.startsWith(c.component)));
         return { held: c.kind === "log" ? !!hit : !hit, detail: hit ? `log: ${hit.text.slice(0, 240)}` : `no log line contains ${JSON.stringify(c.contains)}` };
       }
       case "event":
@@ -786,6 +799,24 @@ const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentV
  * a kind (what a stable sort by the kind's index gives, kinds outside the list
  * first), without the sort's comparator calls.
  */
+/** one needle per distinct text and component of the scenario's `log:` / `noLog:` checks */
+function logNeedles(sc: K8sScenario): LogNeedle[] {
+  const out: LogNeedle[] = [];
+  for (const e of sc.expect.length + sc.symptom.length > 0 ? [...sc.expect, ...sc.symptom] : [])
+    if (e.check.kind === "log" || e.check.kind === "noLog") {
+      const { contains } = e.check;
+      const component = e.check.component || undefined;
+      if (!out.some((n) => n.contains === contains && n.component === component)) out.push({ contains, component, hit: null });
+    }
+  return out;
+}
+
+/** whether a scenario has `log:` / `noLog:` checks among its expectations (`expect`) or symptoms (`symptom`) */
+export function logChecksOf(sc: K8sScenario): { expect: boolean; symptom: boolean } {
+  const isLog = (e: Expectation): boolean => e.check.kind === "log" || e.check.kind === "noLog";
+  return { expect: sc.expect.some(isLog), symptom: sc.symptom.some(isLog) };
+}
+
 function createOrder(objs: readonly KObj[]): KObj[] {
   const outp: KObj[] = [];
   for (const o of objs) if (!CREATE_ORDER.includes(o.kind)) outp.push(o);

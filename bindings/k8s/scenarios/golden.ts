@@ -8,8 +8,9 @@
 //            version with the fix switched on, with logs and steps recorded;
 //   digests  the SHA-256 of the same serialization for many more runs:
 //            every minor release 1.10 .. 1.31 (logs on), all switches on and
-//            all off, and the Monte Carlo setting (logs off, steps on) and the
-//            benchmark setting (logs off, steps off) under several seeds.
+//            all off, and the Monte Carlo settings (logs off or only the log
+//            checks, steps on) and the benchmark setting (logs off, steps
+//            off) under several seeds.
 //
 // The record is produced by the code of the commit that wrote it, never by
 // hand: `npm run build && node bindings/k8s/scenarios/golden.mjs`. Regenerate
@@ -64,6 +65,7 @@ export function digestCases(): GoldenCase[] {
       for (const seed of [undefined, 1, 2, 3, 99]) {
         const s = seed === undefined ? "" : ` seed ${seed}`;
         out.push({ id: `${sc.name} ${version}${s} mc`, scenario: sc.name, opts: { version, seed, logs: false, steps: true } });
+        out.push({ id: `${sc.name} ${version}${s} mc-log-checks`, scenario: sc.name, opts: { version, seed, logs: "checks", steps: true } });
         out.push({ id: `${sc.name} ${version}${s} bench`, scenario: sc.name, opts: { version, seed, logs: false } });
       }
     }

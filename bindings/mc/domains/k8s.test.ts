@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadK8sScenario } from "../../k8s/scenario/loader.js";
+import { runK8sScenario } from "../../k8s/scenario/run.js";
 import { k8sDomain, k8sOutcome, INCIDENT_CLASS } from "./k8s.js";
 import { TemplateModel } from "../model.js";
 import { modelFromText, runOne } from "../run-one.js";
@@ -160,5 +161,36 @@ describe("k8s domain: the scenario compiled once per worker", () => {
       expect(a).toEqual(slow.run(slow.sample(seed), seed));
     }
     expect(errors).toBeGreaterThan(5);
+  });
+});
+
+describe("k8s domain: a sweep's log checks are decided as `iosim k8s run` decides them", () => {
+  // seed 002's sweep, its incident told by log lines alone, and a `noLog:` expectation
+  const text = TEXT.replace(
+    /\n  expect:[\s\S]*$/,
+    `
+  expect:
+    - noLog: {contains: "durationBeforeRetry 2m2s", component: kubelet}
+  symptom:
+    - log: {contains: "Volume not attached according to node status", component: kubelet}
+    - log: {contains: "durationBeforeRetry 2m2s", component: kubelet}
+`,
+  );
+  const model = modelFromText(text, "logs.yaml");
+  const records = Array.from({ length: 48 }, (_, i) => runOne(model, 5n, i));
+
+  it("each run's classes are those of its repro file replayed with the full log (no log check passes unread)", () => {
+    for (const r of records) {
+      const sc = loadK8sScenario(model.serialize(model.sample(r.seed), r.seed, "test"), "run.yaml");
+      const full = runK8sScenario(sc, { seed: sc.seed, logs: true });
+      const want = full.violations.map((v) => (v.kind === "invariant" ? v.name : `expect:${v.name}`));
+      if (full.symptoms.every((s) => s.held)) want.push(INCIDENT_CLASS);
+      expect([...r.classes].sort(), `run ${r.i}`).toEqual(want.sort());
+    }
+    // both outcomes were compared: stuck runs (the 2m2s backoff is logged) and runs whose pod came up
+    const stuck = records.filter((r) => r.classes.includes(INCIDENT_CLASS));
+    expect(stuck.length).toBeGreaterThan(0);
+    expect(stuck.length).toBeLessThan(records.length);
+    for (const r of stuck) expect(r.classes).toContain('expect:noLog {"contains":"durationBeforeRetry 2m2s","component":"kubelet"}');
   });
 });

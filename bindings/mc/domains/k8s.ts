@@ -17,7 +17,9 @@
 // Each run loads the sampled document with k8sScenarioFromValue (the k8s
 // loader minus its YAML parse, so a sweep validates every sample with the
 // same rules and error messages as `iosim k8s run`) and runs it with the run
-// seed, without log lines.
+// seed, keeping no log line: its `log:` / `noLog:` checks are decided as
+// `iosim k8s run` decides them, with lines built only while a check waits
+// for its text (k8sOutcome).
 //
 // Compiled once per worker (preparer): the loader reads each top-level key of
 // a scenario into its own fields of K8sScenario (FIELDS_OF_KEY), so the keys
@@ -46,7 +48,7 @@
 
 import { stringify } from "yaml";
 import { k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
-import { runK8sScenario } from "../../k8s/scenario/run.js";
+import { logChecksOf, runK8sScenario } from "../../k8s/scenario/run.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
 import type { Json } from "../distributions.js";
@@ -55,7 +57,16 @@ import { mcHeader, type McDomain, type McOutcome } from "../model.js";
 export const INCIDENT_CLASS = "incident";
 
 export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
-  const r = runK8sScenario(sc, { seed: runSeed, logs: false, steps: true });
+  // Log checks are decided exactly (logs: "checks" keeps no line, and builds
+  // lines only until every check's text is found). A log expectation is its
+  // own class, so it needs them in every run; log symptoms only matter when
+  // all the others held (the incident needs every symptom), so such a
+  // scenario runs without logs first and again with them only then. The
+  // replay does not depend on logging, so the second run is the first one
+  // with its log checks decided (k8s/scenario/run.test.ts).
+  const logChecks = logChecksOf(sc);
+  let r = runK8sScenario(sc, { seed: runSeed, logs: logChecks.expect ? "checks" : false, steps: true });
+  if (!logChecks.expect && logChecks.symptom && r.symptoms.every((s) => s.held)) r = runK8sScenario(sc, { seed: runSeed, logs: "checks", steps: true });
   const classes: string[] = [];
   for (const v of r.violations) classes.push(v.kind === "invariant" ? v.name : `expect:${v.name}`);
   if (r.symptoms.length > 0 && r.symptoms.every((s) => s.held)) classes.push(INCIDENT_CLASS);
