@@ -32,7 +32,7 @@ export type StepName = (typeof STEP_NAMES)[number];
  */
 export class Steps {
   private hooks = new Map<string, Array<(detail: string) => void>>();
-  /** every step seen, for `iosim k8s run --steps` and scenario validation */
+  /** every step seen (when recording): the result's `steps`, `step:` checks, `between:` probes */
   readonly seen: Array<{ t: number; name: string; detail: string }> = [];
   constructor(
     private readonly sim: Sim,

@@ -49,3 +49,19 @@ describe("between: [A, B] in the k8s scenario format", () => {
     expect(() => loadK8sScenario(text, "between.yaml")).toThrow(/between\.yaml:\d+: timeline\[2\]\.delay: between: picks its own instant/);
   });
 });
+
+describe("step: checks", () => {
+  const withExpect = (lines: string): string => BUILTIN_YAML["detach-backoff-node-status"]!.replace("expect:\n  - podRunning: web-0\n", `expect:\n  - podRunning: web-0\n${lines}`);
+
+  it("are counted in a run that did not ask for steps, as `iosim k8s run` runs (they held unread before)", () => {
+    const sc = loadK8sScenario(withExpect("  - step: {name: adc.DetachFailed, min: 1, max: 1}\n  - step: {name: adc.DetachFailed, max: 0}\n"), "steps.yaml");
+    const r = runK8sScenario(sc, { version: "1.22" });
+    // one refused detach (the scenario's fault), so min 1 max 1 holds and max 0 fails
+    expect(r.expectations.map((e) => [e.held, e.detail])).toEqual([
+      [false, "pod default/web-0 phase Pending"],
+      [true, "step adc.DetachFailed seen 1 times"],
+      [false, "step adc.DetachFailed seen 1 times"],
+    ]);
+    expect(r.violations.filter((v) => v.kind === "expectation").map((v) => v.name)).toContain('step {"name":"adc.DetachFailed","max":0}');
+  });
+});

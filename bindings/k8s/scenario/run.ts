@@ -75,7 +75,7 @@ export interface K8sRunOptions {
   logs?: boolean | "checks";
   /** run every loop at every period (reference mode for the idle-skip test) */
   tickEveryPeriod?: boolean;
-  /** record every step (default false) */
+  /** record every step in the result's `steps` (default false; always when the scenario has a `step:` check) */
   steps?: boolean;
 }
 
@@ -221,7 +221,8 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   Object.assign(backend.latency, sc.settings.latencies);
   for (const f of sc.storageFaults) backend.faults.push({ ...f });
   for (const f of sc.apiFaults) api.faults.push({ ...f });
-  const steps = new Steps(sim, opts.steps ?? false);
+  // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
+  const steps = new Steps(sim, (opts.steps ?? false) || [...sc.expect, ...sc.symptom].some((e) => e.check.kind === "step"));
   const violations: Violation[] = [];
   const hosts = new Map<string, Host>();
   const kubeletRoot = sc.settings.kubeletRoot;
@@ -668,7 +669,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       case "step": {
         const n = steps.seen.filter((s) => s.name === c.name).length;
         const ok = n >= (c.min ?? 1) && (c.max === undefined || n <= c.max);
-        return { held: !steps.record || ok, detail: steps.record ? `step ${c.name} seen ${n} times` : "steps not recorded" };
+        return { held: ok, detail: `step ${c.name} seen ${n} times` };
       }
     }
   };
