@@ -18,10 +18,14 @@
 // search of the full log would decide it, so once every needle is found
 // logging turns off (`on` = false) for the rest of the run.
 //
-// Worked example: a symptom `log: {contains: "durationBeforeRetry 2m2s",
-// component: kubelet}`. The kubelet's lines are formatted and matched until
-// the first nestedpendingoperations line with 2m2s at +2m46.120s; from then on
-// no component formats a line, and the check holds with that line as detail.
+// Worked example: seed 002 (detach-backoff-node-status) on 1.22 with the one
+// symptom `log: {contains: "durationBeforeRetry 2m2s", component: kubelet}`.
+// Until the kubelet's first nestedpendingoperations line with 2m2s, at
+// +3m28.420s, every component's message is built where it is logged, and the
+// kubelet's get their klog header and are matched (the others' are dropped
+// unmatched); the full log has 76 lines, 29 of them later, and none of those
+// is built. The check holds with that line as its detail, as it would with
+// the full log.
 
 import { formatGoDuration } from "../engine/sim.js";
 
