@@ -517,6 +517,25 @@ function watchFault(cx: Cx, v: unknown, path: string): WatchFault {
   return { component: cx.str(o.component, `${path}.component`), extraMs: cx.dur(o.delay, `${path}.delay`), ...window(cx, o, path) };
 }
 
+/** the field a check given as a plain string (`podRunning: web-0`) names */
+const SHORTHAND_FIELD: Record<string, string | undefined> = { podPhase: "pod", podRunning: "pod", podNotRunning: "pod", podGone: "pod", log: "contains", noLog: "contains", event: "reason", noEvent: "reason", step: "name" };
+/** each check's fields */
+const CHECK_FIELDS: Record<string, readonly string[]> = {
+  podPhase: ["pod", "phase"],
+  podRunning: ["pod"],
+  podNotRunning: ["pod"],
+  podGone: ["pod"],
+  log: ["contains", "component"],
+  noLog: ["contains", "component"],
+  event: ["reason", "object", "contains"],
+  noEvent: ["reason", "object", "contains"],
+  nodeVolumesAttached: ["node", "contains", "lacks"],
+  volumeAttachment: ["volumeHandle", "node", "exists"],
+  hostMount: ["node", "pathContains", "present"],
+  rbdMapped: ["node", "image", "mapped"],
+  step: ["name", "min", "max"],
+};
+
 const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "step"];
 
 function expectation(cx: Cx, v: unknown, path: string): Expectation {
@@ -526,7 +545,16 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
   const kind = keys[0]!;
   const p = `${path}.${kind}`;
   const raw = o[kind];
-  const a = typeof raw === "string" ? ({ pod: raw, contains: raw, reason: raw, name: raw } as J) : cx.map(raw, p);
+  // `podRunning: web-0`, `event: FailedMount`, `log: "text"`, `step: NAME`:
+  // the string is the check's one main field and nothing else (it was every
+  // field at once, so `event: X` also asked for X in the message and
+  // `noEvent: X` held while X events were there)
+  let a: J;
+  if (typeof raw === "string") {
+    const field = SHORTHAND_FIELD[kind];
+    if (field === undefined) cx.fail(p, `expected a mapping (${CHECK_FIELDS[kind]!.join(", ")}), got ${JSON.stringify(raw)}`);
+    a = { [field]: raw };
+  } else a = cx.map(raw, p);
   let check: Check;
   switch (kind) {
     case "podPhase":

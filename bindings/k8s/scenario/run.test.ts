@@ -65,3 +65,24 @@ describe("step: checks", () => {
     expect(r.violations.filter((v) => v.kind === "expectation").map((v) => v.name)).toContain('step {"name":"adc.DetachFailed","max":0}');
   });
 });
+
+describe("a check written as a plain string", () => {
+  const withExpect = (lines: string): string => BUILTIN_YAML["detach-backoff-node-status"]!.replace("expect:\n  - podRunning: web-0\n", `expect:\n${lines}`);
+
+  it("`event: FailedMount` / `noEvent: FailedMount` ask for the reason alone (they also asked for the text FailedMount in the message: the event check failed and noEvent held while FailedMount events were there)", () => {
+    const r = runK8sScenario(loadK8sScenario(withExpect("  - event: FailedMount\n  - noEvent: FailedMount\n  - log: durationBeforeRetry 2m2s\n  - step: adc.DetachFailed\n"), "short.yaml"), { version: "1.22" });
+    expect(r.timeline.some((e) => e.reason === "FailedMount" && !e.message.includes("FailedMount"))).toBe(true);
+    expect(r.expectations.map((e) => [e.name, e.held])).toEqual([
+      ['event "FailedMount"', true],
+      ['noEvent "FailedMount"', false],
+      ['log "durationBeforeRetry 2m2s"', true],
+      ['step "adc.DetachFailed"', true],
+    ]);
+  });
+
+  it("is refused, at its line, for a check that needs more than one field (`nodeVolumesAttached: NODE` asked for a volume named like the node)", () => {
+    expect(() => loadK8sScenario(withExpect("  - nodeVolumesAttached: 10.0.0.12\n"), "short.yaml")).toThrow(
+      /^short\.yaml:\d+: expect\[0\]\.nodeVolumesAttached: expected a mapping \(node, contains, lacks\), got "10\.0\.0\.12"$/,
+    );
+  });
+});
