@@ -123,3 +123,39 @@ expect:
     }
   });
 });
+
+describe("a check's fields", () => {
+  const check = (line: string) => err(base + "expect:\n  - " + line + "\n").message;
+
+  it("refuses a misspelt field at its line (nodeVolumesAttached {node, contain} held whatever the node had; log {compnent} read every component)", () => {
+    expect(check("nodeVolumesAttached: {node: n1, contain: kubernetes.io/csi/d^v}")).toBe("bad.yaml:6: expect[0].nodeVolumesAttached.contain: unknown field (expected one of node, contains, lacks)");
+    expect(check("log: {contains: x, compnent: kubelet}")).toMatch(/^bad\.yaml:6: expect\[0\]\.log\.compnent: unknown field/);
+    expect(check("step: {name: adc.DetachFailed, mx: 0}")).toMatch(/^bad\.yaml:6: expect\[0\]\.step\.mx: unknown field/);
+  });
+
+  it("refuses nodeVolumesAttached with neither contains nor lacks, which held on any node", () => {
+    expect(check("nodeVolumesAttached: {node: n1}")).toMatch(/^bad\.yaml:6: expect\[0\]\.nodeVolumesAttached: give contains or lacks/);
+  });
+
+  it("takes only true or false for exists, present and mapped (a quoted \"false\" or a YAML 1.1 `no` was read as true)", () => {
+    expect(check("volumeAttachment: {volumeHandle: v, node: n1, exists: no}")).toBe('bad.yaml:6: expect[0].volumeAttachment.exists: expected true or false, got "no"');
+    expect(check('hostMount: {node: n1, pathContains: x, present: "false"}')).toMatch(/^bad\.yaml:6: expect\[0\]\.hostMount\.present: expected true or false, got "false"/);
+    expect(check("rbdMapped: {node: n1, image: p/i, mapped: 0}")).toMatch(/^bad\.yaml:6: expect\[0\]\.rbdMapped\.mapped: expected true or false, got 0/);
+    const ok = loadK8sScenario(base + "expect:\n  - rbdMapped: {node: n1, image: p/i, mapped: false}\n  - hostMount: {node: n1, pathContains: x}\n", "ok.yaml");
+    expect(ok.expect.map((e) => e.check)).toEqual([
+      { kind: "rbdMapped", node: "n1", image: "p/i", mapped: false },
+      { kind: "hostMount", node: "n1", pathContains: "x", present: true },
+    ]);
+  });
+
+  it("refuses a log component no component logs as (a noLog check on `kublet` held unread) and a pod phase Kubernetes has not", () => {
+    expect(check("noLog: {contains: attach, component: kublet}")).toMatch(/^bad\.yaml:6: expect\[0\]\.noLog\.component: unknown component "kublet" \(known: kube-controller-manager, csi-attacher, kubelet, rbd, kubelet\/NODE, rbd\/NODE\)/);
+    expect(check("podPhase: {pod: p, phase: running}")).toMatch(/^bad\.yaml:6: expect\[0\]\.podPhase\.phase: unknown pod phase "running"/);
+    const ok = loadK8sScenario(base + "expect:\n  - log: {contains: x, component: kubelet/n1}\n  - log: {contains: x, component: kube-controller-manager}\n  - log: {contains: x, component: rbd}\n", "ok.yaml");
+    expect(ok.expect.map((e) => (e.check as { component?: string }).component)).toEqual(["kubelet/n1", "kube-controller-manager", "rbd"]);
+  });
+
+  it("refuses a step check whose max is below its min", () => {
+    expect(check("step: {name: adc.DetachFailed, min: 2, max: 1}")).toMatch(/^bad\.yaml:6: expect\[0\]\.step\.max: max 1 is below min 2/);
+  });
+});

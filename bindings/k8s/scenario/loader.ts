@@ -87,6 +87,12 @@ class Cx {
     if (!Array.isArray(v)) this.fail(path, `expected a list`);
     return v;
   }
+  /** true or false (YAML's own booleans: a quoted "false" or a YAML 1.1 `no` was read as true) */
+  bool(v: unknown, path: string, dflt: boolean): boolean {
+    if (v === undefined) return dflt;
+    if (typeof v !== "boolean") this.fail(path, `expected true or false, got ${JSON.stringify(v)}`);
+    return v;
+  }
   only(o: J, path: string, keys: readonly string[]): void {
     for (const k of Object.keys(o)) if (!keys.includes(k)) this.fail(path ? `${path}.${k}` : k, `unknown field (expected one of ${keys.join(", ")})`);
   }
@@ -517,6 +523,25 @@ function watchFault(cx: Cx, v: unknown, path: string): WatchFault {
   return { component: cx.str(o.component, `${path}.component`), extraMs: cx.dur(o.delay, `${path}.delay`), ...window(cx, o, path) };
 }
 
+/**
+ * A log component a check may name: the components that log (the
+ * attach/detach controller's kube-controller-manager, the external attacher,
+ * each node's kubelet and rbd CLI), alone or with the node (`kubelet/n1`).
+ * A check matches lines whose component starts with it, so a misspelt one
+ * matched nothing: its log: check failed and its noLog: check held unread.
+ */
+const LOG_COMPONENTS = ["kube-controller-manager", "csi-attacher", "kubelet", "rbd"];
+function logComponent(cx: Cx, v: unknown, path: string): string {
+  const c = cx.str(v, path);
+  const slash = c.indexOf("/");
+  const head = slash < 0 ? c : c.slice(0, slash);
+  if (!LOG_COMPONENTS.includes(head) || (slash >= 0 && (head === "kube-controller-manager" || head === "csi-attacher" || slash === c.length - 1)))
+    cx.fail(path, `unknown component ${JSON.stringify(c)} (known: ${LOG_COMPONENTS.join(", ")}, kubelet/NODE, rbd/NODE)`);
+  return c;
+}
+
+const POD_PHASES = ["Pending", "Running", "Succeeded", "Failed", "Unknown"];
+
 /** the field a check given as a plain string (`podRunning: web-0`) names */
 const SHORTHAND_FIELD: Record<string, string | undefined> = { podPhase: "pod", podRunning: "pod", podNotRunning: "pod", podGone: "pod", log: "contains", noLog: "contains", event: "reason", noEvent: "reason", step: "name" };
 /** each check's fields */
@@ -554,11 +579,18 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
     const field = SHORTHAND_FIELD[kind];
     if (field === undefined) cx.fail(p, `expected a mapping (${CHECK_FIELDS[kind]!.join(", ")}), got ${JSON.stringify(raw)}`);
     a = { [field]: raw };
-  } else a = cx.map(raw, p);
+  } else {
+    a = cx.map(raw, p);
+    // a misspelt field was dropped and the check decided without it
+    // (`nodeVolumesAttached: {node: n1, contain: X}` held whatever n1 had)
+    cx.only(a, p, CHECK_FIELDS[kind]!);
+  }
   let check: Check;
   switch (kind) {
     case "podPhase":
       check = { kind, pod: podKey(cx.str(a.pod, `${p}.pod`)), phase: cx.str(a.phase, `${p}.phase`) };
+      // core/v1 PodPhase: any other text (`running`) never matched
+      if (!POD_PHASES.includes(check.phase)) cx.fail(`${p}.phase`, `unknown pod phase ${JSON.stringify(check.phase)} (known: ${POD_PHASES.join(", ")})`);
       break;
     case "podRunning":
     case "podNotRunning":
@@ -567,26 +599,31 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
       break;
     case "log":
     case "noLog":
-      check = { kind, contains: cx.str(a.contains, `${p}.contains`), component: a.component === undefined ? undefined : String(a.component) };
+      check = { kind, contains: cx.str(a.contains, `${p}.contains`), component: a.component === undefined ? undefined : logComponent(cx, a.component, `${p}.component`) };
       break;
     case "event":
     case "noEvent":
       check = { kind, reason: cx.str(a.reason, `${p}.reason`), object: a.object === undefined ? undefined : String(a.object), contains: a.contains === undefined ? undefined : String(a.contains) };
       break;
     case "nodeVolumesAttached":
+      if (a.contains === undefined && a.lacks === undefined) cx.fail(p, "give contains or lacks (a volume's unique name, e.g. kubernetes.io/csi/DRIVER^HANDLE)");
       check = { kind, node: cx.str(a.node, `${p}.node`), contains: a.contains === undefined ? undefined : String(a.contains), lacks: a.lacks === undefined ? undefined : String(a.lacks) };
       break;
     case "volumeAttachment":
-      check = { kind, volumeHandle: cx.str(a.volumeHandle, `${p}.volumeHandle`), node: cx.str(a.node, `${p}.node`), exists: a.exists !== false };
+      check = { kind, volumeHandle: cx.str(a.volumeHandle, `${p}.volumeHandle`), node: cx.str(a.node, `${p}.node`), exists: cx.bool(a.exists, `${p}.exists`, true) };
       break;
     case "hostMount":
-      check = { kind, node: cx.str(a.node, `${p}.node`), pathContains: cx.str(a.pathContains, `${p}.pathContains`), present: a.present !== false };
+      check = { kind, node: cx.str(a.node, `${p}.node`), pathContains: cx.str(a.pathContains, `${p}.pathContains`), present: cx.bool(a.present, `${p}.present`, true) };
       break;
     case "rbdMapped":
-      check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: a.mapped !== false };
+      check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: cx.bool(a.mapped, `${p}.mapped`, true) };
       break;
-    default:
-      check = { kind: "step", name: cx.step(a.name, `${p}.name`), min: a.min === undefined ? 1 : cx.int(a.min, `${p}.min`, 0), max: a.max === undefined ? undefined : cx.int(a.max, `${p}.max`, 0) };
+    default: {
+      const min = a.min === undefined ? 1 : cx.int(a.min, `${p}.min`, 0);
+      const max = a.max === undefined ? undefined : cx.int(a.max, `${p}.max`, 0);
+      if (max !== undefined && a.min !== undefined && min > max) cx.fail(`${p}.max`, `max ${max} is below min ${min}: the check could never hold`);
+      check = { kind: "step", name: cx.step(a.name, `${p}.name`), min, max };
+    }
   }
   return { check, name: o.name === undefined ? `${kind} ${JSON.stringify(raw)}` : String(o.name), line: cx.line(path) };
 }
