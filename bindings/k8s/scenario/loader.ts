@@ -619,8 +619,10 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
       check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: cx.bool(a.mapped, `${p}.mapped`, true) };
       break;
     default: {
-      const min = a.min === undefined ? 1 : cx.int(a.min, `${p}.min`, 0);
       const max = a.max === undefined ? undefined : cx.int(a.max, `${p}.max`, 0);
+      // min defaults to 1 ("it happens"), but `{name: X, max: 0}` says "never": a
+      // default above the max made that check fail whatever the run did
+      const min = a.min === undefined ? Math.min(1, max ?? 1) : cx.int(a.min, `${p}.min`, 0);
       if (max !== undefined && a.min !== undefined && min > max) cx.fail(`${p}.max`, `max ${max} is below min ${min}: the check could never hold`);
       check = { kind: "step", name: cx.step(a.name, `${p}.name`), min, max };
     }

@@ -64,6 +64,18 @@ describe("step: checks", () => {
     ]);
     expect(r.violations.filter((v) => v.kind === "expectation").map((v) => v.name)).toContain('step {"name":"adc.DetachFailed","max":0}');
   });
+
+  it("`max: 0` holds for a step that never came (min defaulted to 1, so \"never\" failed whatever the run did)", () => {
+    const sc = loadK8sScenario(withExpect("  - step: {name: adc.ForceDetachTimeout, max: 0}\n  - step: {name: adc.ForceDetachTimeout, min: 0, max: 0}\n"), "steps.yaml");
+    const r = runK8sScenario(sc, { version: "1.23" });
+    expect(r.steps.some((s) => s.name === "adc.ForceDetachTimeout")).toBe(false);
+    expect(r.expectations.map((e) => [e.held, e.detail])).toEqual([
+      [true, "pod default/web-0 phase Running"],
+      [true, "step adc.ForceDetachTimeout seen 0 times"],
+      [true, "step adc.ForceDetachTimeout seen 0 times"],
+    ]);
+    expect(r.violations).toEqual([]);
+  });
 });
 
 describe("a check written as a plain string", () => {
