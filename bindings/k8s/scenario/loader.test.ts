@@ -159,3 +159,12 @@ describe("a check's fields", () => {
     expect(check("step: {name: adc.DetachFailed, min: 2, max: 1}")).toMatch(/^bad\.yaml:6: expect\[0\]\.step\.max: max 1 is below min 2/);
   });
 });
+
+describe("fixes:", () => {
+  it("takes on, off, true or false and refuses anything else (`79940: 1` or `104526: yes` turned the fix off, even where the version has it)", () => {
+    expect(err(base + "fixes: {79940: 1}\n").message).toBe("bad.yaml:5: fixes.79940: expected on or off, got 1");
+    expect(err(base + "fixes: {104526: yes}\n").message).toBe('bad.yaml:5: fixes.104526: expected on or off, got "yes"');
+    const ok = loadK8sScenario(base + "fixes: {104526: on, 79940: off, 107025: true, '#108997': false}\n", "ok.yaml");
+    expect(ok.fixes).toEqual({ 104526: true, 79940: false, 107025: true, 108997: false });
+  });
+});

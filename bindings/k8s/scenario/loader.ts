@@ -172,6 +172,9 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
         const id = k.charCodeAt(0) === 35 /* # */ ? k.slice(1) : k;
         if (!isFixId(id)) cx.fail(`fixes.${k}`, `unknown fix (known: 104526, 107025, 108997, 79940, 108167, 110721, out-of-service, disable-force-detach-on-timeout)`);
         const v = f[k];
+        // on/off as `--fix ID=on|off` takes them, or a YAML boolean; anything
+        // else (`yes`, `1`, `enabled`) was read as off, whatever the version had
+        if (v !== true && v !== false && v !== "on" && v !== "off") cx.fail(`fixes.${k}`, `expected on or off, got ${JSON.stringify(v)}`);
         fixes[id as keyof FixOverrides] = v === true || v === "on";
       }
     }
