@@ -98,3 +98,14 @@ describe("a check written as a plain string", () => {
     );
   });
 });
+
+describe("a timeline action the API server refuses", () => {
+  it("does not happen and the run goes on (an injected InternalError on the timeline's pod delete was thrown out of the replay: `iosim: internal error`, exit 3)", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: delete, kind: Pod, name: default/web-0, count: 1}\n");
+    const r = runK8sScenario(loadK8sScenario(text, "refused.yaml"), { version: "1.22", steps: true });
+    // the delete at 60 s was refused: web-0 keeps running, its disk is never detached
+    expect(r.expectations.map((e) => [e.name, e.held])).toEqual([['podRunning "web-0"', true]]);
+    expect(r.steps.some((s) => s.name === "adc.DetachStarted")).toBe(false);
+    expect(r.violations).toEqual([]);
+  });
+});
