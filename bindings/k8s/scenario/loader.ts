@@ -7,7 +7,7 @@
 
 import { LineCounter, parseDocument } from "yaml";
 import type { ApiFault } from "../api/apiserver.js";
-import { KINDS, KObj, Kind } from "../api/types.js";
+import { KINDS, KObj, Kind, NAMESPACED } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
@@ -509,10 +509,13 @@ function apiFault(cx: Cx, v: unknown, path: string): ApiFault {
   if (!KINDS.includes(kind)) cx.fail(`${path}.kind`, `unsupported kind ${kind}`);
   const reason = o.reason === undefined ? "InternalError" : String(o.reason);
   if (!["Conflict", "InternalError", "NotFound"].includes(reason)) cx.fail(`${path}.reason`, "expected Conflict, InternalError or NotFound");
+  // the API server keys a pod or claim by namespace/name; a bare name (as the
+  // timeline's `pod:` takes it) never matched, so the fault never fired
+  const name = o.name === undefined ? undefined : cx.str(String(o.name), `${path}.name`);
   return {
     verb: verb as ApiFault["verb"],
     kind,
-    name: o.name === undefined ? undefined : String(o.name),
+    name: name === undefined || !NAMESPACED[kind] ? name : podKey(name),
     reason: reason as ApiFault["reason"],
     message: o.message === undefined ? undefined : String(o.message),
     count: cx.times(o.count, `${path}.count`),

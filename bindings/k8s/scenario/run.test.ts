@@ -109,3 +109,14 @@ describe("a timeline action the API server refuses", () => {
     expect(r.violations).toEqual([]);
   });
 });
+
+describe("an API fault's name", () => {
+  it("names a pod as the timeline does, without its namespace (the server keys pods by default/web-0, so `name: web-0` never matched and the fault never fired)", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: delete, kind: Pod, name: web-0, count: 1}\n");
+    const sc = loadK8sScenario(text, "named.yaml");
+    expect(sc.apiFaults[0]!.name).toBe("default/web-0");
+    const r = runK8sScenario(sc, { version: "1.22", steps: true });
+    expect(r.steps.some((s) => s.name === "adc.DetachStarted")).toBe(false);
+    expect(r.expectations.map((e) => [e.name, e.held])).toEqual([['podRunning "web-0"', true]]);
+  });
+});
