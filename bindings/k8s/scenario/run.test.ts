@@ -120,3 +120,23 @@ describe("an API fault's name", () => {
     expect(r.expectations.map((e) => [e.name, e.held])).toEqual([['podRunning "web-0"', true]]);
   });
 });
+
+describe("the kubelet's final pod delete refused by the API server", () => {
+  it("is logged and sent again 10 s later (at the next pass), as the status manager does (it was thrown out of the replay: `iosim: internal error`), the same whether idle ticks are skipped or not", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: delete, kind: Pod, name: default/web-0, count: 2, from: 61s}\n");
+    const sc = loadK8sScenario(text, "kubelet-delete.yaml");
+    const r = runK8sScenario(sc, { version: "1.23", steps: true });
+    const refusals = r.logs.filter((l) => l.text.includes('"Failed to delete status for pod" pod="default/web-0" err="injected InternalError on delete Pod default/web-0"'));
+    expect(refusals.map((l) => l.component)).toEqual(["kubelet/10.0.0.12", "kubelet/10.0.0.12"]);
+    // (at the first pod-worker pass from then on)
+    expect(refusals[1]!.t - refusals[0]!.t).toBeGreaterThanOrEqual(10_000);
+    expect(refusals[1]!.t - refusals[0]!.t).toBeLessThan(11_000);
+    // deleted at the third try (the re-create after the failed detach came while
+    // the old pod still stood, so it was refused: web-0 ends deleted), no invariant broken
+    expect(r.expectations.map((e) => e.detail)).toEqual(["pod default/web-0 phase (deleted)"]);
+    expect(r.violations.filter((v) => v.kind === "invariant")).toEqual([]);
+    const ticked = runK8sScenario(sc, { version: "1.23", steps: true, tickEveryPeriod: true });
+    expect(ticked.steps).toEqual(r.steps);
+    expect(ticked.timeline).toEqual(r.timeline);
+  });
+});
