@@ -140,3 +140,13 @@ describe("the kubelet's final pod delete refused by the API server", () => {
     expect(ticked.timeline).toEqual(r.timeline);
   });
 });
+
+describe("an API fault on create", () => {
+  it("leaves the scenario's own objects alone and hits the timeline's create (a fault from 0 s hit the set-up and was thrown out of the replay)", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: create, kind: Pod, count: 1}\n");
+    const r = runK8sScenario(loadK8sScenario(text, "create.yaml"), { version: "1.23" });
+    // the first pod ran; the re-create after the failed detach was refused, so web-0 ends deleted
+    expect(r.timeline.filter((e) => e.reason === "Started").length).toBe(1);
+    expect(r.expectations.map((e) => e.detail)).toEqual(["pod default/web-0 phase (deleted)"]);
+  });
+});

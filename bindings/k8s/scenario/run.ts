@@ -220,7 +220,6 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   const backend = new Backend(sim);
   Object.assign(backend.latency, sc.settings.latencies);
   for (const f of sc.storageFaults) backend.faults.push({ ...f });
-  for (const f of sc.apiFaults) api.faults.push({ ...f });
   // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
   const steps = new Steps(sim, (opts.steps ?? false) || [...sc.expect, ...sc.symptom].some((e) => e.check.kind === "step"));
   const violations: Violation[] = [];
@@ -330,6 +329,10 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       if (b) backend.volume(b.id, !(modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
     }
   }
+  // The scenario's objects are there when the run starts, not requests of the
+  // run: its API faults apply from here on (a create fault from 0 s hit them
+  // and was thrown out of the replay, `iosim: internal error`)
+  for (const f of sc.apiFaults) api.faults.push({ ...f });
   const adcBox: { adc: AttachDetachController | null } = { adc: null };
   let adcStarts = 0;
   const startADC = (): void => {
