@@ -168,3 +168,16 @@ describe("fixes:", () => {
     expect(ok.fixes).toEqual({ 104526: true, 79940: false, 107025: true, 108997: false });
   });
 });
+
+describe("a timeline item's fields", () => {
+  const item = (fields: string) => err(base + "timeline:\n  - {" + fields + "}\n").message;
+
+  it("refuses a field its action does not take (restartKubelet's `delay: 4s` was dropped and the kubelet came back after the default 2 s; `count:` with `at:` fired once)", () => {
+    expect(item("at: 60s, action: restartKubelet, node: n1, delay: 4s")).toBe("bad.yaml:6: timeline[0].delay: delay is for after:, not at:");
+    expect(item("at: 60s, action: deletePod, pod: p, count: 3")).toBe("bad.yaml:6: timeline[0].count: count is for after: and between:, not at:");
+    expect(item("at: 60s, action: deletePod, pod: p, node: n1")).toBe("bad.yaml:6: timeline[0].node: deletePod does not take node (it takes pod, grace)");
+    expect(item("at: 60s, action: crashControllerManager, down: 5s")).toBe("bad.yaml:6: timeline[0].down: crashControllerManager does not take down (it takes no other field)");
+    const ok = loadK8sScenario(base + "timeline:\n  - {after: adc.DetachFailed, count: 2, delay: 1s, action: restartKubelet, node: n1, down: 4s}\n", "ok.yaml");
+    expect(ok.timeline[0]).toMatchObject({ after: { step: "adc.DetachFailed", count: 2, delayMs: 1000 }, action: { kind: "restartKubelet", node: "n1", downMs: 4000 } });
+  });
+});

@@ -468,9 +468,38 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
         `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount)`,
       );
   }
+  // a field the action does not take was dropped (`{at: 60s, action:
+  // restartKubelet, node: n1, delay: 4s}` restarted with the default 2 s down,
+  // `count:` with `at:` fired once): refuse it
+  const takes = ACTION_FIELDS[a]!;
+  for (const k of Object.keys(o)) {
+    if (k === "at" || k === "after" || k === "between" || k === "action") continue;
+    if ((k === "delay" && o.after !== undefined) || (k === "count" && o.at === undefined) || takes.includes(k)) continue;
+    cx.fail(`${path}.${k}`, k === "delay" || k === "count" ? `${k} is for ${k === "delay" ? "after:" : "after: and between:"}, not at:` : `${a} does not take ${k} (it takes ${takes.length > 0 ? takes.join(", ") : "no other field"})`);
+  }
   item.action = action;
   return item as TimelineItem;
 }
+
+/** the fields each timeline action takes, besides at/after/between (+ delay, count) */
+const ACTION_FIELDS: Record<string, readonly string[]> = {
+  createPod: ["manifest"],
+  create: ["manifest"],
+  deletePod: ["pod", "grace"],
+  delete: ["kind", "name"],
+  crashKubelet: ["node"],
+  startKubelet: ["node"],
+  nodeNotReady: ["node"],
+  nodeReady: ["node"],
+  restartKubelet: ["node", "down"],
+  crashControllerManager: [],
+  startControllerManager: [],
+  restartControllerManager: ["down"],
+  taintNode: ["node", "key", "effect", "value"],
+  untaintNode: ["node", "key"],
+  holdMount: ["node", "process", "path", "propagation"],
+  releaseMount: ["node", "process"],
+};
 
 function podKey(s: string): string {
   return s.includes("/") ? s : `default/${s}`;
