@@ -181,3 +181,11 @@ describe("a timeline item's fields", () => {
     expect(ok.timeline[0]).toMatchObject({ after: { step: "adc.DetachFailed", count: 2, delayMs: 1000 }, action: { kind: "restartKubelet", node: "n1", downMs: 4000 } });
   });
 });
+
+describe("deletePod's grace", () => {
+  it("needs a unit: `grace: 30` (kubectl's --grace-period=30) was 30 ms", () => {
+    expect(err(base + "timeline:\n  - {at: 60s, action: deletePod, pod: p, grace: 30}\n").message).toBe('bad.yaml:6: timeline[0].grace: give a unit, e.g. "30s" (a bare number would be ms, not kubectl\'s --grace-period seconds)');
+    const ok = loadK8sScenario(base + "timeline:\n  - {at: 60s, action: deletePod, pod: p, grace: 30s}\n  - {at: 70s, action: deletePod, pod: q, grace: 0s}\n  - {at: 80s, action: deletePod, pod: r, grace: 0}\n", "ok.yaml");
+    expect(ok.timeline.map((t) => (t.action as { graceSeconds?: number }).graceSeconds)).toEqual([30, 0, 0]);
+  });
+});

@@ -420,6 +420,12 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
       if (a === "createPod" && m.kind !== "Pod") cx.fail(`${path}.manifest.kind`, "createPod needs a Pod manifest");
       break;
     case "deletePod":
+      // a bare number is ms in every duration of the format, but kubectl's
+      // --grace-period=30 and gracePeriodSeconds are seconds: `grace: 30` gave the
+      // containers 30 ms, so the grace period needs its unit
+      // (0 is 0 in any unit)
+      if ((typeof o.grace === "number" && o.grace !== 0) || (typeof o.grace === "string" && /^\s*\d+\s*$/.test(o.grace) && Number(o.grace) !== 0))
+        cx.fail(`${path}.grace`, `give a unit, e.g. "${o.grace}s" (a bare number would be ms, not kubectl's --grace-period seconds)`);
       action = { kind: "deletePod", pod: podKey(cx.str(o.pod, `${path}.pod`)), graceSeconds: o.grace === undefined ? undefined : cx.dur(o.grace, `${path}.grace`) / 1000 };
       break;
     case "delete": {
