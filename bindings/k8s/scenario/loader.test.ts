@@ -189,3 +189,10 @@ describe("deletePod's grace", () => {
     expect(ok.timeline.map((t) => (t.action as { graceSeconds?: number }).graceSeconds)).toEqual([30, 0, 0]);
   });
 });
+
+describe("a timeline item's at:", () => {
+  it("past the end of the run is refused (it never fired)", () => {
+    expect(err(base + "duration: 10m\ntimeline:\n  - {at: 30m, action: nodeReady, node: n1}\n").message).toBe("bad.yaml:7: timeline[0].at: 30m0s is after the end of the run (duration 10m0s)");
+    expect(err(base + "timeline:\n  - {at: 21m, action: nodeReady, node: n1}\n").message).toBe("bad.yaml:6: timeline[0].at: 21m0s is after the end of the run (duration 20m0s, the default)");
+  });
+});

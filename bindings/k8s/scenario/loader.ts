@@ -9,7 +9,7 @@ import { LineCounter, parseDocument } from "yaml";
 import type { ApiFault } from "../api/apiserver.js";
 import { KINDS, KObj, Kind, NAMESPACED } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
-import { parseDurationMs } from "../engine/sim.js";
+import { formatGoDuration, parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import { InputError } from "../../scenario/errors.js";
@@ -218,14 +218,23 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
     watchFaults = cx.list(faultsIn.watch, "faults.watch").map((f, i) => watchFault(cx, f, `faults.watch[${i}]`));
   }
 
+  // (seed before duration: the order the errors have always been checked in)
+  const seed = !want("seed") ? undefined : root.seed === undefined ? 1 : cx.int(root.seed, "seed", 0);
+  // an `at:` past the end of the run never fired, silently
+  const durationMs = !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration");
+  if (timeline !== undefined && durationMs !== undefined)
+    for (let i = 0; i < timeline.length; i++) {
+      const at = timeline[i]!.atMs;
+      if (at !== undefined && at > durationMs) cx.fail(`timeline[${i}].at`, `${formatGoDuration(at)} is after the end of the run (duration ${formatGoDuration(durationMs)}${root.duration === undefined ? ", the default" : ""})`);
+    }
   return {
     name,
     description: root.description === undefined || !want("description") ? undefined : String(root.description),
     incident,
     version,
     fixes,
-    seed: !want("seed") ? undefined : root.seed === undefined ? 1 : cx.int(root.seed, "seed", 0),
-    durationMs: !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration"),
+    seed,
+    durationMs,
     clock,
     settings: !wantSettings
       ? undefined
