@@ -123,3 +123,76 @@ expect:
     }
   });
 });
+
+describe("a check's fields", () => {
+  const check = (line: string) => err(base + "expect:\n  - " + line + "\n").message;
+
+  it("refuses a misspelt field at its line (nodeVolumesAttached {node, contain} held whatever the node had; log {compnent} read every component)", () => {
+    expect(check("nodeVolumesAttached: {node: n1, contain: kubernetes.io/csi/d^v}")).toBe("bad.yaml:6: expect[0].nodeVolumesAttached.contain: unknown field (expected one of node, contains, lacks)");
+    expect(check("log: {contains: x, compnent: kubelet}")).toMatch(/^bad\.yaml:6: expect\[0\]\.log\.compnent: unknown field/);
+    expect(check("step: {name: adc.DetachFailed, mx: 0}")).toMatch(/^bad\.yaml:6: expect\[0\]\.step\.mx: unknown field/);
+  });
+
+  it("refuses nodeVolumesAttached with neither contains nor lacks, which held on any node", () => {
+    expect(check("nodeVolumesAttached: {node: n1}")).toMatch(/^bad\.yaml:6: expect\[0\]\.nodeVolumesAttached: give contains or lacks/);
+  });
+
+  it("takes only true or false for exists, present and mapped (a quoted \"false\" or a YAML 1.1 `no` was read as true)", () => {
+    expect(check("volumeAttachment: {volumeHandle: v, node: n1, exists: no}")).toBe('bad.yaml:6: expect[0].volumeAttachment.exists: expected true or false, got "no"');
+    expect(check('hostMount: {node: n1, pathContains: x, present: "false"}')).toMatch(/^bad\.yaml:6: expect\[0\]\.hostMount\.present: expected true or false, got "false"/);
+    expect(check("rbdMapped: {node: n1, image: p/i, mapped: 0}")).toMatch(/^bad\.yaml:6: expect\[0\]\.rbdMapped\.mapped: expected true or false, got 0/);
+    const ok = loadK8sScenario(base + "expect:\n  - rbdMapped: {node: n1, image: p/i, mapped: false}\n  - hostMount: {node: n1, pathContains: x}\n", "ok.yaml");
+    expect(ok.expect.map((e) => e.check)).toEqual([
+      { kind: "rbdMapped", node: "n1", image: "p/i", mapped: false },
+      { kind: "hostMount", node: "n1", pathContains: "x", present: true },
+    ]);
+  });
+
+  it("refuses a log component no component logs as (a noLog check on `kublet` held unread) and a pod phase Kubernetes has not", () => {
+    expect(check("noLog: {contains: attach, component: kublet}")).toMatch(/^bad\.yaml:6: expect\[0\]\.noLog\.component: unknown component "kublet" \(known: kube-controller-manager, csi-attacher, kubelet, rbd, kubelet\/NODE, rbd\/NODE\)/);
+    expect(check("podPhase: {pod: p, phase: running}")).toMatch(/^bad\.yaml:6: expect\[0\]\.podPhase\.phase: unknown pod phase "running"/);
+    const ok = loadK8sScenario(base + "expect:\n  - log: {contains: x, component: kubelet/n1}\n  - log: {contains: x, component: kube-controller-manager}\n  - log: {contains: x, component: rbd}\n", "ok.yaml");
+    expect(ok.expect.map((e) => (e.check as { component?: string }).component)).toEqual(["kubelet/n1", "kube-controller-manager", "rbd"]);
+  });
+
+  it("refuses a step check whose max is below its min", () => {
+    expect(check("step: {name: adc.DetachFailed, min: 2, max: 1}")).toMatch(/^bad\.yaml:6: expect\[0\]\.step\.max: max 1 is below min 2/);
+  });
+});
+
+describe("fixes:", () => {
+  it("takes on, off, true or false and refuses anything else (`79940: 1` or `104526: yes` turned the fix off, even where the version has it)", () => {
+    expect(err(base + "fixes: {79940: 1}\n").message).toBe("bad.yaml:5: fixes.79940: expected on or off, got 1");
+    expect(err(base + "fixes: {104526: yes}\n").message).toBe('bad.yaml:5: fixes.104526: expected on or off, got "yes"');
+    const ok = loadK8sScenario(base + "fixes: {104526: on, 79940: off, 107025: true, '#108997': false}\n", "ok.yaml");
+    expect(ok.fixes).toEqual({ 104526: true, 79940: false, 107025: true, 108997: false });
+  });
+});
+
+describe("a timeline item's fields", () => {
+  const item = (fields: string) => err(base + "timeline:\n  - {" + fields + "}\n").message;
+
+  it("refuses a field its action does not take (restartKubelet's `delay: 4s` was dropped and the kubelet came back after the default 2 s; `count:` with `at:` fired once)", () => {
+    expect(item("at: 60s, action: restartKubelet, node: n1, delay: 4s")).toBe("bad.yaml:6: timeline[0].delay: delay is for after:, not at:");
+    expect(item("at: 60s, action: deletePod, pod: p, count: 3")).toBe("bad.yaml:6: timeline[0].count: count is for after: and between:, not at:");
+    expect(item("at: 60s, action: deletePod, pod: p, node: n1")).toBe("bad.yaml:6: timeline[0].node: deletePod does not take node (it takes pod, grace)");
+    expect(item("at: 60s, action: crashControllerManager, down: 5s")).toBe("bad.yaml:6: timeline[0].down: crashControllerManager does not take down (it takes no other field)");
+    const ok = loadK8sScenario(base + "timeline:\n  - {after: adc.DetachFailed, count: 2, delay: 1s, action: restartKubelet, node: n1, down: 4s}\n", "ok.yaml");
+    expect(ok.timeline[0]).toMatchObject({ after: { step: "adc.DetachFailed", count: 2, delayMs: 1000 }, action: { kind: "restartKubelet", node: "n1", downMs: 4000 } });
+  });
+});
+
+describe("deletePod's grace", () => {
+  it("needs a unit: `grace: 30` (kubectl's --grace-period=30) was 30 ms", () => {
+    expect(err(base + "timeline:\n  - {at: 60s, action: deletePod, pod: p, grace: 30}\n").message).toBe('bad.yaml:6: timeline[0].grace: give a unit, e.g. "30s" (a bare number would be ms, not kubectl\'s --grace-period seconds)');
+    const ok = loadK8sScenario(base + "timeline:\n  - {at: 60s, action: deletePod, pod: p, grace: 30s}\n  - {at: 70s, action: deletePod, pod: q, grace: 0s}\n  - {at: 80s, action: deletePod, pod: r, grace: 0}\n", "ok.yaml");
+    expect(ok.timeline.map((t) => (t.action as { graceSeconds?: number }).graceSeconds)).toEqual([30, 0, 0]);
+  });
+});
+
+describe("a timeline item's at:", () => {
+  it("past the end of the run is refused (it never fired)", () => {
+    expect(err(base + "duration: 10m\ntimeline:\n  - {at: 30m, action: nodeReady, node: n1}\n").message).toBe("bad.yaml:7: timeline[0].at: 30m0s is after the end of the run (duration 10m0s)");
+    expect(err(base + "timeline:\n  - {at: 21m, action: nodeReady, node: n1}\n").message).toBe("bad.yaml:6: timeline[0].at: 21m0s is after the end of the run (duration 20m0s, the default)");
+  });
+});

@@ -7,9 +7,9 @@
 
 import { LineCounter, parseDocument } from "yaml";
 import type { ApiFault } from "../api/apiserver.js";
-import { KINDS, KObj, Kind } from "../api/types.js";
+import { KINDS, KObj, Kind, NAMESPACED } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
-import { parseDurationMs } from "../engine/sim.js";
+import { formatGoDuration, parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import { InputError } from "../../scenario/errors.js";
@@ -85,6 +85,12 @@ class Cx {
   list(v: unknown, path: string): unknown[] {
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v)) this.fail(path, `expected a list`);
+    return v;
+  }
+  /** true or false (YAML's own booleans: a quoted "false" or a YAML 1.1 `no` was read as true) */
+  bool(v: unknown, path: string, dflt: boolean): boolean {
+    if (v === undefined) return dflt;
+    if (typeof v !== "boolean") this.fail(path, `expected true or false, got ${JSON.stringify(v)}`);
     return v;
   }
   only(o: J, path: string, keys: readonly string[]): void {
@@ -166,6 +172,9 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
         const id = k.charCodeAt(0) === 35 /* # */ ? k.slice(1) : k;
         if (!isFixId(id)) cx.fail(`fixes.${k}`, `unknown fix (known: 104526, 107025, 108997, 79940, 108167, 110721, out-of-service, disable-force-detach-on-timeout)`);
         const v = f[k];
+        // on/off as `--fix ID=on|off` takes them, or a YAML boolean; anything
+        // else (`yes`, `1`, `enabled`) was read as off, whatever the version had
+        if (v !== true && v !== false && v !== "on" && v !== "off") cx.fail(`fixes.${k}`, `expected on or off, got ${JSON.stringify(v)}`);
         fixes[id as keyof FixOverrides] = v === true || v === "on";
       }
     }
@@ -209,14 +218,23 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
     watchFaults = cx.list(faultsIn.watch, "faults.watch").map((f, i) => watchFault(cx, f, `faults.watch[${i}]`));
   }
 
+  // (seed before duration: the order the errors have always been checked in)
+  const seed = !want("seed") ? undefined : root.seed === undefined ? 1 : cx.int(root.seed, "seed", 0);
+  // an `at:` past the end of the run never fired, silently
+  const durationMs = !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration");
+  if (timeline !== undefined && durationMs !== undefined)
+    for (let i = 0; i < timeline.length; i++) {
+      const at = timeline[i]!.atMs;
+      if (at !== undefined && at > durationMs) cx.fail(`timeline[${i}].at`, `${formatGoDuration(at)} is after the end of the run (duration ${formatGoDuration(durationMs)}${root.duration === undefined ? ", the default" : ""})`);
+    }
   return {
     name,
     description: root.description === undefined || !want("description") ? undefined : String(root.description),
     incident,
     version,
     fixes,
-    seed: !want("seed") ? undefined : root.seed === undefined ? 1 : cx.int(root.seed, "seed", 0),
-    durationMs: !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration"),
+    seed,
+    durationMs,
     clock,
     settings: !wantSettings
       ? undefined
@@ -411,6 +429,12 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
       if (a === "createPod" && m.kind !== "Pod") cx.fail(`${path}.manifest.kind`, "createPod needs a Pod manifest");
       break;
     case "deletePod":
+      // a bare number is ms in every duration of the format, but kubectl's
+      // --grace-period=30 and gracePeriodSeconds are seconds: `grace: 30` gave the
+      // containers 30 ms, so the grace period needs its unit
+      // (0 is 0 in any unit)
+      if ((typeof o.grace === "number" && o.grace !== 0) || (typeof o.grace === "string" && /^\s*\d+\s*$/.test(o.grace) && Number(o.grace) !== 0))
+        cx.fail(`${path}.grace`, `give a unit, e.g. "${o.grace}s" (a bare number would be ms, not kubectl's --grace-period seconds)`);
       action = { kind: "deletePod", pod: podKey(cx.str(o.pod, `${path}.pod`)), graceSeconds: o.grace === undefined ? undefined : cx.dur(o.grace, `${path}.grace`) / 1000 };
       break;
     case "delete": {
@@ -459,9 +483,38 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
         `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount)`,
       );
   }
+  // a field the action does not take was dropped (`{at: 60s, action:
+  // restartKubelet, node: n1, delay: 4s}` restarted with the default 2 s down,
+  // `count:` with `at:` fired once): refuse it
+  const takes = ACTION_FIELDS[a]!;
+  for (const k of Object.keys(o)) {
+    if (k === "at" || k === "after" || k === "between" || k === "action") continue;
+    if ((k === "delay" && o.after !== undefined) || (k === "count" && o.at === undefined) || takes.includes(k)) continue;
+    cx.fail(`${path}.${k}`, k === "delay" || k === "count" ? `${k} is for ${k === "delay" ? "after:" : "after: and between:"}, not at:` : `${a} does not take ${k} (it takes ${takes.length > 0 ? takes.join(", ") : "no other field"})`);
+  }
   item.action = action;
   return item as TimelineItem;
 }
+
+/** the fields each timeline action takes, besides at/after/between (+ delay, count) */
+const ACTION_FIELDS: Record<string, readonly string[]> = {
+  createPod: ["manifest"],
+  create: ["manifest"],
+  deletePod: ["pod", "grace"],
+  delete: ["kind", "name"],
+  crashKubelet: ["node"],
+  startKubelet: ["node"],
+  nodeNotReady: ["node"],
+  nodeReady: ["node"],
+  restartKubelet: ["node", "down"],
+  crashControllerManager: [],
+  startControllerManager: [],
+  restartControllerManager: ["down"],
+  taintNode: ["node", "key", "effect", "value"],
+  untaintNode: ["node", "key"],
+  holdMount: ["node", "process", "path", "propagation"],
+  releaseMount: ["node", "process"],
+};
 
 function podKey(s: string): string {
   return s.includes("/") ? s : `default/${s}`;
@@ -500,10 +553,13 @@ function apiFault(cx: Cx, v: unknown, path: string): ApiFault {
   if (!KINDS.includes(kind)) cx.fail(`${path}.kind`, `unsupported kind ${kind}`);
   const reason = o.reason === undefined ? "InternalError" : String(o.reason);
   if (!["Conflict", "InternalError", "NotFound"].includes(reason)) cx.fail(`${path}.reason`, "expected Conflict, InternalError or NotFound");
+  // the API server keys a pod or claim by namespace/name; a bare name (as the
+  // timeline's `pod:` takes it) never matched, so the fault never fired
+  const name = o.name === undefined ? undefined : cx.str(String(o.name), `${path}.name`);
   return {
     verb: verb as ApiFault["verb"],
     kind,
-    name: o.name === undefined ? undefined : String(o.name),
+    name: name === undefined || !NAMESPACED[kind] ? name : podKey(name),
     reason: reason as ApiFault["reason"],
     message: o.message === undefined ? undefined : String(o.message),
     count: cx.times(o.count, `${path}.count`),
@@ -517,6 +573,44 @@ function watchFault(cx: Cx, v: unknown, path: string): WatchFault {
   return { component: cx.str(o.component, `${path}.component`), extraMs: cx.dur(o.delay, `${path}.delay`), ...window(cx, o, path) };
 }
 
+/**
+ * A log component a check may name: the components that log (the
+ * attach/detach controller's kube-controller-manager, the external attacher,
+ * each node's kubelet and rbd CLI), alone or with the node (`kubelet/n1`).
+ * A check matches lines whose component starts with it, so a misspelt one
+ * matched nothing: its log: check failed and its noLog: check held unread.
+ */
+const LOG_COMPONENTS = ["kube-controller-manager", "csi-attacher", "kubelet", "rbd"];
+function logComponent(cx: Cx, v: unknown, path: string): string {
+  const c = cx.str(v, path);
+  const slash = c.indexOf("/");
+  const head = slash < 0 ? c : c.slice(0, slash);
+  if (!LOG_COMPONENTS.includes(head) || (slash >= 0 && (head === "kube-controller-manager" || head === "csi-attacher" || slash === c.length - 1)))
+    cx.fail(path, `unknown component ${JSON.stringify(c)} (known: ${LOG_COMPONENTS.join(", ")}, kubelet/NODE, rbd/NODE)`);
+  return c;
+}
+
+const POD_PHASES = ["Pending", "Running", "Succeeded", "Failed", "Unknown"];
+
+/** the field a check given as a plain string (`podRunning: web-0`) names */
+const SHORTHAND_FIELD: Record<string, string | undefined> = { podPhase: "pod", podRunning: "pod", podNotRunning: "pod", podGone: "pod", log: "contains", noLog: "contains", event: "reason", noEvent: "reason", step: "name" };
+/** each check's fields */
+const CHECK_FIELDS: Record<string, readonly string[]> = {
+  podPhase: ["pod", "phase"],
+  podRunning: ["pod"],
+  podNotRunning: ["pod"],
+  podGone: ["pod"],
+  log: ["contains", "component"],
+  noLog: ["contains", "component"],
+  event: ["reason", "object", "contains"],
+  noEvent: ["reason", "object", "contains"],
+  nodeVolumesAttached: ["node", "contains", "lacks"],
+  volumeAttachment: ["volumeHandle", "node", "exists"],
+  hostMount: ["node", "pathContains", "present"],
+  rbdMapped: ["node", "image", "mapped"],
+  step: ["name", "min", "max"],
+};
+
 const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "step"];
 
 function expectation(cx: Cx, v: unknown, path: string): Expectation {
@@ -526,11 +620,27 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
   const kind = keys[0]!;
   const p = `${path}.${kind}`;
   const raw = o[kind];
-  const a = typeof raw === "string" ? ({ pod: raw, contains: raw, reason: raw, name: raw } as J) : cx.map(raw, p);
+  // `podRunning: web-0`, `event: FailedMount`, `log: "text"`, `step: NAME`:
+  // the string is the check's one main field and nothing else (it was every
+  // field at once, so `event: X` also asked for X in the message and
+  // `noEvent: X` held while X events were there)
+  let a: J;
+  if (typeof raw === "string") {
+    const field = SHORTHAND_FIELD[kind];
+    if (field === undefined) cx.fail(p, `expected a mapping (${CHECK_FIELDS[kind]!.join(", ")}), got ${JSON.stringify(raw)}`);
+    a = { [field]: raw };
+  } else {
+    a = cx.map(raw, p);
+    // a misspelt field was dropped and the check decided without it
+    // (`nodeVolumesAttached: {node: n1, contain: X}` held whatever n1 had)
+    cx.only(a, p, CHECK_FIELDS[kind]!);
+  }
   let check: Check;
   switch (kind) {
     case "podPhase":
       check = { kind, pod: podKey(cx.str(a.pod, `${p}.pod`)), phase: cx.str(a.phase, `${p}.phase`) };
+      // core/v1 PodPhase: any other text (`running`) never matched
+      if (!POD_PHASES.includes(check.phase)) cx.fail(`${p}.phase`, `unknown pod phase ${JSON.stringify(check.phase)} (known: ${POD_PHASES.join(", ")})`);
       break;
     case "podRunning":
     case "podNotRunning":
@@ -539,26 +649,33 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
       break;
     case "log":
     case "noLog":
-      check = { kind, contains: cx.str(a.contains, `${p}.contains`), component: a.component === undefined ? undefined : String(a.component) };
+      check = { kind, contains: cx.str(a.contains, `${p}.contains`), component: a.component === undefined ? undefined : logComponent(cx, a.component, `${p}.component`) };
       break;
     case "event":
     case "noEvent":
       check = { kind, reason: cx.str(a.reason, `${p}.reason`), object: a.object === undefined ? undefined : String(a.object), contains: a.contains === undefined ? undefined : String(a.contains) };
       break;
     case "nodeVolumesAttached":
+      if (a.contains === undefined && a.lacks === undefined) cx.fail(p, "give contains or lacks (a volume's unique name, e.g. kubernetes.io/csi/DRIVER^HANDLE)");
       check = { kind, node: cx.str(a.node, `${p}.node`), contains: a.contains === undefined ? undefined : String(a.contains), lacks: a.lacks === undefined ? undefined : String(a.lacks) };
       break;
     case "volumeAttachment":
-      check = { kind, volumeHandle: cx.str(a.volumeHandle, `${p}.volumeHandle`), node: cx.str(a.node, `${p}.node`), exists: a.exists !== false };
+      check = { kind, volumeHandle: cx.str(a.volumeHandle, `${p}.volumeHandle`), node: cx.str(a.node, `${p}.node`), exists: cx.bool(a.exists, `${p}.exists`, true) };
       break;
     case "hostMount":
-      check = { kind, node: cx.str(a.node, `${p}.node`), pathContains: cx.str(a.pathContains, `${p}.pathContains`), present: a.present !== false };
+      check = { kind, node: cx.str(a.node, `${p}.node`), pathContains: cx.str(a.pathContains, `${p}.pathContains`), present: cx.bool(a.present, `${p}.present`, true) };
       break;
     case "rbdMapped":
-      check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: a.mapped !== false };
+      check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: cx.bool(a.mapped, `${p}.mapped`, true) };
       break;
-    default:
-      check = { kind: "step", name: cx.step(a.name, `${p}.name`), min: a.min === undefined ? 1 : cx.int(a.min, `${p}.min`, 0), max: a.max === undefined ? undefined : cx.int(a.max, `${p}.max`, 0) };
+    default: {
+      const max = a.max === undefined ? undefined : cx.int(a.max, `${p}.max`, 0);
+      // min defaults to 1 ("it happens"), but `{name: X, max: 0}` says "never": a
+      // default above the max made that check fail whatever the run did
+      const min = a.min === undefined ? Math.min(1, max ?? 1) : cx.int(a.min, `${p}.min`, 0);
+      if (max !== undefined && a.min !== undefined && min > max) cx.fail(`${p}.max`, `max ${max} is below min ${min}: the check could never hold`);
+      check = { kind: "step", name: cx.step(a.name, `${p}.name`), min, max };
+    }
   }
   return { check, name: o.name === undefined ? `${kind} ${JSON.stringify(raw)}` : String(o.name), line: cx.line(path) };
 }

@@ -64,4 +64,89 @@ describe("step: checks", () => {
     ]);
     expect(r.violations.filter((v) => v.kind === "expectation").map((v) => v.name)).toContain('step {"name":"adc.DetachFailed","max":0}');
   });
+
+  it("`max: 0` holds for a step that never came (min defaulted to 1, so \"never\" failed whatever the run did)", () => {
+    const sc = loadK8sScenario(withExpect("  - step: {name: adc.ForceDetachTimeout, max: 0}\n  - step: {name: adc.ForceDetachTimeout, min: 0, max: 0}\n"), "steps.yaml");
+    const r = runK8sScenario(sc, { version: "1.23" });
+    expect(r.steps.some((s) => s.name === "adc.ForceDetachTimeout")).toBe(false);
+    expect(r.expectations.map((e) => [e.held, e.detail])).toEqual([
+      [true, "pod default/web-0 phase Running"],
+      [true, "step adc.ForceDetachTimeout seen 0 times"],
+      [true, "step adc.ForceDetachTimeout seen 0 times"],
+    ]);
+    expect(r.violations).toEqual([]);
+  });
+});
+
+describe("a check written as a plain string", () => {
+  const withExpect = (lines: string): string => BUILTIN_YAML["detach-backoff-node-status"]!.replace("expect:\n  - podRunning: web-0\n", `expect:\n${lines}`);
+
+  it("`event: FailedMount` / `noEvent: FailedMount` ask for the reason alone (they also asked for the text FailedMount in the message: the event check failed and noEvent held while FailedMount events were there)", () => {
+    const r = runK8sScenario(loadK8sScenario(withExpect("  - event: FailedMount\n  - noEvent: FailedMount\n  - log: durationBeforeRetry 2m2s\n  - step: adc.DetachFailed\n"), "short.yaml"), { version: "1.22" });
+    expect(r.timeline.some((e) => e.reason === "FailedMount" && !e.message.includes("FailedMount"))).toBe(true);
+    expect(r.expectations.map((e) => [e.name, e.held])).toEqual([
+      ['event "FailedMount"', true],
+      ['noEvent "FailedMount"', false],
+      ['log "durationBeforeRetry 2m2s"', true],
+      ['step "adc.DetachFailed"', true],
+    ]);
+  });
+
+  it("is refused, at its line, for a check that needs more than one field (`nodeVolumesAttached: NODE` asked for a volume named like the node)", () => {
+    expect(() => loadK8sScenario(withExpect("  - nodeVolumesAttached: 10.0.0.12\n"), "short.yaml")).toThrow(
+      /^short\.yaml:\d+: expect\[0\]\.nodeVolumesAttached: expected a mapping \(node, contains, lacks\), got "10\.0\.0\.12"$/,
+    );
+  });
+});
+
+describe("a timeline action the API server refuses", () => {
+  it("does not happen and the run goes on (an injected InternalError on the timeline's pod delete was thrown out of the replay: `iosim: internal error`, exit 3)", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: delete, kind: Pod, name: default/web-0, count: 1}\n");
+    const r = runK8sScenario(loadK8sScenario(text, "refused.yaml"), { version: "1.22", steps: true });
+    // the delete at 60 s was refused: web-0 keeps running, its disk is never detached
+    expect(r.expectations.map((e) => [e.name, e.held])).toEqual([['podRunning "web-0"', true]]);
+    expect(r.steps.some((s) => s.name === "adc.DetachStarted")).toBe(false);
+    expect(r.violations).toEqual([]);
+  });
+});
+
+describe("an API fault's name", () => {
+  it("names a pod as the timeline does, without its namespace (the server keys pods by default/web-0, so `name: web-0` never matched and the fault never fired)", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: delete, kind: Pod, name: web-0, count: 1}\n");
+    const sc = loadK8sScenario(text, "named.yaml");
+    expect(sc.apiFaults[0]!.name).toBe("default/web-0");
+    const r = runK8sScenario(sc, { version: "1.22", steps: true });
+    expect(r.steps.some((s) => s.name === "adc.DetachStarted")).toBe(false);
+    expect(r.expectations.map((e) => [e.name, e.held])).toEqual([['podRunning "web-0"', true]]);
+  });
+});
+
+describe("the kubelet's final pod delete refused by the API server", () => {
+  it("is logged and sent again 10 s later (at the next pass), as the status manager does (it was thrown out of the replay: `iosim: internal error`), the same whether idle ticks are skipped or not", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: delete, kind: Pod, name: default/web-0, count: 2, from: 61s}\n");
+    const sc = loadK8sScenario(text, "kubelet-delete.yaml");
+    const r = runK8sScenario(sc, { version: "1.23", steps: true });
+    const refusals = r.logs.filter((l) => l.text.includes('"Failed to delete status for pod" pod="default/web-0" err="injected InternalError on delete Pod default/web-0"'));
+    expect(refusals.map((l) => l.component)).toEqual(["kubelet/10.0.0.12", "kubelet/10.0.0.12"]);
+    // (at the first pod-worker pass from then on)
+    expect(refusals[1]!.t - refusals[0]!.t).toBeGreaterThanOrEqual(10_000);
+    expect(refusals[1]!.t - refusals[0]!.t).toBeLessThan(11_000);
+    // deleted at the third try (the re-create after the failed detach came while
+    // the old pod still stood, so it was refused: web-0 ends deleted), no invariant broken
+    expect(r.expectations.map((e) => e.detail)).toEqual(["pod default/web-0 phase (deleted)"]);
+    expect(r.violations.filter((v) => v.kind === "invariant")).toEqual([]);
+    const ticked = runK8sScenario(sc, { version: "1.23", steps: true, tickEveryPeriod: true });
+    expect(ticked.steps).toEqual(r.steps);
+    expect(ticked.timeline).toEqual(r.timeline);
+  });
+});
+
+describe("an API fault on create", () => {
+  it("leaves the scenario's own objects alone and hits the timeline's create (a fault from 0 s hit the set-up and was thrown out of the replay)", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: create, kind: Pod, count: 1}\n");
+    const r = runK8sScenario(loadK8sScenario(text, "create.yaml"), { version: "1.23" });
+    // the first pod ran; the re-create after the failed detach was refused, so web-0 ends deleted
+    expect(r.timeline.filter((e) => e.reason === "Started").length).toBe(1);
+    expect(r.expectations.map((e) => e.detail)).toEqual(["pod default/web-0 phase (deleted)"]);
+  });
 });

@@ -18,7 +18,7 @@
 // enough past its last action (the built-ins run 20-25 simulated minutes,
 // which idle-skipping makes cheap).
 
-import { ApiServer, isNotFound } from "../api/apiserver.js";
+import { ApiError, ApiServer, isNotFound } from "../api/apiserver.js";
 import { keyOf, KObj, nsKey, PodVolume, Taint } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
@@ -220,7 +220,6 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
   const backend = new Backend(sim);
   Object.assign(backend.latency, sc.settings.latencies);
   for (const f of sc.storageFaults) backend.faults.push({ ...f });
-  for (const f of sc.apiFaults) api.faults.push({ ...f });
   // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
   const steps = new Steps(sim, (opts.steps ?? false) || [...sc.expect, ...sc.symptom].some((e) => e.check.kind === "step"));
   const violations: Violation[] = [];
@@ -330,6 +329,10 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
       if (b) backend.volume(b.id, !(modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
     }
   }
+  // The scenario's objects are there when the run starts, not requests of the
+  // run: its API faults apply from here on (a create fault from 0 s hit them
+  // and was thrown out of the replay, `iosim: internal error`)
+  for (const f of sc.apiFaults) api.faults.push({ ...f });
   const adcBox: { adc: AttachDetachController | null } = { adc: null };
   let adcStarts = 0;
   const startADC = (): void => {
@@ -380,6 +383,16 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
 
   // ---- timeline --------------------------------------------------------------
   const holders = new Map<string, string>();
+  /**
+   * A timeline action the API server refused (a scenario's API fault, or a
+   * node that is gone): as kubectl, the action did not happen and the run goes
+   * on; the refusal is a causal note. It was thrown out of the replay
+   * (`iosim: internal error`, exit 3).
+   */
+  const refused = (what: string, e: unknown): void => {
+    if (!(e instanceof ApiError)) throw e;
+    out.note("timeline", `${what} failed: ${e.message}`);
+  };
   const act = (a: K8sScenario["timeline"][number]["action"]): void => {
     // An action through the API server (create, delete, node conditions,
     // taints) wakes exactly the loops that read what it writes, as any API
@@ -404,14 +417,14 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
         try {
           api.delete("Pod", a.pod, a.graceSeconds);
         } catch (e) {
-          if (!isNotFound(e)) throw e;
+          if (!isNotFound(e)) refused(`delete pod ${a.pod}`, e);
         }
         break;
       case "delete":
         try {
           api.delete(a.objectKind, a.name);
         } catch (e) {
-          if (!isNotFound(e)) throw e;
+          if (!isNotFound(e)) refused(`delete ${a.objectKind} ${a.name}`, e);
         }
         break;
       case "crashKubelet":
@@ -445,19 +458,27 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult {
         setReady(a.node, "True", "KubeletReady");
         break;
       case "taintNode":
-        api.patch("Node", a.node, (d) => {
-          const t = ((d.spec?.taints ?? []) as Taint[]).filter((x) => x.key !== a.key);
-          d.spec = Object.assign({}, d.spec, { taints: [...t, { key: a.key, value: a.value, effect: a.effect }] });
-          return true;
-        });
+        try {
+          api.patch("Node", a.node, (d) => {
+            const t = ((d.spec?.taints ?? []) as Taint[]).filter((x) => x.key !== a.key);
+            d.spec = Object.assign({}, d.spec, { taints: [...t, { key: a.key, value: a.value, effect: a.effect }] });
+            return true;
+          });
+        } catch (e) {
+          refused(`taint node ${a.node}`, e);
+        }
         break;
       case "untaintNode":
-        api.patch("Node", a.node, (d) => {
-          const t = (d.spec?.taints ?? []) as Taint[];
-          if (!t.some((x) => x.key === a.key)) return false;
-          d.spec = Object.assign({}, d.spec, { taints: t.filter((x) => x.key !== a.key) });
-          return true;
-        });
+        try {
+          api.patch("Node", a.node, (d) => {
+            const t = (d.spec?.taints ?? []) as Taint[];
+            if (!t.some((x) => x.key === a.key)) return false;
+            d.spec = Object.assign({}, d.spec, { taints: t.filter((x) => x.key !== a.key) });
+            return true;
+          });
+        } catch (e) {
+          refused(`untaint node ${a.node}`, e);
+        }
         break;
       case "holdMount": {
         const h = hosts.get(a.node);
