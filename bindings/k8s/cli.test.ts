@@ -3,8 +3,10 @@
 // printed "0.1.0" and exited 0 for `iosim k8s run X --version 1.22`).
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { BUILTIN_YAML } from "./index.js";
 
 const ROOT = resolve(__dirname, "..", "..");
 const MAIN = join(ROOT, "dist", "bindings", "cli", "main.js");
@@ -40,6 +42,31 @@ describe("iosim k8s on the command line", () => {
     expect(r.out).toMatch(/^detach-backoff-node-status: 1\.22\.0 vs 1\.23\.0/);
     expect(r.out).toMatch(/first differing event/);
     expect(r.out).toMatch(/violations 1\.23\.0: none/);
+  });
+
+  it("k8s run's text output says whether the incident's symptoms reproduced: all on 1.22, not on 1.23", () => {
+    const affected = iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.22", "--no-events").out;
+    expect(affected).toMatch(/^symptom of incident 002: reproduced \(5 of 5 checks hold\)$/m);
+    expect(affected).toMatch(/^ {2}holds {3}nodeVolumesAttached .* \(line 89\): node 10\.0\.0\.12 volumesAttached=\[\]$/m);
+    const fixed = iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.23", "--no-events").out;
+    expect(fixed).toMatch(/^symptom of incident 002: not reproduced \([0-4] of 5 checks hold\)$/m);
+    expect(fixed).toMatch(/^ {2}absent {2}podNotRunning "web-0" \(line 85\): pod default\/web-0 phase Running$/m);
+  });
+
+  it("k8s diff --seed runs both versions with that seed: the seed picks a between: instant, and with it where the versions part", () => {
+    // seed 002 with the new pod landing at a seed-chosen instant between the failed detach and the one that succeeds
+    const dir = mkdtempSync(join(tmpdir(), "k8s-diff-seed-"));
+    try {
+      const file = join(dir, "between.yaml");
+      writeFileSync(file, BUILTIN_YAML["detach-backoff-node-status"]!.replace("after: adc.DetachFailed\n    delay: 300ms\n", "between: [adc.DetachFailed, adc.DetachSucceeded]\n"));
+      const first = (seed: string) => (JSON.parse(iosim("k8s", "diff", file, "--version", "1.22", "--version", "1.23", "--seed", seed, "--json").out) as { logA: string }).logA;
+      // the new pod's SyncLoop ADD at +1m12.314s with seed 1, the controller's attach at +1m12.720s with seed 2
+      expect(first("1")).toMatch(/^\+1m12\.314s kubelet\/10\.0\.0\.12 I kubelet\.go:2096\] "SyncLoop ADD"/);
+      expect(first("2")).toMatch(/^\+1m12\.720s kube-controller-manager I reconciler\.go:255\]/);
+      expect(iosim("k8s", "diff", file, "--version", "1.22", "--version", "1.23", "--seed", "x").code).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("k8s run --seed takes an integer >= 0: abc, -1 and 1.5 are usage errors naming --seed", () => {

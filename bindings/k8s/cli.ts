@@ -89,6 +89,12 @@ export function registerK8sCommands(program: Command): void {
           w("");
           for (const l of r.logs) w(`${l.component}: ${l.text}`);
         }
+        if (r.symptoms.length > 0) {
+          // the incident the scenario describes: shown, but not a violation (an affected version is meant to show it)
+          const held = r.symptoms.filter((x) => x.held).length;
+          w(`\nsymptom${sc.incident ? ` of incident ${sc.incident.seed}` : "s"}: ${held === r.symptoms.length ? "reproduced" : "not reproduced"} (${held} of ${r.symptoms.length} checks hold)`);
+          for (const x of r.symptoms) w(`  ${x.held ? "holds " : "absent"}  ${x.name}${x.line ? ` (line ${x.line})` : ""}: ${x.detail}`);
+        }
         w("");
         if (r.violations.length === 0) w("all invariants and expectations hold");
         for (const v of r.violations) w(`VIOLATION ${v.name} at ${v.time}: ${v.explanation}`);
@@ -120,15 +126,17 @@ export function registerK8sCommands(program: Command): void {
     .argument("<scenario>", "a scenario YAML file or a built-in name")
     .option("--version <version>", "give twice: the two versions to compare", collect, [] as string[])
     .option("--fix <id=on|off>", "fix overrides applied to both runs", collect, [] as string[])
+    .option("--seed <n>", "PRNG seed of both runs (default: the scenario's)")
     .option("--json", "print the diff as JSON")
     .description("where two versions' timelines diverge")
-    .action((arg: string, o: { version: string[]; fix: string[]; json?: boolean }) => {
+    .action((arg: string, o: { version: string[]; fix: string[]; seed?: string; json?: boolean }) => {
       if (o.version.length !== 2) throw new InputError("diff needs exactly two --version options", "command line", undefined, "--version");
       o.version.forEach(versionOption);
       const fixes = fixOption(o.fix);
+      const seed = seedOption(o.seed);
       const sc = resolveScenario(arg);
-      const a = runK8sScenario(sc, { version: o.version[0], fixes });
-      const b = runK8sScenario(sc, { version: o.version[1], fixes });
+      const a = runK8sScenario(sc, { version: o.version[0], fixes, seed });
+      const b = runK8sScenario(sc, { version: o.version[1], fixes, seed });
       const d = diffK8sRuns(a, b);
       if (o.json) process.stdout.write(JSON.stringify(d, null, 2) + "\n");
       else {
