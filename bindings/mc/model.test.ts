@@ -1,0 +1,69 @@
+// The `mc:` section of a sweep file: what it accepts.
+//
+// A misspelt key of `mc:` (`expects:`) was dropped, so the sweep ran without
+// its expectations and counted every run ok.
+import { describe, expect, it } from "vitest";
+import { InputError } from "../scenario/errors.js";
+import { modelFromText } from "./run-one.js";
+
+const IO = (mc: string) => `mc:
+  domain: io
+${mc}
+scenario:
+  name: t
+  jobs:
+    - {name: a, rw: randread, ioengine: libaio, direct: 1, iodepth: {param: d}, number_ios: 5, bs: 4k}
+`;
+
+function inputError(text: string): InputError {
+  try {
+    modelFromText(text, "sweep.yaml");
+  } catch (e) {
+    if (e instanceof InputError) return e;
+    throw e;
+  }
+  throw new Error("no InputError");
+}
+
+describe("the mc: section refuses what it does not know", () => {
+  it("a misspelt `expects:` is refused with file, line and field (dropped, every run counted ok)", () => {
+    const e = inputError(IO(`  params: {d: {choice: [1, 4]}}
+  expects: [{name: x, metric: job.a.read.lat.p99, "<=": 1}]`));
+    expect(e.file).toBe("sweep.yaml");
+    expect(e.line).toBe(4);
+    expect(e.field).toBe("mc.expects");
+    expect(e.message).toMatch(/unknown key "expects" in mc:/);
+  });
+
+  it("an unknown key of an expectation or of a table axis (`bin:` for bins) is refused", () => {
+    const a = inputError(IO(`  params: {d: {choice: [1, 4]}}
+  expect:
+    - {name: x, metric: job.a.read.lat.p99, "<=": 1, unit: ms}`));
+    expect(a.field).toBe("mc.expect[0].unit");
+    expect(a.line).toBe(5);
+    const b = inputError(IO(`  params: {d: {choice: [1, 4]}}
+  table:
+    - {param: d, bin: [0, 2]}`));
+    expect(b.field).toBe("mc.table[0].bin");
+    expect(b.message).toMatch(/unknown key "bin" in a table axis \(known: param, bins\)/);
+  });
+
+  it("a bound that is not a number (null read as 0 before) and a metrics list that is not a list are refused", () => {
+    const a = inputError(IO(`  params: {d: {choice: [1, 4]}}
+  expect:
+    - {name: x, metric: job.a.read.lat.p99, "<=": null}`));
+    expect(a.field).toBe("mc.expect[0].<=");
+    const b = inputError(IO(`  params: {d: {choice: [1, 4]}}
+  metrics: job.a.read.iops`));
+    expect(b.field).toBe("mc.metrics");
+  });
+
+  it("a well-formed section still loads", () => {
+    expect(() => modelFromText(IO(`  params: {d: {choice: [1, 4]}}
+  metrics: [job.a.read.iops]
+  expect:
+    - {name: x, metric: job.a.read.lat.p99, "<=": 1e6}
+  table:
+    - {param: d, bins: [0, 2]}`), "sweep.yaml")).not.toThrow();
+  });
+});
