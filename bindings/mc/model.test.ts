@@ -1,10 +1,20 @@
-// The `mc:` section of a sweep file: what it accepts.
+// The `mc:` section of a sweep file: what it accepts, and how a metric
+// expectation judges a run.
 //
 // A misspelt key of `mc:` (`expects:`) was dropped, so the sweep ran without
-// its expectations and counted every run ok.
+// its expectations and counted every run ok; a run that never reported an
+// expectation's metric (a pod that never reached Running has no runningAtMs)
+// was counted only as `expect:<name>:no-metric`, so P(expect:slow-start) left
+// out the slowest starts of all.
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { InputError } from "../scenario/errors.js";
+import { failedExpectations } from "./model.js";
 import { modelFromText } from "./run-one.js";
+
+const ROOT = resolve(__dirname, "..", "..");
+const K8S = join(ROOT, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
 
 const IO = (mc: string) => `mc:
   domain: io
@@ -65,5 +75,28 @@ describe("the mc: section refuses what it does not know", () => {
     - {name: x, metric: job.a.read.lat.p99, "<=": 1e6}
   table:
     - {param: d, bins: [0, 2]}`), "sweep.yaml")).not.toThrow();
+  });
+});
+
+describe("a metric expectation judges a run", () => {
+  it("a run without the metric fails the expectation, with a no-metric class saying why", () => {
+    const exp = [{ name: "slow-start", metric: "pod.default/web-0.runningAtMs", op: "<=" as const, value: 90000 }];
+    expect(failedExpectations(exp, { "pod.default/web-0.runningAtMs": 81420 })).toEqual([]);
+    expect(failedExpectations(exp, { "pod.default/web-0.runningAtMs": 95000 })).toEqual(["expect:slow-start"]);
+    expect(failedExpectations(exp, { nodePatches: 7 })).toEqual(["expect:slow-start", "expect:slow-start:no-metric"]);
+  });
+
+  it("detach backoff: a pod stuck ContainerCreating (no runningAtMs) counts as a slow start", () => {
+    const text = readFileSync(K8S, "utf8")
+      .replace('landDelay: {uniform: ["0ms", "6000ms"]}', 'landDelay: "0ms"')
+      .replace('busyDetaches: {randint: [1, 4]}', "busyDetaches: 1")
+      .replace("{bernoulli: 0.5, name: fix104526}", "{bernoulli: 0, name: fix104526}")
+      .replace("  metrics:", '  expect:\n    - {name: slow-start, metric: pod.default/web-0.runningAtMs, "<=": 90000}\n  metrics:');
+    const m = modelFromText(text, "sweep.yaml");
+    const out = m.run(m.sample(1), 1);
+    expect(out.classes).toContain("incident");
+    expect(out.metrics["pod.default/web-0.runningAtMs"]).toBeUndefined();
+    expect(out.classes).toContain("expect:slow-start");
+    expect(out.classes).toContain("expect:slow-start:no-metric");
   });
 });
