@@ -161,3 +161,74 @@ scenario:
     });
   }
 });
+
+// Modifiers and spreads the README documents were read by some kinds only, and
+// dropped silently elsewhere: `round: 4096` on a randint gave any integer,
+// `sd: "1s"` beside a mean of "100ms" drew with an sd of 1 ms, `round: "1s"`
+// on a ms draw rounded to 1 ms, `min: 0` inside normal: {...} let negative
+// values through, `min` on a choice was ignored.
+describe("distribution modifiers are read or refused, never dropped", () => {
+  const draw = (spec: string, runs = 400): Json[] => {
+    const t = load(`scenario:\n  v: ${spec}\n`);
+    return Array.from({ length: runs }, (_, s) => (sampleTemplate(t, samplingRng(s)).doc as { v: Json }).v);
+  };
+
+  it("randint with round: 4096 draws whole 4 KiB multiples in its range, in the interpreter and the compiled sampler alike", () => {
+    const vs = draw("{randint: [4096, 65536], round: 4096}") as number[];
+    for (const v of vs) {
+      expect(v % 4096).toBe(0);
+      expect(v).toBeGreaterThanOrEqual(4096);
+      expect(v).toBeLessThanOrEqual(65536);
+    }
+    expect(new Set(vs).size).toBeGreaterThan(10);
+    const t = load(`scenario:\n  v: {randint: [4096, 65536], round: 4096}\n`);
+    for (let s = 0; s < 50; s++) expect(sampleCompiled(t, samplingRng(s))).toEqual(sampleTemplate(t, samplingRng(s)));
+    expect(errOf(() => load(`scenario:\n  v: {randint: [0, 10], round: 2.5}\n`)).message).toMatch(/round must be a whole number above 0/);
+  });
+
+  it("a round with a unit is in that unit: round: 100ms on a ms draw gives multiples of 100 ms; another unit is refused", () => {
+    for (const v of draw('{uniform: ["0ms", "5000ms"], round: "100ms"}', 100)) expect(v).toMatch(/^(0|\d*00)ms$/);
+    const e = errOf(() => load(`scenario:\n  v: {uniform: ["0ms", "5000ms"], round: "1s"}\n`));
+    expect(e.field).toBe("scenario.v.round");
+    expect(e.line).toBe(2);
+    expect(e.message).toMatch(/round has unit "s", the distribution "ms"/);
+  });
+
+  it("normal's sd in another unit than its mean is refused (sd 1s was read as 1 ms); the same unit or none is the mean's", () => {
+    const e = errOf(() => load(`scenario:\n  v: {normal: {mean: "100ms", sd: "1s"}}\n`));
+    expect(e.field).toBe("scenario.v.normal.sd");
+    expect(e.message).toMatch(/sd has unit "s", the mean "ms"/);
+    const wide = draw('{normal: {mean: "1000ms", sd: "300ms"}}', 400).map((v) => Number(String(v).replace("ms", "")));
+    expect(Math.max(...wide) - Math.min(...wide)).toBeGreaterThan(1000);
+    expect(errOf(() => load(`scenario:\n  v: {lognormal: {median: "10ms", sigma: "1ms"}}\n`)).message).toMatch(/sigma is the spread of the logarithm/);
+  });
+
+  it("min inside normal: {...} is refused with a hint to write it beside; beside it clamps", () => {
+    const e = errOf(() => load(`scenario:\n  v: {normal: {mean: 100, sd: 50, min: 0}}\n`));
+    expect(e.field).toBe("scenario.v.normal.min");
+    expect(e.message).toMatch(/write min beside normal:, not inside it/);
+    for (const v of draw("{normal: {mean: 100, sd: 50}, min: 0}") as number[]) expect(v).toBeGreaterThanOrEqual(0);
+  });
+
+  it("a modifier the kind does not read is refused: min on a choice, round on a bernoulli, weights on a uniform, name on a param", () => {
+    const cases: Array<[string, RegExp, string]> = [
+      ["{choice: [1, 2, 3], min: 2}", /choice takes no "min" \(it takes weights, name\)/, "scenario.v.min"],
+      ["{bernoulli: 0.5, round: 1}", /bernoulli takes no "round"/, "scenario.v.round"],
+      ["{uniform: [0, 1], weights: [1, 2]}", /uniform takes no "weights"/, "scenario.v.weights"],
+      ["{maybe: 3, p: 0.5, name: m}", /maybe takes no "name" \(it takes p\)/, "scenario.v.name"],
+    ];
+    for (const [spec, re, field] of cases) {
+      const e = errOf(() => load(`scenario:\n  v: ${spec}\n`));
+      expect(e.message).toMatch(re);
+      expect(e.field).toBe(field);
+      expect(e.line).toBe(2);
+    }
+    expect(errOf(() => load(`mc:\n  params: {d: {randint: [1, 3]}}\nscenario:\n  v: {param: d, name: x}\n`)).message).toMatch(/param takes no "name"/);
+  });
+
+  it("min above max is refused rather than pinning every draw to max", () => {
+    const e = errOf(() => load(`scenario:\n  v: {normal: {mean: 5, sd: 1}, min: 10, max: 6}\n`));
+    expect(e.message).toMatch(/min 10 is above max 6/);
+    expect(e.field).toBe("scenario.v.min");
+  });
+});

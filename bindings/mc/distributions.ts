@@ -20,8 +20,12 @@
 //      {literal: X}                 X as written, even if it looks like a distribution
 //
 //    Modifiers on the numeric kinds: `min`, `max` (clamp), `round` (quantum,
-//    rounding down: `round: 4096` gives whole 4 KiB multiples), `name` (record the draw as a
-//    named parameter, for tables and repro headers). Ends may carry a unit
+//    rounding down: `round: 4096` gives whole 4 KiB multiples, randint too; a
+//    unit must be the draw's), `name` (record the draw as a named parameter,
+//    for tables and repro headers; bernoulli and choice take it too). Each
+//    kind reads its own modifiers (MODIFIERS_OF) and any other key beside it,
+//    or inside normal's / lognormal's / exponential's mapping, is refused:
+//    a dropped `min` or `round` would give values the file rules out. Ends may carry a unit
 //    suffix, the same on both ends ("0ms", "250ms"; "4k", "1M"): the number is
 //    sampled and the unit written back, rounded down to a whole unit unless
 //    `round` says otherwise. So `{uniform: ["0ms", "5000ms"]}` gives e.g. "1734ms",
@@ -89,6 +93,13 @@ type Tpl =
 const DIST_KEYS = ["uniform", "randint", "loguniform", "normal", "lognormal", "exponential", "bernoulli", "choice", "param",
   "maybe", "repeat", "literal"] as const;
 const MODIFIERS = new Set(["min", "max", "round", "name", "weights", "p", "count"]);
+/** The modifiers each kind reads (any other beside it is refused). */
+const NUMERIC_MODIFIERS = ["min", "max", "round", "name"];
+const MODIFIERS_OF: Record<string, readonly string[]> = {
+  uniform: NUMERIC_MODIFIERS, randint: NUMERIC_MODIFIERS, loguniform: NUMERIC_MODIFIERS,
+  normal: NUMERIC_MODIFIERS, lognormal: NUMERIC_MODIFIERS, exponential: NUMERIC_MODIFIERS,
+  bernoulli: ["name"], choice: ["weights", "name"], param: [], maybe: ["p"], repeat: ["count"],
+};
 const UNIT_RE = /^\s*(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*$/;
 
 /** A compiled randomised document. */
@@ -168,6 +179,16 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     if (extra.length) {
       fail(path, `unexpected key(s) ${extra.map((k) => `"${k}"`).join(", ")} beside "${kind}" (modifiers: ${[...MODIFIERS].join(", ")}; wrap a plain mapping in {literal: ...})`);
     }
+    // a modifier the kind does not read is refused, not dropped (`min` on a choice, `round` on a bernoulli)
+    const takes = MODIFIERS_OF[kind] ?? [];
+    const unread = keys.filter((k) => k !== kind && !takes.includes(k));
+    if (unread.length) {
+      fail(`${path}.${unread[0]}`, `${kind} takes no ${unread.map((k) => `"${k}"`).join(", ")}${takes.length ? ` (it takes ${takes.join(", ")})` : ""}`);
+    }
+    if (o.min !== undefined && o.max !== undefined) {
+      const lo = num(o.min, `${path}.min`, "min").n, hi = num(o.max, `${path}.max`, "max").n;
+      if (lo > hi) fail(`${path}.min`, `min ${lo} is above max ${hi}`);
+    }
     random = true;
     const s = src(path, path ? `${path}.${kind}` : kind);
     const name = o.name === undefined ? undefined : String(o.name);
@@ -177,13 +198,19 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
       if (x.unit && x.unit !== unit) fail(`${path}.${k}`, `${k} has unit "${x.unit}", the distribution "${unit}"`);
       return x.n;
     };
-    const roundOf = (unit: string, dflt: number) => (o.round === undefined ? (unit ? 1 : dflt) : num(o.round, `${path}.round`, "round").n);
+    const roundOf = (unit: string, dflt: number, whole = false) => {
+      if (o.round === undefined) return unit ? 1 : dflt;
+      const x = num(o.round, `${path}.round`, "round");
+      if (x.unit && x.unit !== unit) fail(`${path}.round`, `round has unit "${x.unit}", the distribution ${unit ? `"${unit}"` : "none"}`);
+      if (!(x.n > 0) || (whole && !Number.isInteger(x.n))) fail(`${path}.round`, `round must be a ${whole ? "whole number" : "number"} above 0, got ${JSON.stringify(o.round)}`);
+      return x.n;
+    };
     switch (kind) {
       case "uniform": case "randint": case "loguniform": {
         const e = ends(o[kind], `${path}.${kind}`, kind);
         if (kind === "loguniform" && !(e.a > 0)) fail(path, "loguniform needs a low end above 0");
         return { t: "num", kind, p1: e.a, p2: e.b, unit: e.unit, min: clampOf("min", e.unit), max: clampOf("max", e.unit),
-          round: kind === "randint" ? 1 : roundOf(e.unit, 0), path: rel, name, src: s };
+          round: roundOf(e.unit, kind === "randint" ? 1 : 0, kind === "randint"), path: rel, name, src: s };
       }
       case "normal": case "lognormal": case "exponential": {
         const spec = o[kind];
@@ -192,10 +219,22 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
         }
         const sp = spec as Record<string, unknown>;
         const k1 = kind === "normal" ? "mean" : kind === "lognormal" ? "median" : "mean";
+        const k2 = kind === "normal" ? "sd" : kind === "lognormal" ? "sigma" : undefined;
+        for (const k of Object.keys(sp)) {
+          if (k !== k1 && k !== k2) {
+            fail(`${path}.${kind}.${k}`, `${kind} takes {${[k1, k2].filter(Boolean).join(", ")}}, not "${k}"${MODIFIERS.has(k) ? ` (write ${k} beside ${kind}:, not inside it)` : ""}`);
+          }
+        }
         const a = num(sp[k1], `${path}.${kind}.${k1}`, k1);
         let p2 = 0;
-        if (kind === "normal") p2 = num(sp.sd, `${path}.${kind}.sd`, "sd").n;
-        if (kind === "lognormal") p2 = num(sp.sigma, `${path}.${kind}.sigma`, "sigma").n;
+        if (k2) {
+          const b = num(sp[k2], `${path}.${kind}.${k2}`, k2);
+          // sd is in the mean's unit (a plain number: that unit); sigma is a factor on the log scale, no unit
+          if (kind === "normal" && b.unit && b.unit !== a.unit) fail(`${path}.${kind}.sd`, `sd has unit "${b.unit}", the mean ${a.unit ? `"${a.unit}"` : "none"}: give both the same unit`);
+          if (kind === "lognormal" && b.unit) fail(`${path}.${kind}.sigma`, `sigma is the spread of the logarithm, a plain number (got "${b.unit}")`);
+          if (!(b.n >= 0)) fail(`${path}.${kind}.${k2}`, `${k2} must be 0 or more, got ${b.n}`);
+          p2 = b.n;
+        }
         if (kind === "lognormal" && !(a.n > 0)) fail(path, "lognormal median must be above 0");
         if (kind === "exponential" && !(a.n > 0)) fail(path, "exponential mean must be above 0");
         return { t: "num", kind, p1: a.n, p2, unit: a.unit, min: clampOf("min", a.unit), max: clampOf("max", a.unit),
