@@ -232,3 +232,38 @@ describe("distribution modifiers are read or refused, never dropped", () => {
     expect(e.field).toBe("scenario.v.min");
   });
 });
+
+// A sweep whose template can only fail while sampling stopped with "internal
+// error" and a stack trace from a worker (exit 3), leaving a journal behind
+// that the next attempt had to --force: a param reading a param defined below
+// it, a repeat count drawn from a uniform (2.34 copies), a repeat outside a
+// list. They are template errors, found when the file is read.
+describe("template errors are found when the file is read, not in the middle of a sweep", () => {
+  const cases: Array<[string, string, RegExp, string]> = [
+    ["a param reading one defined below it", "mc:\n  params:\n    b: {param: c}\n    c: {choice: [1, 4]}\nscenario:\n  v: {param: b}\n",
+      /parameter "c" is used before it is defined: mc.params are drawn in order, so define "c" above "b"/, "mc.params.b"],
+    ["a param reading itself", "mc:\n  params:\n    b: {param: b}\nscenario:\n  v: 1\n", /parameter "b" reads itself/, "mc.params.b"],
+    ["a param that is a maybe", "mc:\n  params:\n    b: {maybe: 3, p: 0.5}\nscenario:\n  v: {param: b}\n", /cannot be a maybe/, "mc.params.b"],
+    ["a repeat count from a uniform", "scenario:\n  v:\n    - {repeat: {a: 1}, count: {uniform: [1, 3]}}\n", /count must draw whole numbers >= 0/, "scenario.v[0].count"],
+    ["a repeat count that can be negative", "scenario:\n  v:\n    - {repeat: {a: 1}, count: {randint: [-1, 3]}}\n", /count must draw whole numbers >= 0/, "scenario.v[0].count"],
+    ["a repeat outside a list", "scenario:\n  v: {repeat: {a: 1}, count: 2}\n", /repeat is only allowed as an element of a list/, "scenario.v"],
+    ["a {param} naming a draw of the document", "mc:\n  params: {x: {randint: [1, 2]}}\nscenario:\n  a: {choice: [1, 4], name: d}\n  b: {param: d}\n",
+      /\{param: d\} reads mc.params only, and "d" is the name: of a draw in the document/, "scenario.b"],
+  ];
+  for (const [what, text, re, field] of cases) {
+    it(`${what} is refused with its file, line and field`, () => {
+      const e = errOf(() => load(text));
+      expect(e.message).toMatch(re);
+      expect(e.field?.startsWith(field)).toBe(true);
+      expect(e.file).toBe("t.yaml");
+      expect(e.line).toBeGreaterThan(0);
+    });
+  }
+
+  it("counts that always draw whole numbers are fine: randint from 0, a choice of them, a param, a uniform with round: 1 and min 0", () => {
+    for (const c of ["{randint: [0, 3]}", "{choice: [0, 2, 5]}", "{param: n}", "{uniform: [0, 3], round: 1}", "{normal: {mean: 2, sd: 1}, min: 0, round: 1}"]) {
+      const t = load(`mc:\n  params: {n: {randint: [1, 2]}}\nscenario:\n  v:\n    - {repeat: {a: 1}, count: ${c}}\n`);
+      for (let s = 0; s < 50; s++) expect(() => sampleTemplate(t, samplingRng(s))).not.toThrow();
+    }
+  });
+});

@@ -12,11 +12,12 @@
 //      {bernoulli: p}               true with probability p
 //      {choice: [v1, v2, ...]}      one of the values (each may hold distributions);
 //                                   optional weights: [w1, w2, ...]
-//      {param: name}                the run's value of a named draw (mc.params or name:)
+//      {param: name}                the run's value of mc.params.name (params are drawn
+//                                   in order, and may read those above them)
 //      {maybe: X, p: 0.3}           X with probability p, else the list element /
 //                                   mapping key is left out (a fault that may not happen)
 //      {repeat: X, count: N}        in a list: N copies of X spliced in, each sampled
-//                                   on its own; N may be a distribution
+//                                   on its own; N may be a distribution of whole numbers >= 0
 //      {literal: X}                 X as written, even if it looks like a distribution
 //
 //    Modifiers on the numeric kinds: `min`, `max` (clamp), `round` (quantum,
@@ -156,9 +157,12 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     return v as number;
   };
 
-  const compile = (v: unknown, path: string, rel: string): Tpl => {
+  // mc.params compiled so far (while compiling one, the ones above it: a param may read only those)
+  const pmap = new Map<string, Tpl>();
+  let compilingParam: string | undefined;
+  const compile = (v: unknown, path: string, rel: string, inList = false): Tpl => {
     if (Array.isArray(v)) {
-      const items = v.map((x, i) => compile(x, `${path}[${i}]`, `${rel}[${i}]`));
+      const items = v.map((x, i) => compile(x, `${path}[${i}]`, `${rel}[${i}]`, true));
       return items.every((x) => x.t === "lit") ? { t: "lit", v: items.map((x) => (x as { v: Json }).v) } : { t: "arr", items };
     }
     if (v === null || typeof v !== "object") return { t: "lit", v: v as Json };
@@ -261,17 +265,28 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
         const n = String(o.param);
         if (!params || !(n in params)) {
           const known = params ? Object.keys(params) : [];
+          if (namesDraw(doc, n)) {
+            fail(path, `{param: ${n}} reads mc.params only, and "${n}" is the name: of a draw in the document: move that distribution to mc.params.${n} and write {param: ${n}} where it was`);
+          }
           fail(path, `unknown parameter "${n}"${known.length ? ` (mc.params defines ${known.join(", ")})` : " (no mc.params section)"}`);
+        }
+        if (compilingParam !== undefined && !pmap.has(n)) {
+          fail(path, n === compilingParam ? `parameter "${n}" reads itself` : `parameter "${n}" is used before it is defined: mc.params are drawn in order, so define "${n}" above "${compilingParam}"`);
         }
         return { t: "param", name: n, src: s };
       }
       case "maybe":
         return { t: "maybe", p: prob(o.p ?? 0.5, `${path}.p`, "p"), value: compile(o.maybe, `${path}.maybe`, `${rel}?`), path: rel, src: s };
       case "repeat": {
+        // found here, not in the middle of a sweep (sampling would throw there)
+        if (!inList) fail(path, "repeat is only allowed as an element of a list (it splices its copies into the list)");
         if (o.count === undefined) fail(path, "repeat needs count: N (a number or a distribution)");
         const count = compile(o.count, `${path}.count`, `${rel}.count`);
         if (count.t === "lit" && !(typeof count.v === "number" && Number.isInteger(count.v) && count.v >= 0)) {
           fail(`${path}.count`, "count must be a whole number >= 0");
+        }
+        if (!wholeCount(count, pmap)) {
+          fail(`${path}.count`, "count must draw whole numbers >= 0: a randint (or a choice of them) with a low end >= 0, or a distribution with min >= 0 and a whole round:");
         }
         return { t: "repeat", count, item: compile(o.repeat, `${path}.repeat`, ""), path: rel, src: s };
       }
@@ -281,12 +296,46 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
 
   const ps: Array<[string, Tpl]> = [];
   for (const [k, v] of Object.entries(params ?? {})) {
+    compilingParam = k;
     const t = compile(v, `mc.params.${k}`, `$${k}`);
+    if (t.t === "maybe") fail(`mc.params.${k}`, `parameter "${k}" cannot be a maybe (a param always has a value)`);
     if (t.t === "num" || t.t === "bool" || t.t === "choice") t.name ??= k;
     ps.push([k, t]);
+    pmap.set(k, t);
   }
+  compilingParam = undefined;
   const root = compile(doc, docPath, docPath);
   return { root, params: ps, file, random };
+}
+
+/** Does a draw of the raw document carry `name: n`? (for the error of a {param: n} that means it) */
+function namesDraw(v: unknown, n: string): boolean {
+  if (Array.isArray(v)) return v.some((x) => namesDraw(x, n));
+  if (!v || typeof v !== "object") return false;
+  const o = v as Record<string, unknown>;
+  if ("literal" in o) return false;
+  if (String(o.name) === n && DIST_KEYS.some((k) => k in o)) return true;
+  return Object.values(o).some((x) => namesDraw(x, n));
+}
+
+/** Does a repeat count always draw a whole number >= 0? (`params`: the compiled mc.params a {param} reads) */
+function wholeCount(t: Tpl, params: ReadonlyMap<string, Tpl>, seen = new Set<string>()): boolean {
+  switch (t.t) {
+    case "lit": return typeof t.v === "number" && Number.isInteger(t.v) && t.v >= 0;
+    case "num": {
+      // quantise keeps a draw to multiples of a whole round (randint: 1) inside [max(min, low end), ...]
+      const lo = Math.max(t.min, rangeLo(t));
+      return t.unit === "" && Number.isInteger(t.round) && t.round >= 1 && lo >= 0;
+    }
+    case "choice": return t.options.every((c) => wholeCount(c, params, seen));
+    case "param": {
+      if (seen.has(t.name)) return false;
+      seen.add(t.name);
+      const p = params.get(t.name);
+      return p !== undefined && wholeCount(p, params, seen);
+    }
+    default: return false;
+  }
 }
 
 /** Call `fn` on each node a walk of the document descends into from `t` (its direct children). */
