@@ -267,3 +267,36 @@ describe("template errors are found when the file is read, not in the middle of 
     }
   });
 });
+
+// A value in a unit is rounded down to a whole unit unless round: says
+// otherwise, so {uniform: ["0.1s", "0.9s"]} gave "0s" in every run (below its
+// own low end), {uniform: ["1.5s", "3s"]} "2s" in every run and
+// {normal: {mean: "1.5s", sd: "0.2s"}} "1s" in 99 % of them.
+describe("a draw in a unit says values it can give", () => {
+  it("ends that are not whole in their unit, without round:, are refused with a hint", () => {
+    for (const spec of ['{uniform: ["0.1s", "0.9s"]}', '{uniform: ["1.5s", "3s"]}', '{normal: {mean: "1.5s", sd: "0.2s"}}', '{exponential: {mean: "0.5s"}}']) {
+      const e = errOf(() => load(`scenario:\n  v: ${spec}\n`));
+      expect(e.message).toMatch(/is not a whole number of "s".*give the values in a smaller unit \(e\.g\. "1500ms" for "1\.5s"\) or set round:/);
+      expect(e.field).toBe("scenario.v");
+      expect(e.line).toBe(2);
+    }
+  });
+
+  it("with round: in the unit they are fine, and every value lies in the range", () => {
+    const t = load(`scenario:\n  v: {uniform: ["0.1s", "0.9s"], round: "0.1s"}\n`);
+    const seen = new Set<string>();
+    for (let s = 0; s < 300; s++) {
+      const v = (sampleTemplate(t, samplingRng(s)).doc as { v: string }).v;
+      const x = Number(v.replace("s", ""));
+      expect(x).toBeGreaterThanOrEqual(0.1);
+      expect(x).toBeLessThan(0.9);
+      seen.add(v);
+    }
+    expect(seen.size).toBe(8);
+  });
+
+  it("a round with no multiple inside the range is refused (it gave a value outside it)", () => {
+    const e = errOf(() => load(`scenario:\n  v: {uniform: [1, 3], round: 5}\n`));
+    expect(e.message).toMatch(/no multiple of round 5 lies in \[1, 3\]/);
+  });
+});

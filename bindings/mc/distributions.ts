@@ -209,12 +209,34 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
       if (!(x.n > 0) || (whole && !Number.isInteger(x.n))) fail(`${path}.round`, `round must be a ${whole ? "whole number" : "number"} above 0, got ${JSON.stringify(o.round)}`);
       return x.n;
     };
+    /**
+     * A value in a unit is rounded down to a whole unit unless round: says
+     * otherwise, so ends (mean, sd) that are not whole in it would give values
+     * the file does not say ({uniform: ["0.1s", "0.9s"]} gave "0s" every run,
+     * below its own low end); and no rounding may leave the range without a
+     * value. Both refused here.
+     */
+    const checked = (t: Extract<Tpl, { t: "num" }>, given: Array<[string, number]>): Tpl => {
+      if (t.unit && o.round === undefined) {
+        for (const [what, x] of given) {
+          if (!Number.isInteger(x)) {
+            fail(path, `${kind}: ${what} ${x}${t.unit} is not a whole number of "${t.unit}", and a value in "${t.unit}" is rounded down to a whole ${t.unit}: `
+              + `give the values in a smaller unit (e.g. "1500ms" for "1.5s") or set round:`);
+          }
+        }
+      }
+      const lo = Math.max(t.min, rangeLo(t)), hi = Math.min(t.max, rangeHi(t));
+      if (t.round > 0 && Number.isFinite(lo) && Number.isFinite(hi) && Math.ceil(lo / t.round - 1e-9) * t.round > hi * (1 + 1e-12) + 1e-12) {
+        fail(path, `${kind}: no multiple of round ${t.round}${t.unit} lies in [${lo}, ${hi}]${t.unit}`);
+      }
+      return t;
+    };
     switch (kind) {
       case "uniform": case "randint": case "loguniform": {
         const e = ends(o[kind], `${path}.${kind}`, kind);
         if (kind === "loguniform" && !(e.a > 0)) fail(path, "loguniform needs a low end above 0");
-        return { t: "num", kind, p1: e.a, p2: e.b, unit: e.unit, min: clampOf("min", e.unit), max: clampOf("max", e.unit),
-          round: roundOf(e.unit, kind === "randint" ? 1 : 0, kind === "randint"), path: rel, name, src: s };
+        return checked({ t: "num", kind, p1: e.a, p2: e.b, unit: e.unit, min: clampOf("min", e.unit), max: clampOf("max", e.unit),
+          round: roundOf(e.unit, kind === "randint" ? 1 : 0, kind === "randint"), path: rel, name, src: s }, [["low end", e.a], ["high end", e.b]]);
       }
       case "normal": case "lognormal": case "exponential": {
         const spec = o[kind];
@@ -241,8 +263,8 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
         }
         if (kind === "lognormal" && !(a.n > 0)) fail(path, "lognormal median must be above 0");
         if (kind === "exponential" && !(a.n > 0)) fail(path, "exponential mean must be above 0");
-        return { t: "num", kind, p1: a.n, p2, unit: a.unit, min: clampOf("min", a.unit), max: clampOf("max", a.unit),
-          round: roundOf(a.unit, 0), path: rel, name, src: s };
+        return checked({ t: "num", kind, p1: a.n, p2, unit: a.unit, min: clampOf("min", a.unit), max: clampOf("max", a.unit),
+          round: roundOf(a.unit, 0), path: rel, name, src: s }, kind === "normal" ? [[k1, a.n], ["sd", p2]] : [[k1, a.n]]);
       }
       case "bernoulli":
         return { t: "bool", p: prob(o.bernoulli, path, "bernoulli"), path: rel, name, src: s };
