@@ -300,3 +300,35 @@ describe("a draw in a unit says values it can give", () => {
     expect(e.message).toMatch(/no multiple of round 5 lies in \[1, 3\]/);
   });
 });
+
+// The noisy detach-backoff sweep restarts the kubelet in ~30 % of runs (a
+// maybe around a draw named kubeletRestartAt), but every run recorded
+// kubeletRestartAt: a table by it counted the runs without a restart in its
+// bins, and a repro whose restart had been shrunk away still listed
+// "kubeletRestartAt: 20s" among its params.
+describe("a named draw inside a part that is left out records no param", () => {
+  const NOISY = join(resolve(__dirname, "examples"), "k8s-detach-backoff-noisy.yaml");
+
+  it("kubeletRestartAt is a param exactly in the runs that restart the kubelet (interpreter and compiled sampler)", () => {
+    const f = parseMcFile(readFileSync(NOISY, "utf8"), "noisy.yaml");
+    let restarts = 0;
+    for (let s = 0; s < 300; s++) {
+      for (const sample of [sampleTemplate(f.template, samplingRng(s)), sampleCompiled(f.template, samplingRng(s))]) {
+        const doc = sample.doc as { timeline: Array<{ action: string; at?: string }> };
+        const restart = doc.timeline.find((x) => x.action === "restartKubelet");
+        expect(sample.params.kubeletRestartAt).toBe(restart?.at);
+        expect("kubeletRestartAt" in sample.params).toBe(restart !== undefined);
+      }
+      if ("kubeletRestartAt" in sampleCompiled(f.template, samplingRng(s)).params) restarts++;
+    }
+    expect(restarts / 300).toBeGreaterThan(0.2);
+    expect(restarts / 300).toBeLessThan(0.4);
+  });
+
+  it("a copy of a repeat the shrinker leaves out records none either; a param of the same name defined before is kept", () => {
+    const t = load("mc:\n  params: {x: {randint: [1, 1]}}\nscenario:\n  v:\n    - {maybe: {a: {randint: [5, 9], name: x}}, p: 0}\n    - {repeat: {b: {randint: [5, 9], name: y}}, count: 1}\n");
+    const s = sampleTemplate(t, samplingRng(1), new Map([["scenario.v[1]#0!", 0]]));
+    expect(s.params).toEqual({ x: 1 });
+    expect(sampleCompiled(t, samplingRng(1)).params.x).toBe(1);
+  });
+});

@@ -360,6 +360,39 @@ function wholeCount(t: Tpl, params: ReadonlyMap<string, Tpl>, seen = new Set<str
   }
 }
 
+const namesCache = new WeakMap<Tpl, string[]>();
+
+/** The names of the named draws under `t` (a part that may be left out: its draws must not stay in the run's params). */
+function namesIn(t: Tpl): string[] {
+  let out = namesCache.get(t);
+  if (out) return out;
+  const set = new Set<string>();
+  const walk = (x: Tpl): void => {
+    if ((x.t === "num" || x.t === "bool" || x.t === "choice") && x.name !== undefined) set.add(x.name);
+    eachChild(x, walk);
+  };
+  walk(t);
+  namesCache.set(t, (out = [...set]));
+  return out;
+}
+
+/**
+ * What the named params `names` hold before a part that is left out is
+ * sampled (it is sampled anyway, to keep the stream): restored after it, so
+ * a fault that did not happen records no parameter (`kubeletRestartAt` of a
+ * restart that a maybe left out was tabulated and printed in its repro).
+ */
+function saveNames(names: readonly string[], params: Record<string, Json>): Array<[string, Json | undefined]> | undefined {
+  return names.length ? names.map((n) => [n, Object.prototype.hasOwnProperty.call(params, n) ? params[n] : undefined]) : undefined;
+}
+
+function restoreNames(saved: ReadonlyArray<[string, Json | undefined]>, params: Record<string, Json>): void {
+  for (const [n, v] of saved) {
+    if (v === undefined) delete params[n];
+    else params[n] = v;
+  }
+}
+
 /** Call `fn` on each node a walk of the document descends into from `t` (its direct children). */
 function eachChild(t: Tpl, fn: (c: Tpl) => void): void {
   switch (t.t) {
@@ -475,7 +508,9 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
               const ik = `${key}#${k}`;
               const keep = take(`${ik}!`, () => 1);
               draws.push({ key: `${ik}!`, kind: "keep", value: keep, target: 0, lo: 0, hi: 1, quantum: 1 });
+              const saved = keep ? undefined : saveNames(namesIn(c.item), params);
               const v = gen(c.item, `${ik}`);
+              if (saved) restoreNames(saved, params);
               if (keep && v !== OMIT) out.push(v);
             }
             continue;
@@ -528,7 +563,9 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
         const v = take(key, () => (rng.next() < t.p ? 1 : 0));
         draws.push({ key, kind: "keep", value: v, target: 0, lo: 0, hi: 1, quantum: 1 });
         // sample the value either way, so the draws after it do not depend on this one
+        const saved = v === 1 ? undefined : saveNames(namesIn(t.value), params);
         const x = gen(t.value, prefix);
+        if (saved) restoreNames(saved, params);
         return v === 1 ? x : OMIT;
       }
       case "repeat":
@@ -683,11 +720,14 @@ function compileSampler(tpl: Template): (rng: Rng) => Sampled {
       case "maybe": {
         const { p, path } = t;
         const value = comp(t.value);
+        const names = namesIn(t.value);
         return (prefix) => {
           const v = rng.next() < p ? 1 : 0;
           draws.push({ key: `${prefix}${path}`, kind: "keep", value: v, target: 0, lo: 0, hi: 1, quantum: 1 });
           // sample the value either way, so the draws after it do not depend on this one
+          const saved = v === 1 || names.length === 0 ? undefined : saveNames(names, params);
           const x = value(prefix);
+          if (saved) restoreNames(saved, params);
           return v === 1 ? x : OMIT;
         };
       }
