@@ -7,11 +7,13 @@
 // was counted only as `expect:<name>:no-metric`, so P(expect:slow-start) left
 // out the slowest starts of all.
 import { describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InputError } from "../scenario/errors.js";
 import { failedExpectations } from "./model.js";
-import { modelFromText } from "./run-one.js";
+import { modelFromText, runOne } from "./run-one.js";
+import { SweepTally } from "./summary.js";
 
 const ROOT = resolve(__dirname, "..", "..");
 const K8S = join(ROOT, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
@@ -98,5 +100,38 @@ describe("a metric expectation judges a run", () => {
     expect(out.metrics["pod.default/web-0.runningAtMs"]).toBeUndefined();
     expect(out.classes).toContain("expect:slow-start");
     expect(out.classes).toContain("expect:slow-start:no-metric");
+  });
+});
+
+// The repro of a class of the sweep's own metric expectations said "replay:
+// iosim run repro-expect-capped-p99-over-1ms.yaml", which runs the file,
+// prints the latency and exits 0: only `iosim mc replay` reads the `# mc:`
+// comment and judges the bound.
+describe("the replay command of a repro", () => {
+  const IO_DEPTH = join(ROOT, "bindings", "mc", "examples", "io-depth.yaml");
+
+  it("is iosim mc replay for a class of mc.expect, the domain's command for any other", () => {
+    const m = modelFromText(readFileSync(IO_DEPTH, "utf8"), IO_DEPTH);
+    expect(m.replayCommandFor("expect:capped-p99-over-1ms")).toBe("iosim mc replay");
+    expect(m.replayCommandFor("expect:capped-p99-over-1ms:no-metric")).toBe("iosim mc replay");
+    expect(m.replayCommandFor("warning:x")).toBe("iosim run");
+    const k = modelFromText(readFileSync(K8S, "utf8"), K8S);
+    expect(k.replayCommandFor('expect:podRunning "web-0"')).toBe("iosim k8s run");
+  });
+
+  it("the summary and the repro's header name it", () => {
+    const m = modelFromText(readFileSync(IO_DEPTH, "utf8"), IO_DEPTH);
+    const dir = mkdtempSync(join(tmpdir(), "mc-replay-"));
+    try {
+      const t = new SweepTally();
+      for (let i = 0; i < 40 && !t.smallestRun("expect:capped-p99-over-1ms"); i++) t.add(runOne(m, 1n, i));
+      const header = { mc: 1 as const, scenario: { file: IO_DEPTH, digest: "d", text: "" }, seed: "1", runs: 40, shard: { index: 0, count: 1 } };
+      const s = t.summary(header, m, { outDir: dir, shrinkBudget: 0 });
+      const repro = s.classes["expect:capped-p99-over-1ms"]!.repro!;
+      expect(repro.replay).toBe("iosim mc replay repro-expect-capped-p99-over-1ms.yaml");
+      expect(readFileSync(join(dir, repro.file), "utf8")).toContain("# replay: iosim mc replay repro-expect-capped-p99-over-1ms.yaml\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -47,6 +47,8 @@ export interface McModel<C = Concrete> {
   domain: string;
   /** the command that replays a repro file */
   replayCommand: string;
+  /** the command that replays a repro of class `cls`, when not replayCommand (a class only `iosim mc replay` judges) */
+  replayCommandFor?(cls: string): string;
   sample(runSeed: number): C;
   run(c: C, runSeed: number): McOutcome;
   /** candidates one step simpler than `c`, simplest first */
@@ -332,6 +334,17 @@ export class TemplateModel implements McModel<Concrete> {
     this.replayCommand = spec.domain.replayCommand;
     // samples share the template's literal parts: a fast preparer may keep them without copying
     freezeLiterals(spec.template);
+  }
+
+  /**
+   * A class of the sweep's own metric expectations is judged only by `iosim
+   * mc replay` (it reads them from the repro's `# mc:` comment): `iosim run`
+   * runs the file, prints the metric and exits 0, so it is no command to
+   * replay that failure with.
+   */
+  replayCommandFor(cls: string): string {
+    const own = (this.spec.mc.expect ?? []).some((e) => cls === `expect:${e.name}` || cls === `expect:${e.name}:no-metric`);
+    return own ? "iosim mc replay" : this.replayCommand;
   }
 
   sample(runSeed: number, overrides?: ReadonlyMap<string, number>): Concrete {
