@@ -216,6 +216,7 @@ describe("distribution modifiers are read or refused, never dropped", () => {
       ["{bernoulli: 0.5, round: 1}", /bernoulli takes no "round"/, "scenario.v.round"],
       ["{uniform: [0, 1], weights: [1, 2]}", /uniform takes no "weights"/, "scenario.v.weights"],
       ["{maybe: 3, p: 0.5, name: m}", /maybe takes no "name" \(it takes p\)/, "scenario.v.name"],
+      ["{literal: 5, min: 3}", /literal takes no "min"/, "scenario.v.min"],
     ];
     for (const [spec, re, field] of cases) {
       const e = errOf(() => load(`scenario:\n  v: ${spec}\n`));

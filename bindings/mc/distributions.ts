@@ -99,7 +99,7 @@ const NUMERIC_MODIFIERS = ["min", "max", "round", "name"];
 const MODIFIERS_OF: Record<string, readonly string[]> = {
   uniform: NUMERIC_MODIFIERS, randint: NUMERIC_MODIFIERS, loguniform: NUMERIC_MODIFIERS,
   normal: NUMERIC_MODIFIERS, lognormal: NUMERIC_MODIFIERS, exponential: NUMERIC_MODIFIERS,
-  bernoulli: ["name"], choice: ["weights", "name"], param: [], maybe: ["p"], repeat: ["count"],
+  bernoulli: ["name"], choice: ["weights", "name"], param: [], maybe: ["p"], repeat: ["count"], literal: [],
 };
 const UNIT_RE = /^\s*(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*$/;
 
@@ -178,7 +178,6 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     }
     if (dk.length > 1) fail(path, `a distribution names one kind, this one names ${dk.join(" and ")}`);
     const kind = dk[0]!;
-    if (kind === "literal") return { t: "lit", v: o.literal as Json };
     const extra = keys.filter((k) => k !== kind && !MODIFIERS.has(k));
     if (extra.length) {
       fail(path, `unexpected key(s) ${extra.map((k) => `"${k}"`).join(", ")} beside "${kind}" (modifiers: ${[...MODIFIERS].join(", ")}; wrap a plain mapping in {literal: ...})`);
@@ -189,6 +188,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     if (unread.length) {
       fail(`${path}.${unread[0]}`, `${kind} takes no ${unread.map((k) => `"${k}"`).join(", ")}${takes.length ? ` (it takes ${takes.join(", ")})` : ""}`);
     }
+    if (kind === "literal") return { t: "lit", v: o.literal as Json };
     if (o.min !== undefined && o.max !== undefined) {
       const lo = num(o.min, `${path}.min`, "min").n, hi = num(o.max, `${path}.max`, "max").n;
       if (lo > hi) fail(`${path}.min`, `min ${lo} is above max ${hi}`);
