@@ -326,10 +326,26 @@ describe("a named draw inside a part that is left out records no param", () => {
     expect(restarts / 300).toBeLessThan(0.4);
   });
 
-  it("a copy of a repeat the shrinker leaves out records none either; a param of the same name defined before is kept", () => {
-    const t = load("mc:\n  params: {x: {randint: [1, 1]}}\nscenario:\n  v:\n    - {maybe: {a: {randint: [5, 9], name: x}}, p: 0}\n    - {repeat: {b: {randint: [5, 9], name: y}}, count: 1}\n");
-    const s = sampleTemplate(t, samplingRng(1), new Map([["scenario.v[1]#0!", 0]]));
-    expect(s.params).toEqual({ x: 1 });
-    expect(sampleCompiled(t, samplingRng(1)).params.x).toBe(1);
+  it("a copy of a repeat the shrinker leaves out records none either", () => {
+    const t = load("mc:\n  params: {w: {randint: [1, 1]}}\nscenario:\n  v:\n    - {maybe: {a: {randint: [5, 9], name: x}}, p: 0}\n    - {repeat: {b: {randint: [5, 9], name: y}}, count: 1}\n");
+    expect(sampleTemplate(t, samplingRng(1), new Map([["scenario.v[1]#0!", 0]])).params).toEqual({ w: 1 });
+    expect(Object.keys(sampleCompiled(t, samplingRng(1)).params)).toEqual(["w", "y"]);
+  });
+});
+
+// Two draws of one name (a copied line left unrenamed, a document draw named
+// like an mc.params key) wrote one param: the table and the repro header
+// showed whichever came last, without a word.
+describe("one name, one draw", () => {
+  it("a second draw of a name is refused at its line, naming the first", () => {
+    const e = errOf(() => load("scenario:\n  a: {uniform: [0, 1], name: d}\n  b: {uniform: [5, 6], name: d}\n"));
+    expect(e.message).toMatch(/the name "d" is given to two draws \(this one and scenario\.a\.uniform at line 2\)/);
+    expect(e.line).toBe(3);
+    const p = errOf(() => load("mc:\n  params: {d: {randint: [1, 2]}}\nscenario:\n  b: {choice: [1, 2], name: d}\n"));
+    expect(p.message).toMatch(/\(this one and mc\.params\.d\)/);
+  });
+
+  it("different options of one choice may share a name (one of them is drawn), and so may the copies of a repeat", () => {
+    expect(() => load("scenario:\n  a: {choice: [{uniform: [0, 1], name: d}, {uniform: [5, 6], name: d}]}\n  l:\n    - {repeat: {x: {randint: [1, 3], name: r}}, count: 2}\n")).not.toThrow();
   });
 });

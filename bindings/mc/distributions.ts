@@ -327,7 +327,43 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
   }
   compilingParam = undefined;
   const root = compile(doc, docPath, docPath);
+  checkNames(ps, root);
   return { root, params: ps, file, random };
+}
+
+/**
+ * One name, one draw: a run's params hold one value per name, so a second
+ * draw of the same name (a copied line left unrenamed, or a document draw
+ * named like an mc.params key) overwrote the first in tables and repro
+ * headers without a word. Two draws may share a name only in different
+ * options of one choice (one of them is drawn in a run).
+ */
+function checkNames(params: Array<[string, Tpl]>, root: Tpl): void {
+  type Named = { t: Extract<Tpl, { name?: string }>; opts: Array<[Tpl, number]> };
+  const byName = new Map<string, Named[]>();
+  const walk = (t: Tpl, opts: Array<[Tpl, number]>): void => {
+    if ((t.t === "num" || t.t === "bool" || t.t === "choice") && t.name !== undefined) {
+      let l = byName.get(t.name);
+      if (!l) byName.set(t.name, (l = []));
+      l.push({ t: t as Named["t"], opts });
+    }
+    if (t.t === "choice") t.options.forEach((c, i) => walk(c, [...opts, [t, i]]));
+    else eachChild(t, (c) => walk(c, opts));
+  };
+  for (const [, t] of params) walk(t, []);
+  walk(root, []);
+  const exclusive = (a: Named, b: Named) => a.opts.some(([c, i]) => b.opts.some(([d, j]) => c === d && i !== j));
+  for (const [name, l] of byName) {
+    for (let i = 1; i < l.length; i++) {
+      for (let j = 0; j < i; j++) {
+        if (exclusive(l[i]!, l[j]!)) continue;
+        const a = l[j]!.t.src, b = l[i]!.t.src;
+        const first = params.some(([k]) => k === name) ? `mc.params.${name}` : `${a.field}${a.line !== undefined ? ` at line ${a.line}` : ""}`;
+        throw new InputError(`the name "${name}" is given to two draws (this one and ${first}): a run records one value per name, so tables and repros would show one of them; rename one`,
+          b.file, b.line, b.field);
+      }
+    }
+  }
 }
 
 /** Does a draw of the raw document carry `name: n`? (for the error of a {param: n} that means it) */
