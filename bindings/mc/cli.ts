@@ -104,6 +104,21 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   return lines.join("\n");
 }
 
+/**
+ * The names of mc.metrics that no counted run reported: a misspelt name
+ * (`job.a.read.iopz`) would otherwise just leave its row out of the summary.
+ */
+export function unreportedMetrics(model: TemplateModel, summary: McSummary): string[] {
+  return (model.spec.mc.metrics ?? []).filter((m) => !(m in summary.metrics));
+}
+
+function warnUnreported(model: TemplateModel, summary: McSummary, who: string): void {
+  const miss = unreportedMetrics(model, summary);
+  if (miss.length && summary.completed > 0) {
+    process.stderr.write(`${who}: warning: mc.metrics names ${miss.map((m) => `"${m}"`).join(", ")}, which no run reported (${model.spec.file}, mc.metrics)\n`);
+  }
+}
+
 async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const text = readInputFile(scenario, "scenario");
   const model = modelFromText(text, scenario);
@@ -151,6 +166,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   });
   const name = shard.count === 1 ? "summary.json" : `summary.shard-${shard.index}-of-${shard.count}.json`;
   writeFileSync(join(outDir, name), JSON.stringify(summary, null, 2) + "\n");
+  warnUnreported(res.model, summary, "mc");
   if (shard.count > 1) process.stderr.write(`mc: shard ${shard.index}/${shard.count} (${hi > lo ? `runs ${lo}..${hi - 1}` : "no runs: more shards than runs"}) done; combine the shards with: iosim mc merge ${join(outDir, "runs.shard-*.jsonl")}\n`);
   process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
 }
@@ -224,6 +240,7 @@ export function registerMcCommands(program: Command): void {
       if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
       const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined });
       writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+      warnUnreported(model, summary, "mc merge");
       process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
     });
 

@@ -161,3 +161,191 @@ scenario:
     });
   }
 });
+
+// Modifiers and spreads the README documents were read by some kinds only, and
+// dropped silently elsewhere: `round: 4096` on a randint gave any integer,
+// `sd: "1s"` beside a mean of "100ms" drew with an sd of 1 ms, `round: "1s"`
+// on a ms draw rounded to 1 ms, `min: 0` inside normal: {...} let negative
+// values through, `min` on a choice was ignored.
+describe("distribution modifiers are read or refused, never dropped", () => {
+  const draw = (spec: string, runs = 400): Json[] => {
+    const t = load(`scenario:\n  v: ${spec}\n`);
+    return Array.from({ length: runs }, (_, s) => (sampleTemplate(t, samplingRng(s)).doc as { v: Json }).v);
+  };
+
+  it("randint with round: 4096 draws whole 4 KiB multiples in its range, in the interpreter and the compiled sampler alike", () => {
+    const vs = draw("{randint: [4096, 65536], round: 4096}") as number[];
+    for (const v of vs) {
+      expect(v % 4096).toBe(0);
+      expect(v).toBeGreaterThanOrEqual(4096);
+      expect(v).toBeLessThanOrEqual(65536);
+    }
+    expect(new Set(vs).size).toBeGreaterThan(10);
+    const t = load(`scenario:\n  v: {randint: [4096, 65536], round: 4096}\n`);
+    for (let s = 0; s < 50; s++) expect(sampleCompiled(t, samplingRng(s))).toEqual(sampleTemplate(t, samplingRng(s)));
+    expect(errOf(() => load(`scenario:\n  v: {randint: [0, 10], round: 2.5}\n`)).message).toMatch(/round must be a whole number above 0/);
+  });
+
+  it("a round with a unit is in that unit: round: 100ms on a ms draw gives multiples of 100 ms; another unit is refused", () => {
+    for (const v of draw('{uniform: ["0ms", "5000ms"], round: "100ms"}', 100)) expect(v).toMatch(/^(0|\d*00)ms$/);
+    const e = errOf(() => load(`scenario:\n  v: {uniform: ["0ms", "5000ms"], round: "1s"}\n`));
+    expect(e.field).toBe("scenario.v.round");
+    expect(e.line).toBe(2);
+    expect(e.message).toMatch(/round has unit "s", the distribution "ms"/);
+  });
+
+  it("normal's sd in another unit than its mean is refused (sd 1s was read as 1 ms); the same unit or none is the mean's", () => {
+    const e = errOf(() => load(`scenario:\n  v: {normal: {mean: "100ms", sd: "1s"}}\n`));
+    expect(e.field).toBe("scenario.v.normal.sd");
+    expect(e.message).toMatch(/sd has unit "s", the mean "ms"/);
+    const wide = draw('{normal: {mean: "1000ms", sd: "300ms"}}', 400).map((v) => Number(String(v).replace("ms", "")));
+    expect(Math.max(...wide) - Math.min(...wide)).toBeGreaterThan(1000);
+    expect(errOf(() => load(`scenario:\n  v: {lognormal: {median: "10ms", sigma: "1ms"}}\n`)).message).toMatch(/sigma is the spread of the logarithm/);
+  });
+
+  it("min inside normal: {...} is refused with a hint to write it beside; beside it clamps", () => {
+    const e = errOf(() => load(`scenario:\n  v: {normal: {mean: 100, sd: 50, min: 0}}\n`));
+    expect(e.field).toBe("scenario.v.normal.min");
+    expect(e.message).toMatch(/write min beside normal:, not inside it/);
+    for (const v of draw("{normal: {mean: 100, sd: 50}, min: 0}") as number[]) expect(v).toBeGreaterThanOrEqual(0);
+  });
+
+  it("a modifier the kind does not read is refused: min on a choice, round on a bernoulli, weights on a uniform, name on a param", () => {
+    const cases: Array<[string, RegExp, string]> = [
+      ["{choice: [1, 2, 3], min: 2}", /choice takes no "min" \(it takes weights, name\)/, "scenario.v.min"],
+      ["{bernoulli: 0.5, round: 1}", /bernoulli takes no "round"/, "scenario.v.round"],
+      ["{uniform: [0, 1], weights: [1, 2]}", /uniform takes no "weights"/, "scenario.v.weights"],
+      ["{maybe: 3, p: 0.5, name: m}", /maybe takes no "name" \(it takes p\)/, "scenario.v.name"],
+      ["{literal: 5, min: 3}", /literal takes no "min"/, "scenario.v.min"],
+    ];
+    for (const [spec, re, field] of cases) {
+      const e = errOf(() => load(`scenario:\n  v: ${spec}\n`));
+      expect(e.message).toMatch(re);
+      expect(e.field).toBe(field);
+      expect(e.line).toBe(2);
+    }
+    expect(errOf(() => load(`mc:\n  params: {d: {randint: [1, 3]}}\nscenario:\n  v: {param: d, name: x}\n`)).message).toMatch(/param takes no "name"/);
+  });
+
+  it("min above max is refused rather than pinning every draw to max", () => {
+    const e = errOf(() => load(`scenario:\n  v: {normal: {mean: 5, sd: 1}, min: 10, max: 6}\n`));
+    expect(e.message).toMatch(/min 10 is above max 6/);
+    expect(e.field).toBe("scenario.v.min");
+  });
+});
+
+// A sweep whose template can only fail while sampling stopped with "internal
+// error" and a stack trace from a worker (exit 3), leaving a journal behind
+// that the next attempt had to --force: a param reading a param defined below
+// it, a repeat count drawn from a uniform (2.34 copies), a repeat outside a
+// list. They are template errors, found when the file is read.
+describe("template errors are found when the file is read, not in the middle of a sweep", () => {
+  const cases: Array<[string, string, RegExp, string]> = [
+    ["a param reading one defined below it", "mc:\n  params:\n    b: {param: c}\n    c: {choice: [1, 4]}\nscenario:\n  v: {param: b}\n",
+      /parameter "c" is used before it is defined: mc.params are drawn in order, so define "c" above "b"/, "mc.params.b"],
+    ["a param reading itself", "mc:\n  params:\n    b: {param: b}\nscenario:\n  v: 1\n", /parameter "b" reads itself/, "mc.params.b"],
+    ["a param that is a maybe", "mc:\n  params:\n    b: {maybe: 3, p: 0.5}\nscenario:\n  v: {param: b}\n", /cannot be a maybe/, "mc.params.b"],
+    ["a repeat count from a uniform", "scenario:\n  v:\n    - {repeat: {a: 1}, count: {uniform: [1, 3]}}\n", /count must draw whole numbers >= 0/, "scenario.v[0].count"],
+    ["a repeat count that can be negative", "scenario:\n  v:\n    - {repeat: {a: 1}, count: {randint: [-1, 3]}}\n", /count must draw whole numbers >= 0/, "scenario.v[0].count"],
+    ["a repeat outside a list", "scenario:\n  v: {repeat: {a: 1}, count: 2}\n", /repeat is only allowed as an element of a list/, "scenario.v"],
+    ["a {param} naming a draw of the document", "mc:\n  params: {x: {randint: [1, 2]}}\nscenario:\n  a: {choice: [1, 4], name: d}\n  b: {param: d}\n",
+      /\{param: d\} reads mc.params only, and "d" is the name: of a draw in the document/, "scenario.b"],
+  ];
+  for (const [what, text, re, field] of cases) {
+    it(`${what} is refused with its file, line and field`, () => {
+      const e = errOf(() => load(text));
+      expect(e.message).toMatch(re);
+      expect(e.field?.startsWith(field)).toBe(true);
+      expect(e.file).toBe("t.yaml");
+      expect(e.line).toBeGreaterThan(0);
+    });
+  }
+
+  it("counts that always draw whole numbers are fine: randint from 0, a choice of them, a param, a uniform with round: 1 and min 0", () => {
+    for (const c of ["{randint: [0, 3]}", "{choice: [0, 2, 5]}", "{param: n}", "{uniform: [0, 3], round: 1}", "{normal: {mean: 2, sd: 1}, min: 0, round: 1}"]) {
+      const t = load(`mc:\n  params: {n: {randint: [1, 2]}}\nscenario:\n  v:\n    - {repeat: {a: 1}, count: ${c}}\n`);
+      for (let s = 0; s < 50; s++) expect(() => sampleTemplate(t, samplingRng(s))).not.toThrow();
+    }
+  });
+});
+
+// A value in a unit is rounded down to a whole unit unless round: says
+// otherwise, so {uniform: ["0.1s", "0.9s"]} gave "0s" in every run (below its
+// own low end), {uniform: ["1.5s", "3s"]} "2s" in every run and
+// {normal: {mean: "1.5s", sd: "0.2s"}} "1s" in 99 % of them.
+describe("a draw in a unit says values it can give", () => {
+  it("ends that are not whole in their unit, without round:, are refused with a hint", () => {
+    for (const spec of ['{uniform: ["0.1s", "0.9s"]}', '{uniform: ["1.5s", "3s"]}', '{normal: {mean: "1.5s", sd: "0.2s"}}', '{exponential: {mean: "0.5s"}}']) {
+      const e = errOf(() => load(`scenario:\n  v: ${spec}\n`));
+      expect(e.message).toMatch(/is not a whole number of "s".*give the values in a smaller unit \(e\.g\. "1500ms" for "1\.5s"\) or set round:/);
+      expect(e.field).toBe("scenario.v");
+      expect(e.line).toBe(2);
+    }
+  });
+
+  it("with round: in the unit they are fine, and every value lies in the range", () => {
+    const t = load(`scenario:\n  v: {uniform: ["0.1s", "0.9s"], round: "0.1s"}\n`);
+    const seen = new Set<string>();
+    for (let s = 0; s < 300; s++) {
+      const v = (sampleTemplate(t, samplingRng(s)).doc as { v: string }).v;
+      const x = Number(v.replace("s", ""));
+      expect(x).toBeGreaterThanOrEqual(0.1);
+      expect(x).toBeLessThan(0.9);
+      seen.add(v);
+    }
+    expect(seen.size).toBe(8);
+  });
+
+  it("a round with no multiple inside the range is refused (it gave a value outside it)", () => {
+    const e = errOf(() => load(`scenario:\n  v: {uniform: [1, 3], round: 5}\n`));
+    expect(e.message).toMatch(/no multiple of round 5 lies in \[1, 3\]/);
+  });
+});
+
+// The noisy detach-backoff sweep restarts the kubelet in ~30 % of runs (a
+// maybe around a draw named kubeletRestartAt), but every run recorded
+// kubeletRestartAt: a table by it counted the runs without a restart in its
+// bins, and a repro whose restart had been shrunk away still listed
+// "kubeletRestartAt: 20s" among its params.
+describe("a named draw inside a part that is left out records no param", () => {
+  const NOISY = join(resolve(__dirname, "examples"), "k8s-detach-backoff-noisy.yaml");
+
+  it("kubeletRestartAt is a param exactly in the runs that restart the kubelet (interpreter and compiled sampler)", () => {
+    const f = parseMcFile(readFileSync(NOISY, "utf8"), "noisy.yaml");
+    let restarts = 0;
+    for (let s = 0; s < 300; s++) {
+      for (const sample of [sampleTemplate(f.template, samplingRng(s)), sampleCompiled(f.template, samplingRng(s))]) {
+        const doc = sample.doc as { timeline: Array<{ action: string; at?: string }> };
+        const restart = doc.timeline.find((x) => x.action === "restartKubelet");
+        expect(sample.params.kubeletRestartAt).toBe(restart?.at);
+        expect("kubeletRestartAt" in sample.params).toBe(restart !== undefined);
+      }
+      if ("kubeletRestartAt" in sampleCompiled(f.template, samplingRng(s)).params) restarts++;
+    }
+    expect(restarts / 300).toBeGreaterThan(0.2);
+    expect(restarts / 300).toBeLessThan(0.4);
+  });
+
+  it("a copy of a repeat the shrinker leaves out records none either", () => {
+    const t = load("mc:\n  params: {w: {randint: [1, 1]}}\nscenario:\n  v:\n    - {maybe: {a: {randint: [5, 9], name: x}}, p: 0}\n    - {repeat: {b: {randint: [5, 9], name: y}}, count: 1}\n");
+    expect(sampleTemplate(t, samplingRng(1), new Map([["scenario.v[1]#0!", 0]])).params).toEqual({ w: 1 });
+    expect(Object.keys(sampleCompiled(t, samplingRng(1)).params)).toEqual(["w", "y"]);
+  });
+});
+
+// Two draws of one name (a copied line left unrenamed, a document draw named
+// like an mc.params key) wrote one param: the table and the repro header
+// showed whichever came last, without a word.
+describe("one name, one draw", () => {
+  it("a second draw of a name is refused at its line, naming the first", () => {
+    const e = errOf(() => load("scenario:\n  a: {uniform: [0, 1], name: d}\n  b: {uniform: [5, 6], name: d}\n"));
+    expect(e.message).toMatch(/the name "d" is given to two draws \(this one and scenario\.a\.uniform at line 2\)/);
+    expect(e.line).toBe(3);
+    const p = errOf(() => load("mc:\n  params: {d: {randint: [1, 2]}}\nscenario:\n  b: {choice: [1, 2], name: d}\n"));
+    expect(p.message).toMatch(/\(this one and mc\.params\.d\)/);
+  });
+
+  it("different options of one choice may share a name (one of them is drawn), and so may the copies of a repeat", () => {
+    expect(() => load("scenario:\n  a: {choice: [{uniform: [0, 1], name: d}, {uniform: [5, 6], name: d}]}\n  l:\n    - {repeat: {x: {randint: [1, 3], name: r}}, count: 2}\n")).not.toThrow();
+  });
+});

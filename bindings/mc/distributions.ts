@@ -12,16 +12,21 @@
 //      {bernoulli: p}               true with probability p
 //      {choice: [v1, v2, ...]}      one of the values (each may hold distributions);
 //                                   optional weights: [w1, w2, ...]
-//      {param: name}                the run's value of a named draw (mc.params or name:)
+//      {param: name}                the run's value of mc.params.name (params are drawn
+//                                   in order, and may read those above them)
 //      {maybe: X, p: 0.3}           X with probability p, else the list element /
 //                                   mapping key is left out (a fault that may not happen)
 //      {repeat: X, count: N}        in a list: N copies of X spliced in, each sampled
-//                                   on its own; N may be a distribution
+//                                   on its own; N may be a distribution of whole numbers >= 0
 //      {literal: X}                 X as written, even if it looks like a distribution
 //
 //    Modifiers on the numeric kinds: `min`, `max` (clamp), `round` (quantum,
-//    rounding down: `round: 4096` gives whole 4 KiB multiples), `name` (record the draw as a
-//    named parameter, for tables and repro headers). Ends may carry a unit
+//    rounding down: `round: 4096` gives whole 4 KiB multiples, randint too; a
+//    unit must be the draw's), `name` (record the draw as a named parameter,
+//    for tables and repro headers; bernoulli and choice take it too). Each
+//    kind reads its own modifiers (MODIFIERS_OF) and any other key beside it,
+//    or inside normal's / lognormal's / exponential's mapping, is refused:
+//    a dropped `min` or `round` would give values the file rules out. Ends may carry a unit
 //    suffix, the same on both ends ("0ms", "250ms"; "4k", "1M"): the number is
 //    sampled and the unit written back, rounded down to a whole unit unless
 //    `round` says otherwise. So `{uniform: ["0ms", "5000ms"]}` gives e.g. "1734ms",
@@ -89,6 +94,13 @@ type Tpl =
 const DIST_KEYS = ["uniform", "randint", "loguniform", "normal", "lognormal", "exponential", "bernoulli", "choice", "param",
   "maybe", "repeat", "literal"] as const;
 const MODIFIERS = new Set(["min", "max", "round", "name", "weights", "p", "count"]);
+/** The modifiers each kind reads (any other beside it is refused). */
+const NUMERIC_MODIFIERS = ["min", "max", "round", "name"];
+const MODIFIERS_OF: Record<string, readonly string[]> = {
+  uniform: NUMERIC_MODIFIERS, randint: NUMERIC_MODIFIERS, loguniform: NUMERIC_MODIFIERS,
+  normal: NUMERIC_MODIFIERS, lognormal: NUMERIC_MODIFIERS, exponential: NUMERIC_MODIFIERS,
+  bernoulli: ["name"], choice: ["weights", "name"], param: [], maybe: ["p"], repeat: ["count"], literal: [],
+};
 const UNIT_RE = /^\s*(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*$/;
 
 /** A compiled randomised document. */
@@ -145,9 +157,12 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     return v as number;
   };
 
-  const compile = (v: unknown, path: string, rel: string): Tpl => {
+  // mc.params compiled so far (while compiling one, the ones above it: a param may read only those)
+  const pmap = new Map<string, Tpl>();
+  let compilingParam: string | undefined;
+  const compile = (v: unknown, path: string, rel: string, inList = false): Tpl => {
     if (Array.isArray(v)) {
-      const items = v.map((x, i) => compile(x, `${path}[${i}]`, `${rel}[${i}]`));
+      const items = v.map((x, i) => compile(x, `${path}[${i}]`, `${rel}[${i}]`, true));
       return items.every((x) => x.t === "lit") ? { t: "lit", v: items.map((x) => (x as { v: Json }).v) } : { t: "arr", items };
     }
     if (v === null || typeof v !== "object") return { t: "lit", v: v as Json };
@@ -163,10 +178,20 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     }
     if (dk.length > 1) fail(path, `a distribution names one kind, this one names ${dk.join(" and ")}`);
     const kind = dk[0]!;
-    if (kind === "literal") return { t: "lit", v: o.literal as Json };
     const extra = keys.filter((k) => k !== kind && !MODIFIERS.has(k));
     if (extra.length) {
       fail(path, `unexpected key(s) ${extra.map((k) => `"${k}"`).join(", ")} beside "${kind}" (modifiers: ${[...MODIFIERS].join(", ")}; wrap a plain mapping in {literal: ...})`);
+    }
+    // a modifier the kind does not read is refused, not dropped (`min` on a choice, `round` on a bernoulli)
+    const takes = MODIFIERS_OF[kind] ?? [];
+    const unread = keys.filter((k) => k !== kind && !takes.includes(k));
+    if (unread.length) {
+      fail(`${path}.${unread[0]}`, `${kind} takes no ${unread.map((k) => `"${k}"`).join(", ")}${takes.length ? ` (it takes ${takes.join(", ")})` : ""}`);
+    }
+    if (kind === "literal") return { t: "lit", v: o.literal as Json };
+    if (o.min !== undefined && o.max !== undefined) {
+      const lo = num(o.min, `${path}.min`, "min").n, hi = num(o.max, `${path}.max`, "max").n;
+      if (lo > hi) fail(`${path}.min`, `min ${lo} is above max ${hi}`);
     }
     random = true;
     const s = src(path, path ? `${path}.${kind}` : kind);
@@ -177,13 +202,41 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
       if (x.unit && x.unit !== unit) fail(`${path}.${k}`, `${k} has unit "${x.unit}", the distribution "${unit}"`);
       return x.n;
     };
-    const roundOf = (unit: string, dflt: number) => (o.round === undefined ? (unit ? 1 : dflt) : num(o.round, `${path}.round`, "round").n);
+    const roundOf = (unit: string, dflt: number, whole = false) => {
+      if (o.round === undefined) return unit ? 1 : dflt;
+      const x = num(o.round, `${path}.round`, "round");
+      if (x.unit && x.unit !== unit) fail(`${path}.round`, `round has unit "${x.unit}", the distribution ${unit ? `"${unit}"` : "none"}`);
+      if (!(x.n > 0) || (whole && !Number.isInteger(x.n))) fail(`${path}.round`, `round must be a ${whole ? "whole number" : "number"} above 0, got ${JSON.stringify(o.round)}`);
+      return x.n;
+    };
+    /**
+     * A value in a unit is rounded down to a whole unit unless round: says
+     * otherwise, so ends (mean, sd) that are not whole in it would give values
+     * the file does not say ({uniform: ["0.1s", "0.9s"]} gave "0s" every run,
+     * below its own low end); and no rounding may leave the range without a
+     * value. Both refused here.
+     */
+    const checked = (t: Extract<Tpl, { t: "num" }>, given: Array<[string, number]>): Tpl => {
+      if (t.unit && o.round === undefined) {
+        for (const [what, x] of given) {
+          if (!Number.isInteger(x)) {
+            fail(path, `${kind}: ${what} ${x}${t.unit} is not a whole number of "${t.unit}", and a value in "${t.unit}" is rounded down to a whole ${t.unit}: `
+              + `give the values in a smaller unit (e.g. "1500ms" for "1.5s") or set round:`);
+          }
+        }
+      }
+      const lo = Math.max(t.min, rangeLo(t)), hi = Math.min(t.max, rangeHi(t));
+      if (t.round > 0 && Number.isFinite(lo) && Number.isFinite(hi) && Math.ceil(lo / t.round - 1e-9) * t.round > hi * (1 + 1e-12) + 1e-12) {
+        fail(path, `${kind}: no multiple of round ${t.round}${t.unit} lies in [${lo}, ${hi}]${t.unit}`);
+      }
+      return t;
+    };
     switch (kind) {
       case "uniform": case "randint": case "loguniform": {
         const e = ends(o[kind], `${path}.${kind}`, kind);
         if (kind === "loguniform" && !(e.a > 0)) fail(path, "loguniform needs a low end above 0");
-        return { t: "num", kind, p1: e.a, p2: e.b, unit: e.unit, min: clampOf("min", e.unit), max: clampOf("max", e.unit),
-          round: kind === "randint" ? 1 : roundOf(e.unit, 0), path: rel, name, src: s };
+        return checked({ t: "num", kind, p1: e.a, p2: e.b, unit: e.unit, min: clampOf("min", e.unit), max: clampOf("max", e.unit),
+          round: roundOf(e.unit, kind === "randint" ? 1 : 0, kind === "randint"), path: rel, name, src: s }, [["low end", e.a], ["high end", e.b]]);
       }
       case "normal": case "lognormal": case "exponential": {
         const spec = o[kind];
@@ -192,14 +245,26 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
         }
         const sp = spec as Record<string, unknown>;
         const k1 = kind === "normal" ? "mean" : kind === "lognormal" ? "median" : "mean";
+        const k2 = kind === "normal" ? "sd" : kind === "lognormal" ? "sigma" : undefined;
+        for (const k of Object.keys(sp)) {
+          if (k !== k1 && k !== k2) {
+            fail(`${path}.${kind}.${k}`, `${kind} takes {${[k1, k2].filter(Boolean).join(", ")}}, not "${k}"${MODIFIERS.has(k) ? ` (write ${k} beside ${kind}:, not inside it)` : ""}`);
+          }
+        }
         const a = num(sp[k1], `${path}.${kind}.${k1}`, k1);
         let p2 = 0;
-        if (kind === "normal") p2 = num(sp.sd, `${path}.${kind}.sd`, "sd").n;
-        if (kind === "lognormal") p2 = num(sp.sigma, `${path}.${kind}.sigma`, "sigma").n;
+        if (k2) {
+          const b = num(sp[k2], `${path}.${kind}.${k2}`, k2);
+          // sd is in the mean's unit (a plain number: that unit); sigma is a factor on the log scale, no unit
+          if (kind === "normal" && b.unit && b.unit !== a.unit) fail(`${path}.${kind}.sd`, `sd has unit "${b.unit}", the mean ${a.unit ? `"${a.unit}"` : "none"}: give both the same unit`);
+          if (kind === "lognormal" && b.unit) fail(`${path}.${kind}.sigma`, `sigma is the spread of the logarithm, a plain number (got "${b.unit}")`);
+          if (!(b.n >= 0)) fail(`${path}.${kind}.${k2}`, `${k2} must be 0 or more, got ${b.n}`);
+          p2 = b.n;
+        }
         if (kind === "lognormal" && !(a.n > 0)) fail(path, "lognormal median must be above 0");
         if (kind === "exponential" && !(a.n > 0)) fail(path, "exponential mean must be above 0");
-        return { t: "num", kind, p1: a.n, p2, unit: a.unit, min: clampOf("min", a.unit), max: clampOf("max", a.unit),
-          round: roundOf(a.unit, 0), path: rel, name, src: s };
+        return checked({ t: "num", kind, p1: a.n, p2, unit: a.unit, min: clampOf("min", a.unit), max: clampOf("max", a.unit),
+          round: roundOf(a.unit, 0), path: rel, name, src: s }, kind === "normal" ? [[k1, a.n], ["sd", p2]] : [[k1, a.n]]);
       }
       case "bernoulli":
         return { t: "bool", p: prob(o.bernoulli, path, "bernoulli"), path: rel, name, src: s };
@@ -222,17 +287,28 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
         const n = String(o.param);
         if (!params || !(n in params)) {
           const known = params ? Object.keys(params) : [];
+          if (namesDraw(doc, n)) {
+            fail(path, `{param: ${n}} reads mc.params only, and "${n}" is the name: of a draw in the document: move that distribution to mc.params.${n} and write {param: ${n}} where it was`);
+          }
           fail(path, `unknown parameter "${n}"${known.length ? ` (mc.params defines ${known.join(", ")})` : " (no mc.params section)"}`);
+        }
+        if (compilingParam !== undefined && !pmap.has(n)) {
+          fail(path, n === compilingParam ? `parameter "${n}" reads itself` : `parameter "${n}" is used before it is defined: mc.params are drawn in order, so define "${n}" above "${compilingParam}"`);
         }
         return { t: "param", name: n, src: s };
       }
       case "maybe":
         return { t: "maybe", p: prob(o.p ?? 0.5, `${path}.p`, "p"), value: compile(o.maybe, `${path}.maybe`, `${rel}?`), path: rel, src: s };
       case "repeat": {
+        // found here, not in the middle of a sweep (sampling would throw there)
+        if (!inList) fail(path, "repeat is only allowed as an element of a list (it splices its copies into the list)");
         if (o.count === undefined) fail(path, "repeat needs count: N (a number or a distribution)");
         const count = compile(o.count, `${path}.count`, `${rel}.count`);
         if (count.t === "lit" && !(typeof count.v === "number" && Number.isInteger(count.v) && count.v >= 0)) {
           fail(`${path}.count`, "count must be a whole number >= 0");
+        }
+        if (!wholeCount(count, pmap)) {
+          fail(`${path}.count`, "count must draw whole numbers >= 0: a randint (or a choice of them) with a low end >= 0, or a distribution with min >= 0 and a whole round:");
         }
         return { t: "repeat", count, item: compile(o.repeat, `${path}.repeat`, ""), path: rel, src: s };
       }
@@ -242,12 +318,115 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
 
   const ps: Array<[string, Tpl]> = [];
   for (const [k, v] of Object.entries(params ?? {})) {
+    compilingParam = k;
     const t = compile(v, `mc.params.${k}`, `$${k}`);
+    if (t.t === "maybe") fail(`mc.params.${k}`, `parameter "${k}" cannot be a maybe (a param always has a value)`);
     if (t.t === "num" || t.t === "bool" || t.t === "choice") t.name ??= k;
     ps.push([k, t]);
+    pmap.set(k, t);
   }
+  compilingParam = undefined;
   const root = compile(doc, docPath, docPath);
+  checkNames(ps, root);
   return { root, params: ps, file, random };
+}
+
+/**
+ * One name, one draw: a run's params hold one value per name, so a second
+ * draw of the same name (a copied line left unrenamed, or a document draw
+ * named like an mc.params key) overwrote the first in tables and repro
+ * headers without a word. Two draws may share a name only in different
+ * options of one choice (one of them is drawn in a run).
+ */
+function checkNames(params: Array<[string, Tpl]>, root: Tpl): void {
+  type Named = { t: Extract<Tpl, { name?: string }>; opts: Array<[Tpl, number]> };
+  const byName = new Map<string, Named[]>();
+  const walk = (t: Tpl, opts: Array<[Tpl, number]>): void => {
+    if ((t.t === "num" || t.t === "bool" || t.t === "choice") && t.name !== undefined) {
+      let l = byName.get(t.name);
+      if (!l) byName.set(t.name, (l = []));
+      l.push({ t: t as Named["t"], opts });
+    }
+    if (t.t === "choice") t.options.forEach((c, i) => walk(c, [...opts, [t, i]]));
+    else eachChild(t, (c) => walk(c, opts));
+  };
+  for (const [, t] of params) walk(t, []);
+  walk(root, []);
+  const exclusive = (a: Named, b: Named) => a.opts.some(([c, i]) => b.opts.some(([d, j]) => c === d && i !== j));
+  for (const [name, l] of byName) {
+    for (let i = 1; i < l.length; i++) {
+      for (let j = 0; j < i; j++) {
+        if (exclusive(l[i]!, l[j]!)) continue;
+        const a = l[j]!.t.src, b = l[i]!.t.src;
+        const first = params.some(([k]) => k === name) ? `mc.params.${name}` : `${a.field}${a.line !== undefined ? ` at line ${a.line}` : ""}`;
+        throw new InputError(`the name "${name}" is given to two draws (this one and ${first}): a run records one value per name, so tables and repros would show one of them; rename one`,
+          b.file, b.line, b.field);
+      }
+    }
+  }
+}
+
+/** Does a draw of the raw document carry `name: n`? (for the error of a {param: n} that means it) */
+function namesDraw(v: unknown, n: string): boolean {
+  if (Array.isArray(v)) return v.some((x) => namesDraw(x, n));
+  if (!v || typeof v !== "object") return false;
+  const o = v as Record<string, unknown>;
+  if ("literal" in o) return false;
+  if (String(o.name) === n && DIST_KEYS.some((k) => k in o)) return true;
+  return Object.values(o).some((x) => namesDraw(x, n));
+}
+
+/** Does a repeat count always draw a whole number >= 0? (`params`: the compiled mc.params a {param} reads) */
+function wholeCount(t: Tpl, params: ReadonlyMap<string, Tpl>, seen = new Set<string>()): boolean {
+  switch (t.t) {
+    case "lit": return typeof t.v === "number" && Number.isInteger(t.v) && t.v >= 0;
+    case "num": {
+      // quantise keeps a draw to multiples of a whole round (randint: 1) inside [max(min, low end), ...]
+      const lo = Math.max(t.min, rangeLo(t));
+      return t.unit === "" && Number.isInteger(t.round) && t.round >= 1 && lo >= 0;
+    }
+    case "choice": return t.options.every((c) => wholeCount(c, params, seen));
+    case "param": {
+      if (seen.has(t.name)) return false;
+      seen.add(t.name);
+      const p = params.get(t.name);
+      return p !== undefined && wholeCount(p, params, seen);
+    }
+    default: return false;
+  }
+}
+
+const namesCache = new WeakMap<Tpl, string[]>();
+
+/** The names of the named draws under `t` (a part that may be left out: its draws must not stay in the run's params). */
+function namesIn(t: Tpl): string[] {
+  let out = namesCache.get(t);
+  if (out) return out;
+  const set = new Set<string>();
+  const walk = (x: Tpl): void => {
+    if ((x.t === "num" || x.t === "bool" || x.t === "choice") && x.name !== undefined) set.add(x.name);
+    eachChild(x, walk);
+  };
+  walk(t);
+  namesCache.set(t, (out = [...set]));
+  return out;
+}
+
+/**
+ * What the named params `names` hold before a part that is left out is
+ * sampled (it is sampled anyway, to keep the stream): restored after it, so
+ * a fault that did not happen records no parameter (`kubeletRestartAt` of a
+ * restart that a maybe left out was tabulated and printed in its repro).
+ */
+function saveNames(names: readonly string[], params: Record<string, Json>): Array<[string, Json | undefined]> | undefined {
+  return names.length ? names.map((n) => [n, Object.prototype.hasOwnProperty.call(params, n) ? params[n] : undefined]) : undefined;
+}
+
+function restoreNames(saved: ReadonlyArray<[string, Json | undefined]>, params: Record<string, Json>): void {
+  for (const [n, v] of saved) {
+    if (v === undefined) delete params[n];
+    else params[n] = v;
+  }
 }
 
 /** Call `fn` on each node a walk of the document descends into from `t` (its direct children). */
@@ -365,7 +544,9 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
               const ik = `${key}#${k}`;
               const keep = take(`${ik}!`, () => 1);
               draws.push({ key: `${ik}!`, kind: "keep", value: keep, target: 0, lo: 0, hi: 1, quantum: 1 });
+              const saved = keep ? undefined : saveNames(namesIn(c.item), params);
               const v = gen(c.item, `${ik}`);
+              if (saved) restoreNames(saved, params);
               if (keep && v !== OMIT) out.push(v);
             }
             continue;
@@ -418,7 +599,9 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
         const v = take(key, () => (rng.next() < t.p ? 1 : 0));
         draws.push({ key, kind: "keep", value: v, target: 0, lo: 0, hi: 1, quantum: 1 });
         // sample the value either way, so the draws after it do not depend on this one
+        const saved = v === 1 ? undefined : saveNames(namesIn(t.value), params);
         const x = gen(t.value, prefix);
+        if (saved) restoreNames(saved, params);
         return v === 1 ? x : OMIT;
       }
       case "repeat":
@@ -573,11 +756,14 @@ function compileSampler(tpl: Template): (rng: Rng) => Sampled {
       case "maybe": {
         const { p, path } = t;
         const value = comp(t.value);
+        const names = namesIn(t.value);
         return (prefix) => {
           const v = rng.next() < p ? 1 : 0;
           draws.push({ key: `${prefix}${path}`, kind: "keep", value: v, target: 0, lo: 0, hi: 1, quantum: 1 });
           // sample the value either way, so the draws after it do not depend on this one
+          const saved = v === 1 || names.length === 0 ? undefined : saveNames(names, params);
           const x = value(prefix);
+          if (saved) restoreNames(saved, params);
           return v === 1 ? x : OMIT;
         };
       }

@@ -47,6 +47,8 @@ export interface McModel<C = Concrete> {
   domain: string;
   /** the command that replays a repro file */
   replayCommand: string;
+  /** the command that replays a repro of class `cls`, when not replayCommand (a class only `iosim mc replay` judges) */
+  replayCommandFor?(cls: string): string;
   sample(runSeed: number): C;
   run(c: C, runSeed: number): McOutcome;
   /** candidates one step simpler than `c`, simplest first */
@@ -190,9 +192,9 @@ export function parseMcFile(text: string, file: string): McFile {
     doc = rest;
     docPath = "";
   }
+  validateSection(mc, file, lines);
   const template = compileTemplate(doc, file, lines, mc.params, docPath);
   const domain = pickDomain(mc.domain, doc as Json, file, lines.get("mc.domain"));
-  validateSection(mc, file, lines);
   checkTableUnits(template, mc.table, (i, k) => ({ file, line: lines.get(`mc.table[${i}].${k}`) ?? lines.get(`mc.table[${i}]`), field: `mc.table[${i}].${k}` }));
   const docLines = new Map<string, number>();
   for (const [p, l] of lines) {
@@ -215,14 +217,46 @@ function pickDomain(name: string | undefined, doc: Json, file: string, line?: nu
     : `cannot tell the scenario's domain: set mc.domain (one of ${[...domains.keys()].join(", ")})`, file, 1, "mc.domain");
 }
 
+/** The keys of `mc:`, of an expectation and of a table axis: any other is refused, not ignored. */
+const MC_KEYS = ["domain", "params", "expect", "metrics", "table"];
+const EXPECT_KEYS = ["name", "metric", "<", "<=", ">", ">=", "=="];
+const AXIS_KEYS = ["param", "bins"];
+
+/**
+ * Refuse a key that is not in `known`: a misspelt one (`expects:`, `bin:`)
+ * would otherwise be dropped, and a sweep without its expectations counts
+ * every run ok.
+ */
+function onlyKeys(o: unknown, known: readonly string[], at: string, file: string, lines: Map<string, number>, what: string): void {
+  if (!o || typeof o !== "object" || Array.isArray(o)) return;
+  for (const k of Object.keys(o)) {
+    if (known.includes(k)) continue;
+    const field = at ? `${at}.${k}` : k;
+    throw new InputError(`unknown key "${k}" in ${what} (known: ${known.join(", ")})`, file, lines.get(field) ?? lines.get(at), field);
+  }
+}
+
 function validateSection(mc: McSection, file: string, lines: Map<string, number>): void {
+  onlyKeys(mc, MC_KEYS, "mc", file, lines, "mc:");
+  for (const k of ["expect", "metrics", "table"] as const) {
+    if (mc[k] !== undefined && !Array.isArray(mc[k])) throw new InputError(`mc.${k} is a list`, file, lines.get(`mc.${k}`), `mc.${k}`);
+  }
+  if (mc.params !== undefined && (!mc.params || typeof mc.params !== "object" || Array.isArray(mc.params))) {
+    throw new InputError("mc.params is a mapping of names to distributions", file, lines.get("mc.params"), "mc.params");
+  }
+  (mc.metrics ?? []).forEach((m, i) => {
+    if (typeof m !== "string") throw new InputError(`a metric name is a string, got ${JSON.stringify(m)}`, file, lines.get(`mc.metrics[${i}]`) ?? lines.get("mc.metrics"), `mc.metrics[${i}]`);
+  });
   (mc.expect ?? []).forEach((e, i) => {
     const at = `mc.expect[${i}]`;
     const raw = e as unknown as Record<string, unknown>;
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new InputError("an expectation is a mapping {name, metric, <op>: bound}", file, lines.get(at), at);
+    onlyKeys(raw, EXPECT_KEYS, at, file, lines, "an expectation");
     const ops = (["<", "<=", ">", ">=", "=="] as const).filter((o) => o in raw);
     if (typeof raw.metric !== "string") throw new InputError("an expectation names a metric", file, lines.get(at), `${at}.metric`);
     if (ops.length !== 1) throw new InputError("an expectation has one comparison: <, <=, >, >= or ==", file, lines.get(at), at);
-    const v = Number(raw[ops[0]!]);
+    const b = raw[ops[0]!];
+    const v = typeof b === "number" || (typeof b === "string" && b.trim() !== "") ? Number(b) : NaN;
     if (!Number.isFinite(v)) throw new InputError("the bound must be a number", file, lines.get(at), `${at}.${ops[0]}`);
     e.op = ops[0]!;
     e.value = v;
@@ -230,6 +264,7 @@ function validateSection(mc: McSection, file: string, lines: Map<string, number>
   });
   (mc.table ?? []).forEach((a, i) => {
     if (!a || typeof a.param !== "string") throw new InputError("a table axis names a param", file, lines.get(`mc.table[${i}]`), `mc.table[${i}].param`);
+    onlyKeys(a, AXIS_KEYS, `mc.table[${i}]`, file, lines, "a table axis");
     if (a.bins && (!Array.isArray(a.bins) || a.bins.some((b, k) => typeof b !== "number" || (k > 0 && b <= a.bins![k - 1]!)))) {
       throw new InputError("bins are increasing numbers", file, lines.get(`mc.table[${i}].bins`), `mc.table[${i}].bins`);
     }
@@ -258,13 +293,20 @@ export function checkTableUnits(template: Template, table: readonly TableAxis[] 
   });
 }
 
-/** Check a run's metrics against the file's expectations; the failed ones as classes. */
+/**
+ * Check a run's metrics against the file's expectations; the failed ones as
+ * classes. A run that does not report the metric has not shown the bound
+ * holds, so it fails it too (`expect:<name>`), with `expect:<name>:no-metric`
+ * beside it saying why: a pod that never reaches Running has no
+ * `runningAtMs`, and is the slowest start of all, not one to leave out of
+ * P(expect:slow-start).
+ */
 export function failedExpectations(exp: readonly MetricExpectation[], metrics: Record<string, number>): string[] {
   const out: string[] = [];
   for (const e of exp) {
     const v = metrics[e.metric];
     if (v === undefined) {
-      out.push(`expect:${e.name}:no-metric`);
+      out.push(`expect:${e.name}`, `expect:${e.name}:no-metric`);
       continue;
     }
     const ok = e.op === "<" ? v < e.value : e.op === "<=" ? v <= e.value : e.op === ">" ? v > e.value : e.op === ">=" ? v >= e.value : v === e.value;
@@ -292,6 +334,17 @@ export class TemplateModel implements McModel<Concrete> {
     this.replayCommand = spec.domain.replayCommand;
     // samples share the template's literal parts: a fast preparer may keep them without copying
     freezeLiterals(spec.template);
+  }
+
+  /**
+   * A class of the sweep's own metric expectations is judged only by `iosim
+   * mc replay` (it reads them from the repro's `# mc:` comment): `iosim run`
+   * runs the file, prints the metric and exits 0, so it is no command to
+   * replay that failure with.
+   */
+  replayCommandFor(cls: string): string {
+    const own = (this.spec.mc.expect ?? []).some((e) => cls === `expect:${e.name}` || cls === `expect:${e.name}:no-metric`);
+    return own ? "iosim mc replay" : this.replayCommand;
   }
 
   sample(runSeed: number, overrides?: ReadonlyMap<string, number>): Concrete {

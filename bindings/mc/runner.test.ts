@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { WORKER_SEMI_SPACE_MB, workerSemiSpaceMb } from "./runner.js";
+import { parseSeed, WORKER_SEMI_SPACE_MB, workerSemiSpaceMb } from "./runner.js";
 
 describe("workerSemiSpaceMb", () => {
   it("32 MB while the pool's semi-spaces fit in an eighth of the memory, halved beyond, V8's default below 16 MB", () => {
@@ -89,5 +89,18 @@ describe("V8's parallel scavenging during a sweep", () => {
     expect(r.full!.after).toBe(false);
     expect(r.asked).toEqual({ during: [false], after: false });
     expect(r.fewer).toEqual({ during: [false], after: false });
+  });
+});
+
+// `--seed "$SEED"` with SEED unset is `--seed ""`, which BigInt reads as 0:
+// the sweep ran with seed 0 and every shard of an Indexed Job agreed on it.
+describe("parseSeed", () => {
+  it("an empty or blank seed is refused, naming --seed; decimal and 0x seeds below 2^64 are read", () => {
+    for (const bad of ["", "  ", "-1", "1.5", "abc", String(1n << 64n)]) {
+      expect(() => parseSeed(bad)).toThrow(/command line \(--seed\): --seed takes an integer in \[0, 2\^64\)/);
+    }
+    expect(parseSeed("7")).toBe(7n);
+    expect(parseSeed("0x10")).toBe(16n);
+    expect(parseSeed(String((1n << 64n) - 1n))).toBe((1n << 64n) - 1n);
   });
 });

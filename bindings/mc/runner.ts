@@ -177,6 +177,8 @@ export function defaultWorkers(): number {
 /** Parse a sweep seed: a decimal or 0x integer below 2^64. */
 export function parseSeed(s: string | number | bigint): bigint {
   try {
+    // BigInt("") and BigInt("  ") are 0n: an empty --seed (an unset variable in a job spec) would run seed 0 unsaid
+    if (typeof s === "string" && s.trim() === "") throw new Error();
     const v = BigInt(s);
     if (v < 0n || v >= 1n << 64n) throw new Error();
     return v;

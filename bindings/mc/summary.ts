@@ -344,14 +344,15 @@ function writeRepro<C>(model: McModel<C>, rec: RunRecord, cls: string, outDir: s
   const start = model.sample(rec.seed);
   const r = shrinkToClass(model, start, rec.seed, cls, budget);
   const file = `repro-${classSlug(cls)}.yaml`;
+  const replay = model.replayCommandFor?.(cls) ?? model.replayCommand;
   const note = [
     `repro of outcome class "${cls}"`,
     `shrunk from run ${rec.i} (seed ${rec.seed}) of sweep ${model.name}: ${r.steps} steps, ${r.runs} runs, size ${tidy(r.sizeBefore)} -> ${tidy(r.sizeAfter)}`,
-    `replay: ${model.replayCommand} ${file}`,
+    `replay: ${replay} ${file}`,
   ].join("\n");
   writeFileSync(join(outDir, file), model.serialize(r.concrete, rec.seed, note));
   return {
-    run: rec.i, seed: rec.seed, file, replay: `${model.replayCommand} ${file}`, shrinkSteps: r.steps, shrinkRuns: r.runs,
+    run: rec.i, seed: rec.seed, file, replay: `${replay} ${file}`, shrinkSteps: r.steps, shrinkRuns: r.runs,
     sizeBefore: tidy(r.sizeBefore), sizeAfter: tidy(r.sizeAfter), params: model.params(r.concrete),
   };
 }

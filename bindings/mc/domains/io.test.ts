@@ -101,6 +101,7 @@ scenario:
     - name: a
       cgroup: capped
       rw: randread
+      direct: 1
       number_ios: 20
       iodepth: 1
 `;
@@ -225,5 +226,34 @@ describe("io domain: the sample's values load as its YAML text did", () => {
     expect(s.cgroups.map((g) => [g.source?.line, g.fileLines])).toEqual([[4, { "io.weight": 4 }], [5, { "io.max": 5 }]]);
     expect(s.jobs.map((j) => j.source?.line)).toEqual([7, 8]);
     expect(s.writes.map((w) => w.source?.line)).toEqual([11]);
+  });
+});
+
+// The loader's warnings (what `iosim run` prints before it runs) were dropped
+// by the io domain: a sweep of iodepth under ioengine=psync tabulated three
+// depths that all ran at depth 1, and counted every run ok.
+describe("io domain: the loader's warnings about a sample", () => {
+  const PSYNC = `mc:
+  domain: io
+  params:
+    depth: {choice: [1, 8, 32]}
+scenario:
+  name: t
+  jobs:
+    - {name: a, rw: randread, ioengine: psync, direct: 1, iodepth: {param: depth}, number_ios: 20, bs: 4k}
+`;
+  it("iodepth 8 or 32 under psync is a warning class naming the file's line, as iosim run warns; depth 1 stays ok", () => {
+    const line = lineOf(PSYNC, "ioengine: psync");
+    const m = modelFromText(PSYNC, "sweep.yaml");
+    const byDepth = new Map<number, string[]>();
+    for (let i = 0; i < 24; i++) {
+      const seed = runSeed(1n, i);
+      const c = m.sample(seed);
+      byDepth.set(c.params.depth as number, m.run(c, seed).classes);
+    }
+    expect(byDepth.get(1)).toEqual([]);
+    for (const d of [8, 32]) {
+      expect(byDepth.get(d)).toEqual([`warning:sweep.yaml:${line}: iodepth=${d} with ioengine=psync: a synchronous engine keeps one IO in flight; iodepth 1 is used`]);
+    }
   });
 });

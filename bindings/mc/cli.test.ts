@@ -1,0 +1,47 @@
+// What `iosim mc` tells on stderr about a sweep file's mc.metrics.
+//
+// A name in mc.metrics that no run reports (a misspelt `job.a.read.iopz`)
+// just left its row out of the summary: the engineer saw the other rows and
+// no word about the one asked for.
+import { afterAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(__dirname, "..", "..");
+const ENTRY = join(ROOT, "dist", "bindings", "mc", "cli-entry.js");
+const tmp = mkdtempSync(join(tmpdir(), "mc-cli-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const SWEEP = (metrics: string) => `mc:
+  domain: io
+  metrics: [${metrics}]
+  params:
+    d: {choice: [1, 4]}
+scenario:
+  name: m
+  jobs:
+    - {name: a, rw: randread, ioengine: libaio, direct: 1, iodepth: {param: d}, number_ios: 5, bs: 4k}
+`;
+
+function sweep(metrics: string, out: string): { stderr: string; status: number | null } {
+  const file = join(tmp, `${out}.yaml`);
+  writeFileSync(file, SWEEP(metrics));
+  const r = spawnSync(process.execPath, [ENTRY, "mc", file, "--runs", "6", "--seed", "1", "--workers", "0", "--out", join(tmp, out), "--no-progress", "--json"],
+    { encoding: "utf8" });
+  return { stderr: r.stderr, status: r.status };
+}
+
+describe("mc.metrics", () => {
+  it("a misspelt metric name is warned about on stderr, naming it and the file", () => {
+    const r = sweep("job.a.read.iopz, job.a.read.iops", "typo");
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/mc: warning: mc\.metrics names "job\.a\.read\.iopz", which no run reported \(.*typo\.yaml, mc\.metrics\)/);
+    expect(r.stderr).not.toMatch(/"job\.a\.read\.iops"/);
+  });
+
+  it("names every run reports give no warning", () => {
+    expect(sweep("job.a.read.iops", "fine").stderr).not.toMatch(/warning/);
+  });
+});
