@@ -15,8 +15,9 @@ import { isMap, isPair, isScalar, isSeq, type LineCounter } from "yaml";
 export function yamlFieldLines(contents: unknown, lc: LineCounter): Map<string, number> {
   const out = new Map<string, number>();
   const walk = (node: unknown, path: string): void => {
+    // a mapping value keeps its key's line (set below): a block value starts a line later
     const r = (node as { range?: [number, number, number] } | null)?.range;
-    if (r) out.set(path, lc.linePos(r[0]).line);
+    if (r && !out.has(path)) out.set(path, lc.linePos(r[0]).line);
     if (isMap(node)) {
       for (const it of node.items) {
         if (!isPair(it)) continue;

@@ -223,7 +223,8 @@ describe("io domain: the sample's values load as its YAML text did", () => {
     const text = "name: s\ncgroups:\n  t/a:\n    io.weight: \"default 100\"\n  t/b: {io.max: \"8:0 rbps=max\"}\njobs:\n  - {name: a, cgroup: t/a, rw: read, number_ios: 2}\n  - name: b\n    number_ios: 2\nchanges:\n  - {at: 1ms, cgroup: t/b, file: io.weight, value: \"default 50\"}\n";
     const { value, lines } = yamlLines(text);
     const s = scenarioFromValue(value, "f.yaml", {}, lines).scenario;
-    expect(s.cgroups.map((g) => [g.source?.line, g.fileLines])).toEqual([[4, { "io.weight": 4 }], [5, { "io.max": 5 }]]);
+    // a cgroup at its key's line, as a YAML file's is (t/a: on line 3, its block on 4)
+    expect(s.cgroups.map((g) => [g.source?.line, g.fileLines])).toEqual([[3, { "io.weight": 4 }], [5, { "io.max": 5 }]]);
     expect(s.jobs.map((j) => j.source?.line)).toEqual([7, 8]);
     expect(s.writes.map((w) => w.source?.line)).toEqual([11]);
   });

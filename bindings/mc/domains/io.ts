@@ -82,13 +82,19 @@ export function ioMetrics(s: Scenario, r: ReturnType<typeof simulate>): Record<s
  * The field path ("jobs[0].iodepth") at `line` of a sampled document's text:
  * the io loader names a fio option by its key alone and a line of the text it
  * was given, which is not the randomised file's. The path ending in `key` if
- * one does, else the shortest on that line.
+ * one does on that line, else the nearest such path above it (the loader
+ * names a block value by its first line, a field by its key's: `iodepth:` and
+ * then `  deep: 2`), else the shortest on that line.
  */
 function pathAtLine(text: string, line: number, key?: string): string | undefined {
-  const on = [...yamlLines(text).lines].filter(([p, l]) => l === line && p !== "").map(([p]) => p);
-  if (on.length === 0) return undefined;
-  const named = key !== undefined ? on.filter((p) => p === key || p.endsWith(`.${key}`)) : [];
-  return (named.length ? named : on).reduce((a, b) => (b.length < a.length ? b : a));
+  const all = [...yamlLines(text).lines].filter(([p]) => p !== "");
+  const named = (l: number): string[] => (key === undefined ? [] : all.filter(([p, at]) => at === l && (p === key || p.endsWith(`.${key}`))).map(([p]) => p));
+  const shortest = (ps: string[]): string | undefined => (ps.length ? ps.reduce((a, b) => (b.length < a.length ? b : a)) : undefined);
+  const here = named(line);
+  if (here.length) return shortest(here);
+  const above = key === undefined ? [] : all.filter(([p, at]) => at < line && (p === key || p.endsWith(`.${key}`)));
+  if (above.length) return shortest(named(Math.max(...above.map(([, at]) => at))));
+  return shortest(all.filter(([, at]) => at === line).map(([p]) => p));
 }
 
 /** Files a scenario names (device files, fio_file), relative to the randomised file. */
