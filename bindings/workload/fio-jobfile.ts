@@ -67,6 +67,7 @@
 // warnings (ioengine=libaio is modelled: it allows the depth of 16).
 
 import { besideFile } from "../util/beside-file.js";
+import { nearestName } from "../util/nearest-name.js";
 import { normCgroupPath } from "../cgroup/path.js";
 import type { JobSpec, Pattern, RwKind } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
@@ -543,19 +544,6 @@ function engineOf(entries: Entry[], global: Opts): string {
   return (e?.value ?? FIO_DEFAULT_ENGINE).trim().toLowerCase();
 }
 
-/** Levenshtein distance, as fio's string_distance() (parse.c). */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
-
 /**
  * The known name nearest to a bad one, if it is close: fio's
  * string_distance_ok() bound (distance at most (length + 1) / 2, rounded
@@ -573,20 +561,6 @@ export function nearestFioOption(bad: string, engine?: string): string | undefin
   const lower = bad.toLowerCase();
   if (lower !== bad && names.has(lower)) return lower;
   return nearestName(bad, names, Math.floor((bad.length + 1) / 2));
-}
-
-/** The name of `names` nearest to `bad` by edit distance, if at most `maxD` away; ties to the alphabetically first. */
-function nearestName(bad: string, names: Iterable<string>, maxD: number): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const n of [...names].sort()) {
-    const d = editDistance(bad, n);
-    if (d < bestD) {
-      best = n;
-      bestD = d;
-    }
-  }
-  return bestD <= maxD ? best : undefined;
 }
 
 /** The engines whose options include this name. */

@@ -9,6 +9,11 @@ objects:
     metadata: {name: n1}
 `;
 
+/** objects to append to `base` (its last key): a cloud disk, an rbd image and pods on n1 */
+const DISK = "  - {kind: PersistentVolume, metadata: {name: pv1}, spec: {awsElasticBlockStore: {volumeID: disk-1}}}\n";
+const RBD = "  - {kind: PersistentVolume, metadata: {name: pv2}, spec: {rbd: {pool: p, image: i}}}\n";
+const pods = (...names: string[]) => names.map((n) => `  - {kind: Pod, metadata: {name: ${n}}, spec: {nodeName: n1, containers: [{name: c}]}}\n`).join("");
+
 function err(text: string): ScenarioError {
   try {
     loadK8sScenario(text, "bad.yaml");
@@ -47,7 +52,7 @@ describe("scenario loader", () => {
     expect(err(base + "seed: 1.5\n").message).toMatch(/^bad\.yaml:5: seed: expected a whole number >= 0, got 1\.5/);
     expect(err(base + "expect:\n  - step: {name: adc.Detached}\n").message).toMatch(/expect\[0\]\.step\.name: unknown step "adc\.Detached"/);
     // what the docs allow still loads
-    const ok = loadK8sScenario(base + "seed: 7\ntimeline:\n  - between: [adc.DetachFailed, adc.DetachSucceeded]\n    count: 2\n    action: nodeReady\n    node: n1\nfaults:\n  storage:\n    - {op: detach, count: always, error: busy}\n    - {op: attach, count: \"3\", error: busy}\n", "ok.yaml");
+    const ok = loadK8sScenario(base + DISK + "seed: 7\ntimeline:\n  - between: [adc.DetachFailed, adc.DetachSucceeded]\n    count: 2\n    action: nodeReady\n    node: n1\nfaults:\n  storage:\n    - {op: detach, count: always, error: busy}\n    - {op: attach, count: \"3\", error: busy}\n", "ok.yaml");
     expect(ok.seed).toBe(7);
     expect(ok.timeline[0]!.between).toEqual({ from: "adc.DetachFailed", to: "adc.DetachSucceeded", count: 2 });
     expect(ok.storageFaults.map((f) => f.count)).toEqual([Infinity, 3]);
@@ -56,6 +61,8 @@ describe("scenario loader", () => {
   it("parses faults, the timeline and checks", () => {
     const sc = loadK8sScenario(
       base +
+        DISK +
+        pods("web-0") +
         `timeline:
   - after: adc.DetachFailed
     delay: 300ms
@@ -141,7 +148,7 @@ describe("a check's fields", () => {
     expect(check("volumeAttachment: {volumeHandle: v, node: n1, exists: no}")).toBe('bad.yaml:6: expect[0].volumeAttachment.exists: expected true or false, got "no"');
     expect(check('hostMount: {node: n1, pathContains: x, present: "false"}')).toMatch(/^bad\.yaml:6: expect\[0\]\.hostMount\.present: expected true or false, got "false"/);
     expect(check("rbdMapped: {node: n1, image: p/i, mapped: 0}")).toMatch(/^bad\.yaml:6: expect\[0\]\.rbdMapped\.mapped: expected true or false, got 0/);
-    const ok = loadK8sScenario(base + "expect:\n  - rbdMapped: {node: n1, image: p/i, mapped: false}\n  - hostMount: {node: n1, pathContains: x}\n", "ok.yaml");
+    const ok = loadK8sScenario(base + RBD + "expect:\n  - rbdMapped: {node: n1, image: p/i, mapped: false}\n  - hostMount: {node: n1, pathContains: x}\n", "ok.yaml");
     expect(ok.expect.map((e) => e.check)).toEqual([
       { kind: "rbdMapped", node: "n1", image: "p/i", mapped: false },
       { kind: "hostMount", node: "n1", pathContains: "x", present: true },
@@ -185,7 +192,7 @@ describe("a timeline item's fields", () => {
 describe("deletePod's grace", () => {
   it("needs a unit: `grace: 30` (kubectl's --grace-period=30) was 30 ms", () => {
     expect(err(base + "timeline:\n  - {at: 60s, action: deletePod, pod: p, grace: 30}\n").message).toBe('bad.yaml:6: timeline[0].grace: give a unit, e.g. "30s" (a bare number would be ms, not kubectl\'s --grace-period seconds)');
-    const ok = loadK8sScenario(base + "timeline:\n  - {at: 60s, action: deletePod, pod: p, grace: 30s}\n  - {at: 70s, action: deletePod, pod: q, grace: 0s}\n  - {at: 80s, action: deletePod, pod: r, grace: 0}\n", "ok.yaml");
+    const ok = loadK8sScenario(base + pods("p", "q", "r") + "timeline:\n  - {at: 60s, action: deletePod, pod: p, grace: 30s}\n  - {at: 70s, action: deletePod, pod: q, grace: 0s}\n  - {at: 80s, action: deletePod, pod: r, grace: 0}\n", "ok.yaml");
     expect(ok.timeline.map((t) => (t.action as { graceSeconds?: number }).graceSeconds)).toEqual([30, 0, 0]);
   });
 });
@@ -194,5 +201,138 @@ describe("a timeline item's at:", () => {
   it("past the end of the run is refused (it never fired)", () => {
     expect(err(base + "duration: 10m\ntimeline:\n  - {at: 30m, action: nodeReady, node: n1}\n").message).toBe("bad.yaml:7: timeline[0].at: 30m0s is after the end of the run (duration 10m0s)");
     expect(err(base + "timeline:\n  - {at: 21m, action: nodeReady, node: n1}\n").message).toBe("bad.yaml:6: timeline[0].at: 21m0s is after the end of the run (duration 20m0s, the default)");
+  });
+});
+
+describe("a name that points at nothing the scenario defines", () => {
+  // a node, an in-tree disk and a CSI volume with their claims, a pod on n1
+  const world = `name: t
+objects:
+  - kind: Node
+    metadata: {name: n1}
+  - {kind: PersistentVolume, metadata: {name: pv1}, spec: {awsElasticBlockStore: {volumeID: disk-1}}}
+  - {kind: PersistentVolume, metadata: {name: pv2}, spec: {csi: {driver: d, volumeHandle: vol-2}}}
+  - {kind: PersistentVolumeClaim, metadata: {name: c1}, spec: {volumeName: pv1}}
+  - {kind: Pod, metadata: {name: web-0}, spec: {nodeName: n1, containers: [{name: c}], volumes: [{name: d, persistentVolumeClaim: {claimName: c1}}]}}
+`;
+  const bad = (rest: string) => err(world + rest).message;
+
+  it("a check on a pod or node that never exists (podGone: web-O held, hostMount on an unknown node held)", () => {
+    expect(bad("expect:\n  - podGone: web-O\n")).toBe(
+      'bad.yaml:10: expect[0].podGone.pod: pod "web-O" never exists in this scenario (no Pod of objects: or of the timeline\'s create/createPod has that name); did you mean "web-0"?',
+    );
+    expect(bad("symptom:\n  - podNotRunning: kube-system/web-0\n")).toMatch(/^bad\.yaml:10: symptom\[0\]\.podNotRunning\.pod: pod "kube-system\/web-0" never exists/);
+    expect(bad("expect:\n  - nodeVolumesAttached: {node: n2, lacks: x}\n")).toMatch(/^bad\.yaml:10: expect\[0\]\.nodeVolumesAttached\.node: node "n2" is not in this scenario .*did you mean "n1"\?$/);
+    expect(bad("expect:\n  - hostMount: {node: n2, pathContains: x}\n")).toMatch(/^bad\.yaml:10: expect\[0\]\.hostMount\.node: node "n2" is not in this scenario/);
+    expect(bad("expect:\n  - rbdMapped: {node: n1, image: k8s/x}\n")).toMatch(/^bad\.yaml:10: expect\[0\]\.rbdMapped\.image: no rbd volume of this scenario has image "k8s\/x"/);
+    expect(bad("expect:\n  - volumeAttachment: {volumeHandle: vol2, node: n1}\n")).toMatch(/volumeAttachment\.volumeHandle: no CSI PersistentVolume of this scenario has volumeHandle "vol2"; did you mean "vol-2"\?$/);
+    expect(bad("expect:\n  - event: {reason: FailedMount, object: pod/web-1}\n")).toMatch(/event\.object: pod "web-1" never exists in this scenario; did you mean "pod\/web-0"\?$/);
+    expect(bad("expect:\n  - event: {reason: FailedMount, object: web-0}\n")).toMatch(/event\.object: expected pod\/NAME, node\/NAME or volumeattachment\/NAME/);
+    expect(bad("expect:\n  - log: {contains: x, component: kubelet/n3}\n")).toMatch(/^bad\.yaml:10: expect\[0\]\.log\.component: node "n3" is not in this scenario/);
+  });
+
+  it("a timeline action on a pod, node or process that never exists (it did nothing)", () => {
+    expect(bad("timeline:\n  - {at: 1s, action: deletePod, pod: web-1}\n")).toMatch(/^bad\.yaml:10: timeline\[0\]\.pod: pod "web-1" never exists in this scenario .*did you mean "web-0"\?$/);
+    expect(bad("timeline:\n  - {at: 1s, action: delete, kind: PersistentVolumeClaim, name: c2}\n")).toMatch(/^bad\.yaml:10: timeline\[0\]\.name: PersistentVolumeClaim "c2" never exists .*did you mean "c1"\?$/);
+    for (const a of ["crashKubelet", "startKubelet", "restartKubelet", "nodeNotReady", "nodeReady"])
+      expect(bad(`timeline:\n  - {at: 1s, action: ${a}, node: n11}\n`)).toMatch(/^bad\.yaml:10: timeline\[0\]\.node: node "n11" is not in this scenario .*did you mean "n1"\?$/);
+    expect(bad("timeline:\n  - {at: 1s, action: taintNode, node: n0, key: k}\n")).toMatch(/timeline\[0\]\.node: node "n0"/);
+    expect(bad("timeline:\n  - {at: 1s, action: holdMount, node: n0, process: p}\n")).toMatch(/timeline\[0\]\.node: node "n0"/);
+    // a Node the timeline creates is an API object, but has no host and no kubelet
+    expect(bad("timeline:\n  - {at: 1s, action: create, manifest: {kind: Node, metadata: {name: n2}}}\n  - {at: 2s, action: restartKubelet, node: n2}\n")).toBe(
+      'bad.yaml:11: timeline[1].node: node "n2" is created by timeline[0], and only the Nodes of objects: have a host and a kubelet',
+    );
+    expect(bad("timeline:\n  - {at: 1s, action: holdMount, node: n1, process: exporter}\n  - {at: 2s, action: releaseMount, node: n1, process: exportr}\n")).toBe(
+      'bad.yaml:11: timeline[1].process: no holdMount of the timeline starts process "exportr" on node "n1", so there is nothing to release; did you mean "exporter"?',
+    );
+    expect(bad("timeline:\n  - {at: 1s, action: createPod, manifest: {kind: Pod, metadata: {name: p}, spec: {nodeName: n9, containers: [{name: c}]}}}\n")).toMatch(/timeline\[0\]\.manifest\.spec\.nodeName: node "n9" is not in this scenario/);
+    expect(bad("settings:\n  noKubelet: [n2]\n")).toMatch(/^bad\.yaml:10: settings\.noKubelet\[0\]: node "n2" is not in this scenario/);
+  });
+
+  it("an object naming a node, claim or volume that is not there", () => {
+    expect(bad("  - {kind: Pod, metadata: {name: p}, spec: {nodeName: n2, containers: [{name: c}]}}\n")).toMatch(/^bad\.yaml:9: objects\[5\]\.spec\.nodeName: node "n2" is not in this scenario/);
+    expect(bad("  - {kind: Pod, metadata: {name: p}, spec: {nodeName: n1, containers: [{name: c}], volumes: [{name: d, persistentVolumeClaim: {claimName: c3}}]}}\n")).toMatch(
+      /^bad\.yaml:9: objects\[5\]\.spec\.volumes\[0\]\.persistentVolumeClaim\.claimName: PersistentVolumeClaim "c3" never exists .*did you mean "c1"\?$/,
+    );
+    expect(bad("  - {kind: PersistentVolumeClaim, metadata: {name: c9}, spec: {volumeName: pv3}}\n")).toMatch(/objects\[5\]\.spec\.volumeName: PersistentVolume "pv3" never exists .*did you mean "pv1"\?$/);
+  });
+
+  it("a storage fault on a PV's name, an unknown volume, or an op the volume's plugin never calls (it never fired)", () => {
+    expect(bad("faults:\n  storage:\n    - {op: detach, volume: pv1, error: busy}\n")).toBe(
+      'bad.yaml:11: faults.storage[0].volume: "pv1" is a PersistentVolume\'s name; a storage fault names the volume as the storage backend is called with it (a disk id, a CSI volume handle or rbd:POOL/IMAGE): "disk-1"',
+    );
+    expect(bad("faults:\n  storage:\n    - {op: detach, volume: c1, error: busy}\n")).toMatch(/"c1" is a PersistentVolumeClaim's name; .*: "disk-1"$/);
+    expect(bad("faults:\n  storage:\n    - {op: detach, volume: disk-2, error: busy}\n")).toMatch(/^bad\.yaml:11: faults\.storage\[0\]\.volume: no volume of this scenario is "disk-2" .*did you mean "disk-1"\?$/);
+    expect(bad("faults:\n  storage:\n    - {op: detach, volume: vol-2, error: busy}\n")).toBe(
+      'bad.yaml:11: faults.storage[0].op: detach is never called for volume "vol-2": it is a CSI volume (PersistentVolume pv2), whose operations are controllerPublish, controllerUnpublish, nodeStage, nodeUnstage, nodePublish, nodeUnpublish',
+    );
+    expect(bad("faults:\n  storage:\n    - {op: controllerPublish, volume: disk-1, error: busy}\n")).toMatch(/controllerPublish is never called for volume "disk-1": it is an in-tree cloud disk/);
+    expect(bad("faults:\n  storage:\n    - {op: rbdUnmap, error: busy}\n")).toBe(
+      "bad.yaml:11: faults.storage[0].op: no volume of this scenario is ever called with rbdUnmap, which is for rbd images, and the scenario has only CSI PersistentVolumes and in-tree cloud disks",
+    );
+    expect(bad("faults:\n  storage:\n    - {op: detach, node: n2, error: busy}\n")).toMatch(/faults\.storage\[0\]\.node: node "n2" is not in this scenario/);
+  });
+
+  it("a watch fault or latency on a component that does not exist, and an API fault on an object that never exists", () => {
+    expect(bad("faults:\n  watch:\n    - {component: kube-controler-manager, delay: 1s}\n")).toBe(
+      'bad.yaml:11: faults.watch[0].component: no component "kube-controler-manager" watches the API server (known: kube-controller-manager, csi-attacher, kubelet, kubelet/NODE, * for every one); did you mean "kube-controller-manager"?',
+    );
+    expect(bad("faults:\n  watch:\n    - {component: kubelet/n2, delay: 1s}\n")).toMatch(/faults\.watch\[0\]\.component: node "n2" is not in this scenario/);
+    expect(bad("settings:\n  watchLatencyByComponent: {attacher: 1s}\n")).toMatch(/^bad\.yaml:10: settings\.watchLatencyByComponent\.attacher: no component "attacher" watches the API server .*did you mean "csi-attacher"\?$/);
+    expect(bad("faults:\n  api:\n    - {verb: delete, kind: Pod, name: web-1}\n")).toMatch(/^bad\.yaml:11: faults\.api\[0\]\.name: pod "web-1" never exists/);
+    expect(bad("faults:\n  api:\n    - {verb: patch, kind: Node, name: n2}\n")).toMatch(/faults\.api\[0\]\.name: node "n2" is not in this scenario/);
+  });
+
+  it("what the scenario defines, now or later in its timeline, loads", () => {
+    const sc = loadK8sScenario(
+      world +
+        `settings:
+  watchLatencyByComponent: {kubelet/n1: 30ms, csi-attacher: 10ms}
+timeline:
+  - {at: 1s, action: deletePod, pod: web-0}
+  - {at: 2s, action: deletePod, pod: late}
+  - {at: 3s, action: createPod, manifest: {kind: Pod, metadata: {name: late}, spec: {nodeName: n1, containers: [{name: c}]}}}
+  - {at: 4s, action: create, manifest: {kind: Node, metadata: {name: n2}}}
+  - {at: 5s, action: nodeNotReady, node: n2}
+  - {at: 6s, action: holdMount, node: n1, process: exporter}
+  - {at: 7s, action: releaseMount, node: n1, process: exporter}
+  - {at: 8s, action: delete, kind: PersistentVolumeClaim, name: c1}
+  - {at: 9s, action: delete, kind: VolumeAttachment, name: csi-made-by-the-controller}
+faults:
+  storage:
+    - {op: detach, volume: disk-1, error: busy}
+    - {op: nodeStage, volume: vol-2, node: n2, error: busy}
+    - {op: attach, error: busy}
+  api:
+    - {verb: create, kind: Pod, name: late}
+  watch:
+    - {component: "*", delay: 1s}
+    - {component: kubelet/n1, delay: 1s}
+expect:
+  - podRunning: late
+  - podGone: web-0
+  - nodeVolumesAttached: {node: n2, lacks: x}
+  - event: {reason: NodeNotReady, object: node/n2}
+  - noEvent: {reason: FailedAttach, object: volumeattachment/csi-abc}
+  - volumeAttachment: {volumeHandle: vol-2, node: n1, exists: false}
+  - log: {contains: x, component: rbd/n1}
+`,
+      "ok.yaml",
+    );
+    // delete of a pod or claim keys it by namespace/name, as deletePod does (a bare name never matched)
+    expect(sc.timeline[7]!.action).toEqual({ kind: "delete", objectKind: "PersistentVolumeClaim", name: "default/c1" });
+    expect(sc.expect).toHaveLength(7);
+    // an inline CSI volume's handle is made at run time: a handle of its form is taken for its operations
+    const inline = `  - {kind: Pod, metadata: {name: e}, spec: {nodeName: n1, containers: [{name: c}], volumes: [{name: v, csi: {driver: lvm}}]}}\n`;
+    const handle = `csi-${"0".repeat(64)}`;
+    expect(loadK8sScenario(world + inline + `faults:\n  storage:\n    - {op: nodeUnpublish, volume: ${handle}, error: busy}\n`, "ok.yaml").storageFaults).toHaveLength(1);
+    expect(bad(inline + `faults:\n  storage:\n    - {op: nodeStage, volume: ${handle}, error: busy}\n`)).toMatch(/nodeStage is never called for an inline CSI volume/);
+  });
+
+  it("version: 1.20 unquoted (YAML's number 1.2) says to quote it; an unquoted 1.22 still loads", () => {
+    expect(bad("version: 1.20\n")).toBe('bad.yaml:9: version: Kubernetes version 1.2 is outside the modelled range 1.10-1.31: YAML reads an unquoted 1.20 as the number 1.2; quote the version, e.g. version: "1.20"');
+    expect(bad('version: "1.20"\nincident: {title: t, affected: 1.10, fixed: "1.22"}\n')).toMatch(/^bad\.yaml:10: incident\.affected: .*quote the version, e\.g\. affected: "1\.10"$/);
+    expect(loadK8sScenario(world + "version: 1.22\n", "ok.yaml").version).toBe("1.22");
+    expect(loadK8sScenario(world + 'version: "1.20"\n', "ok.yaml").version).toBe("1.20");
   });
 });

@@ -3,7 +3,8 @@
 //   seeds/002.yaml:41: timeline[3].at: expected a duration like "500ms" or "2m2s", got "soon"
 // The `yaml` package gives every node a source range; a LineCounter turns the
 // offsets into lines, and a walk over the document records the line of every
-// field path.
+// field path. Once every key is loaded, the names the timeline, faults and
+// checks give are checked against what the scenario defines (references.ts).
 
 import { LineCounter, parseDocument } from "yaml";
 import type { ApiFault } from "../api/apiserver.js";
@@ -14,6 +15,7 @@ import { STEP_NAMES } from "../engine/context.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import { InputError } from "../../scenario/errors.js";
 import { lineOfPath, yamlFieldLines } from "../../util/line-of-path.js";
+import { checkReferences } from "./references.js";
 import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
 import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
@@ -111,9 +113,30 @@ export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario 
   return k8sScenarioFromValue(doc.toJS(), file, yamlFieldLines(doc.contents, lc));
 }
 
-/** The same, from an already-parsed document (Monte Carlo samples many without re-parsing YAML). */
-export function k8sScenarioFromValue(value: unknown, file = "<scenario>", lines = new Map<string, number>()): K8sScenario {
-  return loadKeys(new Cx(file, lines), value, null) as K8sScenario;
+/**
+ * The same, from an already-parsed document (Monte Carlo samples many without
+ * re-parsing YAML). `references: false` leaves out the check that every name
+ * the timeline, faults and checks give is one the scenario defines
+ * (checkK8sReferences): for a document some of whose keys are loaded later
+ * and apart (bindings/mc's frozen base, which then checks each run's whole
+ * scenario).
+ */
+export function k8sScenarioFromValue(value: unknown, file = "<scenario>", lines = new Map<string, number>(), opts: { references?: boolean } = {}): K8sScenario {
+  const cx = new Cx(file, lines);
+  const sc = loadKeys(cx, value, null) as K8sScenario;
+  if (opts.references !== false) checkReferences(sc, (path, msg) => cx.fail(path, msg));
+  return sc;
+}
+
+/**
+ * Refuse a loaded scenario whose timeline, faults or checks name a pod, node,
+ * claim, volume, process or component it never defines (scenario/references.ts),
+ * with the error a whole load gives: for scenarios loaded in parts
+ * (k8sScenarioKeysFromValue over a base loaded with `references: false`).
+ */
+export function checkK8sReferences(sc: K8sScenario, file = sc.file, lines = new Map<string, number>()): void {
+  const cx = new Cx(file, lines);
+  checkReferences(sc, (path, msg) => cx.fail(path, msg));
 }
 
 /**
@@ -127,6 +150,9 @@ export function k8sScenarioFromValue(value: unknown, file = "<scenario>", lines 
  * loads the keys that hold no distribution once and per run only the random
  * ones: a whole load per run also worked out every default it then threw
  * away (the clock's Date.parse, the version, the settings), ~1 us a run.
+ * The names the keys give are not checked against each other (a sampled
+ * timeline's pod against the base's objects): checkK8sReferences on the
+ * assembled scenario does that.
  */
 export function k8sScenarioKeysFromValue(value: unknown, keys: readonly string[], file = "<scenario>", lines = new Map<string, number>()): Partial<K8sScenario> {
   return loadKeys(new Cx(file, lines), value, keys);
@@ -155,11 +181,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
     if (root.version === undefined) version = DEFAULT_VERSION;
     else {
       version = String(root.version);
-      try {
-        parseVersion(version);
-      } catch (e) {
-        cx.fail("version", (e as Error).message);
-      }
+      versionOf(cx, root.version, "version");
     }
   }
   let fixes: FixOverrides | undefined;
@@ -258,6 +280,23 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   };
 }
 
+/**
+ * Check a Kubernetes version. Unquoted, YAML reads `1.20` as the number 1.2
+ * (and `1.30` as 1.3), which was reported as "1.2 is outside the modelled
+ * range" with no word of why: a number that is no version says to quote it.
+ */
+function versionOf(cx: Cx, v: unknown, path: string): void {
+  try {
+    parseVersion(String(v));
+  } catch (e) {
+    if (typeof v === "number") {
+      const meant = /^\d+\.\d$/.test(String(v)) ? `${v}0` : String(v);
+      cx.fail(path, `${(e as Error).message}: YAML reads an unquoted ${meant} as the number ${v}; quote the version, e.g. ${path.slice(path.lastIndexOf(".") + 1)}: "${meant}"`);
+    }
+    cx.fail(path, (e as Error).message);
+  }
+}
+
 /** an absent mapping (never written to) */
 const EMPTY: J = Object.freeze({}) as J;
 
@@ -274,13 +313,7 @@ function loadIncident(cx: Cx, root: J): K8sScenario["incident"] {
     fixed: String(i.fixed ?? ""),
     symptom: String(i.symptom ?? ""),
   };
-  for (const k of ["affected", "fixed"] as const) {
-    try {
-      parseVersion(incident[k]);
-    } catch (e) {
-      cx.fail(`incident.${k}`, (e as Error).message);
-    }
-  }
+  for (const k of ["affected", "fixed"] as const) versionOf(cx, i[k] ?? "", `incident.${k}`);
   return incident;
 }
 
@@ -440,7 +473,10 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
     case "delete": {
       const k = cx.str(o.kind, `${path}.kind`) as Kind;
       if (!KINDS.includes(k)) cx.fail(`${path}.kind`, `unsupported kind ${k}`);
-      action = { kind: "delete", objectKind: k, name: cx.str(o.name, `${path}.name`) };
+      // the API server keys a pod or claim by namespace/name: a bare name (as
+      // deletePod takes it) never matched, and the NotFound was swallowed
+      const name = cx.str(o.name, `${path}.name`);
+      action = { kind: "delete", objectKind: k, name: NAMESPACED[k] ? podKey(name) : name };
       break;
     }
     case "crashKubelet":

@@ -121,6 +121,17 @@ describe("an API fault's name", () => {
   });
 });
 
+describe("the timeline's delete of a pod or claim", () => {
+  it("names it as deletePod does, without its namespace (the server keys pods by default/web-0, so `delete {kind: Pod, name: web-0}` was a NotFound, swallowed, and the pod ran on)", () => {
+    const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("    action: deletePod\n    pod: web-0\n", "    action: delete\n    kind: Pod\n    name: web-0\n");
+    expect(text).not.toBe(BUILTIN_YAML["detach-backoff-node-status"]);
+    const r = runK8sScenario(loadK8sScenario(text, "delete.yaml"), { version: "1.22", steps: true });
+    // the pod went away, and its disk's detach started (and failed, as the scenario's fault says)
+    expect(r.steps.some((s) => s.name === "adc.DetachStarted")).toBe(true);
+    expect(r.steps.some((s) => s.name === "adc.DetachFailed")).toBe(true);
+  });
+});
+
 describe("the kubelet's final pod delete refused by the API server", () => {
   it("is logged and sent again 10 s later (at the next pass), as the status manager does (it was thrown out of the replay: `iosim: internal error`), the same whether idle ticks are skipped or not", () => {
     const text = BUILTIN_YAML["detach-backoff-node-status"]!.replace("faults:\n", "faults:\n  api:\n    - {verb: delete, kind: Pod, name: default/web-0, count: 2, from: 61s}\n");

@@ -164,6 +164,37 @@ describe("k8s domain: the scenario compiled once per worker", () => {
   });
 });
 
+describe("k8s domain: the names a sampled key gives, checked against the constant keys", () => {
+  it("a sampled deletePod of a pod that never exists is the whole load's error on the compiled path too; the base's pod passes", () => {
+    // the timeline is random, the objects (web-0) are the frozen base's
+    const text = TEXT.replace("      action: deletePod\n      pod: web-0\n", "      action: deletePod\n      pod: {choice: [web-0, web-O]}\n");
+    expect(text).not.toBe(TEXT);
+    const fast = modelFromText(text, "typo.yaml");
+    const slow = new TemplateModel({ ...fast.spec, domain: { ...k8sDomain, preparer: undefined } });
+    expect(fast.randomKeys()).toContain("timeline");
+    expect(fast.randomKeys()).not.toContain("objects");
+    expect(fast.compiled()).toBe(true);
+    let errors = 0;
+    let ok = 0;
+    for (let i = 0; i < 30; i++) {
+      const seed = runSeed(6n, i);
+      const c = fast.sample(seed);
+      const typo = JSON.stringify(c.doc).includes('"web-O"');
+      if (typo) {
+        // the compiled path itself refuses it (not only the general path it falls back to)
+        expect(() => fast.prepare(c)).toThrow(/^typo\.yaml:\d+: timeline\[0\]\.pod: pod "web-O" never exists in this scenario .*did you mean "web-0"\?$/);
+      } else expect(() => fast.prepare(c)).not.toThrow();
+      const a = fast.run(c, seed);
+      expect(a).toEqual(slow.run(slow.sample(seed), seed));
+      if (typo) expect(a.classes).toEqual([expect.stringMatching(/^error:typo\.yaml:\d+: timeline\[0\]\.pod: pod "web-O" never exists/)]);
+      else expect(a.classes.filter((x) => x.startsWith("error:"))).toEqual([]);
+      typo ? errors++ : ok++;
+    }
+    expect(errors).toBeGreaterThan(5);
+    expect(ok).toBeGreaterThan(5);
+  });
+});
+
 describe("k8s domain: a sweep's log checks are decided as `iosim k8s run` decides them", () => {
   // seed 002's sweep, its incident told by log lines alone, and a `noLog:` expectation
   const text = TEXT.replace(

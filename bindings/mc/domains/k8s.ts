@@ -28,7 +28,9 @@
 // loads only its random keys (timeline, faults, fixes) and lays them over the
 // base (k8sScenarioKeysFromValue: the loader restricted to those keys, which
 // neither reads the others nor works out their defaults). Same loader, same
-// checks in the same order, same error messages; a
+// checks in the same order, same error messages (the names the keys give, a
+// sampled timeline's pod against the base's objects, are checked on each
+// run's assembled scenario, after its load, as a whole load checks them); a
 // scenario whose loaded form has a field this table does not know keeps the
 // full per-run load. Frozen, because every run shares the base: a replay
 // that wrote into it would throw (an error outcome) instead of leaking state
@@ -47,7 +49,7 @@
 //   nodePatches, storageCalls, events   the run's counters
 
 import { stringify } from "yaml";
-import { k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
+import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
 import { logChecksOf, runK8sScenario } from "../../k8s/scenario/run.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
@@ -127,7 +129,8 @@ export const k8sDomain: McDomain<K8sScenario> = {
     // the constant keys (and `name`, which the loader requires) load once
     const constant: Record<string, Json> = {};
     for (const [k, v] of Object.entries(doc)) if (k === "name" || !randomKeys.includes(k)) constant[k] = copyDoc(v);
-    const base = k8sScenarioFromValue(constant, file, lines);
+    // (its names are checked against the random keys' in each run: checkK8sReferences below)
+    const base = k8sScenarioFromValue(constant, file, lines, { references: false });
     const known = new Set<string>(["file", ...Object.values(FIELDS_OF_KEY).flat()]);
     if (Object.keys(base).some((k) => !known.has(k))) return undefined;
     deepFreeze(base);
@@ -171,7 +174,10 @@ export const k8sDomain: McDomain<K8sScenario> = {
           copy = true;
         }
       }
-      return assemble(base, p);
+      const sc = assemble(base, p);
+      // a sampled timeline, fault or check naming what the scenario never defines, as the whole load refuses it
+      checkK8sReferences(sc, file, lines);
+      return sc;
     };
   },
   run(sc, runSeed) {

@@ -1,0 +1,370 @@
+// The names a scenario's timeline, faults and checks give, checked against
+// what the scenario itself defines. A name that points at nothing made the
+// replay do nothing or decide a check vacuously, with no word: `podGone:
+// web-O` (a typo) held, `deletePod` of a pod that never exists was a
+// NotFound the replay swallows (as kubectl reports one, but in a scenario
+// file a name that can never exist is a typo), `crashKubelet` of an unknown
+// node did nothing, a storage fault on `volume: pv1` (a PV's name, not the
+// disk id the storage backend is called with) or with an `op:` the volume's
+// plugin never calls never fired. Each is a load-time error at the field's
+// line, with the nearest known name when there is a close one.
+//
+// What the scenario defines: the objects of `objects:` and the manifests of
+// the timeline's `create` / `createPod` (a pod created later is a valid
+// target of a check or a deletePod, whenever it is created). Names some
+// component makes up while the run goes are not checked, and where they can
+// appear it says so below: VolumeAttachment names (csi-<sha256> of handle,
+// driver and node, made by the attach/detach controller), the volume handle of
+// an inline (ephemeral) CSI volume (csi-<sha256> of the pod's UID and the
+// volume's name; the UID is drawn at run time), the unique volume names of
+// node.status.volumesAttached (an inline volume's holds the pod's UID).
+//
+// It reads the loaded scenario as a whole, so it runs after every key is
+// loaded: loadK8sScenario and k8sScenarioFromValue call it, and bindings/mc,
+// which loads a sweep's constant keys once and its random keys per run
+// (k8sScenarioKeysFromValue), calls it on each run's assembled scenario.
+
+import { KObj, Kind } from "../api/types.js";
+import type { BackendOp } from "../host/backend.js";
+import { nearestName } from "../../util/nearest-name.js";
+import type { Check, Expectation, K8sScenario } from "./schema.js";
+
+type Fail = (path: string, msg: string) => never;
+
+/** the storage backend's kinds of volume, and the operations their plugins call for each (volume/*.ts) */
+type VolumeType = "disk" | "csi" | "inline-csi" | "rbd";
+const OPS_OF: Record<VolumeType, readonly BackendOp[]> = {
+  // in-tree cloud disks (volume/clouddisk.ts): the controller's attach/detach
+  disk: ["attach", "detach"],
+  // a CSI PersistentVolume: the external-attacher's ControllerPublish/Unpublish, the kubelet's stage and publish
+  csi: ["controllerPublish", "controllerUnpublish", "nodeStage", "nodeUnstage", "nodePublish", "nodeUnpublish"],
+  // an inline (ephemeral) CSI volume is neither attached nor staged (csi.ts: no PV source), only published
+  "inline-csi": ["nodePublish", "nodeUnpublish"],
+  // rbd (volume/rbd.ts): map and unmap by the node's rbd CLI
+  rbd: ["rbdMap", "rbdUnmap"],
+};
+const TYPE_WORD: Record<VolumeType, string> = { disk: "an in-tree cloud disk", csi: "a CSI volume", "inline-csi": "an inline CSI volume", rbd: "an rbd image" };
+const TYPE_PLURAL: Record<VolumeType, string> = { disk: "in-tree cloud disks", csi: "CSI PersistentVolumes", "inline-csi": "inline CSI volumes", rbd: "rbd images" };
+/** an inline CSI volume's handle, csi_mounter.go makeVolumeHandle: "csi-" + sha256 of the pod's UID and the volume's name */
+const INLINE_HANDLE = /^csi-[0-9a-f]{64}$/;
+
+/** the components whose informers a watch fault or latency may name (scenario/run.ts: the ADC, the external-attacher, each node's kubelet) */
+const WATCH_COMPONENTS = ["kube-controller-manager", "csi-attacher", "kubelet"];
+
+interface Volume {
+  type: VolumeType;
+  /** where it is defined, e.g. `PersistentVolume pv1` */
+  from: string;
+}
+
+/** What a scenario defines, by name. */
+class Names {
+  /** every Node: objects' and the timeline's (the API objects node conditions, taints and checks of node.status read) */
+  readonly nodes = new Map<string, string>();
+  /** the Nodes of objects: only these get a host and a kubelet (scenario/run.ts builds them from objects alone) */
+  readonly hostNodes = new Set<string>();
+  /** objects by kind and key (NS/NAME for a pod or claim), each with where it is defined */
+  readonly byKind = new Map<Kind, Map<string, string>>();
+  /** storage backend ids (disk id, CSI handle, rbd:POOL/IMAGE) */
+  readonly volumes = new Map<string, Volume>();
+  /** a PV's name -> the backend id of its volume, for the hint on `volume: pv1` */
+  readonly pvIds = new Map<string, string>();
+  /** a claim's name -> its PV's name (the same hint on `volume: data-web-0`) */
+  readonly claimPVs = new Map<string, string>();
+  /** rbd images as POOL/IMAGE (rbdMapped's image) */
+  readonly rbdImages = new Set<string>();
+  /** CSI volume handles of PVs (volumeAttachment's volumeHandle) */
+  readonly csiHandles = new Set<string>();
+  inlineCsi = false;
+
+  add(o: KObj, where: string): void {
+    const key = o.metadata.namespace !== undefined ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+    let m = this.byKind.get(o.kind);
+    if (m === undefined) this.byKind.set(o.kind, (m = new Map()));
+    if (!m.has(key)) m.set(key, where);
+    if (o.kind === "Node" && !this.nodes.has(key)) this.nodes.set(key, where);
+    if (o.kind === "PersistentVolume" && o.spec) {
+      const id = this.volume(o.spec as Record<string, any>, `PersistentVolume ${o.metadata.name}`, false);
+      if (id !== null) this.pvIds.set(o.metadata.name, id);
+    }
+    if (o.kind === "PersistentVolumeClaim" && o.spec?.volumeName && !this.claimPVs.has(o.metadata.name)) this.claimPVs.set(o.metadata.name, String(o.spec.volumeName));
+    if (o.kind === "Pod") for (const v of (o.spec?.volumes ?? []) as Array<Record<string, any>>) this.volume(v, `pod ${key} volume ${v.name}`, true);
+  }
+
+  /** a volume source's backend id, as scenario/run.ts backendId gives it */
+  private volume(src: Record<string, any>, from: string, inPod: boolean): string | null {
+    let id: string;
+    let type: VolumeType;
+    if (src.csi) {
+      if (inPod) {
+        this.inlineCsi = true;
+        return null;
+      }
+      id = String(src.csi.volumeHandle);
+      type = "csi";
+      this.csiHandles.add(id);
+    } else if (src.rbd) {
+      const image = `${src.rbd.pool ?? "rbd"}/${src.rbd.image}`;
+      id = `rbd:${image}`;
+      type = "rbd";
+      this.rbdImages.add(image);
+    } else if (src.awsElasticBlockStore) [id, type] = [String(src.awsElasticBlockStore.volumeID), "disk"];
+    else if (src.gcePersistentDisk) [id, type] = [String(src.gcePersistentDisk.pdName), "disk"];
+    else if (src.qcloudCbs) [id, type] = [String(src.qcloudCbs.cbsDiskId), "disk"];
+    else return null;
+    if (!this.volumes.has(id)) this.volumes.set(id, { type, from });
+    return id;
+  }
+
+  has(kind: Kind, key: string): boolean {
+    return this.byKind.get(kind)?.has(key) ?? false;
+  }
+  keys(kind: Kind): Iterable<string> {
+    return this.byKind.get(kind)?.keys() ?? [];
+  }
+}
+
+function namesOf(sc: Pick<K8sScenario, "objects" | "timeline">): Names {
+  const n = new Names();
+  for (let i = 0; i < sc.objects.length; i++) {
+    const o = sc.objects[i]!;
+    n.add(o, `objects[${i}]`);
+    if (o.kind === "Node") n.hostNodes.add(o.metadata.name);
+  }
+  for (let i = 0; i < sc.timeline.length; i++) {
+    const a = sc.timeline[i]!.action;
+    if (a.kind === "create" || a.kind === "createPod") n.add(a.manifest, `timeline[${i}]`);
+  }
+  return n;
+}
+
+const q = JSON.stringify;
+
+/**
+ * ` (did you mean "x"?)` for the known name nearest to `bad`, if it is close
+ * (fio's bound: at most (length + 1) / 2 edits), else the known names when they
+ * are few; `show` turns a known key into the form the file would give it.
+ */
+function hint(bad: string, known: Iterable<string>, show: (k: string) => string = (k) => k): string {
+  const all = [...known];
+  if (all.length === 0) return " (this scenario has none)";
+  const near = nearestName(bad, all, Math.floor((bad.length + 1) / 2));
+  if (near !== undefined) return `; did you mean ${q(show(near))}?`;
+  const shown = all.map(show).sort();
+  return shown.length <= 8 ? ` (known: ${shown.join(", ")})` : ` (${shown.length} known, e.g. ${shown.slice(0, 4).join(", ")})`;
+}
+
+/** a pod's or claim's key as a file gives it: NAME for the default namespace */
+const shortKey = (k: string): string => (k.startsWith("default/") ? k.slice(8) : k);
+
+/** Refuse (through `fail`) the first name of the scenario that names nothing it defines. */
+export function checkReferences(sc: K8sScenario, fail: Fail): void {
+  const n = namesOf(sc);
+
+  const pod = (key: string, path: string): void => {
+    if (n.has("Pod", key)) return;
+    fail(path, `pod ${q(shortKey(key))} never exists in this scenario (no Pod of objects: or of the timeline's create/createPod has that name)${hint(key, n.keys("Pod"), shortKey)}`);
+  };
+  const node = (name: string, path: string): void => {
+    if (n.nodes.has(name)) return;
+    fail(path, `node ${q(name)} is not in this scenario (no Node of objects: or of the timeline's create)${hint(name, n.nodes.keys())}`);
+  };
+  /** a node with a host and a kubelet: a Node of objects */
+  const hostNode = (name: string, path: string): void => {
+    if (n.hostNodes.has(name)) return;
+    const created = n.nodes.get(name);
+    if (created !== undefined) fail(path, `node ${q(name)} is created by ${created}, and only the Nodes of objects: have a host and a kubelet`);
+    fail(path, `node ${q(name)} is not in this scenario (no Node of objects:)${hint(name, n.hostNodes)}`);
+  };
+  /** a name of `kind` the API server could hold (VolumeAttachment names are made by the controllers: not checked) */
+  const object = (kind: Kind, key: string, path: string): void => {
+    if (kind === "VolumeAttachment" || n.has(kind, key)) return;
+    if (kind === "Pod") pod(key, path);
+    if (kind === "Node") node(key, path);
+    const short = kind === "PersistentVolumeClaim" ? shortKey : undefined;
+    fail(path, `${kind} ${q(short ? short(key) : key)} never exists in this scenario (not in objects: nor created by the timeline)${hint(key, n.keys(kind), short)}`);
+  };
+
+  // ---- the objects' own references ----------------------------------------------
+  const manifestRefs = (o: KObj, path: string): void => {
+    if (o.kind === "Pod") {
+      node(String(o.spec.nodeName), `${path}.spec.nodeName`);
+      const vols = (o.spec.volumes ?? []) as Array<Record<string, any>>;
+      for (let i = 0; i < vols.length; i++) {
+        const c = vols[i]!.persistentVolumeClaim;
+        if (c) object("PersistentVolumeClaim", `${o.metadata.namespace}/${c.claimName}`, `${path}.spec.volumes[${i}].persistentVolumeClaim.claimName`);
+      }
+    }
+    // (an unbound claim names no volume: the replay has no provisioner, and it stays Pending)
+    if (o.kind === "PersistentVolumeClaim" && o.spec?.volumeName) object("PersistentVolume", String(o.spec.volumeName), `${path}.spec.volumeName`);
+  };
+  for (let i = 0; i < sc.objects.length; i++) manifestRefs(sc.objects[i]!, `objects[${i}]`);
+
+  // ---- settings --------------------------------------------------------------------
+  for (let i = 0; i < sc.settings.noKubelet.length; i++) hostNode(sc.settings.noKubelet[i]!, `settings.noKubelet[${i}]`);
+  for (const k of Object.keys(sc.settings.watchLatencyByComponent)) watchComponent(k, `settings.watchLatencyByComponent.${k}`, false);
+
+  // ---- timeline ------------------------------------------------------------------------
+  /** the processes each node's holdMount items start, by `${node}/${process}` */
+  const holds = new Set<string>();
+  for (const it of sc.timeline) if (it.action.kind === "holdMount") holds.add(`${it.action.node}/${it.action.process}`);
+  for (let i = 0; i < sc.timeline.length; i++) {
+    const a = sc.timeline[i]!.action;
+    const p = `timeline[${i}]`;
+    switch (a.kind) {
+      case "create":
+      case "createPod":
+        manifestRefs(a.manifest, `${p}.manifest`);
+        break;
+      case "deletePod":
+        pod(a.pod, `${p}.pod`);
+        break;
+      case "delete":
+        object(a.objectKind, a.name, `${p}.name`);
+        break;
+      // the kubelet's process and the host's mounts exist for the Nodes of objects only
+      case "crashKubelet":
+      case "startKubelet":
+      case "restartKubelet":
+      case "holdMount":
+        hostNode(a.node, `${p}.node`);
+        break;
+      case "releaseMount":
+        hostNode(a.node, `${p}.node`);
+        if (!holds.has(`${a.node}/${a.process}`)) {
+          const others = [...holds].filter((h) => h.startsWith(`${a.node}/`)).map((h) => h.slice(a.node.length + 1));
+          fail(`${p}.process`, `no holdMount of the timeline starts process ${q(a.process)} on node ${q(a.node)}, so there is nothing to release${hint(a.process, others)}`);
+        }
+        break;
+      // API writes to the Node object: a Node the timeline creates is one too
+      case "nodeNotReady":
+      case "nodeReady":
+      case "taintNode":
+      case "untaintNode":
+        node(a.node, `${p}.node`);
+        break;
+    }
+  }
+
+  // ---- faults ------------------------------------------------------------------------
+  for (let i = 0; i < sc.storageFaults.length; i++) {
+    const f = sc.storageFaults[i]!;
+    const p = `faults.storage[${i}]`;
+    if (f.node !== undefined) node(f.node, `${p}.node`);
+    if (f.volume === undefined) {
+      // no volume: the fault hits any volume the operation is called for; some volume must have it
+      const types = new Set<VolumeType>([...n.volumes.values()].map((v) => v.type));
+      if (n.inlineCsi) types.add("inline-csi");
+      if (![...types].some((t) => OPS_OF[t].includes(f.op)))
+        fail(
+          `${p}.op`,
+          `no volume of this scenario is ever called with ${f.op}, which is for ${opOwners(f.op)}, and ${types.size === 0 ? "the scenario has no volume the storage backend serves" : `the scenario has only ${[...types].map((t) => TYPE_PLURAL[t]).sort().join(" and ")}`}`,
+        );
+      continue;
+    }
+    const v = n.volumes.get(f.volume);
+    if (v !== undefined) {
+      if (!OPS_OF[v.type].includes(f.op))
+        fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)}: it is ${TYPE_WORD[v.type]} (${v.from}), whose operations are ${OPS_OF[v.type].join(", ")}`);
+      continue;
+    }
+    // an inline CSI volume's handle is made from its pod's UID, drawn at run
+    // time (or given in the manifest): it cannot be known here, so a handle of
+    // that form passes when the scenario has an inline CSI volume
+    if (n.inlineCsi && INLINE_HANDLE.test(f.volume)) {
+      if (!OPS_OF["inline-csi"].includes(f.op)) fail(`${p}.op`, `${f.op} is never called for an inline CSI volume, whose operations are ${OPS_OF["inline-csi"].join(", ")}`);
+      continue;
+    }
+    const pvId = n.pvIds.get(f.volume);
+    const claimPV = n.claimPVs.get(f.volume);
+    const claimId = claimPV === undefined ? undefined : n.pvIds.get(claimPV);
+    if (pvId !== undefined || claimId !== undefined)
+      fail(
+        `${p}.volume`,
+        `${q(f.volume)} is a ${pvId !== undefined ? "PersistentVolume" : "PersistentVolumeClaim"}'s name; a storage fault names the volume as the storage backend is called with it (a disk id, a CSI volume handle or rbd:POOL/IMAGE): ${q(pvId ?? claimId)}`,
+      );
+    fail(`${p}.volume`, `no volume of this scenario is ${q(f.volume)} (a storage fault names a disk id, a CSI volume handle or rbd:POOL/IMAGE, from a PersistentVolume or a pod's volume)${hint(f.volume, n.volumes.keys())}`);
+  }
+  for (let i = 0; i < sc.apiFaults.length; i++) {
+    const f = sc.apiFaults[i]!;
+    // (a create fault may name what the timeline creates, a VolumeAttachment what the controllers make: see object())
+    if (f.name !== undefined) object(f.kind, f.name, `faults.api[${i}].name`);
+  }
+  for (let i = 0; i < sc.watchFaults.length; i++) watchComponent(sc.watchFaults[i]!.component, `faults.watch[${i}].component`, true);
+
+  // ---- checks ---------------------------------------------------------------------------
+  const checks = (list: readonly Expectation[], key: string): void => {
+    for (let i = 0; i < list.length; i++) checkRefs(list[i]!.check, `${key}[${i}].${list[i]!.check.kind}`);
+  };
+  const checkRefs = (c: Check, p: string): void => {
+    switch (c.kind) {
+      case "podPhase":
+      case "podRunning":
+      case "podNotRunning":
+      case "podGone":
+        pod(c.pod, `${p}.pod`);
+        break;
+      case "log":
+      case "noLog": {
+        // kubelet/NODE, rbd/NODE: the node's own kubelet and rbd CLI
+        const slash = c.component?.indexOf("/") ?? -1;
+        if (slash > 0) hostNode(c.component!.slice(slash + 1), `${p}.component`);
+        break;
+      }
+      case "event":
+      case "noEvent":
+        if (c.object !== undefined) eventObject(c.object, `${p}.object`);
+        break;
+      // (contains / lacks: unique volume names, an inline volume's made from its pod's UID: not checked)
+      case "nodeVolumesAttached":
+        node(c.node, `${p}.node`);
+        break;
+      case "volumeAttachment":
+        node(c.node, `${p}.node`);
+        // (a VolumeAttachment's own name also matches: those made by the controllers are not known here)
+        if (!n.csiHandles.has(c.volumeHandle) && !n.has("VolumeAttachment", c.volumeHandle))
+          fail(`${p}.volumeHandle`, `no CSI PersistentVolume of this scenario has volumeHandle ${q(c.volumeHandle)}${hint(c.volumeHandle, n.csiHandles)}`);
+        break;
+      case "hostMount":
+        hostNode(c.node, `${p}.node`);
+        break;
+      case "rbdMapped":
+        hostNode(c.node, `${p}.node`);
+        if (!n.rbdImages.has(c.image)) fail(`${p}.image`, `no rbd volume of this scenario has image ${q(c.image)}, as POOL/IMAGE (the pool "rbd" unless the volume gives one)${hint(c.image, n.rbdImages)}`);
+        break;
+      case "step":
+        break;
+    }
+  };
+  /** an event's object as the components name it: pod/NAME, node/NAME (checked), volumeattachment/NAME (made by the controllers) */
+  const eventObject = (o: string, path: string): void => {
+    const slash = o.indexOf("/");
+    const kind = slash < 0 ? "" : o.slice(0, slash);
+    const name = o.slice(slash + 1);
+    if (kind === "pod") {
+      const names = new Set([...n.keys("Pod")].map((k) => k.slice(k.indexOf("/") + 1)));
+      if (!names.has(name)) fail(path, `pod ${q(name)} never exists in this scenario${hint(name, names, (k) => `pod/${k}`)}`);
+    } else if (kind === "node") node(name, path);
+    else if (kind !== "volumeattachment")
+      fail(path, `expected pod/NAME, node/NAME or volumeattachment/NAME (an event's object as the components name it), got ${q(o)}`);
+  };
+  checks(sc.expect, "expect");
+  checks(sc.symptom, "symptom");
+
+  /** a component with informers: kube-controller-manager, csi-attacher, kubelet or kubelet/NODE (and "*", every one, for a watch fault) */
+  function watchComponent(c: string, path: string, star: boolean): void {
+    if (star && c === "*") return;
+    if (WATCH_COMPONENTS.includes(c)) return;
+    if (c.startsWith("kubelet/")) return hostNode(c.slice(8), path);
+    const known = [...WATCH_COMPONENTS, ...[...n.hostNodes].map((h) => `kubelet/${h}`)];
+    fail(path, `no component ${q(c)} watches the API server (known: ${WATCH_COMPONENTS.join(", ")}, kubelet/NODE${star ? ", * for every one" : ""})${hint(c, known).startsWith(";") ? hint(c, known) : ""}`);
+  }
+}
+
+/** which volumes an operation is called for, e.g. "in-tree cloud disks" */
+function opOwners(op: BackendOp): string {
+  return (Object.keys(OPS_OF) as VolumeType[])
+    .filter((t) => OPS_OF[t].includes(op))
+    .map((t) => TYPE_PLURAL[t])
+    .join(" and ");
+}
