@@ -108,7 +108,7 @@ export class AttachDetachController {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, ADC_COMPONENT)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    }, this.opsWake, ctx.out.on);
+    }, this.opsWake, ctx.out);
     this.env = { ctx, component: ADC_COMPONENT, vaWaiters: this.vaWaiters };
   }
 

@@ -123,7 +123,7 @@ export class VolumeManager {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, component)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
         );
-    }, this.opsWake, ctx.out.on);
+    }, this.opsWake, ctx.out);
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {
@@ -131,8 +131,17 @@ export class VolumeManager {
   }
 
   private detail(volumeName: string, specName: string, podKey: string, podUID: string): string {
-    return `for volume ${JSON.stringify(specName)} (UniqueName: ${JSON.stringify(volumeName)}) pod ${JSON.stringify(podKey.split("/").pop())} (UID: ${JSON.stringify(podUID)}) `;
+    // the same few volumes are told of at every retry while logging: built once each (four JSON quotings a line cost ~0.6 us)
+    const byVolume = this.details.get(podUID);
+    const hit = byVolume?.get(volumeName);
+    if (hit !== undefined && hit.specName === specName && hit.podKey === podKey) return hit.text;
+    const text = `for volume ${JSON.stringify(specName)} (UniqueName: ${JSON.stringify(volumeName)}) pod ${JSON.stringify(podKey.split("/").pop())} (UID: ${JSON.stringify(podUID)}) `;
+    if (byVolume === undefined) this.details.set(podUID, new Map([[volumeName, { specName, podKey, text }]]));
+    else byVolume.set(volumeName, { specName, podKey, text });
+    return text;
   }
+  /** detail()'s texts by pod UID and volume */
+  private readonly details = new Map<string, Map<string, { specName: string; podKey: string; text: string }>>();
 
   // ---- desired state populator ------------------------------------------
 

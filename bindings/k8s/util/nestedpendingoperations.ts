@@ -52,6 +52,8 @@ export interface FailureInfo {
   durationBeforeRetry: number;
 }
 
+const ALWAYS = { on: true } as const;
+
 export class NestedPendingOperations {
   private ops: Operation[] = [];
   constructor(
@@ -64,10 +66,12 @@ export class NestedPendingOperations {
     private readonly group?: WakeGroup,
     /**
      * format the error text handed to onFailure (the owners only log it, so
-     * they pass whether logs are on; off, a failure's text is left unbuilt
-     * and `error` is "" unless the operation gave a plain string)
+     * they pass their recorder, whose `on` says whether lines are built at
+     * the time of the failure: logging can turn off during a run; off, a
+     * failure's text is left unbuilt and `error` is "" unless the operation
+     * gave a plain string)
      */
-    private readonly formatErrors = true,
+    private readonly formatErrors: { readonly on: boolean } = ALWAYS,
   ) {}
 
   private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
@@ -133,7 +137,7 @@ export class NestedPendingOperations {
     this.onFailure({
       key: op.key,
       operationName: op.operationName,
-      error: this.formatErrors ? errorText(err) : typeof err === "string" ? err : "",
+      error: this.formatErrors.on ? errorText(err) : typeof err === "string" ? err : "",
       retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
       durationBeforeRetry: op.backoff.durationBeforeRetry,
     });

@@ -50,7 +50,7 @@
 
 import { stringify } from "yaml";
 import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
-import { logChecksOf, runK8sScenario } from "../../k8s/scenario/run.js";
+import { decideK8sLogChecks, logChecksOf, runK8sScenario, type CheckResult } from "../../k8s/scenario/run.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
 import type { Json } from "../distributions.js";
@@ -59,19 +59,30 @@ import { mcHeader, type McDomain, type McOutcome } from "../model.js";
 export const INCIDENT_CLASS = "incident";
 
 export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
-  // Log checks are decided exactly (logs: "checks" keeps no line, and builds
-  // lines only until every check's text is found). A log expectation is its
-  // own class, so it needs them in every run; log symptoms only matter when
-  // all the others held (the incident needs every symptom), so such a
-  // scenario runs without logs first and again with them only then. The
-  // replay does not depend on logging, so the second run is the first one
-  // with its log checks decided (k8s/scenario/run.test.ts).
+  const r = runK8sScenario(sc, { seed: runSeed, logs: false, steps: true });
+  // Log checks are decided, not passed unread: the run above builds no line,
+  // so its log checks say "not checked". A log expectation is its own class,
+  // and log symptoms matter when every other symptom held (the incident needs
+  // them all); then decideK8sLogChecks replays the run matching lines against
+  // the checks' texts until each is found. The replay does not
+  // depend on logging, so its log checks are this run's (k8s/output/recorder.test.ts).
+  let expectations = r.expectations;
+  let symptoms = r.symptoms;
   const logChecks = logChecksOf(sc);
-  let r = runK8sScenario(sc, { seed: runSeed, logs: logChecks.expect ? "checks" : false, steps: true });
-  if (!logChecks.expect && logChecks.symptom && r.symptoms.every((s) => s.held)) r = runK8sScenario(sc, { seed: runSeed, logs: "checks", steps: true });
+  if (logChecks.expect || (logChecks.symptom && symptoms.every((s) => s.held))) {
+    const d = decideK8sLogChecks(sc, { seed: runSeed, steps: true });
+    const merge = (all: readonly CheckResult[], logs: readonly CheckResult[]): CheckResult[] => {
+      let i = 0;
+      return all.map((c) => (c.checked === false ? logs[i++]! : c));
+    };
+    expectations = merge(expectations, d.expectations);
+    symptoms = merge(symptoms, d.symptoms);
+  }
   const classes: string[] = [];
-  for (const v of r.violations) classes.push(v.kind === "invariant" ? v.name : `expect:${v.name}`);
-  if (r.symptoms.length > 0 && r.symptoms.every((s) => s.held)) classes.push(INCIDENT_CLASS);
+  for (const v of r.violations) if (v.kind === "invariant") classes.push(v.name);
+  // (the run lists failed expectations after its invariants, in scenario order)
+  for (const e of expectations) if (!e.held) classes.push(`expect:${e.name}`);
+  if (symptoms.length > 0 && symptoms.every((s) => s.held)) classes.push(INCIDENT_CLASS);
   const metrics: Record<string, number> = {
     nodePatches: r.stats.nodePatches, storageCalls: r.stats.storageCalls, events: r.stats.events,
   };
