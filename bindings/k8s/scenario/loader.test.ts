@@ -233,6 +233,8 @@ objects:
 
   it("a timeline action on a pod, node or process that never exists (it did nothing)", () => {
     expect(bad("timeline:\n  - {at: 1s, action: deletePod, pod: web-1}\n")).toMatch(/^bad\.yaml:10: timeline\[0\]\.pod: pod "web-1" never exists in this scenario .*did you mean "web-0"\?$/);
+    // a name two edits from a 4-character one is another name, not a typo: the known names, no did-you-mean
+    expect(bad("timeline:\n  - {at: 1s, action: deletePod, pod: db-0}\n")).toMatch(/^bad\.yaml:10: timeline\[0\]\.pod: pod "db-0" never exists in this scenario .*\(known: web-0\)$/);
     expect(bad("timeline:\n  - {at: 1s, action: delete, kind: PersistentVolumeClaim, name: c2}\n")).toMatch(/^bad\.yaml:10: timeline\[0\]\.name: PersistentVolumeClaim "c2" never exists .*did you mean "c1"\?$/);
     for (const a of ["crashKubelet", "startKubelet", "restartKubelet", "nodeNotReady", "nodeReady"])
       expect(bad(`timeline:\n  - {at: 1s, action: ${a}, node: n11}\n`)).toMatch(/^bad\.yaml:10: timeline\[0\]\.node: node "n11" is not in this scenario .*did you mean "n1"\?$/);

@@ -142,13 +142,20 @@ const q = JSON.stringify;
 
 /**
  * ` (did you mean "x"?)` for the known name nearest to `bad`, if it is close
- * (fio's bound: at most (length + 1) / 2 edits), else the known names when they
+ * (util/nearest-name.ts: at most max(1, floor(length / 3)) edits, or `bad` a
+ * whole part of it such as attacher of csi-attacher), else the known names when they
  * are few; `show` turns a known key into the form the file would give it.
  */
 function hint(bad: string, known: Iterable<string>, show: (k: string) => string = (k) => k): string {
   const all = [...known];
   if (all.length === 0) return " (this scenario has none)";
-  const near = nearestName(bad, all, Math.floor((bad.length + 1) / 2));
+  // a namespaced key (ns/name, POOL/IMAGE) is weighed by its name among the
+  // same namespace's: "default/db-0" is not a typo of "default/web-0"
+  const cut = (k: string) => k.lastIndexOf("/") + 1;
+  const pre = bad.slice(0, cut(bad));
+  const same = (k: string) => k.slice(0, cut(k)) === pre;
+  const inNs = nearestName(bad.slice(pre.length), all.filter(same).map((k) => k.slice(pre.length)));
+  const near = inNs !== undefined ? pre + inNs : nearestName(bad, all.filter((k) => !same(k)));
   if (near !== undefined) return `; did you mean ${q(show(near))}?`;
   const shown = all.map(show).sort();
   return shown.length <= 8 ? ` (known: ${shown.join(", ")})` : ` (${shown.length} known, e.g. ${shown.slice(0, 4).join(", ")})`;
