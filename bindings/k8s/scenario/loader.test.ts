@@ -239,6 +239,17 @@ objects:
     for (const a of ["crashKubelet", "startKubelet", "restartKubelet", "nodeNotReady", "nodeReady"])
       expect(bad(`timeline:\n  - {at: 1s, action: ${a}, node: n11}\n`)).toMatch(/^bad\.yaml:10: timeline\[0\]\.node: node "n11" is not in this scenario .*did you mean "n1"\?$/);
     expect(bad("timeline:\n  - {at: 1s, action: taintNode, node: n0, key: k}\n")).toMatch(/timeline\[0\]\.node: node "n0"/);
+    // untaintNode of a key nothing sets on that node removed nothing
+    expect(bad("timeline:\n  - {at: 1s, action: untaintNode, node: n1, key: k}\n")).toBe(
+      'bad.yaml:10: timeline[0].key: no taintNode of the timeline nor spec.taints of Node "n1" sets taint key "k", so there is nothing to remove (nothing taints this node)');
+    expect(bad("timeline:\n  - {at: 1s, action: taintNode, node: n1, key: node.kubernetes.io/out-of-service, effect: NoExecute}\n  - {at: 2s, action: untaintNode, node: n1, key: node.kubernetes.io/out-of-servce}\n"))
+      .toMatch(/^bad\.yaml:11: timeline\[1\]\.key: .* taint key "node\.kubernetes\.io\/out-of-servce", so there is nothing to remove; did you mean "node\.kubernetes\.io\/out-of-service"\?$/);
+    // a key a taintNode or the Node's spec.taints sets loads
+    const untaint = "  - {at: 2s, action: untaintNode, node: n1, key: k}\n";
+    expect(() => loadK8sScenario(world + "timeline:\n  - {at: 1s, action: taintNode, node: n1, key: k, effect: NoSchedule}\n" + untaint, "ok.yaml")).not.toThrow();
+    expect(() => loadK8sScenario(world.replace("metadata: {name: n1}", "metadata: {name: n1}\n    spec: {taints: [{key: k, effect: NoSchedule}]}") + "timeline:\n" + untaint, "ok.yaml")).not.toThrow();
+    // a taint on another node is not this node's
+    expect(bad("  - {kind: Node, metadata: {name: n2}}\ntimeline:\n  - {at: 1s, action: taintNode, node: n2, key: k, effect: NoSchedule}\n" + untaint)).toMatch(/timeline\[1\]\.key: no taintNode .* of Node "n1" sets taint key "k"/);
     expect(bad("timeline:\n  - {at: 1s, action: holdMount, node: n0, process: p}\n")).toMatch(/timeline\[0\]\.node: node "n0"/);
     // a Node the timeline creates is an API object, but has no host and no kubelet
     expect(bad("timeline:\n  - {at: 1s, action: create, manifest: {kind: Node, metadata: {name: n2}}}\n  - {at: 2s, action: restartKubelet, node: n2}\n")).toBe(

@@ -4,7 +4,8 @@
 // web-O` (a typo) held, `deletePod` of a pod that never exists was a
 // NotFound the replay swallows (as kubectl reports one, but in a scenario
 // file a name that can never exist is a typo), `crashKubelet` of an unknown
-// node did nothing, a storage fault on `volume: pv1` (a PV's name, not the
+// node did nothing, `untaintNode` of a taint key nothing ever sets on that
+// node removed nothing, a storage fault on `volume: pv1` (a PV's name, not the
 // disk id the storage backend is called with) or with an `op:` the volume's
 // plugin never calls never fired. Each is a load-time error at the field's
 // line, with the nearest known name when there is a close one.
@@ -215,6 +216,27 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
   /** the processes each node's holdMount items start, by `${node}/${process}` */
   const holds = new Set<string>();
   for (const it of sc.timeline) if (it.action.kind === "holdMount") holds.add(`${it.action.node}/${it.action.process}`);
+  /**
+   * the taint keys each node can ever carry, by node name: its
+   * spec.taints in objects: or a timeline create, and the keys the
+   * timeline's taintNode sets on it (nothing else taints a Node here: the
+   * model has no node lifecycle controller adding not-ready taints)
+   */
+  const taintable = new Map<string, Set<string>>();
+  const canTaint = (nodeName: string, key: string) => {
+    let s = taintable.get(nodeName);
+    if (s === undefined) taintable.set(nodeName, (s = new Set()));
+    s.add(key);
+  };
+  const specTaints = (o: KObj) => {
+    if (o.kind !== "Node" || !Array.isArray(o.spec?.taints)) return;
+    for (const t of o.spec.taints as Array<{ key?: unknown }>) if (typeof t?.key === "string") canTaint(o.metadata.name, t.key);
+  };
+  for (const o of sc.objects) specTaints(o);
+  for (const it of sc.timeline) {
+    if (it.action.kind === "create" || it.action.kind === "createPod") specTaints(it.action.manifest);
+    if (it.action.kind === "taintNode") canTaint(it.action.node, it.action.key);
+  }
   for (let i = 0; i < sc.timeline.length; i++) {
     const a = sc.timeline[i]!.action;
     const p = `timeline[${i}]`;
@@ -247,9 +269,16 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
       case "nodeNotReady":
       case "nodeReady":
       case "taintNode":
-      case "untaintNode":
         node(a.node, `${p}.node`);
         break;
+      case "untaintNode": {
+        node(a.node, `${p}.node`);
+        const keys = taintable.get(a.node) ?? new Set<string>();
+        if (!keys.has(a.key)) {
+          fail(`${p}.key`, `no taintNode of the timeline nor spec.taints of Node ${q(a.node)} sets taint key ${q(a.key)}, so there is nothing to remove${keys.size ? hint(a.key, keys) : " (nothing taints this node)"}`);
+        }
+        break;
+      }
     }
   }
 
