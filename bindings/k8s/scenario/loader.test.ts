@@ -270,6 +270,32 @@ objects:
     expect(bad("  - {kind: PersistentVolumeClaim, metadata: {name: c9}, spec: {volumeName: pv3}}\n")).toMatch(/objects\[5\]\.spec\.volumeName: PersistentVolume "pv3" never exists .*did you mean "pv1"\?$/);
   });
 
+  it("a storage fault on an op the volume's CSIDriver turns off (attachRequired: false, no stage) is refused, unless the timeline changes that CSIDriver", () => {
+    const noAttach = "  - {kind: CSIDriver, metadata: {name: d}, spec: {attachRequired: false}}\n";
+    const noStage = "  - {kind: CSIDriver, metadata: {name: d, annotations: {iosim.dev/stage-unstage: \"false\"}}}\n";
+    const fault = (op: string, vol = ", volume: vol-2") => `faults:\n  storage:\n    - {op: ${op}${vol}, error: busy}\n`;
+    expect(bad(noAttach + fault("controllerPublish"))).toBe(
+      'bad.yaml:12: faults.storage[0].op: controllerPublish is never called for volume "vol-2" (PersistentVolume pv2): its CSIDriver "d" (objects[5]) says attachRequired: false, so the volume is never attached',
+    );
+    expect(bad(noAttach + fault("controllerUnpublish"))).toMatch(/controllerUnpublish is never called for volume "vol-2" .*CSIDriver "d" \(objects\[5\]\) says attachRequired: false/);
+    // without volume: every CSI volume's driver skips it, and no other volume has it
+    expect(bad(noAttach + fault("controllerPublish", ""))).toBe(
+      'bad.yaml:12: faults.storage[0].op: controllerPublish is never called for any volume of this scenario: "vol-2": its CSIDriver "d" (objects[5]) says attachRequired: false, so the volume is never attached',
+    );
+    expect(bad(noStage + fault("nodeStage"))).toMatch(/^bad\.yaml:12: faults\.storage\[0\]\.op: nodeStage is never called for volume "vol-2" .*CSIDriver "d" \(objects\[5\]\) has iosim\.dev\/stage-unstage: "false", so the volume is never staged$/);
+    expect(bad(noStage + fault("nodeUnstage", ""))).toMatch(/nodeUnstage is never called for any volume of this scenario/);
+    const loads = (text: string) => expect(() => loadK8sScenario(world + text, "ok.yaml")).not.toThrow();
+    // the ops the driver still calls, and the other kind's
+    loads(noAttach + fault("nodeStage"));
+    loads(noAttach + fault("nodePublish"));
+    loads(noStage + fault("controllerPublish"));
+    // another driver's CSIDriver is not this volume's
+    loads("  - {kind: CSIDriver, metadata: {name: other}, spec: {attachRequired: false}}\n" + fault("controllerPublish"));
+    // a CSIDriver the timeline deletes or creates can turn attach on while the run goes: left to the run
+    loads(noAttach + "timeline:\n  - {at: 1s, action: delete, kind: CSIDriver, name: d}\n" + fault("controllerPublish"));
+    loads(noAttach + "timeline:\n  - {at: 1s, action: create, manifest: {kind: CSIDriver, metadata: {name: d}, spec: {attachRequired: true}}}\n" + fault("controllerPublish"));
+  });
+
   it("a storage fault on a PV's name, an unknown volume, or an op the volume's plugin never calls (it never fired)", () => {
     expect(bad("faults:\n  storage:\n    - {op: detach, volume: pv1, error: busy}\n")).toBe(
       'bad.yaml:11: faults.storage[0].volume: "pv1" is a PersistentVolume\'s name; a storage fault names the volume as the storage backend is called with it (a disk id, a CSI volume handle or rbd:POOL/IMAGE): "disk-1"',
