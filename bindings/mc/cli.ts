@@ -13,7 +13,7 @@ import { makeDirs } from "../cli/make-dirs.js";
 import { basename, dirname, join } from "node:path";
 import { InputError } from "../scenario/errors.js";
 import { readInputFile } from "../cli/read-input.js";
-import { sameSweep, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
+import { sameSweep, sameTable, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
 import { checkTableUnits, type TableAxis, type TemplateModel } from "./model.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText, uniqueSorted } from "./run-one.js";
@@ -147,7 +147,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   let res;
   try {
     res = await runSweep({ file: scenario, text, runs, seed, workers, shard, journal, resume: o.resume, force: o.force,
-      table: by ?? model.spec.mc.table, onProgress: (p) => bar?.update(p), signal: ac.signal });
+      table: by, onProgress: (p) => bar?.update(p), signal: ac.signal });
   } finally {
     process.off("SIGINT", onSig);
     process.off("SIGTERM", onSig);
@@ -174,7 +174,9 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
 /**
  * Combine shard journals into the summary a single sweep gives, streaming
  * each journal into one tally (summary.ts SweepTally; a run index in two
- * journals counts once). `table` defaults to the scenario's mc.table.
+ * journals counts once). `table` (merge's own --by) defaults to the axes
+ * the sweep's --by gave (recorded in the journal header), then to the
+ * scenario's mc.table; shards tabulated differently need merge's --by.
  */
 export function mergeJournals(paths: string[], table?: (model: TemplateModel) => TableAxis[] | undefined):
   { header: JournalHeader; model: TemplateModel; tally: SweepTally; missing: number } {
@@ -182,6 +184,7 @@ export function mergeJournals(paths: string[], table?: (model: TemplateModel) =>
   let h0: JournalHeader | undefined;
   let model: TemplateModel | undefined;
   let tally: SweepTally | undefined;
+  let given: TableAxis[] | undefined;
   for (const p of paths) {
     if (!existsSync(p)) throw new InputError("cannot read the journal: ENOENT", p);
     if (statSync(p).isDirectory()) throw new InputError("cannot read the journal: EISDIR", p);
@@ -189,14 +192,19 @@ export function mergeJournals(paths: string[], table?: (model: TemplateModel) =>
       if (!h0) {
         h0 = h;
         model = modelFromText(h.scenario.text, h.scenario.file);
-        tally = new SweepTally({ table: table?.(model) ?? model.spec.mc.table, metrics: model.spec.mc.metrics });
+        given = table?.(model);
+        tally = new SweepTally({ table: given ?? h.table ?? model.spec.mc.table, metrics: model.spec.mc.metrics });
         return;
       }
       const why = sameSweep(h0, h);
       if (why) throw new InputError(`not the same sweep as ${paths[0]}: ${why}`, p, 1);
+      const tab = given ? undefined : sameTable(h0, h);
+      if (tab) throw new InputError(`${tab} from ${paths[0]}: give merge the --by to tabulate by`, p, 1, "table");
     });
   }
-  return { header: { ...h0!, shard: { index: 0, count: 1 } }, model: model!, tally: tally!, missing: h0!.runs - tally!.completed };
+  const header: JournalHeader = { ...h0!, shard: { index: 0, count: 1 } };
+  if (given) header.table = given;
+  return { header, model: model!, tally: tally!, missing: h0!.runs - tally!.completed };
 }
 
 export function registerMcCommands(program: Command): void {

@@ -1,7 +1,9 @@
 // The run journal: an append-only JSON Lines file, one line per finished run.
 //
 // Line 1 is a header naming the sweep (scenario text and digest, seed, number
-// of runs, shard); every further line is one RunRecord. Records are appended
+// of runs, shard, and the table axes `--by` gave, if it was given: a merge or
+// resume without `--by` tabulates as the sweep did); every further line is
+// one RunRecord. Records are appended
 // as workers report them, in whatever order they finish, and fsync'd in
 // batches (every FSYNC_EVERY_RUNS records or FSYNC_EVERY_MS, whichever comes
 // first), so a crash loses at most the last unsynced batch, and only on a
@@ -24,6 +26,7 @@ import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, r
 import { createHash } from "node:crypto";
 import { InputError } from "../scenario/errors.js";
 import type { Json } from "./distributions.js";
+import type { TableAxis } from "./model.js";
 
 export const JOURNAL_VERSION = 1;
 export const FSYNC_EVERY_RUNS = 2000;
@@ -40,6 +43,12 @@ export interface JournalHeader {
   seed: string;
   runs: number;
   shard: ShardSpec;
+  /**
+   * The summary's table axes when `--by` set them (absent: the scenario's
+   * mc.table). Optional, so journals written before it was recorded read
+   * as they did; an older iosim reading a newer journal ignores it.
+   */
+  table?: TableAxis[];
 }
 
 /** One finished run. */
@@ -128,6 +137,7 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
     if (lineNo === 1) {
       const h = obj as JournalHeader;
       if (!h || h.mc !== JOURNAL_VERSION) throw new InputError(`not an iosim mc journal (header mc: ${String(h?.mc)})`, path, 1);
+      checkHeaderTable(h.table, path);
       header = h;
       onHeader?.(h);
     } else {
@@ -218,6 +228,23 @@ export class JournalWriter {
 }
 
 /** Headers of shard journals must describe the same sweep. */
+/** A header's `table` is what `--by` parses to: [{param, bins?}], bins increasing numbers. */
+function checkHeaderTable(t: unknown, path: string): void {
+  if (t === undefined) return;
+  const ok = Array.isArray(t) && t.every((a) => {
+    if (!a || typeof a !== "object" || typeof (a as TableAxis).param !== "string" || !(a as TableAxis).param) return false;
+    const b = (a as TableAxis).bins;
+    return b === undefined || (Array.isArray(b) && b.every((e, k) => typeof e === "number" && Number.isFinite(e) && (k === 0 || e > b[k - 1]!)));
+  });
+  if (!ok) throw new InputError("header table must be a list of {param, bins?} (the axes --by gave)", path, 1, "table");
+}
+
+/** How two headers' `--by` axes differ, or undefined when they are the same (both absent included). */
+export function sameTable(a: JournalHeader, b: JournalHeader): string | undefined {
+  const show = (h: JournalHeader) => (h.table ? h.table.map((x) => x.param + (x.bins ? `:${x.bins.join(",")}` : "")).map((x) => `--by ${x}`).join(" ") : "no --by");
+  return show(a) === show(b) ? undefined : `tabulated differently (${show(a)} vs ${show(b)})`;
+}
+
 export function sameSweep(a: JournalHeader, b: JournalHeader): string | undefined {
   if (a.scenario.digest !== b.scenario.digest) return "different scenario files";
   if (a.seed !== b.seed) return `different seeds (${a.seed} vs ${b.seed})`;

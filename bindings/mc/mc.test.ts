@@ -85,6 +85,35 @@ describe("iosim mc", () => {
     }
   });
 
+  it("a sweep tabulated with --by, sharded and merged without --by, gives the unsharded summary (its journal header keeps the axes)", () => {
+    const args = ["--runs", "40", "--seed", "3", "--no-shrink", "--json", "--workers", "0", "--by", "bs"];
+    const one = JSON.parse(cli("mc", SCENARIO, ...args, "--out", "by-single")) as McSummary;
+    expect(one.table!.axes).toEqual(["bs"]);
+    for (let i = 0; i < 2; i++) cli("mc", SCENARIO, ...args, "--out", "by-sharded", "--shard", `${i}/2`);
+    const shards = [0, 1].map((i) => join("by-sharded", `runs.shard-${i}-of-2.jsonl`));
+    expect(readJournal(join(tmp, shards[0]!)).header.table).toEqual([{ param: "bs" }]);
+    const merged = JSON.parse(cli("mc", "merge", ...shards, "--json", "--no-shrink")) as McSummary;
+    expect(merged).toEqual(one);
+    // merge's own --by still overrides the recorded axes
+    const byDepth = JSON.parse(cli("mc", "merge", ...shards, "--json", "--no-shrink", "--by", "depth")) as McSummary;
+    expect(byDepth.table!.axes).toEqual(["depth"]);
+    // a journal written before headers kept the axes (no `table`) merges by the scenario's mc.table, as it did
+    const old = join(tmp, "by-sharded", "old.jsonl");
+    const [head, ...rest] = readFileSync(join(tmp, shards[0]!), "utf8").split("\n");
+    const h = JSON.parse(head!) as Record<string, unknown>;
+    delete h.table;
+    writeFileSync(old, [JSON.stringify(h), ...rest].join("\n"));
+    const oldMerged = JSON.parse(cli("mc", "merge", old, "--json", "--no-shrink")) as McSummary;
+    expect(oldMerged.table!.axes).toEqual(["depth"]);
+    // shards tabulated differently need merge's --by to say which table
+    const r = spawnSync(process.execPath, [ENTRY, "mc", "merge", shards[1]!, old, "--no-shrink"], { cwd: tmp, encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe(`iosim: ${old}:1 (table): tabulated differently (--by bs vs no --by) from ${shards[1]}: give merge the --by to tabulate by`);
+    // a resume without --by keeps tabulating by the journal's --by
+    const resumed = JSON.parse(cli("mc", SCENARIO, "--runs", "40", "--seed", "3", "--no-shrink", "--json", "--workers", "0", "--out", "by-single", "--resume")) as McSummary;
+    expect(resumed).toEqual(one);
+  });
+
   it("kill -9 in the middle, then --resume: no run lost or repeated, and the summary of an uninterrupted sweep", async () => {
     const runs = 1500;
     const child = spawn(process.execPath, [ENTRY, "mc", K8S, "--runs", String(runs), "--seed", "9", "--out", "killed", "--workers", "1"],

@@ -195,9 +195,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   if (!(Number.isInteger(o.runs) && o.runs >= 1)) throw new InputError(`--runs takes a whole number >= 1, got ${o.runs}`, "command line", undefined, "--runs");
   const header: JournalHeader = {
     mc: 1, scenario: { file: o.file, digest: digestText(text), text }, seed: o.seed.toString(), runs: o.runs, shard,
+    // only axes given for this sweep (--by) are recorded: without them the scenario's mc.table is the table
+    ...(o.table ? { table: o.table } : {}),
   };
-  const table = o.table ?? model.spec.mc.table;
-  const tally = new SweepTally({ table, metrics: model.spec.mc.metrics });
+  let table = o.table ?? model.spec.mc.table;
+  let tally = new SweepTally({ table, metrics: model.spec.mc.metrics });
   let writer: JournalWriter;
   if (o.resume && existsSync(o.journal)) {
     const j = scanJournal(o.journal, (r) => void tally.add(r), (h) => {
@@ -205,6 +207,12 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
       if (why) throw new InputError(`cannot resume: the journal is of another sweep (${why})`, o.journal, 1);
       if (h.shard.index !== shard.index || h.shard.count !== shard.count) {
         throw new InputError(`cannot resume: the journal is shard ${h.shard.index}/${h.shard.count}, not ${shard.index}/${shard.count}`, o.journal, 1);
+      }
+      // the journal keeps the header it was started with: a resume without --by tabulates by the sweep's --by
+      if (!o.table && h.table) {
+        table = h.table;
+        header.table = h.table;
+        tally = new SweepTally({ table, metrics: model.spec.mc.metrics });
       }
     });
     writer = JournalWriter.reopen(o.journal, j.goodBytes);

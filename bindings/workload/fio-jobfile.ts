@@ -28,8 +28,8 @@
 // of the job's ioengine (the one in effect once the whole section, [global]
 // included, is read). Any other name is fio's "Bad option <line>", which
 // drops the job: here an InputError with the nearest known name when it is
-// close (fio's own bound, string_distance_ok: at most half the name's
-// length). So a typo such as iodeph=32 is refused instead of running at
+// close (util/nearest-name.ts: at most a third of the name's length in
+// edits, tighter than fio's string_distance_ok half). So a typo such as iodeph=32 is refused instead of running at
 // depth 1. An option of an engine that fio 3.39 as Debian builds it does not
 // include (xnvme, http, an external:... plugin) cannot be checked: a name
 // that is not in fio_options[] is then warned about and ignored.
@@ -545,9 +545,10 @@ function engineOf(entries: Entry[], global: Opts): string {
 }
 
 /**
- * The known name nearest to a bad one, if it is close: fio's
- * string_distance_ok() bound (distance at most (length + 1) / 2, rounded
- * down). Unlike fio's show_closest_option(), aliases and the job's engine
+ * The known name nearest to a bad one, if it is close (util/nearest-name.ts:
+ * at most max(1, floor(length / 3)) edits, tighter than fio's
+ * string_distance_ok() bound of (length + 1) / 2, which offers a name half
+ * changed). Unlike fio's show_closest_option(), aliases and the job's engine
  * options are candidates too, and a name that differs only in case is
  * found (fio's names are lower case and compared case-sensitively);
  * profile and deprecated options are not. Ties go to the alphabetically
@@ -560,7 +561,7 @@ export function nearestFioOption(bad: string, engine?: string): string | undefin
   engineNames?.forEach((_, n) => names.add(n));
   const lower = bad.toLowerCase();
   if (lower !== bad && names.has(lower)) return lower;
-  return nearestName(bad, names, Math.floor((bad.length + 1) / 2));
+  return nearestName(bad, names);
 }
 
 /** The engines whose options include this name. */
@@ -867,8 +868,8 @@ function buildJobs(
     // (external:/path.so) is still a fio job, so only a near miss of a built-in
     // name is called out (fio itself says "engine libiao not loadable")
     const builtIn = Object.hasOwn(FIO_ENGINE_OPTIONS, engine);
-    // (a built-in engine within two edits: a typo such as libiao or io-uring)
-    const near = builtIn || /[:/]/.test(engine) ? undefined : nearestName(engine, Object.keys(FIO_ENGINE_OPTIONS), 2);
+    // (a built-in engine a typo away, util/nearest-name.ts: libiao or io-uring)
+    const near = builtIn || /[:/]/.test(engine) ? undefined : nearestName(engine, Object.keys(FIO_ENGINE_OPTIONS));
     warn(`${at(engE)}: ioengine=${engine}: ` + (near !== undefined
       ? `not one of fio's built-in engines; did you mean ${near}? (fio: engine ${engine} not loadable); modelled as an asynchronous engine`
       : `modelled as an asynchronous engine keeping iodepth IOs in flight`));

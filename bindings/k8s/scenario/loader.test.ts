@@ -233,10 +233,23 @@ objects:
 
   it("a timeline action on a pod, node or process that never exists (it did nothing)", () => {
     expect(bad("timeline:\n  - {at: 1s, action: deletePod, pod: web-1}\n")).toMatch(/^bad\.yaml:10: timeline\[0\]\.pod: pod "web-1" never exists in this scenario .*did you mean "web-0"\?$/);
+    // a name two edits from a 4-character one is another name, not a typo: the known names, no did-you-mean
+    expect(bad("timeline:\n  - {at: 1s, action: deletePod, pod: db-0}\n")).toMatch(/^bad\.yaml:10: timeline\[0\]\.pod: pod "db-0" never exists in this scenario .*\(known: web-0\)$/);
     expect(bad("timeline:\n  - {at: 1s, action: delete, kind: PersistentVolumeClaim, name: c2}\n")).toMatch(/^bad\.yaml:10: timeline\[0\]\.name: PersistentVolumeClaim "c2" never exists .*did you mean "c1"\?$/);
     for (const a of ["crashKubelet", "startKubelet", "restartKubelet", "nodeNotReady", "nodeReady"])
       expect(bad(`timeline:\n  - {at: 1s, action: ${a}, node: n11}\n`)).toMatch(/^bad\.yaml:10: timeline\[0\]\.node: node "n11" is not in this scenario .*did you mean "n1"\?$/);
     expect(bad("timeline:\n  - {at: 1s, action: taintNode, node: n0, key: k}\n")).toMatch(/timeline\[0\]\.node: node "n0"/);
+    // untaintNode of a key nothing sets on that node removed nothing
+    expect(bad("timeline:\n  - {at: 1s, action: untaintNode, node: n1, key: k}\n")).toBe(
+      'bad.yaml:10: timeline[0].key: no taintNode of the timeline nor spec.taints of Node "n1" sets taint key "k", so there is nothing to remove (nothing taints this node)');
+    expect(bad("timeline:\n  - {at: 1s, action: taintNode, node: n1, key: node.kubernetes.io/out-of-service, effect: NoExecute}\n  - {at: 2s, action: untaintNode, node: n1, key: node.kubernetes.io/out-of-servce}\n"))
+      .toMatch(/^bad\.yaml:11: timeline\[1\]\.key: .* taint key "node\.kubernetes\.io\/out-of-servce", so there is nothing to remove; did you mean "node\.kubernetes\.io\/out-of-service"\?$/);
+    // a key a taintNode or the Node's spec.taints sets loads
+    const untaint = "  - {at: 2s, action: untaintNode, node: n1, key: k}\n";
+    expect(() => loadK8sScenario(world + "timeline:\n  - {at: 1s, action: taintNode, node: n1, key: k, effect: NoSchedule}\n" + untaint, "ok.yaml")).not.toThrow();
+    expect(() => loadK8sScenario(world.replace("metadata: {name: n1}", "metadata: {name: n1}\n    spec: {taints: [{key: k, effect: NoSchedule}]}") + "timeline:\n" + untaint, "ok.yaml")).not.toThrow();
+    // a taint on another node is not this node's
+    expect(bad("  - {kind: Node, metadata: {name: n2}}\ntimeline:\n  - {at: 1s, action: taintNode, node: n2, key: k, effect: NoSchedule}\n" + untaint)).toMatch(/timeline\[1\]\.key: no taintNode .* of Node "n1" sets taint key "k"/);
     expect(bad("timeline:\n  - {at: 1s, action: holdMount, node: n0, process: p}\n")).toMatch(/timeline\[0\]\.node: node "n0"/);
     // a Node the timeline creates is an API object, but has no host and no kubelet
     expect(bad("timeline:\n  - {at: 1s, action: create, manifest: {kind: Node, metadata: {name: n2}}}\n  - {at: 2s, action: restartKubelet, node: n2}\n")).toBe(
@@ -255,6 +268,32 @@ objects:
       /^bad\.yaml:9: objects\[5\]\.spec\.volumes\[0\]\.persistentVolumeClaim\.claimName: PersistentVolumeClaim "c3" never exists .*did you mean "c1"\?$/,
     );
     expect(bad("  - {kind: PersistentVolumeClaim, metadata: {name: c9}, spec: {volumeName: pv3}}\n")).toMatch(/objects\[5\]\.spec\.volumeName: PersistentVolume "pv3" never exists .*did you mean "pv1"\?$/);
+  });
+
+  it("a storage fault on an op the volume's CSIDriver turns off (attachRequired: false, no stage) is refused, unless the timeline changes that CSIDriver", () => {
+    const noAttach = "  - {kind: CSIDriver, metadata: {name: d}, spec: {attachRequired: false}}\n";
+    const noStage = "  - {kind: CSIDriver, metadata: {name: d, annotations: {iosim.dev/stage-unstage: \"false\"}}}\n";
+    const fault = (op: string, vol = ", volume: vol-2") => `faults:\n  storage:\n    - {op: ${op}${vol}, error: busy}\n`;
+    expect(bad(noAttach + fault("controllerPublish"))).toBe(
+      'bad.yaml:12: faults.storage[0].op: controllerPublish is never called for volume "vol-2" (PersistentVolume pv2): its CSIDriver "d" (objects[5]) says attachRequired: false, so the volume is never attached',
+    );
+    expect(bad(noAttach + fault("controllerUnpublish"))).toMatch(/controllerUnpublish is never called for volume "vol-2" .*CSIDriver "d" \(objects\[5\]\) says attachRequired: false/);
+    // without volume: every CSI volume's driver skips it, and no other volume has it
+    expect(bad(noAttach + fault("controllerPublish", ""))).toBe(
+      'bad.yaml:12: faults.storage[0].op: controllerPublish is never called for any volume of this scenario: "vol-2": its CSIDriver "d" (objects[5]) says attachRequired: false, so the volume is never attached',
+    );
+    expect(bad(noStage + fault("nodeStage"))).toMatch(/^bad\.yaml:12: faults\.storage\[0\]\.op: nodeStage is never called for volume "vol-2" .*CSIDriver "d" \(objects\[5\]\) has iosim\.dev\/stage-unstage: "false", so the volume is never staged$/);
+    expect(bad(noStage + fault("nodeUnstage", ""))).toMatch(/nodeUnstage is never called for any volume of this scenario/);
+    const loads = (text: string) => expect(() => loadK8sScenario(world + text, "ok.yaml")).not.toThrow();
+    // the ops the driver still calls, and the other kind's
+    loads(noAttach + fault("nodeStage"));
+    loads(noAttach + fault("nodePublish"));
+    loads(noStage + fault("controllerPublish"));
+    // another driver's CSIDriver is not this volume's
+    loads("  - {kind: CSIDriver, metadata: {name: other}, spec: {attachRequired: false}}\n" + fault("controllerPublish"));
+    // a CSIDriver the timeline deletes or creates can turn attach on while the run goes: left to the run
+    loads(noAttach + "timeline:\n  - {at: 1s, action: delete, kind: CSIDriver, name: d}\n" + fault("controllerPublish"));
+    loads(noAttach + "timeline:\n  - {at: 1s, action: create, manifest: {kind: CSIDriver, metadata: {name: d}, spec: {attachRequired: true}}}\n" + fault("controllerPublish"));
   });
 
   it("a storage fault on a PV's name, an unknown volume, or an op the volume's plugin never calls (it never fired)", () => {

@@ -4,9 +4,11 @@
 // web-O` (a typo) held, `deletePod` of a pod that never exists was a
 // NotFound the replay swallows (as kubectl reports one, but in a scenario
 // file a name that can never exist is a typo), `crashKubelet` of an unknown
-// node did nothing, a storage fault on `volume: pv1` (a PV's name, not the
+// node did nothing, `untaintNode` of a taint key nothing ever sets on that
+// node removed nothing, a storage fault on `volume: pv1` (a PV's name, not the
 // disk id the storage backend is called with) or with an `op:` the volume's
-// plugin never calls never fired. Each is a load-time error at the field's
+// plugin never calls (or, for a CSI volume, that its CSIDriver object turns
+// off: attachRequired: false, no stage) never fired. Each is a load-time error at the field's
 // line, with the nearest known name when there is a close one.
 //
 // What the scenario defines: the objects of `objects:` and the manifests of
@@ -75,6 +77,8 @@ class Names {
   readonly rbdImages = new Set<string>();
   /** CSI volume handles of PVs (volumeAttachment's volumeHandle) */
   readonly csiHandles = new Set<string>();
+  /** a CSI PV's volume handle -> the drivers its PVs name */
+  readonly csiDrivers = new Map<string, Set<string>>();
   inlineCsi = false;
 
   add(o: KObj, where: string): void {
@@ -103,6 +107,9 @@ class Names {
       id = String(src.csi.volumeHandle);
       type = "csi";
       this.csiHandles.add(id);
+      let d = this.csiDrivers.get(id);
+      if (d === undefined) this.csiDrivers.set(id, (d = new Set()));
+      d.add(String(src.csi.driver));
     } else if (src.rbd) {
       const image = `${src.rbd.pool ?? "rbd"}/${src.rbd.image}`;
       id = `rbd:${image}`;
@@ -142,13 +149,20 @@ const q = JSON.stringify;
 
 /**
  * ` (did you mean "x"?)` for the known name nearest to `bad`, if it is close
- * (fio's bound: at most (length + 1) / 2 edits), else the known names when they
+ * (util/nearest-name.ts: at most max(1, floor(length / 3)) edits, or `bad` a
+ * whole part of it such as attacher of csi-attacher), else the known names when they
  * are few; `show` turns a known key into the form the file would give it.
  */
 function hint(bad: string, known: Iterable<string>, show: (k: string) => string = (k) => k): string {
   const all = [...known];
   if (all.length === 0) return " (this scenario has none)";
-  const near = nearestName(bad, all, Math.floor((bad.length + 1) / 2));
+  // a namespaced key (ns/name, POOL/IMAGE) is weighed by its name among the
+  // same namespace's: "default/db-0" is not a typo of "default/web-0"
+  const cut = (k: string) => k.lastIndexOf("/") + 1;
+  const pre = bad.slice(0, cut(bad));
+  const same = (k: string) => k.slice(0, cut(k)) === pre;
+  const inNs = nearestName(bad.slice(pre.length), all.filter(same).map((k) => k.slice(pre.length)));
+  const near = inNs !== undefined ? pre + inNs : nearestName(bad, all.filter((k) => !same(k)));
   if (near !== undefined) return `; did you mean ${q(show(near))}?`;
   const shown = all.map(show).sort();
   return shown.length <= 8 ? ` (known: ${shown.join(", ")})` : ` (${shown.length} known, e.g. ${shown.slice(0, 4).join(", ")})`;
@@ -208,6 +222,27 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
   /** the processes each node's holdMount items start, by `${node}/${process}` */
   const holds = new Set<string>();
   for (const it of sc.timeline) if (it.action.kind === "holdMount") holds.add(`${it.action.node}/${it.action.process}`);
+  /**
+   * the taint keys each node can ever carry, by node name: its
+   * spec.taints in objects: or a timeline create, and the keys the
+   * timeline's taintNode sets on it (nothing else taints a Node here: the
+   * model has no node lifecycle controller adding not-ready taints)
+   */
+  const taintable = new Map<string, Set<string>>();
+  const canTaint = (nodeName: string, key: string) => {
+    let s = taintable.get(nodeName);
+    if (s === undefined) taintable.set(nodeName, (s = new Set()));
+    s.add(key);
+  };
+  const specTaints = (o: KObj) => {
+    if (o.kind !== "Node" || !Array.isArray(o.spec?.taints)) return;
+    for (const t of o.spec.taints as Array<{ key?: unknown }>) if (typeof t?.key === "string") canTaint(o.metadata.name, t.key);
+  };
+  for (const o of sc.objects) specTaints(o);
+  for (const it of sc.timeline) {
+    if (it.action.kind === "create" || it.action.kind === "createPod") specTaints(it.action.manifest);
+    if (it.action.kind === "taintNode") canTaint(it.action.node, it.action.key);
+  }
   for (let i = 0; i < sc.timeline.length; i++) {
     const a = sc.timeline[i]!.action;
     const p = `timeline[${i}]`;
@@ -240,13 +275,48 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
       case "nodeNotReady":
       case "nodeReady":
       case "taintNode":
-      case "untaintNode":
         node(a.node, `${p}.node`);
         break;
+      case "untaintNode": {
+        node(a.node, `${p}.node`);
+        const keys = taintable.get(a.node) ?? new Set<string>();
+        if (!keys.has(a.key)) {
+          fail(`${p}.key`, `no taintNode of the timeline nor spec.taints of Node ${q(a.node)} sets taint key ${q(a.key)}, so there is nothing to remove${keys.size ? hint(a.key, keys) : " (nothing taints this node)"}`);
+        }
+        break;
+      }
     }
   }
 
   // ---- faults ------------------------------------------------------------------------
+  /**
+   * Why the CSI model never calls `op` for a driver's volumes, or undefined:
+   * the driver's CSIDriver of objects: says attachRequired: false (no
+   * VolumeAttachment is made and the external-attacher handles none, so no
+   * controllerPublish/Unpublish; volume/csi.ts attach, csi/external_attacher.ts
+   * handled) or has the annotation iosim.dev/stage-unstage: "false" (the
+   * kubelet skips MountDevice/UnmountDevice, so no nodeStage/nodeUnstage;
+   * volume/csi.ts stageUnstage). A CSIDriver the timeline creates or deletes
+   * can change that while the run goes, and a driver without a CSIDriver
+   * attaches and stages (the default), so those are left alone.
+   */
+  const csiSkips = (driver: string, op: BackendOp): string | undefined => {
+    if (sc.timeline.some(({ action: a }) => (a.kind === "create" && a.manifest.kind === "CSIDriver" && a.manifest.metadata.name === driver)
+      || (a.kind === "delete" && a.objectKind === "CSIDriver" && a.name === driver))) return undefined;
+    const i = sc.objects.findIndex((o) => o.kind === "CSIDriver" && o.metadata.name === driver);
+    if (i < 0) return undefined;
+    const o = sc.objects[i]!;
+    if ((op === "controllerPublish" || op === "controllerUnpublish") && o.spec?.attachRequired === false)
+      return `its CSIDriver ${q(driver)} (objects[${i}]) says attachRequired: false, so the volume is never attached`;
+    if ((op === "nodeStage" || op === "nodeUnstage") && o.metadata.annotations?.["iosim.dev/stage-unstage"] === "false")
+      return `its CSIDriver ${q(driver)} (objects[${i}]) has iosim.dev/stage-unstage: "false", so the volume is never staged`;
+    return undefined;
+  };
+  /** why `op` is never called for CSI volume `id` (every driver its PVs name skips it), or undefined */
+  const csiVolumeSkips = (id: string, op: BackendOp): string | undefined => {
+    const why = [...(n.csiDrivers.get(id) ?? [])].map((d) => csiSkips(d, op));
+    return why.length > 0 && why.every((w) => w !== undefined) ? why.join("; ") : undefined;
+  };
   for (let i = 0; i < sc.storageFaults.length; i++) {
     const f = sc.storageFaults[i]!;
     const p = `faults.storage[${i}]`;
@@ -260,12 +330,20 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
           `${p}.op`,
           `no volume of this scenario is ever called with ${f.op}, which is for ${opOwners(f.op)}, and ${types.size === 0 ? "the scenario has no volume the storage backend serves" : `the scenario has only ${[...types].map((t) => TYPE_PLURAL[t]).sort().join(" and ")}`}`,
         );
+      // the op is one of a CSI PV's, but each CSI PV's driver skips it (and no other kind of volume has it)
+      if (OPS_OF.csi.includes(f.op) && !(n.inlineCsi && OPS_OF["inline-csi"].includes(f.op))) {
+        const csi = [...n.volumes].filter(([, v]) => v.type === "csi").map(([id]) => [id, csiVolumeSkips(id, f.op)] as const);
+        if (csi.length > 0 && csi.every(([, w]) => w !== undefined))
+          fail(`${p}.op`, `${f.op} is never called for any volume of this scenario: ${csi.map(([id, w]) => `${q(id)}: ${w}`).join("; ")}`);
+      }
       continue;
     }
     const v = n.volumes.get(f.volume);
     if (v !== undefined) {
       if (!OPS_OF[v.type].includes(f.op))
         fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)}: it is ${TYPE_WORD[v.type]} (${v.from}), whose operations are ${OPS_OF[v.type].join(", ")}`);
+      const skip = v.type === "csi" ? csiVolumeSkips(f.volume, f.op) : undefined;
+      if (skip !== undefined) fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)} (${v.from}): ${skip}`);
       continue;
     }
     // an inline CSI volume's handle is made from its pod's UID, drawn at run
