@@ -14,7 +14,7 @@ import { BUILTIN_YAML } from "./scenarios/builtin.generated.js";
 
 export { loadK8sScenario, ScenarioError } from "./scenario/loader.js";
 export { runK8sScenario, decideK8sLogChecks, logChecksOf, LIVENESS_MS, NODE_STATUS_GRACE_MS } from "./scenario/run.js";
-export type { K8sRunOptions, K8sRunResult, Violation, CheckResult } from "./scenario/run.js";
+export type { K8sRunOptions, K8sRunResult, K8sLogChecks, Violation, CheckResult } from "./scenario/run.js";
 export type { K8sScenario, Incident, Action, Check, Expectation, TimelineItem } from "./scenario/schema.js";
 export { resolveProfile, parseFixOverrides, FIXES, parseVersion } from "./versions/profile.js";
 export type { FixId, FixOverrides, Profile } from "./versions/profile.js";

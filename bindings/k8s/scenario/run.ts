@@ -198,9 +198,8 @@ export function runK8sScenario(sc: K8sScenario, opts: K8sRunOptions = {}): K8sRu
  * stopped runs' objects through young-generation collections (13
  * mark-compacts in 12,000 calls against 1), so it runs on without logs.
  */
-export function decideK8sLogChecks(sc: K8sScenario, opts: Omit<K8sRunOptions, "logs"> = {}): { expectations: CheckResult[]; symptoms: CheckResult[] } {
-  const r = runResolved(resolveBetween(sc, opts), Object.assign({}, opts, CHECKS_ONLY), true);
-  return { expectations: r.expectations, symptoms: r.symptoms };
+export function decideK8sLogChecks(sc: K8sScenario, opts: Omit<K8sRunOptions, "logs"> = {}): K8sLogChecks {
+  return runResolved(resolveBetween(sc, opts), Object.assign({}, opts, CHECKS_ONLY), true);
 }
 
 const CHECKS_ONLY: K8sRunOptions = { logs: "checks" };
@@ -240,7 +239,9 @@ function resolveBetween(sc: K8sScenario, opts: K8sRunOptions): K8sScenario {
  * One run. `logChecksOnly` (decideK8sLogChecks): give only the log checks
  * (expectations and symptoms); the rest of the result is left empty.
  */
-function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false): K8sRunResult {
+function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult;
+function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly: true): K8sLogChecks;
+function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false): K8sRunResult | K8sLogChecks {
   const profile: Profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
   const timers: TimerConfig = timersFor(sc.settings.timers);
   const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
@@ -845,20 +846,16 @@ const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume"
 
 /** the order objects are created in at the start of a run */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
-/**
- * The scenario's objects in creation order: by CREATE_ORDER, file order within
- * a kind (what a stable sort by the kind's index gives, kinds outside the list
- * first), without the sort's comparator calls.
- */
+/** a `log:` / `noLog:` check (decided from log lines) */
+export function isLogCheck(c: Check): c is Check & { kind: "log" | "noLog" } {
+  return c.kind === "log" || c.kind === "noLog";
+}
+
 /** one needle per distinct text and component of the scenario's `log:` / `noLog:` checks */
 function logNeedles(sc: K8sScenario): LogNeedle[] {
   const out: LogNeedle[] = [];
-  for (const e of sc.expect.length + sc.symptom.length > 0 ? [...sc.expect, ...sc.symptom] : [])
-    if (e.check.kind === "log" || e.check.kind === "noLog") {
-      const { contains } = e.check;
-      const component = e.check.component || undefined;
-      if (!out.some((n) => n.contains === contains && n.component === component)) out.push({ contains, component, hit: null });
-    }
+  for (const { check: c } of [...sc.expect, ...sc.symptom])
+    if (isLogCheck(c) && !out.some((n) => n.contains === c.contains && n.component === (c.component || undefined))) out.push({ contains: c.contains, component: c.component || undefined, hit: null });
   return out;
 }
 
@@ -872,23 +869,33 @@ function logCheck(c: Check & { kind: "log" | "noLog" }, hit: LogLine | null | un
   return { held: c.kind === "log" ? !!hit : !hit, detail: hit ? `log: ${hit.text.slice(0, 240)}` : `no log line contains ${JSON.stringify(c.contains)}` };
 }
 
-/** decideK8sLogChecks' answer: the log checks of a run that matched lines against `needles` */
-function logChecksResult(sc: K8sScenario, needles: readonly LogNeedle[]): K8sRunResult {
+/** decideK8sLogChecks' answer */
+export interface K8sLogChecks {
+  expectations: CheckResult[];
+  symptoms: CheckResult[];
+}
+
+/** the log checks of a run that matched lines against `needles` */
+function logChecksResult(sc: K8sScenario, needles: readonly LogNeedle[]): K8sLogChecks {
   const decide = (es: readonly Expectation[]): CheckResult[] =>
     es.flatMap((e) => {
-      if (e.check.kind !== "log" && e.check.kind !== "noLog") return [];
+      if (!isLogCheck(e.check)) return [];
       const r = logCheck(e.check, needleOf(needles, e.check).hit);
       return [{ name: e.name, held: r.held, detail: r.detail, line: e.line }];
     });
-  return { expectations: decide(sc.expect), symptoms: decide(sc.symptom) } as K8sRunResult;
+  return { expectations: decide(sc.expect), symptoms: decide(sc.symptom) };
 }
 
 /** whether a scenario has `log:` / `noLog:` checks among its expectations (`expect`) or symptoms (`symptom`) */
 export function logChecksOf(sc: K8sScenario): { expect: boolean; symptom: boolean } {
-  const isLog = (e: Expectation): boolean => e.check.kind === "log" || e.check.kind === "noLog";
-  return { expect: sc.expect.some(isLog), symptom: sc.symptom.some(isLog) };
+  return { expect: sc.expect.some((e) => isLogCheck(e.check)), symptom: sc.symptom.some((e) => isLogCheck(e.check)) };
 }
 
+/**
+ * The scenario's objects in creation order: by CREATE_ORDER, file order within
+ * a kind (what a stable sort by the kind's index gives, kinds outside the list
+ * first), without the sort's comparator calls.
+ */
 function createOrder(objs: readonly KObj[]): KObj[] {
   const outp: KObj[] = [];
   for (const o of objs) if (!CREATE_ORDER.includes(o.kind)) outp.push(o);
