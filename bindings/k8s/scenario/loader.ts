@@ -7,6 +7,7 @@
 // checks give are checked against what the scenario defines (references.ts).
 
 import { LineCounter, parseDocument } from "yaml";
+import { mergeProblem, PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import type { ApiFault } from "../api/apiserver.js";
 import { KINDS, KObj, Kind, NAMESPACED } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -104,13 +105,15 @@ const TOP = ["name", "description", "incident", "version", "fixes", "seed", "dur
 
 export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     const line = e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line;
     throw new ScenarioError(file, line, "", `YAML: ${e.message.split("\n")[0]}`);
   }
-  return k8sScenarioFromValue(doc.toJS(), file, yamlFieldLines(doc.contents, lc));
+  const merge = mergeProblem(doc);
+  if (merge) throw new ScenarioError(file, lc.linePos(merge.offset).line, "", `YAML: ${merge.message}`);
+  return k8sScenarioFromValue(doc.toJS(), file, yamlFieldLines(doc.contents, lc, doc));
 }
 
 /**
