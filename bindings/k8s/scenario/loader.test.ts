@@ -396,3 +396,12 @@ describe("merge keys (<<: *anchor)", () => {
     expect(err(base + pods("p1") + "timeline:\n  - at: 1s\n    <<: [1, 2]\n").message).toMatch(/^bad\.yaml:8: YAML: <<: a merge key takes a mapping/);
   });
 });
+
+describe("a pod's terminationGracePeriodSeconds", () => {
+  const pod = (v: string) => base + `  - kind: Pod\n    metadata: {name: p}\n    spec:\n      nodeName: n1\n      containers: [{name: c}]\n      terminationGracePeriodSeconds: ${v}\n`;
+  it("is whole seconds, as the Pod API decodes it: \"30s\", 2.5 and -4 are refused at their line (\"30s\" deleted the pod at once)", () => {
+    for (const v of ['"30s"', "2.5", "-4", "thirty"]) expect(err(pod(v)).message).toMatch(/^bad\.yaml:10: objects\[1\]\.spec\.terminationGracePeriodSeconds: expected a whole number of seconds >= 0/);
+    expect(loadK8sScenario(pod("0"), "ok.yaml").objects[1]!.spec.terminationGracePeriodSeconds).toBe(0);
+    expect(loadK8sScenario(pod("45"), "ok.yaml").objects[1]!.spec.terminationGracePeriodSeconds).toBe(45);
+  });
+});

@@ -394,6 +394,11 @@ function loadManifest(cx: Cx, v: unknown, path: string): KObj {
     if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
     if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
+    // an int64 of seconds in the Pod API ("30s" does not decode); a string or
+    // fraction was read as no grace at all (the pod deleted at once)
+    const tg = obj.spec.terminationGracePeriodSeconds;
+    if (tg !== undefined && !(typeof tg === "number" && Number.isInteger(tg) && tg >= 0))
+      cx.fail(`${path}.spec.terminationGracePeriodSeconds`, `expected a whole number of seconds >= 0 (the Pod API's int64), got ${JSON.stringify(tg)}${typeof tg === "number" && tg < 0 ? " (a negative grace period is not modelled)" : ""}`);
     const vols = cx.list(obj.spec.volumes, `${path}.spec.volumes`) as J[];
     for (let i = 0; i < vols.length; i++) {
       const vol = vols[i]!;
