@@ -144,3 +144,13 @@ describe("loading a --device file", () => {
     ]);
   });
 });
+
+describe("a device file with merge keys", () => {
+  it("merges an anchor's fields into a mapping value, as written out", () => {
+    const params = "{rbps: 2318575949, rseqiops: 133833, rrandiops: 124446, wbps: 447984567, wseqiops: 20139, wrandiops: 15017}";
+    const merged = loadDeviceFile(`preset: nvme\nname: &n nvme1n1\nmodel:\n  <<: &m ${params}\n  wbps: 400000000\n`, "d.yaml");
+    const plain = loadDeviceFile(`preset: nvme\nname: nvme1n1\nmodel: ${params.replace("wbps: 447984567", "wbps: 400000000")}\n`, "d.yaml");
+    expect(merged).toEqual(plain);
+    expect(() => loadDeviceFile("preset: nvme\nmodel:\n  <<: [1]\n", "d.yaml")).toThrow(expect.objectContaining({ line: 3, message: expect.stringMatching(/merge key takes a mapping/) }));
+  });
+});

@@ -23,7 +23,8 @@
 // Without a preset one of curve / model / points is required. Every error is
 // an InputError naming the file, the line and the field.
 
-import { isMap, isScalar, LineCounter, parseDocument, type Pair } from "yaml";
+import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
+import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { InputError } from "../scenario/errors.js";
 import type { CurvePoints, DeviceCurve, DeviceKind, DeviceSpec } from "../scenario/types.js";
 import { checkLinearParams, LINEAR_KEYS, linearCurve, modelRow, parseIoCostModelLine, type LinearModelParams } from "./linear.js";
@@ -112,16 +113,18 @@ function modelParams(v: unknown): LinearModelParams {
 /** Load a device file: a DeviceSpec, or an InputError naming file, line and field. */
 export function loadDeviceFile(text: string, file: string): DeviceSpec {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc });
+  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc });
   if (doc.errors.length) {
     const e = doc.errors[0]!;
     throw new InputError(e.message.split("\n")[0]!, file, e.linePos?.[0]?.line);
   }
+  const merge = mergeProblem(doc);
+  if (merge) throw new InputError(merge.message, file, lc.linePos(merge.offset).line);
   const root = doc.contents;
   if (!isMap(root)) throw new InputError("a device file is a map of fields (preset, name, devno, channels, ...)", file, 1);
   const lines = new Map<string, number>();
   const raw: Record<string, unknown> = {};
-  for (const item of root.items as Pair[]) {
+  for (const item of mergedPairs(doc, root)) {
     const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
     const line = item.key && isScalar(item.key) && item.key.range ? lc.linePos(item.key.range[0]).line : undefined;
     if (!(KEYS as readonly string[]).includes(key)) {
@@ -130,7 +133,8 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
     if (lines.has(key)) throw new InputError(`field given twice`, file, line, key);
     lines.set(key, line ?? 1);
     const node = item.value;
-    raw[key] = node && typeof (node as { toJSON?: unknown }).toJSON === "function" ? (node as { toJSON(): unknown }).toJSON() : isScalar(node) ? node.value : node;
+    // (toJS with the document: aliases and merge keys inside the value resolved)
+    raw[key] = isNode(node) ? node.toJS(doc) : node;
   }
   const firstLine = root.range ? lc.linePos(root.range[0]).line : 1;
   const fail = (field: string, msg: string): never => {

@@ -349,3 +349,16 @@ describe("one name, one draw", () => {
     expect(() => load("scenario:\n  a: {choice: [{uniform: [0, 1], name: d}, {uniform: [5, 6], name: d}]}\n  l:\n    - {repeat: {x: {randint: [1, 3], name: r}}, count: 2}\n")).not.toThrow();
   });
 });
+
+describe("a sweep file with merge keys", () => {
+  it("draws inside an anchor are drawn where it is merged, and a bad one is named under the anchor", () => {
+    const text = "scenario:\n  jobs:\n    - &j\n      name: a\n      iodepth: {randint: [1, 8]}\n    - <<: *j\n      name: b\n";
+    const t = load(text);
+    const doc = sampleCompiled(t, samplingRng(3)) as { doc: { jobs: Array<{ name: string; iodepth: number }> } };
+    const jobs = doc.doc.jobs;
+    expect(jobs.map((j) => j.name)).toEqual(["a", "b"]);
+    for (const j of jobs) expect(j.iodepth).toBeGreaterThanOrEqual(1);
+    const bad = errOf(() => load(text.replace("{randint: [1, 8]}", "{randint: [8, 1]}")));
+    expect(bad.line).toBe(5);
+  });
+});

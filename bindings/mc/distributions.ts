@@ -47,6 +47,7 @@
 //    [0, 3120] to the earliest time that still shows the failure.
 
 import { LineCounter, parseDocument } from "yaml";
+import { mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { yamlFieldLines } from "../util/line-of-path.js";
 import { deepFreeze } from "../util/deep-freeze.js";
 import { InputError } from "../scenario/errors.js";
@@ -116,12 +117,14 @@ export interface Template {
 /** Where each path of a YAML document starts (1-based lines), for error messages. */
 export function yamlLines(text: string): { value: unknown; lines: Map<string, number> } {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
   if (doc.errors.length) {
     const e = doc.errors[0]!;
     throw new InputError(e.message.split("\n")[0]!, "", e.linePos?.[0]?.line);
   }
-  const lines = yamlFieldLines(doc.contents, lc);
+  const merge = mergeProblem(doc);
+  if (merge) throw new InputError(merge.message, "", lc.linePos(merge.offset).line);
+  const lines = yamlFieldLines(doc.contents, lc, doc);
   return { value: doc.toJS({ maxAliasCount: 1000 }), lines };
 }
 

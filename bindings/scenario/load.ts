@@ -50,7 +50,8 @@
 // plain values with a map of its fields' lines (a Monte Carlo sample,
 // bindings/mc/domains/io.ts), through the same loader (DocView below).
 
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
+import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { InputError } from "./errors.js";
 import { besideFile } from "../util/beside-file.js";
 import { lineOfPath } from "../util/line-of-path.js";
@@ -116,12 +117,13 @@ function yamlView(doc: Document, lc: LineCounter, text: string): DocView<YNode> 
     isSeq: (n) => isSeq(n),
     isScalar: (n) => isScalar(n),
     value: (n) => (n as { value?: unknown }).value,
-    pairs: (m) => (m as YAMLMap).items.map((it: Pair) => ({
+    // (merge keys expanded: util/yaml-merge.ts)
+    pairs: (m) => mergedPairs(doc, m).map((it: Pair) => ({
       key: isScalar(it.key) ? String(it.key.value) : undefined, keyNode: it.key as YNode, value: res(it.value),
     })),
     items: (s) => (s as unknown as { items: unknown[] }).items.map(res),
     get: (m, key) => {
-      const it = (m as YAMLMap).items.find((p: Pair) => isScalar(p.key) && p.key.value === key);
+      const it = mergedPairs(doc, m).find((p: Pair) => isScalar(p.key) && p.key.value === key);
       return it === undefined ? undefined : res(it.value);
     },
     line: (n) => (n?.range ? lc.linePos(n.range[0]).line : undefined),
@@ -169,11 +171,13 @@ function valueView(value: unknown, lines: ReadonlyMap<string, number>): DocView<
 
 export function loadScenario(text: string, file: string, opts: LoadOptions = {}): LoadedScenario {
   const lc = new LineCounter();
-  const doc: Document = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const doc: Document = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     throw new InputError(`YAML: ${e.message.split("\n")[0]}`, file, e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line, undefined);
   }
+  const merge = mergeProblem(doc);
+  if (merge) throw new InputError(`YAML: ${merge.message}`, file, lc.linePos(merge.offset).line, undefined);
   return loadView(yamlView(doc, lc, text), file, opts);
 }
 

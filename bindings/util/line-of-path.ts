@@ -6,29 +6,34 @@
 // document. For loaders that read plain values (a Monte Carlo sample, a k8s
 // scenario) and still name lines in their errors.
 
-import { isMap, isPair, isScalar, isSeq, type LineCounter } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter } from "yaml";
+import { mergedPairs } from "./yaml-merge.js";
 
 /**
  * The 1-based line of every node of a parsed YAML document by field path:
  * "" the document, "a.b" a mapping key (its key's line), "a[2]" a list item.
+ * With `doc`, the fields an alias (*name) or a merge key (<<: *name) brings
+ * in are named where they are written, under the anchor (yaml-merge.ts).
  */
-export function yamlFieldLines(contents: unknown, lc: LineCounter): Map<string, number> {
+export function yamlFieldLines(contents: unknown, lc: LineCounter, doc?: Document): Map<string, number> {
   const out = new Map<string, number>();
-  const walk = (node: unknown, path: string): void => {
+  const walk = (node: unknown, path: string, depth = 0): void => {
+    if (depth > 200) return;
     // a mapping value keeps its key's line (set below): a block value starts a line later
     const r = (node as { range?: [number, number, number] } | null)?.range;
     if (r && !out.has(path)) out.set(path, lc.linePos(r[0]).line);
+    if (doc !== undefined && isAlias(node)) node = node.resolve(doc);
     if (isMap(node)) {
-      for (const it of node.items) {
+      for (const it of doc !== undefined ? mergedPairs(doc, node) : node.items) {
         if (!isPair(it)) continue;
         const key = isScalar(it.key) ? String(it.key.value) : String(it.key);
         const p = path ? `${path}.${key}` : key;
         const kr = (it.key as { range?: [number, number, number] } | null)?.range;
         if (kr) out.set(p, lc.linePos(kr[0]).line);
-        walk(it.value, p);
+        walk(it.value, p, depth + 1);
       }
     } else if (isSeq(node)) {
-      node.items.forEach((it, i) => walk(it, `${path}[${i}]`));
+      node.items.forEach((it, i) => walk(it, `${path}[${i}]`, depth + 1));
     }
   };
   walk(contents, "");

@@ -246,3 +246,28 @@ describe("bad fio options in a YAML job", () => {
     expect((err as Error).message).toMatch(/; and 1 more in this section: line 7 \(blocksise\): .*did you mean "blocksize"\?$/);
   });
 });
+
+describe("merge keys (<<: *anchor) in a scenario file", () => {
+  const withMerge = ok.replace(
+    "  - name: b\n    cgroup: tenants/b\n    rw: write\n    bs: 64k\n    ioengine: libaio\n    iodepth: 2\n    direct: 1\n    size: 64m\n",
+    "  - &b\n    name: b\n    cgroup: tenants/b\n    rw: write\n    bs: 64k\n    ioengine: libaio\n    iodepth: 2\n    direct: 1\n    size: 64m\n  - <<: *b\n    name: c\n    iodepth: 4\n",
+  );
+  it("a job that merges another's anchor is that job with its own fields", () => {
+    expect(withMerge).not.toBe(ok);
+    const { scenario } = loadScenario(withMerge, "s.yaml");
+    expect(scenario.jobs.map((j) => [j.name, j.cgroup, j.rw, j.random, j.iodepth, j.bytes])).toEqual([
+      ["a", "tenants/a", "read", true, 8, loadScenario(ok, "s.yaml").scenario.jobs[0]!.bytes],
+      ["b", "tenants/b", "write", false, 2, 64 << 20],
+      ["c", "tenants/b", "write", false, 4, 64 << 20],
+    ]);
+  });
+  it("a merged field is named at its line under the anchor; a merge of a scalar at its own line", () => {
+    // job c takes iodepth: 2 from b's anchor (line 27) with its own psync
+    const psync = loadScenario(withMerge.replace("    iodepth: 4\n", "    ioengine: psync\n"), "s.yaml");
+    expect(withMerge.split("\n")[26]).toBe("    iodepth: 2");
+    expect(psync.warnings).toEqual([expect.stringMatching(/^s\.yaml:27: iodepth=2 with ioengine=psync/)]);
+    const scalar = errorOf(ok + "  - name: d\n    <<: 5\n");
+    expect(scalar.line).toBe(30);
+    expect(scalar.message).toMatch(/merge key takes a mapping/);
+  });
+});

@@ -375,3 +375,33 @@ expect:
     expect(loadK8sScenario(world + 'version: "1.20"\n', "ok.yaml").version).toBe("1.20");
   });
 });
+
+describe("merge keys (<<: *anchor)", () => {
+  const spec = (name: string, node: string) => `  - kind: Pod\n    metadata: {name: ${name}}\n    spec: {nodeName: ${node}, containers: [{name: c}], terminationGracePeriodSeconds: 5}\n`;
+  it("a pod whose spec merges another pod's anchor loads as if written out, with its own fields winning", () => {
+    const merged = loadK8sScenario(
+      base + "  - {kind: Node, metadata: {name: n2}}\n" +
+        "  - kind: Pod\n    metadata: {name: web-0}\n    spec: &web {nodeName: n1, containers: [{name: c}], terminationGracePeriodSeconds: 5}\n" +
+        "  - kind: Pod\n    metadata: {name: web-1}\n    spec:\n      <<: *web\n      nodeName: n2\n",
+      "merged.yaml",
+    );
+    const plain = loadK8sScenario(base + "  - {kind: Node, metadata: {name: n2}}\n" + spec("web-0", "n1") + spec("web-1", "n2"), "plain.yaml");
+    expect(merged.objects).toEqual(plain.objects);
+    // written without the merge support, the pod had no nodeName (a key "<<" instead)
+    expect(merged.objects[3]!.spec).toEqual({ nodeName: "n2", containers: [{ name: "c" }], terminationGracePeriodSeconds: 5 });
+  });
+  it("names a merged field's error at the line it is written on, under the anchor, and a merge of a list at its line", () => {
+    const tl = "timeline:\n  - &del\n    at: 60s\n    action: deletePod\n    pod: p1\n  - <<: *del\n    action: nodeNotReady\n    node: n1\n";
+    expect(err(base + pods("p1") + tl).message).toBe("bad.yaml:10: timeline[1].pod: nodeNotReady does not take pod (it takes node)");
+    expect(err(base + pods("p1") + "timeline:\n  - at: 1s\n    <<: [1, 2]\n").message).toMatch(/^bad\.yaml:8: YAML: <<: a merge key takes a mapping/);
+  });
+});
+
+describe("a pod's terminationGracePeriodSeconds", () => {
+  const pod = (v: string) => base + `  - kind: Pod\n    metadata: {name: p}\n    spec:\n      nodeName: n1\n      containers: [{name: c}]\n      terminationGracePeriodSeconds: ${v}\n`;
+  it("is whole seconds, as the Pod API decodes it: \"30s\", 2.5 and -4 are refused at their line (\"30s\" deleted the pod at once)", () => {
+    for (const v of ['"30s"', "2.5", "-4", "thirty"]) expect(err(pod(v)).message).toMatch(/^bad\.yaml:10: objects\[1\]\.spec\.terminationGracePeriodSeconds: expected a whole number of seconds >= 0/);
+    expect(loadK8sScenario(pod("0"), "ok.yaml").objects[1]!.spec.terminationGracePeriodSeconds).toBe(0);
+    expect(loadK8sScenario(pod("45"), "ok.yaml").objects[1]!.spec.terminationGracePeriodSeconds).toBe(45);
+  });
+});

@@ -7,6 +7,7 @@
 // checks give are checked against what the scenario defines (references.ts).
 
 import { LineCounter, parseDocument } from "yaml";
+import { mergeProblem, PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import type { ApiFault } from "../api/apiserver.js";
 import { KINDS, KObj, Kind, NAMESPACED } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -104,13 +105,15 @@ const TOP = ["name", "description", "incident", "version", "fixes", "seed", "dur
 
 export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     const line = e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line;
     throw new ScenarioError(file, line, "", `YAML: ${e.message.split("\n")[0]}`);
   }
-  return k8sScenarioFromValue(doc.toJS(), file, yamlFieldLines(doc.contents, lc));
+  const merge = mergeProblem(doc);
+  if (merge) throw new ScenarioError(file, lc.linePos(merge.offset).line, "", `YAML: ${merge.message}`);
+  return k8sScenarioFromValue(doc.toJS(), file, yamlFieldLines(doc.contents, lc, doc));
 }
 
 /**
@@ -391,6 +394,11 @@ function loadManifest(cx: Cx, v: unknown, path: string): KObj {
     if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
     if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
+    // an int64 of seconds in the Pod API ("30s" does not decode); a string or
+    // fraction was read as no grace at all (the pod deleted at once)
+    const tg = obj.spec.terminationGracePeriodSeconds;
+    if (tg !== undefined && !(typeof tg === "number" && Number.isInteger(tg) && tg >= 0))
+      cx.fail(`${path}.spec.terminationGracePeriodSeconds`, `expected a whole number of seconds >= 0 (the Pod API's int64), got ${JSON.stringify(tg)}${typeof tg === "number" && tg < 0 ? " (a negative grace period is not modelled)" : ""}`);
     const vols = cx.list(obj.spec.volumes, `${path}.spec.volumes`) as J[];
     for (let i = 0; i < vols.length; i++) {
       const vol = vols[i]!;
