@@ -214,7 +214,12 @@ export function nodeReady(node: KObj | undefined): boolean {
 
 export const OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service";
 
+/**
+ * The ADC's check: the taint's key alone, whatever its effect or value
+ * (reconciler.go hasOutOfServiceTaint -> taints.TaintKeyExists, v1.26.0-v1.31.0;
+ * the KEP's documented taint is NoExecute, but nothing checks the effect).
+ */
 export function hasOutOfServiceTaint(node: KObj | undefined): boolean {
   const taints = (node?.spec?.taints ?? []) as Taint[];
-  return taints.some((t) => t.key === OUT_OF_SERVICE_TAINT && (t.effect === "NoExecute" || t.effect === "NoSchedule"));
+  return taints.some((t) => t.key === OUT_OF_SERVICE_TAINT);
 }

@@ -73,3 +73,28 @@ describe("attach/detach controller restart during a detach", () => {
     expect(r.steps.some((s) => s.name === "adc.DetachFailed")).toBe(true);
   });
 });
+
+describe("DetachVolume's safe-to-detach check (operation_generator.go verifyVolumeIsSafeToDetach, v1.22.0)", () => {
+  /** seed 002's cluster: the pod deleted at 60 s, the cloud detaches at once, no re-created pod */
+  function quiet(): K8sScenario {
+    const sc = structuredClone(builtinK8sScenario("detach-backoff-node-status")!);
+    sc.timeline = sc.timeline.filter((t) => !("after" in t && t.after));
+    sc.storageFaults = [];
+    return sc;
+  }
+
+  it("an API error on the node GET fails the detach and it is retried after the backoff; only NotFound skips the check", () => {
+    const base = runK8sScenario(quiet(), { steps: true });
+    const t0 = base.steps.find((s) => s.name === "adc.DetachStarted")!.t;
+    const sc = quiet();
+    sc.apiFaults = [{ verb: "get", kind: "Node", name: NODE, reason: "InternalError", message: "etcdserver: request timed out", count: Infinity, fromMs: t0, untilMs: t0 + 1 }];
+    const r = runK8sScenario(sc, { steps: true });
+    const names = r.steps.map((s) => `${s.name}@${s.t}`);
+    expect(names).toContain(`adc.DetachFailed@${t0}`);
+    const started = r.steps.filter((s) => s.name === "adc.DetachStarted");
+    expect(started).toHaveLength(1);
+    expect(started[0]!.t).toBeGreaterThan(t0 + 500);
+    expect(r.logs.some((l) => l.text.includes(`DetachVolume failed fetching node from API server for volume "pvc-7bfqsft5"`) && l.text.includes("etcdserver: request timed out"))).toBe(true);
+    expect(r.violations.map((v) => v.name)).not.toContain("released-after-pods");
+  });
+});

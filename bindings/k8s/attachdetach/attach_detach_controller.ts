@@ -34,7 +34,7 @@
 // `detachesInFlight` and the notes below only explain this; no later
 // incarnation reads them.
 
-import { ApiServer, Informer } from "../api/apiserver.js";
+import { ApiError, ApiServer, Informer } from "../api/apiserver.js";
 import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
@@ -341,14 +341,19 @@ export class AttachDetachController {
         done(err);
       };
       if (!plugin?.detach) return fail(`DetachVolume.FindAttachablePluginBySpec failed ${volDetail(av, av.nodeName)}`);
+      // verifyVolumeIsSafeToDetach (operation_generator.go, v1.22.0): a node the
+      // API server does not know skips the check; any other error fails the
+      // detach, which the volume's backoff then retries
       if (verifySafe) {
+        let node: KObj | undefined;
         try {
-          const node = ctx.api.get("Node", av.nodeName);
-          if (((node.status?.volumesInUse ?? []) as string[]).includes(av.volumeName))
-            return fail(`DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
-        } catch {
+          node = ctx.api.get("Node", av.nodeName);
+        } catch (e) {
+          if (!(e instanceof ApiError) || e.reason !== "NotFound") return fail(`DetachVolume failed fetching node from API server ${volDetail(av, av.nodeName)}: ${(e as Error).message}`);
           ctx.out.on && ctx.out.log(ADC_COMPONENT, "W", "operation_generator.go:1570", `Node not found on API server. DetachVolume will skip safe to detach check ${volDetail(av, av.nodeName)}`);
         }
+        if (node && ((node.status?.volumesInUse ?? []) as string[]).includes(av.volumeName))
+          return fail(`DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
       }
       const volumeName = av.spec ? plugin.getVolumeName(av.spec) : av.volumeName.slice(pluginName.length + 1);
       const flightKey = `${av.volumeName}\u0000${av.nodeName}`;

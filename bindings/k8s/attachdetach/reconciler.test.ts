@@ -16,21 +16,22 @@ import { createReconciler } from "./reconciler.js";
 const spec: VolumeSpec = { name: "pv-1", readOnly: false, pv: { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: "pv-1", uid: "", resourceVersion: "" }, spec: { accessModes: ["ReadWriteOnce"] } } };
 const V = "kubernetes.io/fake/vol-1";
 
-function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors?: number; ready?: boolean; taint?: boolean } = {}) {
+function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors?: number; ready?: boolean; taint?: boolean | string; logs?: boolean; statusFails?: number; onStatusFail?: () => void } = {}) {
   const sim = new Sim({ seed: 1 });
   const profile = resolveProfile(version, fixes);
-  const out = new Recorder(false, { startUtcMs: 0, offsetMin: 0, zone: "UTC" }, () => sim.now);
+  const out = new Recorder(opts.logs ?? false, { startUtcMs: 0, offsetMin: 0, zone: "UTC" }, () => sim.now);
   const asw = new ActualStateOfWorld(sim);
   const dsw = new DesiredStateOfWorld(sim);
   const npo = new NestedPendingOperations(sim, profile, 500, 122_000, () => {});
   const status = new Map<string, string[]>();
   let detachErrors = opts.detachErrors ?? 0;
+  let statusFails = opts.statusFails ?? 0;
   const calls = { attach: 0, detach: 0, patches: 0 };
   const node: KObj = {
     apiVersion: "v1",
     kind: "Node",
     metadata: { name: "node-1", uid: "", resourceVersion: "" },
-    spec: { taints: opts.taint ? [{ key: "node.kubernetes.io/out-of-service", effect: "NoExecute" }] : [] },
+    spec: { taints: opts.taint ? [{ key: "node.kubernetes.io/out-of-service", effect: opts.taint === true ? "NoExecute" : opts.taint }] : [] },
     status: { conditions: [{ type: "Ready", status: opts.ready === false ? "False" : "True" }] },
   };
   const write = (n: string, list: Array<{ name: string }> | null): null => {
@@ -53,7 +54,16 @@ function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors
         for (const [n, l] of asw.getVolumesToReportAttached()) write(n, l);
         return null;
       },
-      updateNodeStatusForNode: (n) => write(n, asw.getVolumesToReportAttachedForNode(n)),
+      updateNodeStatusForNode: (n) => {
+        const list = asw.getVolumesToReportAttachedForNode(n);
+        if (list && statusFails-- > 0) {
+          // as the real updater: the node stays marked for the next UpdateNodeStatuses
+          asw.setNodeStatusUpdateNeeded(n);
+          opts.onStatusFail?.();
+          return "Internal error occurred: etcdserver: request timed out";
+        }
+        return write(n, list);
+      },
     },
     podEvent: () => {},
     step: () => {},
@@ -85,7 +95,7 @@ function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors
   });
   sim.ticker("reconciler", 100, 0, () => rc.reconcile());
   dsw.addNode("node-1");
-  return { sim, asw, dsw, status, calls };
+  return { sim, asw, dsw, status, calls, out, node };
 }
 
 describe("ADC reconciler", () => {
@@ -164,4 +174,62 @@ describe("ADC reconciler", () => {
       expect(h.status.get("node-1")!.includes(V), `${version}: ${JSON.stringify(h.status.get("node-1"))} calls=${JSON.stringify(h.calls)} patches=${h.calls.patches}`).toBe(reported);
     }
   });
+
+  it("the out-of-service taint counts whatever its effect (taints.TaintKeyExists, reconciler.go hasOutOfServiceTaint, v1.26.0)", () => {
+    for (const effect of ["NoExecute", "NoSchedule", "PreferNoSchedule"]) {
+      const h = harness("1.26", {}, { ready: false, taint: effect });
+      h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+      h.sim.run(5000);
+      h.dsw.deletePod("uid-1", V, "node-1");
+      h.sim.run(6000);
+      expect(h.calls.detach, effect).toBe(1);
+    }
+  });
+
+  it("a timeout force detach logs as GenerateMsgDetailed does (reconciler.go, v1.22.0): volume detail first, then the reason", () => {
+    const h = harness("1.24", {}, { logs: true });
+    h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+    h.sim.run(5000);
+    h.dsw.deletePod("uid-1", V, "node-1");
+    h.sim.run(5000 + 7 * 60_000);
+    const lines = h.out.logs.map((l) => l.text).filter((t) => t.includes("force detaching"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^W\S+ \S+ +\d+ reconciler\.go:\d+\] attacherDetacher\.DetachVolume started for volume "pv-1" \(UniqueName: "kubernetes\.io\/fake\/vol-1"\) on node "node-1" This volume is not safe to detach, but maxWaitForUnmountDuration 6m0s expired, force detaching$/,
+    );
+  });
+
+  it("a timeout and an out-of-service taint together log the timeout (reconciler.go: the timeout branch comes first, v1.25.0 and v1.30.0)", () => {
+    // a healthy node (#110721: no force detach on the timer alone) tainted after the 6 minutes
+    const h = harness("1.26", {}, { logs: true });
+    h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+    h.sim.run(5000);
+    h.dsw.deletePod("uid-1", V, "node-1");
+    h.sim.at(5000 + 7 * 60_000, () => {
+      h.node.spec.taints = [{ key: "node.kubernetes.io/out-of-service", effect: "NoExecute" }];
+      h.sim.bump(); // a node informer delivery wakes the reconciler
+    });
+    h.sim.run(5000 + 8 * 60_000);
+    expect(h.calls.detach).toBe(1);
+    const lines = h.out.logs.map((l) => l.text).filter((t) => t.includes("force detaching"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("maxWaitForUnmountDuration 6m0s expired");
+  });
+
+  it("issue #111000: a failed node status update before the detach takes the volume off node status for good without #111205 (1.22.13), not with it (1.22.14)", () => {
+    for (const [version, reported] of [["1.22.13", false], ["1.22.14", true], ["1.25.0", false], ["1.25.1", true], ["1.26", true]] as const) {
+      // the pod is back (a watch event handled while the patch fails) before any later pass
+      let h: ReturnType<typeof harness> | undefined = undefined;
+      const back = (): void => h!.dsw.addPod("uid-2", "default/p", spec, V, "node-1");
+      h = harness(version, {}, { statusFails: 1, onStatusFail: back });
+      h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+      h.sim.run(5000);
+      h.dsw.deletePod("uid-1", V, "node-1");
+      h.asw.setVolumesMountedByNode("node-1", []);
+      h.sim.run(30 * 60_000);
+      expect(h.calls.detach, version).toBe(0);
+      expect(h.status.get("node-1")!.includes(V), `${version}: ${JSON.stringify(h.status.get("node-1"))}`).toBe(reported);
+    }
+  });
 });
+

@@ -29,7 +29,8 @@
 // 2. Force detach after ADC_MAX_WAIT_FOR_UNMOUNT_MS (6 min) with mountedByNode
 //    still true: always before #110721 (1.25); since then only when the node is
 //    not Ready. --disable-force-detach-on-timeout (1.30) turns the timer off.
-//    The out-of-service taint forces the detach at once (1.26+ by default).
+//    The out-of-service taint (its key, any effect) forces the detach at once
+//    (1.26+ by default). With both, the log line is the timeout's.
 //    A forced detach skips the verify-safe-to-detach GET of the node.
 //
 // 3. Attach phase: skip if an op is pending on the volume (node-scoped for
@@ -41,7 +42,7 @@ import type { KObj } from "../api/types.js";
 import { hasOutOfServiceTaint, nodeReady } from "../api/types.js";
 import type { TimerConfig } from "../engine/config.js";
 import type { StepName } from "../engine/context.js";
-import type { Sim } from "../engine/sim.js";
+import { formatGoDuration, type Sim } from "../engine/sim.js";
 import type { Recorder } from "../output/recorder.js";
 import type { RunResult } from "../util/nestedpendingoperations.js";
 import type { Profile } from "../versions/profile.js";
@@ -133,7 +134,10 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       const upErr = profile.perNodeStatusUpdate ? d.statusUpdater.updateNodeStatusForNode(av.nodeName) : d.statusUpdater.updateNodeStatuses();
       if (upErr) {
         out.on && out.log(component, "E", "reconciler.go:230", `UpdateNodeStatuses failed while attempting to report volume ${JSON.stringify(av.volumeName)} as attached: ${upErr}`);
-        if (profile.version.minor >= 26) asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName); // #111205
+        // #111205 (1.26.0, 1.25.1, 1.24.5, 1.23.11, 1.22.14): put it back, or a pod
+        // that wants the volume again before the next pass finds it off node
+        // status for good (issue #111000; reconciler.go reconcile, v1.26.0)
+        if (profile.reAddOnStatusUpdateFailure) asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
         continue;
       }
       const verifySafe = !(forceOnTimeout && timeout) && !oos;
@@ -141,14 +145,20 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       if (r === null) {
         if (refused.size > 0) refused.delete(refusedKey);
         if (verifySafe) out.on && out.log(component, "I", "reconciler.go:255", `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}`);
-        else
+        else if (forceOnTimeout && timeout)
+          // the timeout branch comes first, whether the node is tainted or not
+          // (reconciler.go reconcile: `if !timeout` v1.25.0, `if
+          // forceDetachTimeoutExpired` v1.30.0); the message as
+          // GenerateMsgDetailed("attacherDetacher.DetachVolume started", "This
+          // volume is not safe ...") builds it, at Warning (v1.22.0)
           out.on &&
             out.log(
               component,
               "W",
               "reconciler.go:258",
-              `attacherDetacher.DetachVolume started: this volume is not safe to detach, but ${oos ? "node has out-of-service taint" : `maxWaitForUnmountDuration ${timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS / 60000}m0s expired`}, force detaching ${volDetail(av, av.nodeName)}`,
+              `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}This volume is not safe to detach, but maxWaitForUnmountDuration ${formatGoDuration(timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS)} expired, force detaching`,
             );
+        else out.on && out.log(component, "W", "reconciler.go:258", `attacherDetacher.DetachVolume started: node has out-of-service taint, force detaching ${volDetail(av, av.nodeName)}`);
         continue;
       }
       if (fixed) {

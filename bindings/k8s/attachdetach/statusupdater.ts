@@ -5,9 +5,16 @@
 // list. Before #108167 (1.24) UpdateNodeStatuses returned at the first failing
 // node, leaving the rest dirty-but-unwritten until the next pass (#107973);
 // since then it goes on and UpdateNodeStatusForNode exists for the detach
-// path. A node missing from the informer cache: before, the node is kept
-// dirty; since, "Could not update node status. Failed to find node in
-// NodeInformer cache" and the update is dropped.
+// path. A node missing from the informer cache (deleted): "Could not update
+// node status. Failed to find node ... in NodeInformer cache" at V(2), and the
+// update is dropped with no retry, in every modelled release
+// (node_status_updater.go: UpdateNodeStatuses `continue` before #108167,
+// processNodeVolumes `return nil` since; keeping such a node marked, and
+// logging it every 100 ms, was 1.5/1.6, issue #42438). The node's re-creation
+// marks it again (the ADC's nodeAdd, SetNodeStatusUpdateNeeded). Not
+// modelled: releases from #45923 (1.7) until that `continue` also dropped the
+// node's whole report list (RemoveNodeFromAttachUpdates), so a node deleted
+// and re-created came back with an empty volumesAttached.
 
 import type { KObj } from "../api/types.js";
 import type { ApiServer } from "../api/apiserver.js";
@@ -35,12 +42,8 @@ export function createNodeStatusUpdater(
   const retryNextPass = (): void => sim.wakeAt(sim.now + 1);
   const update = (nodeName: string, list: Array<{ name: string; devicePath: string }>): string | null => {
     if (!nodeLister(nodeName)) {
-      if (profile.fix["108167"]) {
-        out.on && out.log(component, "W", "node_status_updater.go:111", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
-        return null;
-      }
-      asw.setNodeStatusUpdateNeeded(nodeName);
-      retryNextPass();
+      // "Do nothing so that there is no retry until node is created."
+      out.on && out.log(component, "I", profile.fix["108167"] ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
       return null;
     }
     let written = false;

@@ -96,4 +96,26 @@ describe("nestedpendingoperations", () => {
     sim.at(600, () => expect(npo.isOperationSafeToRetry("v", "", "", "volume_detach")).toBe(true));
     sim.run(600);
   });
+  it("issue #109047: a mount of a volume whose unmount for another pod is pending waits from #110951 on (1.26, 1.25.1, 1.24.5, 1.23.11), ran beside it before", () => {
+    // two pods share attachable volume v: pod A's unmount failed and backs off,
+    // pod B's unmount is still running; the kubelet then mounts v for a new pod
+    // (key v, no pod). Before #110951 isOperationExists took the first match
+    // (A's, not pending), reset its backoff and started the mount beside B's
+    // unmount; since, a pending match wins and the mount gets AlreadyExists.
+    for (const [version, pending, mount] of [
+      ["1.25.0", false, null],
+      ["1.25.1", true, "AlreadyExists"],
+      ["1.23.10", false, null],
+      ["1.23.11", true, "AlreadyExists"],
+      ["1.26", true, "AlreadyExists"],
+    ] as const) {
+      const { sim, npo } = setup(version);
+      npo.run(key("v", "pod-a"), "volume_unmount", (d) => d("busy"));
+      npo.run(key("v", "pod-b"), "volume_unmount", () => {});
+      sim.run(10);
+      expect(npo.isOperationPending("v", "", ""), version).toBe(pending);
+      expect(npo.isOperationSafeToRetry("v", "", "", "volume_mount"), version).toBe(!pending);
+      expect(npo.run(key("v"), "volume_mount", () => {}), version).toBe(mount);
+    }
+  });
 });

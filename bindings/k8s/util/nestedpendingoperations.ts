@@ -12,7 +12,8 @@
 //            new operation with a different operationName resets the backoff
 //            and runs; the same operationName gets the backoff error.
 // IsOperationSafeToRetry (added by #104526) answers "would Run start now?"
-// without starting anything.
+// without starting anything. Which entry a key finds when several match: the
+// first before #110951, a pending one, then an exact one, since (see find).
 //
 // Worked example (>= 1.19, ADC, RWO volume V): a detach runs with key
 // (V, "", ""). It fails at t = 5,000: the entry stays with pending = false and
@@ -84,10 +85,28 @@ export class NestedPendingOperations {
     return podOk && nodeOk;
   }
 
+  /**
+   * isOperationExists. Before #110951 the first match in the list; since
+   * (1.26.0, 1.25.1, 1.24.5, 1.23.11) a pending match wins, then an exact
+   * one (pod and node names equal), then the first (nestedpendingoperations.go,
+   * isOperationExists, v1.26.0). With the first match, a mount keyed (v, no
+   * pod) met pod A's failed unmount before pod B's running one, reset A's
+   * backoff and ran beside B's unmount (issue #109047).
+   */
   private find(volumeName: string, podName: string, nodeName: string): Operation | undefined {
     const ops = this.ops;
-    for (let i = 0; i < ops.length; i++) if (this.matches(ops[i]!.key, volumeName, podName, nodeName)) return ops[i];
-    return undefined;
+    if (!this.profile.npoPendingFirst) {
+      for (let i = 0; i < ops.length; i++) if (this.matches(ops[i]!.key, volumeName, podName, nodeName)) return ops[i];
+      return undefined;
+    }
+    let found: Operation | undefined;
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      if (!this.matches(op.key, volumeName, podName, nodeName)) continue;
+      if (op.pending) return op;
+      if (found === undefined || (op.key.podName === podName && op.key.nodeName === nodeName)) found = op;
+    }
+    return found;
   }
 
   /** Start `start` under `key` unless an operation is pending or backing off. */

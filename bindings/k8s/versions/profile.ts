@@ -13,11 +13,20 @@
 //   107025 attachment-name check     1.24.0   1.23.11, 1.22.14          [V master, I backports]
 //   108997 CSI inline reconstruction 1.25.0   1.24.9, 1.23.15           [V master, I backports]
 //   79940  rbd UnmountDevice retry   1.16.0                             [I]
-//   108167 per-node status update    1.24.0   1.23.5?                   [I] (master only here)
+//   108167 per-node status update    1.24.0   1.23.5, 1.22.8, 1.21.13   [V cherry-picks #108461,
+//                                                                        #108462, #109206; I releases]
 //   110721 force detach only when    1.25.0                             [I]
 //          the node is unhealthy
 //   out-of-service taint (KEP-2268)  1.26.0 (beta, on by default; alpha 1.24 off)
-//   disable-force-detach-on-timeout  a controller-manager flag, 1.30+, default off
+//   disable-force-detach-on-timeout  a controller-manager flag, 1.30+ (#120344), default off
+//
+// Not switches (no built-in incident turns on them), but followed per release:
+//   #111205 re-add to the report list when the detach path's node status
+//           update fails           1.26.0   1.25.1, 1.24.5, 1.23.11, 1.22.14  [V cherry-picks
+//                                             #112305, #112304, #112303, #112302; I releases]
+//   #110951 nestedpendingoperations: a pending match wins, then an exact one
+//           (issue #109047)        1.26.0   1.25.1, 1.24.5, 1.23.11           [V cherry-picks
+//                                             #112079, #112101, #112102; I releases]
 //
 // Worked example: "1.22.3" has neither 104526 (needs 1.22.4) nor 107025
 // (needs 1.22.14); "1.22.14" has both; "1.22" means 1.22.0.
@@ -45,7 +54,7 @@ export const FIXES: readonly FixInfo[] = [
   { id: "107025", title: "CSI Detach: always compute the VolumeAttachment name (drop isAttachmentName)", since: [[24, 0], [23, 11], [22, 14]], seed: "004" },
   { id: "108997", title: "kubelet: reconstruct CSI inline (ephemeral) volumes with the pod-scoped unique name", since: [[25, 0], [24, 9], [23, 15]], seed: "000/003" },
   { id: "79940", title: "rbd UnmountDevice: rediscover the mapped device from the image and retry the unmap", since: [[16, 0]], seed: "001" },
-  { id: "108167", title: "ADC node status updater: per-node update, do not stop at the first failing node", since: [[24, 0]] },
+  { id: "108167", title: "ADC node status updater: per-node update, do not stop at the first failing node", since: [[24, 0], [23, 5], [22, 8], [21, 13]] },
   { id: "110721", title: "ADC: force detach after the 6-minute timeout only when the node is not healthy", since: [[25, 0]] },
   { id: "out-of-service", title: "ADC: node.kubernetes.io/out-of-service taint forces detach without waiting (NodeOutOfServiceVolumeDetach)", since: [[26, 0]] },
   { id: "disable-force-detach-on-timeout", title: "kube-controller-manager --disable-force-detach-on-timeout (never force detach on the 6-minute timer)", since: [] },
@@ -73,8 +82,12 @@ export interface Profile {
   npoLogLine: number;
   /** the error after "Error:" is %q-quoted (<= 1.21) */
   npoErrorQuoted: boolean;
-  /** ADC detach phase uses UpdateNodeStatusForNode (1.24+) rather than UpdateNodeStatuses */
+  /** ADC detach phase uses UpdateNodeStatusForNode (#108167) rather than UpdateNodeStatuses */
   perNodeStatusUpdate: boolean;
+  /** ADC detach phase re-adds the volume to the report list when that update fails (#111205) */
+  reAddOnStatusUpdateFailure: boolean;
+  /** nestedpendingoperations' isOperationExists prefers a pending match, then an exact one (#110951) */
+  npoPendingFirst: boolean;
   /** ADC tracks attach uncertainty (attachedConfirmed, GetAttachState), ~1.14+ */
   attachUncertain: boolean;
   /** ADC marks VolumeAttachments of unknown volumes uncertain at start (PR #96617, 1.21+) */
@@ -102,11 +115,21 @@ export function parseVersion(text: string): Version {
 }
 
 export function fixInVersion(fix: FixInfo, v: Version): boolean {
-  if (fix.since.length === 0) return false;
-  const master = Math.max(...fix.since.map((s) => s[0]));
-  if (v.minor > master) return true;
-  return fix.since.some(([minor, patch]) => v.minor === minor && v.patch >= patch);
+  return inRelease(fix.since, v);
 }
+
+/** whether a change first released as `since` ([minor, patch] of master and each backport) is in `v` */
+export function inRelease(since: ReadonlyArray<readonly [number, number]>, v: Version): boolean {
+  if (since.length === 0) return false;
+  const master = Math.max(...since.map((s) => s[0]));
+  if (v.minor > master) return true;
+  return since.some(([minor, patch]) => v.minor === minor && v.patch >= patch);
+}
+
+/** #111205, see the table at the top */
+const RE_ADD_ON_STATUS_UPDATE_FAILURE: ReadonlyArray<readonly [number, number]> = [[26, 0], [25, 1], [24, 5], [23, 11], [22, 14]];
+/** #110951, see the table at the top */
+const NPO_PENDING_FIRST: ReadonlyArray<readonly [number, number]> = [[26, 0], [25, 1], [24, 5], [23, 11]];
 
 export type FixOverrides = Partial<Record<FixId, boolean>>;
 
@@ -141,6 +164,8 @@ export function resolveProfile(versionText: string = DEFAULT_VERSION, overrides:
     npoLogLine: m <= 15 ? 267 : m <= 18 ? 270 : m <= 21 ? 301 : 335,
     npoErrorQuoted: m <= 21,
     perNodeStatusUpdate: fix["108167"],
+    reAddOnStatusUpdateFailure: inRelease(RE_ADD_ON_STATUS_UPDATE_FAILURE, v),
+    npoPendingFirst: m >= 19 && inRelease(NPO_PENDING_FIRST, v),
     attachUncertain: m >= 14,
     processVolumeAttachmentsAtStart: m >= 21,
     dswSkipsTerminatingPods: m >= 22,
