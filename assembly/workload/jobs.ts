@@ -430,14 +430,22 @@ function rateDdir(j: Job, now: i64): i64 {
   if (nb > 1) {
     const total = j.bsCum.get(lo + nb - 1);
     const r = <u32>j.rng.below(<u64>total);
-    for (let k = lo; k < lo + nb; k++) {
-      const c = j.bsCum.get(k);
-      if (r < c) {
-        size = j.bsSize.get(k);
-        bk = k;
-        break;
+    // the first size whose cumulative weight passes r: a scan for bssplit's
+    // few sizes, a binary search for bsrange's many (4k-1m: 256)
+    let k = lo;
+    if (nb <= 8) {
+      while (r >= j.bsCum.get(k)) k++;
+    } else {
+      let hi = lo + nb - 1;
+      while (k < hi) {
+        const mid = (k + hi) >>> 1;
+        const c = j.bsCum.get(mid);
+        if (r < c) hi = mid;
+        else k = mid + 1;
       }
     }
+    size = j.bsSize.get(k);
+    bk = k;
   }
   let off: i64;
   const len = j.regionLen;

@@ -7,7 +7,8 @@
 // parsed as fio does (see fio-units.ts): sizes with kb_base-dependent
 // suffixes, times in each option's default unit (seconds for runtime and
 // startdelay, microseconds for thinktime), read,write,trim lists for bs,
-// bssplit, rate and rate_iops. `numjobs=N` clones a job N times (fio's
+// bsrange, bssplit, rate and rate_iops (bsrange draws sizes as fio's
+// get_next_buflen does: parseBsrange). `numjobs=N` clones a job N times (fio's
 // add_job() loop); `stonewall`/`new_group` start a new reporting group.
 // Pacing is fio's: rate_iops is a byte rate at the direction's smallest
 // block size (so with bssplit a job makes fewer IOs than rate_iops), and
@@ -150,7 +151,7 @@ interface Section {
 
 /** Options mapped onto JobSpec (handled in buildJobs). */
 const MODELLED = new Set([
-  "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bssplit", "blockalign", "ba", "size", "io_size",
+  "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bsrange", "blocksize_range", "bssplit", "blockalign", "ba", "size", "io_size",
   "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops",
   "thinktime", "thinktime_blocks", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
   "name", "filename", "cgroup", "kb_base", "ioengine", "stonewall", "wait_for_previous", "new_group",
@@ -186,7 +187,6 @@ const NOT_MODELLED: Record<string, string> = {
   sync_file_range: "no sync_file_range",
   rw_sequencer: "offset modifiers (rw=...:N) are not modelled",
   random_distribution: "random offsets are uniform", percentage_random: "random jobs are fully random",
-  bsrange: "a range of block sizes is not modelled", blocksize_range: "a range of block sizes is not modelled",
   bs_unaligned: "block sizes are not unaligned", blocksize_unaligned: "block sizes are not unaligned",
   bs_is_seq_rand: "bs is not split by sequential/random",
   iodepth_batch: "submission batching is not modelled", iodepth_batch_submit: "submission batching is not modelled",
@@ -415,6 +415,37 @@ function parseBssplitList(e: Entry, list: string, kbBase: KbBase): { list: Array
     out[big]!.weight += 100 - total;
   }
   return { list: toIntegerWeights(out.filter((o) => o.weight > 0)), minListed: Math.min(...parsed.map((p) => p.size)) };
+}
+
+/**
+ * "4k-64k" (or "4k:64k"; fio swaps a reversed pair) -> the block sizes fio's
+ * bsrange draws, each with its odds, and fio's min_bs. fio 3.39 io_u.c
+ * get_next_buflen() without bssplit: buflen = MIN + (u64)(MAX * r / (frand_max
+ * + 1.0)), rounded down to a multiple of MIN (bs_unaligned off: a mask when
+ * MIN is a power of two, `buflen -= buflen % MIN` otherwise; the same here),
+ * then capped at MAX. MAX * r / (frand_max + 1) is uniform over [0, MAX), and
+ * its integers [(j-1)*MIN, j*MIN) give size j*MIN, so each multiple of MIN up
+ * to MAX has odds MIN/MAX, and a MAX that is not a multiple gets the
+ * remainder (4k-10k: 4k 40 %, 8k 40 %, 10k 20 %, the capped 12k).
+ * Weights are those integer counts (they add up to MAX).
+ */
+function parseBsrange(e: Entry, spec: string, kbBase: KbBase): { list: Array<{ size: number; weight: number }>; minListed: number } {
+  // parse.c FIO_OPT_RANGE: split at the first '-', else at ':'
+  const cut = spec.includes("-") ? spec.indexOf("-") : spec.indexOf(":");
+  if (cut < 0) throw bad(e, `"${spec}" is not a range MIN-MAX (e.g. 4k-64k)`);
+  let [lo, hi] = [spec.slice(0, cut), spec.slice(cut + 1)].map((x) => {
+    try {
+      return parseSize(x.trim(), kbBase);
+    } catch (err) {
+      throw bad(e, (err as Error).message);
+    }
+  }) as [number, number];
+  if (lo > hi) [lo, hi] = [hi, lo];
+  if (lo <= 0) throw bad(e, "block size must be > 0");
+  if (hi > 0xffffffff) throw bad(e, `a block size above 4 GiB is not modelled (got ${hi})`);
+  const list: Array<{ size: number; weight: number }> = [];
+  for (let j = 1; (j - 1) * lo < hi; j++) list.push({ size: Math.min(j * lo, hi), weight: Math.min(j * lo, hi) - (j - 1) * lo });
+  return { list, minListed: lo };
 }
 
 function toIntegerWeights(list: Array<{ size: number; weight: number }>): Array<{ size: number; weight: number }> {
@@ -739,6 +770,15 @@ function buildJobs(
   let minBsR = bsR;
   let minBsW = bsW;
   const splitE = o.get("bssplit");
+  const rangeE = o.get("bsrange");
+  if (rangeE && splitE) {
+    warn(`${at(rangeE)}: ${rangeE.key}=${rangeE.value}: bssplit= gives the block sizes (fio draws from bssplit when both are given)`);
+  } else if (rangeE) {
+    // fio's min_bs/max_bs win over bs (init.c fixup_options fills them from bs only when unset)
+    const [r, w] = wrap(rangeE, splitDirections);
+    if (r !== undefined) ({ list: listR, minListed: minBsR } = parseBsrange(rangeE, r, kbBase));
+    if (w !== undefined) ({ list: listW, minListed: minBsW } = parseBsrange(rangeE, w, kbBase));
+  }
   if (splitE) {
     const [r, w] = wrap(splitE, splitDirections);
     if (r !== undefined) ({ list: listR, minListed: minBsR } = parseBssplitList(splitE, r, kbBase));
