@@ -325,3 +325,30 @@ scenario:
 });
 
 interface FioDir { total_ios: number; iops: number; bw: number; bw_bytes: number; clat_ns: { mean: number; percentile: Record<string, number> } }
+
+describe("io domain: a drawn number inside io.max (concat)", () => {
+  const SWEEP_RIOPS = `mc:
+  domain: io
+scenario:
+  name: t
+  devices: [{preset: nvme, name: nvme0n1}]
+  cgroups:
+    g: {io.max: {concat: ["259:0 riops=", {randint: [100, 1000], round: 100, name: riops}]}}
+  jobs:
+    - {name: a, cgroup: g, rw: randread, ioengine: libaio, direct: 1, iodepth: 8, bs: 4k, runtime: 1s, time_based: 1}
+`;
+  it("each run's IOPS is its drawn riops cap", () => {
+    const m = modelFromText(SWEEP_RIOPS, "sweep.yaml");
+    const caps = new Set<number>();
+    for (let i = 0; i < 6; i++) {
+      const seed = runSeed(1n, i);
+      const c = m.sample(seed);
+      const out = m.run(c, seed);
+      expect(out.classes).toEqual([]);
+      const cap = c.params.riops as number;
+      caps.add(cap);
+      expect(Math.abs(out.metrics["job.a.read.iops"]! / cap - 1)).toBeLessThan(0.06);
+    }
+    expect(caps.size).toBeGreaterThan(2);
+  });
+});

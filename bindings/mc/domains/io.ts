@@ -9,6 +9,7 @@
 //     - {preset: nvme, name: nvme0n1, jitter: {uniform: [0, 0.5]}}
 //   cgroups:
 //     capped: {io.max: {choice: ["259:0 rbps=10485760", "259:0 rbps=52428800"]}}
+//     other: {io.max: {concat: ["259:0 riops=", {randint: [100, 5000], round: 100}]}}   # a drawn number in the line
 //   jobs:
 //     - {name: a, cgroup: capped, rw: randread, ioengine: libaio, iodepth: {choice: [1, 8, 32]},
 //        bs: {choice: [4k, 64k]}, number_ios: 300}
