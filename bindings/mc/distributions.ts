@@ -90,17 +90,18 @@ type Tpl =
   | { t: "choice"; options: Tpl[]; cum: number[]; path: string; name?: string; src: Src }
   | { t: "param"; name: string; src: Src }
   | { t: "maybe"; p: number; value: Tpl; path: string; src: Src }
-  | { t: "repeat"; count: Tpl; item: Tpl; path: string; src: Src };
+  | { t: "repeat"; count: Tpl; item: Tpl; path: string; src: Src }
+  | { t: "concat"; parts: Tpl[]; src: Src };
 
 const DIST_KEYS = ["uniform", "randint", "loguniform", "normal", "lognormal", "exponential", "bernoulli", "choice", "param",
-  "maybe", "repeat", "literal"] as const;
+  "maybe", "repeat", "literal", "concat"] as const;
 const MODIFIERS = new Set(["min", "max", "round", "name", "weights", "p", "count"]);
 /** The modifiers each kind reads (any other beside it is refused). */
 const NUMERIC_MODIFIERS = ["min", "max", "round", "name"];
 const MODIFIERS_OF: Record<string, readonly string[]> = {
   uniform: NUMERIC_MODIFIERS, randint: NUMERIC_MODIFIERS, loguniform: NUMERIC_MODIFIERS,
   normal: NUMERIC_MODIFIERS, lognormal: NUMERIC_MODIFIERS, exponential: NUMERIC_MODIFIERS,
-  bernoulli: ["name"], choice: ["weights", "name"], param: [], maybe: ["p"], repeat: ["count"], literal: [],
+  bernoulli: ["name"], choice: ["weights", "name"], param: [], maybe: ["p"], repeat: ["count"], literal: [], concat: [],
 };
 const UNIT_RE = /^\s*(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*$/;
 
@@ -315,6 +316,18 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
         }
         return { t: "repeat", count, item: compile(o.repeat, `${path}.repeat`, ""), path: rel, src: s };
       }
+      case "concat": {
+        // a text built from parts, some drawn: io.max "259:0 rbps=" + a loguniform
+        const parts = o.concat;
+        if (!Array.isArray(parts) || parts.length === 0) fail(path, "concat takes a non-empty list of parts");
+        return { t: "concat", parts: (parts as unknown[]).map((x, i) => {
+          const at = `${path}.concat[${i}]`;
+          const t = compile(x, at, `${rel}+${i}`);
+          if (t.t === "maybe") fail(at, "a part of concat is always there (a maybe would leave a hole in the text)");
+          if ((t.t === "lit" && t.v !== null && typeof t.v === "object") || t.t === "obj" || t.t === "arr") fail(at, "a part of concat is a text, number or boolean, not a list or mapping");
+          return t;
+        }), src: s };
+      }
     }
     return fail(path, `unknown distribution ${kind}`);
   };
@@ -440,6 +453,7 @@ function eachChild(t: Tpl, fn: (c: Tpl) => void): void {
     case "choice": for (const c of t.options) fn(c); break;
     case "maybe": fn(t.value); break;
     case "repeat": fn(t.count); fn(t.item); break;
+    case "concat": for (const c of t.parts) fn(c); break;
     default: break;
   }
 }
@@ -609,6 +623,11 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
       }
       case "repeat":
         throw new InputError("repeat is only allowed as an element of a list", t.src.file, t.src.line, t.src.field);
+      case "concat": {
+        let out = "";
+        for (const c of t.parts) out += concatPart(gen(c, prefix), t.src);
+        return out;
+      }
     }
   };
   for (const [name, t] of tpl.params) {
@@ -776,6 +795,15 @@ function compileSampler(tpl: Template): (rng: Rng) => Sampled {
           throw new InputError("repeat is only allowed as an element of a list", src.file, src.line, src.field);
         };
       }
+      case "concat": {
+        const { src } = t;
+        const parts = t.parts.map(comp);
+        return (prefix) => {
+          let out = "";
+          for (const g of parts) out += concatPart(g(prefix), src);
+          return out;
+        };
+      }
     }
   };
   const ps = tpl.params.map(([name, t]) => [name, comp(t)] as const);
@@ -799,6 +827,14 @@ function compileSampler(tpl: Template): (rng: Rng) => Sampled {
     pvals = undefined!;
     return out;
   };
+}
+
+/** One part of a concat as text: a number as a draw writes it (fmt), a text as is. */
+function concatPart(v: Json | typeof OMIT, src: Src): string {
+  if (typeof v === "string") return v;
+  if (typeof v === "number") return fmt(v);
+  if (typeof v === "boolean") return String(v);
+  throw new InputError(`a part of concat drew ${v === OMIT ? "nothing" : JSON.stringify(v)}: a part is a text, number or boolean`, src.file, src.line, src.field);
 }
 
 function sampleNum(t: Extract<Tpl, { t: "num" }>, rng: Rng): number {

@@ -3,12 +3,13 @@ import fc from "fast-check";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runSeed } from "./rng.js";
 import { JournalWriter, parseShard, readJournal, scanJournal, shardRange, type JournalHeader, type RunRecord } from "./journal.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mc-journal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const header: JournalHeader = { mc: 1, scenario: { file: "s.yaml", digest: "abc", text: "x" }, seed: "1", runs: 10, shard: { index: 0, count: 1 } };
-const rec = (i: number): RunRecord => ({ i, seed: i * 7, classes: i % 2 ? ["stuck"] : [], metrics: { t: i }, params: {}, size: i });
+const header: JournalHeader = { mc: 1, scenario: { file: "s.yaml", digest: "abc", text: "x" }, seed: "1", runs: 100_000, shard: { index: 0, count: 1 } };
+const rec = (i: number): RunRecord => ({ i, seed: runSeed(1n, i), classes: i % 2 ? ["stuck"] : [], metrics: { t: i }, params: {}, size: i });
 
 describe("run journal", () => {
   it("a line torn by kill -9 is dropped on read and cut off when the journal is reopened", () => {
@@ -52,6 +53,30 @@ describe("run journal", () => {
     const p = join(dir, "bad.jsonl");
     writeFileSync(p, `${JSON.stringify(header)}\n${JSON.stringify(rec(0))}\n{"i": 1, oops\n${JSON.stringify(rec(2))}\n`);
     expect(() => readJournal(p)).toThrow(/bad\.jsonl:3: .*damaged/);
+  });
+
+  // A record was counted as it was read: a run index past the sweep's runs
+  // counted as completed (545/3000 of a 544-line journal), a string index
+  // dropped, `classes: null` an internal error (exit 3) in mc merge / --resume.
+  it("a record that is not this sweep's run record is an error naming the line and field", () => {
+    const p = join(dir, "foreign.jsonl");
+    const line = (r: unknown) => `${JSON.stringify(header)}\n${JSON.stringify(rec(0))}\n${JSON.stringify(r)}\n${JSON.stringify(rec(2))}\n`;
+    for (const [r, msg] of [
+      [{ ...rec(1), i: 100_000 }, /foreign\.jsonl:3 \(i\): not a run record of this sweep: i must be a run index in \[0, 100000\), got 100000/],
+      [{ ...rec(1), i: "1" }, /:3 \(i\): .*got "1"/],
+      [{ ...rec(1), seed: runSeed(2n, 1) }, /:3 \(seed\): .*run 1's seed \d+ \(the header's seed 1\)/],
+      [{ ...rec(1), classes: null }, /:3 \(classes\): .*a list of class names, got null/],
+      [{ ...rec(1), classes: "stuck" }, /:3 \(classes\): /],
+      [{ ...rec(1), metrics: { t: "1" } }, /:3 \(metrics\.t\): .*a number, got "1"/],
+      [{ ...rec(1), params: [] }, /:3 \(params\): /],
+      [{ ...rec(1), size: "0" }, /:3 \(size\): /],
+      [[1, 2], /:3 \(record\): /],
+    ] as const) {
+      writeFileSync(p, line(r));
+      expect(() => readJournal(p)).toThrow(msg);
+    }
+    writeFileSync(p, line({ ...rec(1), size: null }));
+    expect(readJournal(p).records.map((r) => r.i)).toEqual([0, 1, 2]);
   });
 
   it("refuses to overwrite an existing journal unless forced", () => {

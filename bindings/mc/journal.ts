@@ -27,6 +27,7 @@ import { createHash } from "node:crypto";
 import { InputError } from "../scenario/errors.js";
 import type { Json } from "./distributions.js";
 import type { TableAxis } from "./model.js";
+import { runSeed } from "./rng.js";
 
 export const JOURNAL_VERSION = 1;
 export const FSYNC_EVERY_RUNS = 2000;
@@ -123,6 +124,7 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
   let header: JournalHeader | undefined;
   let records = 0;
   let lineNo = 0;
+  let sweepSeed = 0n;
   let goodBytes = 0;
   let pending: Buffer = Buffer.alloc(0); // the start of a line cut by a chunk boundary
   const buf = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
@@ -138,9 +140,16 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
       const h = obj as JournalHeader;
       if (!h || h.mc !== JOURNAL_VERSION) throw new InputError(`not an iosim mc journal (header mc: ${String(h?.mc)})`, path, 1);
       checkHeaderTable(h.table, path);
+      if (!(Number.isInteger(h.runs) && h.runs >= 1)) throw new InputError(`header runs must be a whole number >= 1, got ${JSON.stringify(h.runs)}`, path, 1, "runs");
+      try {
+        sweepSeed = BigInt(h.seed);
+      } catch {
+        throw new InputError(`header seed must be an integer, got ${JSON.stringify(h.seed)}`, path, 1, "seed");
+      }
       header = h;
       onHeader?.(h);
     } else {
+      checkRecord(obj, header!.runs, sweepSeed, path, lineNo);
       records++;
       onRecord(obj as RunRecord);
     }
@@ -166,6 +175,35 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
   }
   if (!header) throw new InputError("empty journal (no header line)", path, 1);
   return { header, records, goodBytes, torn: pending.length > 0 };
+}
+
+/**
+ * A record line must be what runLine writes for this sweep: run index i a
+ * whole number in [0, runs), its seed runSeed(sweep seed, i), classes a list
+ * of names, metrics numbers, params a mapping, size a number (null when not
+ * finite). A damaged or foreign line counted as it was read (an index past
+ * the sweep's runs counted as completed, a string index dropped, `classes:
+ * null` an internal error) is refused with the file, line and field, before
+ * a resume truncates or appends anything.
+ */
+function checkRecord(o: unknown, runs: number, sweepSeed: bigint, path: string, lineNo: number): void {
+  const bad = (field: string, want: string, got: unknown): never => {
+    throw new InputError(`not a run record of this sweep: ${field} must be ${want}, got ${JSON.stringify(got) ?? String(got)}`, path, lineNo, field);
+  };
+  if (!o || typeof o !== "object" || Array.isArray(o)) bad("record", "a mapping {i, seed, classes, metrics, params, size}", o);
+  const r = o as Record<string, unknown>;
+  if (!(Number.isInteger(r.i) && (r.i as number) >= 0 && (r.i as number) < runs)) bad("i", `a run index in [0, ${runs})`, r.i);
+  const want = runSeed(sweepSeed, r.i as number);
+  if (r.seed !== want) bad("seed", `run ${r.i as number}'s seed ${want} (the header's seed ${sweepSeed})`, r.seed);
+  if (!Array.isArray(r.classes) || !r.classes.every((c) => typeof c === "string")) bad("classes", "a list of class names", r.classes);
+  const m = r.metrics;
+  if (!m || typeof m !== "object" || Array.isArray(m)) bad("metrics", "a mapping of names to numbers", m);
+  for (const k in m as Record<string, unknown>) {
+    const v = (m as Record<string, unknown>)[k];
+    if (typeof v !== "number") bad(`metrics.${k}`, "a number", v);
+  }
+  if (!r.params || typeof r.params !== "object" || Array.isArray(r.params)) bad("params", "a mapping", r.params);
+  if (typeof r.size !== "number" && r.size !== null) bad("size", "a number", r.size);
 }
 
 /** Appends records, fsync'ing in batches. */

@@ -175,6 +175,10 @@ describe("examples/k8s-indexed-job", () => {
     const job = parse(readFileSync(join(dir, "sweep-job.yaml"), "utf8"));
     const merge = parse(readFileSync(join(dir, "merge-job.yaml"), "utf8"));
     expect(job.spec.completionMode).toBe("Indexed");
+    // batch/v1: backoffLimitPerIndex needs completionMode Indexed and restartPolicy Never
+    expect(job.spec.template.spec.restartPolicy).toBe("Never");
+    // one pod per index at a time: a replacement started while the old pod terminates would write the same journal
+    expect(job.spec.podReplacementPolicy).toBe("Failed");
     const c = job.spec.template.spec.containers[0];
     const env = Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
     expect(Number(env.SHARDS)).toBe(job.spec.completions);
@@ -193,6 +197,8 @@ describe("examples/k8s-indexed-job", () => {
       });
     }
     const m = merge.spec.template.spec.containers[0];
+    // the merge reads every shard the Job writes, and only those
+    expect(m.args[0]).toContain(`/results/runs.shard-*-of-${job.spec.completions}.jsonl`);
     const merged = JSON.parse(execFileSync("sh", [...m.command.slice(1), local(m.args[0])], {
       encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
     })) as McSummary;

@@ -200,16 +200,22 @@ function zeroLat(): FioLatJson {
   return { min: 0, max: 0, mean: 0, stddev: 0, N: 0 };
 }
 
+/**
+ * fio's rates of one direction (add_ddir_status_json): runtime truncated to
+ * whole ms as mtime_since() gives it, bw_bytes = 1000 * io_bytes / runtime
+ * (integer), bw = bw_bytes / 1024 (KiB/s, integer), iops = 1000.0 * ios /
+ * runtime; all 0 when the runtime is under 1 ms. The values `iosim run
+ * --json` prints, and `iosim mc`'s job metrics.
+ */
+export function fioRates(ios: number, bytes: number, runtimeMs: number): { runtime: number; bw_bytes: number; bw: number; iops: number } {
+  const runt = Math.floor(runtimeMs);
+  if (!(runt > 0)) return { runtime: runt, bw_bytes: 0, bw: 0, iops: 0 };
+  const bwBytes = Math.floor((1000 * bytes) / runt);
+  return { runtime: runt, bw_bytes: bwBytes, bw: Math.floor(bwBytes / 1024), iops: (1000 * ios) / runt };
+}
+
 function dirJson(a: DirAgg, list: readonly number[], plus: boolean): FioDirJson {
-  const runt = Math.floor(a.runtimeMs);
-  let bwBytes = 0;
-  let bw = 0;
-  let iops = 0;
-  if (runt > 0) {
-    bwBytes = Math.floor((1000 * a.bytes) / runt);
-    bw = Math.floor(bwBytes / 1024);
-    iops = (1000 * a.ios) / runt;
-  }
+  const { runtime: runt, bw_bytes: bwBytes, bw, iops } = fioRates(a.ios, a.bytes, a.runtimeMs);
   return {
     io_bytes: a.bytes,
     io_kbytes: Math.floor(a.bytes / 1024),

@@ -258,3 +258,97 @@ scenario:
     }
   });
 });
+
+// A run's job metrics claimed fio's names but not fio's values: `bw` was
+// bytes/s where fio's JSON "bw" is KiB/s (a bound copied from a fio report,
+// `job.a.read.bw >= 20480` for 20 MiB/s, held in every run), and iops/bw were
+// over the exact runtime where fio divides by whole ms (a 8.1 ms job: 36,918
+// IOPS in the sweep, 37,500 in `iosim run --json` of the same scenario).
+describe("io domain: a run's job metrics are the values `iosim run --json` prints for that scenario", () => {
+  const RATES = `mc:
+  domain: io
+scenario:
+  name: rates
+  devices:
+    - {preset: nvme, name: nvme0n1, jitter: {uniform: [0, 0.5]}}
+  cgroups:
+    capped: {io.max: {choice: ["259:0 rbps=max", "259:0 rbps=10485760", "259:0 riops=3000"]}}
+    free: {}
+  jobs:
+    - {name: a, cgroup: capped, rw: {choice: [randread, randrw]}, ioengine: libaio, direct: 1, iodepth: {choice: [1, 8]}, number_ios: {randint: [50, 400]}, bs: {choice: [4k, 64k]}}
+    - {name: b, cgroup: free, rw: randwrite, ioengine: libaio, direct: 1, iodepth: 4, bs: 16k, runtime: {choice: ["3ms", "40ms"]}, time_based: 1, numjobs: 2}
+`;
+  it("iops, bw (KiB/s), bw_bytes and clat mean / p50 / p99 (ns) of every job and direction, for eight sampled runs", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { runOne } = await import("../run-one.js");
+    const main = resolve(__dirname, "..", "..", "..", "dist", "bindings", "cli", "main.js");
+    const dir = mkdtempSync(join(tmpdir(), "mc-io-rates-"));
+    try {
+      const m = modelFromText(RATES, "rates.yaml");
+      let compared = 0;
+      for (let i = 0; i < 8; i++) {
+        const rec = runOne(m, 1n, i);
+        const file = join(dir, `run${i}.yaml`);
+        writeFileSync(file, m.serialize(m.sample(rec.seed), rec.seed, `run ${i}`));
+        const fio = JSON.parse(execFileSync(process.execPath, [main, "run", file, "--json"], { encoding: "utf8" })) as {
+          jobs: { jobname: string; read: FioDir; write: FioDir }[];
+        };
+        const names = new Map<string, number>();
+        for (const j of fio.jobs) {
+          // numjobs=2: fio names both clones "b"; the sweep's metrics call them b.0 and b.1
+          const k = names.get(j.jobname) ?? 0;
+          names.set(j.jobname, k + 1);
+          const name = j.jobname === "b" ? `b.${k}` : j.jobname;
+          for (const d of ["read", "write"] as const) {
+            const f = j[d];
+            const at = `job.${name}.${d}`;
+            if (f.total_ios === 0) {
+              expect(rec.metrics[`${at}.iops`]).toBeUndefined();
+              continue;
+            }
+            expect({ run: i, at, iops: rec.metrics[`${at}.iops`], bw: rec.metrics[`${at}.bw`], bw_bytes: rec.metrics[`${at}.bw_bytes`],
+              mean: rec.metrics[`${at}.lat.mean`], p50: rec.metrics[`${at}.lat.p50`], p99: rec.metrics[`${at}.lat.p99`] })
+              .toEqual({ run: i, at, iops: expect.closeTo(f.iops, 4), bw: f.bw, bw_bytes: f.bw_bytes,
+                mean: expect.closeTo(f.clat_ns.mean, 4), p50: f.clat_ns.percentile["50.000000"], p99: f.clat_ns.percentile["99.000000"] });
+            compared++;
+          }
+        }
+      }
+      expect(compared).toBeGreaterThanOrEqual(24);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+interface FioDir { total_ios: number; iops: number; bw: number; bw_bytes: number; clat_ns: { mean: number; percentile: Record<string, number> } }
+
+describe("io domain: a drawn number inside io.max (concat)", () => {
+  const SWEEP_RIOPS = `mc:
+  domain: io
+scenario:
+  name: t
+  devices: [{preset: nvme, name: nvme0n1}]
+  cgroups:
+    g: {io.max: {concat: ["259:0 riops=", {randint: [100, 1000], round: 100, name: riops}]}}
+  jobs:
+    - {name: a, cgroup: g, rw: randread, ioengine: libaio, direct: 1, iodepth: 8, bs: 4k, runtime: 1s, time_based: 1}
+`;
+  it("each run's IOPS is its drawn riops cap", () => {
+    const m = modelFromText(SWEEP_RIOPS, "sweep.yaml");
+    const caps = new Set<number>();
+    for (let i = 0; i < 6; i++) {
+      const seed = runSeed(1n, i);
+      const c = m.sample(seed);
+      const out = m.run(c, seed);
+      expect(out.classes).toEqual([]);
+      const cap = c.params.riops as number;
+      caps.add(cap);
+      expect(Math.abs(out.metrics["job.a.read.iops"]! / cap - 1)).toBeLessThan(0.06);
+    }
+    expect(caps.size).toBeGreaterThan(2);
+  });
+});

@@ -9,6 +9,7 @@
 //     - {preset: nvme, name: nvme0n1, jitter: {uniform: [0, 0.5]}}
 //   cgroups:
 //     capped: {io.max: {choice: ["259:0 rbps=10485760", "259:0 rbps=52428800"]}}
+//     other: {io.max: {concat: ["259:0 riops=", {randint: [100, 5000], round: 100}]}}   # a drawn number in the line
 //   jobs:
 //     - {name: a, cgroup: capped, rw: randread, ioengine: libaio, iodepth: {choice: [1, 8, 32]},
 //        bs: {choice: [4k, 64k]}, number_ios: 300}
@@ -34,10 +35,14 @@
 // base): the io loader's keys depend on one another (jobs on the devices,
 // changes on the cgroups and jobs), so there is no key to load on its own.
 //
-// Metrics per job J and direction D (read/write) with IOs:
-//   job.J.D.iops, job.J.D.bw (bytes/s over the job's runtime),
-//   job.J.D.lat.mean / .p50 / .p99 (ns, fio's clat percentiles),
-//   cgroup.C.throttleWaitNs.D, simulatedNs.
+// Metrics per job J and direction D (read/write) with IOs, the values of the
+// same names in the job's `iosim run --json` (fio's JSON: runtime in whole
+// ms, so a job done in under 1 ms reports 0, as fio does):
+//   job.J.D.iops, job.J.D.bw (KiB/s, fio's "bw"), job.J.D.bw_bytes (bytes/s),
+//   job.J.D.lat.mean / .p50 / .p99 (ns: fio's clat_ns mean and percentiles),
+//   cgroup.C.throttleWaitNs.D (ns summed over the cgroup's bios), simulatedNs.
+// (Before, iops and bw were over the exact runtime and bw was in bytes/s: a
+// bound in fio's KiB/s was off by 1024 and every run passed it.)
 // Classes: the sweep's mc.expect failures (model.ts), plus
 // "warning:<text>" for each warning of the loader (as `iosim run` prints
 // them: an option ignored, iodepth under a synchronous engine) and of the
@@ -48,6 +53,7 @@ import { dirname, resolve } from "node:path";
 import { stringify } from "yaml";
 import { simulate } from "../../engine/simulation.js";
 import "../../engine/modules/index.js";
+import { fioRates } from "../../report/fio-json.js";
 import { InputError } from "../../scenario/errors.js";
 import { loadScenario, scenarioFromValue, type LoadOptions } from "../../scenario/load.js";
 import { lineOfPath } from "../../util/line-of-path.js";
@@ -62,9 +68,13 @@ export function ioMetrics(s: Scenario, r: ReturnType<typeof simulate>): Record<s
     for (const d of ["read", "write"] as const) {
       const st = j[d];
       if (st.ios === 0) continue;
-      const sec = Math.max(1e-9, j.runtimeMs / 1e3);
-      m[`job.${j.name}.${d}.iops`] = st.ios / sec;
-      m[`job.${j.name}.${d}.bw`] = st.bytes / sec;
+      // fio's own arithmetic and units (fio-json.ts fioRates): what `iosim run
+      // --json` prints for the job, so a bound copied from a fio report means
+      // the same here (bw in KiB/s as fio's "bw", bw_bytes in bytes/s)
+      const f = fioRates(st.ios, st.bytes, j.runtimeMs);
+      m[`job.${j.name}.${d}.iops`] = f.iops;
+      m[`job.${j.name}.${d}.bw`] = f.bw;
+      m[`job.${j.name}.${d}.bw_bytes`] = f.bw_bytes;
       m[`job.${j.name}.${d}.lat.mean`] = st.lat.mean;
       m[`job.${j.name}.${d}.lat.p50`] = st.lat.percentiles["50.000000"] ?? NaN;
       m[`job.${j.name}.${d}.lat.p99`] = st.lat.percentiles["99.000000"] ?? NaN;

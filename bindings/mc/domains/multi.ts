@@ -7,7 +7,7 @@
 //     params: {churn: {uniform: ["0ms", "3000ms"]}, rbps: {loguniform: [1048576, 104857600], round: 4096}}
 //   scenario:
 //     parts:
-//       node-io:  {domain: io,  scenario: {... cgroups: [{path: pods, files: {io.max: ...{param: rbps}...}}] ...}}
+//       node-io:  {domain: io,  scenario: {... cgroups: {pods: {io.max: {concat: ["259:0 rbps=", {param: rbps}]}}} ...}}
 //       volumes:  {domain: k8s, scenario: {... timeline: [{after: ..., delay: {param: churn}, ...}] ...}}
 //
 // Each part runs with the run seed; a class or metric of part P is reported
