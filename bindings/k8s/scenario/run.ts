@@ -410,7 +410,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
     }
   };
   for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) startKubelet(n);
-  for (const o of sc.objects) if (o.kind === "Pod") out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${keyOf(o)} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace);
+  for (const o of sc.objects) if (o.kind === "Pod") out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${keyOf(o)} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", keyOf(o))?.metadata.uid);
 
   // ---- timeline --------------------------------------------------------------
   const holders = new Map<string, string>();
@@ -438,7 +438,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         const uid = c.kind === "Pod" ? api.newUid("Pod") : undefined;
         try {
           api.create(c, uid);
-          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${keyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace);
+          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${keyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
         } catch (e) {
           out.note("timeline", `create ${keyOf(c)} failed: ${(e as Error).message}`);
         }
