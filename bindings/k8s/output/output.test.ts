@@ -118,3 +118,25 @@ describe("--json objects", () => {
     expect(rfc3339({ startUtcMs: 0, offsetMin: 480, zone: "CST" }, 1999)).toBe("1970-01-01T00:00:01Z");
   });
 });
+
+describe("violation explanations", () => {
+  it("csi-attachment-name 1.22: liveness and released-after-pods name the cause, the detacher's DELETE of the volume's own name (404 taken as done)", () => {
+    const r = run("csi-attachment-name", "1.22");
+    for (const name of ["liveness", "released-after-pods"]) {
+      const v = r.violations.find((x) => x.name === name)!;
+      expect(v.explanation).toMatch(/At \+1m10\.120s: the CSI detacher took the volume name kubernetes\.io\/csi\/csi-unity\.dellemc\.com\^csiunity-3a9c1d2e7f-iSCSI-APM00193821231-sv_42 \(68 characters starting with "csi-"\) for a VolumeAttachment name/);
+      expect(v.explanation).toContain("got 404 Not Found and reported the detach from worker01.my-cluster.ocp as done; the real VolumeAttachment (csi-");
+    }
+    // not on the fixed version: the detach deletes csi-<sha256>
+    expect(run("csi-attachment-name", "1.24").violations).toEqual([]);
+  });
+
+  it("detach-backoff-node-status 1.22: attached-reported says what starts its 60 s (a later node status change), not that the list lacked the volume only since then", () => {
+    const r = run("detach-backoff-node-status", "1.22");
+    const v = r.violations.find((x) => x.name === "attached-reported")!;
+    expect(v.explanation).not.toContain("has not listed it since");
+    expect(v.explanation).toContain("does not list it, more than 60 s after the node's status last changed, at +1m20.020s");
+    // and the removal itself, 10 s earlier, is quoted
+    expect(v.explanation).toContain("At +1m10.120s: the attach/detach controller removed kubernetes.io/qcloud-cbs/disk-7bfqsft5 from 10.0.0.12's report list");
+  });
+});
