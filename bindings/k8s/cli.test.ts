@@ -21,8 +21,11 @@ describe("iosim k8s on the command line", () => {
   it("k8s run SCENARIO --version picks the Kubernetes version: the seed incident on 1.22 (exit 1), none on 1.23 (exit 0)", () => {
     const affected = iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.22", "--json");
     expect(affected.code).toBe(1);
-    const a = JSON.parse(affected.out) as { version: string; violations: Array<{ name: string }> };
+    const a = JSON.parse(affected.out) as { version: string; violations: Array<{ name: string }>; objects: Array<{ kind: string; metadata: { creationTimestamp: unknown } }>; timeline: Array<{ reason: string; firstTimestamp: string; lastTimestamp: string }> };
     expect(a.version).toBe("1.22.0");
+    // metav1.Time on the wire: RFC 3339, UTC, whole seconds (the run's clock starts at 2020-02-26T10:00:00Z)
+    expect(a.objects.find((o) => o.kind === "Pod")!.metadata.creationTimestamp).toBe("2020-02-26T10:01:12Z");
+    expect(a.timeline.find((e) => e.reason === "FailedMount")).toMatchObject({ firstTimestamp: "2020-02-26T10:03:15Z", lastTimestamp: "2020-02-26T10:23:33Z" });
     expect(a.violations.map((v) => v.name)).toContain('podRunning "web-0"');
     const fixed = iosim("k8s", "run", "detach-backoff-node-status", "--version", "1.23", "--json");
     expect(fixed.code).toBe(0);

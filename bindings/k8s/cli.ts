@@ -9,8 +9,9 @@ import { existsSync } from "node:fs";
 import { readInputFile } from "../cli/read-input.js";
 import { seedOption } from "../cli/options.js";
 import type { Command } from "commander";
-import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatEvents, loadK8sScenario, parseFixOverrides, parseVersion, runK8sScenario, type FixOverrides } from "./index.js";
+import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatEvents, relTime, loadK8sScenario, parseFixOverrides, parseVersion, runK8sScenario, type FixOverrides } from "./index.js";
 import { InputError } from "../scenario/errors.js";
+import { kubernetesEventJson, kubernetesObjectJson } from "./output/objects.js";
 import type { K8sScenario } from "./scenario/schema.js";
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
@@ -72,9 +73,9 @@ export function registerK8sCommands(program: Command): void {
               violations: r.violations,
               expectations: r.expectations,
               symptoms: r.symptoms,
-              timeline: r.timeline,
+              timeline: r.timeline.map((e) => kubernetesEventJson(e, sc.clock)),
               logs: r.logs.map((l) => `${l.component}: ${l.text}`),
-              objects: r.objects,
+              objects: r.objects.map((x) => kubernetesObjectJson(x, sc.clock)),
               stats: r.stats,
             },
             null,
@@ -84,7 +85,7 @@ export function registerK8sCommands(program: Command): void {
       } else {
         const w = (s: string): boolean => process.stdout.write(s + "\n");
         w(`scenario ${r.scenario} on Kubernetes ${r.version}  (fixes on: ${Object.entries(r.fixes).filter(([, v]) => v).map(([k]) => k).join(", ") || "none"})`);
-        if (o.events) w("\n" + formatEvents(r.timeline));
+        if (o.events) w(`\nevents as \`kubectl events\` lists them at the end of the run (+${relTime(r.stats.endMs)}):\n` + formatEvents(r.timeline, r.stats.endMs));
         if (o.logs) {
           w("");
           for (const l of r.logs) w(`${l.component}: ${l.text}`);

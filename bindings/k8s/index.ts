@@ -20,7 +20,7 @@ export { resolveProfile, parseFixOverrides, FIXES, parseVersion } from "./versio
 export type { FixId, FixOverrides, Profile } from "./versions/profile.js";
 export { DEFAULT_TIMERS } from "./engine/config.js";
 export type { TimerConfig } from "./engine/config.js";
-export { formatEvents } from "./output/recorder.js";
+export { formatEvents, relTime } from "./output/recorder.js";
 export type { K8sEvent, LogLine } from "./output/recorder.js";
 export { diffK8sRuns } from "./diff.js";
 

@@ -138,7 +138,7 @@ export class AttachDetachController {
       },
       statusUpdater: this.statusUpdater,
       podEvent: (pods, type, reason, msg) => {
-        for (const k of pods) ctx.out.event(type, reason, `pod/${k.split("/").pop()}`, msg, "attachdetach-controller", k.split("/")[0]);
+        for (const [uid, k] of pods) ctx.out.event(type, reason, `pod/${k.split("/").pop()}`, msg, "attachdetach-controller", k.split("/")[0], uid);
       },
       step: (n, dt) => ctx.steps.step(n, dt),
     });
@@ -311,17 +311,17 @@ export class AttachDetachController {
     return this.npo.run(key, "volume_attach", (done) => {
       plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
         if (this.dead) return;
-        const pods = [...v.scheduledPods.values()];
+        const pods = [...v.scheduledPods];
         if (err) {
           if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
           const msg = `AttachVolume.Attach failed for volume ${JSON.stringify(v.spec.name)} : ${err}`;
-          for (const k of pods) ctx.out.event("Warning", "FailedAttachVolume", `pod/${k.split("/").pop()}`, msg, "attachdetach-controller", k.split("/")[0]);
+          for (const [uid, k] of pods) ctx.out.event("Warning", "FailedAttachVolume", `pod/${k.split("/").pop()}`, msg, "attachdetach-controller", k.split("/")[0], uid);
           ctx.steps.step("adc.AttachFailed", v.volumeName);
           return done(`AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
         }
         this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
         ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
-        for (const k of pods) ctx.out.event("Normal", "SuccessfulAttachVolume", `pod/${k.split("/").pop()}`, `AttachVolume.Attach succeeded for volume ${JSON.stringify(v.spec.name)} `, "attachdetach-controller", k.split("/")[0]);
+        for (const [uid, k] of pods) ctx.out.event("Normal", "SuccessfulAttachVolume", `pod/${k.split("/").pop()}`, `AttachVolume.Attach succeeded for volume ${JSON.stringify(v.spec.name)} `, "attachdetach-controller", k.split("/")[0], uid);
         ctx.steps.step("adc.AttachSucceeded", v.volumeName);
         done(null);
       });

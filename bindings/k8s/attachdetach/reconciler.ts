@@ -69,8 +69,8 @@ export interface ReconcilerDeps {
   nodeLister: (name: string) => KObj | undefined;
   ad: AttacherDetacher;
   statusUpdater: NodeStatusUpdater;
-  /** FailedAttachVolume / Multi-Attach events on pods */
-  podEvent: (podKeys: readonly string[], type: "Normal" | "Warning", reason: string, message: string) => void;
+  /** FailedAttachVolume / Multi-Attach events on pods, given as [uid, "ns/name"] (DSW scheduledPods entries) */
+  podEvent: (pods: ReadonlyArray<readonly [string, string]>, type: "Normal" | "Warning", reason: string, message: string) => void;
   step: (name: StepName, detail: string) => void;
 }
 
@@ -193,7 +193,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
               others.length > 0
                 ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
                 : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
-            d.podEvent([...v.scheduledPods.values()], "Warning", "FailedAttachVolume", msg);
+            d.podEvent([...v.scheduledPods], "Warning", "FailedAttachVolume", msg);
             out.on && out.log(component, "W", "reconciler.go:370", `${msg} ${volDetail(v, v.nodeName, "from")}`);
             dsw.setMultiAttachError(v.volumeName, v.nodeName);
           }

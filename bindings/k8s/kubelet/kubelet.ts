@@ -206,7 +206,7 @@ export class Kubelet {
     const rt = runtimeOf(this.host).get(pod.metadata.uid);
     if (!rt || !rt.running || rt.stopping) return;
     rt.stopping = true;
-    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Killing", `pod/${pod.metadata.name}`, `Stopping container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
+    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Killing", `pod/${pod.metadata.name}`, `Stopping container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace, pod.metadata.uid);
     const stopMs = parseStop(pod, ctx.timers.CONTAINER_STOP_MS);
     const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
     ctx.sim.after(Math.min(stopMs, graceMs), () => {
@@ -306,11 +306,41 @@ export class Kubelet {
     if (now - w.since >= t.POD_ATTACH_AND_MOUNT_TIMEOUT_MS) {
       const m = this.vm.podVolumesMounted(w.uid);
       const old = ctx.profile.version.minor <= 16;
-      const msg = old
-        ? `Unable to mount volumes for pod "${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})": timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=[${m.unmounted.join(" ")}]. list of unattached volumes=[${m.unattached.join(" ")}]`
-        : `Unable to attach or mount volumes: unmounted volumes=[${m.unmounted.join(" ")}], unattached volumes=[${m.unattached.join(" ")}]: timed out waiting for the condition`;
-      ctx.out.event("Warning", "FailedMount", `pod/${pod.metadata.name}`, msg, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
-      this.ctx.out.on && this.log("E", ctx.profile.structuredLogs ? "pod_workers.go:951" : "pod_workers.go:190", ctx.profile.structuredLogs ? `"Error syncing pod, skipping" err=${JSON.stringify(msg)} pod=${JSON.stringify(w.key)} podUID=${w.uid}` : `Error syncing pod ${w.uid} ("${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})"), skipping: ${msg}`);
+      const unmounted = `[${m.unmounted.join(" ")}]`;
+      const unattached = `[${m.unattached.join(" ")}]`;
+      const podName = `"${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})"`;
+      // Three texts, as upstream builds them: volumemanager.WaitForAttachAndMount's
+      // error, kubelet.syncPod's FailedMount event and log line, which wrap it,
+      // and the pod worker's line, which gets syncPod's error (the bare one):
+      //   1.10-1.16: "timeout expired waiting for volumes to attach or mount for pod %q/%q.
+      //     list of unmounted volumes=%v. list of unattached volumes=%v"; the event
+      //     "Unable to mount volumes for pod %q: %v", the log "...; skipping pod"
+      //   1.17+: "unmounted volumes=%v, unattached volumes=%v: %s" (wait.ErrWaitTimeout:
+      //     "timed out waiting for the condition"); the event "Unable to attach or
+      //     mount volumes: %v"; from 1.21 the log lines are klog.ErrorS
+      //     (kubelet.go syncPod: "Unable to attach or mount volumes for pod; skipping pod").
+      // Not modelled: 1.25+'s ", failed to process volumes=[...]" before the colon.
+      const err = old
+        ? `timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=${unmounted}. list of unattached volumes=${unattached}`
+        : `unmounted volumes=${unmounted}, unattached volumes=${unattached}: timed out waiting for the condition`;
+      const msg = old ? `Unable to mount volumes for pod ${podName}: ${err}` : `Unable to attach or mount volumes: ${err}`;
+      ctx.out.event("Warning", "FailedMount", `pod/${pod.metadata.name}`, msg, `kubelet, ${this.nodeName}`, pod.metadata.namespace, pod.metadata.uid);
+      if (this.ctx.out.on) {
+        const structured = ctx.profile.structuredLogs;
+        // line numbers: kubelet.go:1635 as a 1.10 kubelet printed it, 1682 a 1.20 one (kubernetes/kubernetes#103530),
+        // 1841 a 1.25/1.26 one; pod_workers.go as before (see README "What the log lines match")
+        const line = old ? "kubelet.go:1635" : structured ? "kubelet.go:1841" : "kubelet.go:1682";
+        this.log(
+          "E",
+          line,
+          structured
+            ? `"Unable to attach or mount volumes for pod; skipping pod" err=${JSON.stringify(err)} pod=${JSON.stringify(w.key)}`
+            : old
+              ? `Unable to mount volumes for pod ${podName}: ${err}; skipping pod`
+              : `Unable to attach or mount volumes for pod ${podName}: ${err}; skipping pod`,
+        );
+        this.log("E", structured ? "pod_workers.go:951" : "pod_workers.go:190", structured ? `"Error syncing pod, skipping" err=${JSON.stringify(err)} pod=${JSON.stringify(w.key)} podUID=${w.uid}` : `Error syncing pod ${w.uid} (${podName}), skipping: ${err}`);
+      }
       ctx.steps.step("kubelet.WaitForAttachAndMountTimeout", w.key);
       w.state = "backoff";
       w.retryAt = now + t.POD_WORKER_BACKOFF_MS + Math.floor(ctx.sim.rng.float() * 0.5 * t.POD_WORKER_BACKOFF_MS);
@@ -358,7 +388,7 @@ export class Kubelet {
       // the runtime's new pod (host state) and the worker's state
       ctx.sim.bump(this.host.runtimeWake);
       this.patchPod(fresh, "Running", true);
-      for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace);
+      for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace, pod.metadata.uid);
       ctx.steps.step("kubelet.PodRunning", w.key);
     });
   }

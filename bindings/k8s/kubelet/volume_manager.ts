@@ -387,7 +387,7 @@ export class VolumeManager {
   }
 
   private mountFailedEvent(v: DesiredVolume, msg: string): void {
-    this.ctx.out.event("Warning", "FailedMount", `pod/${v.podKey.split("/").pop()}`, msg, `kubelet, ${this.nodeName}`, v.podKey.split("/")[0]);
+    this.ctx.out.event("Warning", "FailedMount", `pod/${v.podKey.split("/").pop()}`, msg, `kubelet, ${this.nodeName}`, v.podKey.split("/")[0], v.podUID);
   }
 
   private unmountDetachDevices(): void {

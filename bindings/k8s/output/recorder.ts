@@ -1,6 +1,7 @@
-// What a run leaves behind for a human: Kubernetes events (the `kubectl get
-// events` view), log lines in each component's klog format, and causal notes
-// the invariant checker quotes when it explains a failure.
+// What a run leaves behind for a human: Kubernetes events (aggregated as
+// client-go's event recorder does, printed as `kubectl events` lists them),
+// log lines in each component's klog format, and causal notes the invariant
+// checker quotes when it explains a failure.
 //
 // klog header (k8s.io/klog, same as glog): Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg
 //   L = I/W/E/F, threadid right-aligned in 7 columns. Example from seed 001:
@@ -30,13 +31,17 @@
 import { formatGoDuration } from "../engine/sim.js";
 
 export interface K8sEvent {
-  /** simulated ms */
+  /** simulated ms of the last occurrence (lastTimestamp) */
   t: number;
+  /** simulated ms of the first occurrence (firstTimestamp) */
+  firstT: number;
   type: "Normal" | "Warning";
   reason: string;
   /** "pod/web-0", "node/node-1", "volumeattachment/csi-..." */
   object: string;
   namespace?: string;
+  /** involvedObject.uid: a pod re-created under the same name is another object */
+  uid?: string;
   message: string;
   /** reporting component: "attachdetach-controller", "kubelet" */
   source: string;
@@ -79,6 +84,8 @@ export class Recorder {
   readonly notes: Note[] = [];
   /** every event occurrence before aggregation: pairs (t, index into events) */
   readonly occurrences: number[] = [];
+  /** aggregation key of an event -> its index in `events` (client-go's EventCorrelator cache) */
+  private eventIndex = new Map<string, number>();
   private pids = new Map<string, number>();
   private startedAt = new Map<string, number>();
   private nextPid = 1500;
@@ -145,19 +152,31 @@ export class Recorder {
     }
   }
 
-  event(type: "Normal" | "Warning", reason: string, object: string, message: string, source: string, namespace?: string): void {
+  /**
+   * Records an event. As client-go's EventCorrelator (tools/record/
+   * events_cache.go, eventObserve / getEventKey, every release 1.10-1.31)
+   * does, an event whose source, involved object (kind, namespace, name,
+   * UID), type, reason and message equal an earlier one's is not a new
+   * Event: the earlier one's count goes up and its lastTimestamp moves. The
+   * key has the UID, so a pod deleted and created again under its name gets
+   * rows of its own (`kubectl events` shows two `Scheduled` rows, not one
+   * `(x2)`). Not modelled: the aggregator that folds 10 similar events with
+   * different messages into "(combined from similar events)", the spam
+   * filter, and a restarted process starting with an empty cache.
+   */
+  event(type: "Normal" | "Warning", reason: string, object: string, message: string, source: string, namespace?: string, uid?: string): void {
     const t = this.nowFn();
-    // the event recorder aggregates identical events into a count
-    for (let i = this.events.length - 1; i >= 0 && i >= this.events.length - 8; i--) {
+    const key = `${source}\0${namespace ?? ""}\0${object}\0${uid ?? ""}\0${type}\0${reason}\0${message}`;
+    const i = this.eventIndex.get(key);
+    if (i !== undefined) {
       const e = this.events[i]!;
-      if (e.reason === reason && e.object === object && e.message === message && e.source === source) {
-        e.count++;
-        e.t = t;
-        this.occurrences.push(e.t, i);
-        return;
-      }
+      e.count++;
+      e.t = t;
+      this.occurrences.push(t, i);
+      return;
     }
-    this.events.push({ t, type, reason, object, namespace, message, source, count: 1 });
+    this.eventIndex.set(key, this.events.length);
+    this.events.push({ t, firstT: t, type, reason, object, namespace, uid, message, source, count: 1 });
     this.occurrences.push(t, this.events.length - 1);
   }
 
@@ -179,7 +198,15 @@ export class Recorder {
     return `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds()).padStart(3, "0")}000`;
   }
 
-  /** Go's time.Time String(): 2019-07-08 09:50:14.907753132 +0800 CST m=+247869.135080115 */
+  /**
+   * Go's time.Time String(): 2019-07-08 09:50:14.907753132 +0800 CST m=+247869.135080115.
+   * The layout is "2006-01-02 15:04:05.999999999 -0700 MST" (go/src/time/
+   * format.go, Time.String): `.999999999` drops trailing zeros of the
+   * fraction, and the dot with them when the fraction is zero, so a retry
+   * time on a whole millisecond prints as `09:46:31.72 +0800 CST` and one on a
+   * whole second as `09:46:32 +0800 CST`; the monotonic reading `m=+91.720000000`
+   * always has nine digits (Time.String appends it with its own formatting).
+   */
   goTime(t: number, component: string): string {
     const d = this.local(t);
     const off = this.clock.offsetMin;
@@ -188,10 +215,18 @@ export class Recorder {
     const mono = (t - (this.startedAt.get(component) ?? 0)) / 1000;
     return (
       `${d.getUTCFullYear()}-${p2(d.getUTCMonth() + 1)}-${p2(d.getUTCDate())} ` +
-      `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds()).padStart(3, "0")}000000 ` +
+      `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}${goFraction(d.getUTCMilliseconds())} ` +
       `${sign}${p2(Math.floor(a / 60))}${p2(a % 60)} ${this.clock.zone} m=+${mono.toFixed(9)}`
     );
   }
+}
+
+/** the fraction of Go's `.999999999` for a whole number of ms: "", ".72", ".007" */
+function goFraction(ms: number): string {
+  if (ms === 0) return "";
+  let f = String(ms).padStart(3, "0");
+  while (f.endsWith("0")) f = f.slice(0, -1);
+  return `.${f}`;
 }
 
 function p2(n: number): string {
@@ -205,20 +240,70 @@ export function relTime(t: number): string {
   return m > 0 ? `${m}m${s}s` : `${(t / 1000).toFixed(3)}s`;
 }
 
-/** The `kubectl get events` style table of a run. */
-export function formatEvents(events: readonly K8sEvent[]): string {
-  const rows = [["TIME", "TYPE", "REASON", "OBJECT", "SOURCE", "MESSAGE"]];
-  for (const e of events)
-    rows.push([
-      `+${relTime(e.t)}`,
-      e.type,
-      e.reason,
-      e.object,
-      e.source,
-      e.count > 1 ? `${e.message} (x${e.count})` : e.message,
-    ]);
-  const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]!))).join("  ")).join("\n");
+/**
+ * k8s.io/apimachinery/pkg/util/duration.HumanDuration (the ages kubectl
+ * prints): "45s" below 2 min, "3m20s" below 10 min, "25m" below 3 h, then
+ * hours and days.
+ */
+export function humanDuration(ms: number): string {
+  const seconds = Math.trunc(ms / 1000);
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.trunc(seconds / 60);
+  if (minutes < 10) {
+    const s = seconds % 60;
+    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
+  }
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.trunc(minutes / 60);
+  if (hours < 8) {
+    const m = minutes % 60;
+    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
+  }
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) {
+    const h = hours % 24;
+    return h === 0 ? `${Math.trunc(hours / 24)}d` : `${Math.trunc(hours / 24)}d${h}h`;
+  }
+  return `${Math.trunc(hours / 24)}d`;
+}
+
+/** the first word of an object ("pod/web-0") as `kubectl events` prints a kind: "Pod/web-0" */
+const KINDS: Record<string, string> = { pod: "Pod", node: "Node", volumeattachment: "VolumeAttachment", persistentvolume: "PersistentVolume", persistentvolumeclaim: "PersistentVolumeClaim" };
+function kindSlashName(object: string): string {
+  const i = object.indexOf("/");
+  return i < 0 ? object : `${KINDS[object.slice(0, i)] ?? object.slice(0, i)}${object.slice(i)}`;
+}
+
+/**
+ * The run's events as `kubectl events` (kubectl 1.26+, staging/src/k8s.io/
+ * kubectl/pkg/cmd/events/event_printer.go, printOneEvent / getInterval)
+ * lists them at `nowMs` (the end of the run): LAST SEEN, TYPE, REASON,
+ * OBJECT (Kind/name), MESSAGE (trimmed, as TrimSpace does: upstream's
+ * "AttachVolume.Attach succeeded for volume \"x\" " ends in a space), with
+ * NAMESPACE first when the events span more than one (as with `-A`). LAST
+ * SEEN is the age of the last occurrence; an aggregated event reads
+ * `2m (x3 over 10m)`: last seen 2m ago, 3 times, first 10m ago. Ages are
+ * HumanDuration of the time since the timestamp truncated to the second (an
+ * Event's timestamps are metav1.Time, whole seconds). Rows are in order of
+ * last occurrence, as `kubectl events` sorts them.
+ */
+export function formatEvents(events: readonly K8sEvent[], nowMs: number): string {
+  const age = (t: number): string => humanDuration(nowMs - Math.floor(t / 1000) * 1000);
+  const namespaces = new Set(events.map((e) => e.namespace ?? ""));
+  const all = namespaces.size > 1;
+  const head = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"];
+  const rows = [all ? ["NAMESPACE", ...head] : head];
+  const sorted = events.map((e, i) => ({ e, i })).sort((a, b) => a.e.t - b.e.t || a.i - b.i);
+  for (const { e } of sorted) {
+    const row = [e.count > 1 ? `${age(e.t)} (x${e.count} over ${age(e.firstT)})` : age(e.firstT), e.type, e.reason, kindSlashName(e.object), e.message.trim()];
+    rows.push(all ? [e.namespace ?? "", ...row] : row);
+  }
+  // text/tabwriter as kubectl sets it up (cli-runtime printers/tabwriter.go:
+  // minwidth 6, padding 3): a column is its widest cell + 3, at least 6
+  const w = rows[0]!.map((_, i) => Math.max(6, ...rows.map((r) => r[i]!.length + 3)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]!))).join("")).join("\n");
 }
 
 export { formatGoDuration };

@@ -410,7 +410,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
     }
   };
   for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) startKubelet(n);
-  for (const o of sc.objects) if (o.kind === "Pod") out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${keyOf(o)} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace);
+  for (const o of sc.objects) if (o.kind === "Pod") out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${keyOf(o)} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", keyOf(o))?.metadata.uid);
 
   // ---- timeline --------------------------------------------------------------
   const holders = new Map<string, string>();
@@ -438,7 +438,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         const uid = c.kind === "Pod" ? api.newUid("Pod") : undefined;
         try {
           api.create(c, uid);
-          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${keyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace);
+          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${keyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
         } catch (e) {
           out.note("timeline", `create ${keyOf(c)} failed: ${(e as Error).message}`);
         }
@@ -571,14 +571,23 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         if (!unique) continue;
         reported ??= new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
         if (reported.has(unique)) continue;
-        const since = Math.max(nodeStatusChangedAt.get(node) ?? 0, pod.metadata.creationTimestamp ?? 0, backend.volume(b.id).changedAt);
+        const statusAt = nodeStatusChangedAt.get(node) ?? 0;
+        const createdAt = pod.metadata.creationTimestamp ?? 0;
+        const attachedAt = backend.volume(b.id).changedAt;
+        const since = Math.max(statusAt, createdAt, attachedAt);
         if (end - since > NODE_STATUS_GRACE_MS)
           violations.push(
-            lazyViolation(
-              "attached-reported",
-              since + NODE_STATUS_GRACE_MS,
-              () => `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached has not listed it since +${relTime(since)}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${notesFor(unique)}`,
-            ),
+            lazyViolation("attached-reported", since + NODE_STATUS_GRACE_MS, () => {
+              // `since` starts the grace period: the latest of the three, named as what it is
+              // (the node's status may have changed since the volume left it, e.g. volumesInUse)
+              const from =
+                since === attachedAt && attachedAt >= statusAt && attachedAt >= createdAt
+                  ? `the backend's last attach or detach call on it, at +${relTime(since)}`
+                  : since === createdAt && createdAt >= statusAt
+                    ? `the pod's creation at +${relTime(since)}`
+                    : `the node's status last changed, at +${relTime(since)}`;
+              return `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached does not list it, more than 60 s after ${from}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${notesFor(unique)}`;
+            }),
           );
       }
     }
