@@ -84,8 +84,13 @@ export class Recorder {
   readonly notes: Note[] = [];
   /** every event occurrence before aggregation: pairs (t, index into events) */
   readonly occurrences: number[] = [];
-  /** aggregation key of an event -> its index in `events` (client-go's EventCorrelator cache) */
-  private eventIndex = new Map<string, number>();
+  /**
+   * the indices in `events` of each reason's events (client-go's
+   * EventCorrelator cache, looked up by reason, a constant whose hash V8
+   * keeps, then by comparing the other fields: a key string joining them,
+   * message included, cost a build and a hash of ~200 characters per event)
+   */
+  private byReason = new Map<string, number[]>();
   private pids = new Map<string, number>();
   private startedAt = new Map<string, number>();
   private nextPid = 1500;
@@ -166,16 +171,18 @@ export class Recorder {
    */
   event(type: "Normal" | "Warning", reason: string, object: string, message: string, source: string, namespace?: string, uid?: string): void {
     const t = this.nowFn();
-    const key = `${source}\0${namespace ?? ""}\0${object}\0${uid ?? ""}\0${type}\0${reason}\0${message}`;
-    const i = this.eventIndex.get(key);
-    if (i !== undefined) {
+    let same = this.byReason.get(reason);
+    if (same === undefined) this.byReason.set(reason, (same = []));
+    for (let k = 0; k < same.length; k++) {
+      const i = same[k]!;
       const e = this.events[i]!;
+      if (e.object !== object || e.message !== message || e.source !== source || e.type !== type || (e.namespace ?? "") !== (namespace ?? "") || (e.uid ?? "") !== (uid ?? "")) continue;
       e.count++;
       e.t = t;
       this.occurrences.push(t, i);
       return;
     }
-    this.eventIndex.set(key, this.events.length);
+    same.push(this.events.length);
     this.events.push({ t, firstT: t, type, reason, object, namespace, uid, message, source, count: 1 });
     this.occurrences.push(t, this.events.length - 1);
   }
