@@ -2,7 +2,8 @@
 // The `iosim` command line.
 //
 // Exit codes: 0 success; 1 the run found what it was asked to look for
-// (failed expectations, invariant violations, fidelity below a bar);
+// (failed expectations, invariant violations, fidelity below a bar, two
+// `k8s diff` runs that diverge);
 // 2 bad input or usage (the message names file, line and field);
 // 3 an internal error (a bug: please report it with the input).
 import { Command, CommanderError } from "commander";

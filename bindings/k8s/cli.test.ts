@@ -40,11 +40,18 @@ describe("iosim k8s on the command line", () => {
     expect((JSON.parse(r.out) as { violations: unknown[] }).violations).toEqual([]);
   });
 
-  it("k8s diff SCENARIO --version A --version B names where the two versions diverge", () => {
+  it("k8s diff SCENARIO --version A --version B names where the two versions diverge (exit 1), and says when they agree (exit 0)", () => {
     const r = iosim("k8s", "diff", "detach-backoff-node-status", "--version", "1.22", "--version", "1.23");
-    expect(r.out).toMatch(/^detach-backoff-node-status: 1\.22\.0 vs 1\.23\.0/);
-    expect(r.out).toMatch(/first differing event/);
-    expect(r.out).toMatch(/violations 1\.23\.0: none/);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^detach-backoff-node-status: 1\.22\.0 \(A\) vs 1\.23\.0 \(B\)/);
+    expect(r.out).toMatch(/^events: first divergence at \+1m21\.420s: /m);
+    expect(r.out).toMatch(/^logs: first divergence at \+1m12\.120s: 1 line only in B \(1\.23\.0\)$/m);
+    expect(r.out).toMatch(/^ {2}B \+1m12\.120s kube-controller-manager I node_status_updater\.go:146\] Updating status/m);
+    expect(r.out).toMatch(/^violations B \(1\.23\.0\): none$/m);
+    const same = iosim("k8s", "diff", "detach-backoff-node-status", "--version", "1.23", "--version", "1.23.0");
+    expect(same.code).toBe(0);
+    expect(same.out).toMatch(/^events: identical$/m);
+    expect(same.out).toMatch(/^logs: identical$/m);
   });
 
   it("k8s run's text output says whether the incident's symptoms reproduced: all on 1.22, not on 1.23", () => {
@@ -62,10 +69,17 @@ describe("iosim k8s on the command line", () => {
     try {
       const file = join(dir, "between.yaml");
       writeFileSync(file, BUILTIN_YAML["detach-backoff-node-status"]!.replace("after: adc.DetachFailed\n    delay: 300ms\n", "between: [adc.DetachFailed, adc.DetachSucceeded]\n"));
-      const first = (seed: string) => (JSON.parse(iosim("k8s", "diff", file, "--version", "1.22", "--version", "1.23", "--seed", seed, "--json").out) as { logA: string }).logA;
-      // the new pod's SyncLoop ADD at +1m12.314s with seed 1, the controller's attach at +1m12.720s with seed 2
-      expect(first("1")).toMatch(/^\+1m12\.314s kubelet\/10\.0\.0\.12 I kubelet\.go:2096\] "SyncLoop ADD"/);
-      expect(first("2")).toMatch(/^\+1m12\.720s kube-controller-manager I reconciler\.go:255\]/);
+      type Div = { kind: string; t: number; bLines: number; b: Array<{ text: string }>; after: Array<{ text: string }> };
+      const logs = (seed: string) => (JSON.parse(iosim("k8s", "diff", file, "--version", "1.22", "--version", "1.23", "--seed", seed, "--json").out) as { logs: Div }).logs;
+      // both part at 1.23's node-status update after the failed detach (+1m12.120s); with seed 1 the new
+      // pod's SyncLoop ADD at +1m12.314s follows in both runs, with seed 2 1.23 also reports the volume
+      // detached again at the retry, +1m12.720s, before the pod comes (+1m13.628s)
+      const one = logs("1");
+      expect(one).toMatchObject({ kind: "onlyB", t: 72_120, bLines: 1 });
+      expect(one.after[0]!.text).toMatch(/^\+1m12\.314s kubelet\/10\.0\.0\.12 I kubelet\.go:2096\] "SyncLoop ADD"/);
+      const two = logs("2");
+      expect(two).toMatchObject({ kind: "onlyB", t: 72_120, bLines: 2 });
+      expect(two.b[1]!.text).toMatch(/^\+1m12\.720s kube-controller-manager I node_status_updater\.go:146\] Updating status "\{\\"status\\":\{\\"volumesAttached\\":\[\]\}\}"/);
       expect(iosim("k8s", "diff", file, "--version", "1.22", "--version", "1.23", "--seed", "x").code).toBe(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -3,13 +3,13 @@
 //
 //   iosim k8s run SCENARIO [--version 1.22] [--fix 104526=on] [--json]
 //   iosim k8s list [--json]
-//   iosim k8s diff SCENARIO --version A --version B
+//   iosim k8s diff SCENARIO --version A --version B [--json]   (exit 1 when they diverge)
 
 import { existsSync } from "node:fs";
 import { readInputFile } from "../cli/read-input.js";
 import { seedOption } from "../cli/options.js";
 import type { Command } from "commander";
-import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatEvents, relTime, loadK8sScenario, parseFixOverrides, parseVersion, runK8sScenario, type FixOverrides } from "./index.js";
+import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatK8sDiff, formatEvents, relTime, loadK8sScenario, parseFixOverrides, parseVersion, runK8sScenario, type FixOverrides } from "./index.js";
 import { InputError } from "../scenario/errors.js";
 import { kubernetesEventJson, kubernetesObjectJson } from "./output/objects.js";
 import type { K8sScenario } from "./scenario/schema.js";
@@ -128,8 +128,8 @@ export function registerK8sCommands(program: Command): void {
     .option("--version <version>", "give twice: the two versions to compare", collect, [] as string[])
     .option("--fix <id=on|off>", "fix overrides applied to both runs", collect, [] as string[])
     .option("--seed <n>", "PRNG seed of both runs (default: the scenario's)")
-    .option("--json", "print the diff as JSON")
-    .description("where two versions' timelines diverge")
+    .option("--json", "print the divergence as JSON: {scenario, a, b, events, logs, violationsA, violationsB}")
+    .description("where two versions' timelines diverge; exit code 1 when they do, 0 when they agree")
     .action((arg: string, o: { version: string[]; fix: string[]; seed?: string; json?: boolean }) => {
       if (o.version.length !== 2) throw new InputError("diff needs exactly two --version options", "command line", undefined, "--version");
       o.version.forEach(versionOption);
@@ -139,16 +139,9 @@ export function registerK8sCommands(program: Command): void {
       const a = runK8sScenario(sc, { version: o.version[0], fixes, seed });
       const b = runK8sScenario(sc, { version: o.version[1], fixes, seed });
       const d = diffK8sRuns(a, b);
-      if (o.json) process.stdout.write(JSON.stringify(d, null, 2) + "\n");
-      else {
-        const w = (s: string): boolean => process.stdout.write(s + "\n");
-        w(`${sc.name}: ${d.a} vs ${d.b}`);
-        if (d.firstEvent < 0) w("event timelines are identical");
-        else w(`first differing event (#${d.firstEvent}):\n  ${d.a}: ${d.eventA}\n  ${d.b}: ${d.eventB}`);
-        if (d.firstLog < 0) w("logs are identical");
-        else w(`first differing log line (#${d.firstLog}):\n  ${d.a}: ${d.logA}\n  ${d.b}: ${d.logB}`);
-        w(`violations ${d.a}: ${d.violationsA.join(", ") || "none"}`);
-        w(`violations ${d.b}: ${d.violationsB.join(", ") || "none"}`);
-      }
+      if (o.json) process.stdout.write(JSON.stringify({ scenario: sc.name, ...d }, null, 2) + "\n");
+      else process.stdout.write(formatK8sDiff(d, sc.name) + "\n");
+      // as diff(1): 0 the runs agree, 1 they diverge (2 bad input, 3 internal error)
+      process.exitCode = d.events || d.logs ? 1 : 0;
     });
 }

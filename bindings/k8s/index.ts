@@ -22,7 +22,7 @@ export { DEFAULT_TIMERS } from "./engine/config.js";
 export type { TimerConfig } from "./engine/config.js";
 export { formatEvents, relTime } from "./output/recorder.js";
 export type { K8sEvent, LogLine } from "./output/recorder.js";
-export { diffK8sRuns } from "./diff.js";
+export { diffK8sRuns, formatK8sDiff, type K8sDiff, type K8sDivergence, type K8sDiffLine } from "./diff.js";
 
 let cache: K8sScenario[] | null = null;
 

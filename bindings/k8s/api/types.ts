@@ -103,9 +103,12 @@ export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown
 
 export interface PodStatus {
   phase: PodPhase;
-  conditions?: Array<{ type: string; status: "True" | "False" }>;
+  /** api/podstatus.ts: Initialized, Ready, ContainersReady, PodScheduled with lastTransitionTime (ms) */
+  conditions?: Array<{ type: string; status: "True" | "False"; lastTransitionTime?: number; reason?: string; message?: string }>;
+  containerStatuses?: Array<{ name: string; state: Record<string, Record<string, unknown>> }>;
   /** "ContainerCreating", "Running", "Terminating" as kubectl shows it */
   reason?: string;
+  /** when the kubelet first synced the pod (ms) */
   startTime?: number;
 }
 

@@ -16,6 +16,7 @@
 
 import { ApiError, type Informer } from "../api/apiserver.js";
 import { keyOf, KObj, PodVolume } from "../api/types.js";
+import { kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
@@ -188,6 +189,7 @@ export class Kubelet {
       const rt = runtimeOf(this.host).get(uid);
       const state: WorkerState = rt?.running ? "running" : "waiting";
       w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false, deleteRetryAt: 0 };
+      this.ctx.out.podSynced(uid, this.ctx.sim.now);
       this.workers.set(uid, w);
       this.ctx.sim.bump(this.workersWake);
       if (state === "waiting" && pod.status?.phase !== "Pending" && !pod.metadata.deletionTimestamp) this.patchPod(pod, "Pending", false);
@@ -218,14 +220,13 @@ export class Kubelet {
     });
   }
 
+  /** the status manager's write: phase, conditions and container states with their times (api/podstatus.ts) */
   private patchPod(pod: KObj, phase: string, running: boolean, terminated = false): void {
+    const now = this.ctx.sim.now;
+    const minor = this.ctx.profile.version.minor;
     try {
       this.ctx.api.patch("Pod", keyOf(pod), (d) => {
-        const cs = (d.spec.containers ?? []).map((c: { name: string }) => ({
-          name: c.name,
-          state: running ? { running: {} } : terminated ? { terminated: { reason: "Completed" } } : { waiting: { reason: "ContainerCreating" } },
-        }));
-        d.status = Object.assign({}, d.status, { phase, containerStatuses: cs, conditions: [{ type: "Ready", status: running ? "True" : "False" }] });
+        d.status = kubeletPodStatus(d, d.status, phase, running ? "running" : terminated ? "terminated" : "waiting", now, minor, this.ctx.out.podSyncedAt.get(d.metadata.uid));
         return true;
       });
     } catch {

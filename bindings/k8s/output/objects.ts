@@ -8,7 +8,9 @@
 // `creationTimestamp: 72420` becomes "2020-02-26T10:01:12Z" on a run whose
 // clock starts at 2020-02-26T10:00:00Z. The fields converted are the
 // metav1.Time fields the replay writes: metadata.creationTimestamp and
-// deletionTimestamp, and a VolumeAttachment's status.attachError.time and
+// deletionTimestamp, a Pod's status.startTime, conditions[].lastTransitionTime
+// and its containers' state.running.startedAt, state.terminated.startedAt and
+// finishedAt, and a VolumeAttachment's status.attachError.time and
 // detachError.time. The run's own result (`runK8sScenario(...).objects`)
 // keeps the numbers; this copies.
 
@@ -29,6 +31,22 @@ export function kubernetesObjectJson(o: KObj, clock: WallClock): Record<string, 
   if ("deletionTimestamp" in meta) meta.deletionTimestamp = time(meta.deletionTimestamp);
   const out: Record<string, unknown> = { ...(o as unknown as Record<string, unknown>), metadata: meta };
   const status = (o as { status?: Record<string, unknown> }).status;
+  if (o.kind === "Pod" && status) {
+    const s: Record<string, unknown> = { ...status };
+    if ("startTime" in s) s.startTime = time(s.startTime);
+    if (Array.isArray(s.conditions)) s.conditions = (s.conditions as Array<Record<string, unknown>>).map((c) => ("lastTransitionTime" in c ? { ...c, lastTransitionTime: time(c.lastTransitionTime) } : c));
+    if (Array.isArray(s.containerStatuses))
+      s.containerStatuses = (s.containerStatuses as Array<{ state: Record<string, Record<string, unknown>> }>).map((c) => {
+        const state: Record<string, Record<string, unknown>> = {};
+        for (const [k, v] of Object.entries(c.state)) {
+          const x = { ...v };
+          for (const f of ["startedAt", "finishedAt"]) if (f in x) x[f] = time(x[f]);
+          state[k] = x;
+        }
+        return { ...c, state };
+      });
+    out.status = s;
+  }
   if (status && (status.attachError || status.detachError)) {
     const s: Record<string, unknown> = { ...status };
     for (const k of ["attachError", "detachError"] as const) {

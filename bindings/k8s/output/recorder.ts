@@ -91,6 +91,8 @@ export class Recorder {
    * message included, cost a build and a hash of ~200 characters per event)
    */
   private byReason = new Map<string, number[]>();
+  /** pod UID -> when a kubelet first synced it (its status's startTime; the final objects' view of a pod it never wrote) */
+  readonly podSyncedAt = new Map<string, number>();
   private pids = new Map<string, number>();
   private startedAt = new Map<string, number>();
   private nextPid = 1500;
@@ -114,6 +116,10 @@ export class Recorder {
     this.needles = typeof logs === "boolean" ? null : logs;
     this.open = this.needles === null ? 0 : this.needles.length;
     this.on = typeof logs === "boolean" ? logs : this.open > 0;
+  }
+
+  podSynced(uid: string, t: number): void {
+    if (!this.podSyncedAt.has(uid)) this.podSyncedAt.set(uid, t);
   }
 
   /** A (re)started process gets a new pid and a new monotonic clock (m=+...). */

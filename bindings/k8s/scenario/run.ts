@@ -18,6 +18,7 @@
 // enough past its last action (the built-ins run 20-25 simulated minutes,
 // which idle-skipping makes cheap).
 
+import { podStatusView, volumeStatusViews } from "../api/podstatus.js";
 import { ApiError, ApiServer, isNotFound } from "../api/apiserver.js";
 import { keyOf, KObj, nsKey, PodVolume, Taint } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
@@ -841,6 +842,10 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
     if (z.objects === undefined) {
       const objs: KObj[] = [];
       for (const kind of OBJECT_KINDS) z.api.listInto(kind, objs);
+      // status fields the API would show that no write in the replay made (api/podstatus.ts)
+      const minor = z.profile.version.minor;
+      for (let i = 0; i < objs.length; i++) if (objs[i]!.kind === "Pod") objs[i] = podStatusView(objs[i]!, z.out.podSyncedAt.get(objs[i]!.metadata.uid), minor);
+      volumeStatusViews(objs);
       z.objects = objs;
     }
     return z.objects;
