@@ -287,6 +287,7 @@ export class Simulation {
         firstSubmitNs: f,
         lastDoneNs: l,
         runtimeMs: f >= 0 ? Math.max(0, (l - Math.round(j.startNs)) / 1e6) : 0,
+        iodepth: j.iodepth,
       });
     });
 

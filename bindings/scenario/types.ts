@@ -206,6 +206,8 @@ export interface JobResult {
   lastDoneNs: number;
   /** ms from the job's start to its last completion, as fio's runtime */
   runtimeMs: number;
+  /** the job's iodepth (JobSpec.iodepth): fio's latency_depth when no fio job file gave one */
+  iodepth?: number;
 }
 
 export interface CgroupResult {
