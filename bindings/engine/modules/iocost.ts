@@ -162,12 +162,19 @@ export const iocostModule: ControlModule = {
     if (!d || cg === undefined) return {};
     const c = iocostCore(ctx.core);
     if (Number(c.iocostIocStat(d.id, 5)) !== 1) return {};
+    // block/blk-iocost.c ioc_pd_stat() (6.1, 6.12 and 6.18 alike): nothing
+    // unless ioc->enabled; " cost.vrate=%u.%02u" for the root (iocg->level
+    // == 0); " cost.usage=%llu"; and only `if (blkcg_debug_stats)` (a module
+    // parameter, off by default) " cost.wait=%llu cost.indebt=%llu
+    // cost.indelay=%llu" — a default kernel never prints those three
     const out: Record<string, string | number> = {};
     if (cg === 0) out["cost.vrate"] = vratePct(Number(c.iocostIocStat(d.id, 0)));
     out["cost.usage"] = Number(c.iocostIocgStat(cg, d.id, 0));
-    out["cost.wait"] = Number(c.iocostIocgStat(cg, d.id, 1));
-    out["cost.indebt"] = Number(c.iocostIocgStat(cg, d.id, 2));
-    out["cost.indelay"] = Number(c.iocostIocgStat(cg, d.id, 3));
+    if (ctx.scenario.blkcgDebugStats) {
+      out["cost.wait"] = Number(c.iocostIocgStat(cg, d.id, 1));
+      out["cost.indebt"] = Number(c.iocostIocgStat(cg, d.id, 2));
+      out["cost.indelay"] = Number(c.iocostIocgStat(cg, d.id, 3));
+    }
     return out;
   },
 };
