@@ -20,7 +20,7 @@ import {
   type AutopClass, type IocModelState, type IocQosState,
 } from "../../cgroup/iocost.js";
 import type { WriteRejection } from "../../cgroup/write.js";
-import { failWrite, moduleWriteContext, rejectedWrite } from "./writes.js";
+import { failWrite, moduleWriteContext, rejectedWrite, writeAt } from "./writes.js";
 
 /** The WASM exports of assembly/iocost/api.ts. */
 export interface IocostCore {
@@ -119,6 +119,7 @@ export const iocostModule: ControlModule = {
       if (isRoot) failWrite(ctx, w, "io.weight does not exist in the root cgroup", "ENOENT");
       const p = parseIoWeight(w.value, { ...moduleWriteContext(ctx, w), iocostDevices: [...st.dev.keys()] });
       if (!p.ok) return rejected(p);
+      if (p.warning) ctx.warn(`${writeAt(ctx, w)}: io.weight: ${p.warning}`);
       if (p.kind === "default") stage(ctx, w, CFG_DFL_WEIGHT, cg, 0, 0, p.weight, 0);
       else stage(ctx, w, CFG_DEV_WEIGHT, cg, device(ctx, p.device).id, 0, p.weight ?? 0, 0);
       return;
