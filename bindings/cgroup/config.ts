@@ -155,7 +155,8 @@ export class BlkcgConfig {
       const r = parseIoMax(value, { ...ctx, previous: this.limits(cgroup, open.device) });
       if (!r.ok) return r;
       this.limitsByKey.set(`${cgroup}\0${r.device}`, r.limits);
-      return { ok: true, warning: r.ignored.length ? `ignored io.low keys ${r.ignored.join(" ")}` : undefined };
+      const notes = [...r.warnings, ...(r.ignored.length ? [`ignored io.low keys ${r.ignored.join(" ")}`] : [])];
+      return { ok: true, warning: notes.length ? notes.join("; ") : undefined };
     }
     if (file in V1_THROTTLE_FILES) {
       const dev = this.deviceOf(value, ctx);
@@ -176,7 +177,7 @@ export class BlkcgConfig {
         if (r.weight === null) this.weightOverride.delete(k);
         else this.weightOverride.set(k, r.weight);
       }
-      return { ok: true };
+      return { ok: true, warning: r.warning };
     }
     if (file === "io.cost.qos" || file === "io.cost.model") {
       const dev = this.deviceOf(value, ctx);

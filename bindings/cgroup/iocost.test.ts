@@ -77,6 +77,14 @@ describe("io.weight as ioc_weight_write() parses it", () => {
     }
   }
 
+  it('"default 150.5" and "8:0 4294967396" are taken as 150 and 100 (sscanf %u), with a warning naming the token', () => {
+    const d = parseIoWeight("default 150.5", base("6.12"));
+    expect(d).toMatchObject({ ok: true, weight: 150, warning: '"default 150.5": the kernel reads 150 and ignores ".5" (no unit suffixes or fractions)' });
+    const w = parseIoWeight("8:0 4294967396", base("6.1"));
+    expect(w).toMatchObject({ ok: true, weight: 100, warning: '"4294967396": 4294967396 wraps to 100 (sscanf keeps the low 32 bits)' });
+    expect(parseIoWeight("8:0 200", base("6.18"))).not.toHaveProperty("warning");
+  });
+
   it("a per-device weight needs iocost initialised on the device: EOPNOTSUPP", () => {
     const r = parseIoWeight("8:0 200", { ...base("6.12"), iocostDevices: ["259:0"] });
     expect(!r.ok && r.errno).toBe("EOPNOTSUPP");

@@ -46,7 +46,7 @@
 // wpct=0.00 wlat=25000 min=50.00 max=150.00 (wlat keeps the class value).
 
 import { LINEAR_KEYS } from "../device/linear.js";
-import { cgroupParseFloat, kstrtoull, matchPattern, s64, scanUnsigned, skipSpaces, strsepAll } from "./kstr.js";
+import { cgroupParseFloat, kstrtoull, matchPattern, s64, scanSurprise, scanUnsigned, skipSpaces, strsepAll } from "./kstr.js";
 import { kernelBuffer, openBdev, reject, devnoToDev, type WriteContext, type WriteRejection } from "./write.js";
 
 export const CGROUP_WEIGHT_MIN = 1;
@@ -58,8 +58,8 @@ export const VRATE_MAX_PPM = 100_000_000;
 // ------------------------------------------------------------------ io.weight
 
 export type IoWeightWrite =
-  | { ok: true; kind: "default"; weight: number }
-  | { ok: true; kind: "device"; device: string; /** null clears the override */ weight: number | null };
+  | { ok: true; kind: "default"; weight: number; warning?: string }
+  | { ok: true; kind: "device"; device: string; /** null clears the override */ weight: number | null; warning?: string };
 
 /**
  * Parse one write of io.weight. `iocostDevices` lists the devices with iocost
@@ -81,7 +81,11 @@ export function parseIoWeight(
     if (v < CGROUP_WEIGHT_MIN || v > CGROUP_WEIGHT_MAX) {
       return reject(ctx, "EINVAL", whole, `weight ${v} outside [${CGROUP_WEIGHT_MIN}, ${CGROUP_WEIGHT_MAX}]`);
     }
-    return { ok: true, kind: "default", weight: v };
+    // ioc_weight_write() (6.1-6.18): sscanf(buf, "default %u") / "%u" wraps at
+    // 32 bits and ignores what follows the digits ("default 150.5" is 150)
+    const at = buf.startsWith("default") ? skipSpaces(buf, "default".length) : 0;
+    const odd = scanSurprise(buf, at, 32);
+    return { ok: true, kind: "default", weight: v, ...(odd ? { warning: `${JSON.stringify(whole)}: ${odd}` } : {}) };
   }
   const open = openBdev(buf, ctx);
   if (!open.ok) return open;
@@ -99,7 +103,8 @@ export function parseIoWeight(
   if (v < CGROUP_WEIGHT_MIN || v > CGROUP_WEIGHT_MAX) {
     return reject(ctx, "EINVAL", tok, `weight ${v} outside [${CGROUP_WEIGHT_MIN}, ${CGROUP_WEIGHT_MAX}]`);
   }
-  return { ok: true, kind: "device", device: open.device, weight: v };
+  const odd = scanSurprise(open.body, 0, 32);
+  return { ok: true, kind: "device", device: open.device, weight: v, ...(odd ? { warning: `${JSON.stringify(tok)}: ${odd}` } : {}) };
 }
 
 /** sscanf(buf, "default %u"): the literal, any white space, then %u. */

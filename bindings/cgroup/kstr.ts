@@ -114,6 +114,32 @@ export function scanUnsigned(s: string, i: number, bits: 32 | 64): { val: bigint
   return { val, end: i + p.len };
 }
 
+/**
+ * What a "%u" / "%llu" read (scanUnsigned) took that a person surely did not
+ * mean, though the kernel accepts it: digits past u64 (or u32) that wrap
+ * around, and characters after the digits that sscanf stops at and the
+ * caller never looks at ("10m", "1.5", "100abc"). `unit` names what a suffix
+ * would have meant to the writer (e.g. "bytes/s"); "" when none is known.
+ * Returns undefined when the number was read as written.
+ */
+export function scanSurprise(s: string, i: number, bits: 32 | 64, unit = ""): string | undefined {
+  const n = scanUnsigned(s, i, bits);
+  if (!n) return undefined;
+  const start = skipSpaces(s, i);
+  const digits = s.slice(start, n.end);
+  let rest = "";
+  for (let j = n.end; j < s.length && !isspace(s[j]); j++) rest += s[j];
+  const parts: string[] = [];
+  if (BigInt(digits) !== n.val) parts.push(`${digits} wraps to ${n.val} (sscanf keeps the low ${bits} bits)`);
+  if (rest !== "") {
+    const sfx = /^([kKmMgGtT])(i?[bB])?(\/s)?$/.exec(rest);
+    const mult = sfx ? 1024n ** BigInt(" kmgt".indexOf(sfx[1]!.toLowerCase())) : 0n;
+    const hint = sfx && unit ? `; for ${digits}${sfx[1]!.toUpperCase()}i${unit} write ${n.val * mult}` : "";
+    parts.push(`the kernel reads ${n.val} and ignores ${JSON.stringify(rest)} (no unit suffixes or fractions${hint})`);
+  }
+  return parts.length ? parts.join("; ") : undefined;
+}
+
 /** vsscanf's "%lld" at s[i]: optional '-', then decimal digits, s64 wrap. */
 export function scanSigned64(s: string, i: number): { val: bigint; end: number } | null {
   if (i >= s.length) return null;

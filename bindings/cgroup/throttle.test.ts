@@ -131,6 +131,41 @@ describe("io.max accepts and rejects writes as tg_set_limit() does", () => {
   });
 });
 
+describe("io.max writes the kernel takes but a person surely did not mean are warned about, naming the token", () => {
+  const warn = (input: string, v: KernelVersion = "6.18") => {
+    const r = parseIoMax(input, ctx(v));
+    if (!r.ok) throw new Error(formatRejection(r));
+    return r;
+  };
+
+  it('"rbps=10m" is 10 bytes/s, as sscanf %llu reads it (kept), with a warning that says so and what 10 MiB/s is', () => {
+    const r = warn("259:0 rbps=10m wbps=52428800");
+    expect(r.set).toEqual({ rbps: 10n, wbps: 52428800n });
+    expect(r.warnings).toEqual(['"rbps=10m": the kernel reads 10 and ignores "m" (no unit suffixes or fractions; for 10MiB/s write 10485760)']);
+  });
+
+  it('"riops=2k" and "wbps=1.5" are read as 2 and 1 (a fraction has no hint), on every version that takes them', () => {
+    expect(warn("8:0 riops=2k", "6.1").warnings).toEqual(['"riops=2k": the kernel reads 2 and ignores "k" (no unit suffixes or fractions)']);
+    expect(warn("8:0 wbps=1.5").warnings).toEqual(['"wbps=1.5": the kernel reads 1 and ignores ".5" (no unit suffixes or fractions)']);
+  });
+
+  it("digits past u64 wrap around, and riops above UINT_MAX becomes no limit at all", () => {
+    expect(warn("8:0 rbps=18446744073709551716").warnings).toEqual(['"rbps=18446744073709551716": 18446744073709551716 wraps to 100 (sscanf keeps the low 64 bits)']);
+    const r = warn("8:0 riops=5000000000");
+    expect(r.limits.riops).toBe(UINT_MAX);
+    expect(r.warnings).toEqual(['"riops=5000000000": 5000000000 is above UINT_MAX; tg_set_limit() clamps it to UINT_MAX, which is "max": no riops limit at all']);
+  });
+
+  it("plain numbers and max are not warned about", () => {
+    expect(warn("8:0 rbps=1048576 wbps=max riops=4294967295 wiops=100").warnings).toEqual([]);
+  });
+
+  it("v1 blkio.throttle files: '8:0 10m' is 10 bytes/s, warned about", () => {
+    const r = parseBlkioThrottle("blkio.throttle.read_bps_device", "8:0 10m", ctx("6.12", { file: "blkio.throttle.read_bps_device" }));
+    expect(r.ok && [r.value, r.warning]).toEqual([10n, 'the kernel reads 10 and ignores "m" (no unit suffixes or fractions; for 10MiB/s write 10485760)']);
+  });
+});
+
 describe("io.max read-back", () => {
   it("prints max for unlimited keys and nothing for an unlimited device", () => {
     const l: ThrottleLimits = { ...THROTTLE_UNLIMITED, wbps: 1048576n };

@@ -23,6 +23,10 @@
 //     accepts `idle=` and `latency=` (any nonzero value). They set io.low's
 //     knobs, which do nothing for io.max; we accept and ignore them.
 //   - keys not written keep their value; any error applies nothing.
+//   Accepted but surely not meant, so warned about (IoMaxWrite.warnings,
+//   naming the token): a unit suffix or fraction ("rbps=10m" is 10 bytes/s:
+//   %llu stops at 'm'), digits past u64 that wrap, and riops/wiops above
+//   UINT_MAX, which the clamp turns into "max" (no limit at all).
 //   Read-back (tg_prfill_limit): "MAJ:MIN rbps=N wbps=N riops=N wiops=N",
 //   "max" for unlimited; no line when all four are unlimited.
 //   io.max does not exist in the root cgroup (CFTYPE_NOT_ON_ROOT).
@@ -38,7 +42,7 @@
 // wiops unlimited, wbps unchanged; reads back as
 // "8:0 rbps=1048576 wbps=max riops=max wiops=max".
 
-import { scanToken, scanUnsigned, U64_MAX, UINT_MAX } from "./kstr.js";
+import { scanSurprise, scanToken, scanUnsigned, U64_MAX, UINT_MAX } from "./kstr.js";
 import { kernelBuffer, openBdev, reject, type WriteContext, type WriteRejection } from "./write.js";
 
 /** The four io.max limits in the kernel's own representation. */
@@ -80,6 +84,8 @@ export interface IoMaxWrite {
   limits: ThrottleLimits;
   /** 6.1's io.low keys accepted on io.max and ignored */
   ignored: string[];
+  /** tokens the kernel takes in a way the writer surely did not mean, each named with its token */
+  warnings: string[];
 }
 
 const IOMAX_TOKEN_CHARS = 26; // char tok[27]; "%26s"
@@ -94,6 +100,7 @@ export function parseIoMax(
   if (!open.ok) return open;
   const set: Partial<ThrottleLimits> = {};
   const ignored: string[] = [];
+  const warnings: string[] = [];
   const body = open.body;
   let pos = 0;
   for (;;) {
@@ -115,6 +122,13 @@ export function parseIoMax(
     const one = ctx.version !== "6.18" && val === 1n;
     if (key === "rbps" || key === "wbps" || key === "riops" || key === "wiops") {
       if (one) return reject(ctx, "EINVAL", tok, `value 1 is refused before 6.18 (kernel ${ctx.version})`);
+      // blk-throttle.c tg_set_limit() (6.1-6.18): sscanf(p, "%llu", &val) takes
+      // "10m" as 10 and never looks at the rest
+      const odd = n ? scanSurprise(p, 0, 64, key.endsWith("iops") ? "" : "B/s") : undefined;
+      if (odd) warnings.push(`${JSON.stringify(tok)}: ${odd}`);
+      if (key.endsWith("iops") && val > UINT_MAX && val !== U64_MAX) {
+        warnings.push(`${JSON.stringify(tok)}: ${val} is above UINT_MAX; tg_set_limit() clamps it to UINT_MAX, which is "max": no ${key} limit at all`);
+      }
       set[key] = key.endsWith("iops") && val > UINT_MAX ? UINT_MAX : val;
     } else if (ctx.version === "6.1" && (key === "idle" || key === "latency")) {
       ignored.push(tok);
@@ -123,7 +137,7 @@ export function parseIoMax(
     }
   }
   const limits: ThrottleLimits = { ...(ctx.previous ?? THROTTLE_UNLIMITED), ...set };
-  return { ok: true, device: open.device, set, limits, ignored };
+  return { ok: true, device: open.device, set, limits, ignored, warnings };
 }
 
 /** One io.max read-back line, or "" when the device is unlimited. */
@@ -182,11 +196,11 @@ export function parseBlkioThrottle(
     return reject(ctx, "EINVAL", tok, `expected a number (0 = no limit), got ${JSON.stringify(tok)}`);
   }
   let v = n.val === 0n ? U64_MAX : n.val;
-  let warning: string | undefined;
+  let warning = scanSurprise(open.body, 0, 64, key.endsWith("iops") ? "" : "B/s");
   if (key === "riops" || key === "wiops") {
     const stored = BigInt.asUintN(32, v); // *(unsigned int *) = v
     if (stored !== v && v !== U64_MAX) {
-      warning = `${v} does not fit the kernel's unsigned int iops field; it stores ${stored}`;
+      warning = (warning ? warning + "; " : "") + `${v} does not fit the kernel's unsigned int iops field; it stores ${stored}`;
     }
     v = stored;
   }

@@ -82,6 +82,19 @@ describe("iosim and the user's files", () => {
     expect(r.stderr).toBe("iosim: warning: verify.fio:5: verify=md5: no effect in a simulation, ignored\n");
   });
 
+  it("run --output-format json+ gives each latency's bins for fio_jsonplus_clat2csv (there was no json+); terse is refused by name", () => {
+    writeFileSync(join(tmp, "plus.fio"), "[p]\nrw=randread\nbs=4k\nsize=64k\ndirect=1\n");
+    const r = iosim("run", "plus.fio", "--output-format", "json+", "-q");
+    expect(r.status).toBe(0);
+    const clat = (JSON.parse(r.stdout) as { jobs: Array<{ read: { clat_ns: { N: number; bins: Record<string, number> } } }> }).jobs[0]!.read.clat_ns;
+    expect(Object.values(clat.bins).reduce((a, b) => a + b, 0)).toBe(clat.N);
+    expect(clat.N).toBe(16);
+    expect(JSON.parse(iosim("run", "plus.fio", "--output-format", "json", "-q").stdout).jobs[0].read.clat_ns.bins).toBeUndefined();
+    const t = iosim("run", "plus.fio", "--output-format", "terse", "-q");
+    expect(t.status).toBe(2);
+    expect(t.stderr).toBe('iosim: command line (--output-format): --output-format must be normal, json or json+, not "terse" (fio\'s terse format is not produced)\n');
+  });
+
   it("run x.fio with an option fio does not know is bad input naming file, line and option (it ran at depth 1 with a warning)", () => {
     writeFileSync(join(tmp, "typo.fio"), "[global]\nioengine=libaio\ndirect=1\n[a]\nrw=randread\nsize=1m\niodeph=32\n");
     const r = iosim("run", "typo.fio", "--json", "-q");

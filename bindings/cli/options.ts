@@ -26,3 +26,20 @@ export function periodTimerOption(v: string): "recorded" | "kernel" {
   if (v !== "recorded" && v !== "kernel") throw new InputError(`--period-timer must be "recorded" or "kernel", not ${JSON.stringify(v)}`, "command line", undefined, "--period-timer");
   return v;
 }
+
+export type OutputFormat = "normal" | "json" | "json+";
+
+/**
+ * --output-format: fio's names (fio 3.39 init.c, `--output-format=normal|json|json+|terse`);
+ * iosim writes normal, json and json+ (json with each latency's "bins", the
+ * plat histogram fio_jsonplus_clat2csv reads). `--json` is "json".
+ */
+export function outputFormatOption(v: string | undefined, json: boolean | undefined): OutputFormat {
+  if (v === undefined) return json ? "json" : "normal";
+  if (v !== "normal" && v !== "json" && v !== "json+") {
+    const why = v === "terse" ? " (fio's terse format is not produced)" : "";
+    throw new InputError(`--output-format must be normal, json or json+, not ${JSON.stringify(v)}${why}`, "command line", undefined, "--output-format");
+  }
+  if (json && v !== "json") throw new InputError(`--json asks for json but --output-format says ${v}`, "command line", undefined, "--output-format");
+  return v;
+}

@@ -48,6 +48,8 @@ export class Simulation {
   private readonly warnings: string[] = [];
   private readonly ctx: ControlContext;
   private finished = false;
+  /** config writes that create blkgs (blkg_conf_prep): cgroup, devno, time, in the order applied */
+  private readonly confBlkgs: Array<{ cgroup: string; devno: string; atNs: number }> = [];
   private wallMs = 0;
   private totalIos = 0;
 
@@ -113,7 +115,10 @@ export class Simulation {
       }
     }
     const timed = [...s.writes].sort((a, b) => a.atNs - b.atNs);
-    for (const w of [...initial, ...timed]) this.routeWrite(mods, w);
+    for (const w of [...initial, ...timed]) {
+      this.routeWrite(mods, w);
+      this.noteConfBlkgs(w);
+    }
     for (const m of mods) m.finish?.(this.ctx);
 
     if (s.durationNs !== undefined) c.stopAt(BigInt(Math.round(s.durationNs)));
@@ -126,6 +131,60 @@ export class Simulation {
     return this.scenario.writes.filter((w) => w.atNs > endNs).map((w) =>
       `${w.source ? `${w.source.file}:${w.source.line}: ` : ""}the change of ${w.cgroup ? w.cgroup + "/" : ""}${w.file} at ` +
       `${(w.atNs / 1e9).toFixed(3)} s was not applied: the run ended at ${(endNs / 1e9).toFixed(3)} s`);
+  }
+
+  /**
+   * Which blkgs a config write creates. io.max, blkio.throttle.*_device and
+   * io.weight's "MAJ:MIN ..." lines go through blkg_conf_prep() (block/blk-cgroup.c,
+   * 6.1-6.18), which creates the cgroup's blkg on that disk and its
+   * ancestors'; io.weight's "default N" and the root's io.cost.* do not.
+   */
+  private noteConfBlkgs(w: ConfigWrite): void {
+    if (!(w.file === "io.max" || w.file === "io.weight" || w.file.startsWith("blkio.throttle."))) return;
+    for (const line of w.value.split("\n")) {
+      const m = /^\s*(\d+):(\d+)/.exec(line);
+      if (!m) continue;
+      const devno = `${Number(m[1])}:${Number(m[2])}`;
+      const dev = this.devs.find((d) => { const [a, b] = d.spec.devno.split(":"); return `${Number(a)}:${Number(b)}` === devno; });
+      if (dev) this.confBlkgs.push({ cgroup: normPath(w.cgroup), devno: dev.spec.devno, atNs: w.atNs });
+    }
+  }
+
+  /**
+   * Each cgroup's io.stat devices in blkg_list order. blkg_create() puts a new
+   * blkg at the head of the cgroup's list (hlist_add_head_rcu), so the newest
+   * is printed first (blkcg_print_stat(), 6.1-6.18). A blkg is created for a
+   * cgroup and all its ancestors at its first bio to a disk (bio_associate_blkg
+   * -> blkg_lookup_create) or at a config write naming the disk. Times: a
+   * direct job's first submission, a write's time; a device a cgroup's subtree
+   * did IO on without such a time (writeback charged to it) counts as newest.
+   * The root has a blkg per disk from the disk's creation (blkcg_init_disk):
+   * taken as the scenario's device order, so the last device is listed first.
+   */
+  private ioStatDevices(path: string, jobs: JobResult[], total: Record<string, IoStatCounts>, endNs: number): string[] {
+    const devnos = this.devs.map((d) => d.spec.devno);
+    if (path === "") return [...devnos].reverse();
+    const nameToDevno = new Map(this.devs.map((d) => [d.spec.name, d.spec.devno]));
+    // per device: (time, sequence) of the blkg's creation; later sorts first
+    const born = new Map<string, [number, number]>();
+    let seq = 0;
+    const note = (devno: string, t: number) => {
+      const s = seq++;
+      const cur = born.get(devno);
+      if (!cur || t < cur[0]) born.set(devno, [t, s]);
+    };
+    for (const w of this.confBlkgs) if (w.atNs <= endNs && isWithin(w.cgroup, path)) note(w.devno, w.atNs);
+    this.scenario.jobs.forEach((j, k) => {
+      const r = jobs[k]!;
+      const devno = nameToDevno.get(j.device);
+      if (devno !== undefined && j.direct && r.firstSubmitNs >= 0 && isWithin(r.cgroup, path)) note(devno, r.firstSubmitNs);
+    });
+    for (const devno of devnos) {
+      const t = total[devno];
+      if (t && (t.rios || t.wios || t.rbytes || t.wbytes) && !born.has(devno)) note(devno, Infinity);
+    }
+    const cmp = (x: number, y: number) => (x < y ? -1 : x > y ? 1 : 0);
+    return [...born.entries()].sort((a, b) => cmp(b[1][0], a[1][0]) || cmp(b[1][1], a[1][1])).map(([d]) => d);
   }
 
   private routeWrite(mods: readonly ControlModule[], w: ConfigWrite): void {
@@ -287,6 +346,7 @@ export class Simulation {
         firstSubmitNs: f,
         lastDoneNs: l,
         runtimeMs: f >= 0 ? Math.max(0, (l - Math.round(j.startNs)) / 1e6) : 0,
+        iodepth: j.iodepth,
       });
     });
 
@@ -313,6 +373,7 @@ export class Simulation {
       own.push(rec);
       waits.push(w);
     }
+    const endNs = Number(c.simNow());
     const cgroups: CgroupResult[] = this.cgPathsById.map((path, g) => {
       const total: Record<string, IoStatCounts> = {};
       for (const d of this.devs) {
@@ -332,7 +393,8 @@ export class Simulation {
           if (e && Object.keys(e).length) ioStatExtra[d.spec.devno] = { ...(ioStatExtra[d.spec.devno] ?? {}), ...e };
         }
       }
-      return { path, own: own[g]!, total, throttleWaitNs: waits[g]!, ...(Object.keys(ioStatExtra).length ? { ioStatExtra } : {}) };
+      return { path, own: own[g]!, total, throttleWaitNs: waits[g]!, ...(Object.keys(ioStatExtra).length ? { ioStatExtra } : {}),
+        ioStatDevices: this.ioStatDevices(path, jobs, total, endNs) };
     });
 
     // time series

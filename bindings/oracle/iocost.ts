@@ -196,6 +196,9 @@ export function iocostScenario(tr: IocostTrace, opts: ReplayOptions = {}): Scena
   return scenarioDefaults({
     name: `replay ${tr.test || tr.file}`, kernel, seed: opts.seed ?? 1, clock: defaultClock(250),
     devices: [device], cgroups: [root, ...cgroups], jobs, seriesBinNs: BIN_NS,
+    // the guest booted with blk_cgroup.blkcg_debug_stats=1 (test/fixtures/oracle/guest/README.md),
+    // so its io.stat samples carry cost.wait/indebt/indelay
+    blkcgDebugStats: true,
     durationNs: Math.max(tr.endNs - tr.startNs, ...jobs.map((j) => j.startNs + (j.runtimeNs ?? 0))) + 1e9,
     source: { file: tr.file },
   });

@@ -43,6 +43,23 @@ describe("fio JSON", () => {
     expect(out.disk_util).toEqual([]);
   });
 
+  it("a job's keys come in fio 3.39's order, ending with latency_depth/target/percentile/window (a reader of job['latency_depth'] found nothing)", () => {
+    // the key order of one job in fio 3.39's own --output-format=json (psync job on a file)
+    expect(Object.keys(out.jobs[0]!)).toEqual(["jobname", "groupid", "job_start", "error", "eta", "elapsed", "job options",
+      "read", "write", "trim", "sync", "job_runtime", "usr_cpu", "sys_cpu", "ctx", "majf", "minf", "iodepth_level",
+      "iodepth_submit", "iodepth_complete", "latency_ns", "latency_us", "latency_ms", "latency_depth", "latency_target",
+      "latency_percentile", "latency_window"]);
+    expect(out.jobs[0]).toMatchObject({ latency_depth: 1, latency_target: 0, latency_percentile: 100, latency_window: 0 });
+  });
+
+  it("latency_depth is the iodepth option as written (fio 3.39: psync with iodepth=8 prints 8), else the job's depth; a group takes its last job's", () => {
+    const a = job("g.0", dirStats([1000]), dirStats([]), 10);
+    const b = job("g.1", dirStats([1000]), dirStats([]), 10);
+    const info = (spec: string, iodepth: number) => ({ spec, jobname: "g", groupid: 0, groupReporting: true, iodepth });
+    expect(toFioJson(runResult([a, b]), { jobs: [info("g.0", 4), info("g.1", 8)] }).jobs[0]!.latency_depth).toBe(8);
+    expect(toFioJson(runResult([{ ...a, iodepth: 32 }])).jobs[0]!.latency_depth).toBe(32);
+  });
+
   it("computes bandwidth and IOPS with fio's integer arithmetic over whole milliseconds", () => {
     const r = out.jobs[0]!.read;
     expect(r.runtime).toBe(2000);
@@ -103,7 +120,8 @@ describe("fio JSON", () => {
 
   it("prints like fio's json.c: ' : ' separators, 2-space indent, floats as %f, and parses back to the same report", () => {
     const text = fioJsonText(out);
-    expect(text).toContain('  "fio version" : "iosim (fio-3.37 json)",\n');
+    expect(text).toContain('  "fio version" : "iosim (fio-3.39 json)",\n');
+    expect(text).toContain('      "latency_percentile" : 100.000000,\n');
     expect(text).toMatch(/"iops" : 5000\.000000,/);
     expect(text).toMatch(/"bw" : 20000,/);
     expect(text).toMatch(/"99\.500000" : \d+/);

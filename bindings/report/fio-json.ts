@@ -1,6 +1,7 @@
 // A RunResult written as fio's `--output-format=json` (and json+).
 //
-// Followed: fio stat.c __show_run_stats() (top level), show_thread_status_json()
+// Followed (fio 3.39; key names and order checked against what Debian's fio
+// 3.39 binary prints): fio stat.c __show_run_stats() (top level), show_thread_status_json()
 // (one object per job, or per reporting group with group_reporting),
 // add_ddir_status_json() (read/write/trim/sync) and add_ddir_lat_json()
 // (slat_ns/clat_ns/lat_ns), with fio's arithmetic:
@@ -18,7 +19,10 @@
 // Runtime is JobResult.runtimeMs truncated to whole ms like fio's
 // mtime_since(). Fields iosim does not measure (CPU, bandwidth/IOPS
 // samples, IO depth distributions) are present with fio's zero values so
-// consumers find every key; latency_ns/us/ms (fio's io_u_lat_* buckets)
+// consumers find every key (latency_depth is the job's iodepth option,
+// latency_target/window 0 and latency_percentile 100, as fio prints them
+// without latency_target); disk_util is [] (fio fills it from
+// /proc/diskstats, whose ticks and util iosim does not keep); latency_ns/us/ms (fio's io_u_lat_* buckets)
 // are rebuilt from the plat histogram, bucket midpoints, so a bucket that
 // straddles a boundary (e.g. 750 ns) counts on the side of its midpoint.
 //
@@ -40,6 +44,8 @@ export interface FioJobInfo {
   options?: Record<string, string>;
   groupReporting?: boolean;
   percentiles?: number[];
+  /** the iodepth option as written (fio's latency_depth); default: the JobResult's iodepth, else 1 */
+  iodepth?: number;
 }
 
 export interface FioJsonOptions {
@@ -49,7 +55,7 @@ export interface FioJsonOptions {
   globalOptions?: Record<string, string>;
   /** report time, ms since the epoch (default 0: output depends only on the run) */
   nowMs?: number;
-  /** default "iosim (fio-3.37 json)" */
+  /** default "iosim (fio-3.39 json)" */
   fioVersion?: string;
   /** json+: add "bins" (the plat histogram) to clat_ns */
   plus?: boolean;
@@ -115,6 +121,10 @@ export interface FioJobJson {
   latency_ns: Record<string, number>;
   latency_us: Record<string, number>;
   latency_ms: Record<string, number>;
+  latency_depth: number;
+  latency_target: number;
+  latency_percentile: number;
+  latency_window: number;
 }
 
 export interface FioJson {
@@ -127,7 +137,7 @@ export interface FioJson {
   disk_util: unknown[];
 }
 
-export const DEFAULT_FIO_VERSION = "iosim (fio-3.37 json)";
+export const DEFAULT_FIO_VERSION = "iosim (fio-3.39 json)";
 
 // ---- one direction, possibly summed over a reporting group -----------------
 
@@ -310,6 +320,8 @@ export interface FioReportUnit {
   groupid: number;
   members: JobResult[];
   info?: FioJobInfo;
+  /** fio's ts->latency_depth: the last member's iodepth option (see fioLatencyDepth) */
+  latencyDepth: number;
   read: DirAgg;
   write: DirAgg;
   runtimeMs: number;
@@ -325,16 +337,27 @@ export function fioReportUnits(result: RunResult, jobs: FioJobInfo[] = []): FioR
     let u: FioReportUnit;
     if (info?.groupReporting && last && last.info?.groupReporting && last.groupid === groupid) u = last;
     else {
-      u = { jobname: info?.jobname ?? jr.name, groupid, members: [], info, read: emptyAgg(), write: emptyAgg(), runtimeMs: 0 };
+      u = { jobname: info?.jobname ?? jr.name, groupid, members: [], info, latencyDepth: 1, read: emptyAgg(), write: emptyAgg(), runtimeMs: 0 };
       units.push(u);
     }
     u.members.push(jr);
+    u.latencyDepth = info?.iodepth ?? jr.iodepth ?? 1;
     addDir(u.read, jr.read.ios, jr.read.bytes, jr.runtimeMs, jr.read.lat);
     addDir(u.write, jr.write.ios, jr.write.bytes, jr.runtimeMs, jr.write.lat);
     u.runtimeMs += Math.floor(jr.runtimeMs); // fio total_run_time adds
     last = u;
   }
   return units;
+}
+
+/**
+ * fio's ts->latency_depth of a report unit: td->latency_qd, which starts at
+ * the job's iodepth option as written (fio 3.39 prints depth=8 for psync with
+ * iodepth=8, though it caps the queue at 1); a reporting group takes its last
+ * member's (__show_run_stats() assigns it per td).
+ */
+export function fioLatencyDepth(u: FioReportUnit): number {
+  return u.latencyDepth;
 }
 
 /** Build fio's JSON report (an object; fioJsonText() prints it the way fio does). */
@@ -386,6 +409,14 @@ export function toFioJson(result: RunResult, opts: FioJsonOptions = {}): FioJson
       latency_ns: lat.ns,
       latency_us: lat.us,
       latency_ms: lat.ms,
+      // fio 3.39 show_thread_status_json(): `if (ts->latency_depth)` — always,
+      // since latency_qd starts at o.iodepth — then latency_target (usec),
+      // latency_percentile (float) and latency_window. latency_target is not
+      // modelled (the option is warned about), so these are fio's defaults.
+      latency_depth: fioLatencyDepth(u),
+      latency_target: 0,
+      latency_percentile: 100,
+      latency_window: 0,
     };
     ordered.jobs.push(job);
   }

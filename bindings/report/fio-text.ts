@@ -9,6 +9,10 @@
 // fio prints from data iosim does not measure (bw/iops samples, CPU, IO
 // depth distribution) are printed with zeros; slat is not printed (N = 0,
 // as for fio's synchronous engines); the clock is opts.nowMs (default 0).
+// As fio 3.39 (checked against its binary's output): write lines end with
+// "; 0 zone resets", and each job ends with "latency   : target=0, window=0,
+// percentile=100.00%, depth=<iodepth option>". fio's start-up lines ("job:
+// (g=0): rw=...", "Starting N processes") and "Disk stats" are not printed.
 //
 // Worked example (one 4 KiB random-read job, 10,000 IOs in 2000 ms, all
 // latencies 1,000,000 ns):
@@ -22,7 +26,7 @@
 
 import type { RunResult } from "../scenario/types.js";
 import { N2S_BYTE, N2S_BYTEPERSEC, N2S_NONE, cFixed, cFixedW, num2str } from "./cformat.js";
-import { ctimeUtc, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
+import { ctimeUtc, fioLatencyDepth, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
 import { FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentilesFromPlat } from "./percentiles.js";
 
 export interface FioTextOptions {
@@ -123,8 +127,12 @@ function ddirStatus(u: FioReportUnit, dir: "read" | "write", list: readonly numb
   if (a.bytes === 0 || runt === 0) return "";
   const bw = Math.floor((1000 * a.bytes) / runt);
   const iops = Math.floor((1000 * a.ios) / runt);
+  // fio 3.39 show_ddir_status(): writes and trims end with zbd_write_status()'s
+  // "; %llu zone resets" whatever the device (fio 3.39 prints "; 0 zone resets"
+  // on a regular file; later fio prints it only for zoned devices)
+  const post = dir === "write" ? "; 0 zone resets" : "";
   let out = `  ${dir}: IOPS=${num2str(iops, SIG_FIGS, 1, false, N2S_NONE)}, BW=${num2str(bw, SIG_FIGS, 1, true, N2S_BYTEPERSEC)} ` +
-    `(${num2str(bw, SIG_FIGS, 1, false, N2S_BYTEPERSEC)})(${num2str(a.bytes, SIG_FIGS, 1, true, N2S_BYTE)}/${runt}msec)\n`;
+    `(${num2str(bw, SIG_FIGS, 1, false, N2S_BYTEPERSEC)})(${num2str(a.bytes, SIG_FIGS, 1, true, N2S_BYTE)}/${runt}msec)${post}\n`;
   const dev = a.n > 1 ? Math.sqrt(a.S / (a.n - 1)) : 0;
   out += displayLat("clat", a.n, a.min, a.max, a.mean, dev);
   out += displayLat(" lat", a.n, a.min, a.max, a.mean, dev);
@@ -152,6 +160,10 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
     out += "     submit    : 0=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n";
     out += "     complete  : 0=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n";
     out += `     issued rwts: total=${u.read.ios},${u.write.ios},0,0 short=0,0,0,0 dropped=0,0,0,0\n`;
+    // fio 3.39 show_thread_status_normal(): printed whenever ts->latency_depth
+    // is set, i.e. always (td->latency_qd starts at the iodepth option);
+    // latency_target is not modelled, so target and window are 0
+    out += `     latency   : target=0, window=0, percentile=100.00%, depth=${fioLatencyDepth(u)}\n`;
   }
   // run status groups (show_group_stats)
   const groups = [...new Set(units.map((u) => u.groupid))].sort((a, b) => a - b);

@@ -12,9 +12,13 @@
 // The counts are the cgroup's subtree totals after the rstat flush
 // (CgroupResult.total); the root cgroup shows the disk-wide totals
 // (blkcg_fill_root_iostats). blkgs are listed in the order of the
-// cgroup's blkg_list, newest first (hlist_add_head in blkg_create()); iosim
-// lists devices in the order CgroupResult.total has them unless
-// `deviceOrder` is given.
+// cgroup's blkg_list, newest first (hlist_add_head in blkg_create()), and a
+// cgroup has no line for a disk it has no blkg on: a cgroup that never
+// submitted a bio to a disk nor had a config file name it prints nothing for
+// it (an empty io.stat if that holds for every disk); one with only an io.max
+// on the disk prints "259:0 ". CgroupResult.ioStatDevices (the simulation
+// works them out) gives the lines and their order; `deviceOrder` overrides
+// the order.
 //
 // Worked example: cgroup "web" read 1 MiB in 256 IOs and wrote 8 KiB in 2
 // IOs on 259:0, with iocost enabled on that device:
@@ -68,7 +72,9 @@ export function ioStatLine(devno: string, c: IoStatCounts, extra = ""): string {
 }
 
 function orderDevices(cg: CgroupResult, order?: string[]): string[] {
-  const keys = Object.keys(cg.total);
+  // the cgroup's blkgs, newest first (CgroupResult.ioStatDevices); a result
+  // without them (built by hand) lists every device it counts
+  const keys = cg.ioStatDevices ?? Object.keys(cg.total);
   if (!order) return keys;
   const first = order.filter((d) => keys.includes(d));
   return [...first, ...keys.filter((k) => !first.includes(k))];
@@ -79,7 +85,7 @@ export function ioStatFor(result: RunResult, cg: CgroupResult, opts: IoStatOptio
   const hooks = [...extras, ...(opts.extras ?? [])];
   let out = "";
   for (const devno of orderDevices(cg, opts.deviceOrder)) {
-    const counts = cg.total[devno]!;
+    const counts = cg.total[devno] ?? { rbytes: 0, wbytes: 0, rios: 0, wios: 0, dbytes: 0, dios: 0 };
     let extra = "";
     for (const [k, v] of Object.entries(cg.ioStatExtra?.[devno] ?? {})) extra += ` ${k}=${v}`;
     for (const h of hooks) {

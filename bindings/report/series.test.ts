@@ -32,6 +32,12 @@ describe("time series", () => {
     expect(rows[3]).toBe("100000000,0.100,a,read,0,0,0,0,,");
   });
 
+  it("the root cgroup is '/' in the CSV (an empty field read back as missing, and a plot's groupby dropped the root's rows)", () => {
+    const root = runResult([], { seriesBinNs: 10, series: [bin(0, "", "read", 1)] });
+    expect(toSeriesCsv(root).split("\n")[1]).toBe("0,0,/,read,1,4096,100000000,409600000000,1000,2000");
+    expect(denseSeries(root).series[0]!.cgroup).toBe("");
+  });
+
   it("quotes cgroup names that need it and refuses a run without a series", () => {
     const q = runResult([], { seriesBinNs: 10, series: [bin(0, 'x,"y"', "read", 1)] });
     expect(toSeriesCsv(q).split("\n")[1]).toBe('0,0,"x,""y""",read,1,4096,100000000,409600000000,1000,2000');

@@ -7,6 +7,9 @@
 // plot's x axis is regular. Rates are per second of the bin:
 //     iops = ios * 1e9 / binNs,  bw_bytes = bytes * 1e9 / binNs
 // Latencies of an empty bin are left empty (CSV) or null (JSON), not 0.
+// The root cgroup is "/" in the CSV, as in the summary table: an empty field
+// reads back as missing (pandas: NaN), and groupby() drops those rows; the
+// JSON keeps the result's "" (a string there, never missing).
 //
 // Worked example (binNs = 100 ms): a bin holding 25 reads of 4096 bytes of
 // cgroup "a" gives the CSV row
@@ -104,7 +107,7 @@ export function toSeriesCsv(result: RunResult): string {
       const mean = s.meanLatNs[i];
       const p99 = s.p99LatNs[i];
       rows.push([
-        String(t0), num(t0 / 1e9), csvField(s.cgroup), s.dir, String(ios), String(bytes),
+        String(t0), num(t0 / 1e9), csvField(s.cgroup === "" ? "/" : s.cgroup), s.dir, String(ios), String(bytes),
         num((ios * 1e9) / d.binNs), num((bytes * 1e9) / d.binNs),
         mean === null || mean === undefined ? "" : num(mean), p99 === null || p99 === undefined ? "" : num(p99),
       ].join(","));

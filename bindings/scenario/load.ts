@@ -11,6 +11,8 @@
 //   tick_phase_ns: 0                   # ... and how far after that tick t = 0 is
 //   duration: 30s                      # stop the clock here (default: when jobs end)
 //   series: 100ms                      # time-series bin (0 = none)
+//   blkcg_debug_stats: true            # the blk_cgroup module parameter (default false):
+//                                      # io.stat also shows cost.wait/indebt/indelay
 //   devices:
 //     - preset: nvme                   # ssd | nvme | hdd | ideal | nullb
 //       name: nvme0n1                  # optional overrides: devno, channels, nr_requests,
@@ -78,7 +80,7 @@ export interface LoadedScenario {
 
 const TOP_KEYS = new Set([
   "name", "description", "kernel", "cgroup_version", "seed", "hz", "jiffies_at_zero", "tick_phase_ns", "duration",
-  "series", "record", "devices", "cgroups", "jobs", "fio", "fio_file", "changes",
+  "series", "record", "blkcg_debug_stats", "devices", "cgroups", "jobs", "fio", "fio_file", "changes",
 ]);
 
 /**
@@ -453,6 +455,15 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
     return v;
   };
   const recordNode = get(root, "record");
+  const debugNode = get(root, "blkcg_debug_stats");
+  let blkcgDebugStats: boolean | undefined;
+  if (debugNode !== undefined) {
+    // a bool module parameter: param_set_bool() -> kstrtobool() takes 1/0, y/n, on/off (YAML's true/false too)
+    const raw = str("blkcg_debug_stats", debugNode).toLowerCase();
+    if (["1", "y", "yes", "true", "on"].includes(raw)) blkcgDebugStats = true;
+    else if (["0", "n", "no", "false", "off"].includes(raw)) blkcgDebugStats = false;
+    else throw new InputError(`blkcg_debug_stats must be true or false, got "${raw}"`, file, lineOf(debugNode), "blkcg_debug_stats");
+  }
   const scenario: Scenario = {
     name,
     description: get(root, "description") !== undefined ? str("description", get(root, "description")) : undefined,
@@ -467,6 +478,7 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
     durationNs: positiveTime("duration"),
     seriesBinNs: series ?? 100e6,
     record: recordNode !== undefined && ["1", "true", "yes"].includes(str("record", recordNode).toLowerCase()),
+    ...(blkcgDebugStats !== undefined ? { blkcgDebugStats } : {}),
     source: { file },
   };
   if (jobs.length === 0) warnings.push(`${file}: the scenario has no jobs; nothing will be submitted`);

@@ -172,6 +172,12 @@ export interface Scenario {
   seriesBinNs: number;
   /** keep one record per completed bio */
   record: boolean;
+  /**
+   * the kernel's blk_cgroup.blkcg_debug_stats module parameter (default off):
+   * with it io.stat adds iocost's cost.wait, cost.indebt and cost.indelay
+   * (block/blk-iocost.c ioc_pd_stat(), 6.1-6.18)
+   */
+  blkcgDebugStats?: boolean;
   /** where this scenario came from */
   source?: SourceRef;
 }
@@ -206,6 +212,8 @@ export interface JobResult {
   lastDoneNs: number;
   /** ms from the job's start to its last completion, as fio's runtime */
   runtimeMs: number;
+  /** the job's iodepth (JobSpec.iodepth): fio's latency_depth when no fio job file gave one */
+  iodepth?: number;
 }
 
 export interface CgroupResult {
@@ -218,6 +226,13 @@ export interface CgroupResult {
   throttleWaitNs: { read: number; write: number };
   /** per device: extra io.stat fields the control modules add (iocost: cost.vrate, cost.usage, ...) */
   ioStatExtra?: Record<string, Record<string, string | number>>;
+  /**
+   * the devices this cgroup has a blkg on, in its blkg_list order (newest
+   * first): the lines its io.stat prints. A child cgroup gets a blkg on a
+   * device when a bio of its subtree is submitted there or a config file of
+   * its subtree names the device; the root has one per disk.
+   */
+  ioStatDevices?: string[];
 }
 
 export interface IoStatCounts {

@@ -42,6 +42,15 @@ describe("fio job-file corpus", () => {
     expect(r.globalOptions).toEqual({ ioengine: "libaio", direct: "1", filename: "/dev/nvme0n1", group_reporting: "" });
   });
 
+  it("job and global options are listed in fio 3.39's opt_list order: kb_base/unit_base/lockfile first, filename last (they were in file order)", () => {
+    // fio 3.39 printed exactly these orders for this file (options.c sort_options() by .prio, stable)
+    const r = parseFioJobFile("[global]\nfilename=/dev/sda\nsize=64k\nunit_base=0\n[o]\nfilename=/dev/sda\nsize=64k\nrw=read\n" +
+      "directory=/tmp\nlockfile=none\nkb_base=1024\nfilename_format=x\n", "order.fio", { deviceSizes: { sda: 2 ** 30 } });
+    expect(Object.keys(r.globalOptions)).toEqual(["unit_base", "size", "filename"]);
+    expect(Object.keys(r.meta[0]!.options)).toEqual(["lockfile", "kb_base", "size", "rw", "directory", "filename", "filename_format"]);
+    expect(r.meta[0]!.iodepth).toBe(1);
+  });
+
   it("a 70/30 mix with numjobs=2 is two jobs named like fio's clones, sized as 50% of the device", () => {
     const r = parse("mixed-70-30.fio", { deviceSizes: { sda: 500 * GiB } });
     expect(r.jobs.map((j) => j.name)).toEqual(["oltp.0", "oltp.1"]);

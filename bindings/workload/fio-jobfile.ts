@@ -121,6 +121,8 @@ export interface FioJobMeta {
   groupReporting: boolean;
   /** fio percentile_list, if set */
   percentiles?: number[];
+  /** the iodepth option as written (fio's latency_depth = o.iodepth, before a sync engine caps it at 1) */
+  iodepth?: number;
 }
 
 export interface FioJobFile {
@@ -494,10 +496,8 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
       // find in fio_options[] up in the ioengine in effect after them
       const engine = engineOf(sec.entries, global);
       classifySection(sec.entries, engine, warn);
-      for (const e of sec.entries) {
-        global.set(canonical(e.key), e);
-        globalOptions[e.key] = e.value ?? "";
-      }
+      for (const e of sec.entries) global.set(canonical(e.key), e);
+      Object.assign(globalOptions, fioOptList(sec.entries));
       continue;
     }
     if (opts.sections && !opts.sections.includes(sec.name)) continue;
@@ -899,6 +899,7 @@ function buildJobs(
   const engine = engE ? val(engE).toLowerCase() : FIO_DEFAULT_ENGINE;
   const depE = o.get("iodepth");
   let iodepth = depE ? int(depE, 1) : 1;
+  const iodepthOption = iodepth;
   if (iodepth > 1 && FIO_SYNC_ENGINES.has(engine)) {
     warn(`${at(depE!)}: iodepth=${iodepth} with ioengine=${engine}: a synchronous engine keeps one IO in flight; iodepth 1 is used`);
     iodepth = 1;
@@ -1061,8 +1062,7 @@ function buildJobs(
     return n;
   })) : undefined;
 
-  const ownOptions: Record<string, string> = {};
-  for (const e of own.values()) ownOptions[e.key] = e.value ?? "";
+  const ownOptions = fioOptList([...own.values()]);
 
   const out: JobSpec[] = [];
   const metas: FioJobMeta[] = [];
@@ -1098,11 +1098,32 @@ function buildJobs(
     if (!replay) spec.bytes = bytes;
     if (runtimeNs) spec.runtimeNs = runtimeNs;
     out.push(spec);
-    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, ...(percentiles ? { percentiles } : {}) });
+    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, iodepth: iodepthOption, ...(percentiles ? { percentiles } : {}) });
   }
   return { jobs: out, meta: metas };
 }
 
+
+/**
+ * A section's options in the order fio lists them in its JSON "global options" /
+ * "job options" (td->opt_list). fio 3.39 options.c fio_options_parse() sorts a
+ * section's option strings with sort_options() by each option's .prio, higher
+ * first, keeping the written order otherwise: kb_base, unit_base and lockfile
+ * have prio 1, filename and filename_format prio -1 ("must come after
+ * directory"), all others 0. Checked against fio 3.39's own JSON:
+ * "filename=... size=64k rw=read kb_base=1024" lists kb_base, size, rw, filename.
+ */
+const FIO_OPTION_PRIO: Readonly<Record<string, number>> = {
+  kb_base: 1, unit_base: 1, lockfile: 1, filename: -1, filename_format: -1,
+};
+
+export function fioOptList(entries: ReadonlyArray<{ key: string; value: string | undefined }>): Record<string, string> {
+  const prio = (k: string) => FIO_OPTION_PRIO[canonical(k)] ?? 0;
+  const sorted = [...entries].sort((a, b) => prio(b.key) - prio(a.key)); // Array.prototype.sort is stable
+  const out: Record<string, string> = {};
+  for (const e of sorted) out[e.key] = e.value ?? "";
+  return out;
+}
 
 /** iosim's option classes (for the test that checks each name is one fio knows). */
 export const IOSIM_FIO_OPTION_CLASSES = {

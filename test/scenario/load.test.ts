@@ -94,6 +94,13 @@ describe("scenario files", () => {
     expect(e.field).toBe("jobz");
   });
 
+  it("blkcg_debug_stats is the kernel's module parameter (io.stat's cost.wait/indebt/indelay); a value that is not a bool names its line", () => {
+    expect(loadScenario(ok.replace("seed: 42", "seed: 42\nblkcg_debug_stats: true"), "s.yaml").scenario.blkcgDebugStats).toBe(true);
+    expect(loadScenario(ok, "s.yaml").scenario.blkcgDebugStats).toBeUndefined();
+    const e = errorOf(ok.replace("seed: 42", "seed: 42\nblkcg_debug_stats: maybe"));
+    expect([e.line, e.field]).toEqual([4, "blkcg_debug_stats"]);
+  });
+
   it("an unknown kernel version is refused with the known ones", () => {
     const e = errorOf(ok.replace('kernel: "6.12"', 'kernel: "5.4"'));
     expect(e.line).toBe(2);

@@ -10,7 +10,7 @@ import { loadScenario } from "../../scenario/load.js";
 import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
 import { KERNEL_VERSIONS, type DeviceSpec, type Scenario } from "../../scenario/types.js";
-import { kernelOption, seedOption } from "../options.js";
+import { kernelOption, outputFormatOption, seedOption } from "../options.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
@@ -21,6 +21,7 @@ import { summaryText } from "../summary.js";
 export interface RunCliOptions {
   device?: string;
   json?: boolean;
+  outputFormat?: string;
   out?: string;
   seed?: string;
   kernel?: string;
@@ -118,12 +119,14 @@ export function register(program: Command): void {
     .description("run a scenario (YAML), a fio job file, an oracle throttle scenario (.json), or the built-in io.max demo when none is given")
     .argument("[scenario]", "scenario YAML, fio job file (.fio), oracle throtl scenario (.json), or 'demo'")
     .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
-    .option("--json", "print fio-style JSON instead of text")
+    .option("--json", "print fio-style JSON instead of text (--output-format json)")
+    .option("--output-format <fmt>", "fio's output format: normal (default), json, or json+ (json with the latency histogram bins)")
     .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt (and records.jsonl if recorded) to DIR")
     .option("--seed <n>", "override the scenario's seed")
     .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
     .option("-q, --quiet", "no progress bar")
     .action((target: string | undefined, o: RunCliOptions) => {
+      const format = outputFormatOption(o.outputFormat, o.json);
       const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
       const sim = new Simulation(scenario);
       const bar = o.quiet ? undefined : progressBar(scenario.name);
@@ -146,8 +149,8 @@ export function register(program: Command): void {
           writeFileSync(join(o.out, "records.jsonl"), result.records.map((r) => JSON.stringify(r)).join("\n") + "\n");
         }
       }
-      if (o.json) {
-        process.stdout.write(fioJsonText(toFioJson(result, fioOpts)));
+      if (format !== "normal") {
+        process.stdout.write(fioJsonText(toFioJson(result, { ...fioOpts, plus: format === "json+" })));
         // stdout stays one JSON document; the warnings go where fio's go
         for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
       } else {

@@ -29,8 +29,13 @@ describe("iocost control module", () => {
     expect(() => new Simulation(sc)).toThrow(/min 200.00 is above max 100.00.*EINVAL/);
   });
 
-  it("io.stat gains cost.vrate at the root and cost.usage/wait/indebt/indelay per cgroup", () => {
-    const sim = new Simulation(scenario([{ path: "A", weight: 100 }, { path: "B", weight: 300 }], { durationNs: 1e9 }));
+  it("io.stat gains cost.vrate at the root and cost.usage per cgroup; cost.wait/indebt/indelay only with blkcg_debug_stats (they were always there)", () => {
+    const plain = new Simulation(scenario([{ path: "A", weight: 100 }, { path: "B", weight: 300 }], { durationNs: 1e9 }));
+    plain.runToEnd();
+    // ioc_pd_stat() prints the last three only `if (blkcg_debug_stats)`, a module parameter off by default
+    expect(Object.keys(iocostModule.ioStatExtra!(plain.context(), "B", DEVNO))).toEqual(["cost.usage"]);
+    expect(Object.keys(iocostModule.ioStatExtra!(plain.context(), "", DEVNO))).toEqual(["cost.vrate", "cost.usage"]);
+    const sim = new Simulation({ ...scenario([{ path: "A", weight: 100 }, { path: "B", weight: 300 }], { durationNs: 1e9 }), blkcgDebugStats: true });
     sim.runToEnd();
     const ctx = sim.context();
     const root = iocostModule.ioStatExtra!(ctx, "", DEVNO);

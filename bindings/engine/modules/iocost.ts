@@ -20,7 +20,7 @@ import {
   type AutopClass, type IocModelState, type IocQosState,
 } from "../../cgroup/iocost.js";
 import type { WriteRejection } from "../../cgroup/write.js";
-import { failWrite, moduleWriteContext, rejectedWrite } from "./writes.js";
+import { failWrite, moduleWriteContext, rejectedWrite, writeAt } from "./writes.js";
 
 /** The WASM exports of assembly/iocost/api.ts. */
 export interface IocostCore {
@@ -119,6 +119,7 @@ export const iocostModule: ControlModule = {
       if (isRoot) failWrite(ctx, w, "io.weight does not exist in the root cgroup", "ENOENT");
       const p = parseIoWeight(w.value, { ...moduleWriteContext(ctx, w), iocostDevices: [...st.dev.keys()] });
       if (!p.ok) return rejected(p);
+      if (p.warning) ctx.warn(`${writeAt(ctx, w)}: io.weight: ${p.warning}`);
       if (p.kind === "default") stage(ctx, w, CFG_DFL_WEIGHT, cg, 0, 0, p.weight, 0);
       else stage(ctx, w, CFG_DEV_WEIGHT, cg, device(ctx, p.device).id, 0, p.weight ?? 0, 0);
       return;
@@ -162,12 +163,19 @@ export const iocostModule: ControlModule = {
     if (!d || cg === undefined) return {};
     const c = iocostCore(ctx.core);
     if (Number(c.iocostIocStat(d.id, 5)) !== 1) return {};
+    // block/blk-iocost.c ioc_pd_stat() (6.1, 6.12 and 6.18 alike): nothing
+    // unless ioc->enabled; " cost.vrate=%u.%02u" for the root (iocg->level
+    // == 0); " cost.usage=%llu"; and only `if (blkcg_debug_stats)` (a module
+    // parameter, off by default) " cost.wait=%llu cost.indebt=%llu
+    // cost.indelay=%llu" — a default kernel never prints those three
     const out: Record<string, string | number> = {};
     if (cg === 0) out["cost.vrate"] = vratePct(Number(c.iocostIocStat(d.id, 0)));
     out["cost.usage"] = Number(c.iocostIocgStat(cg, d.id, 0));
-    out["cost.wait"] = Number(c.iocostIocgStat(cg, d.id, 1));
-    out["cost.indebt"] = Number(c.iocostIocgStat(cg, d.id, 2));
-    out["cost.indelay"] = Number(c.iocostIocgStat(cg, d.id, 3));
+    if (ctx.scenario.blkcgDebugStats) {
+      out["cost.wait"] = Number(c.iocostIocgStat(cg, d.id, 1));
+      out["cost.indebt"] = Number(c.iocostIocgStat(cg, d.id, 2));
+      out["cost.indelay"] = Number(c.iocostIocgStat(cg, d.id, 3));
+    }
     return out;
   },
 };

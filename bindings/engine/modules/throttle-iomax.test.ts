@@ -27,6 +27,12 @@ function rejected(ioMax: string, kernel?: KernelVersion, file?: string): InputEr
 }
 
 describe("io.max through the simulation follows tg_set_limit()", () => {
+  it('io.max "8:0 riops=2k" runs at 2 IOPS as the kernel would, and the run warns at the file and line, naming the token (it said nothing)', () => {
+    const r = run("8:0 riops=2k wiops=max");
+    expect(r.iops).toBeLessThan(3);
+    expect(r.warnings).toContain('s.yaml:6: io.max: "riops=2k": the kernel reads 2 and ignores "k" (no unit suffixes or fractions)');
+  });
+
   it("a control: riops=100 holds 200 reads to 100 IOPS", () => {
     expect(Math.abs(run("8:0 riops=100").iops / 100 - 1)).toBeLessThan(0.06);
   });

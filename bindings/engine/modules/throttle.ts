@@ -89,6 +89,7 @@ export const throttleModule: ControlModule = {
         if (!r.ok) return rejected(r);
         device = r.device;
         limits = { ...(table.get(`${cg}|${device}`) ?? THROTTLE_UNLIMITED), ...r.set };
+        for (const m of r.warnings) ctx.warn(`${writeAt(ctx, w)}: io.max: ${m}`);
         if (r.ignored.length) {
           ctx.warn(`${writeAt(ctx, w)}: io.max: ${ctx.kernel} accepts and ignores io.low's ${r.ignored.join(" ")} ` +
             `(its tg_set_limit tests the file offset, not the file, for LIMIT_LOW)`);
