@@ -5,7 +5,7 @@
 // no word about the one asked for.
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -43,5 +43,20 @@ describe("mc.metrics", () => {
 
   it("names every run reports give no warning", () => {
     expect(sweep("job.a.read.iops", "fine").stderr).not.toMatch(/warning/);
+  });
+});
+
+// A fixed bad value (`bs: 8q` with no distribution) gave an error class in
+// every run and a journal of them; it is bad input now, before anything is written.
+describe("a sweep file whose fixed value no run can load", () => {
+  it("bs: 8q is refused with exit 2 and the loader's file:line (field), and no output directory", () => {
+    const file = join(tmp, "fixed-bad.yaml");
+    writeFileSync(file, SWEEP("job.a.read.iops").replace("bs: 4k", "bs: 8q"));
+    const out = join(tmp, "fixed-bad");
+    const r = spawnSync(process.execPath, [ENTRY, "mc", file, "--runs", "6", "--seed", "1", "--workers", "0", "--out", out, "--no-progress"],
+      { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/fixed-bad\.yaml:9 \(jobs\[0\]\.bs\): .*8q/);
+    expect(existsSync(out)).toBe(false);
   });
 });

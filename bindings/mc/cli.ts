@@ -122,6 +122,9 @@ function warnUnreported(model: TemplateModel, summary: McSummary, who: string): 
 async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const text = readInputFile(scenario, "scenario");
   const model = modelFromText(text, scenario);
+  // a value the file fixes that no run can load: bad input, before the output directory is made
+  const fixed = model.fixedError();
+  if (fixed) throw fixed;
   const by = byAxes(o.by, model);
   // checked before the sweep: a bad value found after it would leave a journal that needs --force
   const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;

@@ -55,7 +55,8 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { stringify } from "yaml";
-import { simulate } from "../../engine/simulation.js";
+import { instantiateCore, type CoreExports } from "../../core/core.js";
+import { Simulation, simulate } from "../../engine/simulation.js";
 import "../../engine/modules/index.js";
 import { fioRates, groupDir } from "../../report/fio-json.js";
 import { percentileKey, percentilesFromPlat } from "../../report/percentiles.js";
@@ -165,6 +166,9 @@ export function scenarioViaText(doc: Json, file: string, lines: Map<string, numb
  */
 const loadWarnings = new WeakMap<Scenario, string[]>();
 
+/** the core check() configures scenarios on (never run) */
+let probeCore: CoreExports | undefined;
+
 export const ioDomain: McDomain<Scenario> = {
   name: "io",
   replayCommand: "iosim run",
@@ -189,6 +193,12 @@ export const ioDomain: McDomain<Scenario> = {
     const r = simulate({ ...s, seed: runSeed });
     const warnings = [...(loadWarnings.get(s) ?? []), ...r.warnings];
     return { classes: warnings.map((w) => `warning:${w.slice(0, 120)}`), metrics: ioMetrics(s, r) };
+  },
+  check(s) {
+    // the engine's own checks (cgroup files as the kernel parses them, jobs
+    // against devices) run when a Simulation is configured: configure one,
+    // run nothing (a core kept for it: configure resets a reused core)
+    new Simulation({ ...s, seed: 1 }, (probeCore ??= instantiateCore()));
   },
   serialize(doc, runSeed, header, mc) {
     return mcHeader(header, mc) + stringify({ ...(doc as Record<string, Json>), seed: runSeed }, { lineWidth: 0 });

@@ -59,6 +59,9 @@ export const multiDomain: McDomain<Part[]> = {
     }
     return { classes, metrics };
   },
+  check(parts) {
+    for (const p of parts) p.domain.check?.(p.prepared);
+  },
   serialize(doc, runSeed, header, mc) {
     const body = { mc: { ...(mc ?? {}), domain: "multi" }, scenario: { ...(doc as Record<string, Json>), seed: runSeed } };
     return header.split("\n").map((l) => `# ${l}`).join("\n") + "\n" + stringify(body, { lineWidth: 0 });
