@@ -60,3 +60,18 @@ describe("a sweep file whose fixed value no run can load", () => {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+// An mc.params draw that nothing reads ({param: name} renamed in the document
+// but not in mc.params) was drawn in every run and changed none, unsaid.
+describe("an mc.params draw that nothing reads", () => {
+  it("is warned about once, with its file, line and field; a param read only by another param is read", () => {
+    const file = join(tmp, "unread.yaml");
+    writeFileSync(file, SWEEP("job.a.read.iops").replace("    d: {choice: [1, 4]}\n",
+      "    base: {choice: [1, 2]}\n    d: {choice: [{param: base}, 4]}\n    depht: {choice: [8, 16]}\n"));
+    const r = spawnSync(process.execPath, [ENTRY, "mc", file, "--runs", "6", "--seed", "1", "--workers", "2", "--out", join(tmp, "unread"), "--no-progress", "--json"],
+      { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    const warned = r.stderr.split("\n").filter((l) => l.includes("warning"));
+    expect(warned).toEqual([expect.stringMatching(/^mc: warning: .*unread\.yaml:7 \(mc\.params\.depht\): the param "depht" is drawn in every run, but nothing reads it/)]);
+  });
+});

@@ -15,6 +15,7 @@ import { InputError } from "../scenario/errors.js";
 import { readInputFile } from "../cli/read-input.js";
 import { sameSweep, sameTable, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
 import { checkTableUnits, type TableAxis, type TemplateModel } from "./model.js";
+import { unreadParams } from "./distributions.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText, uniqueSorted } from "./run-one.js";
 import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
@@ -119,12 +120,26 @@ function warnUnreported(model: TemplateModel, summary: McSummary, who: string): 
   }
 }
 
+/**
+ * A draw of mc.params that no {param: name} reads changes nothing in a run
+ * (renamed in the document but not in mc.params): said once, when the sweep
+ * starts, with its file, line and field.
+ */
+function warnUnreadParams(model: TemplateModel): void {
+  for (const k of unreadParams(model.spec.template)) {
+    const field = `mc.params.${k}`;
+    const line = model.spec.lines.get(field);
+    process.stderr.write(`mc: warning: ${model.spec.file}${line !== undefined ? `:${line}` : ""} (${field}): the param "${k}" is drawn in every run, but nothing reads it ({param: ${k}}): it changes no run\n`);
+  }
+}
+
 async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const text = readInputFile(scenario, "scenario");
   const model = modelFromText(text, scenario);
   // a value the file fixes that no run can load: bad input, before the output directory is made
   const fixed = model.fixedError();
   if (fixed) throw fixed;
+  warnUnreadParams(model);
   const by = byAxes(o.by, model);
   // checked before the sweep: a bad value found after it would leave a journal that needs --force
   const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;

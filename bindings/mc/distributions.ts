@@ -517,6 +517,23 @@ export function drawUnits(tpl: Template, name: string): string[] | undefined {
 }
 
 /**
+ * The mc.params no {param: name} reads, in the document or in another param:
+ * such a draw changes nothing in a run (a param renamed in the document but
+ * not in mc.params, or a {param} misplaced as a literal), so a table by it
+ * shows the same odds in every row.
+ */
+export function unreadParams(tpl: Template): string[] {
+  const read = new Set<string>();
+  const walk = (t: Tpl): void => {
+    if (t.t === "param") read.add(t.name);
+    eachChild(t, walk);
+  };
+  for (const [, t] of tpl.params) walk(t);
+  walk(tpl.root);
+  return tpl.params.map(([k]) => k).filter((k) => !read.has(k));
+}
+
+/**
  * Freeze the literal parts of a template (deeply). Every sample shares them
  * (sampling returns a literal as is, not a copy), so a domain's fast path may
  * keep references to them across runs; frozen, a write into one throws

@@ -159,6 +159,8 @@ export interface McFile {
   domain: McDomain;
   /** document field path -> line in the file */
   docLines: Map<string, number>;
+  /** field path of the whole file ("mc.params.depth") -> line */
+  lines: Map<string, number>;
 }
 
 /**
@@ -209,7 +211,7 @@ export function parseMcFile(text: string, file: string): McFile {
     else if (p === docPath) docLines.set("", l);
     else if (p.startsWith(`${docPath}.`)) docLines.set(p.slice(docPath.length + 1), l);
   }
-  return { file, text, mc, template, domain, docLines };
+  return { file, text, mc, template, domain, docLines, lines };
 }
 
 function pickDomain(name: string | undefined, doc: Json, file: string, line?: number): McDomain {
