@@ -75,3 +75,40 @@ describe("an mc.params draw that nothing reads", () => {
     expect(warned).toEqual([expect.stringMatching(/^mc: warning: .*unread\.yaml:7 \(mc\.params\.depht\): the param "depht" is drawn in every run, but nothing reads it/)]);
   });
 });
+
+// `mc merge --no-progress` (a sweep's command line with `merge` put in front)
+// was refused as an unknown option with the help text; --shrink-budget too.
+describe("mc merge's options", () => {
+  let made: string[] | undefined;
+  const shards = (): string[] => {
+    if (made) return made;
+    const file = join(tmp, "shards.yaml");
+    writeFileSync(file, SWEEP("job.a.read.iops"));
+    for (const s of ["0/2", "1/2"]) {
+      const r = spawnSync(process.execPath, [ENTRY, "mc", file, "--runs", "6", "--seed", "1", "--workers", "0", "--shard", s, "--out", join(tmp, "shards"), "--no-progress", "--json"],
+        { encoding: "utf8" });
+      expect(r.status).toBe(0);
+    }
+    return (made = [join(tmp, "shards", "runs.shard-0-of-2.jsonl"), join(tmp, "shards", "runs.shard-1-of-2.jsonl")]);
+  };
+  const merge = (args: string[]) => spawnSync(process.execPath, [ENTRY, "mc", "merge", ...args], { encoding: "utf8" });
+
+  it("--no-progress and --shrink-budget, shared with a sweep, are taken; the summary is the plain merge's", () => {
+    const j = shards();
+    const plain = merge([...j, "--json", "--out", join(tmp, "m1")]);
+    const withOpts = merge([...j, "--json", "--no-progress", "--shrink-budget", "50", "--out", join(tmp, "m2")]);
+    expect([plain.status, withOpts.status, withOpts.stderr]).toEqual([0, 0, ""]);
+    expect(JSON.parse(withOpts.stdout)).toEqual(JSON.parse(plain.stdout));
+  });
+
+  it("a sweep's --runs, --seed, --workers, --shard, --resume or --force is refused with exit 2 and why, not the help", () => {
+    const j = shards();
+    for (const [args, why] of [[["--runs", "6"], /takes no --runs: the runs and seed of the sweep are in the journals' headers/],
+      [["--shard", "0/2"], /takes no --shard: a merge combines the shards/], [["--resume"], /takes no --resume/]] as const) {
+      const r = merge([...j, ...args, "--out", join(tmp, "m3")]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(why);
+      expect(r.stderr).not.toMatch(/Usage:/);
+    }
+  });
+});

@@ -7,7 +7,7 @@
 // Output directory (default mc-<scenario name>): runs.jsonl (the journal; for
 // a shard runs.shard-<i>-of-<N>.jsonl), summary.json, repro-<class>.yaml.
 
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { makeDirs } from "../cli/make-dirs.js";
 import { basename, dirname, join } from "node:path";
@@ -228,6 +228,17 @@ export function mergeJournals(paths: string[], table?: (model: TemplateModel) =>
   return { header, model: model!, tally: tally!, missing: h0!.runs - tally!.completed };
 }
 
+/** Options of a sweep that name what a merge reads from the journals' headers. */
+const SWEEP_ONLY_OPTIONS = ["--runs <n>", "--seed <s>", "--workers <w>", "--shard <i/N>", "--resume", "--force"];
+const SWEEP_ONLY_WHY: Record<string, string> = {
+  runs: "the runs and seed of the sweep are in the journals' headers",
+  seed: "the runs and seed of the sweep are in the journals' headers",
+  workers: "a merge runs no sweep (it reads the journals; only shrinking runs scenarios, in this thread)",
+  shard: "a merge combines the shards: give their journals",
+  resume: "a merge writes no journal; finish an interrupted shard with `iosim mc ... --shard i/N --resume`, then merge",
+  force: "a merge writes no journal, only summary.json and the repro files, which it always writes anew",
+};
+
 export function registerMcCommands(program: Command): void {
   const mc = program
     .command("mc")
@@ -253,25 +264,38 @@ export function registerMcCommands(program: Command): void {
       await runCommand(scenario, o);
     });
 
-  mc.command("merge")
+  const merge = mc.command("merge")
     .description("combine shard journals into one summary (equal to an unsharded sweep's)")
     .argument("<journals...>", "runs.shard-*.jsonl files")
     .option("-o, --out <dir>", "where to write summary.json and repro files (default: the first journal's directory)")
     .option("--json", "print the summary as one JSON object")
     .option("--no-shrink", "do not shrink and write repro files")
     .option("--by <param[:edges]>", "tabulate by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
-    .action((paths: string[], _o: unknown, cmd: Command) => {
-      // options may land on `mc` itself (it has the same names): read both
-      const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[] };
-      const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
-      const outDir = o.out ?? dirname(paths[0]!);
-      makeDirs(outDir);
-      if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
-      const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined });
-      writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
-      warnUnreported(model, summary, "mc merge");
-      process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
-    });
+    .option("--shrink-budget <runs>", "runs the shrinker may spend per class")
+    .option("--no-progress", "no progress output on stderr (merge draws none; accepted as a sweep's command line gives it)");
+  // a sweep's options that a merge takes from the journals' headers: refused
+  // with a word on why, not with the help text
+  for (const flag of SWEEP_ONLY_OPTIONS) merge.addOption(new Option(flag).hideHelp());
+  merge.action((paths: string[], _o: unknown, cmd: Command) => {
+    const own = cmd.opts() as Record<string, unknown>;
+    for (const flag of SWEEP_ONLY_OPTIONS) {
+      const key = flag.replace(/^--/, "").replace(/ .*$/, "");
+      if (own[key] !== undefined) {
+        throw new InputError(`mc merge takes no ${flag.replace(/ .*$/, "")}: ${SWEEP_ONLY_WHY[key]}`, "command line", undefined, flag.replace(/ .*$/, ""));
+      }
+    }
+    // options may land on `mc` itself (it has the same names): read both
+    const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[]; shrinkBudget?: string };
+    const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
+    const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
+    const outDir = o.out ?? dirname(paths[0]!);
+    makeDirs(outDir);
+    if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
+    const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined, shrinkBudget });
+    writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+    warnUnreported(model, summary, "mc merge");
+    process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
+  });
 
   mc.command("replay")
     .description("run one concrete scenario file (e.g. a shrunk repro) with its seed and print its outcome classes; " +
