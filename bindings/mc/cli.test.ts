@@ -112,3 +112,24 @@ describe("mc merge's options", () => {
     }
   });
 });
+
+// The hint a shard prints said `iosim mc merge DIR/runs.shard-*.jsonl`, which
+// also took the journals of the same directory's sweep sharded another way
+// (and split a directory with a space in two).
+describe("a shard's merge hint", () => {
+  it("names exactly the journals of its shard count, in a directory with a space and a quote", () => {
+    const file = join(tmp, "hint.yaml");
+    writeFileSync(file, SWEEP("job.a.read.iops"));
+    const out = join(tmp, "it's sh ards");
+    let hint = "";
+    for (const s of ["0/3", "0/2", "1/2"]) {
+      const r = spawnSync(process.execPath, [ENTRY, "mc", file, "--runs", "6", "--seed", "1", "--workers", "0", "--shard", s, "--out", out, "--no-progress", "--json"],
+        { encoding: "utf8" });
+      expect(r.status).toBe(0);
+      hint = /combine the shards with: (iosim mc merge .*)$/m.exec(r.stderr)![1]!;
+    }
+    // what a shell gives the command: the two journals of the 2-shard sweep, not the 3-shard one's
+    const sh = spawnSync("sh", ["-c", hint.replace(/^iosim mc merge /, "printf '%s\\n' ")], { encoding: "utf8" });
+    expect(sh.stdout.trim().split("\n")).toEqual([join(out, "runs.shard-0-of-2.jsonl"), join(out, "runs.shard-1-of-2.jsonl")]);
+  });
+});

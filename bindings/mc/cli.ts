@@ -36,6 +36,18 @@ interface RunOpts {
   progress: boolean;
 }
 
+/**
+ * The command that merges the N shard journals in `outDir`, for a shell:
+ * `runs.shard-*-of-N.jsonl` (`runs.shard-*.jsonl` also took the journals of
+ * a sweep sharded another way into the same directory), with the directory
+ * quoted when the shell would split or expand it.
+ */
+export function mergeHint(outDir: string, count: number): string {
+  const d = outDir.replace(/\/+$/, "");
+  const dir = /^[A-Za-z0-9_./@%+=:,-]*$/.test(d) ? d : `'${d.replace(/'/g, "'\\''")}'`;
+  return `iosim mc merge ${dir}/runs.shard-*-of-${count}.jsonl`;
+}
+
 export function journalName(shard: ShardSpec): string {
   return shard.count === 1 ? "runs.jsonl" : `runs.shard-${shard.index}-of-${shard.count}.jsonl`;
 }
@@ -188,7 +200,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const name = shard.count === 1 ? "summary.json" : `summary.shard-${shard.index}-of-${shard.count}.json`;
   writeFileSync(join(outDir, name), JSON.stringify(summary, null, 2) + "\n");
   warnUnreported(res.model, summary, "mc");
-  if (shard.count > 1) process.stderr.write(`mc: shard ${shard.index}/${shard.count} (${hi > lo ? `runs ${lo}..${hi - 1}` : "no runs: more shards than runs"}) done; combine the shards with: iosim mc merge ${join(outDir, "runs.shard-*.jsonl")}\n`);
+  if (shard.count > 1) process.stderr.write(`mc: shard ${shard.index}/${shard.count} (${hi > lo ? `runs ${lo}..${hi - 1}` : "no runs: more shards than runs"}) done; combine the shards with: ${mergeHint(outDir, shard.count)}\n`);
   process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
 }
 
@@ -266,7 +278,7 @@ export function registerMcCommands(program: Command): void {
 
   const merge = mc.command("merge")
     .description("combine shard journals into one summary (equal to an unsharded sweep's)")
-    .argument("<journals...>", "runs.shard-*.jsonl files")
+    .argument("<journals...>", "the shards' journals (runs.shard-*-of-N.jsonl)")
     .option("-o, --out <dir>", "where to write summary.json and repro files (default: the first journal's directory)")
     .option("--json", "print the summary as one JSON object")
     .option("--no-shrink", "do not shrink and write repro files")
