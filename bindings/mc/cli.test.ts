@@ -5,7 +5,8 @@
 // no word about the one asked for.
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import type { McSummary } from "./summary.js";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -83,7 +84,8 @@ describe("mc merge's options", () => {
   const shards = (): string[] => {
     if (made) return made;
     const file = join(tmp, "shards.yaml");
-    writeFileSync(file, SWEEP("job.a.read.iops"));
+    // every run fails the bound: a class with a repro to shrink
+    writeFileSync(file, SWEEP("job.a.read.iops").replace("  params:", '  expect: [{name: never, metric: job.a.read.iops, "<": 0}]\n  params:'));
     for (const s of ["0/2", "1/2"]) {
       const r = spawnSync(process.execPath, [ENTRY, "mc", file, "--runs", "6", "--seed", "1", "--workers", "0", "--shard", s, "--out", join(tmp, "shards"), "--no-progress", "--json"],
         { encoding: "utf8" });
@@ -99,6 +101,17 @@ describe("mc merge's options", () => {
     const withOpts = merge([...j, "--json", "--no-progress", "--shrink-budget", "50", "--out", join(tmp, "m2")]);
     expect([plain.status, withOpts.status, withOpts.stderr]).toEqual([0, 0, ""]);
     expect(JSON.parse(withOpts.stdout)).toEqual(JSON.parse(plain.stdout));
+  });
+
+  it("--no-shrink after merge writes no repro (mc's own default undid it), and mc's options before merge still count", () => {
+    const j = shards();
+    for (const args of [["merge", ...j, "--no-shrink"], ["--no-shrink", "merge", ...j]]) {
+      const out = join(tmp, `m4-${args[0]}`);
+      const r = spawnSync(process.execPath, [ENTRY, "mc", ...args, "--json", "--out", out], { encoding: "utf8" });
+      expect(r.status).toBe(0);
+      expect(Object.values((JSON.parse(r.stdout) as McSummary).classes).some((c) => c.repro)).toBe(false);
+      expect(readdirSync(out)).toEqual(["summary.json"]);
+    }
   });
 
   it("a sweep's --runs, --seed, --workers, --shard, --resume or --force is refused with exit 2 and why, not the help", () => {

@@ -240,6 +240,22 @@ export function mergeJournals(paths: string[], table?: (model: TemplateModel) =>
   return { header, model: model!, tally: tally!, missing: h0!.runs - tally!.completed };
 }
 
+/**
+ * A subcommand's options, with those written before it on `mc` (`iosim mc
+ * --json merge ...`, the same names) where the subcommand's own were not
+ * given. Not commander's optsWithGlobals(), where `mc`'s defaults win: `mc`'s
+ * `shrink: true` undid `merge --no-shrink`, which shrank and wrote repros.
+ */
+function givenOpts(cmd: Command): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...cmd.opts() };
+  for (let p = cmd.parent; p; p = p.parent) {
+    for (const [k, v] of Object.entries(p.opts())) {
+      if (p.getOptionValueSource(k) === "cli" && cmd.getOptionValueSource(k) !== "cli") out[k] = v;
+    }
+  }
+  return out;
+}
+
 /** Options of a sweep that name what a merge reads from the journals' headers. */
 const SWEEP_ONLY_OPTIONS = ["--runs <n>", "--seed <s>", "--workers <w>", "--shard <i/N>", "--resume", "--force"];
 const SWEEP_ONLY_WHY: Record<string, string> = {
@@ -296,8 +312,7 @@ export function registerMcCommands(program: Command): void {
         throw new InputError(`mc merge takes no ${flag.replace(/ .*$/, "")}: ${SWEEP_ONLY_WHY[key]}`, "command line", undefined, flag.replace(/ .*$/, ""));
       }
     }
-    // options may land on `mc` itself (it has the same names): read both
-    const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[]; shrinkBudget?: string };
+    const o = givenOpts(cmd) as { out?: string; json?: boolean; shrink: boolean; by?: string[]; shrinkBudget?: string };
     const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
     const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
     const outDir = o.out ?? dirname(paths[0]!);
@@ -315,7 +330,7 @@ export function registerMcCommands(program: Command): void {
     .argument("<file>", "scenario file")
     .option("--json", "print {classes, metrics} as JSON")
     .action((file: string, _o: unknown, cmd: Command) => {
-      const o = cmd.optsWithGlobals() as { json?: boolean };
+      const o = givenOpts(cmd) as { json?: boolean };
       const out = replayFile(file);
       if (o.json) process.stdout.write(JSON.stringify(out) + "\n");
       else process.stdout.write(`${basename(file)}: seed ${out.seed}: ${out.classes.length ? out.classes.join(", ") : OK_CLASS}\n`);
