@@ -47,6 +47,9 @@
 //   cgroup.C.throttleWaitNs.D (ns summed over the cgroup's bios), simulatedNs.
 // (Before, iops and bw were over the exact runtime and bw was in bytes/s: a
 // bound in fio's KiB/s was off by 1024 and every run passed it.)
+// check() configures the engine on a scenario without running it (its
+// cgroup-file and job checks), for the load-time test of a value the file
+// fixes that no run can load (model.ts fixedError).
 // Classes: the sweep's mc.expect failures (model.ts), plus
 // "warning:<text>" for each warning of the loader (as `iosim run` prints
 // them: an option ignored, iodepth under a synchronous engine) and of the
