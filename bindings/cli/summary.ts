@@ -1,5 +1,7 @@
 // A plain-language summary of a run, per cgroup and direction: what each
 // cgroup got from the device and what held it back.
+import { groupDir } from "../report/fio-json.js";
+import { percentilesFromPlat } from "../report/percentiles.js";
 import type { RunResult } from "../scenario/types.js";
 
 const MiB = 1024 * 1024;
@@ -33,7 +35,12 @@ export function summaryText(r: RunResult): string {
       const to = Math.max(...busy.map((j) => j.lastDoneNs));
       const span = busy.length && to > from ? (to - from) / 1e9 : secs;
       const mean = jobs.reduce((a, j) => a + j[dir].lat.mean * j[dir].ios, 0) / ios;
-      const p99 = Math.max(...jobs.map((j) => (j[dir].ios ? j[dir].lat.percentiles["99.000000"] ?? 0 : 0)));
+      // p99 over all the cgroup's IOs together: its jobs' histograms merged
+      // as fio merges a reporting group's (groupDir), then fio's percentile
+      // arithmetic on the sum (not the largest job's p99: a cgroup with one
+      // slow job of 10 IOs beside a fast one of 10,000 has the fast one's)
+      const g = groupDir(jobs, dir);
+      const p99 = percentilesFromPlat(g.hist, [99], g.n)[0]?.ns ?? 0;
       const cgr = r.cgroups.find((c) => c.path === cg);
       const waited = cgr ? cgr.throttleWaitNs[dir] : 0;
       lines.push(

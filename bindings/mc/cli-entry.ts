@@ -6,7 +6,8 @@ import { Command } from "commander";
 import { InputError } from "../scenario/errors.js";
 import { registerMcCommands } from "./cli.js";
 
-const program = new Command("iosim").description("iosim Monte Carlo commands");
+// options are read where they are written, as in the main CLI (bindings/cli/main.ts)
+const program = new Command("iosim").description("iosim Monte Carlo commands").enablePositionalOptions();
 registerMcCommands(program);
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`iosim: ${e instanceof InputError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

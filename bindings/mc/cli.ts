@@ -7,7 +7,7 @@
 // Output directory (default mc-<scenario name>): runs.jsonl (the journal; for
 // a shard runs.shard-<i>-of-<N>.jsonl), summary.json, repro-<class>.yaml.
 
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { makeDirs } from "../cli/make-dirs.js";
 import { basename, dirname, join } from "node:path";
@@ -15,10 +15,11 @@ import { InputError } from "../scenario/errors.js";
 import { readInputFile } from "../cli/read-input.js";
 import { sameSweep, sameTable, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
 import { checkTableUnits, type TableAxis, type TemplateModel } from "./model.js";
+import { unreadParams } from "./distributions.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText, uniqueSorted } from "./run-one.js";
 import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
-import { OK_CLASS, SweepTally, type McSummary } from "./summary.js";
+import { metricUnit, OK_CLASS, SweepTally, type McSummary } from "./summary.js";
 
 interface RunOpts {
   runs: string;
@@ -33,6 +34,18 @@ interface RunOpts {
   shrinkBudget?: string;
   by?: string[];
   progress: boolean;
+}
+
+/**
+ * The command that merges the N shard journals in `outDir`, for a shell:
+ * `runs.shard-*-of-N.jsonl` (`runs.shard-*.jsonl` also took the journals of
+ * a sweep sharded another way into the same directory), with the directory
+ * quoted when the shell would split or expand it.
+ */
+export function mergeHint(outDir: string, count: number): string {
+  const d = outDir.replace(/\/+$/, "");
+  const dir = /^[A-Za-z0-9_./@%+=:,-]*$/.test(d) ? d : `'${d.replace(/'/g, "'\\''")}'`;
+  return `iosim mc merge ${dir}/runs.shard-*-of-${count}.jsonl`;
 }
 
 export function journalName(shard: ShardSpec): string {
@@ -85,10 +98,13 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   const ms = Object.entries(s.metrics);
   if (ms.length) {
     const mw = Math.max(6, ...ms.map(([k]) => k.length));
+    // the unit each name implies (metricUnit): the numbers are the metrics' own, as mc.expect bounds read them
+    const units = ms.map(([k]) => metricUnit(k));
+    const uw = Math.max(4, ...units.map((u) => u.length));
     lines.push("");
-    lines.push(`${"metric".padEnd(mw)}  ${"p50".padStart(12)}  ${"p90".padStart(12)}  ${"p99".padStart(12)}  ${"n".padStart(7)}`);
+    lines.push(`${"metric".padEnd(mw)}  ${"unit".padEnd(uw)}  ${"p50".padStart(12)}  ${"p90".padStart(12)}  ${"p99".padStart(12)}  ${"n".padStart(7)}`);
     const f = (x: number) => (Math.abs(x) >= 1e6 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(3) : String(Number(x.toPrecision(6))));
-    for (const [k, m] of ms) lines.push(`${k.padEnd(mw)}  ${f(m.p50).padStart(12)}  ${f(m.p90).padStart(12)}  ${f(m.p99).padStart(12)}  ${String(m.n).padStart(7)}`);
+    ms.forEach(([k, m], i) => lines.push(`${k.padEnd(mw)}  ${units[i]!.padEnd(uw)}  ${f(m.p50).padStart(12)}  ${f(m.p90).padStart(12)}  ${f(m.p99).padStart(12)}  ${String(m.n).padStart(7)}`));
   }
   if (s.table) {
     lines.push("");
@@ -119,9 +135,26 @@ function warnUnreported(model: TemplateModel, summary: McSummary, who: string): 
   }
 }
 
+/**
+ * A draw of mc.params that no {param: name} reads changes nothing in a run
+ * (renamed in the document but not in mc.params): said once, when the sweep
+ * starts, with its file, line and field.
+ */
+function warnUnreadParams(model: TemplateModel): void {
+  for (const k of unreadParams(model.spec.template)) {
+    const field = `mc.params.${k}`;
+    const line = model.spec.lines.get(field);
+    process.stderr.write(`mc: warning: ${model.spec.file}${line !== undefined ? `:${line}` : ""} (${field}): the param "${k}" is drawn in every run, but nothing reads it ({param: ${k}}): it changes no run\n`);
+  }
+}
+
 async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const text = readInputFile(scenario, "scenario");
   const model = modelFromText(text, scenario);
+  // a value the file fixes that no run can load: bad input, before the output directory is made
+  const fixed = model.fixedError();
+  if (fixed) throw fixed;
+  warnUnreadParams(model);
   const by = byAxes(o.by, model);
   // checked before the sweep: a bad value found after it would leave a journal that needs --force
   const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
@@ -167,7 +200,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const name = shard.count === 1 ? "summary.json" : `summary.shard-${shard.index}-of-${shard.count}.json`;
   writeFileSync(join(outDir, name), JSON.stringify(summary, null, 2) + "\n");
   warnUnreported(res.model, summary, "mc");
-  if (shard.count > 1) process.stderr.write(`mc: shard ${shard.index}/${shard.count} (${hi > lo ? `runs ${lo}..${hi - 1}` : "no runs: more shards than runs"}) done; combine the shards with: iosim mc merge ${join(outDir, "runs.shard-*.jsonl")}\n`);
+  if (shard.count > 1) process.stderr.write(`mc: shard ${shard.index}/${shard.count} (${hi > lo ? `runs ${lo}..${hi - 1}` : "no runs: more shards than runs"}) done; combine the shards with: ${mergeHint(outDir, shard.count)}\n`);
   process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
 }
 
@@ -207,6 +240,33 @@ export function mergeJournals(paths: string[], table?: (model: TemplateModel) =>
   return { header, model: model!, tally: tally!, missing: h0!.runs - tally!.completed };
 }
 
+/**
+ * A subcommand's options, with those written before it on `mc` (`iosim mc
+ * --json merge ...`, the same names) where the subcommand's own were not
+ * given. Not commander's optsWithGlobals(), where `mc`'s defaults win: `mc`'s
+ * `shrink: true` undid `merge --no-shrink`, which shrank and wrote repros.
+ */
+function givenOpts(cmd: Command): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...cmd.opts() };
+  for (let p = cmd.parent; p; p = p.parent) {
+    for (const [k, v] of Object.entries(p.opts())) {
+      if (p.getOptionValueSource(k) === "cli" && cmd.getOptionValueSource(k) !== "cli") out[k] = v;
+    }
+  }
+  return out;
+}
+
+/** Options of a sweep that name what a merge reads from the journals' headers. */
+const SWEEP_ONLY_OPTIONS = ["--runs <n>", "--seed <s>", "--workers <w>", "--shard <i/N>", "--resume", "--force"];
+const SWEEP_ONLY_WHY: Record<string, string> = {
+  runs: "the runs and seed of the sweep are in the journals' headers",
+  seed: "the runs and seed of the sweep are in the journals' headers",
+  workers: "a merge runs no sweep (it reads the journals; only shrinking runs scenarios, in this thread)",
+  shard: "a merge combines the shards: give their journals",
+  resume: "a merge writes no journal; finish an interrupted shard with `iosim mc ... --shard i/N --resume`, then merge",
+  force: "a merge writes no journal, only summary.json and the repro files, which it always writes anew",
+};
+
 export function registerMcCommands(program: Command): void {
   const mc = program
     .command("mc")
@@ -232,25 +292,37 @@ export function registerMcCommands(program: Command): void {
       await runCommand(scenario, o);
     });
 
-  mc.command("merge")
+  const merge = mc.command("merge")
     .description("combine shard journals into one summary (equal to an unsharded sweep's)")
-    .argument("<journals...>", "runs.shard-*.jsonl files")
+    .argument("<journals...>", "the shards' journals (runs.shard-*-of-N.jsonl)")
     .option("-o, --out <dir>", "where to write summary.json and repro files (default: the first journal's directory)")
     .option("--json", "print the summary as one JSON object")
     .option("--no-shrink", "do not shrink and write repro files")
     .option("--by <param[:edges]>", "tabulate by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
-    .action((paths: string[], _o: unknown, cmd: Command) => {
-      // options may land on `mc` itself (it has the same names): read both
-      const o = cmd.optsWithGlobals() as { out?: string; json?: boolean; shrink: boolean; by?: string[] };
-      const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
-      const outDir = o.out ?? dirname(paths[0]!);
-      makeDirs(outDir);
-      if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
-      const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined });
-      writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
-      warnUnreported(model, summary, "mc merge");
-      process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
-    });
+    .option("--shrink-budget <runs>", "runs the shrinker may spend per class")
+    .option("--no-progress", "no progress output on stderr (merge draws none; accepted as a sweep's command line gives it)");
+  // a sweep's options that a merge takes from the journals' headers: refused
+  // with a word on why, not with the help text
+  for (const flag of SWEEP_ONLY_OPTIONS) merge.addOption(new Option(flag).hideHelp());
+  merge.action((paths: string[], _o: unknown, cmd: Command) => {
+    const own = cmd.opts() as Record<string, unknown>;
+    for (const flag of SWEEP_ONLY_OPTIONS) {
+      const key = flag.replace(/^--/, "").replace(/ .*$/, "");
+      if (own[key] !== undefined) {
+        throw new InputError(`mc merge takes no ${flag.replace(/ .*$/, "")}: ${SWEEP_ONLY_WHY[key]}`, "command line", undefined, flag.replace(/ .*$/, ""));
+      }
+    }
+    const o = givenOpts(cmd) as { out?: string; json?: boolean; shrink: boolean; by?: string[]; shrinkBudget?: string };
+    const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
+    const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
+    const outDir = o.out ?? dirname(paths[0]!);
+    makeDirs(outDir);
+    if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
+    const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined, shrinkBudget });
+    writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+    warnUnreported(model, summary, "mc merge");
+    process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
+  });
 
   mc.command("replay")
     .description("run one concrete scenario file (e.g. a shrunk repro) with its seed and print its outcome classes; " +
@@ -258,7 +330,7 @@ export function registerMcCommands(program: Command): void {
     .argument("<file>", "scenario file")
     .option("--json", "print {classes, metrics} as JSON")
     .action((file: string, _o: unknown, cmd: Command) => {
-      const o = cmd.optsWithGlobals() as { json?: boolean };
+      const o = givenOpts(cmd) as { json?: boolean };
       const out = replayFile(file);
       if (o.json) process.stdout.write(JSON.stringify(out) + "\n");
       else process.stdout.write(`${basename(file)}: seed ${out.seed}: ${out.classes.length ? out.classes.join(", ") : OK_CLASS}\n`);

@@ -99,6 +99,26 @@ describe("distribution syntax", () => {
     expect(e3.message).toMatch(/unknown parameter "nope"/);
   });
 
+  it("a misspelt kind ({unifrom: [0, 1]}) is refused with file, line, field and the kind meant, not run as a literal mapping", () => {
+    const text = `mc:\n  domain: io\nscenario:\n  name: t\n  jobs:\n    - name: a\n      rw: randread\n      number_ios: 10\n      iodepth: {unifrom: [1, 32]}\n`;
+    const e = errOf(() => parseMcFile(text, "sweep.yaml"));
+    expect([e.file, e.line, e.field]).toEqual(["sweep.yaml", 9, "scenario.jobs[0].iodepth.unifrom"]);
+    expect(e.message).toMatch(/"unifrom" is not a distribution kind: did you mean uniform\?.*\{literal: \{unifrom: \.\.\.\}\}/);
+    expect(errOf(() => load(`scenario:\n  v: {Choice: [a, b]}\n`)).message).toMatch(/did you mean choice\?/);
+    expect(errOf(() => load(`scenario:\n  v: [{mayb: {x: 1}, }]\n`)).field).toBe("scenario.v[0].mayb");
+    expect(errOf(() => load(`mc:\n  params: {d: {randint: [1, 4]}}\nscenario:\n  v: {params: d}\n`)).message).toMatch(/did you mean param\?/);
+    // the escape: the same mapping as written
+    const lit = load(`scenario:\n  v: {literal: {unifrom: [1, 32]}}\n`);
+    expect(sampleTemplate(lit, samplingRng(1)).doc).toEqual({ v: { unifrom: [1, 32] } });
+  });
+
+  it("a one-key mapping whose key is no near miss of a kind stays a literal mapping", () => {
+    const t = load(`scenario:\n  labels: {app: web}\n  cgroups: {a: {io.max: "259:0 rbps=max"}}\n  fixes: {"104526": true}\n  x: {count: 1}\n  y: {random: 2}\n`);
+    expect(t.random).toBe(false);
+    expect(sampleTemplate(t, samplingRng(1)).doc).toEqual({ labels: { app: "web" }, cgroups: { a: { "io.max": "259:0 rbps=max" } }, fixes: { "104526": true },
+      x: { count: 1 }, y: { random: 2 } });
+  });
+
   it("{literal: ...} keeps a mapping that looks like a distribution", () => {
     const t = load(`scenario:\n  a: {literal: {choice: [1, 2]}}\n`);
     expect(sampleTemplate(t, samplingRng(1)).doc).toEqual({ a: { choice: [1, 2] } });

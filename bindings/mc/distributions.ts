@@ -20,6 +20,10 @@
 //                                   on its own; N may be a distribution of whole numbers >= 0
 //      {literal: X}                 X as written, even if it looks like a distribution
 //
+//    A one-key mapping whose key is a near miss of a kind ({unifrom: [0, 1]},
+//    {params: d}; util/nearest-name.ts decides) is refused with the kind
+//    meant: taken as a literal mapping it ran every sample with one value.
+//
 //    Modifiers on the numeric kinds: `min`, `max` (clamp), `round` (quantum,
 //    rounding down: `round: 4096` gives whole 4 KiB multiples, randint too; a
 //    unit must be the draw's), `name` (record the draw as a named parameter,
@@ -50,6 +54,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { yamlFieldLines } from "../util/line-of-path.js";
 import { deepFreeze } from "../util/deep-freeze.js";
+import { nearestName } from "../util/nearest-name.js";
 import { InputError } from "../scenario/errors.js";
 import type { Rng } from "./rng.js";
 
@@ -174,6 +179,17 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     const keys = Object.keys(o);
     const dk = keys.filter((k) => (DIST_KEYS as readonly string[]).includes(k));
     if (dk.length === 0) {
+      // a one-key mapping whose key is a near miss of a kind ({unifrom: [0, 1]})
+      // is a misspelt distribution: taken as a literal mapping it reached the
+      // domain's loader as a value of that shape, or a field it ignores, and
+      // every run used one value. A mapping meant as written: {literal: ...}.
+      if (keys.length === 1) {
+        const k = keys[0]!;
+        const near = nearestName(k, DIST_KEYS);
+        if (near !== undefined) {
+          fail(path ? `${path}.${k}` : k, `"${k}" is not a distribution kind: did you mean ${near}? (a mapping meant as written is {literal: {${k}: ...}})`);
+        }
+      }
       const entries: Array<[string, Tpl]> = keys.map((k) => [k, compile(o[k], path ? `${path}.${k}` : k, `${rel}.${k}`)]);
       if (entries.every(([, x]) => x.t === "lit")) {
         return { t: "lit", v: Object.fromEntries(entries.map(([k, x]) => [k, (x as { v: Json }).v])) };
@@ -498,6 +514,23 @@ export function drawUnits(tpl: Template, name: string): string[] | undefined {
   };
   walk(root);
   return [...units].sort();
+}
+
+/**
+ * The mc.params no {param: name} reads, in the document or in another param:
+ * such a draw changes nothing in a run (a param renamed in the document but
+ * not in mc.params, or a {param} misplaced as a literal), so a table by it
+ * shows the same odds in every row.
+ */
+export function unreadParams(tpl: Template): string[] {
+  const read = new Set<string>();
+  const walk = (t: Tpl): void => {
+    if (t.t === "param") read.add(t.name);
+    eachChild(t, walk);
+  };
+  for (const [, t] of tpl.params) walk(t);
+  walk(tpl.root);
+  return tpl.params.map(([k]) => k).filter((k) => !read.has(k));
 }
 
 /**

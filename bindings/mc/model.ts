@@ -21,7 +21,7 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { InputError } from "../scenario/errors.js";
-import { compileTemplate, drawUnits, freezeLiterals, sampleCompiled, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
+import { compileTemplate, drawUnits, freezeLiterals, quantise, sampleCompiled, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
 import { samplingRng } from "./rng.js";
 
 /** What one run showed. */
@@ -99,6 +99,13 @@ export interface McDomain<S = unknown> {
   prepare(doc: Json, file: string, lines: Map<string, number>): S;
   run(s: S, runSeed: number): McOutcome;
   /**
+   * Optional: throw what run() would refuse about a prepared scenario before
+   * it simulates anything (the io engine's checks of its cgroup files and
+   * jobs), without running it. Used, with prepare(), to find a value the
+   * template fixes that no run can load (TemplateModel.fixedError).
+   */
+  check?(s: S): void;
+  /**
    * Optional fast path for sweeps: prepare the parts of the document that are
    * the same in every run once, and per run only the top-level keys in
    * `randomKeys` (those whose value holds a distribution). `doc` is one
@@ -152,6 +159,8 @@ export interface McFile {
   domain: McDomain;
   /** document field path -> line in the file */
   docLines: Map<string, number>;
+  /** field path of the whole file ("mc.params.depth") -> line */
+  lines: Map<string, number>;
 }
 
 /**
@@ -202,7 +211,7 @@ export function parseMcFile(text: string, file: string): McFile {
     else if (p === docPath) docLines.set("", l);
     else if (p.startsWith(`${docPath}.`)) docLines.set(p.slice(docPath.length + 1), l);
   }
-  return { file, text, mc, template, domain, docLines };
+  return { file, text, mc, template, domain, docLines, lines };
 }
 
 function pickDomain(name: string | undefined, doc: Json, file: string, line?: number): McDomain {
@@ -315,6 +324,10 @@ export function failedExpectations(exp: readonly MetricExpectation[], metrics: R
   return out;
 }
 
+/** fixedError(): samples tried beside probe 0 and its one-draw changes, and the most loads it spends. */
+const FIXED_PROBES = 8;
+const FIXED_MAX_LOADS = 400;
+
 /** How many bisection steps a real-valued draw gets while shrinking. */
 export const SHRINK_BISECT_STEPS = 12;
 
@@ -394,6 +407,57 @@ export class TemplateModel implements McModel<Concrete> {
       // constant parts the domain rejects: keep the general path, which reports it per run
     }
     return this.fast;
+  }
+
+  /** The error the domain's loader (and its pre-run check) gives a document, or undefined when it loads. */
+  private loadError(doc: Json): InputError | undefined {
+    try {
+      const d = this.spec.domain;
+      const s = d.prepare(doc, this.spec.file, this.spec.docLines);
+      d.check?.(s);
+      return undefined;
+    } catch (e) {
+      if (e instanceof InputError) return e;
+      throw e;
+    }
+  }
+
+  /**
+   * A value the template fixes that the domain refuses in every run (`bs: 8q`
+   * written in a job, no distribution involved): the loader's own error, to
+   * refuse the file when it is read rather than count the same error class in
+   * every run; undefined when there is none. An error that depends on drawn
+   * values stays a per-run class, so the error is fixed only if it is the
+   * same (same message, line and field) for the sample of probe seed 0, for
+   * that sample with each of its draws changed on its own (every other option
+   * of a choice, the other value of a bernoulli or maybe, a number's ends and
+   * simplest value), and for FIXED_PROBES more samples. A sample that loads,
+   * or that fails otherwise, shows the error depends on the draws. Checks at
+   * most FIXED_MAX_LOADS loads; past that, the error is left to the runs.
+   */
+  fixedError(): InputError | undefined {
+    const base = this.sample(0);
+    const e0 = this.loadError(base.doc);
+    if (!e0) return undefined;
+    const same = (doc: Json): boolean => this.loadError(doc)?.message === e0.message;
+    let loads = 0;
+    const variants = function* (this: TemplateModel): Iterable<Json> {
+      for (let k = 1; k <= FIXED_PROBES; k++) yield this.sample(k).doc;
+      const values = new Map(base.draws.map((d) => [d.key, d.value]));
+      for (const d of base.draws) {
+        const alts = new Set<number>();
+        if (d.kind === "choice") for (let k = 0; k <= d.hi; k++) alts.add(k);
+        else if (d.kind === "bool" || d.kind === "keep") alts.add(1 - d.value);
+        else for (const v of [d.lo, d.hi, d.target]) if (Number.isFinite(v)) alts.add(d.quantum > 0 ? quantise(v, d.quantum, d.lo, d.hi) : v);
+        alts.delete(d.value);
+        for (const v of alts) yield this.sample(0, new Map(values).set(d.key, v)).doc;
+      }
+    }.call(this);
+    for (const doc of variants) {
+      if (++loads > FIXED_MAX_LOADS) return undefined;
+      if (!same(doc)) return undefined;
+    }
+    return e0;
   }
 
   /** What the domain runs for a concrete (its compiled preparer when it has one); throws what the domain's loader throws. */

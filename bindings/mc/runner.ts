@@ -191,6 +191,9 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const t0 = performance.now();
   const text = o.text ?? readFileSync(o.file, "utf8");
   const model = modelFromText(text, o.file);
+  // a value the file fixes that no run can load: refused now, not an error class in every run
+  const fixed = model.fixedError();
+  if (fixed) throw fixed;
   const shard = o.shard ?? { index: 0, count: 1 };
   if (!(Number.isInteger(o.runs) && o.runs >= 1)) throw new InputError(`--runs takes a whole number >= 1, got ${o.runs}`, "command line", undefined, "--runs");
   const header: JournalHeader = {

@@ -87,3 +87,32 @@ describe("SweepTally", () => {
     expect(t.completed).toBe(4);
   });
 });
+
+// The summary's metric table printed bare numbers: 150000 for a job's bw
+// (KiB/s), 1.536e+8 for bw_bytes, 375540 for a latency in ns, 81420 for a time
+// in ms; nothing said which.
+describe("the metric table's units", () => {
+  it("each metric of the io, k8s and multi domains gets the unit its name implies", async () => {
+    const { metricUnit } = await import("./summary.js");
+    const want: Record<string, string> = {
+      "job.a.read.bw": "KiB/s", "job.a.read.bw_bytes": "bytes/s", "job.a.read.iops": "IOPS",
+      "job.a.0.write.lat.mean": "ns", "job.a.read.lat.p50": "ns", "job.a.read.lat.p90": "ns", "job.a.read.lat.p99": "ns",
+      "cgroup.tenants/a.read.bw": "KiB/s", "cgroup.kubepods/pod-web-0.write.lat.p99": "ns", "cgroup.tenants/a.throttleWaitNs.write": "ns",
+      simulatedNs: "ns", "pod.default/web-0.runningAtMs": "ms", nodePatches: "count", storageCalls: "count", events: "count",
+      "pods.running": "count", "node-io/job.volume.read.bw": "KiB/s", "volumes/pod.default/web-0.runningAtMs": "ms", "volumes/events": "count",
+      "some.other": "",
+    };
+    expect(Object.fromEntries(Object.keys(want).map((k) => [k, metricUnit(k)]))).toEqual(want);
+  });
+
+  it("the table prints them in a unit column", async () => {
+    const { formatSummary } = await import("./cli.js");
+    const t = new SweepTally();
+    for (let i = 0; i < 4; i++) {
+      t.add({ i, seed: i, classes: [], metrics: { "job.a.read.bw": 100 + i, "pod.default/web-0.runningAtMs": 81420, events: 7 }, params: {}, size: 0 });
+    }
+    const text = formatSummary(t.summary(header, model, {}));
+    const rows = text.split("\n").filter((l) => /^(metric|job|pod|events)/.test(l)).map((l) => l.trim().split(/\s+/).slice(0, 3));
+    expect(rows).toEqual([["metric", "unit", "p50"], ["events", "count", "7"], ["job.a.read.bw", "KiB/s", "101"], ["pod.default/web-0.runningAtMs", "ms", "81420"]]);
+  });
+});

@@ -335,6 +335,29 @@ export class SweepTally {
 }
 
 /** A file-name-safe slug for a class. */
+/**
+ * The unit a metric's name implies, for the summary's table (the values are
+ * not converted: a bound in mc.expect is in the same unit). The io domain's
+ * fio names: `.bw` KiB/s (fio's "bw"), `.bw_bytes` bytes/s, `.iops` IOPS,
+ * `.lat.mean` / `.lat.pNN` ns (fio's clat_ns); a name ending in `Ns`, `Us`
+ * or `Ms` (`simulatedNs`, `throttleWaitNs.read`, `runningAtMs`) that unit;
+ * the k8s domain's counters (`nodePatches`, `storageCalls`, `events`,
+ * `pods.running`) a count. A multi part's `part/` prefix does not matter.
+ * "" for a name that implies none.
+ */
+export function metricUnit(name: string): string {
+  const m = name.slice(name.lastIndexOf("/") + 1);
+  if (/\.bw$/.test(m)) return "KiB/s";
+  if (/\.bw_bytes$/.test(m)) return "bytes/s";
+  if (/\.iops$/.test(m)) return "IOPS";
+  if (/\.lat\.(mean|p\d+(\.\d+)?)$/.test(m)) return "ns";
+  const seg = /\.throttleWaitNs\.(read|write)$/.test(m) ? "throttleWaitNs" : m.slice(m.lastIndexOf(".") + 1);
+  const t = /[a-z](Ns|Us|Ms)$/.exec(seg);
+  if (t) return t[1]!.toLowerCase();
+  if (["nodePatches", "storageCalls", "events", "pods.running"].includes(m)) return "count";
+  return "";
+}
+
 export function classSlug(c: string): string {
   const s = c.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
   return s || "class";

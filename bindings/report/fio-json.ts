@@ -141,7 +141,7 @@ export const DEFAULT_FIO_VERSION = "iosim (fio-3.39 json)";
 
 // ---- one direction, possibly summed over a reporting group -----------------
 
-interface DirAgg {
+export interface DirAgg {
   ios: number;
   bytes: number;
   runtimeMs: number;
@@ -183,6 +183,20 @@ function addDir(dst: DirAgg, ios: number, bytes: number, runtimeMs: number, lat:
   const h = lat.histogram;
   const len = Math.min(h.length, FIO_IO_U_PLAT_NR);
   for (let i = 0; i < len; i++) dst.hist[i]! += h[i]!;
+}
+
+/**
+ * Direction `dir` of `jobs` summed as one fio reporting group (fio's
+ * sum_thread_stats(): IOs, bytes and histograms add, the runtime is the
+ * longest, means merge): what `iosim run --json` prints for those jobs when
+ * they report as one group (group_reporting). Percentiles of the sum come
+ * from its merged histogram (percentilesFromPlat(a.hist, list, a.n)), so they
+ * are over all the jobs' IOs combined, not any one job's.
+ */
+export function groupDir(jobs: readonly JobResult[], dir: "read" | "write"): DirAgg {
+  const a = emptyAgg();
+  for (const j of jobs) addDir(a, j[dir].ios, j[dir].bytes, j.runtimeMs, j[dir].lat);
+  return a;
 }
 
 function latJson(a: DirAgg, withPercentiles: boolean, list: readonly number[], plus: boolean): FioLatJson {

@@ -278,7 +278,7 @@ scenario:
     - {name: a, cgroup: capped, rw: {choice: [randread, randrw]}, ioengine: libaio, direct: 1, iodepth: {choice: [1, 8]}, number_ios: {randint: [50, 400]}, bs: {choice: [4k, 64k]}}
     - {name: b, cgroup: free, rw: randwrite, ioengine: libaio, direct: 1, iodepth: 4, bs: 16k, runtime: {choice: ["3ms", "40ms"]}, time_based: 1, numjobs: 2}
 `;
-  it("iops, bw (KiB/s), bw_bytes and clat mean / p50 / p99 (ns) of every job and direction, for eight sampled runs", async () => {
+  it("iops, bw (KiB/s), bw_bytes and clat mean / p50 / p90 / p99 (ns) of every job and direction, for eight sampled runs", async () => {
     const { execFileSync } = await import("node:child_process");
     const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
@@ -310,14 +310,92 @@ scenario:
               continue;
             }
             expect({ run: i, at, iops: rec.metrics[`${at}.iops`], bw: rec.metrics[`${at}.bw`], bw_bytes: rec.metrics[`${at}.bw_bytes`],
-              mean: rec.metrics[`${at}.lat.mean`], p50: rec.metrics[`${at}.lat.p50`], p99: rec.metrics[`${at}.lat.p99`] })
+              mean: rec.metrics[`${at}.lat.mean`], p50: rec.metrics[`${at}.lat.p50`], p90: rec.metrics[`${at}.lat.p90`], p99: rec.metrics[`${at}.lat.p99`] })
               .toEqual({ run: i, at, iops: expect.closeTo(f.iops, 4), bw: f.bw, bw_bytes: f.bw_bytes,
-                mean: expect.closeTo(f.clat_ns.mean, 4), p50: f.clat_ns.percentile["50.000000"], p99: f.clat_ns.percentile["99.000000"] });
+                mean: expect.closeTo(f.clat_ns.mean, 4), p50: f.clat_ns.percentile["50.000000"], p90: f.clat_ns.percentile["90.000000"],
+                p99: f.clat_ns.percentile["99.000000"] });
             compared++;
           }
         }
       }
       expect(compared).toBeGreaterThanOrEqual(24);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// Issue #7 asks for latency per cgroup; the io domain had only per-job
+// metrics and the cgroup's throttle wait. A cgroup's metrics are its jobs
+// reported as one fio group: the same scenario run by `iosim run --json` with
+// group_reporting on every job and new_group on the first of each cgroup
+// prints one entry per cgroup, whose values they must be (percentiles over
+// the cgroup's IOs together, not any one job's).
+describe("io domain: a cgroup's metrics are its jobs reported as one group by `iosim run --json`", () => {
+  const CGROUPS = `mc:
+  domain: io
+scenario:
+  name: cgroups
+  devices:
+    - {preset: nvme, name: nvme0n1, jitter: {uniform: [0, 0.5]}}
+  cgroups:
+    capped: {io.max: {choice: ["259:0 rbps=max", "259:0 rbps=10485760", "259:0 riops=3000"]}}
+    free: {}
+  jobs:
+    - {name: a, cgroup: capped, rw: {choice: [randread, randrw]}, ioengine: libaio, direct: 1, iodepth: {choice: [1, 8]}, number_ios: {randint: [50, 400]}, bs: {choice: [4k, 64k]}}
+    - {name: a2, cgroup: capped, rw: randread, ioengine: libaio, direct: 1, iodepth: 16, number_ios: {randint: [5, 40]}, bs: 128k, startdelay: {choice: ["0ms", "2ms"]}}
+    - {name: b, cgroup: free, rw: randwrite, ioengine: libaio, direct: 1, iodepth: 4, bs: 16k, runtime: {choice: ["3ms", "40ms"]}, time_based: 1, numjobs: 2}
+`;
+  it("iops, bw (KiB/s), bw_bytes and clat mean / p50 / p90 / p99 (ns) per cgroup and direction, for six sampled runs", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { parse, stringify } = await import("yaml");
+    const { runOne } = await import("../run-one.js");
+    const main = resolve(__dirname, "..", "..", "..", "dist", "bindings", "cli", "main.js");
+    const dir = mkdtempSync(join(tmpdir(), "mc-io-cgroups-"));
+    try {
+      const m = modelFromText(CGROUPS, "cgroups.yaml");
+      let compared = 0;
+      let differsFromEveryJob = 0;
+      for (let i = 0; i < 6; i++) {
+        const rec = runOne(m, 1n, i);
+        const doc = parse(m.serialize(m.sample(rec.seed), rec.seed, `run ${i}`)) as { jobs: Record<string, unknown>[] };
+        // the template lists each cgroup's jobs together: one reporting group per cgroup
+        doc.jobs.forEach((j, k) => {
+          j.group_reporting = 1;
+          if (k > 0 && doc.jobs[k - 1]!.cgroup !== j.cgroup) j.new_group = 1;
+        });
+        const file = join(dir, `run${i}.yaml`);
+        writeFileSync(file, stringify(doc));
+        const fio = JSON.parse(execFileSync(process.execPath, [main, "run", file, "--json"], { encoding: "utf8" })) as {
+          jobs: { jobname: string; read: FioDir; write: FioDir }[];
+        };
+        expect(fio.jobs.map((j) => j.jobname)).toEqual(["a", "b"]);
+        for (const [k, cg] of (["capped", "free"] as const).entries()) {
+          for (const d of ["read", "write"] as const) {
+            const f = fio.jobs[k]![d];
+            const at = `cgroup.${cg}.${d}`;
+            if (f.total_ios === 0) {
+              expect(rec.metrics[`${at}.iops`]).toBeUndefined();
+              continue;
+            }
+            expect({ run: i, at, iops: rec.metrics[`${at}.iops`], bw: rec.metrics[`${at}.bw`], bw_bytes: rec.metrics[`${at}.bw_bytes`],
+              mean: rec.metrics[`${at}.lat.mean`], p50: rec.metrics[`${at}.lat.p50`], p90: rec.metrics[`${at}.lat.p90`], p99: rec.metrics[`${at}.lat.p99`] })
+              .toEqual({ run: i, at, iops: expect.closeTo(f.iops, 4), bw: f.bw, bw_bytes: f.bw_bytes,
+                mean: expect.closeTo(f.clat_ns.mean, 4), p50: f.clat_ns.percentile["50.000000"], p90: f.clat_ns.percentile["90.000000"],
+                p99: f.clat_ns.percentile["99.000000"] });
+            compared++;
+            // combined, not a copy of one job's value
+            const jobs = cg === "capped" ? ["a", "a2"] : ["b.0", "b.1"];
+            if (jobs.every((j) => rec.metrics[`job.${j}.${d}.lat.p99`] !== rec.metrics[`${at}.lat.p99`]
+              || rec.metrics[`job.${j}.${d}.lat.mean`] !== rec.metrics[`${at}.lat.mean`])) differsFromEveryJob++;
+          }
+        }
+      }
+      expect(compared).toBeGreaterThanOrEqual(12);
+      expect(differsFromEveryJob).toBeGreaterThanOrEqual(6);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -39,10 +39,17 @@
 // same names in the job's `iosim run --json` (fio's JSON: runtime in whole
 // ms, so a job done in under 1 ms reports 0, as fio does):
 //   job.J.D.iops, job.J.D.bw (KiB/s, fio's "bw"), job.J.D.bw_bytes (bytes/s),
-//   job.J.D.lat.mean / .p50 / .p99 (ns: fio's clat_ns mean and percentiles),
+//   job.J.D.lat.mean / .p50 / .p90 / .p99 (ns: fio's clat_ns mean and percentiles),
+//   cgroup.C.D.iops / .bw / .bw_bytes / .lat.mean / .p50 / .p90 / .p99: the same
+//     over the IOs of all the jobs in cgroup C together, as fio reports a
+//     group of jobs with group_reporting (runtime the longest job's,
+//     percentiles from the merged histograms);
 //   cgroup.C.throttleWaitNs.D (ns summed over the cgroup's bios), simulatedNs.
 // (Before, iops and bw were over the exact runtime and bw was in bytes/s: a
 // bound in fio's KiB/s was off by 1024 and every run passed it.)
+// check() configures the engine on a scenario without running it (its
+// cgroup-file and job checks), for the load-time test of a value the file
+// fixes that no run can load (model.ts fixedError).
 // Classes: the sweep's mc.expect failures (model.ts), plus
 // "warning:<text>" for each warning of the loader (as `iosim run` prints
 // them: an option ignored, iodepth under a synchronous engine) and of the
@@ -51,16 +58,21 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { stringify } from "yaml";
-import { simulate } from "../../engine/simulation.js";
+import { instantiateCore, type CoreExports } from "../../core/core.js";
+import { Simulation, simulate } from "../../engine/simulation.js";
 import "../../engine/modules/index.js";
-import { fioRates } from "../../report/fio-json.js";
+import { fioRates, groupDir } from "../../report/fio-json.js";
+import { percentileKey, percentilesFromPlat } from "../../report/percentiles.js";
 import { InputError } from "../../scenario/errors.js";
 import { loadScenario, scenarioFromValue, type LoadOptions } from "../../scenario/load.js";
 import { lineOfPath } from "../../util/line-of-path.js";
-import type { Scenario } from "../../scenario/types.js";
+import type { JobResult, Scenario } from "../../scenario/types.js";
 import { yamlLines, type Json } from "../distributions.js";
 import type { McDomain, McOutcome } from "../model.js";
 import { mcHeader } from "../model.js";
+
+/** the latency percentiles every job and cgroup direction reports (fio's clat_ns keys) */
+const LAT_PCTS = [50, 90, 99] as const;
 
 export function ioMetrics(s: Scenario, r: ReturnType<typeof simulate>): Record<string, number> {
   const m: Record<string, number> = { simulatedNs: r.simulatedNs };
@@ -76,8 +88,27 @@ export function ioMetrics(s: Scenario, r: ReturnType<typeof simulate>): Record<s
       m[`job.${j.name}.${d}.bw`] = f.bw;
       m[`job.${j.name}.${d}.bw_bytes`] = f.bw_bytes;
       m[`job.${j.name}.${d}.lat.mean`] = st.lat.mean;
-      m[`job.${j.name}.${d}.lat.p50`] = st.lat.percentiles["50.000000"] ?? NaN;
-      m[`job.${j.name}.${d}.lat.p99`] = st.lat.percentiles["99.000000"] ?? NaN;
+      for (const p of LAT_PCTS) m[`job.${j.name}.${d}.lat.p${p}`] = st.lat.percentiles[percentileKey(p)] ?? NaN;
+    }
+  }
+  // per cgroup: the IOs of the jobs in it (not its descendants'), summed as
+  // fio sums one reporting group (fio-json.ts groupDir: runtime the longest
+  // job's, histograms merged), so its percentiles are over all those IOs
+  // together and every value is what `iosim run --json` prints for the
+  // cgroup's jobs reporting as one group (group_reporting)
+  const byCg = new Map<string, JobResult[]>();
+  for (const j of r.jobs) if (j.cgroup !== "") byCg.set(j.cgroup, [...(byCg.get(j.cgroup) ?? []), j]);
+  for (const [cg, jobs] of byCg) {
+    for (const d of ["read", "write"] as const) {
+      const a = groupDir(jobs, d);
+      if (a.ios === 0) continue;
+      const f = fioRates(a.ios, a.bytes, a.runtimeMs);
+      m[`cgroup.${cg}.${d}.iops`] = f.iops;
+      m[`cgroup.${cg}.${d}.bw`] = f.bw;
+      m[`cgroup.${cg}.${d}.bw_bytes`] = f.bw_bytes;
+      m[`cgroup.${cg}.${d}.lat.mean`] = a.mean;
+      const pct = percentilesFromPlat(a.hist, LAT_PCTS, a.n);
+      for (const p of LAT_PCTS) m[`cgroup.${cg}.${d}.lat.p${p}`] = pct.find((x) => x.pct === p)?.ns ?? NaN;
     }
   }
   for (const g of r.cgroups) {
@@ -138,6 +169,9 @@ export function scenarioViaText(doc: Json, file: string, lines: Map<string, numb
  */
 const loadWarnings = new WeakMap<Scenario, string[]>();
 
+/** the core check() configures scenarios on (never run) */
+let probeCore: CoreExports | undefined;
+
 export const ioDomain: McDomain<Scenario> = {
   name: "io",
   replayCommand: "iosim run",
@@ -162,6 +196,12 @@ export const ioDomain: McDomain<Scenario> = {
     const r = simulate({ ...s, seed: runSeed });
     const warnings = [...(loadWarnings.get(s) ?? []), ...r.warnings];
     return { classes: warnings.map((w) => `warning:${w.slice(0, 120)}`), metrics: ioMetrics(s, r) };
+  },
+  check(s) {
+    // the engine's own checks (cgroup files as the kernel parses them, jobs
+    // against devices) run when a Simulation is configured: configure one,
+    // run nothing (a core kept for it: configure resets a reused core)
+    new Simulation({ ...s, seed: 1 }, (probeCore ??= instantiateCore()));
   },
   serialize(doc, runSeed, header, mc) {
     return mcHeader(header, mc) + stringify({ ...(doc as Record<string, Json>), seed: runSeed }, { lineWidth: 0 });

@@ -10,7 +10,8 @@
 //       node-io:  {domain: io,  scenario: {... cgroups: {pods: {io.max: {concat: ["259:0 rbps=", {param: rbps}]}}} ...}}
 //       volumes:  {domain: k8s, scenario: {... timeline: [{after: ..., delay: {param: churn}, ...}] ...}}
 //
-// Each part runs with the run seed; a class or metric of part P is reported
+// Each part runs with the run seed (a repro writes it as each part's seed, so
+// a part replayed alone runs as it did); a class or metric of part P is reported
 // as "P/<class>", "P/<metric>", so a sweep gives the joint distribution (the
 // table can cross a k8s symptom with an IO parameter). The engines do not
 // exchange state inside a run: the Kubernetes replay has no block layer, so
@@ -59,8 +60,25 @@ export const multiDomain: McDomain<Part[]> = {
     }
     return { classes, metrics };
   },
+  check(parts) {
+    for (const p of parts) p.domain.check?.(p.prepared);
+  },
   serialize(doc, runSeed, header, mc) {
-    const body = { mc: { ...(mc ?? {}), domain: "multi" }, scenario: { ...(doc as Record<string, Json>), seed: runSeed } };
+    // every part ran with the run seed, whatever seed its scenario names: the
+    // repro gives each part that seed too, so a part replayed alone (`iosim
+    // k8s run`, `iosim run` on its scenario) runs as it did in the sweep (a
+    // k8s part kept its own `seed: 2`, and its between: instants moved)
+    const o = doc as Record<string, Json>;
+    const parts = o.parts && typeof o.parts === "object" && !Array.isArray(o.parts)
+      ? Object.fromEntries(Object.entries(o.parts).map(([name, p]) => {
+        const part = p as Record<string, Json>;
+        if (!part || typeof part !== "object" || !part.scenario || typeof part.scenario !== "object" || Array.isArray(part.scenario)) return [name, p];
+        const d = mcDomains().find((x) => x.name === part.domain);
+        const scenario = d?.withSeed ? d.withSeed(part.scenario, runSeed) : { ...(part.scenario as Record<string, Json>), seed: runSeed };
+        return [name, { ...part, scenario }];
+      }))
+      : o.parts;
+    const body = { mc: { ...(mc ?? {}), domain: "multi" }, scenario: { ...o, ...(parts !== undefined ? { parts } : {}), seed: runSeed } };
     return header.split("\n").map((l) => `# ${l}`).join("\n") + "\n" + stringify(body, { lineWidth: 0 });
   },
 };
