@@ -96,8 +96,6 @@ export class Recorder {
   private pids = new Map<string, number>();
   private startedAt = new Map<string, number>();
   private nextPid = 1500;
-  /** called when the last open needle is found (a run deciding only its log checks can stop there) */
-  onAllFound: (() => void) | null = null;
   /** whether lines are built; with needles, until every needle is found */
   on: boolean;
   /** needles to match lines against instead of keeping them (null: keep every line) */
@@ -161,10 +159,7 @@ export class Recorder {
     for (const n of this.needles!) {
       if (n.hit !== null || (n.component !== undefined && !line.component.startsWith(n.component)) || !line.text.includes(n.contains)) continue;
       n.hit = line;
-      if (--this.open === 0) {
-        this.on = false;
-        this.onAllFound?.();
-      }
+      if (--this.open === 0) this.on = false;
     }
   }
 

@@ -248,8 +248,6 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
   const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
   const needles = opts.logs === "checks" ? logNeedles(sc) : null;
   const out = new Recorder(needles ?? opts.logs !== false, sc.clock, () => sim.now);
-  // deciding only the log checks: once every needle is found they are all decided
-  if (logChecksOnly) out.onAllFound = () => (sim.stopped = true);
   const api = new ApiServer(sim);
   const backend = new Backend(sim);
   Object.assign(backend.latency, sc.settings.latencies);
