@@ -225,6 +225,7 @@ export const COL_SERIES_HIST: i32 = 16; // the open bin's dense histograms
 export const COL_SERIES_HIST_START: i32 = 17; // closed bins' records: first pair of each
 export const COL_SERIES_HIST_IDX: i32 = 18; // closed bins' pairs: bucket
 export const COL_SERIES_HIST_CNT: i32 = 19; // closed bins' pairs: count
+export const COL_JOB_DEPTH: i32 = 37; // per job x 7: fio's io_u_map (IO depth at submission)
 export const COL_SERIES_REC_BIN: i32 = 32; // closed bins' records (one per bin and cgroup-direction with IOs)
 export const COL_SERIES_REC_KEY: i32 = 33; // cg*2+dir
 export const COL_SERIES_REC_IOS: i32 = 34;
@@ -258,6 +259,7 @@ export function column(id: i32): usize {
     case COL_JOB_HIST: return ptrOf(S.jobHist);
     case COL_JOB_FIRST_SUBMIT: return ptrOf(S.jobFirstSubmit);
     case COL_JOB_LAST_DONE: return ptrOf(S.jobLastDone);
+    case COL_JOB_DEPTH: return ptrOf(S.jobDepth);
     case COL_CG_IOS: return ptrOf(S.cgIos);
     case COL_CG_BYTES: return ptrOf(S.cgBytes);
     case COL_CG_WAIT: return ptrOf(S.cgWaitNs);
@@ -300,6 +302,7 @@ export function columnLength(id: i32): i32 {
     case COL_JOB_HIST: return S.jobHist.length;
     case COL_JOB_FIRST_SUBMIT: return S.jobFirstSubmit.length;
     case COL_JOB_LAST_DONE: return S.jobLastDone.length;
+    case COL_JOB_DEPTH: return S.jobDepth.length;
     case COL_CG_IOS: return S.cgIos.length;
     case COL_CG_BYTES: return S.cgBytes.length;
     case COL_CG_WAIT: return S.cgWaitNs.length;

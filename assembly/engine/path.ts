@@ -38,7 +38,7 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
 import { deviceSubmit, deviceComplete, deviceAt } from "../device/device";
 import { jobAt, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
-import { noteSubmit, noteIssue, noteComplete, record, recordOn } from "../stats/stats";
+import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn } from "../stats/stats";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
 import { iocostActive, iocSubmit, iocDone, iocTimer, iocWake, iocConfigEvent } from "../iocost/iocost";
 import { writebackActive, wbWrite, wbEvent, wbBioDone } from "../writeback/writeback";
@@ -195,6 +195,9 @@ export function jobTryIssue(j: Job, t: i64): void {
   j.issued++;
   j.bytesIssued += <i64>shapeSize;
   if (!handOver) j.inflight++;
+  // fio's IO depth map: the in-flight count with this IO (a hand-over keeps
+  // it: one done, this one issued)
+  noteDepth(j.id, j.inflight);
   if (!j.direct && shapeDir == 1 && writebackActive) {
     // buffered write: the page cache takes it; the writer is delayed only
     // by dirty throttling, and writeback issues bios later as the owner.

@@ -35,6 +35,10 @@ export const jobHist = new Vec<u32>(16 * FIO_PLAT_NR);
 // per job
 export const jobFirstSubmit = new Vec<i64>(8);
 export const jobLastDone = new Vec<i64>(8);
+// per job x depth bucket (index job*FIO_IO_U_MAP_NR+bucket): fio's io_u_map,
+// the job's in-flight count when each IO is submitted (see noteDepth())
+export const FIO_IO_U_MAP_NR: i32 = 7;
+export const jobDepth = new Vec<u64>(8 * FIO_IO_U_MAP_NR);
 
 // ---- per cgroup x device x dir (index (cg*nDev+dev)*2+dir), counted at device issue
 export let statDevices: i32 = 1;
@@ -90,6 +94,7 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
   jobHist.clear();
   jobFirstSubmit.clear();
   jobLastDone.clear();
+  jobDepth.clear();
   if (nJobs > 0) {
     jobIos.ensure(nJobs * 2 - 1);
     jobBytes.ensure(nJobs * 2 - 1);
@@ -101,6 +106,7 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
     jobHist.ensure(nJobs * 2 * FIO_PLAT_NR - 1);
     jobFirstSubmit.ensure(nJobs - 1);
     jobLastDone.ensure(nJobs - 1);
+    jobDepth.ensure(nJobs * FIO_IO_U_MAP_NR - 1);
     for (let i = 0; i < nJobs; i++) jobFirstSubmit.set(i, -1);
   }
   cgIos.clear();
@@ -162,6 +168,7 @@ let pJobLatMax: usize = 0;
 let pJobHist: usize = 0;
 let pJobFirstSubmit: usize = 0;
 let pJobLastDone: usize = 0;
+let pJobDepth: usize = 0;
 let pCgIos: usize = 0;
 let pCgBytes: usize = 0;
 let pCgWaitNs: usize = 0;
@@ -176,6 +183,7 @@ function takeColumnPointers(): void {
   pJobHist = jobHist.ptr();
   pJobFirstSubmit = jobFirstSubmit.ptr();
   pJobLastDone = jobLastDone.ptr();
+  pJobDepth = jobDepth.ptr();
   pCgIos = cgIos.ptr();
   pCgBytes = cgBytes.ptr();
   pCgWaitNs = cgWaitNs.ptr();
@@ -194,6 +202,19 @@ export function setRecord(on: bool): void {
     const p = pJobFirstSubmit + (<usize>job << 3);
     if (load<i64>(p) < 0) store<i64>(p, now);
   }
+}
+
+/**
+ * fio 3.39 io_u_mark_depth() (io_u.c): one IO submitted while the job has
+ * `depth` IOs in flight, counting this one (fio's td->cur_depth, raised in
+ * __get_io_u() before the IO is queued). Buckets 1, 2-3, 4-7, 8-15, 16-31,
+ * 32-63, >=64: floor(log2(depth)) capped at 6.
+ */
+@inline export function noteDepth(job: i32, depth: i32): void {
+  let b = 31 - <i32>clz<u32>(<u32>(depth > 1 ? depth : 1));
+  if (b > 6) b = 6;
+  const p = pJobDepth + (<usize>(job * FIO_IO_U_MAP_NR + b) << 3);
+  store<u64>(p, load<u64>(p) + 1);
 }
 
 @inline export function noteIssue(cg: i32, dev: i32, dir: u8, size: u32, throttleWaitNs: i64): void {

@@ -11,6 +11,7 @@ export const COL = {
   JOB_HIST: 7,
   JOB_FIRST_SUBMIT: 8,
   JOB_LAST_DONE: 9,
+  JOB_DEPTH: 37, // per job x FIO_IO_U_MAP_NR: fio's io_u_map (in-flight count at each submission)
   CG_IOS: 10,
   CG_BYTES: 11,
   CG_WAIT: 12,
@@ -41,6 +42,7 @@ export const COL = {
 } as const;
 
 export const FIO_PLAT_NR = 1856;
+export const FIO_IO_U_MAP_NR = 7;
 export const SERIES_PLAT_BITS = 3;
 export const SERIES_PLAT_NR = 272;
 

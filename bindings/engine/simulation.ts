@@ -15,7 +15,7 @@
 // xoshiro256** stream per job and device).
 
 import { instantiateCore, type CoreExports } from "../core/core.js";
-import { COL, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
+import { COL, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type {
   BioRecord, CgroupResult, ConfigWrite, DeviceSpec, IoStatCounts, JobResult, JobSpec, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
@@ -322,6 +322,7 @@ export class Simulation {
     const first = colI64(c, COL.JOB_FIRST_SUBMIT);
     const last = colI64(c, COL.JOB_LAST_DONE);
     // each job's histogram copied out of the core's column (no core call in this loop)
+    const depth = colU64(c, COL.JOB_DEPTH); // fio's io_u_map, FIO_IO_U_MAP_NR per job
     const hist = colU32NoCopy(c, COL.JOB_HIST);
     s.jobs.forEach((j, k) => {
       const id = this.jobIds[k]!;
@@ -347,6 +348,7 @@ export class Simulation {
         lastDoneNs: l,
         runtimeMs: f >= 0 ? Math.max(0, (l - Math.round(j.startNs)) / 1e6) : 0,
         iodepth: j.iodepth,
+        depth: Array.from(depth.subarray(id * FIO_IO_U_MAP_NR, (id + 1) * FIO_IO_U_MAP_NR), Number),
       });
     });
 

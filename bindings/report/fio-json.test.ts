@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { fioJsonText, latencyDistribution, toFioJson } from "./fio-json.js";
+import { fioJsonText, latencyDistribution, statCalcDist, toFioJson } from "./fio-json.js";
 import { FIO_IO_U_PLAT_NR, platValToIdx } from "./percentiles.js";
 import { dirStats, job, runResult } from "../../test/helpers/run-result.js";
 
@@ -142,5 +142,30 @@ describe("fio JSON", () => {
     const r = runResult([readJob]);
     expect(fioJsonText(toFioJson(r))).toBe(fioJsonText(toFioJson(r)));
     expect(toFioJson(r, { nowMs: 1_700_000_000_123 }).time).toBe("Tue Nov 14 22:13:20 2023");
+  });
+});
+
+describe("fio IO depth distribution (iodepth_level / iodepth_submit / iodepth_complete)", () => {
+  it("stat_calc_dist: 100 * n / total, a nonzero bucket under 0.1 % shown as 0.1, all 0 without a total", () => {
+    expect(statCalcDist([1, 2, 4, 4089, 0, 0, 0], 4096)).toEqual([0.1, 0.1, 0.1, (100 * 4089) / 4096, 0, 0, 0]);
+    expect(statCalcDist([1, 999, 0, 0, 0, 0, 0], 1000)).toEqual([0.1, 99.9, 0, 0, 0, 0, 0]);
+    expect(statCalcDist([0, 0, 0, 0, 0, 0, 0], 0)).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it("a reporting group adds its members' depth maps (sum_thread_stats); submit and complete are one IO per call", () => {
+    const a = { ...job("a", dirStats([1000, 1000]), dirStats([]), 1), depth: [2, 0, 0, 0, 0, 0, 0] };
+    const b = { ...job("b", dirStats([1000, 1000]), dirStats([]), 1), depth: [0, 0, 2, 0, 0, 0, 0] };
+    const info = (spec: string) => ({ spec, jobname: "g", groupid: 0, groupReporting: true });
+    const j = toFioJson(runResult([a, b]), { jobs: [info("a"), info("b")] }).jobs;
+    expect(j).toHaveLength(1);
+    expect(j[0]!.iodepth_level).toEqual({ "1": 50, "2": 0, "4": 50, "8": 0, "16": 0, "32": 0, ">=64": 0 });
+    expect(j[0]!.iodepth_submit).toEqual({ "0": 0, "4": 100, "8": 0, "16": 0, "32": 0, "64": 0, ">=64": 0 });
+    expect(j[0]!.iodepth_complete).toEqual(j[0]!.iodepth_submit);
+  });
+
+  it("a JobResult without a depth map keeps fio's zeros", () => {
+    const j = toFioJson(runResult([job("a", dirStats([1000]), dirStats([]), 1)])).jobs[0]!;
+    expect(Object.values(j.iodepth_level).every((v) => v === 0)).toBe(true);
+    expect(Object.values(j.iodepth_submit).every((v) => v === 0)).toBe(true);
   });
 });

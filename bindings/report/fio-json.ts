@@ -18,13 +18,21 @@
 // carry it and slat_ns has N = 0 (what fio prints for synchronous engines).
 // Runtime is JobResult.runtimeMs truncated to whole ms like fio's
 // mtime_since(). Fields iosim does not measure (CPU, bandwidth/IOPS
-// samples, IO depth distributions) are present with fio's zero values so
-// consumers find every key (latency_depth is the job's iodepth option,
+// samples) are present with fio's zero values so consumers find every key
+// (latency_depth is the job's iodepth option,
 // latency_target/window 0 and latency_percentile 100, as fio prints them
 // without latency_target); disk_util is [] (fio fills it from
 // /proc/diskstats, whose ticks and util iosim does not keep); latency_ns/us/ms (fio's io_u_lat_* buckets)
 // are rebuilt from the plat histogram, bucket midpoints, so a bucket that
 // straddles a boundary (e.g. 750 ns) counts on the side of its midpoint.
+// IO depths (iodepth_level) are the core's per-job io_u_map (JobResult.depth:
+// the in-flight count at each submission, io_u_mark_depth()); submit and
+// complete (io_u_mark_submit/complete) are one IO per call, i.e. all in the
+// "4" bucket (1-4 per call): exact for sync engines and for libaio/io_uring
+// with fio's default iodepth_batch=1; a real async run may also reap several
+// completions in one call near its end ("8=0.1%"), which iosim does not model.
+// Percentages are fio's stat_calc_dist(): 100 * n / total, a nonzero bucket
+// under 0.1 % shown as 0.1. JobResults without `depth` keep fio's zeros.
 //
 // Worked example: a job read 40,960,000 bytes in 10,000 IOs with
 // runtimeMs = 2000.7: runtime = 2000, bw_bytes = 1000 * 40960000 / 2000 =
@@ -309,9 +317,39 @@ export function latencyDistribution(hist: ArrayLike<number>, totalIos: number): 
   return { ns: pct(n, LAT_LABELS), us: pct(u, LAT_LABELS), ms: pct(m, LAT_M_LABELS) };
 }
 
-function depthObject(keys: string[]): Record<string, number> {
+// ---- IO depth distribution (fio io_u_map / io_u_submit / io_u_complete) --------
+
+export const FIO_IO_U_MAP_NR = 7;
+export const DEPTH_LEVEL_LABELS = ["1", "2", "4", "8", "16", "32", ">=64"];
+export const DEPTH_BATCH_LABELS = ["0", "4", "8", "16", "32", "64", ">=64"];
+
+/** fio 3.39 stat_calc_dist(): each bucket as a percentage of `total`, a nonzero one under 0.1 % shown as 0.1. */
+export function statCalcDist(map: readonly number[], total: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < FIO_IO_U_MAP_NR; i++) {
+    const c = map[i] ?? 0;
+    let p = total ? (c / total) * 100 : 0;
+    if (total && p < 0.1 && c) p = 0.1;
+    out.push(p);
+  }
+  return out;
+}
+
+/**
+ * A report unit's IO depth distributions as percentages, in fio's bucket
+ * order: level (io_u_map over total_io_u), submit and complete (one IO per
+ * call: the "4" bucket, over total_submit / total_complete). All zeros when
+ * no member carries a depth map (fio's values when nothing was counted).
+ */
+export function depthDistribution(u: FioReportUnit): { level: number[]; submit: number[]; complete: number[] } {
+  const total = u.depth.reduce((a, b) => a + b, 0);
+  const batch = [0, total, 0, 0, 0, 0, 0];
+  return { level: statCalcDist(u.depth, total), submit: statCalcDist(batch, total), complete: statCalcDist(batch, total) };
+}
+
+function depthObject(keys: string[], pcts: number[]): Record<string, number> {
   const o: Record<string, number> = {};
-  for (const k of keys) o[k] = 0;
+  keys.forEach((k, i) => (o[k] = pcts[i]!));
   return o;
 }
 
@@ -336,6 +374,8 @@ export interface FioReportUnit {
   info?: FioJobInfo;
   /** fio's ts->latency_depth: the last member's iodepth option (see fioLatencyDepth) */
   latencyDepth: number;
+  /** fio's io_u_map summed over the members (sum_thread_stats() adds it) */
+  depth: number[];
   read: DirAgg;
   write: DirAgg;
   runtimeMs: number;
@@ -351,11 +391,12 @@ export function fioReportUnits(result: RunResult, jobs: FioJobInfo[] = []): FioR
     let u: FioReportUnit;
     if (info?.groupReporting && last && last.info?.groupReporting && last.groupid === groupid) u = last;
     else {
-      u = { jobname: info?.jobname ?? jr.name, groupid, members: [], info, latencyDepth: 1, read: emptyAgg(), write: emptyAgg(), runtimeMs: 0 };
+      u = { jobname: info?.jobname ?? jr.name, groupid, members: [], info, latencyDepth: 1, depth: new Array(FIO_IO_U_MAP_NR).fill(0), read: emptyAgg(), write: emptyAgg(), runtimeMs: 0 };
       units.push(u);
     }
     u.members.push(jr);
     u.latencyDepth = info?.iodepth ?? jr.iodepth ?? 1;
+    if (jr.depth) for (let i = 0; i < FIO_IO_U_MAP_NR; i++) u.depth[i]! += jr.depth[i] ?? 0;
     addDir(u.read, jr.read.ios, jr.read.bytes, jr.runtimeMs, jr.read.lat);
     addDir(u.write, jr.write.ios, jr.write.bytes, jr.runtimeMs, jr.write.lat);
     u.runtimeMs += Math.floor(jr.runtimeMs); // fio total_run_time adds
@@ -399,6 +440,7 @@ export function toFioJson(result: RunResult, opts: FioJsonOptions = {}): FioJson
     const hist = new Float64Array(FIO_IO_U_PLAT_NR);
     for (let i = 0; i < hist.length; i++) hist[i] = u.read.hist[i]! + u.write.hist[i]!;
     const lat = latencyDistribution(hist, u.read.ios + u.write.ios);
+    const depth = depthDistribution(u);
     const job: FioJobJson = {
       jobname: u.jobname,
       groupid: u.groupid,
@@ -417,9 +459,9 @@ export function toFioJson(result: RunResult, opts: FioJsonOptions = {}): FioJson
       ctx: 0,
       majf: 0,
       minf: 0,
-      iodepth_level: depthObject(["1", "2", "4", "8", "16", "32", ">=64"]),
-      iodepth_submit: depthObject(["0", "4", "8", "16", "32", "64", ">=64"]),
-      iodepth_complete: depthObject(["0", "4", "8", "16", "32", "64", ">=64"]),
+      iodepth_level: depthObject(DEPTH_LEVEL_LABELS, depth.level),
+      iodepth_submit: depthObject(DEPTH_BATCH_LABELS, depth.submit),
+      iodepth_complete: depthObject(DEPTH_BATCH_LABELS, depth.complete),
       latency_ns: lat.ns,
       latency_us: lat.us,
       latency_ms: lat.ms,

@@ -6,8 +6,9 @@
 // SI in parentheses), sig_figs 4, percentile_precision 2, clat percentiles
 // on. Numbers go through fio's num2str() and glibc-style "%f" (cformat.ts),
 // so the lines match fio's digit for digit for the same statistics. Lines
-// fio prints from data iosim does not measure (bw/iops samples, CPU, IO
-// depth distribution) are printed with zeros; slat is not printed (N = 0,
+// fio prints from data iosim does not measure (bw/iops samples, CPU) are
+// printed with zeros; IO depths/submit/complete come from the core's
+// per-job depth map (see depthDistribution() in fio-json.ts); slat is not printed (N = 0,
 // as for fio's synchronous engines); the clock is opts.nowMs (default 0).
 // As fio 3.39 (checked against its binary's output): write lines end with
 // "; 0 zone resets", and each job ends with "latency   : target=0, window=0,
@@ -26,7 +27,7 @@
 
 import type { RunResult } from "../scenario/types.js";
 import { N2S_BYTE, N2S_BYTEPERSEC, N2S_NONE, cFixed, cFixedW, num2str } from "./cformat.js";
-import { ctimeUtc, fioLatencyDepth, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
+import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioLatencyDepth, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
 import { FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentilesFromPlat } from "./percentiles.js";
 
 export interface FioTextOptions {
@@ -156,9 +157,12 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
     const lat = latencyDistribution(hist, u.read.ios + u.write.ios);
     out += showLat(lat.ns, "nsec") + showLat(lat.us, "usec") + showLat(lat.ms, "msec");
     out += "  cpu          : usr=0.00%, sys=0.00%, ctx=0, majf=0, minf=0\n";
-    out += "  IO depths    : 1=0.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%\n";
-    out += "     submit    : 0=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n";
-    out += "     complete  : 0=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n";
+    // fio 3.39 show_thread_status_normal(): "%3.1f%%" of stat_calc_dist()
+    const depth = depthDistribution(u);
+    const dist = (labels: string[], p: number[]) => labels.map((l, i) => `${l}=${cFixedW(p[i]!, 3, 1)}%`).join(", ");
+    out += `  IO depths    : ${dist(DEPTH_LEVEL_LABELS, depth.level)}\n`;
+    out += `     submit    : ${dist(DEPTH_BATCH_LABELS, depth.submit)}\n`;
+    out += `     complete  : ${dist(DEPTH_BATCH_LABELS, depth.complete)}\n`;
     out += `     issued rwts: total=${u.read.ios},${u.write.ios},0,0 short=0,0,0,0 dropped=0,0,0,0\n`;
     // fio 3.39 show_thread_status_normal(): printed whenever ts->latency_depth
     // is set, i.e. always (td->latency_qd starts at the iodepth option);

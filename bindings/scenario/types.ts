@@ -214,6 +214,12 @@ export interface JobResult {
   runtimeMs: number;
   /** the job's iodepth (JobSpec.iodepth): fio's latency_depth when no fio job file gave one */
   iodepth?: number;
+  /**
+   * fio's io_u_map: how many IOs the job submitted with 1, 2-3, 4-7, 8-15,
+   * 16-31, 32-63 and >=64 IOs in flight (counting the one submitted), as fio
+   * 3.39 io_u_mark_depth() buckets td->cur_depth. Absent: not measured.
+   */
+  depth?: number[];
 }
 
 export interface CgroupResult {
