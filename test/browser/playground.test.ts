@@ -220,6 +220,22 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     }
   });
 
+  it("the help's io.max example lines run on the default scenario (the io.max demo's device is 8:0)", async (ctx) => {
+    if (!(await family("throttle")!.load()).available) ctx.skip();
+    await fresh(page, server.url);
+    expect(page.url()).toContain("scenario=iomax-demo");
+    const help = (await page.locator("#help pre").textContent())!.split("\n").filter((l) => l.includes("io.max"));
+    expect(help.length).toBe(2);
+    const area = page.locator("#editor textarea");
+    const n = await runNo(page);
+    // before, the help said 259:0: pasted into the demo it was refused (no block device 259:0 [ENODEV])
+    await area.fill(["mkdir free", ...help].join("\n"));
+    await area.press("Control+Enter");
+    await waitRun(page, n);
+    expect(await page.getAttribute("#results", "data-state")).toBe("done");
+    expect(Number((await shownRows(page)).get("capped")!.read)).toBeGreaterThan(21); // limit lifted at 5 s
+  });
+
   it("replays a Kubernetes incident on the affected and the fixed version: violation vs none, hashes as in Node", async () => {
     await fresh(page, `${server.url}#family=k8s&scenario=rbd-unmap-busy&seed=1&v=1.14&vs=1.16`);
     const sc = nodeK8s.builtinK8sScenario("rbd-unmap-busy")!;
