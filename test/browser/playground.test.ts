@@ -236,6 +236,21 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     expect(Number((await shownRows(page)).get("capped")!.read)).toBeGreaterThan(21); // limit lifted at 5 s
   });
 
+  it("jobs.fio edited to runtime=20s on the io.max demo runs to 20 s (it stopped at the built-in's 11 s)", async (ctx) => {
+    if (!(await family("throttle")!.load()).available) ctx.skip();
+    await fresh(page, `${server.url}#family=throttle&scenario=iomax-demo&seed=1&v=6.18`);
+    const area = page.locator("#editor textarea");
+    await page.click("#editor .tabs button:text('jobs.fio')");
+    const n = await runNo(page);
+    await area.fill((await area.inputValue()).replaceAll("runtime=10s", "runtime=20s"));
+    await area.press("Control+Enter");
+    await waitRun(page, n);
+    // the jobs end at 20 s and the run with their last completions (as the CLI's demo: 10.008 s for 10 s jobs)
+    const simulated = Number(/([\d.]+) s simulated/.exec((await page.textContent(".run .meta"))!)![1]);
+    expect(simulated).toBeGreaterThanOrEqual(20);
+    expect(simulated).toBeLessThan(21);
+  });
+
   it("replays a Kubernetes incident on the affected and the fixed version: violation vs none, hashes as in Node", async () => {
     await fresh(page, `${server.url}#family=k8s&scenario=rbd-unmap-busy&seed=1&v=1.14&vs=1.16`);
     const sc = nodeK8s.builtinK8sScenario("rbd-unmap-busy")!;
