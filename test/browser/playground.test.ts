@@ -10,6 +10,8 @@
 //   - a scenario picked during a long run replaces it; an unknown fio option
 //     is marked at its line; a comparison fits a 390 px screen; a link asking
 //     for a version or fix the page lacks says so;
+//   - io.max "rbps=10m" warns at its line, and the charts' y axes start at 0
+//     with tick labels that differ;
 //   - no request leaves 127.0.0.1.
 // Also prints the WASM size gzipped (asserted <= 64 KiB) and how long a
 // 1 M-bio scenario takes in the page (printed, not asserted), and saves a
@@ -195,6 +197,58 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     // io.max rbps=20971520: 20 MiB/s, a little over for the first slice
     expect(Number(shown.get("capped")!.read)).toBeGreaterThan(19);
     expect(Number(shown.get("capped")!.read)).toBeLessThan(21.5);
+  });
+
+  it("io.max \"rbps=10m\" runs as the kernel reads it (10 B/s) with a warning at its line; chart y axes start at 0 with distinct tick labels", async (ctx) => {
+    if (!(await family("throttle")!.load()).available) ctx.skip();
+    await fresh(page, `${server.url}#family=throttle&scenario=iomax-demo&seed=1&v=6.18`);
+    const area = page.locator("#editor textarea");
+    const n = await runNo(page);
+    await area.fill((await area.inputValue()).replace("rbps=20971520", "rbps=10m"));
+    await area.press("Control+Enter");
+    await waitRun(page, n);
+    expect(await page.locator("#editor .gutter .warn").first().textContent()).toBe("2");
+    expect(await page.locator("#editor .edit-msg").textContent()).toContain('cgroup.conf:2: io.max: "rbps=10m": the kernel reads 10 and ignores "m"');
+    expect((await shownRows(page)).get("capped")!.read).toBe("0.00");
+    // "free" alone: a flat ~0.243 ms mean latency. Before, uPlot zoomed the axis
+    // into its noise and labelled every tick "0.243".
+    await page.waitForFunction(() => !!document.querySelector("#a-latency .chart")?.getAttribute("data-y-ticks"), undefined, { timeout: 5_000 });
+    for (const id of ["throughput", "latency", "p99"]) {
+      const ticks = (await page.getAttribute(`#a-${id} .chart`, "data-y-ticks"))!.split("|");
+      expect(new Set(ticks).size, `${id}: ${ticks.join(" ")}`).toBe(ticks.length);
+      expect(Number(ticks[0]), `${id}: ${ticks.join(" ")}`).toBe(0);
+    }
+  });
+
+  it("the help's io.max example lines run on the default scenario (the io.max demo's device is 8:0)", async (ctx) => {
+    if (!(await family("throttle")!.load()).available) ctx.skip();
+    await fresh(page, server.url);
+    expect(page.url()).toContain("scenario=iomax-demo");
+    const help = (await page.locator("#help pre").textContent())!.split("\n").filter((l) => l.includes("io.max"));
+    expect(help.length).toBe(2);
+    const area = page.locator("#editor textarea");
+    const n = await runNo(page);
+    // before, the help said 259:0: pasted into the demo it was refused (no block device 259:0 [ENODEV])
+    await area.fill(["mkdir free", ...help].join("\n"));
+    await area.press("Control+Enter");
+    await waitRun(page, n);
+    expect(await page.getAttribute("#results", "data-state")).toBe("done");
+    expect(Number((await shownRows(page)).get("capped")!.read)).toBeGreaterThan(21); // limit lifted at 5 s
+  });
+
+  it("jobs.fio edited to runtime=20s on the io.max demo runs to 20 s (it stopped at the built-in's 11 s)", async (ctx) => {
+    if (!(await family("throttle")!.load()).available) ctx.skip();
+    await fresh(page, `${server.url}#family=throttle&scenario=iomax-demo&seed=1&v=6.18`);
+    const area = page.locator("#editor textarea");
+    await page.click("#editor .tabs button:text('jobs.fio')");
+    const n = await runNo(page);
+    await area.fill((await area.inputValue()).replaceAll("runtime=10s", "runtime=20s"));
+    await area.press("Control+Enter");
+    await waitRun(page, n);
+    // the jobs end at 20 s and the run with their last completions (as the CLI's demo: 10.008 s for 10 s jobs)
+    const simulated = Number(/([\d.]+) s simulated/.exec((await page.textContent(".run .meta"))!)![1]);
+    expect(simulated).toBeGreaterThanOrEqual(20);
+    expect(simulated).toBeLessThan(21);
   });
 
   it("replays a Kubernetes incident on the affected and the fixed version: violation vs none, hashes as in Node", async () => {

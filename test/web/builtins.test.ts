@@ -35,4 +35,20 @@ describe("the playground's built-ins as editable text", () => {
     }
     expect(checked).toBeGreaterThanOrEqual(4);
   });
+
+  it("a jobs.fio edited to run longer than the built-in's stop time runs to its runtime (the demo stopped at 11 s)", async () => {
+    const f = FAMILIES.find((x) => x.id === "throttle")!;
+    const info = await f.load();
+    if (!info.available) return;
+    const sc = info.scenarios.find((x) => x.id === "iomax-demo")!;
+    const req = { family: f.id, scenario: sc.id, seed: 1, version: "6.18", fixes: [] };
+    const built = await (f as BlockFamily).scenario(req);
+    expect(built.durationNs).toBe(11e9);
+    const fio = sc.files[FIO_FILE]!;
+    expect(fio).toContain("runtime=10s");
+    const longer = await (f as BlockFamily).scenario({ ...req, files: { ...sc.files, [FIO_FILE]: fio.replaceAll("runtime=10s", "runtime=30s") } });
+    expect(longer.durationNs).toBe(31e9);
+    const shorter = await (f as BlockFamily).scenario({ ...req, files: { ...sc.files, [FIO_FILE]: fio.replaceAll("runtime=10s", "runtime=2s") } });
+    expect(shorter.durationNs).toBe(11e9); // never earlier than the built-in's own stop
+  });
 });

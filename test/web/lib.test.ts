@@ -1,9 +1,10 @@
 // The playground's pure helpers (web/src/lib): the comparison's difference
-// table, cgroup.conf's timed lines, the swimlane's axis ticks.
+// table, cgroup.conf's timed lines, the swimlane's axis ticks, the charts' y axis.
 import { describe, expect, it } from "vitest";
 import { diffTable } from "../../web/src/lib/diff.js";
 import { parseCgConf } from "../../web/src/lib/cgconf.js";
 import { niceTicks } from "../../web/src/lib/ticks.js";
+import { stepDecimals, tickLabels, zeroBased } from "../../web/src/lib/axis.js";
 import { decodeState, encodeState } from "../../web/src/lib/urlstate.js";
 import type { TablePanel } from "../../web/src/families/types.js";
 
@@ -70,5 +71,23 @@ describe("the URL state", () => {
     expect(d.files).toBeUndefined();
     expect(d.problems).toEqual([expect.stringContaining('seed "abc"'), expect.stringContaining("edited files could not be read")]);
     expect((await decodeState("#seed=99999999999999999999")).problems).toHaveLength(1);
+  });
+});
+
+describe("the charts' y axis", () => {
+  it("labels ticks with the decimals their step needs, so they differ", () => {
+    expect(stepDecimals(20)).toBe(0);
+    expect(stepDecimals(0.5)).toBe(1);
+    expect(stepDecimals(0.25)).toBe(2);
+    expect(stepDecimals(0.0001)).toBe(4);
+    // a flat 0.2428 ms line: uPlot's own formatter printed all four as "0.243"
+    expect(tickLabels([0.2427, 0.2428, 0.2429, 0.243], 0.0001)).toEqual(["0.2427", "0.2428", "0.2429", "0.2430"]);
+    expect(tickLabels([0, 20000, 40000, null], 20000)).toEqual(["0", "20,000", "40,000", ""]);
+  });
+  it("always includes 0", () => {
+    expect(zeroBased(0.2427, 0.2429)).toEqual([0, 0.2429]);
+    expect(zeroBased(-3, 5)).toEqual([-3, 5]);
+    expect(zeroBased(0, 0)).toEqual([0, 1]);
+    expect(zeroBased(null, null)).toEqual([0, 1]);
   });
 });

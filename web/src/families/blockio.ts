@@ -91,10 +91,24 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
       const devices = s.devices.map((d) => d.name);
       const parsed = parseFioJobFile(fio, FIO_FILE, { devices, defaultDevice: devices[0], deviceSizes: deviceSizes(s.devices) });
       s.jobs = keepPatterns(parsed.jobs, base.jobs);
+      s.durationNs = stopFor(s.jobs, base);
       s.source = { file: FIO_FILE };
       (s as Scenario & { parseWarnings?: string[] }).parseWarnings = parsed.warnings;
     }
     return o.prepare ? o.prepare(s) : s;
+  }
+
+  /**
+   * The stop time for edited jobs: a built-in that stops at a set time (the
+   * io.max demo at 11 s: its 10 s jobs + 1 s) moves it out with the edited
+   * jobs' runtimes, keeping the same margin after the last one. Before, a
+   * jobs.fio edited to runtime=30s was cut at 11 s with no word.
+   */
+  function stopFor(jobs: Scenario["jobs"], base: Scenario): number | undefined {
+    if (base.durationNs === undefined) return undefined;
+    const end = (js: Scenario["jobs"]) => Math.max(0, ...js.map((j) => j.startNs + (j.runtimeNs ?? 0)));
+    const margin = Math.max(0, base.durationNs - end(base.jobs));
+    return Math.max(base.durationNs, end(jobs) + margin);
   }
 
   return {
