@@ -372,7 +372,12 @@ export interface FioReportUnit {
   groupid: number;
   members: JobResult[];
   info?: FioJobInfo;
-  /** fio's ts->latency_depth: the last member's iodepth option (see fioLatencyDepth) */
+  /**
+   * fio's ts->latency_depth: td->latency_qd, which starts at the job's iodepth
+   * option as written (fio 3.39 prints depth=8 for psync with iodepth=8,
+   * though it caps the queue at 1); a reporting group takes its last member's
+   * (__show_run_stats() assigns it per td)
+   */
   latencyDepth: number;
   /** fio's io_u_map summed over the members (sum_thread_stats() adds it) */
   depth: number[];
@@ -403,16 +408,6 @@ export function fioReportUnits(result: RunResult, jobs: FioJobInfo[] = []): FioR
     last = u;
   }
   return units;
-}
-
-/**
- * fio's ts->latency_depth of a report unit: td->latency_qd, which starts at
- * the job's iodepth option as written (fio 3.39 prints depth=8 for psync with
- * iodepth=8, though it caps the queue at 1); a reporting group takes its last
- * member's (__show_run_stats() assigns it per td).
- */
-export function fioLatencyDepth(u: FioReportUnit): number {
-  return u.latencyDepth;
 }
 
 /** Build fio's JSON report (an object; fioJsonText() prints it the way fio does). */
@@ -469,7 +464,7 @@ export function toFioJson(result: RunResult, opts: FioJsonOptions = {}): FioJson
       // since latency_qd starts at o.iodepth — then latency_target (usec),
       // latency_percentile (float) and latency_window. latency_target is not
       // modelled (the option is warned about), so these are fio's defaults.
-      latency_depth: fioLatencyDepth(u),
+      latency_depth: u.latencyDepth,
       latency_target: 0,
       latency_percentile: 100,
       latency_window: 0,

@@ -27,7 +27,7 @@
 
 import type { RunResult } from "../scenario/types.js";
 import { N2S_BYTE, N2S_BYTEPERSEC, N2S_NONE, cFixed, cFixedW, num2str } from "./cformat.js";
-import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioLatencyDepth, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
+import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
 import { FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentilesFromPlat } from "./percentiles.js";
 
 export interface FioTextOptions {
@@ -167,7 +167,7 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
     // fio 3.39 show_thread_status_normal(): printed whenever ts->latency_depth
     // is set, i.e. always (td->latency_qd starts at the iodepth option);
     // latency_target is not modelled, so target and window are 0
-    out += `     latency   : target=0, window=0, percentile=100.00%, depth=${fioLatencyDepth(u)}\n`;
+    out += `     latency   : target=0, window=0, percentile=100.00%, depth=${u.latencyDepth}\n`;
   }
   // run status groups (show_group_stats)
   const groups = [...new Set(units.map((u) => u.groupid))].sort((a, b) => a - b);

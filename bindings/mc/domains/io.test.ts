@@ -279,23 +279,10 @@ scenario:
     - {name: b, cgroup: free, rw: randwrite, ioengine: libaio, direct: 1, iodepth: 4, bs: 16k, runtime: {choice: ["3ms", "40ms"]}, time_based: 1, numjobs: 2}
 `;
   it("iops, bw (KiB/s), bw_bytes and clat mean / p50 / p90 / p99 (ns) of every job and direction, for eight sampled runs", async () => {
-    const { execFileSync } = await import("node:child_process");
-    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const { runOne } = await import("../run-one.js");
-    const main = resolve(__dirname, "..", "..", "..", "dist", "bindings", "cli", "main.js");
-    const dir = mkdtempSync(join(tmpdir(), "mc-io-rates-"));
-    try {
-      const m = modelFromText(RATES, "rates.yaml");
+    await withSampledRuns(modelFromText(RATES, "rates.yaml"), "mc-io-rates-", async (runAsFio) => {
       let compared = 0;
       for (let i = 0; i < 8; i++) {
-        const rec = runOne(m, 1n, i);
-        const file = join(dir, `run${i}.yaml`);
-        writeFileSync(file, m.serialize(m.sample(rec.seed), rec.seed, `run ${i}`));
-        const fio = JSON.parse(execFileSync(process.execPath, [main, "run", file, "--json"], { encoding: "utf8" })) as {
-          jobs: { jobname: string; read: FioDir; write: FioDir }[];
-        };
+        const { rec, fio } = await runAsFio(i);
         const names = new Map<string, number>();
         for (const j of fio.jobs) {
           // numjobs=2: fio names both clones "b"; the sweep's metrics call them b.0 and b.1
@@ -309,19 +296,13 @@ scenario:
               expect(rec.metrics[`${at}.iops`]).toBeUndefined();
               continue;
             }
-            expect({ run: i, at, iops: rec.metrics[`${at}.iops`], bw: rec.metrics[`${at}.bw`], bw_bytes: rec.metrics[`${at}.bw_bytes`],
-              mean: rec.metrics[`${at}.lat.mean`], p50: rec.metrics[`${at}.lat.p50`], p90: rec.metrics[`${at}.lat.p90`], p99: rec.metrics[`${at}.lat.p99`] })
-              .toEqual({ run: i, at, iops: expect.closeTo(f.iops, 4), bw: f.bw, bw_bytes: f.bw_bytes,
-                mean: expect.closeTo(f.clat_ns.mean, 4), p50: f.clat_ns.percentile["50.000000"], p90: f.clat_ns.percentile["90.000000"],
-                p99: f.clat_ns.percentile["99.000000"] });
+            expectFioValues(rec.metrics, i, at, f);
             compared++;
           }
         }
       }
       expect(compared).toBeGreaterThanOrEqual(24);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
@@ -347,31 +328,16 @@ scenario:
     - {name: b, cgroup: free, rw: randwrite, ioengine: libaio, direct: 1, iodepth: 4, bs: 16k, runtime: {choice: ["3ms", "40ms"]}, time_based: 1, numjobs: 2}
 `;
   it("iops, bw (KiB/s), bw_bytes and clat mean / p50 / p90 / p99 (ns) per cgroup and direction, for six sampled runs", async () => {
-    const { execFileSync } = await import("node:child_process");
-    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const { parse, stringify } = await import("yaml");
-    const { runOne } = await import("../run-one.js");
-    const main = resolve(__dirname, "..", "..", "..", "dist", "bindings", "cli", "main.js");
-    const dir = mkdtempSync(join(tmpdir(), "mc-io-cgroups-"));
-    try {
-      const m = modelFromText(CGROUPS, "cgroups.yaml");
+    await withSampledRuns(modelFromText(CGROUPS, "cgroups.yaml"), "mc-io-cgroups-", async (runAsFio) => {
       let compared = 0;
       let differsFromEveryJob = 0;
       for (let i = 0; i < 6; i++) {
-        const rec = runOne(m, 1n, i);
-        const doc = parse(m.serialize(m.sample(rec.seed), rec.seed, `run ${i}`)) as { jobs: Record<string, unknown>[] };
         // the template lists each cgroup's jobs together: one reporting group per cgroup
-        doc.jobs.forEach((j, k) => {
-          j.group_reporting = 1;
-          if (k > 0 && doc.jobs[k - 1]!.cgroup !== j.cgroup) j.new_group = 1;
-        });
-        const file = join(dir, `run${i}.yaml`);
-        writeFileSync(file, stringify(doc));
-        const fio = JSON.parse(execFileSync(process.execPath, [main, "run", file, "--json"], { encoding: "utf8" })) as {
-          jobs: { jobname: string; read: FioDir; write: FioDir }[];
-        };
+        const { rec, fio } = await runAsFio(i, (doc) =>
+          doc.jobs.forEach((j, k) => {
+            j.group_reporting = 1;
+            if (k > 0 && doc.jobs[k - 1]!.cgroup !== j.cgroup) j.new_group = 1;
+          }));
         expect(fio.jobs.map((j) => j.jobname)).toEqual(["a", "b"]);
         for (const [k, cg] of (["capped", "free"] as const).entries()) {
           for (const d of ["read", "write"] as const) {
@@ -381,11 +347,7 @@ scenario:
               expect(rec.metrics[`${at}.iops`]).toBeUndefined();
               continue;
             }
-            expect({ run: i, at, iops: rec.metrics[`${at}.iops`], bw: rec.metrics[`${at}.bw`], bw_bytes: rec.metrics[`${at}.bw_bytes`],
-              mean: rec.metrics[`${at}.lat.mean`], p50: rec.metrics[`${at}.lat.p50`], p90: rec.metrics[`${at}.lat.p90`], p99: rec.metrics[`${at}.lat.p99`] })
-              .toEqual({ run: i, at, iops: expect.closeTo(f.iops, 4), bw: f.bw, bw_bytes: f.bw_bytes,
-                mean: expect.closeTo(f.clat_ns.mean, 4), p50: f.clat_ns.percentile["50.000000"], p90: f.clat_ns.percentile["90.000000"],
-                p99: f.clat_ns.percentile["99.000000"] });
+            expectFioValues(rec.metrics, i, at, f);
             compared++;
             // combined, not a copy of one job's value
             const jobs = cg === "capped" ? ["a", "a2"] : ["b.0", "b.1"];
@@ -396,13 +358,57 @@ scenario:
       }
       expect(compared).toBeGreaterThanOrEqual(12);
       expect(differsFromEveryJob).toBeGreaterThanOrEqual(6);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 interface FioDir { total_ios: number; iops: number; bw: number; bw_bytes: number; clat_ns: { mean: number; percentile: Record<string, number> } }
+type FioRun = { jobs: { jobname: string; read: FioDir; write: FioDir }[] };
+
+/**
+ * `body` gets runAsFio(i): run i of the sweep (runOne) and `iosim run --json`
+ * of the same sample written out as a plain scenario (after `edit`, if
+ * given), in a temporary directory removed afterwards.
+ */
+async function withSampledRuns(
+  m: TemplateModel,
+  prefix: string,
+  body: (runAsFio: (i: number, edit?: (doc: { jobs: Record<string, unknown>[] }) => void) => Promise<{ rec: ReturnType<typeof import("../run-one.js").runOne>; fio: FioRun }>) => Promise<void>,
+): Promise<void> {
+  const { execFileSync } = await import("node:child_process");
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { parse, stringify } = await import("yaml");
+  const { runOne } = await import("../run-one.js");
+  const main = resolve(__dirname, "..", "..", "..", "dist", "bindings", "cli", "main.js");
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    await body(async (i, edit) => {
+      const rec = runOne(m, 1n, i);
+      let text = m.serialize(m.sample(rec.seed), rec.seed, `run ${i}`);
+      if (edit) {
+        const doc = parse(text) as { jobs: Record<string, unknown>[] };
+        edit(doc);
+        text = stringify(doc);
+      }
+      const file = join(dir, `run${i}.yaml`);
+      writeFileSync(file, text);
+      return { rec, fio: JSON.parse(execFileSync(process.execPath, [main, "run", file, "--json"], { encoding: "utf8" })) as FioRun };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** a sweep run's metrics at `at` (job.J.D or cgroup.C.D) are the values of fio's JSON direction `f` */
+function expectFioValues(metrics: Record<string, number>, i: number, at: string, f: FioDir): void {
+  expect({ run: i, at, iops: metrics[`${at}.iops`], bw: metrics[`${at}.bw`], bw_bytes: metrics[`${at}.bw_bytes`],
+    mean: metrics[`${at}.lat.mean`], p50: metrics[`${at}.lat.p50`], p90: metrics[`${at}.lat.p90`], p99: metrics[`${at}.lat.p99`] })
+    .toEqual({ run: i, at, iops: expect.closeTo(f.iops, 4), bw: f.bw, bw_bytes: f.bw_bytes,
+      mean: expect.closeTo(f.clat_ns.mean, 4), p50: f.clat_ns.percentile["50.000000"], p90: f.clat_ns.percentile["90.000000"],
+      p99: f.clat_ns.percentile["99.000000"] });
+}
 
 describe("io domain: a drawn number inside io.max (concat)", () => {
   const SWEEP_RIOPS = `mc:
