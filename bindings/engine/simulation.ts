@@ -21,6 +21,8 @@ import type {
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import { normCgroupPath, withAncestors } from "../cgroup/path.js";
+import { scanDevno } from "../cgroup/kstr.js";
+import { devnoToDev, mkdev } from "../cgroup/write.js";
 import { controlModules, type ControlContext, type ControlModule } from "./control.js";
 import "./modules/index.js"; // io.max, blkio.throttle.*, io.weight, io.cost.*, writeback
 import { latencyStats } from "./latency.js";
@@ -142,10 +144,10 @@ export class Simulation {
   private noteConfBlkgs(w: ConfigWrite): void {
     if (!(w.file === "io.max" || w.file === "io.weight" || w.file.startsWith("blkio.throttle."))) return;
     for (const line of w.value.split("\n")) {
-      const m = /^\s*(\d+):(\d+)/.exec(line);
-      if (!m) continue;
-      const devno = `${Number(m[1])}:${Number(m[2])}`;
-      const dev = this.devs.find((d) => { const [a, b] = d.spec.devno.split(":"); return `${Number(a)}:${Number(b)}` === devno; });
+      // MAJ:MIN as blkg_conf_open_bdev scans it, compared as dev_t
+      const d = scanDevno(line);
+      if (!d) continue;
+      const dev = this.devs.find((x) => devnoToDev(x.spec.devno) === mkdev(d.major, d.minor));
       if (dev) this.confBlkgs.push({ cgroup: normPath(w.cgroup), devno: dev.spec.devno, atNs: w.atNs });
     }
   }
