@@ -31,7 +31,10 @@
 // kubelet populator's additions to the desired state of world, read by the
 // reconciler and the pod workers) wakes those loops and sleeps itself; so does a pass that only started operations: a pending operation
 // can only make its owner skip that volume on its next pass, and the
-// operation's completion bumps the owner's group again (`bump(group, true)`);
+// operation's completion bumps the owner's group again (`bump(group, true)`),
+// except a failure whose backoff alone decides the owner's next passes: that
+// wakes the owner when the backoff ends (`deferGroup`; see
+// nestedpendingoperations complete);
 // likewise a pod worker's move to "starting", to "backoff" or out of backoff
 // (the pass already did what the next one would). A sleeping ticker is
 // rescheduled at its next grid point (start + k * period, never twice at the
@@ -309,6 +312,24 @@ export class Sim {
         const passed = this.now === this.lastTickT && tk.order <= this.lastTickOrder;
         tk.schedule(passed ? this.now + 1 : this.now);
       }
+    }
+  }
+
+  /**
+   * A change that only `group`'s loops read and that cannot alter what their
+   * next pass does before time t (an operation that failed and backs off
+   * until t, and that no pass saw pending in a way the failure changes:
+   * nestedpendingoperations complete): counted like bump, but a sleeping
+   * ticker of the group is scheduled at its first grid point >= t rather
+   * than woken now. Its passes in between would be idle; the one at t finds
+   * the backoff over, as it would ticking every period.
+   */
+  deferGroup(group: WakeGroup, t: Ms): void {
+    this.epoch++;
+    const tks = group.tickers as TickerImpl[];
+    for (let i = 0; i < tks.length; i++) {
+      const tk = tks[i]!;
+      if (tk.sleeping && !tk.stopped) tk.schedule(t);
     }
   }
 

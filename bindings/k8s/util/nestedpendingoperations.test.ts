@@ -119,3 +119,56 @@ describe("nestedpendingoperations", () => {
     }
   });
 });
+
+describe("a failed operation wakes its owner's loop (engine/sim.ts section 3)", () => {
+  /**
+   * An owner loop (period 100 ms) that starts operation "attach" of volume v,
+   * which fails 250 ms later. `sideEffect`: the loop also acts whenever it
+   * finds v's operation not pending (as the ADC's pre-#104526 detach path
+   * does), so a pass that saw it pending must see its failure. Returns the
+   * times of the loop's state changes, skipping idle ticks or not.
+   */
+  function ownerTrace(tickEveryPeriod: boolean, sideEffect: boolean): { changes: string[]; passes: number } {
+    const sim = new Sim({ seed: 1, tickEveryPeriod });
+    const g = sim.group("owner");
+    const npo = new NestedPendingOperations(sim, resolveProfile("1.22"), 500, 122_000, () => {}, g);
+    const changes: string[] = [];
+    let passes = 0;
+    let acted = 0;
+    sim.ticker(
+      "owner",
+      100,
+      0,
+      () => {
+        passes++;
+        if (sideEffect) {
+          if (npo.isOperationPending("v", "", "")) return;
+          if (acted < 3) {
+            acted++;
+            changes.push(`${sim.now} acted`);
+            sim.bump(g);
+          }
+        }
+        if (npo.run(key("v"), "attach", (done) => sim.after(250, () => done("boom"))) === null) changes.push(`${sim.now} started`);
+      },
+      g,
+    );
+    sim.run(5_000);
+    return { changes, passes };
+  }
+
+  it("unobserved: the loop sleeps through the backoff and retries at its end, as ticking every period does", () => {
+    const skip = ownerTrace(false, false);
+    expect(skip.changes).toEqual(ownerTrace(true, false).changes);
+    // failures at 250 (retry from 751: pass at 800) and 1_050 (backoff 1 s, retry from 2_051: 2_100); no pass in between
+    expect(skip.changes.slice(0, 3)).toEqual(["0 started", "800 started", "2100 started"]);
+    expect(skip.passes).toBe(skip.changes.length);
+  });
+
+  it("observed pending (isOperationPending answered true): the failure wakes the loop next period", () => {
+    const skip = ownerTrace(false, true);
+    const tick = ownerTrace(true, true);
+    expect(skip.changes).toEqual(tick.changes);
+    expect(skip.changes.slice(0, 3)).toEqual(["0 acted", "0 started", "300 acted"]);
+  });
+});

@@ -39,6 +39,11 @@ interface Operation {
   operationName: string;
   pending: boolean;
   backoff: ExponentialBackoff;
+  /**
+   * While pending, a query was answered by it that its failure would answer
+   * otherwise (see complete): its owner's next pass must then see the failure.
+   */
+  observed: boolean;
 }
 
 export type RunResult = null | "AlreadyExists" | "ExponentialBackoff";
@@ -103,7 +108,12 @@ export class NestedPendingOperations {
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       if (!this.matches(op.key, volumeName, podName, nodeName)) continue;
-      if (op.pending) return op;
+      if (op.pending) {
+        // once it fails another match may answer instead (see complete)
+        if (found === undefined) for (let j = i + 1; j < ops.length && found === undefined; j++) if (this.matches(ops[j]!.key, volumeName, podName, nodeName)) found = ops[j];
+        if (found !== undefined) op.observed = true;
+        return op;
+      }
       if (found === undefined || (op.key.podName === podName && op.key.nodeName === nodeName)) found = op;
     }
     return found;
@@ -114,7 +124,10 @@ export class NestedPendingOperations {
     const now = this.sim.now;
     let op = this.find(key.volumeName, key.podName, key.nodeName);
     if (op) {
-      if (op.pending) return "AlreadyExists";
+      if (op.pending) {
+        if (this.profile.npoKeyStruct && op.operationName !== operationName) op.observed = true;
+        return "AlreadyExists";
+      }
       const sameName = !this.profile.npoKeyStruct || op.operationName === operationName;
       if (sameName && inBackoff(op.backoff, now)) {
         this.sim.wakeAt(retryAllowedAt(op.backoff));
@@ -122,10 +135,11 @@ export class NestedPendingOperations {
       }
       if (!sameName) op.backoff = newBackoff();
       op.pending = true;
+      op.observed = false;
       op.key = key;
       op.operationName = operationName;
     } else {
-      op = { key, operationName, pending: true, backoff: newBackoff() };
+      op = { key, operationName, pending: true, backoff: newBackoff(), observed: false };
       this.ops.push(op);
     }
     // a pending operation only makes its owner's loop skip the volume: the
@@ -144,15 +158,30 @@ export class NestedPendingOperations {
     return null;
   }
 
+  /**
+   * An operation finished. Success wakes the owner's loop (its next pass
+   * takes the next step). A failure leaves the operation backing off; if no
+   * query was answered by it while it was pending except ones a backoff
+   * answers the same way (the same operation name, or any name before 1.19),
+   * the owner's next pass would do exactly what its last one did minus the
+   * start, i.e. nothing, until the backoff ends: so the owner is woken at the
+   * first instant a retry may start instead of next period (engine/sim.ts
+   * section 3: deferGroup). A pending operation that answered an
+   * isOperationPending, a query of another operation name, or a find whose
+   * answer would be another operation once this one is not pending, is
+   * `observed`: its failure wakes the owner at once, as success does.
+   */
   private complete(op: Operation, err: ErrorText | null): void {
-    this.sim.bump(this.group);
     if (err === null) {
+      this.sim.bump(this.group);
       const i = this.ops.indexOf(op);
       if (i >= 0) this.ops.splice(i, 1);
       return;
     }
     op.pending = false;
     backoffUpdate(op.backoff, err, this.sim.now, this.initialMs, this.maxMs);
+    if (op.observed || this.group === undefined) this.sim.bump(this.group);
+    else this.sim.deferGroup(this.group, retryAllowedAt(op.backoff));
     this.onFailure({
       key: op.key,
       operationName: op.operationName,
@@ -164,14 +193,19 @@ export class NestedPendingOperations {
 
   isOperationPending(volumeName: string, podName: string, nodeName: string): boolean {
     const op = this.find(volumeName, podName, nodeName);
-    return op !== undefined && op.pending;
+    if (op === undefined || !op.pending) return false;
+    op.observed = true;
+    return true;
   }
 
   /** False while a matching operation is pending or (same name) backing off. */
   isOperationSafeToRetry(volumeName: string, podName: string, nodeName: string, operationName: string): boolean {
     const op = this.find(volumeName, podName, nodeName);
     if (!op) return true;
-    if (op.pending) return false;
+    if (op.pending) {
+      if (this.profile.npoKeyStruct && op.operationName !== operationName) op.observed = true;
+      return false;
+    }
     if (this.profile.npoKeyStruct && op.operationName !== operationName) return true;
     if (inBackoff(op.backoff, this.sim.now)) {
       this.sim.wakeAt(retryAllowedAt(op.backoff));
