@@ -60,3 +60,24 @@ describe("log lines by release", () => {
     expect(["1.14", "1.15", "1.18", "1.19"].map((v) => resolveProfile(v).npoLogLine)).toEqual([267, 270, 270, 301]);
   });
 });
+
+describe("rbd UnmountDevice on the seed 001 scenario", () => {
+  it("1.16 (#79940) logs the V(4) unmount and the V(3) detach lines of its UnmountDevice; 1.14 keeps the lines seed 001 shows", () => {
+    const rbd = (v: string): string[] => lines("rbd-unmap-busy", v, "kubelet").filter((t) => / attacher\.go:/.test(t)).map((t) => t.replace(/ \/\S+$/, " PATH"));
+    expect(rbd("1.16")).toEqual([
+      "I attacher.go:239] rbd: unmouting device mountpoint PATH",
+      "I attacher.go:243] rbd: successfully umount device mountpath PATH",
+      "I attacher.go:260] rbd: detaching device PATH",
+      "I attacher.go:260] rbd: detaching device PATH",
+      "I attacher.go:260] rbd: detaching device PATH",
+      "I attacher.go:265] rbd: successfully detach device PATH",
+      "I attacher.go:271] rbd: successfully remove device mount point PATH",
+    ]);
+    expect(rbd("1.14").slice(0, 4)).toEqual([
+      "I attacher.go:234] rbd: unmouting device mountpoint PATH",
+      "I attacher.go:238] rbd: successfully umount device mountpath PATH",
+      "I attacher.go:240] rbd: detaching device PATH",
+      "I attacher.go:234] rbd: unmouting device mountpoint PATH",
+    ]);
+  });
+});
