@@ -94,7 +94,7 @@ export interface Profile {
   processVolumeAttachmentsAtStart: boolean;
   /** kubelet DSW populator does not (re)add pods whose containers are terminating (1.22+) */
   dswSkipsTerminatingPods: boolean;
-  /** klog structured logging (InfoS) in the volume manager (1.21+) */
+  /** klog structured logging (InfoS) in the kubelet's volume manager (1.21+): kubelet/volume_manager.ts vmMsg */
   structuredLogs: boolean;
   /**
    * The attach/detach controller's reconciler.go log calls (read in upstream
