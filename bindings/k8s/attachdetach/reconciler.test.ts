@@ -274,6 +274,24 @@ describe("ADC reconciler", () => {
     expect(failed("1.30")).toBe(`E reconciler.go:257] "UpdateNodeStatusForNode failed while attempting to report volume as attached" err="Internal error occurred: etcdserver: request timed out" logger="persistentvolume-attach-detach-controller" node="node-1" volumeName="kubernetes.io/fake/vol-1"`);
   });
 
+  it("RemoveVolumeFromReportAsAttached failing is a V(5) Info with the cache's error text: Infof up to 1.26, logger.V(5).Info with node/volumeName/err from 1.27", () => {
+    const removeFailed = (version: string): string | undefined => {
+      const h = harness(version, {}, { logs: true });
+      h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+      h.sim.run(5000);
+      h.asw.nodesToUpdateStatusFor.delete("node-1");
+      h.dsw.deletePod("uid-1", V, "node-1");
+      h.asw.setVolumesMountedByNode("node-1", []);
+      h.sim.run(5200);
+      return h.out.logs.map((l) => l.text.replace(/^\S+ \S+ +\d+ /, `${l.text[0]} `)).find((t) => t.includes("RemoveVolumeFromReportAsAttached"));
+    };
+    const plain = `volume "kubernetes.io/fake/vol-1" does not exist in volumesToReportAsAttached list or node "node-1" does not exist in nodesToUpdateStatusFor list`;
+    expect(removeFailed("1.26")).toBe(`I reconciler.go:213] RemoveVolumeFromReportAsAttached failed while removing volume "kubernetes.io/fake/vol-1" from node "node-1" with: ${plain}`);
+    expect(removeFailed("1.27")).toBe(
+      `I reconciler.go:245] "RemoveVolumeFromReportAsAttached failed while removing volume from node" node="node-1" volumeName="kubernetes.io/fake/vol-1" err="volume \\"kubernetes.io/fake/vol-1\\" does not exist in volumesToReportAsAttached list or node \\"node-1\\" does not exist in nodesToUpdateStatusFor list"`,
+    );
+  });
+
   it("Multi-Attach for the administrator: a Warning with GenerateMsgDetailed up to 1.23, InfoS with attachedTo and the struct from 1.24", () => {
     const multi = (version: string, podOnOtherNode: boolean): string[] => {
       const h = harness(version, {}, { logs: true });

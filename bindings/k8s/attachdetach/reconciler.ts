@@ -125,7 +125,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
 
       const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
       if (rmErr) {
-        out.on && out.log(component, "E", "reconciler.go:212", `Failed to remove volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)}'s volumesToReportAsAttached: ${rmErr}`);
+        out.on && out.log(component, ...adcRemoveFromReportFailedLine(av, rmErr, profile));
         // the next pass logs this again: it is not idle (engine/sim.ts section 3)
         sim.wakeAt(sim.now + 1);
       }
@@ -293,6 +293,15 @@ export function adcDetachStartedLine(kind: "verify" | "timeout" | "oos", av: Att
   const vol = `volume=${goAttachedVolume(av, profile, out, component)}`;
   if (kind === "timeout") return ["I", "reconciler.go:276", `${timeoutMsg} duration="${formatGoDuration(maxWaitMs)}" ${vol}`];
   return ["I", "reconciler.go:273", `"attacherDetacher.DetachVolume started" ${vol}`];
+}
+
+/** RemoveVolumeFromReportAsAttached failed: klog.V(5).Infof up to 1.26, logger.V(5).Info with node/volumeName/err keys from 1.27 (#113584) */
+export function adcRemoveFromReportFailedLine(av: AttachedVolumeRef, err: string, profile: Profile): AdcLine {
+  const era = profile.adcLogs;
+  if (era === "text" || era === "structured")
+    return ["I", "reconciler.go:213", `RemoveVolumeFromReportAsAttached failed while removing volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)} with: ${err}`];
+  const keys = `node=${JSON.stringify(av.nodeName)} volumeName=${JSON.stringify(av.volumeName)} err=${JSON.stringify(err)}`;
+  return era === "named" ? ["I", "reconciler.go:247", `"RemoveVolumeFromReportAsAttached failed while removing volume from node" ${ADC_LOGGER} ${keys}`] : ["I", "reconciler.go:245", `"RemoveVolumeFromReportAsAttached failed while removing volume from node" ${keys}`];
 }
 
 /** The node status update before a detach failed (ErrorS from 1.24, which always calls UpdateNodeStatusForNode). */
