@@ -419,6 +419,9 @@ export class VolumeManager {
           this.asw.delete(a.volumeName);
           ctx.sim.bump(this.wake);
           this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
+          // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
+          // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
+          this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
           done(null);
         });
       });

@@ -38,6 +38,15 @@ describe("log lines by release", () => {
     ]);
   });
 
+  it("kubelet: an attachable volume is logged detached after its UnmountDevice succeeded, with its device path", () => {
+    const after = (scenario: string, v: string): string | undefined => {
+      const ls = lines(scenario, v, "kubelet");
+      return ls[ls.findIndex((t) => t.includes("UnmountDevice succeeded")) + 1];
+    };
+    expect(after("detach-backoff-node-status", "1.20")).toBe(`I reconciler.go:326] Volume detached for volume "pvc-7bfqsft5" (UniqueName: "kubernetes.io/qcloud-cbs/disk-7bfqsft5") on node "10.0.0.12" DevicePath "/dev/disk/by-id/virtio-disk-7bfqsft5"`);
+    expect(after("csi-attachment-name", "1.26")).toMatch(/^I reconciler\.go:326\] "Volume detached for volume \\"csiunity-3a9c1d2e7f\\" \(UniqueName: \\"kubernetes\.io\/csi\/csi-unity\.dellemc\.com\^[^"]+\\"\) on node \\"worker01\.my-cluster\.ocp\\" DevicePath \\"csi-[0-9a-f]{64}\\""$/);
+  });
+
   it("ADC: a verified detach logs \"Verified volume is safe to detach\" (operation_generator.go verifyVolumeIsSafeToDetach, klog.Infof in every release)", () => {
     for (const v of ["1.22", "1.30"]) {
       const ls = lines("detach-backoff-node-status", v, "kube-controller-manager");
