@@ -119,7 +119,10 @@ export class AttachDetachController {
   start(): void {
     const { ctx } = this;
     ctx.out.processStarted(ADC_COMPONENT);
-    ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:328", "Starting attach detach controller");
+    // klog.Infof until the controller's contextual logging (#113584, 1.27): logger.Info, quoted, named from 1.30 (Profile.adcLogs)
+    const adcLogs = ctx.profile.adcLogs;
+    ctx.out.on &&
+      ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:328", adcLogs === "named" ? `"Starting attach detach controller" logger="persistentvolume-attach-detach-controller"` : adcLogs === "contextual" ? `"Starting attach detach controller"` : "Starting attach detach controller");
     this.statusUpdater = createNodeStatusUpdater(ctx.api, this.asw, (n) => this.cache("Node", n), ctx.profile, ctx.out, ADC_COMPONENT, ctx.sim);
     this.reconciler = createReconciler({
       sim: ctx.sim,
@@ -354,6 +357,9 @@ export class AttachDetachController {
         }
         if (node && ((node.status?.volumesInUse ?? []) as string[]).includes(av.volumeName))
           return fail(`DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
+        // klog.Infof(GenerateMsgDetailed("Verified volume is safe to detach", "")) at the end of
+        // verifyVolumeIsSafeToDetach, text in every release (26 lines below the :1570 warning, v1.22.0)
+        if (node) ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:1596", `Verified volume is safe to detach ${volDetail(av, av.nodeName)}`);
       }
       const volumeName = av.spec ? plugin.getVolumeName(av.spec) : av.volumeName.slice(pluginName.length + 1);
       const flightKey = `${av.volumeName}\u0000${av.nodeName}`;

@@ -187,7 +187,7 @@ describe("ADC reconciler", () => {
   });
 
   it("a timeout force detach logs as GenerateMsgDetailed does (reconciler.go, v1.22.0): volume detail first, then the reason", () => {
-    const h = harness("1.24", {}, { logs: true });
+    const h = harness("1.23", {}, { logs: true });
     h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
     h.sim.run(5000);
     h.dsw.deletePod("uid-1", V, "node-1");
@@ -213,7 +213,103 @@ describe("ADC reconciler", () => {
     expect(h.calls.detach).toBe(1);
     const lines = h.out.logs.map((l) => l.text).filter((t) => t.includes("force detaching"));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain("maxWaitForUnmountDuration 6m0s expired");
+    // klog.InfoS(..., "duration", rc.maxWaitForUnmountDuration, "volume", attachedVolume) (v1.25.0): a Duration is a Stringer, quoted
+    expect(lines[0]).toContain(`"attacherDetacher.DetachVolume started: this volume is not safe to detach, but maxWaitForUnmountDuration expired, force detaching" duration="6m0s" volume={AttachedVolume:`);
+  });
+
+  // ---- log lines by release (Profile.adcLogs) ----
+
+  /** the ADC's lines of a run: a volume attached, its pod deleted, detached (optionally forced by a timeout or a taint) */
+  function adcLines(version: string, opts: { ready?: boolean; taint?: boolean; mounted?: boolean; statusFails?: number } = {}): string[] {
+    const h = harness(version, {}, { logs: true, ready: opts.ready, taint: opts.taint, statusFails: opts.statusFails });
+    h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+    h.sim.run(5000);
+    h.dsw.deletePod("uid-1", V, "node-1");
+    if (!opts.mounted) h.asw.setVolumesMountedByNode("node-1", []);
+    h.sim.run(5000 + 8 * 60_000);
+    return h.out.logs.map((l) => l.text.replace(/^\S+ \S+ +\d+ /, `${l.text[0]} `));
+  }
+
+  it("DetachVolume started: Infof text up to 1.23, InfoS with the AttachedVolume struct in 1.24-1.29, node/volumeName keys and the logger name from 1.30", () => {
+    const started = (v: string): string | undefined => adcLines(v).find((t) => t.includes("DetachVolume started"));
+    expect(started("1.22")).toBe(`I reconciler.go:255] attacherDetacher.DetachVolume started for volume "pv-1" (UniqueName: "kubernetes.io/fake/vol-1") on node "node-1" `);
+    // the snapshot the reconciler logs was taken before this pass's SetDetachRequestTime: the zero time (v1.27 controller-manager log: VolumeSpec:0xc0025c0450 ... DetachRequestedTime:...)
+    expect(started("1.24")).toMatch(
+      /^I reconciler\.go:273\] "attacherDetacher\.DetachVolume started" volume=\{AttachedVolume:\{VolumeName:kubernetes\.io\/fake\/vol-1 VolumeSpec:0xc0[0-9a-f]{8} NodeName:node-1 PluginIsAttachable:true DevicePath:\/dev\/x DeviceMountPath: PluginName:\} MountedByNode:false DetachRequestedTime:0001-01-01 00:00:00 \+0000 UTC\}$/,
+    );
+    // SELinuxMountContext from 1.25 (a v1.27 controller-manager printed it)
+    expect(started("1.27")).toContain(" PluginName: SELinuxMountContext:} MountedByNode:false ");
+    expect(started("1.30")).toBe(`I reconciler.go:275] "attacherDetacher.DetachVolume started" logger="persistentvolume-attach-detach-controller" node="node-1" volumeName="kubernetes.io/fake/vol-1"`);
+  });
+
+  it("an out-of-service force detach logs as a plain DetachVolume started until 1.29 (`if !timeout`, v1.25.0), with a message of its own from 1.30", () => {
+    const started = (v: string): string[] => adcLines(v, { ready: false, taint: true, mounted: true }).filter((t) => t.includes("DetachVolume started"));
+    const l26 = started("1.26");
+    expect(l26).toHaveLength(1);
+    expect(l26[0]).toMatch(/^I reconciler\.go:273\] "attacherDetacher\.DetachVolume started" volume=\{AttachedVolume:\{.* MountedByNode:true DetachRequestedTime:0001-01-01 00:00:00 \+0000 UTC\}$/);
+    expect(started("1.30")).toEqual([`I reconciler.go:285] "attacherDetacher.DetachVolume started: node has out-of-service taint, force detaching" logger="persistentvolume-attach-detach-controller" node="node-1" volumeName="kubernetes.io/fake/vol-1"`]);
+  });
+
+  it("a timeout force detach: Warning text up to 1.23, Info with duration= from 1.24, with node/volumeName keys from 1.30", () => {
+    const forced = (v: string): string | undefined => adcLines(v, { ready: false, mounted: true }).find((t) => t.includes("force detaching"));
+    expect(forced("1.22")).toMatch(/^W reconciler\.go:258\] attacherDetacher\.DetachVolume started for volume "pv-1" .* force detaching$/);
+    expect(forced("1.26")).toMatch(/^I reconciler\.go:276\] "attacherDetacher\.DetachVolume started: this volume is not safe to detach, but maxWaitForUnmountDuration expired, force detaching" duration="6m0s" volume=\{AttachedVolume:\{.* MountedByNode:true DetachRequestedTime:1970-01-01 00:00:05 \+0000 UTC m=\+5\.000000000\}$/);
+    expect(forced("1.30")).toBe(`I reconciler.go:279] "attacherDetacher.DetachVolume started: this volume is not safe to detach, but maxWaitForUnmountDuration expired, force detaching" logger="persistentvolume-attach-detach-controller" duration="6m0s" node="node-1" volumeName="kubernetes.io/fake/vol-1"`);
+  });
+
+  it("AttachVolume started: text up to 1.23, the VolumeToAttach struct in 1.24-1.26, volumeName/nodeName/scheduledPods from 1.27 (#115036), named from 1.30", () => {
+    const started = (v: string): string | undefined => adcLines(v).find((t) => t.includes("AttachVolume started"));
+    expect(started("1.23")).toBe(`I reconciler.go:304] attacherDetacher.AttachVolume started for volume "pv-1" (UniqueName: "kubernetes.io/fake/vol-1") from node "node-1" `);
+    expect(started("1.24")).toMatch(
+      /^I reconciler\.go:348\] "attacherDetacher\.AttachVolume started" volume=\{VolumeToAttach:\{MultiAttachErrorReported:false VolumeName:kubernetes\.io\/fake\/vol-1 VolumeSpec:0xc0[0-9a-f]{8} NodeName:node-1 ScheduledPods:\[&Pod\{ObjectMeta:\{p  default  uid-1 \.\.\.\} \.\.\.\}\]\}\}$/,
+    );
+    expect(started("1.27")).toBe(`I reconciler.go:348] "attacherDetacher.AttachVolume started" volumeName="kubernetes.io/fake/vol-1" nodeName="node-1" scheduledPods=["default/p"]`);
+    expect(started("1.31")).toBe(`I reconciler.go:360] "attacherDetacher.AttachVolume started" logger="persistentvolume-attach-detach-controller" volumeName="kubernetes.io/fake/vol-1" nodeName="node-1" scheduledPods=["default/p"]`);
+  });
+
+  it("a failed node status update before the detach: GenerateErrorDetailed text up to 1.23, ErrorS of UpdateNodeStatusForNode from 1.24", () => {
+    const failed = (v: string): string | undefined => adcLines(v, { statusFails: 1 }).find((t) => t.includes("failed while attempting to report volume as attached"));
+    expect(failed("1.23.5")).toBe(`E reconciler.go:230] UpdateNodeStatuses failed while attempting to report volume as attached for volume "pv-1" (UniqueName: "kubernetes.io/fake/vol-1") on node "node-1" : Internal error occurred: etcdserver: request timed out`);
+    expect(failed("1.26")).toMatch(/^E reconciler\.go:255\] "UpdateNodeStatusForNode failed while attempting to report volume as attached" err="Internal error occurred: etcdserver: request timed out" volume=\{AttachedVolume:\{VolumeName:kubernetes\.io\/fake\/vol-1 /);
+    expect(failed("1.30")).toBe(`E reconciler.go:257] "UpdateNodeStatusForNode failed while attempting to report volume as attached" err="Internal error occurred: etcdserver: request timed out" logger="persistentvolume-attach-detach-controller" node="node-1" volumeName="kubernetes.io/fake/vol-1"`);
+  });
+
+  it("RemoveVolumeFromReportAsAttached failing is a V(5) Info with the cache's error text: Infof up to 1.26, logger.V(5).Info with node/volumeName/err from 1.27", () => {
+    const removeFailed = (version: string): string | undefined => {
+      const h = harness(version, {}, { logs: true });
+      h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+      h.sim.run(5000);
+      h.asw.nodesToUpdateStatusFor.delete("node-1");
+      h.dsw.deletePod("uid-1", V, "node-1");
+      h.asw.setVolumesMountedByNode("node-1", []);
+      h.sim.run(5200);
+      return h.out.logs.map((l) => l.text.replace(/^\S+ \S+ +\d+ /, `${l.text[0]} `)).find((t) => t.includes("RemoveVolumeFromReportAsAttached"));
+    };
+    const plain = `volume "kubernetes.io/fake/vol-1" does not exist in volumesToReportAsAttached list or node "node-1" does not exist in nodesToUpdateStatusFor list`;
+    expect(removeFailed("1.26")).toBe(`I reconciler.go:213] RemoveVolumeFromReportAsAttached failed while removing volume "kubernetes.io/fake/vol-1" from node "node-1" with: ${plain}`);
+    expect(removeFailed("1.27")).toBe(
+      `I reconciler.go:245] "RemoveVolumeFromReportAsAttached failed while removing volume from node" node="node-1" volumeName="kubernetes.io/fake/vol-1" err="volume \\"kubernetes.io/fake/vol-1\\" does not exist in volumesToReportAsAttached list or node \\"node-1\\" does not exist in nodesToUpdateStatusFor list"`,
+    );
+  });
+
+  it("Multi-Attach for the administrator: a Warning with GenerateMsgDetailed up to 1.23, InfoS with attachedTo and the struct from 1.24", () => {
+    const multi = (version: string, podOnOtherNode: boolean): string[] => {
+      const h = harness(version, {}, { logs: true });
+      h.dsw.addNode("node-2");
+      h.dsw.addPod("uid-1", "default/p", spec, V, "node-1");
+      h.sim.run(5000);
+      if (!podOnOtherNode) h.dsw.deletePod("uid-1", V, "node-1");
+      h.dsw.addPod("uid-2", "default/q", spec, V, "node-2");
+      h.sim.run(5200);
+      return h.out.logs.map((l) => l.text.replace(/^\S+ \S+ +\d+ /, `${l.text[0]} `)).filter((t) => t.includes("Multi-Attach"));
+    };
+    expect(multi("1.22", true)).toEqual([`W reconciler.go:370] Multi-Attach error for volume "pv-1" (UniqueName: "kubernetes.io/fake/vol-1") from node "node-2" Volume is already used by pods default/p on node node-1`]);
+    expect(multi("1.22", false)).toEqual([`W reconciler.go:370] Multi-Attach error for volume "pv-1" (UniqueName: "kubernetes.io/fake/vol-1") from node "node-2" Volume is already exclusively attached to node node-1 and can't be attached to another`]);
+    const l24 = multi("1.24", false);
+    expect(l24).toHaveLength(1);
+    expect(l24[0]).toMatch(/^I reconciler\.go:385\] "Multi-Attach error: volume is already exclusively attached and can't be attached to another node" attachedTo=\[node-1\] volume=\{VolumeToAttach:\{MultiAttachErrorReported:false VolumeName:kubernetes\.io\/fake\/vol-1 .*NodeName:node-2 ScheduledPods:\[&Pod\{ObjectMeta:\{q  default  uid-2 /);
+    expect(multi("1.24", true)[0]).toMatch(/^I reconciler\.go:421\] "Multi-Attach error: volume is already used by pods" pods=\[default\/p\] attachedTo=\[node-1\] volume=\{VolumeToAttach:/);
+    expect(multi("1.30", true)[0]).toMatch(/^I reconciler\.go:433\] "Multi-Attach error: volume is already used by pods" logger="persistentvolume-attach-detach-controller" pods=\["default\/p"\] attachedTo=\[node-1\] volume=\{VolumeToAttach:/);
   });
 
   it("issue #111000: a failed node status update before the detach takes the volume off node status for good without #111205 (1.22.13), not with it (1.22.14)", () => {

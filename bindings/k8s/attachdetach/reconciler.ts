@@ -125,7 +125,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
 
       const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
       if (rmErr) {
-        out.on && out.log(component, "E", "reconciler.go:212", `Failed to remove volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)}'s volumesToReportAsAttached: ${rmErr}`);
+        out.on && out.log(component, ...adcRemoveFromReportFailedLine(av, rmErr, profile));
         // the next pass logs this again: it is not idle (engine/sim.ts section 3)
         sim.wakeAt(sim.now + 1);
       }
@@ -133,7 +133,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         out.note(`volume:${av.volumeName}`, `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
       const upErr = profile.perNodeStatusUpdate ? d.statusUpdater.updateNodeStatusForNode(av.nodeName) : d.statusUpdater.updateNodeStatuses();
       if (upErr) {
-        out.on && out.log(component, "E", "reconciler.go:230", `UpdateNodeStatuses failed while attempting to report volume ${JSON.stringify(av.volumeName)} as attached: ${upErr}`);
+        out.on && out.log(component, ...adcStatusUpdateFailedLine(av, upErr, profile, out, component));
         // #111205 (1.26.0, 1.25.1, 1.24.5, 1.23.11, 1.22.14): put it back, or a pod
         // that wants the volume again before the next pass finds it off node
         // status for good (issue #111000; reconciler.go reconcile, v1.26.0)
@@ -144,21 +144,10 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       const r = ad.detachVolume(av, verifySafe);
       if (r === null) {
         if (refused.size > 0) refused.delete(refusedKey);
-        if (verifySafe) out.on && out.log(component, "I", "reconciler.go:255", `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}`);
-        else if (forceOnTimeout && timeout)
-          // the timeout branch comes first, whether the node is tainted or not
-          // (reconciler.go reconcile: `if !timeout` v1.25.0, `if
-          // forceDetachTimeoutExpired` v1.30.0); the message as
-          // GenerateMsgDetailed("attacherDetacher.DetachVolume started", "This
-          // volume is not safe ...") builds it, at Warning (v1.22.0)
-          out.on &&
-            out.log(
-              component,
-              "W",
-              "reconciler.go:258",
-              `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}This volume is not safe to detach, but maxWaitForUnmountDuration ${formatGoDuration(timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS)} expired, force detaching`,
-            );
-        else out.on && out.log(component, "W", "reconciler.go:258", `attacherDetacher.DetachVolume started: node has out-of-service taint, force detaching ${volDetail(av, av.nodeName)}`);
+        // the timeout branch comes first, whether the node is tainted or not
+        // (reconciler.go reconcile: `if !timeout` v1.25.0, `if
+        // forceDetachTimeoutExpired` v1.30.0); each era's text: adcDetachStartedLine
+        if (out.on) out.log(component, ...adcDetachStartedLine(verifySafe ? "verify" : forceOnTimeout && timeout ? "timeout" : "oos", av, profile, out, component, timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS));
         continue;
       }
       if (fixed) {
@@ -194,14 +183,14 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
                 ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
                 : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
             d.podEvent([...v.scheduledPods], "Warning", "FailedAttachVolume", msg);
-            out.on && out.log(component, "W", "reconciler.go:370", `${msg} ${volDetail(v, v.nodeName, "from")}`);
+            out.on && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
             dsw.setMultiAttachError(v.volumeName, v.nodeName);
           }
           continue;
         }
       }
       const r = ad.attachVolume(v);
-      if (r === null) out.on && out.log(component, "I", "reconciler.go:304", `attacherDetacher.AttachVolume started ${volDetail(v, v.nodeName, "from")}`);
+      if (r === null) out.on && out.log(component, ...adcAttachStartedLine(v, profile));
     }
   };
 
@@ -212,4 +201,145 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       d.statusUpdater.updateNodeStatuses();
     },
   };
+}
+
+// ---- the reconciler's log lines by release (Profile.adcLogs) ----------------
+//
+// What upstream's reconciler.go prints, per era (bindings/k8s/README.md, "What
+// the log lines match"). Text (<= 1.23): klog.Infof/Warningf of
+// GenerateMsgDetailed. Structured (1.24-1.26) and contextual (1.27-1.29):
+// klog.InfoS / logger.Info with the whole cache struct as `volume=` (klog
+// prints a struct value with %+v, unquoted: a pointer as 0xc..., a time.Time
+// with its String(), as a v1.27 controller-manager printed
+// `reconciler.go:273] "attacherDetacher.DetachVolume started"
+// volume={AttachedVolume:{VolumeName:... VolumeSpec:0xc0025c0450 NodeName:...
+// PluginIsAttachable:true DevicePath: DeviceMountPath: PluginName:
+// SELinuxMountContext:} MountedByNode:false DetachRequestedTime:2023-06-19
+// 08:07:20.940312466 +0000 UTC m=+6213.720318660}`); a Stringer such as a
+// Duration is quoted (duration="6m0s"). Named (1.30+): `node`/`volumeName`
+// keys and the controller's logger name, as a newer controller-manager
+// printed `reconciler.go:360] "attacherDetacher.AttachVolume started"
+// logger="persistentvolume-attach-detach-controller" volumeName="..."
+// nodeName="k2" scheduledPods=["openstack/mariadb-server-0"]`. Line numbers:
+// 273 and 385 are that v1.27 controller-manager's; 360 the newer one's; the
+// others are counted from them in the source of the same era (v1.30's
+// reconciler.go for "named"), and are approximate for the other releases.
+
+type AdcLine = readonly [severity: "I" | "W" | "E", src: string, msg: string];
+
+const ADC_LOGGER = `logger="persistentvolume-attach-detach-controller"`;
+/** Go's zero time.Time, as String() prints it (a DetachRequestedTime not set yet) */
+const GO_ZERO_TIME = "0001-01-01 00:00:00 +0000 UTC";
+
+/** a *volume.Spec as %+v prints a pointer: made up, the same for a volume name within a run */
+function goPointer(key: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return `0xc000${((h & 0xfffff) << 3).toString(16).padStart(6, "0")}`;
+}
+
+/** cache.AttachedVolume as klog prints it (%+v): the reconciler's snapshot, taken before this pass's SetDetachRequestTime */
+export function goAttachedVolume(av: AttachedVolumeRef, profile: Profile, out: Recorder, component: string): string {
+  const t = av.detachRequestedTime === 0 ? GO_ZERO_TIME : out.goTime(av.detachRequestedTime, component);
+  // SELinuxMountContext: operationexecutor.AttachedVolume from 1.25 (KEP-1710)
+  const selinux = profile.version.minor >= 25 ? " SELinuxMountContext:" : "";
+  return `{AttachedVolume:{VolumeName:${av.volumeName} VolumeSpec:${goPointer(av.volumeName)} NodeName:${av.nodeName} PluginIsAttachable:true DevicePath:${av.devicePath} DeviceMountPath: PluginName:${selinux}} MountedByNode:${av.mountedByNode} DetachRequestedTime:${t}}`;
+}
+
+/**
+ * cache.VolumeToAttach as klog prints it (%+v). Each scheduled pod is a
+ * *v1.Pod, whose String() prints the whole object; only its ObjectMeta's
+ * name, generateName (none), namespace, selfLink (none) and UID are kept,
+ * the rest is elided as `...`.
+ */
+export function goVolumeToAttach(v: VolumeToAttach): string {
+  let pods = "";
+  for (const [uid, key] of v.scheduledPods) {
+    const i = key.indexOf("/");
+    pods += `${pods ? " " : ""}&Pod{ObjectMeta:{${key.slice(i + 1)}  ${key.slice(0, i)}  ${uid} ...} ...}`;
+  }
+  return `{VolumeToAttach:{MultiAttachErrorReported:${v.multiAttachErrorReported} VolumeName:${v.volumeName} VolumeSpec:${goPointer(v.volumeName)} NodeName:${v.nodeName} ScheduledPods:[${pods}]}}`;
+}
+
+/** klog.KObjSlice of "ns/name" keys as the text logger prints it: ["ns/a" "ns/b"] */
+function goKObjSlice(keys: Iterable<string>): string {
+  let s = "";
+  for (const k of keys) s += `${s ? " " : ""}${JSON.stringify(k)}`;
+  return `[${s}]`;
+}
+
+/**
+ * The "DetachVolume started" line: after a verified detach, a timeout force
+ * detach, or an out-of-service force detach. Until 1.29 upstream chooses by
+ * `if !timeout`, so an out-of-service detach logs as a verified one
+ * (reconciler.go v1.25.0); 1.30 has a message of its own for it.
+ */
+export function adcDetachStartedLine(kind: "verify" | "timeout" | "oos", av: AttachedVolumeRef, profile: Profile, out: Recorder, component: string, maxWaitMs: number): AdcLine {
+  const era = profile.adcLogs;
+  if (era === "text") {
+    if (kind === "verify") return ["I", "reconciler.go:255", `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}`];
+    if (kind === "timeout")
+      return ["W", "reconciler.go:258", `attacherDetacher.DetachVolume started ${volDetail(av, av.nodeName)}This volume is not safe to detach, but maxWaitForUnmountDuration ${formatGoDuration(maxWaitMs)} expired, force detaching`];
+    // no text-era release has the taint (1.26+ by default): a switch turned on by hand
+    return ["W", "reconciler.go:258", `attacherDetacher.DetachVolume started: node has out-of-service taint, force detaching ${volDetail(av, av.nodeName)}`];
+  }
+  const timeoutMsg = `"attacherDetacher.DetachVolume started: this volume is not safe to detach, but maxWaitForUnmountDuration expired, force detaching"`;
+  if (era === "named") {
+    const keys = `node=${JSON.stringify(av.nodeName)} volumeName=${JSON.stringify(av.volumeName)}`;
+    if (kind === "verify") return ["I", "reconciler.go:275", `"attacherDetacher.DetachVolume started" ${ADC_LOGGER} ${keys}`];
+    if (kind === "timeout") return ["I", "reconciler.go:279", `${timeoutMsg} ${ADC_LOGGER} duration="${formatGoDuration(maxWaitMs)}" ${keys}`];
+    return ["I", "reconciler.go:285", `"attacherDetacher.DetachVolume started: node has out-of-service taint, force detaching" ${ADC_LOGGER} ${keys}`];
+  }
+  const vol = `volume=${goAttachedVolume(av, profile, out, component)}`;
+  if (kind === "timeout") return ["I", "reconciler.go:276", `${timeoutMsg} duration="${formatGoDuration(maxWaitMs)}" ${vol}`];
+  return ["I", "reconciler.go:273", `"attacherDetacher.DetachVolume started" ${vol}`];
+}
+
+/** RemoveVolumeFromReportAsAttached failed: klog.V(5).Infof up to 1.26, logger.V(5).Info with node/volumeName/err keys from 1.27 (#113584) */
+export function adcRemoveFromReportFailedLine(av: AttachedVolumeRef, err: string, profile: Profile): AdcLine {
+  const era = profile.adcLogs;
+  if (era === "text" || era === "structured")
+    return ["I", "reconciler.go:213", `RemoveVolumeFromReportAsAttached failed while removing volume ${JSON.stringify(av.volumeName)} from node ${JSON.stringify(av.nodeName)} with: ${err}`];
+  const keys = `node=${JSON.stringify(av.nodeName)} volumeName=${JSON.stringify(av.volumeName)} err=${JSON.stringify(err)}`;
+  return era === "named" ? ["I", "reconciler.go:247", `"RemoveVolumeFromReportAsAttached failed while removing volume from node" ${ADC_LOGGER} ${keys}`] : ["I", "reconciler.go:245", `"RemoveVolumeFromReportAsAttached failed while removing volume from node" ${keys}`];
+}
+
+/** The node status update before a detach failed (ErrorS from 1.24, which always calls UpdateNodeStatusForNode). */
+export function adcStatusUpdateFailedLine(av: AttachedVolumeRef, err: string, profile: Profile, out: Recorder, component: string): AdcLine {
+  const era = profile.adcLogs;
+  if (era === "text") return ["E", "reconciler.go:230", `UpdateNodeStatuses failed while attempting to report volume as attached ${volDetail(av, av.nodeName)}: ${err}`];
+  const msg = `"UpdateNodeStatusForNode failed while attempting to report volume as attached" err=${JSON.stringify(err)}`;
+  if (era === "named") return ["E", "reconciler.go:257", `${msg} ${ADC_LOGGER} node=${JSON.stringify(av.nodeName)} volumeName=${JSON.stringify(av.volumeName)}`];
+  return ["E", "reconciler.go:255", `${msg} volume=${goAttachedVolume(av, profile, out, component)}`];
+}
+
+/** "AttachVolume started" */
+export function adcAttachStartedLine(v: VolumeToAttach, profile: Profile): AdcLine {
+  const era = profile.adcLogs;
+  if (era === "text") return ["I", "reconciler.go:304", `attacherDetacher.AttachVolume started ${volDetail(v, v.nodeName, "from")}`];
+  if (era === "structured") return ["I", "reconciler.go:348", `"attacherDetacher.AttachVolume started" volume=${goVolumeToAttach(v)}`];
+  const keys = `volumeName=${JSON.stringify(v.volumeName)} nodeName=${JSON.stringify(v.nodeName)} scheduledPods=${goKObjSlice(v.scheduledPods.values())}`;
+  return era === "named" ? ["I", "reconciler.go:360", `"attacherDetacher.AttachVolume started" ${ADC_LOGGER} ${keys}`] : ["I", "reconciler.go:348", `"attacherDetacher.AttachVolume started" ${keys}`];
+}
+
+/**
+ * reportMultiAttachError's line for the administrator (the event has its own
+ * text): `others` are the "ns/name" keys of the pods using the volume on the
+ * other nodes, `nodes` those nodes.
+ */
+export function adcMultiAttachLine(v: VolumeToAttach, others: readonly string[], nodes: readonly string[], profile: Profile): AdcLine {
+  const era = profile.adcLogs;
+  if (era === "text") {
+    // GenerateMsgDetailed("Multi-Attach error", ...), klog.Warningf (reconciler.go reportMultiAttachError, v1.22.0)
+    const why = others.length > 0 ? `Volume is already used by pods ${others.join(", ")} on node ${nodes.join(", ")}` : `Volume is already exclusively attached to node ${nodes.join(", ")} and can't be attached to another`;
+    return ["W", "reconciler.go:370", `Multi-Attach error ${volDetail(v, v.nodeName, "from")}${why}`];
+  }
+  const attachedTo = `attachedTo=[${nodes.join(" ")}]`;
+  const logger = era === "named" ? ` ${ADC_LOGGER}` : "";
+  const vol = `volume=${goVolumeToAttach(v)}`;
+  const [ex, used] = era === "named" ? ["reconciler.go:397", "reconciler.go:433"] : ["reconciler.go:385", "reconciler.go:421"];
+  if (others.length === 0) return ["I", ex, `"Multi-Attach error: volume is already exclusively attached and can't be attached to another node"${logger} ${attachedTo} ${vol}`];
+  // klog.KObjs (a []ObjectRef, %+v) until 1.26, klog.KObjSlice after
+  const pods = era === "structured" ? `[${others.join(" ")}]` : goKObjSlice(others);
+  return ["I", used, `"Multi-Attach error: volume is already used by pods"${logger} pods=${pods} ${attachedTo} ${vol}`];
 }

@@ -282,7 +282,7 @@ export class VolumeManager {
             done(null);
           });
         });
-        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`);
+        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`));
       }
     }
   }
@@ -325,16 +325,16 @@ export class VolumeManager {
               this.asw.set(v.volumeName, newActual(v, att.devicePath));
               ctx.sim.bump(this.wake);
             }
-            this.ctx.out.on && this.log("I", "operation_generator.go:1467", `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`);
+            this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
             done(null);
           });
-          if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", `operationExecutor.VerifyControllerAttachedVolume started ${det()}`);
+          if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", vmMsg(ctx.profile.structuredLogs, `operationExecutor.VerifyControllerAttachedVolume started ${det()}`, v.podKey));
           continue;
         }
         // MountVolume
         const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
         const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
-        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", `operationExecutor.MountVolume started ${det()}`);
+        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", vmMsg(ctx.profile.structuredLogs, `operationExecutor.MountVolume started ${det()}`, v.podKey));
       }
     }
   }
@@ -352,7 +352,7 @@ export class VolumeManager {
           a.pods.set(v.podUID, v.spec.name);
           this.ctx.sim.bump(this.wake);
         }
-        this.ctx.out.on && this.log("I", "operation_generator.go:756", `MountVolume.SetUp succeeded ${det()}`);
+        this.ctx.out.on && this.log("I", "operation_generator.go:756", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.SetUp succeeded ${det()}`, v.podKey));
         done(null);
       });
     };
@@ -368,7 +368,7 @@ export class VolumeManager {
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
         this.ctx.sim.bump(this.wake);
-        this.ctx.out.on && this.log("I", "operation_generator.go:631", `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`);
+        this.ctx.out.on && this.log("I", "operation_generator.go:631", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`, v.podKey));
         setUp();
       });
     };
@@ -378,7 +378,7 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) return done(() => `MountVolume.WaitForAttach failed ${det()}: ${err}`);
         if (devicePath) a.devicePath = devicePath;
-        this.ctx.out.on && this.log("I", "operation_generator.go:587", `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`);
+        this.ctx.out.on && this.log("I", "operation_generator.go:587", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`, v.podKey));
         mountDevice(a.devicePath);
       });
       return;
@@ -402,7 +402,8 @@ export class VolumeManager {
       if (!a.deviceMounted || !a.plugin.unmountDevice) {
         this.asw.delete(a.volumeName);
         ctx.sim.bump(this.wake);
-        this.ctx.out.on && this.log("I", "reconciler.go:326", `Detached volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(a.spec.name)}) devicePath ${JSON.stringify(a.devicePath)}`);
+        // GenerateMsgDetailed("Volume detached", fmt.Sprintf("DevicePath %q", ...)), as kubelets from 1.10 on print it
+        this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
         continue;
       }
       const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
@@ -418,10 +419,13 @@ export class VolumeManager {
           this.asw.delete(a.volumeName);
           ctx.sim.bump(this.wake);
           this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
+          // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
+          // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
+          this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
           done(null);
         });
       });
-      if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", `operationExecutor.UnmountDevice started ${det()}`);
+      if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${det()}`));
     }
   }
 
@@ -531,6 +535,22 @@ export class VolumeManager {
       });
     });
   }
+}
+
+/**
+ * A GenerateMsgDetailed line as the volume manager logs it: klog.Infof of the
+ * text, or from 1.21 (Profile.structuredLogs) klog.InfoS of the same text,
+ * quoted, with `pod="ns/name"` where upstream passes klog.KObj(pod) (the
+ * mount path's lines; the unmount path's have no pod key), as 1.2x kubelets
+ * print `reconciler.go:...] "operationExecutor.VerifyControllerAttachedVolume
+ * started for volume \"x\" (UniqueName: \"...\") pod \"p\" (UID: \"...\") "
+ * pod="ns/p"` and `"operationExecutor.UnmountVolume started for volume ..."`.
+ * UnmountVolume.TearDown succeeded and UnmountDevice succeeded stay
+ * klog.Infof text in every release.
+ */
+function vmMsg(structured: boolean, text: string, podKey?: string): string {
+  if (!structured) return text;
+  return podKey === undefined ? goQuote(text) : `${goQuote(text)} pod=${goQuote(podKey)}`;
 }
 
 function newActual(v: DesiredVolume, devicePath: string): ActualVolume {

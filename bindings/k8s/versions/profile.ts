@@ -94,8 +94,23 @@ export interface Profile {
   processVolumeAttachmentsAtStart: boolean;
   /** kubelet DSW populator does not (re)add pods whose containers are terminating (1.22+) */
   dswSkipsTerminatingPods: boolean;
-  /** klog structured logging (InfoS) in the volume manager (1.21+) */
+  /** klog structured logging (InfoS) in the kubelet's volume manager (1.21+): kubelet/volume_manager.ts vmMsg */
   structuredLogs: boolean;
+  /**
+   * The attach/detach controller's reconciler.go log calls (read in upstream
+   * source and real kube-controller-manager logs; bindings/k8s/README.md,
+   * "What the log lines match"):
+   * - "text": klog.Infof/Warningf of GenerateMsgDetailed (<= 1.23)
+   * - "structured": klog.InfoS/ErrorS with the whole cache struct as
+   *   `volume={...}` (1.24-1.26: a v1.24.6 controller-manager's source)
+   * - "contextual": logger.Info, the same keys for the detach lines
+   *   (a v1.27 controller-manager's `reconciler.go:273` line), AttachVolume
+   *   started with volumeName/nodeName/scheduledPods (#115036) (1.27-1.29)
+   * - "named": `node`/`volumeName` keys, the out-of-service message of its
+   *   own, and the controller's logger name (1.30+: the reconciler.go that
+   *   has disableForceDetachOnTimeout)
+   */
+  adcLogs: "text" | "structured" | "contextual" | "named";
   /** rbd output printed as a Go byte slice ([114 98 100 ...]) (<= 1.17) */
   rbdOutputAsBytes: boolean;
   /** CSI global mount under plugins/kubernetes.io/csi/<driver>/<sha>/globalmount (1.24+) */
@@ -161,7 +176,8 @@ export function resolveProfile(versionText: string = DEFAULT_VERSION, overrides:
     era: m <= 12 ? 1 : m <= 22 ? 2 : 3,
     fix,
     npoKeyStruct: m >= 19,
-    npoLogLine: m <= 15 ? 267 : m <= 18 ? 270 : m <= 21 ? 301 : 335,
+    // 267 quoted by seed 001 (1.14); a 1.15 kubelet printed :270
+    npoLogLine: m <= 14 ? 267 : m <= 18 ? 270 : m <= 21 ? 301 : 335,
     npoErrorQuoted: m <= 21,
     perNodeStatusUpdate: fix["108167"],
     reAddOnStatusUpdateFailure: inRelease(RE_ADD_ON_STATUS_UPDATE_FAILURE, v),
@@ -170,6 +186,7 @@ export function resolveProfile(versionText: string = DEFAULT_VERSION, overrides:
     processVolumeAttachmentsAtStart: m >= 21,
     dswSkipsTerminatingPods: m >= 22,
     structuredLogs: m >= 21,
+    adcLogs: m <= 23 ? "text" : m <= 26 ? "structured" : m <= 29 ? "contextual" : "named",
     rbdOutputAsBytes: m <= 17,
     csiHashedGlobalMount: m >= 24,
   };

@@ -125,21 +125,28 @@ export function createRBDPlugin(): VolumePlugin {
       if (ctx.profile.fix["79940"]) {
         if (devicePath === "") {
           devicePath = host.rbdDeviceFor(image);
-          if (devicePath === "") ctx.out.on && ctx.out.log(c, "W", "attacher.go:239", `can't found devicePath for ${deviceMountPath}, Device is already unmounted, Image: ${info.data.image}, Pool: ${info.data.pool}`);
+          // upstream passes (deviceMountPath, pool, name) to "... Image %v, Pool %v": the pool prints as the image (attacher.go UnmountDevice, v1.16.0)
+          if (devicePath === "") ctx.out.on && ctx.out.log(c, "W", "attacher.go:255", `rbd: can't found devicePath for ${deviceMountPath}. Device is already unmounted, Image ${info.data.pool}, Pool ${info.data.image}`);
         }
         if (mounted) {
+          // klog.V(4) and V(3), printed as every line is (bindings/k8s/README.md)
+          ctx.out.on && ctx.out.log(c, "I", "attacher.go:239", `rbd: unmouting device mountpoint ${deviceMountPath}`);
           const err = host.unmount(deviceMountPath);
           if (err) return done(err);
-          ctx.out.on && ctx.out.log(c, "I", "attacher.go:248", `rbd: successfully umount device mountpath ${deviceMountPath}`);
+          ctx.out.on && ctx.out.log(c, "I", "attacher.go:243", `rbd: successfully umount device mountpath ${deviceMountPath}`);
         }
         const finish = (): void => {
           host.rmdir(deviceMountPath);
-          ctx.out.on && ctx.out.log(c, "I", "attacher.go:262", `rbd: successfully remove device mount point ${deviceMountPath}`);
+          ctx.out.on && ctx.out.log(c, "I", "attacher.go:271", `rbd: successfully remove device mount point ${deviceMountPath}`);
           done(null);
         };
         if (devicePath === "") return finish();
-        ctx.out.on && ctx.out.log(c, "I", "attacher.go:253", `rbd: detaching device ${devicePath}`);
-        return detachDisk(env, image, devicePath, (err) => (err ? done(err) : finish()));
+        ctx.out.on && ctx.out.log(c, "I", "attacher.go:260", `rbd: detaching device ${devicePath}`);
+        return detachDisk(env, image, devicePath, (err) => {
+          if (err) return done(err);
+          ctx.out.on && ctx.out.log(c, "I", "attacher.go:265", `rbd: successfully detach device ${devicePath}`);
+          finish();
+        });
       }
       // before #79940
       ctx.out.on && ctx.out.log(c, "I", "attacher.go:234", `rbd: unmouting device mountpoint ${deviceMountPath}`);

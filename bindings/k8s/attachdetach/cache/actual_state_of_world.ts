@@ -167,7 +167,8 @@ export class ActualStateOfWorld {
   /** RemoveVolumeFromReportAsAttached: the volume stays in attachedVolumes. Returns an error for an unknown node. */
   removeVolumeFromReportAsAttached(volumeName: string, nodeName: string): string | null {
     const n = this.nodesToUpdateStatusFor.get(nodeName);
-    if (!n) return `volume ${volumeName} or node ${nodeName} does not exist in volumesToReportAsAttached list`;
+    // upstream's error text (actual_state_of_world.go RemoveVolumeFromReportAsAttached; a 2018 controller-manager log)
+    if (!n) return `volume ${JSON.stringify(volumeName)} does not exist in volumesToReportAsAttached list or node ${JSON.stringify(nodeName)} does not exist in nodesToUpdateStatusFor list`;
     if (n.volumesToReportAsAttached.delete(volumeName)) this.sim.bump(this.group);
     n.statusUpdateNeeded = true;
     return null;
