@@ -859,6 +859,23 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
   },
 };
 
+/**
+ * The run's final Pods as the API store holds them, in the order `objects`
+ * lists them, without building `objects` (every object's view: a sweep reads
+ * the pods' names and phases alone, bindings/mc/domains/k8s.ts). The views of
+ * `objects` add the status the kubelet would have written (podStatusView)
+ * but keep each pod's phase, so a phase read here is the one `objects`
+ * shows; once `objects` is built (or set), its pods are given.
+ */
+export function finalPods(r: K8sRunResult): KObj[] {
+  const z = lazyOf(r);
+  const pods: KObj[] = [];
+  if (z.objects !== undefined) {
+    for (const o of z.objects) if (o.kind === "Pod") pods.push(o);
+  } else z.api.listInto("Pod", pods);
+  return pods;
+}
+
 const NO_EXTRA_DELAY = (_now: number): number => 0;
 
 /** the order of the result's final objects, by kind */

@@ -50,7 +50,7 @@
 
 import { stringify } from "yaml";
 import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
-import { decideK8sLogChecks, logChecksOf, runK8sScenario, type CheckResult } from "../../k8s/scenario/run.js";
+import { decideK8sLogChecks, finalPods, logChecksOf, runK8sScenario, type CheckResult } from "../../k8s/scenario/run.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
 import type { Json } from "../distributions.js";
@@ -89,8 +89,9 @@ export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
   const running = new Map<string, number>();
   for (const s of r.steps) if (s.name === "kubelet.PodRunning") running.set(s.detail, s.t);
   let up = 0;
-  for (const o of r.objects) {
-    if (o.kind !== "Pod" || (o.status as { phase?: string } | undefined)?.phase !== "Running") continue;
+  // (the stored pods: their phases are those of r.objects, whose views this run need not build)
+  for (const o of finalPods(r)) {
+    if ((o.status as { phase?: string } | undefined)?.phase !== "Running") continue;
     up++;
     // only pods Running at the end: a stuck re-created pod must not report its predecessor's time
     const key = `${o.metadata.namespace ?? "default"}/${o.metadata.name}`;
