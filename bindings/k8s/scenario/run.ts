@@ -259,7 +259,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
   Object.assign(backend.latency, sc.settings.latencies);
   for (const f of sc.storageFaults) backend.faults.push({ ...f });
   // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
-  const steps = new Steps(sim, (opts.steps ?? false) || [...sc.expect, ...sc.symptom].some((e) => e.check.kind === "step"));
+  const steps = new Steps(sim, (opts.steps ?? false) || sc.expect.some(isStepCheck) || sc.symptom.some(isStepCheck));
   const violations: Violation[] = [];
   const hosts = new Map<string, Host>();
   const kubeletRoot = sc.settings.kubeletRoot;
@@ -417,7 +417,11 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
     }
   };
   for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) startKubelet(n);
-  for (const o of sc.objects) if (o.kind === "Pod") out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${keyOf(o)} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", keyOf(o))?.metadata.uid);
+  for (const o of sc.objects) {
+    if (o.kind !== "Pod") continue;
+    const key = keyOf(o);
+    out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${key} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", key)?.metadata.uid);
+  }
 
   // ---- timeline --------------------------------------------------------------
   const holders = new Map<string, string>();
@@ -565,9 +569,9 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
       .map((n) => ` At +${relTime(n.t)}: ${n.text}.`)
       .join("");
   };
-  for (const [node] of hosts) {
+  for (const node of hosts.keys()) {
     // (read only for a volume attached where a pod wants it)
-    let reported: Set<string> | undefined;
+    let reported: ReadonlyArray<{ name: string }> | undefined;
     // attached-reported: volumes pods on this node want, attached at the backend, missing from node status
     for (const pod of pods) {
       if (pod.spec.nodeName !== node || pod.metadata.deletionTimestamp !== undefined) continue;
@@ -576,8 +580,8 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         if (!b || !backend.volume(b.id).attachedTo.has(node)) continue;
         const unique = uniqueNameOf(v, pod, api);
         if (!unique) continue;
-        reported ??= new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
-        if (reported.has(unique)) continue;
+        reported ??= (api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>;
+        if (listsVolume(reported, unique)) continue;
         const statusAt = nodeStatusChangedAt.get(node) ?? 0;
         const createdAt = pod.metadata.creationTimestamp ?? 0;
         const attachedAt = backend.volume(b.id).changedAt;
@@ -883,6 +887,15 @@ const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume"
 
 /** the order objects are created in at the start of a run */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
+/** whether node.status.volumesAttached lists the volume of unique name `unique` */
+function listsVolume(attached: ReadonlyArray<{ name: string }>, unique: string): boolean {
+  for (let i = 0; i < attached.length; i++) if (attached[i]!.name === unique) return true;
+  return false;
+}
+
+/** a `step:` check (counts steps: the run records them) */
+const isStepCheck = (e: Expectation): boolean => e.check.kind === "step";
+
 /** a `log:` / `noLog:` check (decided from log lines) */
 export function isLogCheck(c: Check): c is Check & { kind: "log" | "noLog" } {
   return c.kind === "log" || c.kind === "noLog";
