@@ -639,25 +639,20 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
   }
   // no-orphaned-mounts
   const prefix = `${kubeletRoot}/pods/`;
-  const live = (uid: string): boolean => {
-    for (let i = 0; i < pods.length; i++) if (pods[i]!.metadata.uid === uid) return true;
-    return false;
-  };
   for (const [node, h] of hosts) {
-    const byUID = new Map<string, string[]>();
-    // every mounted path, then every directory not mounted, under a pod no longer in the API
-    const orphan = (p: string, mounted: boolean): void => {
-      if (!p.startsWith(prefix)) return;
-      const slash = p.indexOf("/", prefix.length);
-      const uid = slash < 0 ? p.slice(prefix.length) : p.slice(prefix.length, slash);
-      if (live(uid)) return;
-      if (!mounted && !h.dirs.get(p)?.specName) return;
-      let a = byUID.get(uid);
-      if (!a) byUID.set(uid, (a = []));
-      a.push(p);
-    };
-    for (const p of h.mounts.keys()) orphan(p, true);
-    for (const p of h.dirs.keys()) if (!h.mounts.has(p)) orphan(p, false);
+    // every mounted path, then every directory not mounted (one a plugin
+    // wrote), under a pod no longer in the API, by pod UID (usually none: no map)
+    let byUID: Map<string, string[]> | undefined;
+    for (const p of h.mounts.keys()) {
+      const uid = orphanUID(p, prefix, pods);
+      if (uid !== undefined) byUID = withPath(byUID, uid, p);
+    }
+    for (const p of h.dirs.keys()) {
+      if (h.mounts.has(p)) continue;
+      const uid = orphanUID(p, prefix, pods);
+      if (uid !== undefined && h.dirs.get(p)?.specName) byUID = withPath(byUID, uid, p);
+    }
+    if (byUID === undefined) continue;
     for (const [uid, paths] of byUID) {
       const since = podGoneAt.get(uid) ?? 0;
       if (end - since <= timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000) continue;
@@ -887,6 +882,32 @@ const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume"
 
 /** the order objects are created in at the start of a run */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
+/**
+ * The pod UID of a path under `prefix` (the kubelet's pods directory) whose
+ * pod is not among `pods`, or undefined (not under it, or a live pod's). The
+ * UID is the path's next segment; it is compared with each pod's in place, so
+ * a live pod's path costs no substring.
+ */
+function orphanUID(p: string, prefix: string, pods: readonly KObj[]): string | undefined {
+  if (!p.startsWith(prefix)) return undefined;
+  const slash = p.indexOf("/", prefix.length);
+  const end = slash < 0 ? p.length : slash;
+  for (let i = 0; i < pods.length; i++) {
+    const uid = pods[i]!.metadata.uid;
+    if (uid.length === end - prefix.length && p.startsWith(uid, prefix.length)) return undefined;
+  }
+  return p.slice(prefix.length, end);
+}
+
+/** `byUID` (made if undefined) with `p` added to `uid`'s paths */
+function withPath(byUID: Map<string, string[]> | undefined, uid: string, p: string): Map<string, string[]> {
+  const m = byUID ?? new Map<string, string[]>();
+  const a = m.get(uid);
+  if (a) a.push(p);
+  else m.set(uid, [p]);
+  return m;
+}
+
 /** whether node.status.volumesAttached lists the volume of unique name `unique` */
 function listsVolume(attached: ReadonlyArray<{ name: string }>, unique: string): boolean {
   for (let i = 0; i < attached.length; i++) if (attached[i]!.name === unique) return true;
