@@ -133,6 +133,8 @@ const VERBS: readonly Verb[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const VERB_SLOT: Record<Verb, number> = { GET: 0, POST: 1, PUT: 2, PATCH: 3, DELETE: 4 };
 const KIND_SLOT = {} as Record<Kind, number>;
 KINDS.forEach((k, i) => (KIND_SLOT[k] = i));
+/** a new server's request counters, copied (a packed array: new Array(n).fill(0) makes a holey one, element by element) */
+const ZERO_COUNTS: readonly number[] = Array.from({ length: VERBS.length * KINDS.length }, () => 0);
 
 export class ApiServer {
   private store = new Map<Kind, Map<string, KObj>>();
@@ -141,7 +143,7 @@ export class ApiServer {
   private informers: Informer[] = [];
   readonly faults: ApiFault[] = [];
   /** request counts by verb and kind (see `requests`) */
-  private readonly counts: number[] = new Array<number>(VERBS.length * KINDS.length).fill(0);
+  private readonly counts: number[] = ZERO_COUNTS.slice();
   /** the order requests of each "VERB Kind" were first counted in */
   private readonly countOrder: number[] = [];
   /** request counts by "VERB Kind" (PATCH Node counts node status patches, #88565), in the order first seen */

@@ -47,6 +47,11 @@ import { createReconciler, Reconciler, volDetail } from "./reconciler.js";
 import { createNodeStatusUpdater, NodeStatusUpdater } from "./statusupdater.js";
 
 export const ADC_COMPONENT = "kube-controller-manager";
+/** the names of the controller's wake groups (made once, not per controller) */
+const OPS_GROUP = `${ADC_COMPONENT}/operations`;
+const NODES_GROUP = `${ADC_COMPONENT}/nodes`;
+const PODS_GROUP = `${ADC_COMPONENT}/pods`;
+const UNREAD_GROUP = `${ADC_COMPONENT}/unread`;
 
 /** util.IsPodTerminated: phase Failed/Succeeded, or deleted with no container running */
 export function isPodTerminated(pod: KObj): boolean {
@@ -92,10 +97,10 @@ export class AttachDetachController {
     private readonly plugins: PluginMgr,
   ) {
     this.wake = ctx.sim.group(ADC_COMPONENT);
-    this.opsWake = ctx.sim.group(`${ADC_COMPONENT}/operations`);
-    this.nodeWake = ctx.sim.group(`${ADC_COMPONENT}/nodes`);
-    this.podWake = ctx.sim.group(`${ADC_COMPONENT}/pods`);
-    this.unreadWake = ctx.sim.group(`${ADC_COMPONENT}/unread`);
+    this.opsWake = ctx.sim.group(OPS_GROUP);
+    this.nodeWake = ctx.sim.group(NODES_GROUP);
+    this.podWake = ctx.sim.group(PODS_GROUP);
+    this.unreadWake = ctx.sim.group(UNREAD_GROUP);
     this.asw = new ActualStateOfWorld(ctx.sim, this.wake);
     this.dsw = new DesiredStateOfWorld(ctx.sim, this.wake);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {

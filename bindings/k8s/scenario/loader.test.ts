@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { BUILTIN_YAML } from "../scenarios/builtin.generated.js";
-import { k8sScenarioFromValue, k8sScenarioKeysFromValue, loadK8sScenario, ScenarioError } from "./loader.js";
+import { deepFreeze } from "../../util/deep-freeze.js";
+import type { KObj } from "../api/types.js";
+import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue, loadK8sScenario, ScenarioError } from "./loader.js";
+import type { TimelineItem } from "./schema.js";
 
 const base = `name: t
 objects:
@@ -373,6 +376,29 @@ expect:
     expect(bad('version: "1.20"\nincident: {title: t, affected: 1.10, fixed: "1.22"}\n')).toMatch(/^bad\.yaml:10: incident\.affected: .*quote the version, e\.g\. affected: "1\.10"$/);
     expect(loadK8sScenario(world + "version: 1.22\n", "ok.yaml").version).toBe("1.22");
     expect(loadK8sScenario(world + 'version: "1.20"\n', "ok.yaml").version).toBe("1.20");
+  });
+
+  it("scenarios sharing frozen objects and manifests (a sweep's base): each checked as a whole load checks it", () => {
+    // the parts a sweep shares are frozen; checks that passed with the same names are not repeated (references.ts KnownNames)
+    const sc = deepFreeze(k8sScenarioFromValue(parse(world + "expect:\n  - podGone: late\n"), "sweep.yaml", undefined, { references: false }));
+    const lateNode = deepFreeze({ apiVersion: "v1", kind: "Node", metadata: { name: "n2", uid: "", resourceVersion: "" }, spec: {}, status: {} } as KObj);
+    const late = deepFreeze({ ...sc.objects[4]!, metadata: { ...sc.objects[4]!.metadata, name: "late" } });
+    const at = (kind: string, rest: object): TimelineItem => ({ atMs: 1000, action: { kind, ...rest } as TimelineItem["action"] });
+    const check = (...timeline: TimelineItem[]): string => {
+      try {
+        checkK8sReferences({ ...sc, timeline }, "sweep.yaml");
+        return "ok";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    // the frozen expect passes while the timeline creates pod `late`, not once it does not
+    expect(check(at("createPod", { manifest: late }))).toBe("ok");
+    expect(check(at("createPod", { manifest: late }))).toBe("ok");
+    expect(check(at("nodeReady", { node: "n1" }))).toMatch(/^sweep\.yaml: expect\[0\]\.podGone\.pod: pod "late" never exists/);
+    // where the timeline creates a name is part of the names: the same manifest at another index
+    expect(check(at("create", { manifest: lateNode }), at("crashKubelet", { node: "n2" }))).toMatch(/node "n2" is created by timeline\[0\],/);
+    expect(check(at("nodeReady", { node: "n1" }), at("create", { manifest: lateNode }), at("crashKubelet", { node: "n2" }))).toMatch(/node "n2" is created by timeline\[1\],/);
   });
 });
 

@@ -25,6 +25,10 @@
 // loaded: loadK8sScenario and k8sScenarioFromValue call it, and bindings/mc,
 // which loads a sweep's constant keys once and its random keys per run
 // (k8sScenarioKeysFromValue), calls it on each run's assembled scenario.
+// There, most of the scenario is the sweep's frozen base, shared by every
+// run: the names a frozen `objects:` and the timeline's frozen manifests
+// define are worked out once, and a part of the check whose input is frozen
+// and passed with those names is not checked again (KnownNames).
 
 import { KObj, Kind } from "../api/types.js";
 import type { BackendOp } from "../host/backend.js";
@@ -131,6 +135,44 @@ class Names {
   }
 }
 
+/**
+ * The names of a scenario whose `objects:` and timeline manifests are frozen
+ * (bindings/mc's base and the template's literal manifests, frozen all the
+ * way down, so they can never change), kept with the parts of the check
+ * (sections) found to pass with them, by the frozen input each part reads.
+ * The names depend on the objects and on the manifests of the timeline's
+ * create / createPod items and their indices (`timeline[i]` in messages),
+ * nothing else; a section reads the names and its own input alone (the
+ * timeline's also reads the objects, which are the same here), so with the
+ * same names and the same frozen input it passes again, and leaving it out
+ * leaves the first failure, or none, as it was.
+ */
+interface KnownNames {
+  /** index, manifest, ... of the timeline's create / createPod items the names were made from */
+  creates: unknown[];
+  names: Names;
+  /** the frozen inputs each section passed with (by section: the same value could be the input of two) */
+  passed: Map<string, WeakSet<object>>;
+}
+const knownNames = new WeakMap<readonly KObj[], KnownNames>();
+
+/** the names of `sc`, with the sections known to pass with them when its objects and manifests are frozen */
+function namesFor(sc: Pick<K8sScenario, "objects" | "timeline">): { names: Names; passed?: Map<string, WeakSet<object>> } {
+  if (!Object.isFrozen(sc.objects)) return { names: namesOf(sc) };
+  const creates: unknown[] = [];
+  for (let i = 0; i < sc.timeline.length; i++) {
+    const a = sc.timeline[i]!.action;
+    if (a.kind !== "create" && a.kind !== "createPod") continue;
+    if (!Object.isFrozen(a.manifest)) return { names: namesOf(sc) };
+    creates.push(i, a.manifest);
+  }
+  const k = knownNames.get(sc.objects);
+  if (k !== undefined && k.creates.length === creates.length && k.creates.every((x, j) => x === creates[j])) return k;
+  const fresh: KnownNames = { creates, names: namesOf(sc), passed: new Map() };
+  knownNames.set(sc.objects, fresh);
+  return fresh;
+}
+
 function namesOf(sc: Pick<K8sScenario, "objects" | "timeline">): Names {
   const n = new Names();
   for (let i = 0; i < sc.objects.length; i++) {
@@ -173,7 +215,18 @@ const shortKey = (k: string): string => (k.startsWith("default/") ? k.slice(8) :
 
 /** Refuse (through `fail`) the first name of the scenario that names nothing it defines. */
 export function checkReferences(sc: K8sScenario, fail: Fail): void {
-  const n = namesOf(sc);
+  const known = namesFor(sc);
+  const n = known.names;
+  /** check one part of the scenario, `input` (and the names), unless it passed before with these names (KnownNames) */
+  const section = (name: string, input: object, check: () => void): void => {
+    const passed = known.passed?.get(name);
+    if (passed?.has(input)) return;
+    check();
+    if (known.passed !== undefined && Object.isFrozen(input)) {
+      if (passed === undefined) known.passed.set(name, new WeakSet([input]));
+      else passed.add(input);
+    }
+  };
 
   const pod = (key: string, path: string): void => {
     if (n.has("Pod", key)) return;
@@ -212,81 +265,88 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
     // (an unbound claim names no volume: the replay has no provisioner, and it stays Pending)
     if (o.kind === "PersistentVolumeClaim" && o.spec?.volumeName) object("PersistentVolume", String(o.spec.volumeName), `${path}.spec.volumeName`);
   };
-  for (let i = 0; i < sc.objects.length; i++) manifestRefs(sc.objects[i]!, `objects[${i}]`);
+  section("objects", sc.objects, () => {
+    for (let i = 0; i < sc.objects.length; i++) manifestRefs(sc.objects[i]!, `objects[${i}]`);
+  });
 
   // ---- settings --------------------------------------------------------------------
-  for (let i = 0; i < sc.settings.noKubelet.length; i++) hostNode(sc.settings.noKubelet[i]!, `settings.noKubelet[${i}]`);
-  for (const k of Object.keys(sc.settings.watchLatencyByComponent)) watchComponent(k, `settings.watchLatencyByComponent.${k}`, false);
+  section("settings", sc.settings, () => {
+    for (let i = 0; i < sc.settings.noKubelet.length; i++) hostNode(sc.settings.noKubelet[i]!, `settings.noKubelet[${i}]`);
+    for (const k of Object.keys(sc.settings.watchLatencyByComponent)) watchComponent(k, `settings.watchLatencyByComponent.${k}`, false);
+  });
 
   // ---- timeline ------------------------------------------------------------------------
-  /** the processes each node's holdMount items start, by `${node}/${process}` */
-  const holds = new Set<string>();
-  for (const it of sc.timeline) if (it.action.kind === "holdMount") holds.add(`${it.action.node}/${it.action.process}`);
-  /**
-   * the taint keys each node can ever carry, by node name: its
-   * spec.taints in objects: or a timeline create, and the keys the
-   * timeline's taintNode sets on it (nothing else taints a Node here: the
-   * model has no node lifecycle controller adding not-ready taints)
-   */
-  const taintable = new Map<string, Set<string>>();
-  const canTaint = (nodeName: string, key: string) => {
-    let s = taintable.get(nodeName);
-    if (s === undefined) taintable.set(nodeName, (s = new Set()));
-    s.add(key);
-  };
-  const specTaints = (o: KObj) => {
-    if (o.kind !== "Node" || !Array.isArray(o.spec?.taints)) return;
-    for (const t of o.spec.taints as Array<{ key?: unknown }>) if (typeof t?.key === "string") canTaint(o.metadata.name, t.key);
-  };
-  for (const o of sc.objects) specTaints(o);
-  for (const it of sc.timeline) {
-    if (it.action.kind === "create" || it.action.kind === "createPod") specTaints(it.action.manifest);
-    if (it.action.kind === "taintNode") canTaint(it.action.node, it.action.key);
-  }
-  for (let i = 0; i < sc.timeline.length; i++) {
-    const a = sc.timeline[i]!.action;
-    const p = `timeline[${i}]`;
-    switch (a.kind) {
-      case "create":
-      case "createPod":
-        manifestRefs(a.manifest, `${p}.manifest`);
-        break;
-      case "deletePod":
-        pod(a.pod, `${p}.pod`);
-        break;
-      case "delete":
-        object(a.objectKind, a.name, `${p}.name`);
-        break;
-      // the kubelet's process and the host's mounts exist for the Nodes of objects only
-      case "crashKubelet":
-      case "startKubelet":
-      case "restartKubelet":
-      case "holdMount":
-        hostNode(a.node, `${p}.node`);
-        break;
-      case "releaseMount":
-        hostNode(a.node, `${p}.node`);
-        if (!holds.has(`${a.node}/${a.process}`)) {
-          const others = [...holds].filter((h) => h.startsWith(`${a.node}/`)).map((h) => h.slice(a.node.length + 1));
-          fail(`${p}.process`, `no holdMount of the timeline starts process ${q(a.process)} on node ${q(a.node)}, so there is nothing to release${hint(a.process, others)}`);
+  section("timeline", sc.timeline, () => {
+    /** the processes each node's holdMount items start, by `${node}/${process}` */
+    const holds = new Set<string>();
+    for (const it of sc.timeline) if (it.action.kind === "holdMount") holds.add(`${it.action.node}/${it.action.process}`);
+    /**
+     * the taint keys each node can ever carry, by node name: its
+     * spec.taints in objects: or a timeline create, and the keys the
+     * timeline's taintNode sets on it (nothing else taints a Node here: the
+     * model has no node lifecycle controller adding not-ready taints)
+     */
+    const taintable = new Map<string, Set<string>>();
+    const canTaint = (nodeName: string, key: string) => {
+      let s = taintable.get(nodeName);
+      if (s === undefined) taintable.set(nodeName, (s = new Set()));
+      s.add(key);
+    };
+    const specTaints = (o: KObj) => {
+      if (o.kind !== "Node" || !Array.isArray(o.spec?.taints)) return;
+      for (const t of o.spec.taints as Array<{ key?: unknown }>) if (typeof t?.key === "string") canTaint(o.metadata.name, t.key);
+    };
+    for (const o of sc.objects) specTaints(o);
+    for (const it of sc.timeline) {
+      if (it.action.kind === "create" || it.action.kind === "createPod") specTaints(it.action.manifest);
+      if (it.action.kind === "taintNode") canTaint(it.action.node, it.action.key);
+    }
+    for (let i = 0; i < sc.timeline.length; i++) {
+      const a = sc.timeline[i]!.action;
+      const p = `timeline[${i}]`;
+      switch (a.kind) {
+        case "create":
+        case "createPod":
+          // (a frozen manifest, a sweep's, checks the same wherever it is in the timeline)
+          section("manifest", a.manifest, () => manifestRefs(a.manifest, `${p}.manifest`));
+          break;
+        case "deletePod":
+          pod(a.pod, `${p}.pod`);
+          break;
+        case "delete":
+          object(a.objectKind, a.name, `${p}.name`);
+          break;
+        // the kubelet's process and the host's mounts exist for the Nodes of objects only
+        case "crashKubelet":
+        case "startKubelet":
+        case "restartKubelet":
+        case "holdMount":
+          hostNode(a.node, `${p}.node`);
+          break;
+        case "releaseMount":
+          hostNode(a.node, `${p}.node`);
+          if (!holds.has(`${a.node}/${a.process}`)) {
+            const others = [...holds].filter((h) => h.startsWith(`${a.node}/`)).map((h) => h.slice(a.node.length + 1));
+            fail(`${p}.process`, `no holdMount of the timeline starts process ${q(a.process)} on node ${q(a.node)}, so there is nothing to release${hint(a.process, others)}`);
+          }
+          break;
+        // API writes to the Node object: a Node the timeline creates is one too
+        case "nodeNotReady":
+        case "nodeReady":
+        case "taintNode":
+          node(a.node, `${p}.node`);
+          break;
+        case "untaintNode": {
+          node(a.node, `${p}.node`);
+          const keys = taintable.get(a.node) ?? new Set<string>();
+          if (!keys.has(a.key)) {
+            fail(`${p}.key`, `no taintNode of the timeline nor spec.taints of Node ${q(a.node)} sets taint key ${q(a.key)}, so there is nothing to remove${keys.size ? hint(a.key, keys) : " (nothing taints this node)"}`);
+          }
+          break;
         }
-        break;
-      // API writes to the Node object: a Node the timeline creates is one too
-      case "nodeNotReady":
-      case "nodeReady":
-      case "taintNode":
-        node(a.node, `${p}.node`);
-        break;
-      case "untaintNode": {
-        node(a.node, `${p}.node`);
-        const keys = taintable.get(a.node) ?? new Set<string>();
-        if (!keys.has(a.key)) {
-          fail(`${p}.key`, `no taintNode of the timeline nor spec.taints of Node ${q(a.node)} sets taint key ${q(a.key)}, so there is nothing to remove${keys.size ? hint(a.key, keys) : " (nothing taints this node)"}`);
-        }
-        break;
       }
     }
-  }
+  });
 
   // ---- faults ------------------------------------------------------------------------
   /**
@@ -363,12 +423,16 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
       );
     fail(`${p}.volume`, `no volume of this scenario is ${q(f.volume)} (a storage fault names a disk id, a CSI volume handle or rbd:POOL/IMAGE, from a PersistentVolume or a pod's volume)${hint(f.volume, n.volumes.keys())}`);
   }
-  for (let i = 0; i < sc.apiFaults.length; i++) {
-    const f = sc.apiFaults[i]!;
-    // (a create fault may name what the timeline creates, a VolumeAttachment what the controllers make: see object())
-    if (f.name !== undefined) object(f.kind, f.name, `faults.api[${i}].name`);
-  }
-  for (let i = 0; i < sc.watchFaults.length; i++) watchComponent(sc.watchFaults[i]!.component, `faults.watch[${i}].component`, true);
+  section("apiFaults", sc.apiFaults, () => {
+    for (let i = 0; i < sc.apiFaults.length; i++) {
+      const f = sc.apiFaults[i]!;
+      // (a create fault may name what the timeline creates, a VolumeAttachment what the controllers make: see object())
+      if (f.name !== undefined) object(f.kind, f.name, `faults.api[${i}].name`);
+    }
+  });
+  section("watchFaults", sc.watchFaults, () => {
+    for (let i = 0; i < sc.watchFaults.length; i++) watchComponent(sc.watchFaults[i]!.component, `faults.watch[${i}].component`, true);
+  });
 
   // ---- checks ---------------------------------------------------------------------------
   const checks = (list: readonly Expectation[], key: string): void => {
@@ -426,8 +490,8 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
     else if (kind !== "volumeattachment")
       fail(path, `expected pod/NAME, node/NAME or volumeattachment/NAME (an event's object as the components name it), got ${q(o)}`);
   };
-  checks(sc.expect, "expect");
-  checks(sc.symptom, "symptom");
+  section("expect", sc.expect, () => checks(sc.expect, "expect"));
+  section("symptom", sc.symptom, () => checks(sc.symptom, "symptom"));
 
   /** a component with informers: kube-controller-manager, csi-attacher, kubelet or kubelet/NODE (and "*", every one, for a watch fault) */
   function watchComponent(c: string, path: string, star: boolean): void {

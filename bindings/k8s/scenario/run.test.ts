@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { BUILTIN_YAML } from "../index.js";
 import { loadK8sScenario } from "./loader.js";
-import { runK8sScenario } from "./run.js";
+import { finalPods, runK8sScenario } from "./run.js";
 
 // seed 002 with a 1 ms controller-manager restart somewhere between the pod
 // running (~5 s) and its volume torn down after the delete (~61 s)
@@ -159,5 +159,25 @@ describe("an API fault on create", () => {
     // the first pod ran; the re-create after the failed detach was refused, so web-0 ends deleted
     expect(r.timeline.filter((e) => e.reason === "Started").length).toBe(1);
     expect(r.expectations.map((e) => e.detail)).toEqual(["pod default/web-0 phase (deleted)"]);
+  });
+});
+
+describe("finalPods (the final pods without building objects)", () => {
+  it("gives the pods of objects in their order, each with the phase objects shows", () => {
+    const phases: unknown[] = [];
+    for (const name of Object.keys(BUILTIN_YAML)) {
+      const sc = loadK8sScenario(BUILTIN_YAML[name]!, `${name}.yaml`);
+      for (const version of [sc.incident.affected, sc.incident.fixed]) {
+        const r = runK8sScenario(sc, { version, logs: false });
+        const pods = finalPods(r).map((p) => [p.metadata.namespace, p.metadata.name, p.status?.phase]);
+        // (a separate run: reading objects first would make finalPods give the built views)
+        const shown = runK8sScenario(sc, { version, logs: false }).objects.filter((o) => o.kind === "Pod").map((p) => [p.metadata.namespace, p.metadata.name, p.status?.phase]);
+        expect(pods).toEqual(shown);
+        phases.push(...pods.map((p) => p[2]));
+      }
+    }
+    // (not vacuous: pods end Running and not)
+    expect(phases).toContain("Running");
+    expect(phases.some((p) => p !== "Running")).toBe(true);
   });
 });

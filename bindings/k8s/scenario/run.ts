@@ -259,7 +259,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
   Object.assign(backend.latency, sc.settings.latencies);
   for (const f of sc.storageFaults) backend.faults.push({ ...f });
   // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
-  const steps = new Steps(sim, (opts.steps ?? false) || [...sc.expect, ...sc.symptom].some((e) => e.check.kind === "step"));
+  const steps = new Steps(sim, (opts.steps ?? false) || sc.expect.some(isStepCheck) || sc.symptom.some(isStepCheck));
   const violations: Violation[] = [];
   const hosts = new Map<string, Host>();
   const kubeletRoot = sc.settings.kubeletRoot;
@@ -417,7 +417,11 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
     }
   };
   for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) startKubelet(n);
-  for (const o of sc.objects) if (o.kind === "Pod") out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${keyOf(o)} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", keyOf(o))?.metadata.uid);
+  for (const o of sc.objects) {
+    if (o.kind !== "Pod") continue;
+    const key = keyOf(o);
+    out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${key} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", key)?.metadata.uid);
+  }
 
   // ---- timeline --------------------------------------------------------------
   const holders = new Map<string, string>();
@@ -565,9 +569,9 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
       .map((n) => ` At +${relTime(n.t)}: ${n.text}.`)
       .join("");
   };
-  for (const [node] of hosts) {
+  for (const node of hosts.keys()) {
     // (read only for a volume attached where a pod wants it)
-    let reported: Set<string> | undefined;
+    let reported: ReadonlyArray<{ name: string }> | undefined;
     // attached-reported: volumes pods on this node want, attached at the backend, missing from node status
     for (const pod of pods) {
       if (pod.spec.nodeName !== node || pod.metadata.deletionTimestamp !== undefined) continue;
@@ -576,8 +580,8 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         if (!b || !backend.volume(b.id).attachedTo.has(node)) continue;
         const unique = uniqueNameOf(v, pod, api);
         if (!unique) continue;
-        reported ??= new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
-        if (reported.has(unique)) continue;
+        reported ??= (api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>;
+        if (listsVolume(reported, unique)) continue;
         const statusAt = nodeStatusChangedAt.get(node) ?? 0;
         const createdAt = pod.metadata.creationTimestamp ?? 0;
         const attachedAt = backend.volume(b.id).changedAt;
@@ -635,25 +639,20 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
   }
   // no-orphaned-mounts
   const prefix = `${kubeletRoot}/pods/`;
-  const live = (uid: string): boolean => {
-    for (let i = 0; i < pods.length; i++) if (pods[i]!.metadata.uid === uid) return true;
-    return false;
-  };
   for (const [node, h] of hosts) {
-    const byUID = new Map<string, string[]>();
-    // every mounted path, then every directory not mounted, under a pod no longer in the API
-    const orphan = (p: string, mounted: boolean): void => {
-      if (!p.startsWith(prefix)) return;
-      const slash = p.indexOf("/", prefix.length);
-      const uid = slash < 0 ? p.slice(prefix.length) : p.slice(prefix.length, slash);
-      if (live(uid)) return;
-      if (!mounted && !h.dirs.get(p)?.specName) return;
-      let a = byUID.get(uid);
-      if (!a) byUID.set(uid, (a = []));
-      a.push(p);
-    };
-    for (const p of h.mounts.keys()) orphan(p, true);
-    for (const p of h.dirs.keys()) if (!h.mounts.has(p)) orphan(p, false);
+    // every mounted path, then every directory not mounted (one a plugin
+    // wrote), under a pod no longer in the API, by pod UID (usually none: no map)
+    let byUID: Map<string, string[]> | undefined;
+    for (const p of h.mounts.keys()) {
+      const uid = orphanUID(p, prefix, pods);
+      if (uid !== undefined) byUID = withPath(byUID, uid, p);
+    }
+    for (const p of h.dirs.keys()) {
+      if (h.mounts.has(p)) continue;
+      const uid = orphanUID(p, prefix, pods);
+      if (uid !== undefined && h.dirs.get(p)?.specName) byUID = withPath(byUID, uid, p);
+    }
+    if (byUID === undefined) continue;
     for (const [uid, paths] of byUID) {
       const since = podGoneAt.get(uid) ?? 0;
       if (end - since <= timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000) continue;
@@ -859,6 +858,23 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
   },
 };
 
+/**
+ * The run's final Pods as the API store holds them, in the order `objects`
+ * lists them, without building `objects` (every object's view: a sweep reads
+ * the pods' names and phases alone, bindings/mc/domains/k8s.ts). The views of
+ * `objects` add the status the kubelet would have written (podStatusView)
+ * but keep each pod's phase, so a phase read here is the one `objects`
+ * shows; once `objects` is built (or set), its pods are given.
+ */
+export function finalPods(r: K8sRunResult): KObj[] {
+  const z = lazyOf(r);
+  const pods: KObj[] = [];
+  if (z.objects !== undefined) {
+    for (const o of z.objects) if (o.kind === "Pod") pods.push(o);
+  } else z.api.listInto("Pod", pods);
+  return pods;
+}
+
 const NO_EXTRA_DELAY = (_now: number): number => 0;
 
 /** the order of the result's final objects, by kind */
@@ -866,6 +882,41 @@ const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume"
 
 /** the order objects are created in at the start of a run */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
+/**
+ * The pod UID of a path under `prefix` (the kubelet's pods directory) whose
+ * pod is not among `pods`, or undefined (not under it, or a live pod's). The
+ * UID is the path's next segment; it is compared with each pod's in place, so
+ * a live pod's path costs no substring.
+ */
+function orphanUID(p: string, prefix: string, pods: readonly KObj[]): string | undefined {
+  if (!p.startsWith(prefix)) return undefined;
+  const slash = p.indexOf("/", prefix.length);
+  const end = slash < 0 ? p.length : slash;
+  for (let i = 0; i < pods.length; i++) {
+    const uid = pods[i]!.metadata.uid;
+    if (uid.length === end - prefix.length && p.startsWith(uid, prefix.length)) return undefined;
+  }
+  return p.slice(prefix.length, end);
+}
+
+/** `byUID` (made if undefined) with `p` added to `uid`'s paths */
+function withPath(byUID: Map<string, string[]> | undefined, uid: string, p: string): Map<string, string[]> {
+  const m = byUID ?? new Map<string, string[]>();
+  const a = m.get(uid);
+  if (a) a.push(p);
+  else m.set(uid, [p]);
+  return m;
+}
+
+/** whether node.status.volumesAttached lists the volume of unique name `unique` */
+function listsVolume(attached: ReadonlyArray<{ name: string }>, unique: string): boolean {
+  for (let i = 0; i < attached.length; i++) if (attached[i]!.name === unique) return true;
+  return false;
+}
+
+/** a `step:` check (counts steps: the run records them) */
+const isStepCheck = (e: Expectation): boolean => e.check.kind === "step";
+
 /** a `log:` / `noLog:` check (decided from log lines) */
 export function isLogCheck(c: Check): c is Check & { kind: "log" | "noLog" } {
   return c.kind === "log" || c.kind === "noLog";

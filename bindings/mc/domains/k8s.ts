@@ -50,8 +50,9 @@
 
 import { stringify } from "yaml";
 import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
-import { decideK8sLogChecks, logChecksOf, runK8sScenario, type CheckResult } from "../../k8s/scenario/run.js";
+import { decideK8sLogChecks, finalPods, logChecksOf, runK8sScenario, type CheckResult } from "../../k8s/scenario/run.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
+import { nsKey } from "../../k8s/api/types.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
 import type { Json } from "../distributions.js";
 import { mcHeader, type McDomain, type McOutcome } from "../model.js";
@@ -89,17 +90,33 @@ export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
   const running = new Map<string, number>();
   for (const s of r.steps) if (s.name === "kubelet.PodRunning") running.set(s.detail, s.t);
   let up = 0;
-  for (const o of r.objects) {
-    if (o.kind !== "Pod" || (o.status as { phase?: string } | undefined)?.phase !== "Running") continue;
+  // (the stored pods: their phases are those of r.objects, whose views this run need not build)
+  for (const o of finalPods(r)) {
+    if ((o.status as { phase?: string } | undefined)?.phase !== "Running") continue;
     up++;
     // only pods Running at the end: a stuck re-created pod must not report its predecessor's time
-    const key = `${o.metadata.namespace ?? "default"}/${o.metadata.name}`;
+    const key = nsKey(o.metadata.namespace ?? "default", o.metadata.name);
     const t = running.get(key);
-    if (t !== undefined) metrics[`pod.${key}.runningAtMs`] = t;
+    if (t !== undefined) metrics[runningAtMetric(key)] = t;
   }
   metrics["pods.running"] = up;
   return { classes, metrics };
 }
+
+/**
+ * `pod.<ns/name>.runningAtMs` of a pod's key, made once per pod key (a
+ * metric name built anew each run is hashed and interned each time it
+ * names a property).
+ */
+function runningAtMetric(key: string): string {
+  let m = RUNNING_AT_METRICS.get(key);
+  if (m === undefined) {
+    if (RUNNING_AT_METRICS.size >= 4096) RUNNING_AT_METRICS.clear();
+    RUNNING_AT_METRICS.set(key, (m = `pod.${key}.runningAtMs`));
+  }
+  return m;
+}
+const RUNNING_AT_METRICS = new Map<string, string>();
 
 /** Which fields of K8sScenario the loader fills from each top-level key of a scenario document. */
 export const FIELDS_OF_KEY: Readonly<Record<string, readonly (keyof K8sScenario)[]>> = {
