@@ -57,6 +57,13 @@ export function isPodTerminated(pod: KObj): boolean {
   return cs.every((c) => !c.state.running);
 }
 
+/** util.SplitUniqueName's plugin name: the unique name up to its second "/" (all of it with fewer) */
+function splitUniqueNamePlugin(uniqueName: string): string {
+  const first = uniqueName.indexOf("/");
+  const second = first < 0 ? -1 : uniqueName.indexOf("/", first + 1);
+  return second < 0 ? uniqueName : uniqueName.slice(0, second);
+}
+
 export class AttachDetachController {
   readonly asw: ActualStateOfWorld;
   readonly dsw: DesiredStateOfWorld;
@@ -345,7 +352,8 @@ export class AttachDetachController {
 
   private detachVolume(av: AttachedVolumeRef, verifySafe: boolean): RunResult {
     const { ctx } = this;
-    const pluginName = av.volumeName.split("/").slice(0, 2).join("/");
+    // without a spec (a volume known from node status alone) the plugin is found by the name's first two parts
+    const pluginName = av.spec ? "" : splitUniqueNamePlugin(av.volumeName);
     const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
     const key = { volumeName: av.volumeName, podName: "", nodeName: isMultiAttachAllowed(av.spec) ? av.nodeName : "" };
     return this.npo.run(key, "volume_detach", (done) => {

@@ -457,7 +457,9 @@ export class VolumeManager {
     const { ctx } = this;
     const host = this.env.host!;
     const structured = ctx.profile.structuredLogs;
-    for (const [dir, info] of [...host.dirs]) {
+    // (nothing in this loop makes or removes a directory: the cleanups it
+    // starts run later, and no timeline action a step can fire touches them)
+    for (const [dir, info] of host.dirs) {
       if (!info.podUID || !info.specName) continue;
       if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
       const uid = info.podUID;
