@@ -54,11 +54,32 @@ type CStatus = { name: string; state: Record<string, Record<string, unknown>>; l
 
 /** a condition, keeping the previous lastTransitionTime when its status did not change */
 function cond(prev: readonly PodCondition[] | undefined, type: PodCondition["type"], status: "True" | "False", now: number, reason?: string, message?: string): PodCondition {
-  const old = prev?.find((c) => c.type === type);
+  const old = findCondition(prev, type);
   const c: PodCondition = { type, status, lastProbeTime: null, lastTransitionTime: old && old.status === status && typeof old.lastTransitionTime === "number" ? old.lastTransitionTime : now };
   if (reason !== undefined) c.reason = reason;
   if (message !== undefined) c.message = message;
   return c;
+}
+
+function findCondition<C extends { type: string }>(conds: readonly C[] | undefined, type: string): C | undefined {
+  if (conds === undefined) return undefined;
+  for (let i = 0; i < conds.length; i++) if (conds[i]!.type === type) return conds[i];
+  return undefined;
+}
+
+/** the container status the kubelet writes for container `c` (`old`: its previous one) */
+function containerStatus(c: { name: string; image?: string }, old: CStatus | undefined, state: ContainerState, now: number, minor: number): CStatus {
+  const startedAt = old?.state.running?.startedAt ?? old?.state.terminated?.startedAt;
+  const st: Record<string, Record<string, unknown>> =
+    state === "running"
+      ? { running: { startedAt: typeof startedAt === "number" ? startedAt : now } }
+      : state === "terminated"
+        ? { terminated: typeof startedAt === "number" ? { exitCode: 0, reason: "Completed", startedAt, finishedAt: old?.state.terminated?.finishedAt ?? now } : { exitCode: 0, reason: "Completed", finishedAt: old?.state.terminated?.finishedAt ?? now } }
+        : { waiting: { reason: "ContainerCreating" } };
+  const s: CStatus = { name: c.name, state: st, lastState: {}, ready: state === "running", restartCount: 0 };
+  if (c.image !== undefined) s.image = c.image;
+  if (minor >= 16) s.started = state === "running";
+  return s;
 }
 
 /**
@@ -68,33 +89,46 @@ function cond(prev: readonly PodCondition[] | undefined, type: PodCondition["typ
  */
 export function kubeletPodStatus(pod: KObj, prev: PodStatus | undefined, phase: string, state: ContainerState, now: number, minor: number, syncedAt = now): PodStatus {
   // the first sync's status (that the replay did not write) under this one: its times stay
-  if (syncedAt < now && !prev?.conditions?.some((c) => c.type === "Initialized")) prev = kubeletPodStatus(pod, prev, prev?.phase ?? "Pending", "waiting", syncedAt, minor);
+  if (syncedAt < now && findCondition(prev?.conditions, "Initialized") === undefined) prev = kubeletPodStatus(pod, prev, prev?.phase ?? "Pending", "waiting", syncedAt, minor);
   const containers = (pod.spec?.containers ?? []) as Array<{ name: string; image?: string }>;
-  const prevCs = ((prev as { containerStatuses?: CStatus[] } | undefined)?.containerStatuses ?? []) as CStatus[];
-  const cs: CStatus[] = containers.map((c) => {
-    const old = prevCs.find((x) => x.name === c.name);
-    const startedAt = old?.state.running?.startedAt ?? old?.state.terminated?.startedAt;
-    const st: Record<string, Record<string, unknown>> =
-      state === "running"
-        ? { running: { startedAt: typeof startedAt === "number" ? startedAt : now } }
-        : state === "terminated"
-          ? { terminated: typeof startedAt === "number" ? { exitCode: 0, reason: "Completed", startedAt, finishedAt: old?.state.terminated?.finishedAt ?? now } : { exitCode: 0, reason: "Completed", finishedAt: old?.state.terminated?.finishedAt ?? now } }
-          : { waiting: { reason: "ContainerCreating" } };
-    const s: CStatus = { name: c.name, state: st, lastState: {}, ready: state === "running", restartCount: 0 };
-    if (c.image !== undefined) s.image = c.image;
-    if (minor >= 16) s.started = state === "running";
-    return s;
-  });
+  const prevCs = (prev as { containerStatuses?: CStatus[] } | undefined)?.containerStatuses;
+  const cs = new Array<CStatus>(containers.length);
+  for (let i = 0; i < containers.length; i++) {
+    const c = containers[i]!;
+    cs[i] = containerStatus(c, prevCs === undefined ? undefined : findContainer(prevCs, c.name), state, now, minor);
+  }
   const prevConds = prev?.conditions as PodCondition[] | undefined;
   const completed = phase === "Succeeded" || phase === "Failed";
-  const unready = containers.filter(() => state !== "running").map((c) => c.name);
-  const ready = unready.length === 0 && !completed;
-  const notReady = completed ? (["PodCompleted", undefined] as const) : (["ContainersNotReady", `containers with unready status: [${unready.join(" ")}]`] as const);
-  const conditions: PodCondition[] = [cond(prevConds, "Initialized", "True", now, completed ? "PodCompleted" : undefined)];
-  conditions.push(ready ? cond(prevConds, "Ready", "True", now) : cond(prevConds, "Ready", "False", now, notReady[0], notReady[1]));
-  if (minor >= 11) conditions.push(ready ? cond(prevConds, "ContainersReady", "True", now) : cond(prevConds, "ContainersReady", "False", now, notReady[0], notReady[1]));
-  conditions.push(cond(prevConds, "PodScheduled", "True", pod.metadata.creationTimestamp ?? now));
-  return Object.assign({}, prev, { phase, conditions, containerStatuses: cs, startTime: typeof prev?.startTime === "number" ? prev.startTime : now }) as PodStatus;
+  // every container is unready unless they run (a pod without containers is ready)
+  const ready = (state === "running" || containers.length === 0) && !completed;
+  let notReadyReason: string | undefined;
+  let notReadyMessage: string | undefined;
+  if (completed) notReadyReason = "PodCompleted";
+  else if (!ready) {
+    notReadyReason = "ContainersNotReady";
+    let names = "";
+    for (let i = 0; i < containers.length; i++) names += i === 0 ? containers[i]!.name : ` ${containers[i]!.name}`;
+    notReadyMessage = `containers with unready status: [${names}]`;
+  }
+  const initialized = cond(prevConds, "Initialized", "True", now, completed ? "PodCompleted" : undefined);
+  const readyCond = ready ? cond(prevConds, "Ready", "True", now) : cond(prevConds, "Ready", "False", now, notReadyReason, notReadyMessage);
+  const scheduled = cond(prevConds, "PodScheduled", "True", pod.metadata.creationTimestamp ?? now);
+  // ContainersReady from 1.11
+  const conditions: PodCondition[] =
+    minor >= 11
+      ? [initialized, readyCond, ready ? cond(prevConds, "ContainersReady", "True", now) : cond(prevConds, "ContainersReady", "False", now, notReadyReason, notReadyMessage), scheduled]
+      : [initialized, readyCond, scheduled];
+  const out = Object.assign({}, prev) as PodStatus & { containerStatuses?: CStatus[] };
+  out.phase = phase as PodStatus["phase"];
+  out.conditions = conditions;
+  out.containerStatuses = cs;
+  out.startTime = typeof prev?.startTime === "number" ? prev.startTime : now;
+  return out;
+}
+
+function findContainer(cs: readonly CStatus[], name: string): CStatus | undefined {
+  for (let i = 0; i < cs.length; i++) if (cs[i]!.name === name) return cs[i];
+  return undefined;
 }
 
 /**
@@ -105,7 +139,7 @@ export function kubeletPodStatus(pod: KObj, prev: PodStatus | undefined, phase: 
  */
 export function podStatusView(pod: KObj, syncedAt: number | undefined, minor: number): KObj {
   const st = pod.status as PodStatus | undefined;
-  if (st?.conditions?.some((c) => c.type === "Initialized")) return pod;
+  if (findCondition(st?.conditions, "Initialized") !== undefined) return pod;
   const out = Object.assign({}, pod);
   if (syncedAt !== undefined && !pod.metadata.deletionTimestamp) out.status = kubeletPodStatus(pod, st, st?.phase ?? "Pending", "waiting", syncedAt, minor);
   else out.status = Object.assign({}, st, { conditions: [cond(undefined, "PodScheduled", "True", pod.metadata.creationTimestamp ?? 0)] });

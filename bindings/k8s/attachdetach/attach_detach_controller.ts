@@ -62,6 +62,13 @@ export function isPodTerminated(pod: KObj): boolean {
   return cs.every((c) => !c.state.running);
 }
 
+/** util.SplitUniqueName's plugin name: the unique name up to its second "/" (all of it with fewer) */
+function splitUniqueNamePlugin(uniqueName: string): string {
+  const first = uniqueName.indexOf("/");
+  const second = first < 0 ? -1 : uniqueName.indexOf("/", first + 1);
+  return second < 0 ? uniqueName : uniqueName.slice(0, second);
+}
+
 export class AttachDetachController {
   readonly asw: ActualStateOfWorld;
   readonly dsw: DesiredStateOfWorld;
@@ -145,9 +152,7 @@ export class AttachDetachController {
         isOperationSafeToRetry: (v, p, n, o) => this.npo.isOperationSafeToRetry(v, p, n, o),
       },
       statusUpdater: this.statusUpdater,
-      podEvent: (pods, type, reason, msg) => {
-        for (const [uid, k] of pods) ctx.out.event(type, reason, `pod/${k.split("/").pop()}`, msg, "attachdetach-controller", k.split("/")[0], uid);
-      },
+      podEvent: (pods, type, reason, msg) => this.podEvents(pods, type, reason, msg),
       step: (n, dt) => ctx.steps.step(n, dt),
     });
     const c = "kube-controller-manager";
@@ -163,6 +168,15 @@ export class AttachDetachController {
       this.wake,
       { Node: this.nodeWake, Pod: this.podWake, PersistentVolume: this.podWake, PersistentVolumeClaim: this.podWake, VolumeAttachment: this.unreadWake, CSIDriver: this.unreadWake },
     );
+  }
+
+  /** an event on each pod ([uid, "namespace/name"], as the DSW's scheduledPods hold them) */
+  private podEvents(pods: Iterable<readonly [string, string]>, type: "Normal" | "Warning", reason: string, msg: string): void {
+    for (const [uid, k] of pods) {
+      // the name after the last "/", the namespace before the first (a key without one is both)
+      const first = k.indexOf("/");
+      this.ctx.out.event(type, reason, `pod/${k.slice(k.lastIndexOf("/") + 1)}`, msg, "attachdetach-controller", first < 0 ? k : k.slice(0, first), uid);
+    }
   }
 
   /** Crash: forget everything; pending operation completions are dropped. */
@@ -244,31 +258,30 @@ export class AttachDetachController {
     }
   }
 
-  /** the informer-cache lookup podSpecs hands to specForPodVolume (one closure per controller, not per volume) */
+  /** the informer-cache lookup processPodVolumes hands to specForPodVolume (one closure per controller, not per volume) */
   private readonly cacheLookup = (kind: Kind, key: string): KObj | undefined => this.cache(kind, key);
 
-  private podSpecs(pod: KObj): Array<{ vol: string; spec: VolumeSpec }> {
-    const out: Array<{ vol: string; spec: VolumeSpec }> = [];
-    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
-      const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", this.cacheLookup);
+  /**
+   * util.ProcessPodVolumes: each volume of the pod that resolves to a spec
+   * an attachable plugin supports is added to the DSW for the pod's node
+   * (`add`) or deleted from it. At start-up (populateDesiredStateOfWorld) a
+   * volume the ASW has attached there is marked attached again, with its spec.
+   */
+  private processPodVolumes(pod: KObj, node: string, add: boolean, atStartup: boolean): void {
+    const vols = (pod.spec?.volumes ?? []) as PodVolume[];
+    const namespace = pod.metadata.namespace ?? "default";
+    const uid = pod.metadata.uid;
+    for (let i = 0; i < vols.length; i++) {
+      const spec = specForPodVolume(vols[i]!, namespace, this.cacheLookup);
       if (typeof spec === "string") continue;
       const plugin = this.plugins.findBySpec(spec);
       if (!plugin || !plugin.isAttachable(spec, this.ctx)) continue;
-      out.push({ vol: uniqueNameFromSpec(plugin, spec), spec });
-    }
-    return out;
-  }
-
-  private podAdd(pod: KObj, atStartup: boolean): void {
-    const node = pod.spec?.nodeName as string | undefined;
-    if (!node) return;
-    const terminated = isPodTerminated(pod);
-    for (const { vol, spec } of this.podSpecs(pod)) {
-      if (terminated) {
-        this.dsw.deletePod(pod.metadata.uid, vol, node);
+      const vol = uniqueNameFromSpec(plugin, spec);
+      if (!add) {
+        this.dsw.deletePod(uid, vol, node);
         continue;
       }
-      const err = this.dsw.addPod(pod.metadata.uid, keyOf(pod), spec, vol, node);
+      const err = this.dsw.addPod(uid, keyOf(pod), spec, vol, node);
       if (err) this.ctx.out.on && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:220", `Failed to add volume ${JSON.stringify(spec.name)} for pod ${JSON.stringify(keyOf(pod))} to desiredStateOfWorld. ${err}`);
       if (atStartup && this.asw.getAttachState(vol, node) === "Attached") {
         const dp = this.asw.attachedVolumes.get(vol)?.devicePath ?? "";
@@ -277,10 +290,17 @@ export class AttachDetachController {
     }
   }
 
+  /** podAdd (and podUpdate): a terminated pod's volumes leave the DSW (DetermineVolumeAction) */
+  private podAdd(pod: KObj, atStartup: boolean): void {
+    const node = pod.spec?.nodeName as string | undefined;
+    if (!node) return;
+    this.processPodVolumes(pod, node, !isPodTerminated(pod), atStartup);
+  }
+
   private podDelete(pod: KObj): void {
     const node = pod.spec?.nodeName as string | undefined;
     if (!node) return;
-    for (const { vol } of this.podSpecs(pod)) this.dsw.deletePod(pod.metadata.uid, vol, node);
+    this.processPodVolumes(pod, node, false, false);
   }
 
   /** desiredStateOfWorldPopulator: findAndRemoveDeletedPods, and every 3 min findAndAddActivePods */
@@ -319,17 +339,16 @@ export class AttachDetachController {
     return this.npo.run(key, "volume_attach", (done) => {
       plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
         if (this.dead) return;
-        const pods = [...v.scheduledPods];
+        // (the events go to the pods scheduled now; marking the ASW does not change them)
         if (err) {
           if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
-          const msg = `AttachVolume.Attach failed for volume ${JSON.stringify(v.spec.name)} : ${err}`;
-          for (const [uid, k] of pods) ctx.out.event("Warning", "FailedAttachVolume", `pod/${k.split("/").pop()}`, msg, "attachdetach-controller", k.split("/")[0], uid);
+          this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${JSON.stringify(v.spec.name)} : ${err}`);
           ctx.steps.step("adc.AttachFailed", v.volumeName);
           return done(`AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
         }
         this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
         ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
-        for (const [uid, k] of pods) ctx.out.event("Normal", "SuccessfulAttachVolume", `pod/${k.split("/").pop()}`, `AttachVolume.Attach succeeded for volume ${JSON.stringify(v.spec.name)} `, "attachdetach-controller", k.split("/")[0], uid);
+        this.podEvents(v.scheduledPods, "Normal", "SuccessfulAttachVolume", `AttachVolume.Attach succeeded for volume ${JSON.stringify(v.spec.name)} `);
         ctx.steps.step("adc.AttachSucceeded", v.volumeName);
         done(null);
       });
@@ -338,7 +357,8 @@ export class AttachDetachController {
 
   private detachVolume(av: AttachedVolumeRef, verifySafe: boolean): RunResult {
     const { ctx } = this;
-    const pluginName = av.volumeName.split("/").slice(0, 2).join("/");
+    // without a spec (a volume known from node status alone) the plugin is found by the name's first two parts
+    const pluginName = av.spec ? "" : splitUniqueNamePlugin(av.volumeName);
     const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
     const key = { volumeName: av.volumeName, podName: "", nodeName: isMultiAttachAllowed(av.spec) ? av.nodeName : "" };
     return this.npo.run(key, "volume_detach", (done) => {

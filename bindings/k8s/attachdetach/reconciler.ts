@@ -70,7 +70,7 @@ export interface ReconcilerDeps {
   ad: AttacherDetacher;
   statusUpdater: NodeStatusUpdater;
   /** FailedAttachVolume / Multi-Attach events on pods, given as [uid, "ns/name"] (DSW scheduledPods entries) */
-  podEvent: (pods: ReadonlyArray<readonly [string, string]>, type: "Normal" | "Warning", reason: string, message: string) => void;
+  podEvent: (pods: Iterable<readonly [string, string]>, type: "Normal" | "Warning", reason: string, message: string) => void;
   step: (name: StepName, detail: string) => void;
 }
 
@@ -182,7 +182,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
               others.length > 0
                 ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
                 : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
-            d.podEvent([...v.scheduledPods], "Warning", "FailedAttachVolume", msg);
+            d.podEvent(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
             out.on && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
             dsw.setMultiAttachError(v.volumeName, v.nodeName);
           }

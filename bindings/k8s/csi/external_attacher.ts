@@ -24,6 +24,17 @@ interface Work {
   retryAt: number;
 }
 
+/** the attacher's finalizer, external-attacher/<driver with "/" as "-">, built once per driver */
+function finalizerFor(driver: string): string {
+  let f = finalizers.get(driver);
+  if (f === undefined) {
+    if (finalizers.size >= 256) finalizers.clear();
+    finalizers.set(driver, (f = `external-attacher/${driver.replace(/\//g, "-")}`));
+  }
+  return f;
+}
+const finalizers = new Map<string, string>();
+
 export class ExternalAttacher {
   private inf: Informer | null = null;
   private work = new Map<string, Work>();
@@ -82,7 +93,7 @@ export class ExternalAttacher {
     const w = this.w(name);
     if (w.pending || ctx.sim.now < w.retryAt) return;
     const deleting = va.metadata.deletionTimestamp !== undefined;
-    const fin = `external-attacher/${va.spec.attacher.replace(/\//g, "-")}`;
+    const fin = finalizerFor(va.spec.attacher);
     const hasFin = (va.metadata.finalizers ?? []).includes(fin);
     if (!deleting && va.status?.attached) return;
     if (deleting && !hasFin) return;

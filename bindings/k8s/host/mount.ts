@@ -191,11 +191,21 @@ export class Host {
   }
 
   mkdir(path: string, info: DirInfo): void {
+    if (!this.dirs.has(path)) this.dirsVersion++;
     this.dirs.set(path, info);
   }
   rmdir(path: string): void {
-    if (this.dirs.delete(path)) this.sim.bump(this.fsWake);
+    if (this.dirs.delete(path)) {
+      this.dirsVersion++;
+      this.sim.bump(this.fsWake);
+    }
   }
+  /**
+   * Changes when a directory is made or removed (not when a plugin rewrites
+   * one's metadata): readers that derive something from the paths alone (the
+   * kubelet's housekeeping) rebuild it only then.
+   */
+  dirsVersion = 0;
 
   /** rbd map: the next /dev/rbdN */
   rbdMap(image: string): string {

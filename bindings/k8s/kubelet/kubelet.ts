@@ -176,15 +176,16 @@ export class Kubelet {
 
   private podEvent(type: string, pod: KObj): void {
     const uid = pod.metadata.uid;
-    const key = keyOf(pod);
     const structured = this.ctx.profile.structuredLogs;
     if (type === "DELETED") {
       this.workers.delete(uid);
-      this.ctx.out.on && this.log("I", "kubelet.go:2120", structured ? `"SyncLoop REMOVE" source="api" pods=[${key}]` : `SyncLoop (REMOVE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.ctx.out.on && this.log("I", "kubelet.go:2120", structured ? `"SyncLoop REMOVE" source="api" pods=[${keyOf(pod)}]` : `SyncLoop (REMOVE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       return;
     }
+    // (every Pod delivery of this node comes here: the key is built only when a line or a new worker needs it)
     let w = this.workers.get(uid);
     if (!w) {
+      const key = keyOf(pod);
       this.ctx.out.on && this.log("I", "kubelet.go:2096", structured ? `"SyncLoop ADD" source="api" pods=[${key}]` : `SyncLoop (ADD, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       const rt = runtimeOf(this.host).get(uid);
       const state: WorkerState = rt?.running ? "running" : "waiting";
@@ -197,7 +198,7 @@ export class Kubelet {
     if (pod.metadata.deletionTimestamp !== undefined && w.state !== "terminating") {
       w.state = "terminating";
       this.ctx.sim.bump(this.workersWake);
-      this.ctx.out.on && this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
+      this.ctx.out.on && this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${w.key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       this.killPod(pod);
     }
   }
@@ -426,22 +427,36 @@ export class Kubelet {
   }
 
   private housekeeping(): void {
-    const prefix = `${this.ctx.kubeletRoot}/pods/`;
-    // pod UIDs with a directory, in the order first seen (a handful: an array beats a Set)
-    const uids: string[] = [];
-    for (const p of this.host.dirs.keys()) {
-      if (!p.startsWith(prefix)) continue;
-      const end = p.indexOf("/", prefix.length);
-      const uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
-      if (!uids.includes(uid)) uids.push(uid);
-    }
-    for (const uid of uids) {
+    for (const uid of this.podDirUIDs()) {
       if (this.podByUID(uid) || this.orphansLogged.has(uid)) continue;
       if (runtimeOf(this.host).get(uid)?.running) continue;
       this.orphansLogged.add(uid);
       this.ctx.out.on && this.log("E", "kubelet_volumes.go:245", this.ctx.profile.structuredLogs ? `"There were many similar errors. Turn up verbosity to see them." err="orphaned pod \\"${uid}\\" found, but volume paths are still present on disk" numErrs=1` : `orphaned pod "${uid}" found, but volume paths are still present on disk : There were a total of 1 errors similar to this. Turn up verbosity to see them.`);
     }
   }
+
+  /**
+   * UIDs of the pods with a directory under <root>/pods/, in the order first
+   * seen; rebuilt only when a directory was made or removed (Host.dirsVersion)
+   */
+  private podDirUIDs(): readonly string[] {
+    const h = this.host;
+    if (this.podDirsVersion === h.dirsVersion) return this.podDirs;
+    const prefix = `${this.ctx.kubeletRoot}/pods/`;
+    // (a handful: an array beats a Set)
+    const uids: string[] = [];
+    for (const p of h.dirs.keys()) {
+      if (!p.startsWith(prefix)) continue;
+      const end = p.indexOf("/", prefix.length);
+      const uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
+      if (!uids.includes(uid)) uids.push(uid);
+    }
+    this.podDirs = uids;
+    this.podDirsVersion = h.dirsVersion;
+    return uids;
+  }
+  private podDirs: readonly string[] = [];
+  private podDirsVersion = -1;
 
   /** pods this kubelet treats as running (for tests and outputs) */
   runningPods(): string[] {

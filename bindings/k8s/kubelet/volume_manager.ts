@@ -265,78 +265,95 @@ export class VolumeManager {
     this.unmountDetachDevices();
   }
 
+  // The three passes below only look: starting an operation is a method of
+  // its own (operationExecutor.UnmountVolume, VerifyControllerAttachedVolume,
+  // MountVolume, UnmountDevice), so the closures an operation needs capture
+  // that method's variables, and a pass that starts nothing allocates none.
+
   private unmountVolumes(): void {
     for (const a of this.asw.values()) {
       for (const uid of a.pods.keys()) {
-        const specName = a.pods.get(uid)!;
         if (this.dsw.get(uid)?.has(a.volumeName)) continue;
         if (!this.npo.isOperationSafeToRetry(a.volumeName, uid, "", "volume_unmount")) continue;
-        const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
-        const r = this.npo.run(key, "volume_unmount", (done) => {
-          a.plugin.tearDown(this.env, specName, uid, (err) => {
-            if (this.dead) return;
-            if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
-            if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
-            this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
-            this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
-            done(null);
-          });
-        });
-        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`));
+        this.unmountVolume(a, uid, a.pods.get(uid)!);
       }
     }
   }
 
+  /** operationExecutor.UnmountVolume (TearDown) of a's mount for pod `uid` */
+  private unmountVolume(a: ActualVolume, uid: string, specName: string): void {
+    const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
+    const r = this.npo.run(key, "volume_unmount", (done) => {
+      a.plugin.tearDown(this.env, specName, uid, (err) => {
+        if (this.dead) return;
+        if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
+        if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
+        this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
+        this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
+        done(null);
+      });
+    });
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`));
+  }
+
   private mountAttachVolumes(): void {
-    const { ctx } = this;
     for (const vols of this.dsw.values()) {
       for (const v of vols.values()) {
         const a = this.asw.get(v.volumeName);
-        if (a && a.pods.has(v.podUID)) continue;
-        if (a || (v.attachable && v.reportedInUse)) {
+        if (a !== undefined && a.pods.has(v.podUID)) continue;
+        if (a !== undefined || (v.attachable && v.reportedInUse)) {
           // would the operation start? (the same answer, and wake-up, as Run's refusal, without building the operation)
-          const podName = a && !(v.attachable || v.deviceMountable) ? v.podUID : "";
-          if (!this.npo.isOperationSafeToRetry(v.volumeName, podName, "", a ? "volume_mount" : "verify_controller_attached_volume")) continue;
+          const podName = a !== undefined && !(v.attachable || v.deviceMountable) ? v.podUID : "";
+          if (!this.npo.isOperationSafeToRetry(v.volumeName, podName, "", a !== undefined ? "volume_mount" : "verify_controller_attached_volume")) continue;
         }
-        if (!a) {
+        if (a === undefined) {
           if (!v.attachable) {
             this.asw.set(v.volumeName, newActual(v, ""));
-            ctx.sim.bump(this.wake);
+            this.ctx.sim.bump(this.wake);
             continue;
           }
           if (!v.reportedInUse) continue;
-        }
-        const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
-        if (!a) {
-          const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
-          const r = this.npo.run(key, "verify_controller_attached_volume", (done) => {
-            let node: KObj;
-            try {
-              node = ctx.api.get("Node", this.nodeName);
-            } catch (e) {
-              return done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
-            }
-            const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
-            if (!att) {
-              ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
-              return done(() => `Volume not attached according to node status ${det()}`);
-            }
-            if (!this.asw.has(v.volumeName)) {
-              this.asw.set(v.volumeName, newActual(v, att.devicePath));
-              ctx.sim.bump(this.wake);
-            }
-            this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
-            done(null);
-          });
-          if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", vmMsg(ctx.profile.structuredLogs, `operationExecutor.VerifyControllerAttachedVolume started ${det()}`, v.podKey));
+          this.verifyControllerAttachedVolume(v);
           continue;
         }
-        // MountVolume
-        const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
-        const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
-        if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", vmMsg(ctx.profile.structuredLogs, `operationExecutor.MountVolume started ${det()}`, v.podKey));
+        this.startMountVolume(v, a);
       }
     }
+  }
+
+  /** operationExecutor.VerifyControllerAttachedVolume: wait for v in node.status.volumesAttached */
+  private verifyControllerAttachedVolume(v: DesiredVolume): void {
+    const { ctx } = this;
+    const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
+    const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
+    const r = this.npo.run(key, "verify_controller_attached_volume", (done) => {
+      let node: KObj;
+      try {
+        node = ctx.api.get("Node", this.nodeName);
+      } catch (e) {
+        return done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
+      }
+      const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
+      if (!att) {
+        ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
+        return done(() => `Volume not attached according to node status ${det()}`);
+      }
+      if (!this.asw.has(v.volumeName)) {
+        this.asw.set(v.volumeName, newActual(v, att.devicePath));
+        ctx.sim.bump(this.wake);
+      }
+      this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
+      done(null);
+    });
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", vmMsg(ctx.profile.structuredLogs, `operationExecutor.VerifyControllerAttachedVolume started ${det()}`, v.podKey));
+  }
+
+  /** operationExecutor.MountVolume (WaitForAttach, MountDevice, SetUp) of v on a */
+  private startMountVolume(v: DesiredVolume, a: ActualVolume): void {
+    const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
+    const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
+    const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.MountVolume started ${det()}`, v.podKey));
   }
 
   private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: Done): void {
@@ -391,7 +408,6 @@ export class VolumeManager {
   }
 
   private unmountDetachDevices(): void {
-    const { ctx } = this;
     // (deleting the entry being visited does not disturb a Map's iteration)
     for (const a of this.asw.values()) {
       if (a.pods.size > 0) continue;
@@ -401,32 +417,38 @@ export class VolumeManager {
       if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
       if (!a.deviceMounted || !a.plugin.unmountDevice) {
         this.asw.delete(a.volumeName);
-        ctx.sim.bump(this.wake);
+        this.ctx.sim.bump(this.wake);
         // GenerateMsgDetailed("Volume detached", fmt.Sprintf("DevicePath %q", ...)), as kubelets from 1.10 on print it
-        this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
+        this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(this.ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
         continue;
       }
-      const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
-      const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
-      const r = this.npo.run(key, "unmount_device", (done) => {
-        a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
-          if (this.dead) return;
-          if (err) {
-            ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-            return done(() => `UnmountDevice failed ${det()}: ${err}`);
-          }
-          a.deviceMounted = false;
-          this.asw.delete(a.volumeName);
-          ctx.sim.bump(this.wake);
-          this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
-          // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
-          // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
-          this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
-          done(null);
-        });
-      });
-      if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${det()}`));
+      this.unmountDevice(a);
     }
+  }
+
+  /** operationExecutor.UnmountDevice of a's device mount */
+  private unmountDevice(a: ActualVolume): void {
+    const { ctx } = this;
+    const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
+    const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
+    const r = this.npo.run(key, "unmount_device", (done) => {
+      a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
+        if (this.dead) return;
+        if (err) {
+          ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
+          return done(() => `UnmountDevice failed ${det()}: ${err}`);
+        }
+        a.deviceMounted = false;
+        this.asw.delete(a.volumeName);
+        ctx.sim.bump(this.wake);
+        this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
+        // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
+        // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
+        this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
+        done(null);
+      });
+    });
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${det()}`));
   }
 
   // ---- reconstruction -------------------------------------------------------
@@ -435,7 +457,9 @@ export class VolumeManager {
     const { ctx } = this;
     const host = this.env.host!;
     const structured = ctx.profile.structuredLogs;
-    for (const [dir, info] of [...host.dirs]) {
+    // (nothing in this loop makes or removes a directory: the cleanups it
+    // starts run later, and no timeline action a step can fire touches them)
+    for (const [dir, info] of host.dirs) {
       if (!info.podUID || !info.specName) continue;
       if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
       const uid = info.podUID;

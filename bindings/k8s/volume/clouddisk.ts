@@ -17,13 +17,23 @@ function src(spec: VolumeSpec): CloudDiskSource | null {
   return null;
 }
 
+/** src(spec)?.plugin without building the source */
+function kindOf(spec: VolumeSpec): CloudDiskSource["plugin"] | null {
+  const s = spec.pv?.spec ?? spec.inline;
+  if (!s) return null;
+  if (s.awsElasticBlockStore) return "aws-ebs";
+  if (s.gcePersistentDisk) return "gce-pd";
+  if (s.qcloudCbs) return "qcloud-cbs";
+  return null;
+}
+
 export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePlugin {
   const name = `kubernetes.io/${kind}`;
   const plugin: VolumePlugin = {
     name,
     dirName: `kubernetes.io~${kind}`,
     attachableByName: true,
-    canSupport: (spec) => src(spec)?.plugin === kind,
+    canSupport: (spec) => kindOf(spec) === kind,
     isAttachable: () => true,
     isDeviceMountable: () => true,
     getVolumeName(spec) {

@@ -36,10 +36,27 @@ import { joinInterned, PluginError, type Cb, type PluginEnv, type VolumePlugin, 
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
-/** csi_attacher.go getAttachmentName */
+/**
+ * csi_attacher.go getAttachmentName; memoised by its three parts (asked on
+ * every attach, wait and detach, it would otherwise join and hash a new
+ * string each time), so the same name is the same string object
+ */
 export function getAttachmentName(volName: string, csiDriverName: string, nodeName: string): string {
-  return `csi-${sha256Memo(`${volName}${csiDriverName}${nodeName}`)}`;
+  let byDriver = attachmentNames.get(volName);
+  if (byDriver === undefined) {
+    if (attachmentNames.size >= 1024) attachmentNames.clear();
+    attachmentNames.set(volName, (byDriver = new Map()));
+  }
+  let byNode = byDriver.get(csiDriverName);
+  if (byNode === undefined) byDriver.set(csiDriverName, (byNode = new Map()));
+  let name = byNode.get(nodeName);
+  if (name === undefined) {
+    if (byNode.size >= 1024) byNode.clear();
+    byNode.set(nodeName, (name = `csi-${sha256Memo(`${volName}${csiDriverName}${nodeName}`)}`));
+  }
+  return name;
 }
+const attachmentNames = new Map<string, Map<string, Map<string, string>>>();
 
 /** sha256Hex with a memo: the same few names (attachments, global mounts, ephemeral handles) are hashed on every pass */
 function sha256Memo(text: string): string {

@@ -6,9 +6,24 @@
 // has volumes to attach ("the node still contains N volumes in its list of
 // volumes to attach", #50004). The multi-attach error event is sent once per
 // entry (multiAttachErrorReported).
+//
+// GetVolumesToAttach and GetPodToAdd are read by every reconciler and
+// populator pass: their lists are built once per change of the nodes,
+// volumes or pods (`version`) and handed out again until the next one. A
+// list is never changed once handed out (a change builds a new one), so a
+// caller that changes the DSW while going through one sees the snapshot
+// upstream's copy would give it.
 
 import type { Sim, WakeGroup } from "../../engine/sim.js";
 import type { VolumeSpec } from "../../volume/plugins.js";
+
+/** GetPodToAdd's entries */
+export interface PodToAdd {
+  readonly podUID: string;
+  readonly podKey: string;
+  readonly volumeName: string;
+  readonly nodeName: string;
+}
 
 export interface VolumeToAttach {
   volumeName: string;
@@ -26,6 +41,12 @@ interface NodeManaged {
 
 export class DesiredStateOfWorld {
   private readonly nodesManaged = new Map<string, NodeManaged>();
+  /** moves at every change of nodesManaged's nodes, volumes or scheduled pods */
+  private version = 0;
+  private volumesToAttach: readonly VolumeToAttach[] = [];
+  private volumesToAttachVersion = -1;
+  private podsToAdd: readonly PodToAdd[] = [];
+  private podsToAddVersion = -1;
   constructor(
     private readonly sim: Sim,
     /** the controller's wake group (engine/sim.ts section 3) */
@@ -35,6 +56,7 @@ export class DesiredStateOfWorld {
   addNode(nodeName: string): void {
     if (this.nodesManaged.has(nodeName)) return;
     this.nodesManaged.set(nodeName, { nodeName, volumesToAttach: new Map() });
+    this.version++;
     this.sim.bump(this.group);
   }
 
@@ -44,6 +66,7 @@ export class DesiredStateOfWorld {
     if (n.volumesToAttach.size > 0)
       return `failed to delete node ${JSON.stringify(nodeName)} from list of nodes managed by attach/detach controller--the node still contains ${n.volumesToAttach.size} volumes in its list of volumes to attach`;
     this.nodesManaged.delete(nodeName);
+    this.version++;
     this.sim.bump(this.group);
     return null;
   }
@@ -59,10 +82,12 @@ export class DesiredStateOfWorld {
     if (!v) {
       v = { volumeName, nodeName, spec, multiAttachErrorReported: false, scheduledPods: new Map() };
       n.volumesToAttach.set(volumeName, v);
+      this.version++;
       this.sim.bump(this.group);
     }
     if (!v.scheduledPods.has(podUID)) {
       v.scheduledPods.set(podUID, podKey);
+      this.version++;
       this.sim.bump(this.group);
     }
     return null;
@@ -71,25 +96,35 @@ export class DesiredStateOfWorld {
   deletePod(podUID: string, volumeName: string, nodeName: string): void {
     const v = this.nodesManaged.get(nodeName)?.volumesToAttach.get(volumeName);
     if (!v) return;
-    if (v.scheduledPods.delete(podUID)) this.sim.bump(this.group);
-    if (v.scheduledPods.size === 0) this.nodesManaged.get(nodeName)!.volumesToAttach.delete(volumeName);
+    if (v.scheduledPods.delete(podUID)) {
+      this.version++;
+      this.sim.bump(this.group);
+    }
+    if (v.scheduledPods.size === 0 && this.nodesManaged.get(nodeName)!.volumesToAttach.delete(volumeName)) this.version++;
   }
 
   volumeExists(volumeName: string, nodeName: string): boolean {
     return this.nodesManaged.get(nodeName)?.volumesToAttach.has(volumeName) ?? false;
   }
 
-  getVolumesToAttach(): VolumeToAttach[] {
+  /** the live entries (multiAttachErrorReported reads true once set), in a list built at the DSW's last change */
+  getVolumesToAttach(): readonly VolumeToAttach[] {
+    if (this.volumesToAttachVersion === this.version) return this.volumesToAttach;
     const out: VolumeToAttach[] = [];
     for (const n of this.nodesManaged.values()) for (const v of n.volumesToAttach.values()) out.push(v);
+    this.volumesToAttach = out;
+    this.volumesToAttachVersion = this.version;
     return out;
   }
 
-  /** every (podUID, volume, node) triple, for the populator */
-  getPodToAdd(): Array<{ podUID: string; podKey: string; volumeName: string; nodeName: string }> {
-    const out: Array<{ podUID: string; podKey: string; volumeName: string; nodeName: string }> = [];
+  /** every (podUID, volume, node) triple, for the populator (a list built at the DSW's last change) */
+  getPodToAdd(): readonly PodToAdd[] {
+    if (this.podsToAddVersion === this.version) return this.podsToAdd;
+    const out: PodToAdd[] = [];
     for (const n of this.nodesManaged.values())
       for (const v of n.volumesToAttach.values()) for (const [uid, key] of v.scheduledPods) out.push({ podUID: uid, podKey: key, volumeName: v.volumeName, nodeName: n.nodeName });
+    this.podsToAdd = out;
+    this.podsToAddVersion = this.version;
     return out;
   }
 
