@@ -298,7 +298,10 @@ export class Kubelet {
   private waitForAttachAndMount(pod: KObj, w: Worker, now: number): void {
     const { ctx } = this;
     const t = ctx.timers;
-    if (this.vm.podVolumesAllMounted(w.uid)) {
+    // volumemanager.WaitForAttachAndMount: a pod without volumes has nothing
+    // to wait for (getExpectedVolumes is empty: return nil at once); the
+    // volume manager's desired state never holds an entry for it
+    if ((pod.spec?.volumes?.length ?? 0) === 0 || this.vm.podVolumesAllMounted(w.uid)) {
       w.state = "starting";
       // narrowsOnly: the workers' next pass skips a starting worker (no case for it)
       ctx.sim.bump(this.workersWake, true);

@@ -181,3 +181,34 @@ describe("finalPods (the final pods without building objects)", () => {
     expect(phases.some((p) => p !== "Running")).toBe(true);
   });
 });
+
+describe("a pod without volumes", () => {
+  // volumemanager.WaitForAttachAndMount returns at once when the pod has no
+  // volumes; the replay waited for a desired-state entry that is never made
+  // for such a pod, and the pod stayed Pending for ever
+  const sc = loadK8sScenario(
+    `name: no-volumes
+duration: 2m
+objects:
+  - kind: Node
+    metadata: {name: n1}
+  - kind: Pod
+    metadata: {name: p}
+    spec:
+      nodeName: n1
+      containers: [{name: c}]
+expect:
+  - podRunning: p
+`,
+    "no-volumes.yaml",
+  );
+
+  it("starts its containers at the kubelet's first sync and runs, with every invariant holding", () => {
+    const r = runK8sScenario(sc, { steps: true });
+    expect(r.violations).toEqual([]);
+    const running = r.steps.find((s) => s.name === "kubelet.PodRunning");
+    expect(running?.detail).toBe("default/p");
+    expect(running!.t).toBeLessThan(5_000);
+    expect(finalPods(r).map((p) => p.status?.phase)).toEqual(["Running"]);
+  });
+});

@@ -347,7 +347,8 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
       const b = backendId(v, pod.metadata.namespace ?? "default", api);
       if (b && !backend.volume(b.id).attachedTo.has(node) && !b.id.startsWith("csi-")) missing.push(`${v.name} (not attached to ${node} at the storage backend)`);
     }
-    if (kl) {
+    // (a pod without volumes has none to mount: the volume manager keeps no entry for it)
+    if (kl && (pod.spec.volumes?.length ?? 0) > 0) {
       const m = kl.vm.podVolumesMounted(uid);
       for (const x of m.unmounted) missing.push(`${x} (not mounted)`);
     }
