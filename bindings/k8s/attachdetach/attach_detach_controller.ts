@@ -224,7 +224,8 @@ export class AttachDetachController {
     // (sync) VolumeAttachments, from the API store itself; sync also reads the
     // storage backend (in-tree disks)
     this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake, this.nodeWake, ctx.api.storeReaders("Node")));
-    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, () => this.populate(), this.wake, this.podWake));
+    this.dswpStartMs = now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS;
+    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, this.dswpStartMs, () => this.populate(), this.wake, this.podWake));
     this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake, ctx.api.storeReaders("VolumeAttachment"), ctx.backend.wake));
   }
 
@@ -303,19 +304,47 @@ export class AttachDetachController {
     this.processPodVolumes(pod, node, false, false);
   }
 
-  /** desiredStateOfWorldPopulator: findAndRemoveDeletedPods, and every 3 min findAndAddActivePods */
+  /**
+   * desiredStateOfWorldPopulator: findAndRemoveDeletedPods, and every 3 min
+   * findAndAddActivePods. A list adds what the pods, claims and volumes in
+   * the cache and the controller's caches call for, so once one has run, the
+   * next finds nothing unless one of those changed in between (a bump into
+   * the populator's wake groups or a global one): then no wake is set for
+   * it, and when the populator next runs, the lists it slept through (idle,
+   * every one) move `lastFullList` on as they would have when ticking every
+   * period (engine/sim.ts section 3).
+   */
   private populate(): void {
     for (const e of this.dsw.getPodToAdd()) {
       const pod = this.cache("Pod", e.podKey);
       if (!pod || pod.metadata.uid !== e.podUID || isPodTerminated(pod)) this.dsw.deletePod(e.podUID, e.volumeName, e.nodeName);
     }
     const now = this.ctx.sim.now;
-    if (now - this.lastFullList >= this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS) {
+    const retry = this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS;
+    if (!this.listDue) for (let t = this.nextListAt(this.lastFullList); t < now; t = this.nextListAt(t)) this.lastFullList = t;
+    if (now - this.lastFullList >= retry) {
       this.lastFullList = now;
+      this.listedAtInputs = this.populatorInputs();
       for (const pod of this.inf!.cache.list("Pod")) this.podAdd(pod, false);
     }
-    this.ctx.sim.wakeAt(this.lastFullList + this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS);
+    this.listDue = this.populatorInputs() !== this.listedAtInputs;
+    if (this.listDue) this.ctx.sim.wakeAt(this.lastFullList + retry);
   }
+  /** changes so far to what the populator reads (its wake groups, and global changes) */
+  private populatorInputs(): number {
+    return this.wake.bumps + this.podWake.bumps + this.ctx.sim.globalBumps;
+  }
+  /** the populator pass that lists the pods next after a list at `t`: its first grid point >= t + 3 min */
+  private nextListAt(t: number): number {
+    const period = this.ctx.timers.ADC_DSWP_LOOP_SLEEP_MS;
+    return this.dswpStartMs + Math.ceil((t + this.ctx.timers.ADC_DSWP_LIST_PODS_RETRY_MS - this.dswpStartMs) / period) * period;
+  }
+  /** populatorInputs() when the pods were last listed (-1: not yet) */
+  private listedAtInputs = -1;
+  /** whether an input changed since the last list (so the next one may find something: a wake is set for it) */
+  private listDue = true;
+  /** the populator's first pass (its grid: dswpStartMs + k * ADC_DSWP_LOOP_SLEEP_MS) */
+  private dswpStartMs = 0;
 
   /** reconciler sync: VerifyVolumesAreAttached */
   private sync(): void {

@@ -34,7 +34,10 @@
 // operation's completion bumps the owner's group again (`bump(group, true)`),
 // except a failure whose backoff alone decides the owner's next passes: that
 // wakes the owner when the backoff ends (`deferGroup`; see
-// nestedpendingoperations complete);
+// nestedpendingoperations complete); a periodic list that can find nothing
+// new (nothing in its groups was bumped since the last one: WakeGroup.bumps)
+// sets no wake, and the lists slept through are accounted for at the next
+// pass (the attach/detach controller's 3-minute pod list, populate);
 // likewise a pod worker's move to "starting", to "backoff" or out of backoff
 // (the pass already did what the next one would). A sleeping ticker is
 // rescheduled at its next grid point (start + k * period, never twice at the
@@ -112,6 +115,8 @@ export interface Ticker {
 export interface WakeGroup {
   readonly name: string;
   readonly tickers: Ticker[];
+  /** changes bumped into it so far (a loop compares counts to ask "did anything I read change since?") */
+  bumps: number;
 }
 
 interface Ev {
@@ -229,6 +234,8 @@ export class Sim {
   /** time and order of the last ticker pass: tickers up to that order had their turn at that time */
   private lastTickT = -1;
   private lastTickOrder = -1;
+  /** changes bumped into every group at once (bump() without a group) */
+  globalBumps = 0;
   /** number of events executed (for the benchmark and tests) */
   executed = 0;
   stopped = false;
@@ -272,7 +279,7 @@ export class Sim {
 
   /** A wake group (section 3). */
   group(name: string): WakeGroup {
-    return { name, tickers: [] };
+    return { name, tickers: [], bumps: 0 };
   }
 
   /** Register a periodic loop whose first pass is at `startMs`, woken by global bumps and by bumps into its groups. */
@@ -297,6 +304,8 @@ export class Sim {
    */
   bump(group?: WakeGroup, narrowsOnly = false): void {
     this.epoch++;
+    if (group === undefined) this.globalBumps++;
+    else group.bumps++;
     const cur = this.current;
     if (cur !== null && !narrowsOnly && !this.selfChanged && (group === undefined || cur.groups.includes(group))) this.selfChanged = true;
     if (this.sleepers === 0) return;

@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { builtinK8sScenarios } from "../index.js";
+import { loadK8sScenario } from "./loader.js";
 import { runK8sScenario } from "./run.js";
 import type { K8sScenario, TimelineItem } from "./schema.js";
 import { BACKEND_OPS } from "../host/backend.js";
@@ -77,5 +78,47 @@ describe("idle skipping", () => {
       }),
       { numRuns: Number(process.env.IDLESKIP_RUNS ?? 40), seed: Number(process.env.IDLESKIP_SEED ?? 20261122) },
     );
+  });
+
+  it("keeps the times of the attach/detach controller's 3-minute pod lists it sleeps through (a claim's PV that appears 7 minutes in is found by the 9-minute list)", () => {
+    // the populator's lists between 3 and 6 min find nothing and are skipped;
+    // the PV's arrival wakes it at 7 min, where ticking every period it would
+    // not list (its last list was at 6 min): it must list at 9 min, not at 7
+    const sc = loadK8sScenario(
+      `name: late-pv
+duration: 15m
+objects:
+  - kind: Node
+    metadata: {name: n1}
+  - kind: PersistentVolumeClaim
+    metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], volumeName: pv1}
+  - kind: Pod
+    metadata: {name: p}
+    spec:
+      nodeName: n1
+      containers: [{name: c, volumeMounts: [{name: d, mountPath: /d}]}]
+      volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]
+timeline:
+  - at: 7m
+    action: create
+    manifest:
+      kind: PersistentVolume
+      metadata: {name: pv1}
+      spec: {accessModes: [ReadWriteOnce], awsElasticBlockStore: {volumeID: vol-1}}
+expect:
+  - podRunning: p
+`,
+      "late-pv.yaml",
+    );
+    const fast = runK8sScenario(sc, { steps: true });
+    const slow = runK8sScenario(sc, { steps: true, tickEveryPeriod: true });
+    expect(fast.steps).toEqual(slow.steps);
+    expect(fast.logs.map((l) => l.text)).toEqual(slow.logs.map((l) => l.text));
+    expect(fast.violations).toEqual([]);
+    // the list at 9 min (the populator's grid: 20 ms + k min), then the attach's 2 s
+    const attached = fast.steps.find((s) => s.name === "adc.AttachSucceeded")!.t;
+    expect(attached).toBeGreaterThanOrEqual(9 * MIN);
+    expect(attached).toBeLessThan(10 * MIN);
   });
 });
