@@ -259,16 +259,16 @@ scenario:
   });
 });
 
-// A run's job metrics claimed fio's names but not fio's values: `bw` was
-// bytes/s where fio's JSON "bw" is KiB/s (a bound copied from a fio report,
-// `job.a.read.bw >= 20480` for 20 MiB/s, held in every run), and iops/bw were
-// over the exact runtime where fio divides by whole ms (a 8.1 ms job: 36,918
-// IOPS in the sweep, 37,500 in `iosim run --json` of the same scenario).
-describe("io domain: a run's job metrics are the values `iosim run --json` prints for that scenario", () => {
-  const RATES = `mc:
+/**
+ * The io sweep the fio-comparison tests below run: two cgroups on an NVMe
+ * device, job a (capped, random io.max) first, `extra` jobs after it, job b
+ * (free, numjobs=2) last.
+ */
+function ratesSweep(name: string, extra: readonly string[]): string {
+  return `mc:
   domain: io
 scenario:
-  name: rates
+  name: ${name}
   devices:
     - {preset: nvme, name: nvme0n1, jitter: {uniform: [0, 0.5]}}
   cgroups:
@@ -276,8 +276,19 @@ scenario:
     free: {}
   jobs:
     - {name: a, cgroup: capped, rw: {choice: [randread, randrw]}, ioengine: libaio, direct: 1, iodepth: {choice: [1, 8]}, number_ios: {randint: [50, 400]}, bs: {choice: [4k, 64k]}}
-    - {name: b, cgroup: free, rw: randwrite, ioengine: libaio, direct: 1, iodepth: 4, bs: 16k, runtime: {choice: ["3ms", "40ms"]}, time_based: 1, numjobs: 2}
+${extra.join("")}    - {name: b, cgroup: free, rw: randwrite, ioengine: libaio, direct: 1, iodepth: 4, bs: 16k, runtime: {choice: ["3ms", "40ms"]}, time_based: 1, numjobs: 2}
 `;
+}
+const JOB_A2 = `    - {name: a2, cgroup: capped, rw: randread, ioengine: libaio, direct: 1, iodepth: 16, number_ios: {randint: [5, 40]}, bs: 128k, startdelay: {choice: ["0ms", "2ms"]}}
+`;
+
+// A run's job metrics claimed fio's names but not fio's values: `bw` was
+// bytes/s where fio's JSON "bw" is KiB/s (a bound copied from a fio report,
+// `job.a.read.bw >= 20480` for 20 MiB/s, held in every run), and iops/bw were
+// over the exact runtime where fio divides by whole ms (a 8.1 ms job: 36,918
+// IOPS in the sweep, 37,500 in `iosim run --json` of the same scenario).
+describe("io domain: a run's job metrics are the values `iosim run --json` prints for that scenario", () => {
+  const RATES = ratesSweep("rates", []);
   it("iops, bw (KiB/s), bw_bytes and clat mean / p50 / p90 / p99 (ns) of every job and direction, for eight sampled runs", async () => {
     await withSampledRuns(modelFromText(RATES, "rates.yaml"), "mc-io-rates-", async (runAsFio) => {
       let compared = 0;
@@ -313,20 +324,7 @@ scenario:
 // prints one entry per cgroup, whose values they must be (percentiles over
 // the cgroup's IOs together, not any one job's).
 describe("io domain: a cgroup's metrics are its jobs reported as one group by `iosim run --json`", () => {
-  const CGROUPS = `mc:
-  domain: io
-scenario:
-  name: cgroups
-  devices:
-    - {preset: nvme, name: nvme0n1, jitter: {uniform: [0, 0.5]}}
-  cgroups:
-    capped: {io.max: {choice: ["259:0 rbps=max", "259:0 rbps=10485760", "259:0 riops=3000"]}}
-    free: {}
-  jobs:
-    - {name: a, cgroup: capped, rw: {choice: [randread, randrw]}, ioengine: libaio, direct: 1, iodepth: {choice: [1, 8]}, number_ios: {randint: [50, 400]}, bs: {choice: [4k, 64k]}}
-    - {name: a2, cgroup: capped, rw: randread, ioengine: libaio, direct: 1, iodepth: 16, number_ios: {randint: [5, 40]}, bs: 128k, startdelay: {choice: ["0ms", "2ms"]}}
-    - {name: b, cgroup: free, rw: randwrite, ioengine: libaio, direct: 1, iodepth: 4, bs: 16k, runtime: {choice: ["3ms", "40ms"]}, time_based: 1, numjobs: 2}
-`;
+  const CGROUPS = ratesSweep("cgroups", [JOB_A2]);
   it("iops, bw (KiB/s), bw_bytes and clat mean / p50 / p90 / p99 (ns) per cgroup and direction, for six sampled runs", async () => {
     await withSampledRuns(modelFromText(CGROUPS, "cgroups.yaml"), "mc-io-cgroups-", async (runAsFio) => {
       let compared = 0;
