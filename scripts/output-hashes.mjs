@@ -1,10 +1,14 @@
 // Prints one sha256 per simulated output the project promises to keep bit-identical across
 // performance work: every oracle trace replayed, the built-in demo, the shipped scenarios and the
-// fio fixtures run through `iosim run --json`, and the Kubernetes seed incidents.
+// fio fixtures run through `iosim run --json`, the Kubernetes seed incidents (`iosim k8s run
+// NAME --json` and the text with `--logs`, at the affected and fixed versions; the JSON's
+// replay event count, `stats.events`, is left out: idle-pass work changes it and nothing else), and the Monte Carlo examples' summaries (`iosim mc EXAMPLE --runs 300 --json`, one
+// thread, no shrinking).
 // Usage: node scripts/output-hashes.mjs > before.txt; (change); node scripts/output-hashes.mjs | diff before.txt -
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,13 +22,36 @@ function walk(dir, out = []) {
   }
   return out;
 }
-function hash(label, args) {
+function hash(label, args, edit = (out) => out) {
   const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: "utf8", maxBuffer: 1 << 30 });
-  const h = createHash("sha256").update(String(r.status)).update(r.stdout ?? "").digest("hex").slice(0, 16);
+  const h = createHash("sha256").update(String(r.status)).update(edit(r.stdout ?? "")).digest("hex").slice(0, 16);
   console.log(`${h}  ${label}`);
+}
+/** a k8s run's JSON without stats.events (left as it is if it does not parse) */
+function withoutEventCount(out) {
+  try {
+    const j = JSON.parse(out);
+    if (j.stats) delete j.stats.events;
+    return JSON.stringify(j);
+  } catch {
+    return out;
+  }
 }
 const traces = walk(join(root, "test", "fixtures", "oracle")).filter((p) => p.endsWith(".jsonl") && !p.endsWith("_bins.jsonl"));
 for (const t of traces) { const rel = t.slice(root.length + 1); hash(`replay ${rel}`, ["replay", rel]); }
 hash("run (built-in demo) --json", ["run", "--json"]);
 for (const s of walk(join(root, "scenarios")).filter((p) => p.endsWith(".yaml"))) hash(`run ${s.slice(root.length + 1)} --json`, ["run", s, "--json"]);
 for (const s of walk(join(root, "test", "fixtures", "fio")).filter((p) => p.endsWith(".fio"))) hash(`run ${s.slice(root.length + 1)} --json`, ["run", s, "--json"]);
+const builtins = spawnSync(process.execPath, [cli, "k8s", "list", "--json"], { cwd: root, encoding: "utf8" });
+for (const b of JSON.parse(builtins.stdout)) {
+  for (const v of [b.affected, b.fixed]) {
+    hash(`k8s run ${b.name} --version ${v} --json`, ["k8s", "run", b.name, "--version", v, "--json"], withoutEventCount);
+    hash(`k8s run ${b.name} --version ${v} --logs`, ["k8s", "run", b.name, "--version", v, "--logs"]);
+  }
+}
+const mcOut = mkdtempSync(join(tmpdir(), "iosim-hashes-"));
+for (const s of walk(join(root, "bindings", "mc", "examples")).filter((p) => p.endsWith(".yaml"))) {
+  const rel = s.slice(root.length + 1);
+  hash(`mc ${rel} --runs 300 --seed 1 --json`, ["mc", rel, "--runs", "300", "--seed", "1", "--workers", "0", "--json", "--no-shrink", "--no-progress", "--force", "--out", join(mcOut, rel.replace(/\W/g, "_"))]);
+}
+rmSync(mcOut, { recursive: true, force: true });
