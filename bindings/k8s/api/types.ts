@@ -6,7 +6,8 @@
 // without deep cloning. Code that changes an object must go through
 // ApiServer.patch / update, which hand out a copy (see cloneObj; a patch's
 // copy shares the spec, which writers replace whole and never change in
-// place: cloneMeta).
+// place: cloneMeta). A stored object's metadata is a Meta, one hidden class
+// for all (wireMeta gives the plain metadata the API shows).
 //
 // Times (creationTimestamp, deletionTimestamp) are simulated ms.
 
@@ -174,22 +175,118 @@ export function nsKey(ns: string, name: string): string {
 const NAMESPACED_KEYS = new Map<string, Map<string, string>>();
 
 /**
- * One level of copying: enough for the copy-on-write discipline above.
+ * A stored object's metadata. Every object the API server stores (and so
+ * every informer cache) has its metadata in this one class, with every field
+ * present in one order (absent ones undefined), so the components' reads of
+ * metadata.name, uid, deletionTimestamp, ... see one hidden class instead of
+ * one per manifest key order and per field a writer added (V8 turns a read
+ * site that sees more than four shapes into a slow megamorphic lookup).
+ *
+ * The metadata the object was created from (a manifest's, as the loader made
+ * it) is kept under a symbol key: `wireMeta` rebuilds from it the plain object
+ * the API would have held, with the manifest's keys in their order (and any
+ * field not modelled here) followed by the ones the server and writers add.
+ */
+// (a symbol key: Object.keys and JSON.stringify skip it, Object.assign and spread copy it)
+const WIRE: unique symbol = Symbol("wire");
+export class Meta implements ObjectMeta {
+  declare name: string;
+  declare namespace: string | undefined;
+  declare uid: string;
+  declare resourceVersion: string;
+  declare creationTimestamp: number | undefined;
+  declare deletionTimestamp: number | undefined;
+  declare deletionGracePeriodSeconds: number | undefined;
+  declare finalizers: string[] | undefined;
+  declare annotations: Record<string, string> | undefined;
+  declare labels: Record<string, string> | undefined;
+  declare [WIRE]: Readonly<Record<string, unknown>>;
+  constructor(
+    name: string,
+    namespace: string | undefined,
+    uid: string,
+    resourceVersion: string,
+    creationTimestamp: number | undefined,
+    deletionTimestamp: number | undefined,
+    deletionGracePeriodSeconds: number | undefined,
+    finalizers: string[] | undefined,
+    annotations: Record<string, string> | undefined,
+    labels: Record<string, string> | undefined,
+    wire: Readonly<Record<string, unknown>>,
+  ) {
+    this.name = name;
+    this.namespace = namespace;
+    this.uid = uid;
+    this.resourceVersion = resourceVersion;
+    this.creationTimestamp = creationTimestamp;
+    this.deletionTimestamp = deletionTimestamp;
+    this.deletionGracePeriodSeconds = deletionGracePeriodSeconds;
+    this.finalizers = finalizers;
+    this.annotations = annotations;
+    this.labels = labels;
+    this[WIRE] = wire;
+  }
+}
+
+/** a copy of `m` as a Meta (`m` a Meta, a plain copy of one, or the plain metadata of a new object) */
+export function copyMeta(m: ObjectMeta): Meta {
+  if (m instanceof Meta)
+    return new Meta(m.name, m.namespace, m.uid, m.resourceVersion, m.creationTimestamp, m.deletionTimestamp, m.deletionGracePeriodSeconds, m.finalizers, m.annotations, m.labels, m[WIRE]);
+  const wire = (m as Partial<Meta>)[WIRE] ?? (m as unknown as Record<string, unknown>);
+  return new Meta(m.name, m.namespace, m.uid, m.resourceVersion, m.creationTimestamp, m.deletionTimestamp, m.deletionGracePeriodSeconds, m.finalizers, m.annotations, m.labels, wire);
+}
+
+/** the fields Meta models */
+const META_FIELDS: ReadonlySet<string> = new Set(["name", "namespace", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers", "annotations", "labels"]);
+/**
+ * The fields the server and writers add to metadata that lacks them, in the
+ * order they are first written: create sets uid, creationTimestamp and
+ * resourceVersion; the CSI attacher adds its finalizer before any delete
+ * (it adds none to an object being deleted); delete sets deletionTimestamp
+ * and, on a pod, deletionGracePeriodSeconds. Nothing writes namespace,
+ * annotations or labels; they go last.
+ */
+const LATE_FIELDS = ["uid", "creationTimestamp", "resourceVersion", "finalizers", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace", "annotations", "labels"] as const;
+
+/**
+ * The plain metadata of `m` as the API shows it: the created-from metadata's
+ * keys in their order (the modelled fields with their current values), then
+ * the fields written since that it lacked (LATE_FIELDS), without the absent
+ * ones. Plain metadata is given back as it is.
+ */
+export function wireMeta(m: ObjectMeta): ObjectMeta {
+  if (!(m instanceof Meta)) return m;
+  const wire = m[WIRE];
+  const cur = m as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(wire)) out[k] = META_FIELDS.has(k) ? cur[k] : wire[k];
+  for (const k of LATE_FIELDS) if (cur[k] !== undefined && !Object.prototype.hasOwnProperty.call(wire, k)) out[k] = cur[k];
+  return out as unknown as ObjectMeta;
+}
+
+/** `o` with its metadata as plain metadata (wireMeta; `o` itself when it has no Meta) */
+export function wireObj<T extends KObj>(o: T): T {
+  if (!(o.metadata instanceof Meta)) return o;
+  return Object.assign({}, o, { metadata: wireMeta(o.metadata) });
+}
+
+/**
+ * One level of copying: enough for the copy-on-write discipline above; the
+ * metadata becomes a Meta.
  *
  * Copies are made with Object.assign, never with object spread ({...o}):
- * writers add fields to them (creationTimestamp, deletionTimestamp,
- * volumesAttached), and in Node 20's V8 an object made by spread that then
- * gets a field it lacked (or a spread literal with extra fields,
- * {...o, k: v}) survives the next young-generation GC along with everything
- * it reaches, even when nothing references it any more; it is freed only by
- * a full GC. A replay's objects reach the whole cluster, so this kept ~40 KB
- * of every replay alive through scavenges (bench/k8s-replay.ts: half the
- * time in the garbage collector). Object.assign({}, o) gives the same keys in
- * the same order.
+ * writers add fields to them (volumesAttached), and in Node 20's V8 an
+ * object made by spread that then gets a field it lacked (or a spread
+ * literal with extra fields, {...o, k: v}) survives the next
+ * young-generation GC along with everything it reaches, even when nothing
+ * references it any more; it is freed only by a full GC. A replay's objects
+ * reach the whole cluster, so this kept ~40 KB of every replay alive through
+ * scavenges (bench/k8s-replay.ts: half the time in the garbage collector).
+ * Object.assign({}, o) gives the same keys in the same order.
  */
 export function cloneObj<T extends KObj>(o: T): T {
   const c: KObj = Object.assign({}, o);
-  c.metadata = Object.assign({}, o.metadata);
+  c.metadata = copyMeta(o.metadata);
   if (o.spec !== undefined) c.spec = Object.assign({}, o.spec);
   if (o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
@@ -204,7 +301,7 @@ export function cloneObj<T extends KObj>(o: T): T {
  */
 export function cloneMeta<T extends KObj>(o: T, status: boolean): T {
   const c: KObj = Object.assign({}, o);
-  c.metadata = Object.assign({}, o.metadata);
+  c.metadata = copyMeta(o.metadata);
   if (status && o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
 }

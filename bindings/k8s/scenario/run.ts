@@ -20,7 +20,7 @@
 
 import { podStatusView, volumeStatusViews } from "../api/podstatus.js";
 import { ApiError, ApiServer, isNotFound } from "../api/apiserver.js";
-import { keyOf, KObj, nsKey, PodVolume, Taint } from "../api/types.js";
+import { keyOf, KObj, nsKey, PodVolume, Taint, wireObj } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -850,6 +850,8 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
       const minor = z.profile.version.minor;
       for (let i = 0; i < objs.length; i++) if (objs[i]!.kind === "Pod") objs[i] = podStatusView(objs[i]!, z.out.podSyncedAt.get(objs[i]!.metadata.uid), minor);
       volumeStatusViews(objs);
+      // the metadata as the API shows it (the store's is a Meta: api/types.ts)
+      for (let i = 0; i < objs.length; i++) objs[i] = wireObj(objs[i]!);
       z.objects = objs;
     }
     return z.objects;
