@@ -48,4 +48,16 @@ describe("stored metadata", () => {
     api.patch("VolumeAttachment", "csi-1", (x) => ((x.metadata.finalizers = []), true));
     expect(api.tryGet("VolumeAttachment", "csi-1")).toBeUndefined();
   });
+
+  it("keeps an object's top-level keys when they are not the manifest's five", () => {
+    const api = new ApiServer(new Sim({ seed: 1 }));
+    const five = api.create({ apiVersion: "v1", kind: "Node", metadata: { name: "n1", uid: "", resourceVersion: "" }, spec: {}, status: undefined });
+    expect(Object.keys(five)).toEqual(["apiVersion", "kind", "metadata", "spec", "status"]);
+    // no status key, and keys in another order: copied as they are
+    const four = api.create({ kind: "Node", apiVersion: "v1", metadata: { name: "n2", uid: "", resourceVersion: "" }, spec: {} } as KObj);
+    expect(Object.keys(four)).toEqual(["kind", "apiVersion", "metadata", "spec"]);
+    const patched = api.patch("Node", "n2", (d) => ((d.spec = { unschedulable: true }), true));
+    expect(Object.keys(patched)).toEqual(["kind", "apiVersion", "metadata", "spec"]);
+    expect(patched.metadata).toBeInstanceOf(Meta);
+  });
 });

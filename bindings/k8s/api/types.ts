@@ -13,6 +13,32 @@
 
 export type Kind = "Node" | "Pod" | "PersistentVolume" | "PersistentVolumeClaim" | "VolumeAttachment" | "CSIDriver";
 export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
+/**
+ * A kind's index in KINDS, or -1 for a kind the model does not know: a switch
+ * (a keyed lookup on a table sees every kind at one site, a slow megamorphic
+ * access in V8).
+ */
+export function kindSlot(kind: string): number {
+  switch (kind) {
+    case "Node":
+      return 0;
+    case "Pod":
+      return 1;
+    case "PersistentVolume":
+      return 2;
+    case "PersistentVolumeClaim":
+      return 3;
+    case "VolumeAttachment":
+      return 4;
+    case "CSIDriver":
+      return 5;
+    default:
+      return -1;
+  }
+}
+KINDS.forEach((k, i) => {
+  if (kindSlot(k) !== i) throw new Error(`kindSlot(${k}) is not its index in KINDS`);
+});
 export const NAMESPACED: Record<Kind, boolean> = {
   Node: false,
   Pod: true,
@@ -161,6 +187,18 @@ export function keyOf(o: { metadata: { name: string; namespace?: string } }): st
   return nsKey(ns, o.metadata.name);
 }
 
+/**
+ * keyOf of an object the store does not hold (a manifest, a request's body):
+ * the same key, read by a function of its own so that keyOf's reads see only
+ * stored objects' metadata (one class, api/types.ts Meta) and stay
+ * monomorphic where keyOf is inlined; manifests' metadata come in many shapes.
+ */
+export function plainKeyOf(o: { metadata: { name: string; namespace?: string } }): string {
+  const ns = o.metadata.namespace;
+  if (!ns) return o.metadata.name;
+  return nsKey(ns, o.metadata.name);
+}
+
 /** `${ns}/${name}`, interned like keyOf's (a claim's key, built on every lookup of a pod volume) */
 export function nsKey(ns: string, name: string): string {
   let byNs = NAMESPACED_KEYS.get(name);
@@ -272,9 +310,9 @@ export function wireObj<T extends KObj>(o: T): T {
 
 /**
  * One level of copying: enough for the copy-on-write discipline above; the
- * metadata becomes a Meta.
+ * metadata becomes a Meta, an object with a manifest's five keys an Obj.
  *
- * Copies are made with Object.assign, never with object spread ({...o}):
+ * Other copies are made with Object.assign, never with object spread ({...o}):
  * writers add fields to them (volumesAttached), and in Node 20's V8 an
  * object made by spread that then gets a field it lacked (or a spread
  * literal with extra fields, {...o, k: v}) survives the next
@@ -285,6 +323,8 @@ export function wireObj<T extends KObj>(o: T): T {
  * Object.assign({}, o) gives the same keys in the same order.
  */
 export function cloneObj<T extends KObj>(o: T): T {
+  if (o instanceof Obj || isObjShape(o))
+    return new Obj(o.apiVersion, o.kind, copyMeta(o.metadata), o.spec === undefined ? undefined : Object.assign({}, o.spec), o.status === undefined ? undefined : Object.assign({}, o.status)) as KObj as T;
   const c: KObj = Object.assign({}, o);
   c.metadata = copyMeta(o.metadata);
   if (o.spec !== undefined) c.spec = Object.assign({}, o.spec);
@@ -300,10 +340,40 @@ export function cloneObj<T extends KObj>(o: T): T {
  * only).
  */
 export function cloneMeta<T extends KObj>(o: T, status: boolean): T {
+  if (o instanceof Obj)
+    return new Obj(o.apiVersion, o.kind, copyMeta(o.metadata), o.spec, status && o.status !== undefined ? Object.assign({}, o.status) : o.status) as KObj as T;
   const c: KObj = Object.assign({}, o);
   c.metadata = copyMeta(o.metadata);
   if (status && o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
+}
+
+/**
+ * A stored object with the keys every manifest has (the loader's, in its
+ * order): made by a constructor, not copied key by key with Object.assign
+ * (a generic copy, several times slower). An object with other keys, or
+ * these in another order, is copied as it is.
+ */
+class Obj implements KObj {
+  declare apiVersion: string;
+  declare kind: Kind;
+  declare metadata: ObjectMeta;
+  declare spec: any;
+  declare status: any;
+  constructor(apiVersion: string, kind: Kind, metadata: ObjectMeta, spec: any, status: any) {
+    this.apiVersion = apiVersion;
+    this.kind = kind;
+    this.metadata = metadata;
+    this.spec = spec;
+    this.status = status;
+  }
+}
+const OBJ_KEYS: readonly string[] = ["apiVersion", "kind", "metadata", "spec", "status"];
+/** whether `o`'s own keys are exactly Obj's, in Obj's order */
+function isObjShape(o: KObj): boolean {
+  let i = 0;
+  for (const k in o) if (i >= OBJ_KEYS.length || k !== OBJ_KEYS[i++]) return false;
+  return i === OBJ_KEYS.length && Object.getOwnPropertySymbols(o).length === 0;
 }
 
 export function nodeReady(node: KObj | undefined): boolean {
