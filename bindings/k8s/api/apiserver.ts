@@ -29,7 +29,7 @@
 // to 30 s moves that to 15,020, and every later node event queues behind it.
 
 import type { Sim, WakeGroup } from "../engine/sim.js";
-import { cloneMeta, cloneObj, KINDS, KObj, Kind, keyOf } from "./types.js";
+import { cloneMeta, cloneObj, KINDS, KObj, Kind, keyOf, kindSlot, plainKeyOf } from "./types.js";
 
 /**
  * An API error (the status of a failed request). These are expected answers
@@ -82,21 +82,34 @@ export interface ApiFault {
  * a single map (insertion order, a deleted and re-added key goes last).
  */
 export class InformerCache {
-  /** created on the first object of a kind */
-  private readonly byKind = new Map<Kind, Map<string, KObj>>();
+  /** by kindSlot, created on the first object of a kind (an array: a Map lookup by kind costs a hash lookup on every delivery) */
+  private readonly bySlot: Array<Map<string, KObj> | undefined> = noMaps();
+  /** kinds the model does not know */
+  private readonly other = new Map<Kind, Map<string, KObj>>();
   get(kind: Kind, key: string): KObj | undefined {
-    return this.byKind.get(kind)?.get(key);
+    const s = kindSlot(kind);
+    return (s >= 0 ? this.bySlot[s] : this.other.get(kind))?.get(key);
   }
   /** the objects of one kind, in cache order */
   list(kind: Kind): Iterable<KObj> {
-    return this.byKind.get(kind)?.values() ?? EMPTY;
+    const s = kindSlot(kind);
+    return (s >= 0 ? this.bySlot[s] : this.other.get(kind))?.values() ?? EMPTY;
   }
   /** the map of a kind (created empty if needed) */
   kind(kind: Kind): Map<string, KObj> {
-    let m = this.byKind.get(kind);
-    if (!m) this.byKind.set(kind, (m = new Map()));
+    const s = kindSlot(kind);
+    let m = s >= 0 ? this.bySlot[s] : this.other.get(kind);
+    if (!m) {
+      m = new Map();
+      if (s >= 0) this.bySlot[s] = m;
+      else this.other.set(kind, m);
+    }
     return m;
   }
+}
+/** one slot per kind of KINDS, all empty (a packed array) */
+function noMaps<T>(): Array<T | undefined> {
+  return [undefined, undefined, undefined, undefined, undefined, undefined];
 }
 const EMPTY: readonly KObj[] = [];
 
@@ -118,6 +131,8 @@ export interface Informer {
    * its loops reads them there). The initial list wakes `group`.
    */
   groupByKind: Partial<Record<Kind, WakeGroup>> | undefined;
+  /** groupByKind by kindSlot (read on every delivery) */
+  groupBySlot: Array<WakeGroup | undefined> | undefined;
   /**
    * Whether a delivery of `obj` (`prev`: the cached object it replaces) can
    * change anything the owner's loops read; false wakes no loop. Undefined:
@@ -129,15 +144,19 @@ export interface Informer {
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 const VERBS: readonly Verb[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
-/** a request counter's slot: verb * KINDS.length + kind (counted in an array, the `requests` map built on read) */
-const VERB_SLOT: Record<Verb, number> = { GET: 0, POST: 1, PUT: 2, PATCH: 3, DELETE: 4 };
-const KIND_SLOT = {} as Record<Kind, number>;
-KINDS.forEach((k, i) => (KIND_SLOT[k] = i));
+/** a request counter's slot: verb * KINDS.length + kindSlot(kind), the verb an index in VERBS (counted in an array, the `requests` map built on read) */
+const GET = 0;
+const POST = 1;
+const PUT = 2;
+const PATCH = 3;
+const DELETE = 4;
 /** a new server's request counters, copied (a packed array: new Array(n).fill(0) makes a holey one, element by element) */
 const ZERO_COUNTS: readonly number[] = Array.from({ length: VERBS.length * KINDS.length }, () => 0);
 
 export class ApiServer {
-  private store = new Map<Kind, Map<string, KObj>>();
+  /** the objects by kindSlot (kinds the model does not know in `otherStore`) */
+  private readonly store: Array<Map<string, KObj> | undefined> = noMaps();
+  private readonly otherStore = new Map<Kind, Map<string, KObj>>();
   private rv = 1;
   private uidSeq = 0;
   private informers: Informer[] = [];
@@ -163,20 +182,31 @@ export class ApiServer {
    * Informers are woken by their deliveries, in their owners' groups. CSIDriver
    * is read by every volume plugin's attach question, so its writes wake all.
    */
-  private readonly readers = new Map<Kind, WakeGroup>();
+  private readonly readers: Array<WakeGroup | undefined> = noMaps();
+  private readonly otherReaders = new Map<Kind, WakeGroup>();
 
   constructor(private readonly sim: Sim) {}
 
   /** the wake group of the loops that read `kind` from the store directly */
   storeReaders(kind: Kind): WakeGroup {
-    let g = this.readers.get(kind);
-    if (!g) this.readers.set(kind, (g = this.sim.group(`api/${kind}`)));
+    const s = kindSlot(kind);
+    let g = s >= 0 ? this.readers[s] : this.otherReaders.get(kind);
+    if (!g) {
+      g = this.sim.group(`api/${kind}`);
+      if (s >= 0) this.readers[s] = g;
+      else this.otherReaders.set(kind, g);
+    }
     return g;
   }
 
   private bucket(kind: Kind): Map<string, KObj> {
-    let b = this.store.get(kind);
-    if (!b) this.store.set(kind, (b = new Map()));
+    const s = kindSlot(kind);
+    let b = s >= 0 ? this.store[s] : this.otherStore.get(kind);
+    if (!b) {
+      b = new Map();
+      if (s >= 0) this.store[s] = b;
+      else this.otherStore.set(kind, b);
+    }
     return b;
   }
 
@@ -203,11 +233,11 @@ export class ApiServer {
   }
 
 
-  private count(verb: Verb, kind: Kind): void {
-    const ks = KIND_SLOT[kind];
-    if (ks === undefined) {
+  private count(verb: number, kind: Kind): void {
+    const ks = kindSlot(kind);
+    if (ks < 0) {
       // a kind the model does not know (counted by name)
-      const k = `${verb} ${kind}`;
+      const k = `${VERBS[verb]} ${kind}`;
       let i = this.otherKeys.indexOf(k);
       if (i < 0) {
         i = this.otherKeys.push(k) - 1;
@@ -217,7 +247,7 @@ export class ApiServer {
       this.counts[VERBS.length * KINDS.length + i]!++;
       return;
     }
-    const slot = VERB_SLOT[verb] * KINDS.length + ks;
+    const slot = verb * KINDS.length + ks;
     if (this.counts[slot]++ === 0) this.countOrder.push(slot);
   }
 
@@ -235,7 +265,7 @@ export class ApiServer {
   }
 
   get(kind: Kind, key: string): KObj {
-    this.count("GET", kind);
+    this.count(GET, kind);
     const f = this.fault("get", kind, key);
     if (f) throw f;
     const o = this.bucket(kind).get(key);
@@ -253,7 +283,8 @@ export class ApiServer {
 
   /** append the objects of `kind` to `out` in store order (list without the intermediate array) */
   listInto(kind: Kind, out: KObj[]): void {
-    const b = this.store.get(kind);
+    const s = kindSlot(kind);
+    const b = s >= 0 ? this.store[s] : this.otherStore.get(kind);
     if (b !== undefined) for (const o of b.values()) out.push(o);
   }
 
@@ -270,8 +301,8 @@ export class ApiServer {
    * it); every other failure still throws.
    */
   createIfAbsent(obj: KObj, uid?: string): KObj | null {
-    this.count("POST", obj.kind);
-    const key = keyOf(obj);
+    this.count(POST, obj.kind);
+    const key = plainKeyOf(obj);
     const f = this.fault("create", obj.kind, key);
     if (f) throw f;
     const b = this.bucket(obj.kind);
@@ -288,7 +319,7 @@ export class ApiServer {
 
   /** Write `obj` if its resourceVersion is current; else Conflict. */
   update(obj: KObj): KObj {
-    this.count("PUT", obj.kind);
+    this.count(PUT, obj.kind);
     const key = keyOf(obj);
     const f = this.fault("update", obj.kind, key);
     if (f) throw f;
@@ -313,7 +344,7 @@ export class ApiServer {
    * without copying it (frequent no-op patches, e.g. node status, skip the copy).
    */
   patch(kind: Kind, key: string, mutate: (draft: KObj) => boolean, changes?: (cur: KObj) => boolean): KObj {
-    this.count("PATCH", kind);
+    this.count(PATCH, kind);
     const f = this.fault("patch", kind, key);
     if (f) throw f;
     const b = this.bucket(kind);
@@ -344,7 +375,7 @@ export class ApiServer {
    * until the kubelet deletes them with grace 0.
    */
   delete(kind: Kind, key: string, graceSeconds?: number): KObj | undefined {
-    this.count("DELETE", kind);
+    this.count(DELETE, kind);
     const f = this.fault("delete", kind, key);
     if (f) throw f;
     const b = this.bucket(kind);
@@ -421,6 +452,7 @@ export class ApiServer {
       synced: false,
       group,
       groupByKind,
+      groupBySlot: groupBySlotOf(groupByKind),
       wakes,
     };
     this.informers.push(inf);
@@ -444,6 +476,13 @@ export class ApiServer {
     const i = this.informers.indexOf(inf);
     if (i >= 0) this.informers.splice(i, 1);
   }
+}
+
+/** groupByKind by kindSlot (named reads: a lookup by each kind in turn is a megamorphic one) */
+function groupBySlotOf(g: Partial<Record<Kind, WakeGroup>> | undefined): Array<WakeGroup | undefined> | undefined {
+  if (g === undefined) return undefined;
+  // in KINDS order (kindSlot)
+  return [g.Node, g.Pod, g.PersistentVolume, g.PersistentVolumeClaim, g.VolumeAttachment, g.CSIDriver];
 }
 
 /** one write's watch events due at one instant, in informer order */
@@ -474,6 +513,6 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  if (inf.wakes === undefined || inf.wakes(obj, prev)) sim.bump((inf.groupByKind !== undefined ? inf.groupByKind[obj.kind] : undefined) ?? inf.group);
+  if (inf.wakes === undefined || inf.wakes(obj, prev)) sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }

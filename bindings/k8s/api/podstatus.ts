@@ -37,7 +37,7 @@
 // volumeName names no PV, Pending without one.
 
 import type { KObj, PodStatus } from "./types.js";
-import { keyOf } from "./types.js";
+import { keyOf, plainKeyOf } from "./types.js";
 
 export interface PodCondition {
   type: "Initialized" | "Ready" | "ContainersReady" | "PodScheduled";
@@ -166,7 +166,7 @@ export function volumeStatusViews(objs: KObj[]): void {
     const o = objs[i]!;
     if (o.kind === "PersistentVolume") {
       const ref = o.spec?.claimRef as { namespace?: string; name: string } | undefined;
-      const bound = ref ? claims.has(keyOf({ metadata: { name: ref.name, namespace: ref.namespace ?? "default" } })) : claimOf.has(o.metadata.name);
+      const bound = ref ? claims.has(plainKeyOf({ metadata: { name: ref.name, namespace: ref.namespace ?? "default" } })) : claimOf.has(o.metadata.name);
       const phase = bound ? "Bound" : ref ? "Released" : "Available";
       objs[i] = Object.assign({}, o, { status: Object.assign({}, o.status, { phase }) });
     } else if (o.kind === "PersistentVolumeClaim") {

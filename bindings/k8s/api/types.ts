@@ -6,12 +6,39 @@
 // without deep cloning. Code that changes an object must go through
 // ApiServer.patch / update, which hand out a copy (see cloneObj; a patch's
 // copy shares the spec, which writers replace whole and never change in
-// place: cloneMeta).
+// place: cloneMeta). A stored object's metadata is a Meta, one hidden class
+// for all (wireMeta gives the plain metadata the API shows).
 //
 // Times (creationTimestamp, deletionTimestamp) are simulated ms.
 
 export type Kind = "Node" | "Pod" | "PersistentVolume" | "PersistentVolumeClaim" | "VolumeAttachment" | "CSIDriver";
 export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
+/**
+ * A kind's index in KINDS, or -1 for a kind the model does not know: a switch
+ * (a keyed lookup on a table sees every kind at one site, a slow megamorphic
+ * access in V8).
+ */
+export function kindSlot(kind: string): number {
+  switch (kind) {
+    case "Node":
+      return 0;
+    case "Pod":
+      return 1;
+    case "PersistentVolume":
+      return 2;
+    case "PersistentVolumeClaim":
+      return 3;
+    case "VolumeAttachment":
+      return 4;
+    case "CSIDriver":
+      return 5;
+    default:
+      return -1;
+  }
+}
+KINDS.forEach((k, i) => {
+  if (kindSlot(k) !== i) throw new Error(`kindSlot(${k}) is not its index in KINDS`);
+});
 export const NAMESPACED: Record<Kind, boolean> = {
   Node: false,
   Pod: true,
@@ -160,6 +187,18 @@ export function keyOf(o: { metadata: { name: string; namespace?: string } }): st
   return nsKey(ns, o.metadata.name);
 }
 
+/**
+ * keyOf of an object the store does not hold (a manifest, a request's body):
+ * the same key, read by a function of its own so that keyOf's reads see only
+ * stored objects' metadata (one class, api/types.ts Meta) and stay
+ * monomorphic where keyOf is inlined; manifests' metadata come in many shapes.
+ */
+export function plainKeyOf(o: { metadata: { name: string; namespace?: string } }): string {
+  const ns = o.metadata.namespace;
+  if (!ns) return o.metadata.name;
+  return nsKey(ns, o.metadata.name);
+}
+
 /** `${ns}/${name}`, interned like keyOf's (a claim's key, built on every lookup of a pod volume) */
 export function nsKey(ns: string, name: string): string {
   let byNs = NAMESPACED_KEYS.get(name);
@@ -174,22 +213,120 @@ export function nsKey(ns: string, name: string): string {
 const NAMESPACED_KEYS = new Map<string, Map<string, string>>();
 
 /**
- * One level of copying: enough for the copy-on-write discipline above.
+ * A stored object's metadata. Every object the API server stores (and so
+ * every informer cache) has its metadata in this one class, with every field
+ * present in one order (absent ones undefined), so the components' reads of
+ * metadata.name, uid, deletionTimestamp, ... see one hidden class instead of
+ * one per manifest key order and per field a writer added (V8 turns a read
+ * site that sees more than four shapes into a slow megamorphic lookup).
  *
- * Copies are made with Object.assign, never with object spread ({...o}):
- * writers add fields to them (creationTimestamp, deletionTimestamp,
- * volumesAttached), and in Node 20's V8 an object made by spread that then
- * gets a field it lacked (or a spread literal with extra fields,
- * {...o, k: v}) survives the next young-generation GC along with everything
- * it reaches, even when nothing references it any more; it is freed only by
- * a full GC. A replay's objects reach the whole cluster, so this kept ~40 KB
- * of every replay alive through scavenges (bench/k8s-replay.ts: half the
- * time in the garbage collector). Object.assign({}, o) gives the same keys in
- * the same order.
+ * The metadata the object was created from (a manifest's, as the loader made
+ * it) is kept under a symbol key: `wireMeta` rebuilds from it the plain object
+ * the API would have held, with the manifest's keys in their order (and any
+ * field not modelled here) followed by the ones the server and writers add.
+ */
+// (a symbol key: Object.keys and JSON.stringify skip it, Object.assign and spread copy it)
+const WIRE: unique symbol = Symbol("wire");
+export class Meta implements ObjectMeta {
+  declare name: string;
+  declare namespace: string | undefined;
+  declare uid: string;
+  declare resourceVersion: string;
+  declare creationTimestamp: number | undefined;
+  declare deletionTimestamp: number | undefined;
+  declare deletionGracePeriodSeconds: number | undefined;
+  declare finalizers: string[] | undefined;
+  declare annotations: Record<string, string> | undefined;
+  declare labels: Record<string, string> | undefined;
+  declare [WIRE]: Readonly<Record<string, unknown>>;
+  constructor(
+    name: string,
+    namespace: string | undefined,
+    uid: string,
+    resourceVersion: string,
+    creationTimestamp: number | undefined,
+    deletionTimestamp: number | undefined,
+    deletionGracePeriodSeconds: number | undefined,
+    finalizers: string[] | undefined,
+    annotations: Record<string, string> | undefined,
+    labels: Record<string, string> | undefined,
+    wire: Readonly<Record<string, unknown>>,
+  ) {
+    this.name = name;
+    this.namespace = namespace;
+    this.uid = uid;
+    this.resourceVersion = resourceVersion;
+    this.creationTimestamp = creationTimestamp;
+    this.deletionTimestamp = deletionTimestamp;
+    this.deletionGracePeriodSeconds = deletionGracePeriodSeconds;
+    this.finalizers = finalizers;
+    this.annotations = annotations;
+    this.labels = labels;
+    this[WIRE] = wire;
+  }
+}
+
+/** a copy of `m` as a Meta (`m` a Meta, a plain copy of one, or the plain metadata of a new object) */
+export function copyMeta(m: ObjectMeta): Meta {
+  if (m instanceof Meta)
+    return new Meta(m.name, m.namespace, m.uid, m.resourceVersion, m.creationTimestamp, m.deletionTimestamp, m.deletionGracePeriodSeconds, m.finalizers, m.annotations, m.labels, m[WIRE]);
+  const wire = (m as Partial<Meta>)[WIRE] ?? (m as unknown as Record<string, unknown>);
+  return new Meta(m.name, m.namespace, m.uid, m.resourceVersion, m.creationTimestamp, m.deletionTimestamp, m.deletionGracePeriodSeconds, m.finalizers, m.annotations, m.labels, wire);
+}
+
+/** the fields Meta models */
+const META_FIELDS: ReadonlySet<string> = new Set(["name", "namespace", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers", "annotations", "labels"]);
+/**
+ * The fields the server and writers add to metadata that lacks them, in the
+ * order they are first written: create sets uid, creationTimestamp and
+ * resourceVersion; the CSI attacher adds its finalizer before any delete
+ * (it adds none to an object being deleted); delete sets deletionTimestamp
+ * and, on a pod, deletionGracePeriodSeconds. Nothing writes namespace,
+ * annotations or labels; they go last.
+ */
+const LATE_FIELDS = ["uid", "creationTimestamp", "resourceVersion", "finalizers", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace", "annotations", "labels"] as const;
+
+/**
+ * The plain metadata of `m` as the API shows it: the created-from metadata's
+ * keys in their order (the modelled fields with their current values), then
+ * the fields written since that it lacked (LATE_FIELDS), without the absent
+ * ones. Plain metadata is given back as it is.
+ */
+export function wireMeta(m: ObjectMeta): ObjectMeta {
+  if (!(m instanceof Meta)) return m;
+  const wire = m[WIRE];
+  const cur = m as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(wire)) out[k] = META_FIELDS.has(k) ? cur[k] : wire[k];
+  for (const k of LATE_FIELDS) if (cur[k] !== undefined && !Object.prototype.hasOwnProperty.call(wire, k)) out[k] = cur[k];
+  return out as unknown as ObjectMeta;
+}
+
+/** `o` with its metadata as plain metadata (wireMeta; `o` itself when it has no Meta) */
+export function wireObj<T extends KObj>(o: T): T {
+  if (!(o.metadata instanceof Meta)) return o;
+  return Object.assign({}, o, { metadata: wireMeta(o.metadata) });
+}
+
+/**
+ * One level of copying: enough for the copy-on-write discipline above; the
+ * metadata becomes a Meta, an object with a manifest's five keys an Obj.
+ *
+ * Other copies are made with Object.assign, never with object spread ({...o}):
+ * writers add fields to them (volumesAttached), and in Node 20's V8 an
+ * object made by spread that then gets a field it lacked (or a spread
+ * literal with extra fields, {...o, k: v}) survives the next
+ * young-generation GC along with everything it reaches, even when nothing
+ * references it any more; it is freed only by a full GC. A replay's objects
+ * reach the whole cluster, so this kept ~40 KB of every replay alive through
+ * scavenges (bench/k8s-replay.ts: half the time in the garbage collector).
+ * Object.assign({}, o) gives the same keys in the same order.
  */
 export function cloneObj<T extends KObj>(o: T): T {
+  if (o instanceof Obj || isObjShape(o))
+    return new Obj(o.apiVersion, o.kind, copyMeta(o.metadata), o.spec === undefined ? undefined : Object.assign({}, o.spec), o.status === undefined ? undefined : Object.assign({}, o.status)) as KObj as T;
   const c: KObj = Object.assign({}, o);
-  c.metadata = Object.assign({}, o.metadata);
+  c.metadata = copyMeta(o.metadata);
   if (o.spec !== undefined) c.spec = Object.assign({}, o.spec);
   if (o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
@@ -203,10 +340,40 @@ export function cloneObj<T extends KObj>(o: T): T {
  * only).
  */
 export function cloneMeta<T extends KObj>(o: T, status: boolean): T {
+  if (o instanceof Obj)
+    return new Obj(o.apiVersion, o.kind, copyMeta(o.metadata), o.spec, status && o.status !== undefined ? Object.assign({}, o.status) : o.status) as KObj as T;
   const c: KObj = Object.assign({}, o);
-  c.metadata = Object.assign({}, o.metadata);
+  c.metadata = copyMeta(o.metadata);
   if (status && o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
+}
+
+/**
+ * A stored object with the keys every manifest has (the loader's, in its
+ * order): made by a constructor, not copied key by key with Object.assign
+ * (a generic copy, several times slower). An object with other keys, or
+ * these in another order, is copied as it is.
+ */
+class Obj implements KObj {
+  declare apiVersion: string;
+  declare kind: Kind;
+  declare metadata: ObjectMeta;
+  declare spec: any;
+  declare status: any;
+  constructor(apiVersion: string, kind: Kind, metadata: ObjectMeta, spec: any, status: any) {
+    this.apiVersion = apiVersion;
+    this.kind = kind;
+    this.metadata = metadata;
+    this.spec = spec;
+    this.status = status;
+  }
+}
+const OBJ_KEYS: readonly string[] = ["apiVersion", "kind", "metadata", "spec", "status"];
+/** whether `o`'s own keys are exactly Obj's, in Obj's order */
+function isObjShape(o: KObj): boolean {
+  let i = 0;
+  for (const k in o) if (i >= OBJ_KEYS.length || k !== OBJ_KEYS[i++]) return false;
+  return i === OBJ_KEYS.length && Object.getOwnPropertySymbols(o).length === 0;
 }
 
 export function nodeReady(node: KObj | undefined): boolean {

@@ -15,7 +15,7 @@
 // leak (the ADC deleted a non-existent name and believed it had detached).
 
 import { ApiError, Informer } from "../api/apiserver.js";
-import type { KObj } from "../api/types.js";
+import { cloneMeta, type KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 
 interface Work {
@@ -103,7 +103,8 @@ export class ExternalAttacher {
     const c = this.component;
     if (!deleting) {
       if (!hasFin) {
-        const upd = Object.assign({}, va, { metadata: Object.assign({}, va.metadata, { finalizers: [...(va.metadata.finalizers ?? []), fin] }) });
+        const upd = cloneMeta(va, false);
+        upd.metadata.finalizers = [...(va.metadata.finalizers ?? []), fin];
         try {
           ctx.api.update(upd);
         } catch (e) {

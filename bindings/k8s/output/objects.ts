@@ -14,7 +14,7 @@
 // detachError.time. The run's own result (`runK8sScenario(...).objects`)
 // keeps the numbers; this copies.
 
-import type { KObj } from "../api/types.js";
+import { wireMeta, type KObj } from "../api/types.js";
 import type { K8sEvent, WallClock } from "./recorder.js";
 
 /** metav1.Time as JSON: "2006-01-02T15:04:05Z" (UTC, the second truncated) */
@@ -26,7 +26,7 @@ export function rfc3339(clock: WallClock, t: number): string {
 /** a copy of `o` with its metav1.Time fields as RFC 3339 strings (same keys, same order) */
 export function kubernetesObjectJson(o: KObj, clock: WallClock): Record<string, unknown> {
   const time = (v: unknown): unknown => (typeof v === "number" ? rfc3339(clock, v) : v);
-  const meta: Record<string, unknown> = { ...o.metadata };
+  const meta: Record<string, unknown> = { ...wireMeta(o.metadata) };
   if ("creationTimestamp" in meta) meta.creationTimestamp = time(meta.creationTimestamp);
   if ("deletionTimestamp" in meta) meta.deletionTimestamp = time(meta.deletionTimestamp);
   const out: Record<string, unknown> = { ...(o as unknown as Record<string, unknown>), metadata: meta };

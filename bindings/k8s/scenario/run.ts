@@ -20,7 +20,7 @@
 
 import { podStatusView, volumeStatusViews } from "../api/podstatus.js";
 import { ApiError, ApiServer, isNotFound } from "../api/apiserver.js";
-import { keyOf, KObj, nsKey, PodVolume, Taint } from "../api/types.js";
+import { keyOf, KObj, nsKey, plainKeyOf, PodVolume, Taint, wireObj } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -420,7 +420,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
   for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) startKubelet(n);
   for (const o of sc.objects) {
     if (o.kind !== "Pod") continue;
-    const key = keyOf(o);
+    const key = plainKeyOf(o);
     out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${key} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", key)?.metadata.uid);
   }
 
@@ -450,9 +450,9 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         const uid = c.kind === "Pod" ? api.newUid("Pod") : undefined;
         try {
           api.create(c, uid);
-          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${keyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
+          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${plainKeyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
         } catch (e) {
-          out.note("timeline", `create ${keyOf(c)} failed: ${(e as Error).message}`);
+          out.note("timeline", `create ${plainKeyOf(c)} failed: ${(e as Error).message}`);
         }
         break;
       }
@@ -850,6 +850,8 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
       const minor = z.profile.version.minor;
       for (let i = 0; i < objs.length; i++) if (objs[i]!.kind === "Pod") objs[i] = podStatusView(objs[i]!, z.out.podSyncedAt.get(objs[i]!.metadata.uid), minor);
       volumeStatusViews(objs);
+      // the metadata as the API shows it (the store's is a Meta: api/types.ts)
+      for (let i = 0; i < objs.length; i++) objs[i] = wireObj(objs[i]!);
       z.objects = objs;
     }
     return z.objects;
