@@ -38,8 +38,7 @@ import { ApiError, ApiServer, Informer } from "../api/apiserver.js";
 import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
-import { formatOpKey, goQuote, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
-import { formatGoDuration } from "../engine/sim.js";
+import { FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
 import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
@@ -110,15 +109,17 @@ export class AttachDetachController {
     this.unreadWake = ctx.sim.group(UNREAD_GROUP);
     this.asw = new ActualStateOfWorld(ctx.sim, this.wake);
     this.dsw = new DesiredStateOfWorld(ctx.sim, this.wake);
+    const failures = new FailureMessages(ctx.profile);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
       if (this.dead) return;
       const p = ctx.profile;
       ctx.out.on &&
+        ctx.out.wants(ADC_COMPONENT) &&
         ctx.out.log(
           ADC_COMPONENT,
           "E",
           `nestedpendingoperations.go:${p.npoLogLine}`,
-          `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, ADC_COMPONENT)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
+          failures.message(f, ctx.out.goTime(f.retryAt, ADC_COMPONENT)),
         );
     }, this.opsWake, ctx.out);
     this.env = { ctx, component: ADC_COMPONENT, vaWaiters: this.vaWaiters };
@@ -240,7 +241,7 @@ export class AttachDetachController {
       case "Node":
         if (type === "DELETED") {
           const err = this.dsw.deleteNode(obj.metadata.name);
-          if (err) this.ctx.out.on && this.ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:560", `Error removing node ${JSON.stringify(obj.metadata.name)} from desired-state-of-world: ${err}`);
+          if (err) this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:560", `Error removing node ${JSON.stringify(obj.metadata.name)} from desired-state-of-world: ${err}`);
         } else {
           this.dsw.addNode(obj.metadata.name);
           if (type === "ADDED") this.asw.setNodeStatusUpdateNeeded(obj.metadata.name);
@@ -283,7 +284,7 @@ export class AttachDetachController {
         continue;
       }
       const err = this.dsw.addPod(uid, keyOf(pod), spec, vol, node);
-      if (err) this.ctx.out.on && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:220", `Failed to add volume ${JSON.stringify(spec.name)} for pod ${JSON.stringify(keyOf(pod))} to desiredStateOfWorld. ${err}`);
+      if (err) this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:220", `Failed to add volume ${JSON.stringify(spec.name)} for pod ${JSON.stringify(keyOf(pod))} to desiredStateOfWorld. ${err}`);
       if (atStartup && this.asw.getAttachState(vol, node) === "Attached") {
         const dp = this.asw.attachedVolumes.get(vol)?.devicePath ?? "";
         this.asw.markVolumeAsAttached(vol, spec, node, dp);
@@ -353,7 +354,7 @@ export class AttachDetachController {
       const plugin = this.plugins.findBySpec(av.spec);
       if (!plugin?.volumeIsAttached) continue;
       if (!plugin.volumeIsAttached(this.env, av.spec, av.nodeName)) {
-        this.ctx.out.on && this.ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:194", `VerifyVolumesAreAttached determined volume ${JSON.stringify(av.spec.name)} (spec.Name: ${JSON.stringify(av.spec.name)}) is no longer attached to node ${JSON.stringify(av.nodeName)}, therefore it was marked as detached.`);
+        this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:194", `VerifyVolumesAreAttached determined volume ${JSON.stringify(av.spec.name)} (spec.Name: ${JSON.stringify(av.spec.name)}) is no longer attached to node ${JSON.stringify(av.nodeName)}, therefore it was marked as detached.`);
         this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
       }
     }
@@ -376,7 +377,7 @@ export class AttachDetachController {
           return done(`AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
         }
         this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
-        ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
+        ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
         this.podEvents(v.scheduledPods, "Normal", "SuccessfulAttachVolume", `AttachVolume.Attach succeeded for volume ${JSON.stringify(v.spec.name)} `);
         ctx.steps.step("adc.AttachSucceeded", v.volumeName);
         done(null);
@@ -407,13 +408,13 @@ export class AttachDetachController {
           node = ctx.api.get("Node", av.nodeName);
         } catch (e) {
           if (!(e instanceof ApiError) || e.reason !== "NotFound") return fail(`DetachVolume failed fetching node from API server ${volDetail(av, av.nodeName)}: ${(e as Error).message}`);
-          ctx.out.on && ctx.out.log(ADC_COMPONENT, "W", "operation_generator.go:1570", `Node not found on API server. DetachVolume will skip safe to detach check ${volDetail(av, av.nodeName)}`);
+          ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "W", "operation_generator.go:1570", `Node not found on API server. DetachVolume will skip safe to detach check ${volDetail(av, av.nodeName)}`);
         }
         if (node && ((node.status?.volumesInUse ?? []) as string[]).includes(av.volumeName))
           return fail(`DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
         // klog.Infof(GenerateMsgDetailed("Verified volume is safe to detach", "")) at the end of
         // verifyVolumeIsSafeToDetach, text in every release (26 lines below the :1570 warning, v1.22.0)
-        if (node) ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:1596", `Verified volume is safe to detach ${volDetail(av, av.nodeName)}`);
+        if (node) ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:1596", `Verified volume is safe to detach ${volDetail(av, av.nodeName)}`);
       }
       const volumeName = av.spec ? plugin.getVolumeName(av.spec) : av.volumeName.slice(pluginName.length + 1);
       const flightKey = `${av.volumeName}\u0000${av.nodeName}`;
@@ -432,7 +433,7 @@ export class AttachDetachController {
         this.detachesInFlight.delete(flightKey);
         if (err) return fail(`DetachVolume.Detach failed ${volDetail(av, av.nodeName)}: ${err}`);
         this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
-        ctx.out.on && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:472", `DetachVolume.Detach succeeded ${volDetail(av, av.nodeName)}`);
+        ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:472", `DetachVolume.Detach succeeded ${volDetail(av, av.nodeName)}`);
         ctx.steps.step("adc.DetachSucceeded", av.volumeName);
         done(null);
       });

@@ -125,7 +125,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
 
       const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
       if (rmErr) {
-        out.on && out.log(component, ...adcRemoveFromReportFailedLine(av, rmErr, profile));
+        out.on && out.wants(component) && out.log(component, ...adcRemoveFromReportFailedLine(av, rmErr, profile));
         // the next pass logs this again: it is not idle (engine/sim.ts section 3)
         sim.wakeAt(sim.now + 1);
       }
@@ -133,7 +133,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         out.note(`volume:${av.volumeName}`, `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
       const upErr = profile.perNodeStatusUpdate ? d.statusUpdater.updateNodeStatusForNode(av.nodeName) : d.statusUpdater.updateNodeStatuses();
       if (upErr) {
-        out.on && out.log(component, ...adcStatusUpdateFailedLine(av, upErr, profile, out, component));
+        out.on && out.wants(component) && out.log(component, ...adcStatusUpdateFailedLine(av, upErr, profile, out, component));
         // #111205 (1.26.0, 1.25.1, 1.24.5, 1.23.11, 1.22.14): put it back, or a pod
         // that wants the volume again before the next pass finds it off node
         // status for good (issue #111000; reconciler.go reconcile, v1.26.0)
@@ -147,7 +147,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         // the timeout branch comes first, whether the node is tainted or not
         // (reconciler.go reconcile: `if !timeout` v1.25.0, `if
         // forceDetachTimeoutExpired` v1.30.0); each era's text: adcDetachStartedLine
-        if (out.on) out.log(component, ...adcDetachStartedLine(verifySafe ? "verify" : forceOnTimeout && timeout ? "timeout" : "oos", av, profile, out, component, timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS));
+        if (out.on && out.wants(component)) out.log(component, ...adcDetachStartedLine(verifySafe ? "verify" : forceOnTimeout && timeout ? "timeout" : "oos", av, profile, out, component, timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS));
         continue;
       }
       if (fixed) {
@@ -183,14 +183,14 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
                 ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
                 : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
             d.podEvent(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
-            out.on && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
+            out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
             dsw.setMultiAttachError(v.volumeName, v.nodeName);
           }
           continue;
         }
       }
       const r = ad.attachVolume(v);
-      if (r === null) out.on && out.log(component, ...adcAttachStartedLine(v, profile));
+      if (r === null) out.on && out.wants(component) && out.log(component, ...adcAttachStartedLine(v, profile));
     }
   };
 

@@ -43,7 +43,7 @@ export function createNodeStatusUpdater(
   const update = (nodeName: string, list: Array<{ name: string; devicePath: string }>): string | null => {
     if (!nodeLister(nodeName)) {
       // "Do nothing so that there is no retry until node is created."
-      out.on && out.log(component, "I", profile.fix["108167"] ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
+      out.on && out.wants(component) && out.log(component, "I", profile.fix["108167"] ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
       return null;
     }
     let written = false;
@@ -67,12 +67,12 @@ export function createNodeStatusUpdater(
       asw.setNodeStatusUpdateNeeded(nodeName);
       retryNextPass();
       const msg = `failed to patch node status for ${JSON.stringify(nodeName)}: ${(e as Error).message}`;
-      out.on && out.log(component, "W", "node_status_updater.go:86", `Could not update node status for ${JSON.stringify(nodeName)}; re-marking for update. ${(e as Error).message}`);
+      out.on && out.wants(component) && out.log(component, "W", "node_status_updater.go:86", `Could not update node status for ${JSON.stringify(nodeName)}; re-marking for update. ${(e as Error).message}`);
       return msg;
     }
     // a patch that would change nothing is not sent (and not logged): the model's
     // idle-tick skipping relies on a pass without effect leaving no trace
-    if (written) out.on && out.log(component, "I", "node_status_updater.go:146", `Updating status ${JSON.stringify(`{"status":{"volumesAttached":${JSON.stringify(list)}}}`)} for node ${JSON.stringify(nodeName)} succeeded. VolumesAttached: ${fmtList(list)}`);
+    if (written) out.on && out.wants(component) && out.log(component, "I", "node_status_updater.go:146", `Updating status ${JSON.stringify(`{"status":{"volumesAttached":${JSON.stringify(list)}}}`)} for node ${JSON.stringify(nodeName)} succeeded. VolumesAttached: ${fmtList(list)}`);
     return null;
   };
   return {

@@ -108,14 +108,14 @@ export class ExternalAttacher {
         try {
           ctx.api.update(upd);
         } catch (e) {
-          ctx.out.on && ctx.out.log(c, "E", "csi_handler.go:226", `Error saving VolumeAttachment ${JSON.stringify(name)} as attached: ${(e as Error).message}`);
+          ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:226", `Error saving VolumeAttachment ${JSON.stringify(name)} as attached: ${(e as Error).message}`);
           if (e instanceof ApiError) this.requeue(name, w);
           return;
         }
         // continue on the next watch event with the finalizer in the cache
         return;
       }
-      ctx.out.on && ctx.out.log(c, "I", "csi_handler.go:140", `Starting attach operation for ${JSON.stringify(name)}`);
+      ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:140", `Starting attach operation for ${JSON.stringify(name)}`);
       w.pending = true;
       const r = ctx.backend.call("controllerPublish", handle, node);
       ctx.sim.after(r.latencyMs, () => {
@@ -133,18 +133,18 @@ export class ExternalAttacher {
           /* object gone */
         }
         if (err) {
-          ctx.out.on && ctx.out.log(c, "E", "csi_handler.go:600", `Error processing ${JSON.stringify(name)}: failed to attach: rpc error: code = Internal desc = ${err}`);
+          ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:600", `Error processing ${JSON.stringify(name)}: failed to attach: rpc error: code = Internal desc = ${err}`);
           ctx.out.event("Warning", "FailedAttach", `volumeattachment/${name}`, err, "csi-attacher");
           this.requeue(name, w);
         } else {
           w.retryMs = 0;
           w.retryAt = 0;
-          ctx.out.on && ctx.out.log(c, "I", "csi_handler.go:612", `Attached ${JSON.stringify(name)}`);
+          ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:612", `Attached ${JSON.stringify(name)}`);
         }
       });
       return;
     }
-    ctx.out.on && ctx.out.log(c, "I", "csi_handler.go:170", `Starting detach operation for ${JSON.stringify(name)}`);
+    ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:170", `Starting detach operation for ${JSON.stringify(name)}`);
     w.pending = true;
     const r = ctx.backend.call("controllerUnpublish", handle, node);
     ctx.sim.after(r.latencyMs, () => {
@@ -168,10 +168,10 @@ export class ExternalAttacher {
         /* gone */
       }
       if (r.error) {
-        ctx.out.on && ctx.out.log(c, "E", "csi_handler.go:640", `Error processing ${JSON.stringify(name)}: failed to detach: rpc error: code = Internal desc = ${r.error}`);
+        ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:640", `Error processing ${JSON.stringify(name)}: failed to detach: rpc error: code = Internal desc = ${r.error}`);
         this.requeue(name, w);
       } else {
-        ctx.out.on && ctx.out.log(c, "I", "csi_handler.go:652", `Detached ${JSON.stringify(name)}`);
+        ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:652", `Detached ${JSON.stringify(name)}`);
       }
     });
   }

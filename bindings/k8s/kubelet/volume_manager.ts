@@ -43,8 +43,7 @@
 import type { KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { WakeGroup } from "../engine/sim.js";
-import { formatGoDuration } from "../engine/sim.js";
-import { Done, formatOpKey, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
+import { Done, FailureMessages, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
 import { PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
 export interface DesiredVolume {
@@ -113,6 +112,7 @@ export class VolumeManager {
     this.env = { ctx, component, nodeName, host: ctx.hosts.get(nodeName)! };
     this.wake = wake ?? this.env.host!.wake;
     this.opsWake = ctx.sim.group(`${component}/operations`);
+    const failures = new FailureMessages(ctx.profile);
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
       if (this.dead) return;
       const p = ctx.profile;
@@ -121,7 +121,7 @@ export class VolumeManager {
           component,
           "E",
           `nestedpendingoperations.go:${p.npoLogLine}`,
-          `Operation for ${formatOpKey(f.key, p)} failed. No retries permitted until ${ctx.out.goTime(f.retryAt, component)} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${p.npoErrorQuoted ? goQuote(f.error) : f.error}`,
+          failures.message(f, ctx.out.goTime(f.retryAt, component)),
         );
     }, this.opsWake, ctx.out);
   }
@@ -345,8 +345,22 @@ export class VolumeManager {
       this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
       done(null);
     });
-    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", vmMsg(ctx.profile.structuredLogs, `operationExecutor.VerifyControllerAttachedVolume started ${det()}`, v.podKey));
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(det(), v.podKey));
   }
+
+  /**
+   * The "VerifyControllerAttachedVolume started" message: a kubelet waiting
+   * for node status logs it at every retry for the same volume (detail()
+   * gives the same text), so the last one is kept.
+   */
+  private verifyStartedMsg(det: string, podKey: string): string {
+    const c = this.verifyStarted;
+    if (c !== null && c.det === det && c.podKey === podKey) return c.msg;
+    const msg = vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.VerifyControllerAttachedVolume started ${det}`, podKey);
+    this.verifyStarted = { det, podKey, msg };
+    return msg;
+  }
+  private verifyStarted: { det: string; podKey: string; msg: string } | null = null;
 
   /** operationExecutor.MountVolume (WaitForAttach, MountDevice, SetUp) of v on a */
   private startMountVolume(v: DesiredVolume, a: ActualVolume): void {

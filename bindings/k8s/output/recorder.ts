@@ -22,10 +22,11 @@
 // Worked example: seed 002 (detach-backoff-node-status) on 1.22 with the one
 // symptom `log: {contains: "durationBeforeRetry 2m2s", component: kubelet}`.
 // Until the kubelet's first nestedpendingoperations line with 2m2s, at
-// +3m28.420s, every component's message is built where it is logged, and the
-// kubelet's get their klog header and are matched (the others' are dropped
-// unmatched); the full log has 76 lines, 29 of them later, and none of those
-// is built. The check holds with that line as its detail, as it would with
+// +3m28.420s, the kubelet's messages are built where they are logged, get
+// their klog header and are matched; the attach/detach controller and the
+// external attacher ask `wants` first and build none of theirs (other
+// components' messages are built and dropped unmatched); the full log has 76
+// lines, 29 of them later, and none of those is built. The check holds with that line as its detail, as it would with
 // the full log.
 
 import { formatGoDuration } from "../engine/sim.js";
@@ -93,7 +94,8 @@ export class Recorder {
   private byReason = new Map<string, number[]>();
   /** pod UID -> when a kubelet first synced it (its status's startTime; the final objects' view of a pod it never wrote) */
   readonly podSyncedAt = new Map<string, number>();
-  private pids = new Map<string, number>();
+  /** each process's pid as its klog header prints it (right-aligned in 7 columns) */
+  private pids = new Map<string, string>();
   private startedAt = new Map<string, number>();
   private nextPid = 1500;
   /** whether lines are built; with needles, until every needle is found */
@@ -123,7 +125,7 @@ export class Recorder {
   /** A (re)started process gets a new pid and a new monotonic clock (m=+...). */
   processStarted(component: string, pid?: number): void {
     this.nextPid += 137 + (this.nextPid % 89);
-    this.pids.set(component, pid ?? this.nextPid);
+    this.pids.set(component, String(pid ?? this.nextPid).padStart(7));
     this.startedAt.set(component, this.nowFn());
   }
 
@@ -132,10 +134,9 @@ export class Recorder {
     const t = this.nowFn();
     if (t !== this.stampT) {
       this.stampT = t;
-      this.stamp = `${this.mmdd(t)} ${this.hms(t)}`;
+      this.stamp = this.klogStamp(t);
     }
-    const pid = this.pids.get(component) ?? 1;
-    const text = `${severity}${this.stamp} ${String(pid).padStart(7)} ${src}] ${msg}`;
+    const text = `${severity}${this.stamp} ${this.pids.get(component) ?? "      1"} ${src}] ${msg}`;
     if (this.needles !== null) this.match({ t, component, severity, text });
     else this.logs.push({ t, component, severity, text });
     return true;
@@ -147,6 +148,16 @@ export class Recorder {
     if (this.needles !== null) this.match(line);
     else this.logs.push(line);
     return true;
+  }
+
+  /**
+   * Whether a line of `component` is built now: `on`, and with needles, an
+   * open one may match it. The attach/detach controller's and the external
+   * attacher's call sites ask it before building a message, so a run whose
+   * checks name only the kubelet builds none of theirs.
+   */
+  wants(component: string): boolean {
+    return this.on && (this.needles === null || this.wanted(component));
   }
 
   /** an open needle may match a line of `component` */
@@ -198,17 +209,43 @@ export class Recorder {
   }
 
   // ---- time formatting -------------------------------------------------
+  //
+  // The wall clock of simulated t is local = startUtcMs + t + offset, read as
+  // new Date(local) reads it (UTC fields of a time value truncated to whole
+  // ms). The date part is the same for every t of a day, so it is formatted
+  // once per day (dayOf) and the time of day by integer arithmetic on the ms
+  // since midnight, which is what Date's getUTCHours/... compute; a time
+  // value outside [0, 8.64e15) (before 1970, or not a valid Date) takes the
+  // Date path (dateParts).
 
-  private local(t: number): Date {
-    return new Date(this.clock.startUtcMs + t + this.clock.offsetMin * 60000);
+  /** the day (days since 1970-01-01) whose parts `day` holds */
+  private dayNum = NaN;
+  private day: DayParts = { yyyymmdd: "", mmdd: "" };
+  /** ` +0800 CST m=+` of goTime (the clock is fixed) */
+  private zoneText = "";
+
+  /** the local time value of t (ms), or -1 if the Date path must format it */
+  private localMs(t: number): number {
+    const x = this.clock.startUtcMs + t + this.clock.offsetMin * 60000;
+    return x >= 0 && x < 8.64e15 ? Math.floor(x) : -1;
   }
-  private mmdd(t: number): string {
-    const d = this.local(t);
-    return `${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())}`;
+  private dayOf(ms: number): DayParts {
+    const n = Math.floor(ms / 86400000);
+    if (n !== this.dayNum) {
+      this.dayNum = n;
+      this.day = dateParts(new Date(n * 86400000));
+    }
+    return this.day;
   }
-  private hms(t: number): string {
-    const d = this.local(t);
-    return `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds()).padStart(3, "0")}000`;
+  /** the klog stamp "mmdd hh:mm:ss.uuuuuu" */
+  private klogStamp(t: number): string {
+    const ms = this.localMs(t);
+    if (ms < 0) {
+      const d = new Date(this.clock.startUtcMs + t + this.clock.offsetMin * 60000);
+      return `${dateParts(d).mmdd} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds()).padStart(3, "0")}000`;
+    }
+    const r = ms % 86400000;
+    return `${this.dayOf(ms).mmdd} ${hmsOf(r)}.${MS3[r % 1000]}000`;
   }
 
   /**
@@ -221,21 +258,62 @@ export class Recorder {
    * always has nine digits (Time.String appends it with its own formatting).
    */
   goTime(t: number, component: string): string {
-    const d = this.local(t);
-    const off = this.clock.offsetMin;
-    const sign = off < 0 ? "-" : "+";
-    const a = Math.abs(off);
-    const mono = (t - (this.startedAt.get(component) ?? 0)) / 1000;
-    return (
-      `${d.getUTCFullYear()}-${p2(d.getUTCMonth() + 1)}-${p2(d.getUTCDate())} ` +
-      `${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}${goFraction(d.getUTCMilliseconds())} ` +
-      `${sign}${p2(Math.floor(a / 60))}${p2(a % 60)} ${this.clock.zone} m=+${mono.toFixed(9)}`
-    );
+    if (this.zoneText === "") {
+      const off = this.clock.offsetMin;
+      const a = Math.abs(off);
+      this.zoneText = ` ${off < 0 ? "-" : "+"}${p2(Math.floor(a / 60))}${p2(a % 60)} ${this.clock.zone} m=+`;
+    }
+    const mono = monoText(t - (this.startedAt.get(component) ?? 0));
+    const ms = this.localMs(t);
+    if (ms < 0) {
+      const d = new Date(this.clock.startUtcMs + t + this.clock.offsetMin * 60000);
+      return `${dateParts(d).yyyymmdd} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}${goFraction(d.getUTCMilliseconds())}${this.zoneText}${mono}`;
+    }
+    const r = ms % 86400000;
+    return `${this.dayOf(ms).yyyymmdd} ${hmsOf(r)}${goFraction(r % 1000)}${this.zoneText}${mono}`;
   }
 }
 
-/** the fraction of Go's `.999999999` for a whole number of ms: "", ".72", ".007" */
+/** a day's date as goTime ("2019-07-08") and the klog stamp ("0708") print it */
+interface DayParts {
+  yyyymmdd: string;
+  mmdd: string;
+}
+function dateParts(d: Date): DayParts {
+  const mm = p2(d.getUTCMonth() + 1);
+  const dd = p2(d.getUTCDate());
+  return { yyyymmdd: `${d.getUTCFullYear()}-${mm}-${dd}`, mmdd: `${mm}${dd}` };
+}
+/**
+ * (d / 1000).toFixed(9), the monotonic reading of goTime, for d ms since the
+ * process started. For a whole d in [0, 1e9) the double d / 1000 is within
+ * half an ulp (< 1.2e-10) of the decimal `s.mmm`, so toFixed(9) prints
+ * `s.mmm000000`: built from the digits without toFixed's exact
+ * binary-to-decimal conversion. Other d: toFixed.
+ */
+export function monoText(d: number): string {
+  if (!(d >= 0 && d < 1e9 && Number.isInteger(d))) return (d / 1000).toFixed(9);
+  const r = d % 1000;
+  return `${(d - r) / 1000}.${MS3[r]}000000`;
+}
+
+/** "hh:mm:ss" of `r` ms since midnight */
+function hmsOf(r: number): string {
+  const s = Math.floor(r / 1000);
+  return `${P2[Math.floor(s / 3600)]}:${P2[Math.floor(s / 60) % 60]}:${P2[s % 60]}`;
+}
+/** "00".."99" */
+const P2: readonly string[] = Array.from({ length: 100 }, (_, i) => p2(i));
+/** "000".."999" */
+const MS3: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
+/** goFraction of 0..999 */
+const GO_FRACTIONS: readonly string[] = Array.from({ length: 1000 }, (_, i) => goFractionOf(i));
+
+/** the fraction of Go's `.999999999` for a whole number of ms (0..999): "", ".72", ".007" */
 function goFraction(ms: number): string {
+  return GO_FRACTIONS[ms] ?? goFractionOf(ms);
+}
+function goFractionOf(ms: number): string {
   if (ms === 0) return "";
   let f = String(ms).padStart(3, "0");
   while (f.endsWith("0")) f = f.slice(0, -1);

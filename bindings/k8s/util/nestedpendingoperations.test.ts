@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Sim } from "../engine/sim.js";
+import { formatGoDuration, Sim } from "../engine/sim.js";
 import { resolveProfile } from "../versions/profile.js";
 import { backoffUpdate, inBackoff, newBackoff } from "./exponentialbackoff.js";
-import { Done, FailureInfo, NestedPendingOperations } from "./nestedpendingoperations.js";
+import { Done, FailureInfo, FailureMessages, formatOpKey, NestedPendingOperations } from "./nestedpendingoperations.js";
 
 function setup(version = "1.22") {
   const sim = new Sim({ seed: 1 });
@@ -170,5 +170,29 @@ describe("a failed operation wakes its owner's loop (engine/sim.ts section 3)", 
     const tick = ownerTrace(true, true);
     expect(skip.changes).toEqual(tick.changes);
     expect(skip.changes.slice(0, 3)).toEqual(["0 acted", "0 started", "300 acted"]);
+  });
+});
+
+describe("FailureMessages (the failure line's message, the key and error of the last failure reused)", () => {
+  it("gives the text built from scratch for every failure, when keys and errors change, alternate and repeat", () => {
+    const keys = [
+      { volumeName: "kubernetes.io/csi/d^v1", podName: "", nodeName: "" },
+      { volumeName: "kubernetes.io/csi/d^v1", podName: "uid-1", nodeName: "" },
+      { volumeName: "kubernetes.io/csi/d^v1", podName: "", nodeName: "node-2" },
+      { volumeName: "kubernetes.io/csi/d^v2", podName: "", nodeName: "" },
+    ];
+    const errors = ['Volume not attached according to node status for volume "v1"', "busy", 'busy "x"\n\\', ""];
+    for (const version of ["1.14", "1.21", "1.22", "1.31"]) {
+      const profile = resolveProfile(version);
+      const m = new FailureMessages(profile);
+      for (let i = 0; i < 40; i++) {
+        // the key object is built anew each time, as the owners do
+        const key = { ...keys[(i * 7) % 5 === 4 ? 0 : ((i * 7) % 5) % keys.length]! };
+        const error = `${errors[Math.floor(i / 3) % errors.length]!}`;
+        const f: FailureInfo = { key, operationName: "op", error, retryAt: 1000 * i, durationBeforeRetry: 500 * 2 ** (i % 9) };
+        const want = `Operation for ${formatOpKey(key, profile)} failed. No retries permitted until T${i} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${profile.npoErrorQuoted ? JSON.stringify(error) : error}`;
+        expect(m.message(f, `T${i}`), `${version} #${i}`).toBe(want);
+      }
+    }
   });
 });

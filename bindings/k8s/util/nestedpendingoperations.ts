@@ -22,7 +22,7 @@
 // "volume_attach") at 5,300 matches the entry (empty node matches any), has a
 // different operationName, so it resets the backoff and starts.
 
-import type { Sim, WakeGroup } from "../engine/sim.js";
+import { formatGoDuration, type Sim, type WakeGroup } from "../engine/sim.js";
 import type { Profile } from "../versions/profile.js";
 import { backoffUpdate, ErrorText, errorText, ExponentialBackoff, inBackoff, newBackoff, retryAllowedAt } from "./exponentialbackoff.js";
 
@@ -224,6 +224,46 @@ export function formatOpKey(key: OpKey, profile: Profile): string {
   if (profile.npoKeyStruct) return goQuote(`{volumeName:${key.volumeName} podName:${key.podName} nodeName:${key.nodeName}}`);
   const inner = key.podName ? `${goQuote(key.volumeName)} (${goQuote(key.podName)})` : goQuote(key.volumeName);
   return goQuote(inner);
+}
+
+/**
+ * The message an owner (the kubelet's volume manager, the attach/detach
+ * controller) logs for a failed operation, nestedpendingoperations.go's
+ * `Operation for %q failed. No retries permitted until %v (durationBeforeRetry
+ * %v). Error: %v` (the error %q'd where Profile.npoErrorQuoted says so). An
+ * owner's failures mostly repeat the key and the error of its last one (a
+ * kubelet waiting for node status fails the same way every backoff), so the
+ * quoted key and error of the last failure are kept and reused when the next
+ * has the same (one JSON quoting each of a ~100 character text per line
+ * otherwise).
+ */
+export class FailureMessages {
+  private volumeName = "";
+  private podName = "";
+  private nodeName = "";
+  private keyText = "";
+  private error = "";
+  private errorText = "";
+  constructor(private readonly profile: Profile) {}
+
+  message(f: FailureInfo, retryTime: string): string {
+    const k = f.key;
+    if (this.keyText === "" || k.volumeName !== this.volumeName || k.podName !== this.podName || k.nodeName !== this.nodeName) {
+      this.volumeName = k.volumeName;
+      this.podName = k.podName;
+      this.nodeName = k.nodeName;
+      this.keyText = formatOpKey(k, this.profile);
+    }
+    let err = f.error;
+    if (this.profile.npoErrorQuoted) {
+      if (this.errorText === "" || err !== this.error) {
+        this.error = err;
+        this.errorText = goQuote(err);
+      }
+      err = this.errorText;
+    }
+    return `Operation for ${this.keyText} failed. No retries permitted until ${retryTime} (durationBeforeRetry ${formatGoDuration(f.durationBeforeRetry)}). Error: ${err}`;
+  }
 }
 
 /** Go's %q for the strings we print (JSON escaping matches for ASCII). */
