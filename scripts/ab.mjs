@@ -1,0 +1,126 @@
+// Side-by-side speed of this checkout's build against another commit's, in one process.
+//
+//   npm run build && node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--keep DIR]
+//
+// REF (a commit, branch or tag) is checked out into a temporary git worktree
+// (or DIR with --keep, reused when it is there), built there with this
+// checkout's node_modules, and both builds are loaded into this process. Then
+// rounds of M ms alternate between them (A = REF, B = this checkout; the
+// order swaps every round), each timing the CPU of this process per unit of
+// work:
+//   k8s  one replay of each of the eight built-in Kubernetes cases (the four
+//        seed incidents, affected and fixed version, logs off), as
+//        bench/k8s-replay.ts runs them;
+//   mc   with --mc FILE: one Monte Carlo run of FILE (bindings/mc runLine: sample,
+//        replay, decide its log checks if they can change its classes, record).
+// It prints the median and quartiles of the per-round ratio A/B (> 1: this
+// checkout is faster) and each side's 10th-percentile CPU per unit. Both
+// sides see the same machine in every pair of rounds, which is what makes the
+// ratio trustworthy on a shared VM whose speed drifts by +-30 % between
+// minutes; absolute microseconds are not. An A/A run (REF = HEAD of an
+// unchanged tree) reads 1.00 +- 0.02 here.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const opt = (k, d) => {
+  const i = args.indexOf(k);
+  return i >= 0 ? args[i + 1] : d;
+};
+const ref = args[0];
+if (!ref || ref.startsWith("--")) {
+  console.error("usage: node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--keep DIR]");
+  process.exit(2);
+}
+const ROUNDS = Number(opt("--rounds", "60"));
+const MS = Number(opt("--ms", "150"));
+const mcFile = opt("--mc", undefined);
+const keep = opt("--keep", undefined);
+
+function buildRef() {
+  const dir = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), "iosim-ab-"));
+  if (!existsSync(join(dir, "package.json"))) {
+    if (keep) rmSync(dir, { recursive: true, force: true });
+    execFileSync("git", ["-C", root, "worktree", "add", "--detach", dir, ref], { stdio: "inherit" });
+    symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+    execFileSync("npm", ["run", "build"], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  }
+  return dir;
+}
+const other = buildRef();
+const cleanup = () => {
+  if (!keep) execFileSync("git", ["-C", root, "worktree", "remove", "--force", other]);
+};
+
+async function side(dir) {
+  const url = (p) => pathToFileURL(join(dir, "dist", p)).href;
+  const k8s = await import(url("bindings/k8s/index.js"));
+  const cases = k8s.builtinK8sScenarios().flatMap((sc) => [sc.incident.affected, sc.incident.fixed].map((version) => ({ sc, version })));
+  const side = {
+    k8s() {
+      for (const c of cases) k8s.runK8sScenario(c.sc, { logs: false, version: c.version });
+      return cases.length;
+    },
+  };
+  if (mcFile) {
+    const { modelFromText, runLine } = await import(url("bindings/mc/run-one.js"));
+    const m = modelFromText(readFileSync(mcFile, "utf8"), mcFile);
+    const metrics = m.spec.mc.metrics;
+    let i = 0;
+    side.mc = () => {
+      for (let k = 0; k < 8; k++) runLine(m, 1n, i++, metrics);
+      return 8;
+    };
+  }
+  return side;
+}
+const A = await side(other);
+const B = await side(root);
+
+const cpuUs = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+function round(fn, ms) {
+  const c0 = cpuUs();
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < ms) n += fn();
+  return (cpuUs() - c0) / n;
+}
+const q = (xs, p) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.floor(p * (s.length - 1))];
+};
+for (const kind of mcFile ? ["k8s", "mc"] : ["k8s"]) {
+  for (let i = 0; i < 10; i++) {
+    round(A[kind], 100);
+    round(B[kind], 100);
+  }
+  const ratios = [];
+  const ua = [];
+  const ub = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    let a;
+    let b;
+    if (r % 2 === 0) {
+      a = round(A[kind], MS);
+      b = round(B[kind], MS);
+    } else {
+      b = round(B[kind], MS);
+      a = round(A[kind], MS);
+    }
+    ratios.push(a / b);
+    ua.push(a);
+    ub.push(b);
+  }
+  const what = kind === "k8s" ? "replay (eight built-in cases, logs off)" : `mc run (${mcFile})`;
+  console.log(
+    `${kind}: A=${ref} B=this checkout, CPU per ${what}: A/B median ${q(ratios, 0.5).toFixed(3)} (quartiles ${q(ratios, 0.25).toFixed(3)}-${q(ratios, 0.75).toFixed(3)}, ${ROUNDS} rounds of ${MS} ms); 10th percentile A ${q(ua, 0.1).toFixed(1)} us, B ${q(ub, 0.1).toFixed(1)} us`,
+  );
+}
+cleanup();
