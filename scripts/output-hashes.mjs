@@ -3,7 +3,7 @@
 // fio fixtures run through `iosim run --json`, the Kubernetes seed incidents (`iosim k8s run
 // NAME --json` and the text with `--logs`, at the affected and fixed versions; the JSON's
 // replay event count, `stats.events`, is left out: idle-pass work changes it and nothing else), and the Monte Carlo examples' summaries (`iosim mc EXAMPLE --runs 300 --json`, one
-// thread, no shrinking).
+// thread, no shrinking; without the k8s domain's `events` metric, the same count).
 // Usage: node scripts/output-hashes.mjs > before.txt; (change); node scripts/output-hashes.mjs | diff before.txt -
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -26,6 +26,20 @@ function hash(label, args, edit = (out) => out) {
   const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: "utf8", maxBuffer: 1 << 30 });
   const h = createHash("sha256").update(String(r.status)).update(edit(r.stdout ?? "")).digest("hex").slice(0, 16);
   console.log(`${h}  ${label}`);
+}
+/**
+ * an mc summary without the k8s domain's `events` metric (the replay's event
+ * count, stats.events: how much work the simulator did, which idle-pass work
+ * and logging change and nothing else; left as it is if it does not parse)
+ */
+function withoutEventMetric(out) {
+  try {
+    const j = JSON.parse(out);
+    for (const k of Object.keys(j.metrics ?? {})) if (k === "events" || k.endsWith("/events")) delete j.metrics[k];
+    return JSON.stringify(j);
+  } catch {
+    return out;
+  }
 }
 /** a k8s run's JSON without stats.events (left as it is if it does not parse) */
 function withoutEventCount(out) {
@@ -52,6 +66,6 @@ for (const b of JSON.parse(builtins.stdout)) {
 const mcOut = mkdtempSync(join(tmpdir(), "iosim-hashes-"));
 for (const s of walk(join(root, "bindings", "mc", "examples")).filter((p) => p.endsWith(".yaml"))) {
   const rel = s.slice(root.length + 1);
-  hash(`mc ${rel} --runs 300 --seed 1 --json`, ["mc", rel, "--runs", "300", "--seed", "1", "--workers", "0", "--json", "--no-shrink", "--no-progress", "--force", "--out", join(mcOut, rel.replace(/\W/g, "_"))]);
+  hash(`mc ${rel} --runs 300 --seed 1 --json`, ["mc", rel, "--runs", "300", "--seed", "1", "--workers", "0", "--json", "--no-shrink", "--no-progress", "--force", "--out", join(mcOut, rel.replace(/\W/g, "_"))], withoutEventMetric);
 }
 rmSync(mcOut, { recursive: true, force: true });

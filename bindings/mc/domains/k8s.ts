@@ -46,7 +46,9 @@
 //   pod.<ns/name>.runningAtMs   simulated ms of the last transition to Running of a pod
 //                               that is Running at the end (absent for a stuck pod)
 //   pods.running                pods Running at the end
-//   nodePatches, storageCalls, events   the run's counters
+//   nodePatches, storageCalls, events   the run's counters (events: the replay's
+//                               simulation events, the simulator's own work: idle
+//                               skipping and logging change it, the cluster does not)
 
 import { stringify } from "yaml";
 import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
