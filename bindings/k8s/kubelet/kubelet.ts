@@ -160,15 +160,20 @@ export class Kubelet {
     const now = ctx.sim.now;
     // each loop is woken by what it reads (engine/sim.ts section 3): host.wake
     // (all of them), the groups of the state it reads, and the API store's
-    // readers of the kinds it reads from the store itself (the pod workers pods,
-    // the status loop the node). The reconciler reads the host's directories
-    // only in the pass that reconstructs (after the populator's first pass,
-    // which wakes it), so it is not in h.fsWake.
+    // readers of the kinds it reads from the store itself (the status loop the
+    // node). The reconciler reads the host's directories only in the pass
+    // that reconstructs (after the populator's first pass, which wakes it), so
+    // it is not in h.fsWake. The pod workers read one thing from the store:
+    // before the final delete, whether the worker's pod is still there under
+    // its UID. No Pod write can turn that from false to true (a UID is never
+    // stored again once its pod is gone), so no store write can make their
+    // next pass act; they are not among the Pod store's readers (a refused
+    // delete's retry is a wakeAt).
     const h = this.host;
     this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.podsWake, this.dswpWake, h.runtimeWake));
     this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
     this.tickers.push(
-      ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.podsWake, this.workersWake, this.vmWake, h.runtimeWake, ctx.api.storeReaders("Pod")),
+      ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.podsWake, this.workersWake, this.vmWake, h.runtimeWake),
     );
     this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), h.wake, this.vmWake, ctx.api.storeReaders("Node")));
     // Housekeeping's only output is its "orphaned pod found" line: a run that
