@@ -55,9 +55,13 @@
 // its loops); its pending operations, and a kubelet's (the reconciler alone);
 // a kubelet's volume manager state (its reconciler, pod workers and node
 // status loop), its pod workers' own state, its node's pods as its informer
-// delivers them (pod workers, populator, housekeeping; a delivery of a pod
-// that is not and was not on its node wakes none: `Informer.wakes`, as
-// upstream's kubelet watches only its node's pods); a host's mount table
+// delivers them (pod workers and housekeeping; a delivery of a pod that is
+// not and was not on its node wakes none: `Informer.wakes`, as upstream's
+// kubelet watches only its node's pods; the populator is woken only by the
+// deliveries that can change its next pass, new pods, deleted ones and a
+// stopped pod turning deleted or terminal: VolumeManager.podDeliveryMatters;
+// housekeeping, whose only output is a log line, runs only in runs that
+// build log lines); a host's mount table
 // and directories (housekeeping) and its container runtime (pod workers,
 // populator, housekeeping; host state, so a container stopping after a kubelet
 // restart wakes the new kubelet); an informer delivery of a kind wakes the
@@ -65,7 +69,7 @@
 // reconciler; pods, claims and volumes: its populator; the kubelet's claims
 // and volumes: its populator; nodes and CSIDrivers read from a kubelet's
 // cache: none); an API write of a kind wakes the loops that read that kind
-// from the store itself (Pod: the kubelet pod workers; Node: the kubelet node
+// from the store itself (Pod: none, see kubelet.ts run; Node: the kubelet node
 // status loop and the ADC reconciler's status updater; VolumeAttachment: the
 // ADC's VerifyVolumesAreAttached); the storage backend wakes the loop that
 // reads it (VerifyVolumesAreAttached of in-tree disks). CSIDriver writes

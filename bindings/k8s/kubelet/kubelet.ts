@@ -61,7 +61,7 @@ export class Kubelet {
    */
   private readonly dswpWake: WakeGroup;
   private readonly unreadWake: WakeGroup;
-  /** pod deliveries: the pod workers, the populator and housekeeping read this node's pods */
+  /** pod deliveries: the pod workers and housekeeping read this node's pods (the populator is woken apart: VolumeManager.podDeliveryMatters) */
   private readonly podsWake: WakeGroup;
   /** the pod workers' own state, read by them alone */
   private readonly workersWake: WakeGroup;
@@ -130,9 +130,11 @@ export class Kubelet {
       ["Pod", "Node", "PersistentVolume", "PersistentVolumeClaim", "CSIDriver"],
       ctx.watchLatency(this.component),
       ctx.watchExtra(this.component),
-      (type, obj) => {
+      (type, obj, prev) => {
         if (obj.kind !== "Pod") return;
         this.nodePodsStale = true;
+        // the populator is woken by this node's pod deliveries that can change its next pass (VolumeManager.podDeliveryMatters)
+        if ((obj.spec?.nodeName === this.nodeName || prev?.spec?.nodeName === this.nodeName) && (type === "DELETED" || this.vm.podDeliveryMatters(obj, prev))) ctx.sim.bump(this.dswpWake);
         if (obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
       },
       () => this.run(),
@@ -170,7 +172,7 @@ export class Kubelet {
     // next pass act; they are not among the Pod store's readers (a refused
     // delete's retry is a wakeAt).
     const h = this.host;
-    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.podsWake, this.dswpWake, h.runtimeWake));
+    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.dswpWake, h.runtimeWake));
     this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
     this.tickers.push(
       ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.podsWake, this.workersWake, this.vmWake, h.runtimeWake),

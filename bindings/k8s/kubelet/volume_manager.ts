@@ -201,6 +201,27 @@ export class VolumeManager {
     }
   }
 
+  /**
+   * Whether the informer's delivery of `pod` (replacing `prev`, the cached
+   * object, if any) can change what the next populate() does. Of a pod it
+   * has processed (same UID, same spec), populate() asks one thing: is it
+   * gone, i.e. deleted or terminal with its containers stopped; it asks only
+   * while the pod has volumes in the desired state. So such a delivery
+   * matters only if it changes "deleted or terminal" while the containers
+   * are stopped (their stopping later wakes the populator through the
+   * runtime's group). The kubelet wakes the populator for the deliveries
+   * that matter (engine/sim.ts section 3): most of a node's Pod deliveries
+   * are the kubelet's own status writes coming back.
+   */
+  podDeliveryMatters(pod: KObj, prev: KObj | undefined): boolean {
+    const uid = pod.metadata.uid;
+    if (prev === undefined || prev.metadata.uid !== uid || prev.spec !== pod.spec || !this.processedPods.has(uid)) return true;
+    if (!this.dsw.has(uid)) return false;
+    const was = prev.metadata.deletionTimestamp !== undefined || isTerminal(prev);
+    const is = pod.metadata.deletionTimestamp !== undefined || isTerminal(pod);
+    return was !== is && this.pods.containersStopped(uid);
+  }
+
   /** volumesInUse: attachable volumes in the DSW or the ASW */
   getVolumesInUse(): string[] {
     const s: string[] = [];
