@@ -134,12 +134,13 @@ export interface Informer {
   /** groupByKind by kindSlot (read on every delivery) */
   groupBySlot: Array<WakeGroup | undefined> | undefined;
   /**
-   * Whether a delivery of `obj` (`prev`: the cached object it replaces) can
-   * change anything the owner's loops read; false wakes no loop. Undefined:
-   * every delivery can (a kubelet watches all pods but its loops read only
-   * its own node's: another node's pod wakes none of them).
+   * Whether a delivery of `obj` (`prev`: the cached object it replaces or,
+   * `deleted`, removes) can change anything the owner's loops read; false
+   * wakes no loop. Undefined: every delivery can (a kubelet watches all pods
+   * but its loops read only its own node's: another node's pod wakes none of
+   * them).
    */
-  wakes: ((obj: KObj, prev: KObj | undefined) => boolean) | undefined;
+  wakes: ((obj: KObj, prev: KObj | undefined, deleted: boolean) => boolean) | undefined;
 }
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -513,6 +514,6 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  if (inf.wakes === undefined || inf.wakes(obj, prev)) sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
+  if (inf.wakes === undefined || inf.wakes(obj, prev, type === "DELETED")) sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }

@@ -61,7 +61,7 @@ export class Kubelet {
    */
   private readonly dswpWake: WakeGroup;
   private readonly unreadWake: WakeGroup;
-  /** pod deliveries: the pod workers and housekeeping read this node's pods (the populator is woken apart: VolumeManager.podDeliveryMatters) */
+  /** pod deliveries: housekeeping reads this node's pods (the populator and the pod workers are woken apart: VolumeManager.podDeliveryMatters, podDeliveryWakesWorkers) */
   private readonly podsWake: WakeGroup;
   /** the pod workers' own state, read by them alone */
   private readonly workersWake: WakeGroup;
@@ -116,6 +116,25 @@ export class Kubelet {
   private nodePods: readonly KObj[] = [];
   private nodePodsStale = true;
 
+  /**
+   * Whether a (non-delete) delivery of `pod` replacing the cached `prev` can
+   * change a pass of the pod workers beyond what podEvent does with it. The
+   * workers' passes go over their workers: a new pod's worker, a deleted
+   * one's removal and a worker's move to terminating are podEvent's, which
+   * wakes them when the change calls for a pass. Of a pod a worker already
+   * has, a pass reads its spec, and its phase only as the final status a
+   * terminating worker that has not reported it yet sends (syncPods). The
+   * kubelet's own status writes coming back (Pending, then Running) change
+   * none of it.
+   */
+  private podDeliveryWakesWorkers(pod: KObj, prev: KObj | undefined): boolean {
+    if (prev === undefined || prev.metadata.uid !== pod.metadata.uid) return false;
+    if (prev.spec !== pod.spec) return true;
+    if (prev.status?.phase === pod.status?.phase) return false;
+    const w = this.workers.get(pod.metadata.uid);
+    return w !== undefined && w.state === "terminating" && !w.statusReported;
+  }
+
   private podByUID(uid: string): KObj | undefined {
     const pods = this.pods();
     for (let i = 0; i < pods.length; i++) if (pods[i]!.metadata.uid === uid) return pods[i];
@@ -131,10 +150,15 @@ export class Kubelet {
       ctx.watchLatency(this.component),
       ctx.watchExtra(this.component),
       (type, obj, prev) => {
-        if (obj.kind !== "Pod") return;
+        // (pods(): this node's pods, so only a pod that is or was on this node changes it)
+        if (obj.kind !== "Pod" || (obj.spec?.nodeName !== this.nodeName && prev?.spec?.nodeName !== this.nodeName)) return;
         this.nodePodsStale = true;
-        // the populator is woken by this node's pod deliveries that can change its next pass (VolumeManager.podDeliveryMatters)
-        if ((obj.spec?.nodeName === this.nodeName || prev?.spec?.nodeName === this.nodeName) && (type === "DELETED" || this.vm.podDeliveryMatters(obj, prev))) ctx.sim.bump(this.dswpWake);
+        // the populator and the pod workers are woken by the deliveries that
+        // can change their next pass (VolumeManager.podDeliveryMatters,
+        // podDeliveryWakesWorkers; a new worker and a worker's move to
+        // terminating wake them in podEvent)
+        if (type === "DELETED" || this.vm.podDeliveryMatters(obj, prev)) ctx.sim.bump(this.dswpWake);
+        if (type !== "DELETED" && this.podDeliveryWakesWorkers(obj, prev)) ctx.sim.bump(this.workersWake);
         if (obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
       },
       () => this.run(),
@@ -175,7 +199,7 @@ export class Kubelet {
     this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.dswpWake, h.runtimeWake));
     this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
     this.tickers.push(
-      ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.podsWake, this.workersWake, this.vmWake, h.runtimeWake),
+      ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.workersWake, this.vmWake, h.runtimeWake),
     );
     this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), h.wake, this.vmWake, ctx.api.storeReaders("Node")));
     // Housekeeping's only output is its "orphaned pod found" line: a run that
@@ -205,12 +229,23 @@ export class Kubelet {
       w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false, deleteRetryAt: 0 };
       this.ctx.out.podSynced(uid, this.ctx.sim.now);
       this.workers.set(uid, w);
-      this.ctx.sim.bump(this.workersWake);
+      // The new worker's first pass acts only if it can start the pod's
+      // containers at once (no volumes, or all mounted); else it only sets a
+      // wake for the mount timeout (waitForAttachAndMount), and the mounts
+      // wake the workers through the volume manager's group, so the pass is
+      // deferred to the timeout. A worker for running containers, or one
+      // terminating (below), has nothing to do here.
+      if (state === "waiting" && pod.metadata.deletionTimestamp === undefined) {
+        if ((pod.spec?.volumes?.length ?? 0) === 0 || this.vm.podVolumesAllMounted(uid)) this.ctx.sim.bump(this.workersWake);
+        else this.ctx.sim.deferGroup(this.workersWake, w.since + this.ctx.timers.POD_ATTACH_AND_MOUNT_TIMEOUT_MS);
+      }
       if (state === "waiting" && pod.status?.phase !== "Pending" && !pod.metadata.deletionTimestamp) this.patchPod(pod, "Pending", false);
     }
     if (pod.metadata.deletionTimestamp !== undefined && w.state !== "terminating") {
       w.state = "terminating";
-      this.ctx.sim.bump(this.workersWake);
+      // a terminating worker's pass waits for the containers to stop (their
+      // stop wakes it through the runtime's group): it acts now only if none run
+      if (!runtimeOf(this.host).get(uid)?.running) this.ctx.sim.bump(this.workersWake);
       this.ctx.out.on && this.log("I", "kubelet.go:2126", structured ? `"SyncLoop DELETE" source="api" pods=[${w.key}]` : `SyncLoop (DELETE, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       this.killPod(pod);
     }
