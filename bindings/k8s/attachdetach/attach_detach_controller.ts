@@ -38,6 +38,7 @@ import { ApiError, ApiServer, Informer } from "../api/apiserver.js";
 import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
+import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
 import { FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
 import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
@@ -374,7 +375,8 @@ export class AttachDetachController {
           if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
           this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${JSON.stringify(v.spec.name)} : ${err}`);
           ctx.steps.step("adc.AttachFailed", v.volumeName);
-          return done(`AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
+          // (the event has its own text; this one is read by the failure's log line alone)
+          return done(() => `AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
         }
         this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
         ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
@@ -392,13 +394,14 @@ export class AttachDetachController {
     const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
     const key = { volumeName: av.volumeName, podName: "", nodeName: isMultiAttachAllowed(av.spec) ? av.nodeName : "" };
     return this.npo.run(key, "volume_detach", (done) => {
-      const fail = (err: string): void => {
+      // a failure's text is read by its log line and its causal note alone: built when one of them is
+      const fail = (err: ErrorText): void => {
         this.asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
         ctx.steps.step("adc.DetachFailed", av.volumeName);
-        ctx.out.note(`volume:${av.volumeName}`, `DetachVolume.Detach of ${av.volumeName} from ${av.nodeName} failed: ${err}`);
+        ctx.out.note(`volume:${av.volumeName}`, () => `DetachVolume.Detach of ${av.volumeName} from ${av.nodeName} failed: ${errorText(err)}`);
         done(err);
       };
-      if (!plugin?.detach) return fail(`DetachVolume.FindAttachablePluginBySpec failed ${volDetail(av, av.nodeName)}`);
+      if (!plugin?.detach) return fail(() => `DetachVolume.FindAttachablePluginBySpec failed ${volDetail(av, av.nodeName)}`);
       // verifyVolumeIsSafeToDetach (operation_generator.go, v1.22.0): a node the
       // API server does not know skips the check; any other error fails the
       // detach, which the volume's backoff then retries
@@ -407,11 +410,14 @@ export class AttachDetachController {
         try {
           node = ctx.api.get("Node", av.nodeName);
         } catch (e) {
-          if (!(e instanceof ApiError) || e.reason !== "NotFound") return fail(`DetachVolume failed fetching node from API server ${volDetail(av, av.nodeName)}: ${(e as Error).message}`);
+          if (!(e instanceof ApiError) || e.reason !== "NotFound") {
+            const msg = (e as Error).message;
+            return fail(() => `DetachVolume failed fetching node from API server ${volDetail(av, av.nodeName)}: ${msg}`);
+          }
           ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "W", "operation_generator.go:1570", `Node not found on API server. DetachVolume will skip safe to detach check ${volDetail(av, av.nodeName)}`);
         }
         if (node && ((node.status?.volumesInUse ?? []) as string[]).includes(av.volumeName))
-          return fail(`DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
+          return fail(() => `DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
         // klog.Infof(GenerateMsgDetailed("Verified volume is safe to detach", "")) at the end of
         // verifyVolumeIsSafeToDetach, text in every release (26 lines below the :1570 warning, v1.22.0)
         if (node) ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:1596", `Verified volume is safe to detach ${volDetail(av, av.nodeName)}`);
@@ -425,13 +431,13 @@ export class AttachDetachController {
           ctx.out.note(
             `volume:${av.volumeName}`,
             err
-              ? `the storage backend answered the lost DetachVolume of ${av.volumeName} from ${av.nodeName} with an error nobody receives: ${err}`
+              ? () => `the storage backend answered the lost DetachVolume of ${av.volumeName} from ${av.nodeName} with an error nobody receives: ${errorText(err)}`
               : `the lost DetachVolume of ${av.volumeName} from ${av.nodeName} completed at the storage backend after the controller-manager that sent it had stopped`,
           );
           return;
         }
         this.detachesInFlight.delete(flightKey);
-        if (err) return fail(`DetachVolume.Detach failed ${volDetail(av, av.nodeName)}: ${err}`);
+        if (err) return fail(() => `DetachVolume.Detach failed ${volDetail(av, av.nodeName)}: ${errorText(err)}`);
         this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
         ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:472", `DetachVolume.Detach succeeded ${volDetail(av, av.nodeName)}`);
         ctx.steps.step("adc.DetachSucceeded", av.volumeName);

@@ -43,6 +43,7 @@
 import type { KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { WakeGroup } from "../engine/sim.js";
+import { errorText } from "../util/exponentialbackoff.js";
 import { Done, FailureMessages, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
 import { PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
@@ -286,7 +287,7 @@ export class VolumeManager {
     const r = this.npo.run(key, "volume_unmount", (done) => {
       a.plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
-        if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
+        if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${errorText(err)}`);
         if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
         this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
         this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
@@ -407,7 +408,7 @@ export class VolumeManager {
     if (v.attachable && !a.deviceMounted && p.waitForAttach) {
       p.waitForAttach(this.env, v.spec, a.devicePath, (err, devicePath) => {
         if (this.dead) return;
-        if (err) return done(() => `MountVolume.WaitForAttach failed ${det()}: ${err}`);
+        if (err) return done(() => `MountVolume.WaitForAttach failed ${det()}: ${errorText(err)}`);
         if (devicePath) a.devicePath = devicePath;
         this.ctx.out.on && this.log("I", "operation_generator.go:587", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`, v.podKey));
         mountDevice(a.devicePath);
@@ -450,7 +451,7 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-          return done(() => `UnmountDevice failed ${det()}: ${err}`);
+          return done(() => `UnmountDevice failed ${det()}: ${errorText(err)}`);
         }
         a.deviceMounted = false;
         this.asw.delete(a.volumeName);
@@ -520,7 +521,8 @@ export class VolumeManager {
             ? `"Could not construct volume information, cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)} err=${JSON.stringify(err)}`
             : `Could not construct volume information, cleanup the mounts. (pod.UID ${uid}, volume.SpecName ${specName}): ${err}`,
         );
-        ctx.out.note(`pod:${uid}`, `after the kubelet restart on ${this.nodeName}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
+        const node = this.nodeName;
+        ctx.out.note(`pod:${uid}`, () => `after the kubelet restart on ${node}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
         ctx.steps.step("kubelet.ReconstructFailed", specName);
         this.cleanupMounts(plugin, uid, specName);
         continue;
@@ -567,7 +569,7 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           this.ctx.steps.step("kubelet.CleanupMountsFailed", specName);
-          return done(() => `UnmountVolume.TearDown failed ${det()}: ${err}`);
+          return done(() => `UnmountVolume.TearDown failed ${det()}: ${errorText(err)}`);
         }
         done(null);
       });
