@@ -53,6 +53,45 @@ const NODES_GROUP = `${ADC_COMPONENT}/nodes`;
 const PODS_GROUP = `${ADC_COMPONENT}/pods`;
 const UNREAD_GROUP = `${ADC_COMPONENT}/unread`;
 
+/**
+ * The object ("pod/<name>") and namespace of an event on the pod with DSW key
+ * "namespace/name" (the name after the last "/", the namespace before the
+ * first; a key without one is both). One pair of strings per key: the event
+ * recorder compares them with its earlier events'.
+ */
+function podRef(key: string): { object: string; namespace: string } {
+  let r = podRefs.get(key);
+  if (r === undefined) {
+    if (podRefs.size >= 4096) podRefs.clear();
+    const first = key.indexOf("/");
+    podRefs.set(key, (r = { object: `pod/${key.slice(key.lastIndexOf("/") + 1)}`, namespace: first < 0 ? key : key.slice(0, first) }));
+  }
+  return r;
+}
+const podRefs = new Map<string, { object: string; namespace: string }>();
+
+/** a volume name as Go's %q prints it, once per name */
+function quoted(name: string): string {
+  let q = quotedNames.get(name);
+  if (q === undefined) {
+    if (quotedNames.size >= 4096) quotedNames.clear();
+    quotedNames.set(name, (q = JSON.stringify(name)));
+  }
+  return q;
+}
+const quotedNames = new Map<string, string>();
+
+/** the SuccessfulAttachVolume event's message, once per volume name */
+function attachSucceededMessage(name: string): string {
+  let m = attachSucceeded.get(name);
+  if (m === undefined) {
+    if (attachSucceeded.size >= 4096) attachSucceeded.clear();
+    attachSucceeded.set(name, (m = `AttachVolume.Attach succeeded for volume ${quoted(name)} `));
+  }
+  return m;
+}
+const attachSucceeded = new Map<string, string>();
+
 /** util.IsPodTerminated: phase Failed/Succeeded, or deleted with no container running */
 export function isPodTerminated(pod: KObj): boolean {
   const phase = pod.status?.phase;
@@ -175,9 +214,8 @@ export class AttachDetachController {
   /** an event on each pod ([uid, "namespace/name"], as the DSW's scheduledPods hold them) */
   private podEvents(pods: Iterable<readonly [string, string]>, type: "Normal" | "Warning", reason: string, msg: string): void {
     for (const [uid, k] of pods) {
-      // the name after the last "/", the namespace before the first (a key without one is both)
-      const first = k.indexOf("/");
-      this.ctx.out.event(type, reason, `pod/${k.slice(k.lastIndexOf("/") + 1)}`, msg, "attachdetach-controller", first < 0 ? k : k.slice(0, first), uid);
+      const ref = podRef(k);
+      this.ctx.out.event(type, reason, ref.object, msg, "attachdetach-controller", ref.namespace, uid);
     }
   }
 
@@ -367,22 +405,22 @@ export class AttachDetachController {
     const { ctx } = this;
     const plugin = this.plugins.findBySpec(v.spec)!;
     const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
-    return this.npo.run(key, "volume_attach", (done) => {
+    return this.npo.run(key, "volume_attach", (op) => {
       plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
         if (this.dead) return;
         // (the events go to the pods scheduled now; marking the ASW does not change them)
         if (err) {
           if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
-          this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${JSON.stringify(v.spec.name)} : ${err}`);
+          this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${quoted(v.spec.name)} : ${err}`);
           ctx.steps.step("adc.AttachFailed", v.volumeName);
           // (the event has its own text; this one is read by the failure's log line alone)
-          return done(() => `AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
+          return op.done(() => `AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
         }
         this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
         ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
-        this.podEvents(v.scheduledPods, "Normal", "SuccessfulAttachVolume", `AttachVolume.Attach succeeded for volume ${JSON.stringify(v.spec.name)} `);
+        this.podEvents(v.scheduledPods, "Normal", "SuccessfulAttachVolume", attachSucceededMessage(v.spec.name));
         ctx.steps.step("adc.AttachSucceeded", v.volumeName);
-        done(null);
+        op.done(null);
       });
     });
   }
@@ -393,13 +431,13 @@ export class AttachDetachController {
     const pluginName = av.spec ? "" : splitUniqueNamePlugin(av.volumeName);
     const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
     const key = { volumeName: av.volumeName, podName: "", nodeName: isMultiAttachAllowed(av.spec) ? av.nodeName : "" };
-    return this.npo.run(key, "volume_detach", (done) => {
+    return this.npo.run(key, "volume_detach", (op) => {
       // a failure's text is read by its log line and its causal note alone: built when one of them is
       const fail = (err: ErrorText): void => {
         this.asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
         ctx.steps.step("adc.DetachFailed", av.volumeName);
         ctx.out.note(`volume:${av.volumeName}`, () => `DetachVolume.Detach of ${av.volumeName} from ${av.nodeName} failed: ${errorText(err)}`);
-        done(err);
+        op.done(err);
       };
       if (!plugin?.detach) return fail(() => `DetachVolume.FindAttachablePluginBySpec failed ${volDetail(av, av.nodeName)}`);
       // verifyVolumeIsSafeToDetach (operation_generator.go, v1.22.0): a node the
@@ -441,7 +479,7 @@ export class AttachDetachController {
         this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
         ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:472", `DetachVolume.Detach succeeded ${volDetail(av, av.nodeName)}`);
         ctx.steps.step("adc.DetachSucceeded", av.volumeName);
-        done(null);
+        op.done(null);
       });
     });
   }

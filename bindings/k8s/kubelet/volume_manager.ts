@@ -284,14 +284,14 @@ export class VolumeManager {
   /** operationExecutor.UnmountVolume (TearDown) of a's mount for pod `uid` */
   private unmountVolume(a: ActualVolume, uid: string, specName: string): void {
     const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
-    const r = this.npo.run(key, "volume_unmount", (done) => {
+    const r = this.npo.run(key, "volume_unmount", (op) => {
       a.plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
-        if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${errorText(err)}`);
+        if (err) return op.done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${errorText(err)}`);
         if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
         this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
         this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
-        done(null);
+        op.done(null);
       });
     });
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`));
@@ -327,24 +327,24 @@ export class VolumeManager {
     const { ctx } = this;
     const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
     const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
-    const r = this.npo.run(key, "verify_controller_attached_volume", (done) => {
+    const r = this.npo.run(key, "verify_controller_attached_volume", (op) => {
       let node: KObj;
       try {
         node = ctx.api.get("Node", this.nodeName);
       } catch (e) {
-        return done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
+        return op.done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
       }
       const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
       if (!att) {
         ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
-        return done(() => `Volume not attached according to node status ${det()}`);
+        return op.done(() => `Volume not attached according to node status ${det()}`);
       }
       if (!this.asw.has(v.volumeName)) {
         this.asw.set(v.volumeName, newActual(v, att.devicePath));
         ctx.sim.bump(this.wake);
       }
       this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
-      done(null);
+      op.done(null);
     });
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(det(), v.podKey));
   }
@@ -367,25 +367,25 @@ export class VolumeManager {
   private startMountVolume(v: DesiredVolume, a: ActualVolume): void {
     const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
     const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
-    const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
+    const r = this.npo.run(key, "volume_mount", (op) => this.mountVolume(v, a, det, op));
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.MountVolume started ${det()}`, v.podKey));
   }
 
-  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: Done): void {
+  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, op: Done): void {
     const p = v.plugin;
     const setUp = (): void => {
       p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err) => {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
+          return op.done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
         }
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
           this.ctx.sim.bump(this.wake);
         }
         this.ctx.out.on && this.log("I", "operation_generator.go:756", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.SetUp succeeded ${det()}`, v.podKey));
-        done(null);
+        op.done(null);
       });
     };
     const mountDevice = (devicePath: string): void => {
@@ -395,7 +395,7 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(() => `MountVolume.MountDevice failed ${det()}: ${err}`);
+          return op.done(() => `MountVolume.MountDevice failed ${det()}: ${err}`);
         }
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
@@ -408,7 +408,7 @@ export class VolumeManager {
     if (v.attachable && !a.deviceMounted && p.waitForAttach) {
       p.waitForAttach(this.env, v.spec, a.devicePath, (err, devicePath) => {
         if (this.dead) return;
-        if (err) return done(() => `MountVolume.WaitForAttach failed ${det()}: ${errorText(err)}`);
+        if (err) return op.done(() => `MountVolume.WaitForAttach failed ${det()}: ${errorText(err)}`);
         if (devicePath) a.devicePath = devicePath;
         this.ctx.out.on && this.log("I", "operation_generator.go:587", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`, v.podKey));
         mountDevice(a.devicePath);
@@ -446,12 +446,12 @@ export class VolumeManager {
     const { ctx } = this;
     const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
     const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
-    const r = this.npo.run(key, "unmount_device", (done) => {
+    const r = this.npo.run(key, "unmount_device", (op) => {
       a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
         if (this.dead) return;
         if (err) {
           ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-          return done(() => `UnmountDevice failed ${det()}: ${errorText(err)}`);
+          return op.done(() => `UnmountDevice failed ${det()}: ${errorText(err)}`);
         }
         a.deviceMounted = false;
         this.asw.delete(a.volumeName);
@@ -460,7 +460,7 @@ export class VolumeManager {
         // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
         // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
         this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
-        done(null);
+        op.done(null);
       });
     });
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${det()}`));
@@ -563,15 +563,15 @@ export class VolumeManager {
     );
     const det = (): string => `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
     const key = { volumeName: specName, podName: uid, nodeName: "" };
-    this.npo.run(key, "volume_unmount", (done) => {
+    this.npo.run(key, "volume_unmount", (op) => {
       this.ctx.out.on && this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
       plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
         if (err) {
           this.ctx.steps.step("kubelet.CleanupMountsFailed", specName);
-          return done(() => `UnmountVolume.TearDown failed ${det()}: ${errorText(err)}`);
+          return op.done(() => `UnmountVolume.TearDown failed ${det()}: ${errorText(err)}`);
         }
-        done(null);
+        op.done(null);
       });
     });
   }

@@ -34,21 +34,38 @@ export interface OpKey {
   nodeName: string;
 }
 
-interface Operation {
-  key: OpKey;
-  operationName: string;
-  pending: boolean;
-  backoff: ExponentialBackoff;
+/** What a started operation is handed: done() reports its end, once (later calls are ignored). */
+export interface Done {
+  done(err: ErrorText | null): void;
+}
+
+/**
+ * An operation under its key. Each run is a record of its own (a retry takes
+ * over its predecessor's backoff and place), so a run's record is also the
+ * handle its owner completes it through: no closure per run.
+ */
+class Operation implements Done {
+  pending = true;
   /**
    * While pending, a query was answered by it that its failure would answer
    * otherwise (see complete): its owner's next pass must then see the failure.
    */
-  observed: boolean;
+  observed = false;
+  private finished = false;
+  constructor(
+    private readonly npo: NestedPendingOperations,
+    readonly key: OpKey,
+    readonly operationName: string,
+    readonly backoff: ExponentialBackoff,
+  ) {}
+  done(err: ErrorText | null): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.npo.complete(this, err);
+  }
 }
 
 export type RunResult = null | "AlreadyExists" | "ExponentialBackoff";
-
-export type Done = (err: ErrorText | null) => void;
 
 export interface FailureInfo {
   key: OpKey;
@@ -120,41 +137,33 @@ export class NestedPendingOperations {
   }
 
   /** Start `start` under `key` unless an operation is pending or backing off. */
-  run(key: OpKey, operationName: string, start: (done: Done) => void): RunResult {
+  run(key: OpKey, operationName: string, start: (op: Done) => void): RunResult {
     const now = this.sim.now;
-    let op = this.find(key.volumeName, key.podName, key.nodeName);
-    if (op) {
-      if (op.pending) {
-        if (this.profile.npoKeyStruct && op.operationName !== operationName) op.observed = true;
+    const prev = this.find(key.volumeName, key.podName, key.nodeName);
+    let op: Operation;
+    if (prev) {
+      if (prev.pending) {
+        if (this.profile.npoKeyStruct && prev.operationName !== operationName) prev.observed = true;
         return "AlreadyExists";
       }
-      const sameName = !this.profile.npoKeyStruct || op.operationName === operationName;
-      if (sameName && inBackoff(op.backoff, now)) {
-        this.sim.wakeAt(retryAllowedAt(op.backoff));
+      const sameName = !this.profile.npoKeyStruct || prev.operationName === operationName;
+      if (sameName && inBackoff(prev.backoff, now)) {
+        this.sim.wakeAt(retryAllowedAt(prev.backoff));
         return "ExponentialBackoff";
       }
-      if (!sameName) op.backoff = newBackoff();
-      op.pending = true;
-      op.observed = false;
-      op.key = key;
-      op.operationName = operationName;
+      // the retry takes the failed run's place (and, under the same name, its backoff)
+      op = new Operation(this, key, operationName, sameName ? prev.backoff : newBackoff());
+      this.ops[this.ops.indexOf(prev)] = op;
     } else {
-      op = { key, operationName, pending: true, backoff: newBackoff(), observed: false };
+      op = new Operation(this, key, operationName, newBackoff());
       this.ops.push(op);
     }
     // a pending operation only makes its owner's loop skip the volume: the
     // start does not by itself call for another pass (engine/sim.ts section 3)
     this.sim.bump(this.group, true);
-    const o = op;
-    let finished = false;
-    const done: Done = (err) => {
-      if (finished) return;
-      finished = true;
-      this.complete(o, err);
-    };
     // the operation runs "in its goroutine": after the caller's current step,
     // so the caller's "... started" log line comes first, as upstream
-    this.sim.call(now, start, done);
+    this.sim.call(now, start, op);
     return null;
   }
 
@@ -170,8 +179,9 @@ export class NestedPendingOperations {
    * isOperationPending, a query of another operation name, or a find whose
    * answer would be another operation once this one is not pending, is
    * `observed`: its failure wakes the owner at once, as success does.
+   * (Called by the operation's done.)
    */
-  private complete(op: Operation, err: ErrorText | null): void {
+  complete(op: Operation, err: ErrorText | null): void {
     if (err === null) {
       this.sim.bump(this.group);
       const i = this.ops.indexOf(op);

@@ -191,9 +191,15 @@ export function specForPodVolume(
 export function isMultiAttachAllowed(spec: VolumeSpec | undefined): boolean {
   if (!spec) return true;
   if (!spec.pv) return true;
-  const modes = (spec.pv.spec?.accessModes ?? []) as string[];
-  if (modes.length === 0) return true;
-  return modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany");
+  const modes = spec.pv.spec?.accessModes as string[] | undefined;
+  if (modes === undefined || modes.length === 0) return true;
+  // asked for every volume at every controller pass; a stored PV's modes
+  // array is never written, and its strings, parsed from the manifest, are
+  // not internalised, so comparing them costs ~4x a literal's compare
+  let multi = multiAttachByModes.get(modes);
+  if (multi === undefined) multiAttachByModes.set(modes, (multi = modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
+  return multi;
 }
+const multiAttachByModes = new WeakMap<readonly string[], boolean>();
 
 export const ESCAPE_DIR = (pluginName: string): string => pluginName.replace("/", "~");
