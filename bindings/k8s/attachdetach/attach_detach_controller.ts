@@ -39,7 +39,7 @@ import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
-import { FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
+import { type Done, FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
 import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
@@ -402,28 +402,30 @@ export class AttachDetachController {
   // ---- operation executor (operation_generator.go) --------------------
 
   private attachVolume(v: VolumeToAttach): RunResult {
+    const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
+    return this.npo.run(key, "volume_attach", this.runAttachVolume, v);
+  }
+  /** the operation itself (one function per controller) */
+  private readonly runAttachVolume = (op: Done, v: VolumeToAttach): void => {
     const { ctx } = this;
     const plugin = this.plugins.findBySpec(v.spec)!;
-    const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
-    return this.npo.run(key, "volume_attach", (op) => {
-      plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
-        if (this.dead) return;
-        // (the events go to the pods scheduled now; marking the ASW does not change them)
-        if (err) {
-          if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
-          this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${quoted(v.spec.name)} : ${err}`);
-          ctx.steps.step("adc.AttachFailed", v.volumeName);
-          // (the event has its own text; this one is read by the failure's log line alone)
-          return op.done(() => `AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
-        }
-        this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
-        ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
-        this.podEvents(v.scheduledPods, "Normal", "SuccessfulAttachVolume", attachSucceededMessage(v.spec.name));
-        ctx.steps.step("adc.AttachSucceeded", v.volumeName);
-        op.done(null);
-      });
+    plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
+      if (this.dead) return;
+      // (the events go to the pods scheduled now; marking the ASW does not change them)
+      if (err) {
+        if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
+        this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${quoted(v.spec.name)} : ${err}`);
+        ctx.steps.step("adc.AttachFailed", v.volumeName);
+        // (the event has its own text; this one is read by the failure's log line alone)
+        return op.done(() => `AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
+      }
+      this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
+      ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
+      this.podEvents(v.scheduledPods, "Normal", "SuccessfulAttachVolume", attachSucceededMessage(v.spec.name));
+      ctx.steps.step("adc.AttachSucceeded", v.volumeName);
+      op.done(null);
     });
-  }
+  };
 
   private detachVolume(av: AttachedVolumeRef, verifySafe: boolean): RunResult {
     const { ctx } = this;

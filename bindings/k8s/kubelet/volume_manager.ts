@@ -324,29 +324,35 @@ export class VolumeManager {
 
   /** operationExecutor.VerifyControllerAttachedVolume: wait for v in node.status.volumesAttached */
   private verifyControllerAttachedVolume(v: DesiredVolume): void {
-    const { ctx } = this;
-    const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
     const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
-    const r = this.npo.run(key, "verify_controller_attached_volume", (op) => {
-      let node: KObj;
-      try {
-        node = ctx.api.get("Node", this.nodeName);
-      } catch (e) {
-        return op.done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
-      }
-      const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
-      if (!att) {
-        ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
-        return op.done(() => `Volume not attached according to node status ${det()}`);
-      }
-      if (!this.asw.has(v.volumeName)) {
-        this.asw.set(v.volumeName, newActual(v, att.devicePath));
-        ctx.sim.bump(this.wake);
-      }
-      this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
-      op.done(null);
-    });
-    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(det(), v.podKey));
+    const r = this.npo.run(key, "verify_controller_attached_volume", this.runVerifyControllerAttachedVolume, v);
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(this.desiredDetail(v), v.podKey));
+  }
+  /** the operation itself (one function per volume manager: a kubelet waiting for node status runs it at every retry) */
+  private readonly runVerifyControllerAttachedVolume = (op: Done, v: DesiredVolume): void => {
+    const { ctx } = this;
+    let node: KObj;
+    try {
+      node = ctx.api.get("Node", this.nodeName);
+    } catch (e) {
+      return op.done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${this.desiredDetail(v)}: ${(e as Error).message}`);
+    }
+    const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
+    if (!att) {
+      ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
+      return op.done(() => `Volume not attached according to node status ${this.desiredDetail(v)}`);
+    }
+    if (!this.asw.has(v.volumeName)) {
+      this.asw.set(v.volumeName, newActual(v, att.devicePath));
+      ctx.sim.bump(this.wake);
+    }
+    this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${this.desiredDetail(v)}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
+    op.done(null);
+  };
+
+  /** detail() of a desired volume */
+  private desiredDetail(v: DesiredVolume): string {
+    return this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
   }
 
   /**
@@ -443,27 +449,32 @@ export class VolumeManager {
 
   /** operationExecutor.UnmountDevice of a's device mount */
   private unmountDevice(a: ActualVolume): void {
-    const { ctx } = this;
-    const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
     const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
-    const r = this.npo.run(key, "unmount_device", (op) => {
-      a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
-        if (this.dead) return;
-        if (err) {
-          ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-          return op.done(() => `UnmountDevice failed ${det()}: ${errorText(err)}`);
-        }
-        a.deviceMounted = false;
-        this.asw.delete(a.volumeName);
-        ctx.sim.bump(this.wake);
-        this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
-        // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
-        // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
-        this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
-        op.done(null);
-      });
+    const r = this.npo.run(key, "unmount_device", this.runUnmountDevice, a);
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${this.deviceDetail(a)}`));
+  }
+  /** the operation itself (one function per volume manager) */
+  private readonly runUnmountDevice = (op: Done, a: ActualVolume): void => {
+    const { ctx } = this;
+    a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
+      if (this.dead) return;
+      if (err) {
+        ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
+        return op.done(() => `UnmountDevice failed ${this.deviceDetail(a)}: ${errorText(err)}`);
+      }
+      a.deviceMounted = false;
+      this.asw.delete(a.volumeName);
+      ctx.sim.bump(this.wake);
+      this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${this.deviceDetail(a)}`);
+      // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
+      // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
+      this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
+      op.done(null);
     });
-    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${det()}`));
+  };
+  /** GenerateMsgDetailed's detail of a device (un)mount */
+  private deviceDetail(a: ActualVolume): string {
+    return `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
   }
 
   // ---- reconstruction -------------------------------------------------------

@@ -42,7 +42,9 @@ export interface Done {
 /**
  * An operation under its key. Each run is a record of its own (a retry takes
  * over its predecessor's backoff and place), so a run's record is also the
- * handle its owner completes it through: no closure per run.
+ * handle its owner completes it through, and holds what starts it: an owner
+ * can start its operations with one function made once and an argument, no
+ * closure per run.
  */
 class Operation implements Done {
   pending = true;
@@ -57,6 +59,8 @@ class Operation implements Done {
     readonly key: OpKey,
     readonly operationName: string,
     readonly backoff: ExponentialBackoff,
+    readonly start: (op: Done, arg: any) => void,
+    readonly arg: unknown,
   ) {}
   done(err: ErrorText | null): void {
     if (this.finished) return;
@@ -66,6 +70,11 @@ class Operation implements Done {
 }
 
 export type RunResult = null | "AlreadyExists" | "ExponentialBackoff";
+
+/** (the event that starts a run) */
+function startOperation(op: Operation): void {
+  op.start(op, op.arg);
+}
 
 export interface FailureInfo {
   key: OpKey;
@@ -136,8 +145,8 @@ export class NestedPendingOperations {
     return found;
   }
 
-  /** Start `start` under `key` unless an operation is pending or backing off. */
-  run(key: OpKey, operationName: string, start: (op: Done) => void): RunResult {
+  /** Start `start(op, arg)` under `key` unless an operation is pending or backing off. */
+  run<A>(key: OpKey, operationName: string, start: (op: Done, arg: A) => void, arg?: A): RunResult {
     const now = this.sim.now;
     const prev = this.find(key.volumeName, key.podName, key.nodeName);
     let op: Operation;
@@ -152,10 +161,10 @@ export class NestedPendingOperations {
         return "ExponentialBackoff";
       }
       // the retry takes the failed run's place (and, under the same name, its backoff)
-      op = new Operation(this, key, operationName, sameName ? prev.backoff : newBackoff());
+      op = new Operation(this, key, operationName, sameName ? prev.backoff : newBackoff(), start, arg);
       this.ops[this.ops.indexOf(prev)] = op;
     } else {
-      op = new Operation(this, key, operationName, newBackoff());
+      op = new Operation(this, key, operationName, newBackoff(), start, arg);
       this.ops.push(op);
     }
     // a pending operation only makes its owner's loop skip the volume: the
@@ -163,7 +172,7 @@ export class NestedPendingOperations {
     this.sim.bump(this.group, true);
     // the operation runs "in its goroutine": after the caller's current step,
     // so the caller's "... started" log line comes first, as upstream
-    this.sim.call(now, start, op);
+    this.sim.call(now, startOperation, op);
     return null;
   }
 
@@ -184,8 +193,13 @@ export class NestedPendingOperations {
   complete(op: Operation, err: ErrorText | null): void {
     if (err === null) {
       this.sim.bump(this.group);
-      const i = this.ops.indexOf(op);
-      if (i >= 0) this.ops.splice(i, 1);
+      // remove it, keeping the others' order (find takes the first match), without splice's array of removed items
+      const ops = this.ops;
+      const i = ops.indexOf(op);
+      if (i >= 0) {
+        for (let j = i + 1; j < ops.length; j++) ops[j - 1] = ops[j]!;
+        ops.pop();
+      }
       return;
     }
     op.pending = false;
