@@ -97,13 +97,13 @@ export class NestedPendingOperations {
     /** the owner's wake group (engine/sim.ts section 3) */
     private readonly group?: WakeGroup,
     /**
-     * format the error text handed to onFailure (the owners only log it, so
-     * they pass their recorder, whose `on` says whether lines are built at
-     * the time of the failure: logging can turn off during a run; off, a
-     * failure's text is left unbuilt and `error` is "" unless the operation
-     * gave a plain string)
+     * whether onFailure is told of a failure, with its error text formatted
+     * (the owners only log it, so they pass their recorder, whose `on` says
+     * whether lines are built at the time of the failure: logging can turn
+     * off during a run; off, the failure's text is left unbuilt and no
+     * report made)
      */
-    private readonly formatErrors: { readonly on: boolean } = ALWAYS,
+    private readonly reportFailures: { readonly on: boolean } = ALWAYS,
   ) {}
 
   private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
@@ -206,10 +206,11 @@ export class NestedPendingOperations {
     backoffUpdate(op.backoff, err, this.sim.now, this.initialMs, this.maxMs);
     if (op.observed || this.group === undefined) this.sim.bump(this.group);
     else this.sim.deferGroup(this.group, retryAllowedAt(op.backoff));
+    if (!this.reportFailures.on) return;
     this.onFailure({
       key: op.key,
       operationName: op.operationName,
-      error: this.formatErrors.on ? errorText(err) : typeof err === "string" ? err : "",
+      error: errorText(err),
       retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
       durationBeforeRetry: op.backoff.durationBeforeRetry,
     });

@@ -272,9 +272,11 @@ export function createCSIPlugin(): VolumePlugin {
     getDeviceMountPath(env, spec) {
       const s = pvSource(spec)!;
       const root = env.ctx.kubeletRoot;
-      return env.ctx.profile.csiHashedGlobalMount
-        ? `${root}/plugins/kubernetes.io/csi/${s.driver}/${sha256Memo(s.volumeHandle)}/globalmount`
-        : `${root}/plugins/kubernetes.io/csi/pv/${spec.name}/globalmount`;
+      // the same string for the same volume: a map key (mounts, directories, stagingDir) at every (un)mount
+      const dir = env.ctx.profile.csiHashedGlobalMount
+        ? joinInterned(joinInterned(root, "/plugins/kubernetes.io/csi/", s.driver), "/", sha256Memo(s.volumeHandle))
+        : joinInterned(root, "/plugins/kubernetes.io/csi/pv/", spec.name);
+      return joinInterned(dir, "/", "globalmount");
     },
     mountDevice(env, spec, _devicePath, deviceMountPath, done) {
       const s = pvSource(spec)!;
