@@ -403,10 +403,10 @@ export class AttachDetachController {
 
   private attachVolume(v: VolumeToAttach): RunResult {
     const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
-    return this.npo.run(key, "volume_attach", this.runAttachVolume, v);
+    return this.npo.run(key, "volume_attach", this.runAttachVolume, v, this);
   }
-  /** the operation itself (one function per controller) */
-  private readonly runAttachVolume = (op: Done, v: VolumeToAttach): void => {
+  /** the operation itself */
+  private runAttachVolume(op: Done, v: VolumeToAttach): void {
     const { ctx } = this;
     const plugin = this.plugins.findBySpec(v.spec)!;
     plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
@@ -425,7 +425,7 @@ export class AttachDetachController {
       ctx.steps.step("adc.AttachSucceeded", v.volumeName);
       op.done(null);
     });
-  };
+  }
 
   private detachVolume(av: AttachedVolumeRef, verifySafe: boolean): RunResult {
     const { ctx } = this;

@@ -130,7 +130,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         sim.wakeAt(sim.now + 1);
       }
       if (!asw.isInReport(av.volumeName, av.nodeName) && !fixed)
-        out.note(`volume:${av.volumeName}`, `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
+        out.note(`volume:${av.volumeName}`, () => `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
       const upErr = profile.perNodeStatusUpdate ? d.statusUpdater.updateNodeStatusForNode(av.nodeName) : d.statusUpdater.updateNodeStatuses();
       if (upErr) {
         out.on && out.wants(component) && out.log(component, ...adcStatusUpdateFailedLine(av, upErr, profile, out, component));
@@ -157,7 +157,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         refused.add(refusedKey);
         out.note(
           `volume:${av.volumeName}`,
-          `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,
+          () => `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,
         );
         d.step("adc.DetachSkippedAfterRemove", av.volumeName);
       }

@@ -146,6 +146,9 @@ export class VolumeManager {
 
   // ---- desired state populator ------------------------------------------
 
+  /** the claim and volume lookup specForPodVolume is given (one closure per volume manager, not per volume and pass) */
+  private readonly lookup = (kind: "PersistentVolumeClaim" | "PersistentVolume", key: string): KObj | undefined => this.pods.lookup(kind, key);
+
   populate(): void {
     const { ctx } = this;
     // findAndRemoveDeletedPods
@@ -167,7 +170,7 @@ export class VolumeManager {
       let vols = this.dsw.get(uid);
       let complete = true;
       for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
-        const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", (k, key) => this.pods.lookup(k, key));
+        const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", this.lookup);
         if (typeof spec === "string") {
           complete = false;
           continue;
@@ -325,11 +328,11 @@ export class VolumeManager {
   /** operationExecutor.VerifyControllerAttachedVolume: wait for v in node.status.volumesAttached */
   private verifyControllerAttachedVolume(v: DesiredVolume): void {
     const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
-    const r = this.npo.run(key, "verify_controller_attached_volume", this.runVerifyControllerAttachedVolume, v);
+    const r = this.npo.run(key, "verify_controller_attached_volume", this.runVerifyControllerAttachedVolume, v, this);
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(this.desiredDetail(v), v.podKey));
   }
-  /** the operation itself (one function per volume manager: a kubelet waiting for node status runs it at every retry) */
-  private readonly runVerifyControllerAttachedVolume = (op: Done, v: DesiredVolume): void => {
+  /** the operation itself (a kubelet waiting for node status runs it at every retry) */
+  private runVerifyControllerAttachedVolume(op: Done, v: DesiredVolume): void {
     const { ctx } = this;
     let node: KObj;
     try {
@@ -348,7 +351,7 @@ export class VolumeManager {
     }
     this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${this.desiredDetail(v)}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
     op.done(null);
-  };
+  }
 
   /** detail() of a desired volume */
   private desiredDetail(v: DesiredVolume): string {
@@ -450,11 +453,11 @@ export class VolumeManager {
   /** operationExecutor.UnmountDevice of a's device mount */
   private unmountDevice(a: ActualVolume): void {
     const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
-    const r = this.npo.run(key, "unmount_device", this.runUnmountDevice, a);
+    const r = this.npo.run(key, "unmount_device", this.runUnmountDevice, a, this);
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${this.deviceDetail(a)}`));
   }
-  /** the operation itself (one function per volume manager) */
-  private readonly runUnmountDevice = (op: Done, a: ActualVolume): void => {
+  /** the operation itself */
+  private runUnmountDevice(op: Done, a: ActualVolume): void {
     const { ctx } = this;
     a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
       if (this.dead) return;
@@ -471,7 +474,7 @@ export class VolumeManager {
       this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
       op.done(null);
     });
-  };
+  }
   /** GenerateMsgDetailed's detail of a device (un)mount */
   private deviceDetail(a: ActualVolume): string {
     return `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
