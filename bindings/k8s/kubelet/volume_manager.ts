@@ -94,6 +94,8 @@ export class VolumeManager {
   statesSynced = false;
   private processedPods = new Set<string>();
   readonly env: PluginEnv;
+  /** its events' source (one string: the event recorder compares it with earlier events') */
+  private readonly eventSource: string;
   dead = false;
 
   constructor(
@@ -111,6 +113,7 @@ export class VolumeManager {
     wake?: WakeGroup,
   ) {
     this.env = { ctx, component, nodeName, host: ctx.hosts.get(nodeName)! };
+    this.eventSource = `kubelet, ${nodeName}`;
     this.wake = wake ?? this.env.host!.wake;
     this.opsWake = ctx.sim.group(`${component}/operations`);
     const failures = new FailureMessages(ctx.profile);
@@ -428,7 +431,7 @@ export class VolumeManager {
   }
 
   private mountFailedEvent(v: DesiredVolume, msg: string): void {
-    this.ctx.out.event("Warning", "FailedMount", `pod/${v.podKey.split("/").pop()}`, msg, `kubelet, ${this.nodeName}`, v.podKey.split("/")[0], v.podUID);
+    this.ctx.out.event("Warning", "FailedMount", `pod/${v.podKey.split("/").pop()}`, msg, this.eventSource, v.podKey.split("/")[0], v.podUID);
   }
 
   private unmountDetachDevices(): void {
