@@ -211,10 +211,11 @@ export class AttachDetachController {
     );
   }
 
-  /** an event on each pod ([uid, "namespace/name"], as the DSW's scheduledPods hold them) */
-  private podEvents(pods: Iterable<readonly [string, string]>, type: "Normal" | "Warning", reason: string, msg: string): void {
-    for (const [uid, k] of pods) {
-      const ref = podRef(k);
+  /** an event on each pod (uid -> "namespace/name", as the DSW's scheduledPods hold them) */
+  private podEvents(pods: ReadonlyMap<string, string>, type: "Normal" | "Warning", reason: string, msg: string): void {
+    // (by key and lookup: an entries iteration allocates a pair per pod)
+    for (const uid of pods.keys()) {
+      const ref = podRef(pods.get(uid)!);
       this.ctx.out.event(type, reason, ref.object, msg, "attachdetach-controller", ref.namespace, uid);
     }
   }

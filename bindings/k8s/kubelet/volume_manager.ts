@@ -343,7 +343,7 @@ export class VolumeManager {
     } catch (e) {
       return op.done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${this.desiredDetail(v)}: ${(e as Error).message}`);
     }
-    const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
+    const att = attachedEntry(node, v.volumeName);
     if (!att) {
       ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
       return op.done(() => `Volume not attached according to node status ${this.desiredDetail(v)}`);
@@ -608,6 +608,14 @@ export class VolumeManager {
 function vmMsg(structured: boolean, text: string, podKey?: string): string {
   if (!structured) return text;
   return podKey === undefined ? goQuote(text) : `${goQuote(text)} pod=${goQuote(podKey)}`;
+}
+
+/** node.status.volumesAttached's entry for volumeName, if any (a loop: no closure per retry of a kubelet waiting for node status) */
+function attachedEntry(node: KObj, volumeName: string): { name: string; devicePath: string } | undefined {
+  const list = node.status?.volumesAttached as Array<{ name: string; devicePath: string }> | undefined;
+  if (list === undefined) return undefined;
+  for (let i = 0; i < list.length; i++) if (list[i]!.name === volumeName) return list[i];
+  return undefined;
 }
 
 function newActual(v: DesiredVolume, devicePath: string): ActualVolume {
