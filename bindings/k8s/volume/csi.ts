@@ -32,7 +32,8 @@ import type { KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { sha256Hex } from "../../util/sha256.js";
 import type { Host } from "../host/mount.js";
-import { joinInterned, PluginError, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import type { ErrorText } from "../util/exponentialbackoff.js";
+import { joinInterned, PluginError, type Cb, type LazyCb, type PluginEnv, type VAWaiter, type VAWaiters, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
@@ -110,13 +111,82 @@ function stageUnstage(ctx: Ctx, driver: string): boolean {
 }
 
 
-function once<E>(done: (e: E | null, r?: string) => void): (e: E | null, r?: string) => void {
-  let called = false;
-  return (e, r) => {
-    if (called) return;
-    called = true;
-    done(e, r);
-  };
+/**
+ * Attach waiting for its VolumeAttachment to be attached (or to fail, or to
+ * time out): one record per wait holds what its check, its timeout and its
+ * callback need, instead of a closure each (csi_attacher.go waitForVolumeAttachment).
+ */
+class AttachWait implements VAWaiter {
+  private finished = false;
+  constructor(
+    private readonly done: Cb,
+    readonly attachID: string,
+    readonly volumeHandle: string,
+    readonly waiters: VAWaiters,
+  ) {}
+  finish(err: string | null, devicePath?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.done(err, devicePath);
+  }
+  check(va: KObj | undefined): boolean {
+    if (!va) return false;
+    if (va.metadata.deletionTimestamp !== undefined) {
+      this.finish(log(`volume attachment ${this.attachID} is being deleted`));
+      return true;
+    }
+    if (va.status?.attached) {
+      this.finish(null, "");
+      return true;
+    }
+    if (va.status?.attachError) {
+      this.finish(log(`attacher.Attach failed: rpc error: ${va.status.attachError.message}`));
+      return true;
+    }
+    return false;
+  }
+  /** (the timeout's event; one that finds the wait over has nothing to do) */
+  static timeout(w: AttachWait): void {
+    if (w.finished) return;
+    w.waiters.remove(w.attachID, w);
+    w.finish(log(`attachment timeout for volume ${w.volumeHandle}`));
+  }
+}
+
+/** Detach waiting for its VolumeAttachment to be gone (csi_attacher.go waitForVolumeDetachment); see AttachWait. */
+class DetachWait implements VAWaiter {
+  private finished = false;
+  constructor(
+    private readonly done: LazyCb,
+    readonly attachID: string,
+    readonly volID: string,
+    readonly timeoutMs: number,
+    readonly waiters: VAWaiters,
+  ) {}
+  finish(err: ErrorText | null): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.done(err);
+  }
+  check(va: KObj | undefined): boolean {
+    if (!va) {
+      this.finish(null);
+      return true;
+    }
+    if (va.status?.detachError) {
+      const msg = va.status.detachError.message;
+      const volID = this.volID;
+      this.finish(() => log(`detacher.WaitForDetach failed for volume [${volID}]: ${msg}`));
+      return true;
+    }
+    return false;
+  }
+  static timeout(w: DetachWait): void {
+    if (w.finished) return;
+    w.waiters.remove(w.attachID, w);
+    const { timeoutMs, volID, attachID } = w;
+    w.finish(() => log(`detacher.WaitForDetach timeout after ${timeoutMs / 1000}s [volume=${volID}; attachment.ID=${attachID}]`));
+  }
 }
 
 export function createCSIPlugin(): VolumePlugin {
@@ -141,8 +211,7 @@ export function createCSIPlugin(): VolumePlugin {
     },
 
     // ---- attach/detach controller ------------------------------------
-    attach(env, spec, node, done0) {
-      const done = once(done0);
+    attach(env, spec, node, done) {
       const { ctx } = env;
       const s = pvSource(spec)!;
       if (!attachRequired(ctx, s.driver)) {
@@ -164,32 +233,13 @@ export function createCSIPlugin(): VolumePlugin {
       }
       if (created !== null) ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:110", log(`attachment [${attachID}] for volume [${s.volumeHandle}] created successfully`));
       else ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:103", log(`attachment [${attachID}] for volume [${s.volumeHandle}] already exists (will not be recreated)`));
-      const check = (va: KObj | undefined): boolean => {
-        if (!va) return false;
-        if (va.metadata.deletionTimestamp !== undefined) {
-          done(log(`volume attachment ${attachID} is being deleted`));
-          return true;
-        }
-        if (va.status?.attached) {
-          done(null, "");
-          return true;
-        }
-        if (va.status?.attachError) {
-          done(log(`attacher.Attach failed: rpc error: ${va.status.attachError.message}`));
-          return true;
-        }
-        return false;
-      };
-      if (check(ctx.api.tryGet("VolumeAttachment", attachID))) return;
-      const cancel = env.vaWaiters!.add(attachID, check);
-      ctx.sim.after(ctx.timers.CSI_TIMEOUT_MS, () => {
-        cancel();
-        done(log(`attachment timeout for volume ${s.volumeHandle}`));
-      });
+      const wait = new AttachWait(done, attachID, s.volumeHandle, env.vaWaiters!);
+      if (wait.check(ctx.api.tryGet("VolumeAttachment", attachID))) return;
+      env.vaWaiters!.add(attachID, wait);
+      ctx.sim.call(ctx.sim.now + ctx.timers.CSI_TIMEOUT_MS, AttachWait.timeout, wait);
     },
 
-    detach(env, volumeName, node, done0) {
-      const done = once(done0);
+    detach(env, volumeName, node, done) {
       const { ctx } = env;
       let attachID: string;
       let volID: string;
@@ -228,26 +278,10 @@ export function createCSIPlugin(): VolumePlugin {
       }
       ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 200 OK in 8 milliseconds`);
       ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:420", log(`detacher deleted ok VolumeAttachment.ID=${attachID}`));
-      const check = (va: KObj | undefined): boolean => {
-        if (!va) {
-          done(null);
-          return true;
-        }
-        if (va.status?.detachError) {
-          const msg = va.status.detachError.message;
-          done(() => log(`detacher.WaitForDetach failed for volume [${volID}]: ${msg}`));
-          return true;
-        }
-        return false;
-      };
-      const cur = ctx.api.tryGet("VolumeAttachment", attachID);
-      if (check(cur)) return;
-      const cancel = env.vaWaiters!.add(attachID, check);
-      ctx.sim.after(ctx.timers.CSI_TIMEOUT_MS, () => {
-        cancel();
-        const timeoutMs = ctx.timers.CSI_TIMEOUT_MS;
-        done(() => log(`detacher.WaitForDetach timeout after ${timeoutMs / 1000}s [volume=${volID}; attachment.ID=${attachID}]`));
-      });
+      const wait = new DetachWait(done, attachID, volID, ctx.timers.CSI_TIMEOUT_MS, env.vaWaiters!);
+      if (wait.check(ctx.api.tryGet("VolumeAttachment", attachID))) return;
+      env.vaWaiters!.add(attachID, wait);
+      ctx.sim.call(ctx.sim.now + ctx.timers.CSI_TIMEOUT_MS, DetachWait.timeout, wait);
     },
 
     volumeIsAttached(env, spec, node) {

@@ -65,22 +65,27 @@ export class PluginError {
   }
 }
 
+/** An operation waiting for a VolumeAttachment change: check answers true once it has stopped waiting. */
+export interface VAWaiter {
+  check(va: KObj | undefined): boolean;
+}
+
 /** Waiters on VolumeAttachment changes seen through an informer. */
 export class VAWaiters {
-  private w = new Map<string, Array<(va: KObj | undefined) => boolean>>();
-  add(name: string, fn: (va: KObj | undefined) => boolean): () => void {
+  private w = new Map<string, VAWaiter[]>();
+  add(name: string, waiter: VAWaiter): void {
     let a = this.w.get(name);
     if (!a) this.w.set(name, (a = []));
-    a.push(fn);
-    return () => {
-      const b = this.w.get(name);
-      if (b) this.w.set(name, b.filter((f) => f !== fn));
-    };
+    a.push(waiter);
+  }
+  remove(name: string, waiter: VAWaiter): void {
+    const b = this.w.get(name);
+    if (b) this.w.set(name, b.filter((f) => f !== waiter));
   }
   notify(name: string, va: KObj | undefined): void {
     const a = this.w.get(name);
     if (!a || a.length === 0) return;
-    this.w.set(name, a.filter((fn) => !fn(va)));
+    this.w.set(name, a.filter((waiter) => !waiter.check(va)));
   }
 }
 
