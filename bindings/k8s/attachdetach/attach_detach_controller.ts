@@ -38,7 +38,8 @@ import { ApiError, ApiServer, Informer } from "../api/apiserver.js";
 import { keyOf, Kind, KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
-import { FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
+import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
+import { type Done, FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
 import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
@@ -51,6 +52,45 @@ const OPS_GROUP = `${ADC_COMPONENT}/operations`;
 const NODES_GROUP = `${ADC_COMPONENT}/nodes`;
 const PODS_GROUP = `${ADC_COMPONENT}/pods`;
 const UNREAD_GROUP = `${ADC_COMPONENT}/unread`;
+
+/**
+ * The object ("pod/<name>") and namespace of an event on the pod with DSW key
+ * "namespace/name" (the name after the last "/", the namespace before the
+ * first; a key without one is both). One pair of strings per key: the event
+ * recorder compares them with its earlier events'.
+ */
+function podRef(key: string): { object: string; namespace: string } {
+  let r = podRefs.get(key);
+  if (r === undefined) {
+    if (podRefs.size >= 4096) podRefs.clear();
+    const first = key.indexOf("/");
+    podRefs.set(key, (r = { object: `pod/${key.slice(key.lastIndexOf("/") + 1)}`, namespace: first < 0 ? key : key.slice(0, first) }));
+  }
+  return r;
+}
+const podRefs = new Map<string, { object: string; namespace: string }>();
+
+/** a volume name as Go's %q prints it, once per name */
+function quoted(name: string): string {
+  let q = quotedNames.get(name);
+  if (q === undefined) {
+    if (quotedNames.size >= 4096) quotedNames.clear();
+    quotedNames.set(name, (q = JSON.stringify(name)));
+  }
+  return q;
+}
+const quotedNames = new Map<string, string>();
+
+/** the SuccessfulAttachVolume event's message, once per volume name */
+function attachSucceededMessage(name: string): string {
+  let m = attachSucceeded.get(name);
+  if (m === undefined) {
+    if (attachSucceeded.size >= 4096) attachSucceeded.clear();
+    attachSucceeded.set(name, (m = `AttachVolume.Attach succeeded for volume ${quoted(name)} `));
+  }
+  return m;
+}
+const attachSucceeded = new Map<string, string>();
 
 /** util.IsPodTerminated: phase Failed/Succeeded, or deleted with no container running */
 export function isPodTerminated(pod: KObj): boolean {
@@ -171,12 +211,12 @@ export class AttachDetachController {
     );
   }
 
-  /** an event on each pod ([uid, "namespace/name"], as the DSW's scheduledPods hold them) */
-  private podEvents(pods: Iterable<readonly [string, string]>, type: "Normal" | "Warning", reason: string, msg: string): void {
-    for (const [uid, k] of pods) {
-      // the name after the last "/", the namespace before the first (a key without one is both)
-      const first = k.indexOf("/");
-      this.ctx.out.event(type, reason, `pod/${k.slice(k.lastIndexOf("/") + 1)}`, msg, "attachdetach-controller", first < 0 ? k : k.slice(0, first), uid);
+  /** an event on each pod (uid -> "namespace/name", as the DSW's scheduledPods hold them) */
+  private podEvents(pods: ReadonlyMap<string, string>, type: "Normal" | "Warning", reason: string, msg: string): void {
+    // (by key and lookup: an entries iteration allocates a pair per pod)
+    for (const uid of pods.keys()) {
+      const ref = podRef(pods.get(uid)!);
+      this.ctx.out.event(type, reason, ref.object, msg, "attachdetach-controller", ref.namespace, uid);
     }
   }
 
@@ -363,25 +403,28 @@ export class AttachDetachController {
   // ---- operation executor (operation_generator.go) --------------------
 
   private attachVolume(v: VolumeToAttach): RunResult {
+    const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
+    return this.npo.run(key, "volume_attach", this.runAttachVolume, v, this);
+  }
+  /** the operation itself */
+  private runAttachVolume(op: Done, v: VolumeToAttach): void {
     const { ctx } = this;
     const plugin = this.plugins.findBySpec(v.spec)!;
-    const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
-    return this.npo.run(key, "volume_attach", (done) => {
-      plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
-        if (this.dead) return;
-        // (the events go to the pods scheduled now; marking the ASW does not change them)
-        if (err) {
-          if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
-          this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${JSON.stringify(v.spec.name)} : ${err}`);
-          ctx.steps.step("adc.AttachFailed", v.volumeName);
-          return done(`AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
-        }
-        this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
-        ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
-        this.podEvents(v.scheduledPods, "Normal", "SuccessfulAttachVolume", `AttachVolume.Attach succeeded for volume ${JSON.stringify(v.spec.name)} `);
-        ctx.steps.step("adc.AttachSucceeded", v.volumeName);
-        done(null);
-      });
+    plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
+      if (this.dead) return;
+      // (the events go to the pods scheduled now; marking the ASW does not change them)
+      if (err) {
+        if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
+        this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${quoted(v.spec.name)} : ${err}`);
+        ctx.steps.step("adc.AttachFailed", v.volumeName);
+        // (the event has its own text; this one is read by the failure's log line alone)
+        return op.done(() => `AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);
+      }
+      this.asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, devicePath ?? "");
+      ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:360", `AttachVolume.Attach succeeded ${volDetail(v, v.nodeName, "from")}`);
+      this.podEvents(v.scheduledPods, "Normal", "SuccessfulAttachVolume", attachSucceededMessage(v.spec.name));
+      ctx.steps.step("adc.AttachSucceeded", v.volumeName);
+      op.done(null);
     });
   }
 
@@ -391,14 +434,15 @@ export class AttachDetachController {
     const pluginName = av.spec ? "" : splitUniqueNamePlugin(av.volumeName);
     const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
     const key = { volumeName: av.volumeName, podName: "", nodeName: isMultiAttachAllowed(av.spec) ? av.nodeName : "" };
-    return this.npo.run(key, "volume_detach", (done) => {
-      const fail = (err: string): void => {
+    return this.npo.run(key, "volume_detach", (op) => {
+      // a failure's text is read by its log line and its causal note alone: built when one of them is
+      const fail = (err: ErrorText): void => {
         this.asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
         ctx.steps.step("adc.DetachFailed", av.volumeName);
-        ctx.out.note(`volume:${av.volumeName}`, `DetachVolume.Detach of ${av.volumeName} from ${av.nodeName} failed: ${err}`);
-        done(err);
+        ctx.out.note(`volume:${av.volumeName}`, () => `DetachVolume.Detach of ${av.volumeName} from ${av.nodeName} failed: ${errorText(err)}`);
+        op.done(err);
       };
-      if (!plugin?.detach) return fail(`DetachVolume.FindAttachablePluginBySpec failed ${volDetail(av, av.nodeName)}`);
+      if (!plugin?.detach) return fail(() => `DetachVolume.FindAttachablePluginBySpec failed ${volDetail(av, av.nodeName)}`);
       // verifyVolumeIsSafeToDetach (operation_generator.go, v1.22.0): a node the
       // API server does not know skips the check; any other error fails the
       // detach, which the volume's backoff then retries
@@ -407,11 +451,14 @@ export class AttachDetachController {
         try {
           node = ctx.api.get("Node", av.nodeName);
         } catch (e) {
-          if (!(e instanceof ApiError) || e.reason !== "NotFound") return fail(`DetachVolume failed fetching node from API server ${volDetail(av, av.nodeName)}: ${(e as Error).message}`);
+          if (!(e instanceof ApiError) || e.reason !== "NotFound") {
+            const msg = (e as Error).message;
+            return fail(() => `DetachVolume failed fetching node from API server ${volDetail(av, av.nodeName)}: ${msg}`);
+          }
           ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "W", "operation_generator.go:1570", `Node not found on API server. DetachVolume will skip safe to detach check ${volDetail(av, av.nodeName)}`);
         }
         if (node && ((node.status?.volumesInUse ?? []) as string[]).includes(av.volumeName))
-          return fail(`DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
+          return fail(() => `DetachVolume failed ${volDetail(av, av.nodeName)}: volume is still in use by node, according to Node status`);
         // klog.Infof(GenerateMsgDetailed("Verified volume is safe to detach", "")) at the end of
         // verifyVolumeIsSafeToDetach, text in every release (26 lines below the :1570 warning, v1.22.0)
         if (node) ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:1596", `Verified volume is safe to detach ${volDetail(av, av.nodeName)}`);
@@ -425,17 +472,17 @@ export class AttachDetachController {
           ctx.out.note(
             `volume:${av.volumeName}`,
             err
-              ? `the storage backend answered the lost DetachVolume of ${av.volumeName} from ${av.nodeName} with an error nobody receives: ${err}`
+              ? () => `the storage backend answered the lost DetachVolume of ${av.volumeName} from ${av.nodeName} with an error nobody receives: ${errorText(err)}`
               : `the lost DetachVolume of ${av.volumeName} from ${av.nodeName} completed at the storage backend after the controller-manager that sent it had stopped`,
           );
           return;
         }
         this.detachesInFlight.delete(flightKey);
-        if (err) return fail(`DetachVolume.Detach failed ${volDetail(av, av.nodeName)}: ${err}`);
+        if (err) return fail(() => `DetachVolume.Detach failed ${volDetail(av, av.nodeName)}: ${errorText(err)}`);
         this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
         ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:472", `DetachVolume.Detach succeeded ${volDetail(av, av.nodeName)}`);
         ctx.steps.step("adc.DetachSucceeded", av.volumeName);
-        done(null);
+        op.done(null);
       });
     });
   }

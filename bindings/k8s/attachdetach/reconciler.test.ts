@@ -69,24 +69,24 @@ function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors
     step: () => {},
     ad: {
       attachVolume: (v) =>
-        npo.run({ volumeName: v.volumeName, podName: "", nodeName: "" }, "volume_attach", (done) => {
+        npo.run({ volumeName: v.volumeName, podName: "", nodeName: "" }, "volume_attach", (op) => {
           calls.attach++;
           sim.after(1000, () => {
             asw.markVolumeAsAttached(v.volumeName, v.spec, v.nodeName, "/dev/x");
-            done(null);
+            op.done(null);
           });
         }),
       detachVolume: (av) =>
-        npo.run({ volumeName: av.volumeName, podName: "", nodeName: "" }, "volume_detach", (done) => {
+        npo.run({ volumeName: av.volumeName, podName: "", nodeName: "" }, "volume_detach", (op) => {
           calls.detach++;
           (calls as Record<string, unknown>)[`d${calls.detach}`] = sim.now;
           sim.after(1000, () => {
             if (detachErrors-- > 0) {
               asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
-              return done("busy");
+              return op.done("busy");
             }
             asw.markVolumeAsDetached(av.volumeName, av.nodeName);
-            done(null);
+            op.done(null);
           });
         }),
       isOperationPending: (v, p, n) => npo.isOperationPending(v, p, n),

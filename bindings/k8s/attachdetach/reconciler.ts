@@ -69,8 +69,8 @@ export interface ReconcilerDeps {
   nodeLister: (name: string) => KObj | undefined;
   ad: AttacherDetacher;
   statusUpdater: NodeStatusUpdater;
-  /** FailedAttachVolume / Multi-Attach events on pods, given as [uid, "ns/name"] (DSW scheduledPods entries) */
-  podEvent: (pods: Iterable<readonly [string, string]>, type: "Normal" | "Warning", reason: string, message: string) => void;
+  /** FailedAttachVolume / Multi-Attach events on pods, given as uid -> "ns/name" (a DSW entry's scheduledPods) */
+  podEvent: (pods: ReadonlyMap<string, string>, type: "Normal" | "Warning", reason: string, message: string) => void;
   step: (name: StepName, detail: string) => void;
 }
 
@@ -130,7 +130,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         sim.wakeAt(sim.now + 1);
       }
       if (!asw.isInReport(av.volumeName, av.nodeName) && !fixed)
-        out.note(`volume:${av.volumeName}`, `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
+        out.note(`volume:${av.volumeName}`, () => `the attach/detach controller removed ${av.volumeName} from ${av.nodeName}'s report list (node.status.volumesAttached) before starting its detach`);
       const upErr = profile.perNodeStatusUpdate ? d.statusUpdater.updateNodeStatusForNode(av.nodeName) : d.statusUpdater.updateNodeStatuses();
       if (upErr) {
         out.on && out.wants(component) && out.log(component, ...adcStatusUpdateFailedLine(av, upErr, profile, out, component));
@@ -157,7 +157,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         refused.add(refusedKey);
         out.note(
           `volume:${av.volumeName}`,
-          `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,
+          () => `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,
         );
         d.step("adc.DetachSkippedAfterRemove", av.volumeName);
       }
@@ -173,21 +173,20 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         asw.resetDetachRequestTime(v.volumeName, v.nodeName);
         continue;
       }
-      if (!multi && profile.version.minor >= 7) {
-        const nodes = asw.getNodesForAttachedVolume(v.volumeName).filter((n) => n !== v.nodeName);
-        if (nodes.length > 0) {
-          if (!v.multiAttachErrorReported) {
-            const others = dsw.getVolumePodsOnNodes(nodes, v.volumeName);
-            const msg =
-              others.length > 0
-                ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
-                : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
-            d.podEvent(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
-            out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
-            dsw.setMultiAttachError(v.volumeName, v.nodeName);
-          }
-          continue;
+      // (the other nodes' list is built only when there is one: this runs for every volume at every pass)
+      if (!multi && profile.version.minor >= 7 && asw.isAttachedElsewhere(v.volumeName, v.nodeName)) {
+        if (!v.multiAttachErrorReported) {
+          const nodes = asw.getNodesForAttachedVolume(v.volumeName).filter((n) => n !== v.nodeName);
+          const others = dsw.getVolumePodsOnNodes(nodes, v.volumeName);
+          const msg =
+            others.length > 0
+              ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
+              : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
+          d.podEvent(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
+          out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
+          dsw.setMultiAttachError(v.volumeName, v.nodeName);
         }
+        continue;
       }
       const r = ad.attachVolume(v);
       if (r === null) out.on && out.wants(component) && out.log(component, ...adcAttachStartedLine(v, profile));

@@ -35,6 +35,17 @@ function finalizerFor(driver: string): string {
 }
 const finalizers = new Map<string, string>();
 
+/** an event's object, volumeattachment/<name>, one string per name (the event recorder compares it with earlier events') */
+function eventObject(name: string): string {
+  let o = eventObjects.get(name);
+  if (o === undefined) {
+    if (eventObjects.size >= 1024) eventObjects.clear();
+    eventObjects.set(name, (o = `volumeattachment/${name}`));
+  }
+  return o;
+}
+const eventObjects = new Map<string, string>();
+
 export class ExternalAttacher {
   private inf: Informer | null = null;
   private work = new Map<string, Work>();
@@ -134,7 +145,7 @@ export class ExternalAttacher {
         }
         if (err) {
           ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:600", `Error processing ${JSON.stringify(name)}: failed to attach: rpc error: code = Internal desc = ${err}`);
-          ctx.out.event("Warning", "FailedAttach", `volumeattachment/${name}`, err, "csi-attacher");
+          ctx.out.event("Warning", "FailedAttach", eventObject(name), err, "csi-attacher");
           this.requeue(name, w);
         } else {
           w.retryMs = 0;

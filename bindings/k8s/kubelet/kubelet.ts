@@ -42,6 +42,24 @@ interface Worker {
   statusReported: boolean;
   /** when the status manager sends a refused final delete again */
   deleteRetryAt: number;
+  /** the texts of its last FailedMount (waitForAttachAndMount) */
+  failedMount: FailedMountTexts | null;
+}
+
+/**
+ * A pod worker's FailedMount texts for one set of unmounted and unattached
+ * volumes: a pod stuck waiting fails the same way at every retry, so they are
+ * built once and the event recorder, which compares each new event with the
+ * earlier ones, meets the same strings again.
+ */
+interface FailedMountTexts {
+  unmounted: string;
+  unattached: string;
+  /** WaitForAttachAndMount's error */
+  err: string;
+  /** the event's message and object */
+  msg: string;
+  object: string;
 }
 
 export class Kubelet {
@@ -67,6 +85,8 @@ export class Kubelet {
   private readonly workersWake: WakeGroup;
   /** the volume manager's state: the reconciler, pod workers and node status loop (volume_manager.ts) */
   private readonly vmWake: WakeGroup;
+  /** its events' source (one string: the event recorder compares it with earlier events') */
+  private readonly eventSource: string;
 
   constructor(
     private readonly ctx: Ctx,
@@ -74,6 +94,7 @@ export class Kubelet {
     plugins: PluginMgr,
   ) {
     this.component = `kubelet/${nodeName}`;
+    this.eventSource = `kubelet, ${nodeName}`;
     this.host = ctx.hosts.get(nodeName)!;
     this.dswpWake = ctx.sim.group(`${this.component}/dswp`);
     this.unreadWake = ctx.sim.group(`${this.component}/unread`);
@@ -226,7 +247,7 @@ export class Kubelet {
       this.ctx.out.on && this.log("I", "kubelet.go:2096", structured ? `"SyncLoop ADD" source="api" pods=[${key}]` : `SyncLoop (ADD, "api"): "${pod.metadata.name}_${pod.metadata.namespace}(${uid})"`);
       const rt = runtimeOf(this.host).get(uid);
       const state: WorkerState = rt?.running ? "running" : "waiting";
-      w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false, deleteRetryAt: 0 };
+      w = { uid, key, state, since: this.ctx.sim.now, retryAt: 0, statusReported: false, deleteRetryAt: 0, failedMount: null };
       this.ctx.out.podSynced(uid, this.ctx.sim.now);
       this.workers.set(uid, w);
       // The new worker's first pass acts only if it can start the pod's
@@ -257,7 +278,7 @@ export class Kubelet {
     const rt = runtimeOf(this.host).get(pod.metadata.uid);
     if (!rt || !rt.running || rt.stopping) return;
     rt.stopping = true;
-    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Killing", `pod/${pod.metadata.name}`, `Stopping container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace, pod.metadata.uid);
+    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Killing", `pod/${pod.metadata.name}`, `Stopping container ${c.name}`, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
     const stopMs = parseStop(pod, ctx.timers.CONTAINER_STOP_MS);
     const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
     ctx.sim.after(Math.min(stopMs, graceMs), () => {
@@ -362,6 +383,7 @@ export class Kubelet {
       const unmounted = `[${m.unmounted.join(" ")}]`;
       const unattached = `[${m.unattached.join(" ")}]`;
       const podName = `"${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})"`;
+      let f = w.failedMount;
       // Three texts, as upstream builds them: volumemanager.WaitForAttachAndMount's
       // error, kubelet.syncPod's FailedMount event and log line, which wrap it,
       // and the pod worker's line, which gets syncPod's error (the bare one):
@@ -373,11 +395,16 @@ export class Kubelet {
       //     mount volumes: %v"; from 1.21 the log lines are klog.ErrorS
       //     (kubelet.go syncPod: "Unable to attach or mount volumes for pod; skipping pod").
       // Not modelled: 1.25+'s ", failed to process volumes=[...]" before the colon.
-      const err = old
-        ? `timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=${unmounted}. list of unattached volumes=${unattached}`
-        : `unmounted volumes=${unmounted}, unattached volumes=${unattached}: timed out waiting for the condition`;
-      const msg = old ? `Unable to mount volumes for pod ${podName}: ${err}` : `Unable to attach or mount volumes: ${err}`;
-      ctx.out.event("Warning", "FailedMount", `pod/${pod.metadata.name}`, msg, `kubelet, ${this.nodeName}`, pod.metadata.namespace, pod.metadata.uid);
+      // (a worker's pod, and so its name, is the same at every retry)
+      if (f === null || f.unmounted !== unmounted || f.unattached !== unattached) {
+        const err = old
+          ? `timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=${unmounted}. list of unattached volumes=${unattached}`
+          : `unmounted volumes=${unmounted}, unattached volumes=${unattached}: timed out waiting for the condition`;
+        const msg = old ? `Unable to mount volumes for pod ${podName}: ${err}` : `Unable to attach or mount volumes: ${err}`;
+        w.failedMount = f = { unmounted, unattached, err, msg, object: `pod/${pod.metadata.name}` };
+      }
+      const err = f.err;
+      ctx.out.event("Warning", "FailedMount", f.object, f.msg, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
       if (this.ctx.out.on) {
         const structured = ctx.profile.structuredLogs;
         // line numbers: kubelet.go:1635 as a 1.10 kubelet printed it, 1682 a 1.20 one (kubernetes/kubernetes#103530),
@@ -441,7 +468,7 @@ export class Kubelet {
       // the runtime's new pod (host state) and the worker's state
       ctx.sim.bump(this.host.runtimeWake);
       this.patchPod(fresh, "Running", true);
-      for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, `kubelet, ${this.nodeName}`, pod.metadata.namespace, pod.metadata.uid);
+      for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
       ctx.steps.step("kubelet.PodRunning", w.key);
     });
   }

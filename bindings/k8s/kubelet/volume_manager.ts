@@ -43,6 +43,7 @@
 import type { KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { WakeGroup } from "../engine/sim.js";
+import { errorText } from "../util/exponentialbackoff.js";
 import { Done, FailureMessages, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
 import { PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
@@ -93,6 +94,8 @@ export class VolumeManager {
   statesSynced = false;
   private processedPods = new Set<string>();
   readonly env: PluginEnv;
+  /** its events' source (one string: the event recorder compares it with earlier events') */
+  private readonly eventSource: string;
   dead = false;
 
   constructor(
@@ -110,6 +113,7 @@ export class VolumeManager {
     wake?: WakeGroup,
   ) {
     this.env = { ctx, component, nodeName, host: ctx.hosts.get(nodeName)! };
+    this.eventSource = `kubelet, ${nodeName}`;
     this.wake = wake ?? this.env.host!.wake;
     this.opsWake = ctx.sim.group(`${component}/operations`);
     const failures = new FailureMessages(ctx.profile);
@@ -145,6 +149,9 @@ export class VolumeManager {
 
   // ---- desired state populator ------------------------------------------
 
+  /** the claim and volume lookup specForPodVolume is given (one closure per volume manager, not per volume and pass) */
+  private readonly lookup = (kind: "PersistentVolumeClaim" | "PersistentVolume", key: string): KObj | undefined => this.pods.lookup(kind, key);
+
   populate(): void {
     const { ctx } = this;
     // findAndRemoveDeletedPods
@@ -166,7 +173,7 @@ export class VolumeManager {
       let vols = this.dsw.get(uid);
       let complete = true;
       for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
-        const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", (k, key) => this.pods.lookup(k, key));
+        const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", this.lookup);
         if (typeof spec === "string") {
           complete = false;
           continue;
@@ -304,14 +311,14 @@ export class VolumeManager {
   /** operationExecutor.UnmountVolume (TearDown) of a's mount for pod `uid` */
   private unmountVolume(a: ActualVolume, uid: string, specName: string): void {
     const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
-    const r = this.npo.run(key, "volume_unmount", (done) => {
+    const r = this.npo.run(key, "volume_unmount", (op) => {
       a.plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
-        if (err) return done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${err}`);
+        if (err) return op.done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${errorText(err)}`);
         if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
         this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
         this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
-        done(null);
+        op.done(null);
       });
     });
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`));
@@ -344,29 +351,35 @@ export class VolumeManager {
 
   /** operationExecutor.VerifyControllerAttachedVolume: wait for v in node.status.volumesAttached */
   private verifyControllerAttachedVolume(v: DesiredVolume): void {
-    const { ctx } = this;
-    const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
     const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
-    const r = this.npo.run(key, "verify_controller_attached_volume", (done) => {
-      let node: KObj;
-      try {
-        node = ctx.api.get("Node", this.nodeName);
-      } catch (e) {
-        return done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${det()}: ${(e as Error).message}`);
-      }
-      const att = ((node.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>).find((x) => x.name === v.volumeName);
-      if (!att) {
-        ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
-        return done(() => `Volume not attached according to node status ${det()}`);
-      }
-      if (!this.asw.has(v.volumeName)) {
-        this.asw.set(v.volumeName, newActual(v, att.devicePath));
-        ctx.sim.bump(this.wake);
-      }
-      this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${det()}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
-      done(null);
-    });
-    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(det(), v.podKey));
+    const r = this.npo.run(key, "verify_controller_attached_volume", this.runVerifyControllerAttachedVolume, v, this);
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(this.desiredDetail(v), v.podKey));
+  }
+  /** the operation itself (a kubelet waiting for node status runs it at every retry) */
+  private runVerifyControllerAttachedVolume(op: Done, v: DesiredVolume): void {
+    const { ctx } = this;
+    let node: KObj;
+    try {
+      node = ctx.api.get("Node", this.nodeName);
+    } catch (e) {
+      return op.done(() => `VerifyControllerAttachedVolume failed fetching node from API server ${this.desiredDetail(v)}: ${(e as Error).message}`);
+    }
+    const att = attachedEntry(node, v.volumeName);
+    if (!att) {
+      ctx.steps.step("kubelet.VolumeNotAttachedAccordingToNodeStatus", v.volumeName);
+      return op.done(() => `Volume not attached according to node status ${this.desiredDetail(v)}`);
+    }
+    if (!this.asw.has(v.volumeName)) {
+      this.asw.set(v.volumeName, newActual(v, att.devicePath));
+      ctx.sim.bump(this.wake);
+    }
+    this.ctx.out.on && this.log("I", "operation_generator.go:1467", vmMsg(ctx.profile.structuredLogs, `Controller attach succeeded ${this.desiredDetail(v)}device path: ${JSON.stringify(att.devicePath)}`, v.podKey));
+    op.done(null);
+  }
+
+  /** detail() of a desired volume */
+  private desiredDetail(v: DesiredVolume): string {
+    return this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
   }
 
   /**
@@ -387,25 +400,25 @@ export class VolumeManager {
   private startMountVolume(v: DesiredVolume, a: ActualVolume): void {
     const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
     const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
-    const r = this.npo.run(key, "volume_mount", (done) => this.mountVolume(v, a, det, done));
+    const r = this.npo.run(key, "volume_mount", (op) => this.mountVolume(v, a, det, op));
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.MountVolume started ${det()}`, v.podKey));
   }
 
-  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, done: Done): void {
+  private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, op: Done): void {
     const p = v.plugin;
     const setUp = (): void => {
       p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err) => {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
+          return op.done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
         }
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
           this.ctx.sim.bump(this.wake);
         }
         this.ctx.out.on && this.log("I", "operation_generator.go:756", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.SetUp succeeded ${det()}`, v.podKey));
-        done(null);
+        op.done(null);
       });
     };
     const mountDevice = (devicePath: string): void => {
@@ -415,7 +428,7 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
-          return done(() => `MountVolume.MountDevice failed ${det()}: ${err}`);
+          return op.done(() => `MountVolume.MountDevice failed ${det()}: ${err}`);
         }
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
@@ -428,7 +441,7 @@ export class VolumeManager {
     if (v.attachable && !a.deviceMounted && p.waitForAttach) {
       p.waitForAttach(this.env, v.spec, a.devicePath, (err, devicePath) => {
         if (this.dead) return;
-        if (err) return done(() => `MountVolume.WaitForAttach failed ${det()}: ${err}`);
+        if (err) return op.done(() => `MountVolume.WaitForAttach failed ${det()}: ${errorText(err)}`);
         if (devicePath) a.devicePath = devicePath;
         this.ctx.out.on && this.log("I", "operation_generator.go:587", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`, v.podKey));
         mountDevice(a.devicePath);
@@ -439,7 +452,7 @@ export class VolumeManager {
   }
 
   private mountFailedEvent(v: DesiredVolume, msg: string): void {
-    this.ctx.out.event("Warning", "FailedMount", `pod/${v.podKey.split("/").pop()}`, msg, `kubelet, ${this.nodeName}`, v.podKey.split("/")[0], v.podUID);
+    this.ctx.out.event("Warning", "FailedMount", `pod/${v.podKey.split("/").pop()}`, msg, this.eventSource, v.podKey.split("/")[0], v.podUID);
   }
 
   private unmountDetachDevices(): void {
@@ -463,27 +476,32 @@ export class VolumeManager {
 
   /** operationExecutor.UnmountDevice of a's device mount */
   private unmountDevice(a: ActualVolume): void {
-    const { ctx } = this;
-    const det = (): string => `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
     const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
-    const r = this.npo.run(key, "unmount_device", (done) => {
-      a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
-        if (this.dead) return;
-        if (err) {
-          ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-          return done(() => `UnmountDevice failed ${det()}: ${err}`);
-        }
-        a.deviceMounted = false;
-        this.asw.delete(a.volumeName);
-        ctx.sim.bump(this.wake);
-        this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${det()}`);
-        // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
-        // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
-        this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
-        done(null);
-      });
+    const r = this.npo.run(key, "unmount_device", this.runUnmountDevice, a, this);
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${this.deviceDetail(a)}`));
+  }
+  /** the operation itself */
+  private runUnmountDevice(op: Done, a: ActualVolume): void {
+    const { ctx } = this;
+    a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
+      if (this.dead) return;
+      if (err) {
+        ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
+        return op.done(() => `UnmountDevice failed ${this.deviceDetail(a)}: ${errorText(err)}`);
+      }
+      a.deviceMounted = false;
+      this.asw.delete(a.volumeName);
+      ctx.sim.bump(this.wake);
+      this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${this.deviceDetail(a)}`);
+      // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
+      // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
+      this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
+      op.done(null);
     });
-    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${det()}`));
+  }
+  /** GenerateMsgDetailed's detail of a device (un)mount */
+  private deviceDetail(a: ActualVolume): string {
+    return `for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} `;
   }
 
   // ---- reconstruction -------------------------------------------------------
@@ -541,7 +559,8 @@ export class VolumeManager {
             ? `"Could not construct volume information, cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)} err=${JSON.stringify(err)}`
             : `Could not construct volume information, cleanup the mounts. (pod.UID ${uid}, volume.SpecName ${specName}): ${err}`,
         );
-        ctx.out.note(`pod:${uid}`, `after the kubelet restart on ${this.nodeName}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
+        const node = this.nodeName;
+        ctx.out.note(`pod:${uid}`, () => `after the kubelet restart on ${node}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
         ctx.steps.step("kubelet.ReconstructFailed", specName);
         this.cleanupMounts(plugin, uid, specName);
         continue;
@@ -582,15 +601,15 @@ export class VolumeManager {
     );
     const det = (): string => `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
     const key = { volumeName: specName, podName: uid, nodeName: "" };
-    this.npo.run(key, "volume_unmount", (done) => {
+    this.npo.run(key, "volume_unmount", (op) => {
       this.ctx.out.on && this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
       plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
         if (err) {
           this.ctx.steps.step("kubelet.CleanupMountsFailed", specName);
-          return done(() => `UnmountVolume.TearDown failed ${det()}: ${err}`);
+          return op.done(() => `UnmountVolume.TearDown failed ${det()}: ${errorText(err)}`);
         }
-        done(null);
+        op.done(null);
       });
     });
   }
@@ -610,6 +629,14 @@ export class VolumeManager {
 function vmMsg(structured: boolean, text: string, podKey?: string): string {
   if (!structured) return text;
   return podKey === undefined ? goQuote(text) : `${goQuote(text)} pod=${goQuote(podKey)}`;
+}
+
+/** node.status.volumesAttached's entry for volumeName, if any (a loop: no closure per retry of a kubelet waiting for node status) */
+function attachedEntry(node: KObj, volumeName: string): { name: string; devicePath: string } | undefined {
+  const list = node.status?.volumesAttached as Array<{ name: string; devicePath: string }> | undefined;
+  if (list === undefined) return undefined;
+  for (let i = 0; i < list.length; i++) if (list[i]!.name === volumeName) return list[i];
+  return undefined;
 }
 
 function newActual(v: DesiredVolume, devicePath: string): ActualVolume {

@@ -70,6 +70,23 @@ export interface Note {
   text: string;
 }
 
+/** a note whose text is built on first read */
+class LazyNote implements Note {
+  private built: string | null = null;
+  constructor(
+    readonly t: number,
+    readonly subject: string,
+    private make: (() => string) | null,
+  ) {}
+  get text(): string {
+    if (this.built === null) {
+      this.built = this.make!();
+      this.make = null;
+    }
+    return this.built;
+  }
+}
+
 export interface WallClock {
   /** UTC ms of simulated t = 0 */
   startUtcMs: number;
@@ -204,8 +221,14 @@ export class Recorder {
     this.occurrences.push(t, this.events.length - 1);
   }
 
-  note(subject: string, text: string): void {
-    this.notes.push({ t: this.nowFn(), subject, text });
+  /**
+   * A causal note. Notes are read only when a violation's explanation is
+   * built (scenario/run.ts, on first read), so a note may be given as a
+   * function that builds its text then; it must capture what the text
+   * needs at the time of the note.
+   */
+  note(subject: string, text: string | (() => string)): void {
+    this.notes.push(typeof text === "string" ? { t: this.nowFn(), subject, text } : new LazyNote(this.nowFn(), subject, text));
   }
 
   // ---- time formatting -------------------------------------------------

@@ -34,7 +34,7 @@ describe("nestedpendingoperations", () => {
   it("NestedPendingOperations_Positive_SingleOp: one operation runs", () => {
     const { sim, npo } = setup();
     let ran = false;
-    expect(npo.run(key("v"), "volume_attach", (d) => ((ran = true), d(null)))).toBeNull();
+    expect(npo.run(key("v"), "volume_attach", (op) => ((ran = true), op.done(null)))).toBeNull();
     sim.run(10);
     expect(ran).toBe(true);
   });
@@ -45,7 +45,7 @@ describe("nestedpendingoperations", () => {
   });
   it("NestedPendingOperations_Positive_SecondOpAfterFirstCompletes", () => {
     const { sim, npo } = setup();
-    npo.run(key("v"), "volume_attach", (d) => d(null));
+    npo.run(key("v"), "volume_attach", (op) => op.done(null));
     sim.run(1);
     expect(npo.run(key("v"), "volume_attach", () => {})).toBeNull();
   });
@@ -66,10 +66,10 @@ describe("nestedpendingoperations", () => {
   });
   it("a failed operation backs off, and is logged with the retry time", () => {
     const { sim, npo, failures } = setup();
-    let done: Done = () => {};
-    npo.run(key("v"), "volume_detach", (d) => (done = d));
+    let run: Done | undefined;
+    npo.run(key("v"), "volume_detach", (op) => (run = op));
     sim.run(0);
-    sim.at(1000, () => done("boom"));
+    sim.at(1000, () => run!.done("boom"));
     sim.run(1000);
     expect(failures).toEqual([{ key: key("v"), operationName: "volume_detach", error: "boom", retryAt: 1500, durationBeforeRetry: 500 }]);
     sim.at(1500, () => expect(npo.run(key("v"), "volume_detach", () => {})).toBe("ExponentialBackoff"));
@@ -80,18 +80,18 @@ describe("nestedpendingoperations", () => {
   it(">= 1.19: a different operationName resets the backoff; <= 1.18 attach and detach share it (#41307)", () => {
     for (const [version, expected] of [["1.22", null], ["1.18", "ExponentialBackoff"]] as const) {
       const { sim, npo } = setup(version);
-      npo.run(key("v"), "volume_detach", (d) => d("fail"));
+      npo.run(key("v"), "volume_detach", (op) => op.done("fail"));
       sim.run(10);
       expect(npo.run(key("v"), "volume_attach", () => {})).toBe(expected);
     }
   });
   it("IsOperationSafeToRetry (#104526) is false while pending and while backing off", () => {
     const { sim, npo } = setup();
-    let done: Done = () => {};
-    npo.run(key("v"), "volume_detach", (d) => (done = d));
+    let run: Done | undefined;
+    npo.run(key("v"), "volume_detach", (op) => (run = op));
     sim.run(0);
     expect(npo.isOperationSafeToRetry("v", "", "", "volume_detach")).toBe(false);
-    done("x");
+    run!.done("x");
     expect(npo.isOperationSafeToRetry("v", "", "", "volume_detach")).toBe(false);
     sim.at(600, () => expect(npo.isOperationSafeToRetry("v", "", "", "volume_detach")).toBe(true));
     sim.run(600);
@@ -110,7 +110,7 @@ describe("nestedpendingoperations", () => {
       ["1.26", true, "AlreadyExists"],
     ] as const) {
       const { sim, npo } = setup(version);
-      npo.run(key("v", "pod-a"), "volume_unmount", (d) => d("busy"));
+      npo.run(key("v", "pod-a"), "volume_unmount", (op) => op.done("busy"));
       npo.run(key("v", "pod-b"), "volume_unmount", () => {});
       sim.run(10);
       expect(npo.isOperationPending("v", "", ""), version).toBe(pending);
@@ -149,7 +149,7 @@ describe("a failed operation wakes its owner's loop (engine/sim.ts section 3)", 
             sim.bump(g);
           }
         }
-        if (npo.run(key("v"), "attach", (done) => sim.after(250, () => done("boom"))) === null) changes.push(`${sim.now} started`);
+        if (npo.run(key("v"), "attach", (op) => sim.after(250, () => op.done("boom"))) === null) changes.push(`${sim.now} started`);
       },
       g,
     );

@@ -34,21 +34,50 @@ export interface OpKey {
   nodeName: string;
 }
 
-interface Operation {
-  key: OpKey;
-  operationName: string;
-  pending: boolean;
-  backoff: ExponentialBackoff;
+/** What a started operation is handed: done() reports its end, once (later calls are ignored). */
+export interface Done {
+  done(err: ErrorText | null): void;
+}
+
+/**
+ * An operation under its key. Each run is a record of its own (a retry takes
+ * over its predecessor's backoff and place), so a run's record is also the
+ * handle its owner completes it through, and holds what starts it: an owner
+ * can start its operations with a method of its own and an argument, no
+ * closure per run (a closure made per run, or per owner, is also compiled
+ * lazily at its first call, ~50 ns each).
+ */
+class Operation implements Done {
+  pending = true;
   /**
    * While pending, a query was answered by it that its failure would answer
    * otherwise (see complete): its owner's next pass must then see the failure.
    */
-  observed: boolean;
+  observed = false;
+  private finished = false;
+  constructor(
+    private readonly npo: NestedPendingOperations,
+    readonly key: OpKey,
+    readonly operationName: string,
+    readonly backoff: ExponentialBackoff,
+    readonly start: (op: Done, arg: any) => void,
+    readonly arg: unknown,
+    /** `this` of start (its owner) */
+    readonly self: unknown,
+  ) {}
+  done(err: ErrorText | null): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.npo.complete(this, err);
+  }
 }
 
 export type RunResult = null | "AlreadyExists" | "ExponentialBackoff";
 
-export type Done = (err: ErrorText | null) => void;
+/** (the event that starts a run) */
+function startOperation(op: Operation): void {
+  op.start.call(op.self, op, op.arg);
+}
 
 export interface FailureInfo {
   key: OpKey;
@@ -71,13 +100,13 @@ export class NestedPendingOperations {
     /** the owner's wake group (engine/sim.ts section 3) */
     private readonly group?: WakeGroup,
     /**
-     * format the error text handed to onFailure (the owners only log it, so
-     * they pass their recorder, whose `on` says whether lines are built at
-     * the time of the failure: logging can turn off during a run; off, a
-     * failure's text is left unbuilt and `error` is "" unless the operation
-     * gave a plain string)
+     * whether onFailure is told of a failure, with its error text formatted
+     * (the owners only log it, so they pass their recorder, whose `on` says
+     * whether lines are built at the time of the failure: logging can turn
+     * off during a run; off, the failure's text is left unbuilt and no
+     * report made)
      */
-    private readonly formatErrors: { readonly on: boolean } = ALWAYS,
+    private readonly reportFailures: { readonly on: boolean } = ALWAYS,
   ) {}
 
   private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
@@ -119,42 +148,34 @@ export class NestedPendingOperations {
     return found;
   }
 
-  /** Start `start` under `key` unless an operation is pending or backing off. */
-  run(key: OpKey, operationName: string, start: (done: Done) => void): RunResult {
+  /** Start `start(op, arg)` (with `self` as this) under `key` unless an operation is pending or backing off. */
+  run<A, S>(key: OpKey, operationName: string, start: (this: S, op: Done, arg: A) => void, arg?: A, self?: S): RunResult {
     const now = this.sim.now;
-    let op = this.find(key.volumeName, key.podName, key.nodeName);
-    if (op) {
-      if (op.pending) {
-        if (this.profile.npoKeyStruct && op.operationName !== operationName) op.observed = true;
+    const prev = this.find(key.volumeName, key.podName, key.nodeName);
+    let op: Operation;
+    if (prev) {
+      if (prev.pending) {
+        if (this.profile.npoKeyStruct && prev.operationName !== operationName) prev.observed = true;
         return "AlreadyExists";
       }
-      const sameName = !this.profile.npoKeyStruct || op.operationName === operationName;
-      if (sameName && inBackoff(op.backoff, now)) {
-        this.sim.wakeAt(retryAllowedAt(op.backoff));
+      const sameName = !this.profile.npoKeyStruct || prev.operationName === operationName;
+      if (sameName && inBackoff(prev.backoff, now)) {
+        this.sim.wakeAt(retryAllowedAt(prev.backoff));
         return "ExponentialBackoff";
       }
-      if (!sameName) op.backoff = newBackoff();
-      op.pending = true;
-      op.observed = false;
-      op.key = key;
-      op.operationName = operationName;
+      // the retry takes the failed run's place (and, under the same name, its backoff)
+      op = new Operation(this, key, operationName, sameName ? prev.backoff : newBackoff(), start, arg, self);
+      this.ops[this.ops.indexOf(prev)] = op;
     } else {
-      op = { key, operationName, pending: true, backoff: newBackoff(), observed: false };
+      op = new Operation(this, key, operationName, newBackoff(), start, arg, self);
       this.ops.push(op);
     }
     // a pending operation only makes its owner's loop skip the volume: the
     // start does not by itself call for another pass (engine/sim.ts section 3)
     this.sim.bump(this.group, true);
-    const o = op;
-    let finished = false;
-    const done: Done = (err) => {
-      if (finished) return;
-      finished = true;
-      this.complete(o, err);
-    };
     // the operation runs "in its goroutine": after the caller's current step,
     // so the caller's "... started" log line comes first, as upstream
-    this.sim.call(now, start, done);
+    this.sim.call(now, startOperation, op);
     return null;
   }
 
@@ -170,22 +191,29 @@ export class NestedPendingOperations {
    * isOperationPending, a query of another operation name, or a find whose
    * answer would be another operation once this one is not pending, is
    * `observed`: its failure wakes the owner at once, as success does.
+   * (Called by the operation's done.)
    */
-  private complete(op: Operation, err: ErrorText | null): void {
+  complete(op: Operation, err: ErrorText | null): void {
     if (err === null) {
       this.sim.bump(this.group);
-      const i = this.ops.indexOf(op);
-      if (i >= 0) this.ops.splice(i, 1);
+      // remove it, keeping the others' order (find takes the first match), without splice's array of removed items
+      const ops = this.ops;
+      const i = ops.indexOf(op);
+      if (i >= 0) {
+        for (let j = i + 1; j < ops.length; j++) ops[j - 1] = ops[j]!;
+        ops.pop();
+      }
       return;
     }
     op.pending = false;
     backoffUpdate(op.backoff, err, this.sim.now, this.initialMs, this.maxMs);
     if (op.observed || this.group === undefined) this.sim.bump(this.group);
     else this.sim.deferGroup(this.group, retryAllowedAt(op.backoff));
+    if (!this.reportFailures.on) return;
     this.onFailure({
       key: op.key,
       operationName: op.operationName,
-      error: this.formatErrors.on ? errorText(err) : typeof err === "string" ? err : "",
+      error: errorText(err),
       retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
       durationBeforeRetry: op.backoff.durationBeforeRetry,
     });

@@ -66,7 +66,7 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
     },
     waitForAttach(env, spec, devicePath, done) {
       const disk = src(spec)!.diskId;
-      if (!env.ctx.backend.volume(disk).attachedTo.has(env.nodeName!)) return done(`could not find attached ${kind} disk "${disk}" (path: "${devicePath}")`);
+      if (!env.ctx.backend.volume(disk).attachedTo.has(env.nodeName!)) return done(() => `could not find attached ${kind} disk "${disk}" (path: "${devicePath}")`);
       done(null, devicePath || `/dev/disk/by-id/virtio-${disk}`);
     },
     getDeviceMountPath(env, spec) {

@@ -32,7 +32,8 @@ import type { KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { sha256Hex } from "../../util/sha256.js";
 import type { Host } from "../host/mount.js";
-import { joinInterned, PluginError, type Cb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import type { ErrorText } from "../util/exponentialbackoff.js";
+import { joinInterned, PluginError, type Cb, type LazyCb, type PluginEnv, type VAWaiter, type VAWaiters, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 
@@ -81,6 +82,17 @@ export function makeVolumeHandle(podUID: string, volSourceSpecName: string): str
 
 const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
 
+/** the staging directory of a global mount (".../globalmount" without its last part), one string per path */
+function stagingDir(deviceMountPath: string): string {
+  let d = stagingDirs.get(deviceMountPath);
+  if (d === undefined) {
+    if (stagingDirs.size >= 4096) stagingDirs.clear();
+    stagingDirs.set(deviceMountPath, (d = deviceMountPath.endsWith("/globalmount") ? deviceMountPath.slice(0, -"/globalmount".length) : deviceMountPath));
+  }
+  return d;
+}
+const stagingDirs = new Map<string, string>();
+
 /** the PV's CSI source itself (never written: API objects are immutable), or null */
 function pvSource(spec: VolumeSpec): { readonly driver: string; readonly volumeHandle: string } | null {
   const csi = spec.pv?.spec?.csi;
@@ -99,13 +111,82 @@ function stageUnstage(ctx: Ctx, driver: string): boolean {
 }
 
 
-function once(done: Cb): Cb {
-  let called = false;
-  return (e, r) => {
-    if (called) return;
-    called = true;
-    done(e, r);
-  };
+/**
+ * Attach waiting for its VolumeAttachment to be attached (or to fail, or to
+ * time out): one record per wait holds what its check, its timeout and its
+ * callback need, instead of a closure each (csi_attacher.go waitForVolumeAttachment).
+ */
+class AttachWait implements VAWaiter {
+  private finished = false;
+  constructor(
+    private readonly done: Cb,
+    readonly attachID: string,
+    readonly volumeHandle: string,
+    readonly waiters: VAWaiters,
+  ) {}
+  finish(err: string | null, devicePath?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.done(err, devicePath);
+  }
+  check(va: KObj | undefined): boolean {
+    if (!va) return false;
+    if (va.metadata.deletionTimestamp !== undefined) {
+      this.finish(log(`volume attachment ${this.attachID} is being deleted`));
+      return true;
+    }
+    if (va.status?.attached) {
+      this.finish(null, "");
+      return true;
+    }
+    if (va.status?.attachError) {
+      this.finish(log(`attacher.Attach failed: rpc error: ${va.status.attachError.message}`));
+      return true;
+    }
+    return false;
+  }
+  /** (the timeout's event; one that finds the wait over has nothing to do) */
+  static timeout(w: AttachWait): void {
+    if (w.finished) return;
+    w.waiters.remove(w.attachID, w);
+    w.finish(log(`attachment timeout for volume ${w.volumeHandle}`));
+  }
+}
+
+/** Detach waiting for its VolumeAttachment to be gone (csi_attacher.go waitForVolumeDetachment); see AttachWait. */
+class DetachWait implements VAWaiter {
+  private finished = false;
+  constructor(
+    private readonly done: LazyCb,
+    readonly attachID: string,
+    readonly volID: string,
+    readonly timeoutMs: number,
+    readonly waiters: VAWaiters,
+  ) {}
+  finish(err: ErrorText | null): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.done(err);
+  }
+  check(va: KObj | undefined): boolean {
+    if (!va) {
+      this.finish(null);
+      return true;
+    }
+    if (va.status?.detachError) {
+      const msg = va.status.detachError.message;
+      const volID = this.volID;
+      this.finish(() => log(`detacher.WaitForDetach failed for volume [${volID}]: ${msg}`));
+      return true;
+    }
+    return false;
+  }
+  static timeout(w: DetachWait): void {
+    if (w.finished) return;
+    w.waiters.remove(w.attachID, w);
+    const { timeoutMs, volID, attachID } = w;
+    w.finish(() => log(`detacher.WaitForDetach timeout after ${timeoutMs / 1000}s [volume=${volID}; attachment.ID=${attachID}]`));
+  }
 }
 
 export function createCSIPlugin(): VolumePlugin {
@@ -130,8 +211,7 @@ export function createCSIPlugin(): VolumePlugin {
     },
 
     // ---- attach/detach controller ------------------------------------
-    attach(env, spec, node, done0) {
-      const done = once(done0);
+    attach(env, spec, node, done) {
       const { ctx } = env;
       const s = pvSource(spec)!;
       if (!attachRequired(ctx, s.driver)) {
@@ -153,32 +233,13 @@ export function createCSIPlugin(): VolumePlugin {
       }
       if (created !== null) ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:110", log(`attachment [${attachID}] for volume [${s.volumeHandle}] created successfully`));
       else ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:103", log(`attachment [${attachID}] for volume [${s.volumeHandle}] already exists (will not be recreated)`));
-      const check = (va: KObj | undefined): boolean => {
-        if (!va) return false;
-        if (va.metadata.deletionTimestamp !== undefined) {
-          done(log(`volume attachment ${attachID} is being deleted`));
-          return true;
-        }
-        if (va.status?.attached) {
-          done(null, "");
-          return true;
-        }
-        if (va.status?.attachError) {
-          done(log(`attacher.Attach failed: rpc error: ${va.status.attachError.message}`));
-          return true;
-        }
-        return false;
-      };
-      if (check(ctx.api.tryGet("VolumeAttachment", attachID))) return;
-      const cancel = env.vaWaiters!.add(attachID, check);
-      ctx.sim.after(ctx.timers.CSI_TIMEOUT_MS, () => {
-        cancel();
-        done(log(`attachment timeout for volume ${s.volumeHandle}`));
-      });
+      const wait = new AttachWait(done, attachID, s.volumeHandle, env.vaWaiters!);
+      if (wait.check(ctx.api.tryGet("VolumeAttachment", attachID))) return;
+      env.vaWaiters!.add(attachID, wait);
+      ctx.sim.call(ctx.sim.now + ctx.timers.CSI_TIMEOUT_MS, AttachWait.timeout, wait);
     },
 
-    detach(env, volumeName, node, done0) {
-      const done = once(done0);
+    detach(env, volumeName, node, done) {
       const { ctx } = env;
       let attachID: string;
       let volID: string;
@@ -188,7 +249,7 @@ export function createCSIPlugin(): VolumePlugin {
         volID = volumeName;
       } else {
         const i = volumeName.indexOf("^");
-        if (i < 0) return done(log(`detacher.Detach failed: volumeName missing expected data`));
+        if (i < 0) return done(log("detacher.Detach failed: volumeName missing expected data"));
         const driverName = volumeName.slice(0, i);
         volID = volumeName.slice(i + 1);
         attachID = getAttachmentName(volID, driverName, node);
@@ -204,37 +265,23 @@ export function createCSIPlugin(): VolumePlugin {
           ctx.steps.step("csi.VolumeAttachmentNotFound", attachID);
           if (attachID === volumeName) {
             // the cause the invariants' explanations quote (seed 004): not a log line
-            const i = volumeName.indexOf("^");
-            const real = i < 0 ? "" : ` (${getAttachmentName(volumeName.slice(i + 1), volumeName.slice(0, i), node)})`;
-            ctx.out.note(
-              `volume:kubernetes.io/csi/${volumeName}`,
-              `the CSI detacher took the volume name kubernetes.io/csi/${volumeName} (${volumeName.length} characters starting with "csi-") for a VolumeAttachment name (isAttachmentName; fixed by #107025), deleted volumeattachments/${volumeName}, got 404 Not Found and reported the detach from ${node} as done; the real VolumeAttachment${real} stays attached`,
-            );
+            ctx.out.note(`volume:kubernetes.io/csi/${volumeName}`, () => {
+              const i = volumeName.indexOf("^");
+              const real = i < 0 ? "" : ` (${getAttachmentName(volumeName.slice(i + 1), volumeName.slice(0, i), node)})`;
+              return `the CSI detacher took the volume name kubernetes.io/csi/${volumeName} (${volumeName.length} characters starting with "csi-") for a VolumeAttachment name (isAttachmentName; fixed by #107025), deleted volumeattachments/${volumeName}, got 404 Not Found and reported the detach from ${node} as done; the real VolumeAttachment${real} stays attached`;
+            });
           }
           return done(null);
         }
-        return done(log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${(e as Error).message}`));
+        const msg = (e as Error).message;
+        return done(() => log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${msg}`));
       }
       ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 200 OK in 8 milliseconds`);
       ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:420", log(`detacher deleted ok VolumeAttachment.ID=${attachID}`));
-      const check = (va: KObj | undefined): boolean => {
-        if (!va) {
-          done(null);
-          return true;
-        }
-        if (va.status?.detachError) {
-          done(log(`detacher.WaitForDetach failed for volume [${volID}]: ${va.status.detachError.message}`));
-          return true;
-        }
-        return false;
-      };
-      const cur = ctx.api.tryGet("VolumeAttachment", attachID);
-      if (check(cur)) return;
-      const cancel = env.vaWaiters!.add(attachID, check);
-      ctx.sim.after(ctx.timers.CSI_TIMEOUT_MS, () => {
-        cancel();
-        done(log(`detacher.WaitForDetach timeout after ${ctx.timers.CSI_TIMEOUT_MS / 1000}s [volume=${volID}; attachment.ID=${attachID}]`));
-      });
+      const wait = new DetachWait(done, attachID, volID, ctx.timers.CSI_TIMEOUT_MS, env.vaWaiters!);
+      if (wait.check(ctx.api.tryGet("VolumeAttachment", attachID))) return;
+      env.vaWaiters!.add(attachID, wait);
+      ctx.sim.call(ctx.sim.now + ctx.timers.CSI_TIMEOUT_MS, DetachWait.timeout, wait);
     },
 
     volumeIsAttached(env, spec, node) {
@@ -252,16 +299,18 @@ export function createCSIPlugin(): VolumePlugin {
       if (!attachRequired(ctx, s.driver)) return done(null, "");
       const attachID = getAttachmentName(s.volumeHandle, s.driver, env.nodeName!);
       const va = ctx.api.tryGet("VolumeAttachment", attachID);
-      if (!va) return done(log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volumeattachments.storage.k8s.io "${attachID}" not found`));
+      if (!va) return done(() => log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volumeattachments.storage.k8s.io "${attachID}" not found`));
       if (va.status?.attached) return done(null, attachID);
-      return done(log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volume ${s.volumeHandle} is not attached yet`));
+      return done(() => log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volume ${s.volumeHandle} is not attached yet`));
     },
     getDeviceMountPath(env, spec) {
       const s = pvSource(spec)!;
       const root = env.ctx.kubeletRoot;
-      return env.ctx.profile.csiHashedGlobalMount
-        ? `${root}/plugins/kubernetes.io/csi/${s.driver}/${sha256Memo(s.volumeHandle)}/globalmount`
-        : `${root}/plugins/kubernetes.io/csi/pv/${spec.name}/globalmount`;
+      // the same string for the same volume: a map key (mounts, directories, stagingDir) at every (un)mount
+      const dir = env.ctx.profile.csiHashedGlobalMount
+        ? joinInterned(joinInterned(root, "/plugins/kubernetes.io/csi/", s.driver), "/", sha256Memo(s.volumeHandle))
+        : joinInterned(root, "/plugins/kubernetes.io/csi/pv/", spec.name);
+      return joinInterned(dir, "/", "globalmount");
     },
     mountDevice(env, spec, _devicePath, deviceMountPath, done) {
       const s = pvSource(spec)!;
@@ -274,7 +323,7 @@ export function createCSIPlugin(): VolumePlugin {
       const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         if (r.error) return done(log(`attacher.MountDevice failed: rpc error: code = Internal desc = ${r.error}`));
-        host.mkdir(deviceMountPath.replace(/\/globalmount$/, ""), { plugin: CSI_PLUGIN_NAME, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
+        host.mkdir(stagingDir(deviceMountPath), { plugin: CSI_PLUGIN_NAME, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
         host.mkdir(deviceMountPath, { plugin: CSI_PLUGIN_NAME, data: {} });
         host.mount(`csi:${s.volumeHandle}`, deviceMountPath);
         done(null);
@@ -283,26 +332,28 @@ export function createCSIPlugin(): VolumePlugin {
     unmountDevice(env, deviceMountPath, done) {
       const { ctx } = env;
       const host = env.host!;
-      const meta = host.dirs.get(deviceMountPath.replace(/\/globalmount$/, ""));
+      const meta = host.dirs.get(stagingDir(deviceMountPath));
       const handle = meta?.data.volumeHandle ?? "";
       if (meta && !stageUnstage(ctx, meta.data.driverName ?? "")) return done(null);
       const r = ctx.backend.call("nodeUnstage", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
-        if (r.error) return done(log(`attacher.UnmountDevice failed: rpc error: code = Internal desc = ${r.error}`));
+        const error = r.error;
+        if (error) return done(() => log(`attacher.UnmountDevice failed: rpc error: code = Internal desc = ${error}`));
         host.unmount(deviceMountPath);
         host.rmdir(deviceMountPath);
-        host.rmdir(deviceMountPath.replace(/\/globalmount$/, ""));
+        host.rmdir(stagingDir(deviceMountPath));
         done(null);
       });
     },
     podVolumeDir(env, podUID, specName) {
-      return `${env.ctx.kubeletRoot}/pods/${podUID}/volumes/kubernetes.io~csi/${specName}`;
+      // the same string for the same volume: a map key looked up at every mount, tear-down and retry
+      return joinInterned(joinInterned(env.ctx.kubeletRoot, "/pods/", podUID), "/volumes/kubernetes.io~csi/", specName);
     },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const { ctx } = env;
       const host = env.host!;
       const dir = plugin.podVolumeDir(env, podUID, spec.name);
-      const target = `${dir}/mount`;
+      const target = joinInterned(dir, "/", "mount");
       const s = pvSource(spec);
       const ephemeral = !s;
       const driver = s ? s.driver : spec.inline!.csi!.driver;
@@ -316,7 +367,7 @@ export function createCSIPlugin(): VolumePlugin {
           specName: spec.name,
           data: { driverName: driver, volumeHandle: handle, specVolID: spec.name, volumeLifecycleMode: ephemeral ? "Ephemeral" : "Persistent", podUID },
         });
-        if (ephemeral) host.mount(`lv:${handle}`, target);
+        if (ephemeral) host.mount(joinInterned("lv", ":", handle), target);
         else if (stageUnstage(ctx, driver) && host.isMountPoint(deviceMountPath)) host.bind(deviceMountPath, target);
         else host.mount(`csi:${handle}`, target);
         done(null);
@@ -326,7 +377,7 @@ export function createCSIPlugin(): VolumePlugin {
       const { ctx } = env;
       const host = env.host!;
       const dir = plugin.podVolumeDir(env, podUID, specName);
-      const target = `${dir}/mount`;
+      const target = joinInterned(dir, "/", "mount");
       const info = host.dirs.get(dir);
       if (!info) {
         // nothing on disk: already torn down
@@ -338,25 +389,27 @@ export function createCSIPlugin(): VolumePlugin {
       // in-flight NodeUnpublish calls, for the driver's "still ongoing" answer
       const calls = host.csiUnpublishing;
       if (calls.has(handle))
-        return done(log(`Unmounter.TearDownAt failed: rpc error: code = Aborted desc = NodeUnpublish operation for volume ${handle} still ongoing`));
+        return done(() => log(`Unmounter.TearDownAt failed: rpc error: code = Aborted desc = NodeUnpublish operation for volume ${handle} still ongoing`));
       calls.add(handle);
       const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         calls.delete(handle);
-        if (r.error) return done(log(`Unmounter.TearDownAt failed: rpc error: code = Internal desc = ${r.error}`));
+        const error = r.error;
+        if (error) return done(() => log(`Unmounter.TearDownAt failed: rpc error: code = Internal desc = ${error}`));
         if (ephemeral) {
-          const holders = host.holders(`lv:${handle}`);
+          // (the holders now; the texts are built only if read)
+          const holders = host.holders(joinInterned("lv", ":", handle));
           if (holders.length > 0) {
-            const lv = `vg10000/vg10000_${handle}`;
             ctx.out.note(
               `volume:${handle}`,
-              `NodeUnpublish of ephemeral volume ${handle} failed: the logical volume is still mounted in the mount namespace of ${holders.join(", ")} (the container has not exited yet)`,
+              () => `NodeUnpublish of ephemeral volume ${handle} failed: the logical volume is still mounted in the mount namespace of ${holders.join(", ")} (the container has not exited yet)`,
             );
-            return done(
-              log(
+            return done(() => {
+              const lv = `vg10000/vg10000_${handle}`;
+              return log(
                 `Unmounter.TearDownAt failed: rpc error: code = Internal desc = rpc error: code = Internal desc = Failed to remove volume: Failed to lvremove lv ${lv}: Logical volume ${lv} contains a filesystem in use.`,
-              ),
-            );
+              );
+            });
           }
         }
         host.unmount(target);

@@ -17,7 +17,7 @@
 // #79940: when the mount table has no device, find it from the image encoded
 // in the directory name (/sys/bus/rbd/devices) and retry the unmap.
 
-import { PluginError, type Cb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import { joinInterned, PluginError, type LazyCb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const RBD_PLUGIN_NAME = "kubernetes.io/rbd";
 
@@ -27,22 +27,23 @@ function src(spec: VolumeSpec): { pool: string; image: string } | null {
 }
 
 /** rbd prints its stderr; old kubelets formatted it with %v of a []byte */
-function rbdOutput(env: PluginEnv, text: string): string {
-  if (!env.ctx.profile.rbdOutputAsBytes) return text;
+function rbdOutput(asBytes: boolean, text: string): string {
+  if (!asBytes) return text;
   const bytes: number[] = [];
   for (let i = 0; i < text.length; i++) bytes.push(text.charCodeAt(i));
   return `[${bytes.join(" ")}]`;
 }
 
 export function createRBDPlugin(): VolumePlugin {
-  const detachDisk = (env: PluginEnv, image: string, devicePath: string, done: Cb): void => {
+  const detachDisk = (env: PluginEnv, image: string, devicePath: string, done: LazyCb): void => {
     const { ctx } = env;
     const host = env.host!;
-    const r = ctx.backend.call("rbdUnmap", `rbd:${image}`, env.nodeName!);
+    const id = joinInterned("rbd", ":", image);
+    const r = ctx.backend.call("rbdUnmap", id, env.nodeName!);
     ctx.sim.after(r.latencyMs, () => {
       const res = r.error ? "EIO" : host.rbdUnmap(devicePath);
       if (res === null) {
-        ctx.backend.detach(`rbd:${image}`, env.nodeName!);
+        ctx.backend.detach(id, env.nodeName!);
         ctx.out.on && ctx.out.log(env.component, "I", "rbd_util.go:446", `rbd: successfully unmap device ${devicePath}`);
         return done(null);
       }
@@ -62,7 +63,9 @@ export function createRBDPlugin(): VolumePlugin {
           );
       }
       if (res === "EBUSY") ctx.steps.step("rbd.UnmapBusy", devicePath);
-      done(`rbd: failed to unmap device ${devicePath}, error exit status ${code}, rbd output: ${rbdOutput(env, stderr)}`);
+      // read by the kubelet's failure log line alone: built only if logged
+      const asBytes = ctx.profile.rbdOutputAsBytes;
+      done(() => `rbd: failed to unmap device ${devicePath}, error exit status ${code}, rbd output: ${rbdOutput(asBytes, stderr)}`);
     });
   };
 
@@ -76,7 +79,8 @@ export function createRBDPlugin(): VolumePlugin {
     getVolumeName(spec) {
       const s = src(spec);
       if (!s) throw new PluginError("Spec does not reference a RBD volume type");
-      return `${s.pool}:${s.image}`;
+      // the same string for the same image (uniqueNameFromSpec: map keys rebuilt every pass)
+      return joinInterned(s.pool, ":", s.image);
     },
     attach(_env, _spec, _node, done) {
       done(null, "");
@@ -88,14 +92,15 @@ export function createRBDPlugin(): VolumePlugin {
     waitForAttach(env, spec, _devicePath, done) {
       const { ctx } = env;
       const s = src(spec)!;
-      const image = `${s.pool}/${s.image}`;
-      const r = ctx.backend.call("rbdMap", `rbd:${image}`, env.nodeName!);
+      const image = joinInterned(s.pool, "/", s.image);
+      const id = joinInterned("rbd", ":", image);
+      const r = ctx.backend.call("rbdMap", id, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         if (r.error) return done(`rbd: map failed ${r.error}`);
         for (const h of ctx.hosts.values())
           if (h !== env.host && h.rbdDeviceFor(image)) return done(`rbd image ${image} is still being used`);
         const dev = env.host!.rbdMap(image);
-        ctx.backend.attach(`rbd:${image}`, env.nodeName!, `rbd image ${image} is still being used`);
+        ctx.backend.attach(id, env.nodeName!, `rbd image ${image} is still being used`);
         ctx.out.on && ctx.out.log(env.component, "I", "rbd_util.go:380", `rbd: successfully map image ${image} to ${dev}`);
         done(null, dev);
       });
@@ -119,7 +124,7 @@ export function createRBDPlugin(): VolumePlugin {
         ctx.out.on && ctx.out.log(c, "W", "attacher.go:226", `Warning: Unmount skipped because path does not exist: ${deviceMountPath}`);
         return done(null);
       }
-      const image = `${info.data.pool}/${info.data.image}`;
+      const image = joinInterned(info.data.pool!, "/", info.data.image!);
       let devicePath = host.deviceAt(deviceMountPath);
       const mounted = devicePath !== "";
       if (ctx.profile.fix["79940"]) {

@@ -221,6 +221,14 @@ export class ActualStateOfWorld {
     return out;
   }
 
+  /** getNodesForAttachedVolume(volumeName) has a node other than nodeName (without building the list) */
+  isAttachedElsewhere(volumeName: string, nodeName: string): boolean {
+    const v = this.attachedVolumes.get(volumeName);
+    if (!v) return false;
+    for (const n of v.nodesAttachedTo.values()) if (n.attachedConfirmed && n.nodeName !== nodeName) return true;
+    return false;
+  }
+
   isInReport(volumeName: string, nodeName: string): boolean {
     return this.nodesToUpdateStatusFor.get(nodeName)?.volumesToReportAsAttached.has(volumeName) ?? false;
   }
