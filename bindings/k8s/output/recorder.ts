@@ -94,9 +94,13 @@ export class Recorder {
   private byReason = new Map<string, number[]>();
   /** pod UID -> when a kubelet first synced it (its status's startTime; the final objects' view of a pod it never wrote) */
   readonly podSyncedAt = new Map<string, number>();
-  /** each process's pid as its klog header prints it (right-aligned in 7 columns) */
-  private pids = new Map<string, string>();
-  private startedAt = new Map<string, number>();
+  /**
+   * each process's pid as its klog header prints it (right-aligned in 7
+   * columns), and when it started (goTime's m=+): read only by lines, so a
+   * run that builds none keeps neither (processStarted)
+   */
+  private pids: Map<string, string> | undefined;
+  private startedAt: Map<string, number> | undefined;
   private nextPid = 1500;
   /** whether lines are built; with needles, until every needle is found */
   on: boolean;
@@ -122,11 +126,16 @@ export class Recorder {
     if (!this.podSyncedAt.has(uid)) this.podSyncedAt.set(uid, t);
   }
 
-  /** A (re)started process gets a new pid and a new monotonic clock (m=+...). */
+  /**
+   * A (re)started process gets a new pid and a new monotonic clock (m=+...).
+   * Only lines read them, and a run whose logging is off builds no more lines
+   * (`on` never turns on again), so it keeps none.
+   */
   processStarted(component: string, pid?: number): void {
+    if (!this.on) return;
     this.nextPid += 137 + (this.nextPid % 89);
-    this.pids.set(component, String(pid ?? this.nextPid).padStart(7));
-    this.startedAt.set(component, this.nowFn());
+    (this.pids ??= new Map()).set(component, String(pid ?? this.nextPid).padStart(7));
+    (this.startedAt ??= new Map()).set(component, this.nowFn());
   }
 
   log(component: string, severity: "I" | "W" | "E", src: string, msg: string): true {
@@ -136,7 +145,7 @@ export class Recorder {
       this.stampT = t;
       this.stamp = this.klogStamp(t);
     }
-    const text = `${severity}${this.stamp} ${this.pids.get(component) ?? "      1"} ${src}] ${msg}`;
+    const text = `${severity}${this.stamp} ${this.pids?.get(component) ?? "      1"} ${src}] ${msg}`;
     if (this.needles !== null) this.match({ t, component, severity, text });
     else this.logs.push({ t, component, severity, text });
     return true;
@@ -263,7 +272,7 @@ export class Recorder {
       const a = Math.abs(off);
       this.zoneText = ` ${off < 0 ? "-" : "+"}${p2(Math.floor(a / 60))}${p2(a % 60)} ${this.clock.zone} m=+`;
     }
-    const mono = monoText(t - (this.startedAt.get(component) ?? 0));
+    const mono = monoText(t - (this.startedAt?.get(component) ?? 0));
     const ms = this.localMs(t);
     if (ms < 0) {
       const d = new Date(this.clock.startUtcMs + t + this.clock.offsetMin * 60000);
