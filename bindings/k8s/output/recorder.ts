@@ -111,11 +111,12 @@ export class Recorder {
   private stampT = -1;
   private stamp = "";
 
-  /** `logs`: keep every line (true), none (false), or match them against needles */
+  /** `logs`: keep every line (true), none (false), or match them against needles; `events` false: keep no event (a run nothing reads them from) */
   constructor(
     logs: boolean | readonly LogNeedle[],
     readonly clock: WallClock,
     private readonly nowFn: () => number,
+    private readonly keepEvents = true,
   ) {
     this.needles = typeof logs === "boolean" ? null : logs;
     this.open = this.needles === null ? 0 : this.needles.length;
@@ -196,6 +197,7 @@ export class Recorder {
    * filter, and a restarted process starting with an empty cache.
    */
   event(type: "Normal" | "Warning", reason: string, object: string, message: string, source: string, namespace?: string, uid?: string): void {
+    if (!this.keepEvents) return;
     const t = this.nowFn();
     let same = this.byReason.get(reason);
     if (same === undefined) this.byReason.set(reason, (same = []));

@@ -253,13 +253,15 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
   const timers: TimerConfig = timersFor(sc.settings.timers);
   const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
   const needles = opts.logs === "checks" ? logNeedles(sc) : null;
-  const out = new Recorder(needles ?? opts.logs !== false, sc.clock, () => sim.now);
+  // (a run that gives its log checks alone keeps no events: nothing reads them)
+  const out = new Recorder(needles ?? opts.logs !== false, sc.clock, () => sim.now, !logChecksOnly);
   const api = new ApiServer(sim);
   const backend = new Backend(sim);
   Object.assign(backend.latency, sc.settings.latencies);
   for (const f of sc.storageFaults) backend.faults.push({ ...f });
   // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
-  const steps = new Steps(sim, (opts.steps ?? false) || sc.expect.some(isStepCheck) || sc.symptom.some(isStepCheck));
+  // (a run that gives its log checks alone gives no steps and decides no step check: none recorded)
+  const steps = new Steps(sim, !logChecksOnly && ((opts.steps ?? false) || sc.expect.some(isStepCheck) || sc.symptom.some(isStepCheck)));
   const violations: Violation[] = [];
   const hosts = new Map<string, Host>();
   const kubeletRoot = sc.settings.kubeletRoot;
@@ -275,7 +277,10 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
     out,
     steps,
     monitor: {
-      podStarting: (podKey, uid, node) => checkPodStart(podKey, uid, node),
+      // (the invariants' bookkeeping, here and in the API and backend hooks
+      // below, only reads the run; a run that gives its log checks alone
+      // checks no invariant and has none)
+      podStarting: logChecksOnly ? NO_MONITOR : (podKey, uid, node) => checkPodStart(podKey, uid, node),
     },
     watchExtra: (component) => {
       if (sc.watchFaults.length === 0) return NO_EXTRA_DELAY;
@@ -335,8 +340,10 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
     if (v.exclusive && v.attachedTo.size > 1)
       violations.push(violation("rwo-single-node", sim.now, `volume ${v.id} is attached to ${[...v.attachedTo].join(" and ")} at once although it is ReadWriteOnce (attached to ${node} last).`));
   };
-  api.onWrite = onApiWrite;
-  backend.onAttach = onBackendAttach;
+  if (!logChecksOnly) {
+    api.onWrite = onApiWrite;
+    backend.onAttach = onBackendAttach;
+  }
 
   function checkPodStart(podKey: string, uid: string, node: string): void {
     const pod = api.tryGet("Pod", podKey);
@@ -880,6 +887,7 @@ export function finalPods(r: K8sRunResult): KObj[] {
 }
 
 const NO_EXTRA_DELAY = (_now: number): number => 0;
+const NO_MONITOR = (_podKey: string, _uid: string, _node: string): void => {};
 
 /** the order of the result's final objects, by kind */
 const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
