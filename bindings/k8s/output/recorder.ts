@@ -147,16 +147,15 @@ export class Recorder {
       this.stamp = this.klogStamp(t);
     }
     const text = `${severity}${this.stamp} ${this.pids?.get(component) ?? "      1"} ${src}] ${msg}`;
-    if (this.needles !== null) this.match({ t, component, severity, text });
+    if (this.needles !== null) this.match(t, component, severity, text);
     else this.logs.push({ t, component, severity, text });
     return true;
   }
 
   /** a line that is not klog (a CLI's stderr, a driver's own log) */
   raw(component: string, severity: "I" | "W" | "E", text: string): true {
-    const line = { t: this.nowFn(), component, severity, text };
-    if (this.needles !== null) this.match(line);
-    else this.logs.push(line);
+    if (this.needles !== null) this.match(this.nowFn(), component, severity, text);
+    else this.logs.push({ t: this.nowFn(), component, severity, text });
     return true;
   }
 
@@ -176,10 +175,14 @@ export class Recorder {
     return false;
   }
 
-  private match(line: LogLine): void {
-    for (const n of this.needles!) {
-      if (n.hit !== null || (n.component !== undefined && !line.component.startsWith(n.component)) || !line.text.includes(n.contains)) continue;
-      n.hit = line;
+  /** the line (t, component, severity, text) against the open needles (its LogLine made only for a hit: most lines match none) */
+  private match(t: number, component: string, severity: "I" | "W" | "E", text: string): void {
+    const needles = this.needles!;
+    let line: LogLine | null = null;
+    for (let i = 0; i < needles.length; i++) {
+      const n = needles[i]!;
+      if (n.hit !== null || (n.component !== undefined && !component.startsWith(n.component)) || !text.includes(n.contains)) continue;
+      n.hit = line ??= { t, component, severity, text };
       if (--this.open === 0) this.on = false;
     }
   }
@@ -335,8 +338,20 @@ function p2(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
 
-/** "T+1m05.200s" relative stamp used by the timeline. */
+/**
+ * "T+1m05.200s" relative stamp used by the timeline. A whole number of ms in
+ * [0, 1e15) is written from its digits: (r / 1000).toFixed(3) of r ms is
+ * `s.mmm` there (the double is within half an ulp of that decimal, far from
+ * a rounding boundary: see monoText); other times take toFixed.
+ */
 export function relTime(t: number): string {
+  if (t >= 0 && t < 1e15 && Number.isInteger(t)) {
+    const r = t % 60000;
+    const m = (t - r) / 60000;
+    const ms = r % 1000;
+    const sec = (r - ms) / 1000;
+    return m > 0 ? `${m}m${P2[sec]}.${MS3[ms]}s` : `${sec}.${MS3[ms]}s`;
+  }
   const m = Math.floor(t / 60000);
   const s = ((t % 60000) / 1000).toFixed(3).padStart(6, "0");
   return m > 0 ? `${m}m${s}s` : `${(t / 1000).toFixed(3)}s`;
