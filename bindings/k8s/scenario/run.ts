@@ -963,9 +963,19 @@ export function isLogCheck(c: Check): c is Check & { kind: "log" | "noLog" } {
 /** one needle per distinct text and component of the scenario's `log:` / `noLog:` checks */
 function logNeedles(sc: K8sScenario): LogNeedle[] {
   const out: LogNeedle[] = [];
-  for (const { check: c } of [...sc.expect, ...sc.symptom])
-    if (isLogCheck(c) && !out.some((n) => n.contains === c.contains && n.component === (c.component || undefined))) out.push({ contains: c.contains, component: c.component || undefined, hit: null });
+  addNeedles(out, sc.expect);
+  addNeedles(out, sc.symptom);
   return out;
+}
+function addNeedles(out: LogNeedle[], es: readonly Expectation[]): void {
+  for (let i = 0; i < es.length; i++) {
+    const c = es[i]!.check;
+    if (isLogCheck(c) && !hasNeedle(out, c)) out.push({ contains: c.contains, component: c.component || undefined, hit: null });
+  }
+}
+function hasNeedle(needles: readonly LogNeedle[], c: { contains: string; component?: string }): boolean {
+  for (let i = 0; i < needles.length; i++) if (needles[i]!.contains === c.contains && needles[i]!.component === (c.component || undefined)) return true;
+  return false;
 }
 
 /** the needle of a log check (logNeedles made one for each) */
