@@ -31,7 +31,8 @@ export type StepName = (typeof STEP_NAMES)[number];
  * step ("between step X and Y" = right after X, before anything else runs).
  */
 export class Steps {
-  private hooks = new Map<string, Array<(detail: string) => void>>();
+  /** made by the first hook (a scenario's `after:` items; most runs have none) */
+  private hooks: Map<string, Array<(detail: string) => void>> | undefined;
   /** every step seen (when recording): the result's `steps`, `step:` checks, `between:` probes */
   readonly seen: Array<{ t: number; name: string; detail: string }> = [];
   constructor(
@@ -39,13 +40,14 @@ export class Steps {
     readonly record: boolean,
   ) {}
   on(name: string, fn: (detail: string) => void): void {
-    let a = this.hooks.get(name);
-    if (!a) this.hooks.set(name, (a = []));
+    const hooks = (this.hooks ??= new Map());
+    let a = hooks.get(name);
+    if (!a) hooks.set(name, (a = []));
     a.push(fn);
   }
   step(name: StepName, detail: string): void {
     if (this.record) this.seen.push({ t: this.sim.now, name, detail });
-    const a = this.hooks.get(name);
+    const a = this.hooks?.get(name);
     if (a) for (const fn of a.slice()) fn(detail);
   }
 }

@@ -111,9 +111,13 @@ export class Recorder {
   private byReason = new Map<string, number[]>();
   /** pod UID -> when a kubelet first synced it (its status's startTime; the final objects' view of a pod it never wrote) */
   readonly podSyncedAt = new Map<string, number>();
-  /** each process's pid as its klog header prints it (right-aligned in 7 columns) */
-  private pids = new Map<string, string>();
-  private startedAt = new Map<string, number>();
+  /**
+   * each process's pid as its klog header prints it (right-aligned in 7
+   * columns), and when it started (goTime's m=+): read only by lines, so a
+   * run that builds none keeps neither (processStarted)
+   */
+  private pids: Map<string, string> | undefined;
+  private startedAt: Map<string, number> | undefined;
   private nextPid = 1500;
   /** whether lines are built; with needles, until every needle is found */
   on: boolean;
@@ -124,11 +128,12 @@ export class Recorder {
   private stampT = -1;
   private stamp = "";
 
-  /** `logs`: keep every line (true), none (false), or match them against needles */
+  /** `logs`: keep every line (true), none (false), or match them against needles; `events` false: keep no event (a run nothing reads them from) */
   constructor(
     logs: boolean | readonly LogNeedle[],
     readonly clock: WallClock,
     private readonly nowFn: () => number,
+    private readonly keepEvents = true,
   ) {
     this.needles = typeof logs === "boolean" ? null : logs;
     this.open = this.needles === null ? 0 : this.needles.length;
@@ -139,11 +144,16 @@ export class Recorder {
     if (!this.podSyncedAt.has(uid)) this.podSyncedAt.set(uid, t);
   }
 
-  /** A (re)started process gets a new pid and a new monotonic clock (m=+...). */
+  /**
+   * A (re)started process gets a new pid and a new monotonic clock (m=+...).
+   * Only lines read them, and a run whose logging is off builds no more lines
+   * (`on` never turns on again), so it keeps none.
+   */
   processStarted(component: string, pid?: number): void {
+    if (!this.on) return;
     this.nextPid += 137 + (this.nextPid % 89);
-    this.pids.set(component, String(pid ?? this.nextPid).padStart(7));
-    this.startedAt.set(component, this.nowFn());
+    (this.pids ??= new Map()).set(component, String(pid ?? this.nextPid).padStart(7));
+    (this.startedAt ??= new Map()).set(component, this.nowFn());
   }
 
   log(component: string, severity: "I" | "W" | "E", src: string, msg: string): true {
@@ -153,17 +163,16 @@ export class Recorder {
       this.stampT = t;
       this.stamp = this.klogStamp(t);
     }
-    const text = `${severity}${this.stamp} ${this.pids.get(component) ?? "      1"} ${src}] ${msg}`;
-    if (this.needles !== null) this.match({ t, component, severity, text });
+    const text = `${severity}${this.stamp} ${this.pids?.get(component) ?? "      1"} ${src}] ${msg}`;
+    if (this.needles !== null) this.match(t, component, severity, text);
     else this.logs.push({ t, component, severity, text });
     return true;
   }
 
   /** a line that is not klog (a CLI's stderr, a driver's own log) */
   raw(component: string, severity: "I" | "W" | "E", text: string): true {
-    const line = { t: this.nowFn(), component, severity, text };
-    if (this.needles !== null) this.match(line);
-    else this.logs.push(line);
+    if (this.needles !== null) this.match(this.nowFn(), component, severity, text);
+    else this.logs.push({ t: this.nowFn(), component, severity, text });
     return true;
   }
 
@@ -183,10 +192,14 @@ export class Recorder {
     return false;
   }
 
-  private match(line: LogLine): void {
-    for (const n of this.needles!) {
-      if (n.hit !== null || (n.component !== undefined && !line.component.startsWith(n.component)) || !line.text.includes(n.contains)) continue;
-      n.hit = line;
+  /** the line (t, component, severity, text) against the open needles (its LogLine made only for a hit: most lines match none) */
+  private match(t: number, component: string, severity: "I" | "W" | "E", text: string): void {
+    const needles = this.needles!;
+    let line: LogLine | null = null;
+    for (let i = 0; i < needles.length; i++) {
+      const n = needles[i]!;
+      if (n.hit !== null || (n.component !== undefined && !component.startsWith(n.component)) || !text.includes(n.contains)) continue;
+      n.hit = line ??= { t, component, severity, text };
       if (--this.open === 0) this.on = false;
     }
   }
@@ -204,6 +217,7 @@ export class Recorder {
    * filter, and a restarted process starting with an empty cache.
    */
   event(type: "Normal" | "Warning", reason: string, object: string, message: string, source: string, namespace?: string, uid?: string): void {
+    if (!this.keepEvents) return;
     const t = this.nowFn();
     let same = this.byReason.get(reason);
     if (same === undefined) this.byReason.set(reason, (same = []));
@@ -286,7 +300,7 @@ export class Recorder {
       const a = Math.abs(off);
       this.zoneText = ` ${off < 0 ? "-" : "+"}${p2(Math.floor(a / 60))}${p2(a % 60)} ${this.clock.zone} m=+`;
     }
-    const mono = monoText(t - (this.startedAt.get(component) ?? 0));
+    const mono = monoText(t - (this.startedAt?.get(component) ?? 0));
     const ms = this.localMs(t);
     if (ms < 0) {
       const d = new Date(this.clock.startUtcMs + t + this.clock.offsetMin * 60000);
@@ -347,8 +361,20 @@ function p2(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
 
-/** "T+1m05.200s" relative stamp used by the timeline. */
+/**
+ * "T+1m05.200s" relative stamp used by the timeline. A whole number of ms in
+ * [0, 1e15) is written from its digits: (r / 1000).toFixed(3) of r ms is
+ * `s.mmm` there (the double is within half an ulp of that decimal, far from
+ * a rounding boundary: see monoText); other times take toFixed.
+ */
 export function relTime(t: number): string {
+  if (t >= 0 && t < 1e15 && Number.isInteger(t)) {
+    const r = t % 60000;
+    const m = (t - r) / 60000;
+    const ms = r % 1000;
+    const sec = (r - ms) / 1000;
+    return m > 0 ? `${m}m${P2[sec]}.${MS3[ms]}s` : `${sec}.${MS3[ms]}s`;
+  }
   const m = Math.floor(t / 60000);
   const s = ((t % 60000) / 1000).toFixed(3).padStart(6, "0");
   return m > 0 ? `${m}m${s}s` : `${(t / 1000).toFixed(3)}s`;

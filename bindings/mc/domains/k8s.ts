@@ -72,20 +72,16 @@ export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
   let expectations = r.expectations;
   let symptoms = r.symptoms;
   const logChecks = logChecksOf(sc);
-  if (logChecks.expect || (logChecks.symptom && symptoms.every((s) => s.held))) {
-    const d = decideK8sLogChecks(sc, { seed: runSeed, steps: true });
-    const merge = (all: readonly CheckResult[], logs: readonly CheckResult[]): CheckResult[] => {
-      let i = 0;
-      return all.map((c) => (c.checked === false ? logs[i++]! : c));
-    };
-    expectations = merge(expectations, d.expectations);
-    symptoms = merge(symptoms, d.symptoms);
+  if (logChecks.expect || (logChecks.symptom && allHeld(symptoms))) {
+    const d = decideK8sLogChecks(sc, { seed: runSeed });
+    expectations = merged(expectations, d.expectations);
+    symptoms = merged(symptoms, d.symptoms);
   }
   const classes: string[] = [];
   for (const v of r.violations) if (v.kind === "invariant") classes.push(v.name);
   // (the run lists failed expectations after its invariants, in scenario order)
   for (const e of expectations) if (!e.held) classes.push(`expect:${e.name}`);
-  if (symptoms.length > 0 && symptoms.every((s) => s.held)) classes.push(INCIDENT_CLASS);
+  if (symptoms.length > 0 && allHeld(symptoms)) classes.push(INCIDENT_CLASS);
   const metrics: Record<string, number> = {
     nodePatches: r.stats.nodePatches, storageCalls: r.stats.storageCalls, events: r.stats.events,
   };
@@ -103,6 +99,19 @@ export function k8sOutcome(sc: K8sScenario, runSeed: number): McOutcome {
   }
   metrics["pods.running"] = up;
   return { classes, metrics };
+}
+
+/** every check held */
+function allHeld(cs: readonly CheckResult[]): boolean {
+  for (let i = 0; i < cs.length; i++) if (!cs[i]!.held) return false;
+  return true;
+}
+
+/** the run's checks with each unchecked one (a log check of a run without logs) replaced by the next decided one, in order */
+function merged(all: readonly CheckResult[], logs: readonly CheckResult[]): CheckResult[] {
+  const out: CheckResult[] = [];
+  for (let i = 0, j = 0; i < all.length; i++) out.push(all[i]!.checked === false ? logs[j++]! : all[i]!);
+  return out;
 }
 
 /**
