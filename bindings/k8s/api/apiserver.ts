@@ -134,12 +134,19 @@ export interface Informer {
   /** groupByKind by kindSlot (read on every delivery) */
   groupBySlot: Array<WakeGroup | undefined> | undefined;
   /**
-   * Whether a delivery of `obj` (`prev`: the cached object it replaces) can
-   * change anything the owner's loops read; false wakes no loop. Undefined:
-   * every delivery can (a kubelet watches all pods but its loops read only
-   * its own node's: another node's pod wakes none of them).
+   * A field selector: whether the watch carries `obj` at all (undefined: every
+   * object of its kinds). The kubelet's pod watch is upstream
+   * `spec.nodeName=<node>` and its node watch `metadata.name=<node>`: another
+   * node's pods and Node never reach its cache, its handler or its loops. The
+   * server filters (emit, the initial list), so a dropped event costs no
+   * queue event and no delivery. Neither field ever changes (spec is
+   * immutable; a pod re-created under the same name on another node is
+   * another object, whose events go to that node), so the selector is asked
+   * of the written object alone.
    */
-  wakes: ((obj: KObj, prev: KObj | undefined) => boolean) | undefined;
+  selects: ((obj: KObj) => boolean) | undefined;
+  /** the kinds as bits by kindSlot (emit asks it for every informer on every write) */
+  kindMask: number;
 }
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -313,7 +320,7 @@ export class ApiServer {
     o.metadata.creationTimestamp ??= this.sim.now;
     o.metadata.resourceVersion = String(++this.rv);
     b.set(key, o);
-    this.emit("ADDED", o, undefined);
+    this.emit("ADDED", o, undefined, key);
     return o;
   }
 
@@ -338,8 +345,10 @@ export class ApiServer {
   }
 
   /**
-   * Apply `mutate` to a copy of the current object. `mutate` returns false when
-   * it changed nothing: then nothing is written. Returns the stored object.
+   * Apply `mutate` to a copy of the current object (cloneMeta: its own
+   * metadata; spec and status shared, which `mutate` replaces, never changes
+   * in place). `mutate` returns false when it changed nothing: then nothing
+   * is written. Returns the stored object.
    * `changes`, when given, answers the same question from the stored object
    * without copying it (frequent no-op patches, e.g. node status, skip the copy).
    */
@@ -351,7 +360,7 @@ export class ApiServer {
     const cur = b.get(key);
     if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
     if (changes && !changes(cur)) return cur;
-    const o = cloneMeta(cur, true);
+    const o = cloneMeta(cur);
     if (!mutate(o)) return cur;
     o.metadata.resourceVersion = String(++this.rv);
     return this.store1(b, key, o, cur);
@@ -361,11 +370,11 @@ export class ApiServer {
     // an object being deleted goes away when its last finalizer is removed
     if (o.metadata.deletionTimestamp !== undefined && (o.metadata.finalizers?.length ?? 0) === 0 && o.kind !== "Pod") {
       b.delete(key);
-      this.emit("DELETED", o, cur);
+      this.emit("DELETED", o, cur, key);
       return o;
     }
     b.set(key, o);
-    this.emit("MODIFIED", o, cur);
+    this.emit("MODIFIED", o, cur, key);
     return o;
   }
 
@@ -387,28 +396,31 @@ export class ApiServer {
       if (cur.metadata.deletionTimestamp !== undefined) {
         if (kind === "Pod" && grace === 0) {
           b.delete(key);
-          this.emit("DELETED", cur, cur);
+          this.emit("DELETED", cur, cur, key);
         }
         return cur;
       }
-      const o = cloneMeta(cur, false);
+      const o = cloneMeta(cur);
       o.metadata.deletionTimestamp = this.sim.now;
       if (kind === "Pod") o.metadata.deletionGracePeriodSeconds = grace;
       o.metadata.resourceVersion = String(++this.rv);
       b.set(key, o);
-      this.emit("MODIFIED", o, cur);
+      this.emit("MODIFIED", o, cur, key);
       return o;
     }
     b.delete(key);
-    this.emit("DELETED", cur, cur);
+    this.emit("DELETED", cur, cur, key);
     return undefined;
   }
 
-  private emit(type: WatchType, obj: KObj, old: KObj | undefined): void {
+  /** `key`: the object's key in the store (deliveries use it rather than building it again) */
+  private emit(type: WatchType, obj: KObj, old: KObj | undefined, key: string): void {
     if (obj.kind === "CSIDriver") this.sim.bump();
     else this.sim.bump(this.storeReaders(obj.kind));
     this.onWrite?.(type, obj);
     const now = this.sim.now;
+    const slot = kindSlot(obj.kind);
+    const bit = slot >= 0 ? 1 << slot : 0;
     // one queue event per run of informers due at the same instant (section 2):
     // they ran back to back anyway (consecutive sequence numbers, nothing
     // scheduled in between), so a batch delivers in exactly the same order
@@ -416,12 +428,15 @@ export class ApiServer {
     const infs = this.informers;
     for (let i = 0; i < infs.length; i++) {
       const inf = infs[i]!;
-      if (inf.dead || !inf.kinds.includes(obj.kind)) continue;
+      if (inf.dead || (bit !== 0 ? (inf.kindMask & bit) === 0 : !inf.kinds.includes(obj.kind))) continue;
       const at = Math.max(now + inf.latencyMs + inf.extraDelay(now), inf.lastDeliverAt);
       inf.lastDeliverAt = at;
+      // an event the field selector drops still takes its place in the
+      // stream: a watch delay holds back what comes after it as before
+      if (inf.selects !== undefined && !inf.selects(obj)) continue;
       if (batch !== null && batch.at === at) batch.to.push(inf);
       else {
-        batch = { sim: this.sim, at, to: [inf], type, obj, old };
+        batch = new Delivery(this.sim, at, inf, type, obj, old, key);
         this.sim.call(at, deliverBatch, batch);
       }
     }
@@ -439,8 +454,13 @@ export class ApiServer {
     onSynced: () => void,
     group: WakeGroup,
     groupByKind?: Partial<Record<Kind, WakeGroup>>,
-    wakes?: Informer["wakes"],
+    selects?: Informer["selects"],
   ): Informer {
+    let kindMask = 0;
+    for (const k of kinds) {
+      const s = kindSlot(k);
+      if (s >= 0) kindMask |= 1 << s;
+    }
     const inf: Informer = {
       kinds,
       cache: new InformerCache(),
@@ -453,17 +473,29 @@ export class ApiServer {
       group,
       groupByKind,
       groupBySlot: groupBySlotOf(groupByKind),
-      wakes,
+      selects,
+      kindMask,
     };
     this.informers.push(inf);
     const now = this.sim.now;
     const at = now + latencyMs + extraDelay(now);
     inf.lastDeliverAt = at;
-    const snapshot: KObj[] = [];
-    for (const k of kinds) for (const o of this.bucket(k).values()) snapshot.push(o);
+    // the LIST: keys and objects, in store order
+    const keys: string[] = [];
+    const objs: KObj[] = [];
+    for (const k of kinds) {
+      const b = this.bucket(k);
+      for (const key of b.keys()) {
+        const o = b.get(key)!;
+        if (selects === undefined || selects(o)) {
+          keys.push(key);
+          objs.push(o);
+        }
+      }
+    }
     this.sim.at(at, () => {
       if (inf.dead) return;
-      for (const o of snapshot) deliver(this.sim, inf, "ADDED", o, undefined);
+      for (let i = 0; i < objs.length; i++) deliver(this.sim, inf, "ADDED", objs[i]!, undefined, keys[i]!);
       inf.synced = true;
       this.sim.bump(inf.group);
       onSynced();
@@ -486,24 +518,29 @@ function groupBySlotOf(g: Partial<Record<Kind, WakeGroup>> | undefined): Array<W
 }
 
 /** one write's watch events due at one instant, in informer order */
-interface Delivery {
-  sim: Sim;
-  at: number;
-  to: Informer[];
-  type: WatchType;
-  obj: KObj;
-  old: KObj | undefined;
+class Delivery {
+  readonly to: Informer[];
+  constructor(
+    readonly sim: Sim,
+    readonly at: number,
+    first: Informer,
+    readonly type: WatchType,
+    readonly obj: KObj,
+    readonly old: KObj | undefined,
+    readonly key: string,
+  ) {
+    this.to = [first];
+  }
 }
 
 function deliverBatch(d: Delivery): void {
   const to = d.to;
-  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old);
+  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old, d.key);
 }
 
-function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined): void {
+function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined, key: string): void {
   if (inf.dead) return;
   const store = inf.cache.kind(obj.kind);
-  const key = keyOf(obj);
   const prev = store.get(key);
   if (type === "DELETED") {
     if (!prev) return;
@@ -513,6 +550,6 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  if (inf.wakes === undefined || inf.wakes(obj, prev)) sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
+  sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }

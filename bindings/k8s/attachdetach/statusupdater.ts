@@ -40,29 +40,34 @@ export function createNodeStatusUpdater(
   // a node left marked for update is retried on the next pass: that pass is
   // not idle, whatever else happens (engine/sim.ts section 3)
   const retryNextPass = (): void => sim.wakeAt(sim.now + 1);
-  const update = (nodeName: string, list: Array<{ name: string; devicePath: string }>): string | null => {
+  // the patch of the update in progress (`list`, and whether it wrote): its
+  // functions are made once, not per update (a fresh closure's first call
+  // goes through V8's lazy-compile stub)
+  let list: ReadonlyArray<{ name: string; devicePath: string }> = [];
+  let written = false;
+  const differs = (o: KObj): boolean => {
+    const cur = (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
+    if (cur.length !== list.length) return true;
+    for (let i = 0; i < cur.length; i++) if (cur[i]!.name !== list[i]!.name || cur[i]!.devicePath !== list[i]!.devicePath) return true;
+    return false;
+  };
+  const mutate = (d: KObj): boolean => {
+    if (!differs(d)) return false;
+    // (a new status: the draft shares the stored one, api/types.ts cloneMeta)
+    d.status = Object.assign({}, d.status, { volumesAttached: list });
+    written = true;
+    return true;
+  };
+  const update = (nodeName: string, reportList: Array<{ name: string; devicePath: string }>): string | null => {
     if (!nodeLister(nodeName)) {
       // "Do nothing so that there is no retry until node is created."
       out.on && out.wants(component) && out.log(component, "I", profile.fix["108167"] ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
       return null;
     }
-    let written = false;
+    list = reportList;
+    written = false;
     try {
-      const differs = (o: KObj): boolean => {
-        const cur = (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
-        return !(cur.length === list.length && cur.every((v, i) => v.name === list[i]!.name && v.devicePath === list[i]!.devicePath));
-      };
-      api.patch(
-        "Node",
-        nodeName,
-        (d) => {
-          if (!differs(d)) return false;
-          d.status.volumesAttached = list;
-          written = true;
-          return true;
-        },
-        differs,
-      );
+      api.patch("Node", nodeName, mutate, differs);
     } catch (e) {
       asw.setNodeStatusUpdateNeeded(nodeName);
       retryNextPass();
@@ -100,6 +105,6 @@ export function createNodeStatusUpdater(
   };
 }
 
-function fmtList(list: Array<{ name: string; devicePath: string }>): string {
+function fmtList(list: ReadonlyArray<{ name: string; devicePath: string }>): string {
   return `[${list.map((v) => `{${v.name} ${v.devicePath}}`).join(" ")}]`;
 }

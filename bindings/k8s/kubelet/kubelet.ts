@@ -16,7 +16,7 @@
 
 import { ApiError, type Informer } from "../api/apiserver.js";
 import { keyOf, KObj, PodVolume } from "../api/types.js";
-import { kubeletPodStatus } from "../api/podstatus.js";
+import { type ContainerState, kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
@@ -67,19 +67,21 @@ export class Kubelet {
   private readonly workersWake: WakeGroup;
   /** the volume manager's state: the reconciler, pod workers and node status loop (volume_manager.ts) */
   private readonly vmWake: WakeGroup;
+  private readonly names: KubeletNames;
 
   constructor(
     private readonly ctx: Ctx,
     readonly nodeName: string,
     plugins: PluginMgr,
   ) {
-    this.component = `kubelet/${nodeName}`;
+    const names = (this.names = kubeletNames(nodeName));
+    this.component = names.component;
     this.host = ctx.hosts.get(nodeName)!;
-    this.dswpWake = ctx.sim.group(`${this.component}/dswp`);
-    this.unreadWake = ctx.sim.group(`${this.component}/unread`);
-    this.podsWake = ctx.sim.group(`${this.component}/pods`);
-    this.workersWake = ctx.sim.group(`${this.component}/workers`);
-    this.vmWake = ctx.sim.group(`${this.component}/volumes`);
+    this.dswpWake = ctx.sim.group(names.dswp);
+    this.unreadWake = ctx.sim.group(names.unread);
+    this.podsWake = ctx.sim.group(names.pods);
+    this.workersWake = ctx.sim.group(names.workers);
+    this.vmWake = ctx.sim.group(names.volumes);
     this.vm = new VolumeManager(
       ctx,
       nodeName,
@@ -100,14 +102,15 @@ export class Kubelet {
   }
 
   /**
-   * This node's pods in informer-cache order. The pod workers, the populator
-   * and housekeeping read it on every pass, so it is kept as an array and
-   * rebuilt (never changed in place) after the informer delivers a Pod event.
+   * This node's pods in informer-cache order (the cache holds no other: the
+   * watch's field selector). The pod workers, the populator and housekeeping
+   * read it on every pass, so it is kept as an array and rebuilt (never
+   * changed in place) after the informer delivers a Pod event.
    */
   private pods(): readonly KObj[] {
     if (this.nodePodsStale && this.inf) {
       const a: KObj[] = [];
-      for (const o of this.inf.cache.list("Pod")) if (o.spec?.nodeName === this.nodeName) a.push(o);
+      for (const o of this.inf.cache.list("Pod")) a.push(o);
       this.nodePods = a;
       this.nodePodsStale = false;
     }
@@ -133,15 +136,15 @@ export class Kubelet {
       (type, obj) => {
         if (obj.kind !== "Pod") return;
         this.nodePodsStale = true;
-        if (obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
+        this.podEvent(type, obj);
       },
       () => this.run(),
       this.podsWake,
       { PersistentVolume: this.dswpWake, PersistentVolumeClaim: this.dswpWake, Node: this.unreadWake, CSIDriver: this.unreadWake },
-      // the loops read this node's pods only (pods(), podByUID): a pod that is
-      // not and was not on this node changes nothing they read (upstream's
-      // kubelet watches with a spec.nodeName field selector)
-      (obj, prev) => obj.kind !== "Pod" || obj.spec?.nodeName === this.nodeName || prev?.spec?.nodeName === this.nodeName,
+      // upstream's kubelet watches pods with a spec.nodeName field selector
+      // and nodes with metadata.name: another node's pods and Node never
+      // reach this cache
+      (obj) => (obj.kind === "Pod" ? obj.spec?.nodeName === this.nodeName : obj.kind !== "Node" || obj.metadata.name === this.nodeName),
     );
   }
 
@@ -165,13 +168,14 @@ export class Kubelet {
     // only in the pass that reconstructs (after the populator's first pass,
     // which wakes it), so it is not in h.fsWake.
     const h = this.host;
-    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.podsWake, this.dswpWake, h.runtimeWake));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
+    const names = this.names;
+    this.tickers.push(ctx.sim.ticker(names.dswp, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.podsWake, this.dswpWake, h.runtimeWake));
+    this.tickers.push(ctx.sim.ticker(names.reconciler, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
     this.tickers.push(
-      ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.podsWake, this.workersWake, this.vmWake, h.runtimeWake, ctx.api.storeReaders("Pod")),
+      ctx.sim.ticker(names.podworkers, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.podsWake, this.workersWake, this.vmWake, h.runtimeWake, ctx.api.storeReaders("Pod")),
     );
-    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), h.wake, this.vmWake, ctx.api.storeReaders("Node")));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), h.wake, this.podsWake, h.fsWake, h.runtimeWake));
+    this.tickers.push(ctx.sim.ticker(names.nodestatus, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), h.wake, this.vmWake, ctx.api.storeReaders("Node")));
+    this.tickers.push(ctx.sim.ticker(names.housekeeping, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), h.wake, this.podsWake, h.fsWake, h.runtimeWake));
   }
 
   private podEvent(type: string, pod: KObj): void {
@@ -223,17 +227,22 @@ export class Kubelet {
 
   /** the status manager's write: phase, conditions and container states with their times (api/podstatus.ts) */
   private patchPod(pod: KObj, phase: string, running: boolean, terminated = false): void {
-    const now = this.ctx.sim.now;
-    const minor = this.ctx.profile.version.minor;
+    this.podPhase = phase;
+    this.podState = running ? "running" : terminated ? "terminated" : "waiting";
     try {
-      this.ctx.api.patch("Pod", keyOf(pod), (d) => {
-        d.status = kubeletPodStatus(d, d.status, phase, running ? "running" : terminated ? "terminated" : "waiting", now, minor, this.ctx.out.podSyncedAt.get(d.metadata.uid));
-        return true;
-      });
+      this.ctx.api.patch("Pod", keyOf(pod), this.mutatePodStatus);
     } catch {
       /* pod gone */
     }
   }
+  /** the pod status patch in progress (made once per kubelet, as the node status patch) */
+  private podPhase = "";
+  private podState: ContainerState = "waiting";
+  private readonly mutatePodStatus = (d: KObj): boolean => {
+    const { ctx } = this;
+    d.status = kubeletPodStatus(d, d.status, this.podPhase, this.podState, ctx.sim.now, ctx.profile.version.minor, ctx.out.podSyncedAt.get(d.metadata.uid));
+    return true;
+  };
 
   private syncPods(): void {
     const { ctx } = this;
@@ -381,8 +390,9 @@ export class Kubelet {
           for (const a of this.vm.asw.values()) {
             const spec = a.pods.get(w.uid);
             if (spec === undefined) continue;
+            if (spec !== v.name && !a.spec.pv) continue;
             const dir = a.plugin.podVolumeDir(this.vm.env, w.uid, spec);
-            if (spec === v.name || a.spec.pv) paths.push(dir, `${dir}/mount`);
+            paths.push(dir, `${dir}/mount`);
           }
         }
         const id = `${w.uid}/${c.name}`;
@@ -401,33 +411,40 @@ export class Kubelet {
   private syncNodeStatus(): void {
     const { ctx } = this;
     const inUse = this.vm.statesSynced ? this.vm.getVolumesInUse() : null;
+    this.statusInUse = inUse;
     try {
-      const inUseDiffers = (o: KObj): boolean => inUse !== null && volumesInUseDiffer(o, inUse);
-      ctx.api.patch(
-        "Node",
-        this.nodeName,
-        (d) => {
-          let changed = false;
-          if (notReady(d)) {
-            const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
-            d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
-            changed = true;
-          }
-          if (inUseDiffers(d)) {
-            d.status = Object.assign({}, d.status, { volumesInUse: inUse });
-            changed = true;
-          }
-          return changed;
-        },
-        (cur) => notReady(cur) || inUseDiffers(cur),
-      );
+      ctx.api.patch("Node", this.nodeName, this.mutateNodeStatus, this.nodeStatusChanges);
     } catch {
       // the status is sent again on the next pass: that pass is not idle (engine/sim.ts section 3)
       ctx.sim.wakeAt(ctx.sim.now + 1);
       return;
+    } finally {
+      this.statusInUse = null;
     }
     if (inUse) this.vm.markVolumesAsReportedInUse(inUse);
   }
+  /**
+   * The node status patch of the pass in progress: Ready, and volumesInUse
+   * when the volume manager's states are synced (`statusInUse`). Made once per
+   * kubelet, not per pass (a fresh closure's first call goes through V8's
+   * lazy-compile stub).
+   */
+  private statusInUse: readonly string[] | null = null;
+  private readonly nodeStatusChanges = (cur: KObj): boolean => notReady(cur) || (this.statusInUse !== null && volumesInUseDiffer(cur, this.statusInUse));
+  private readonly mutateNodeStatus = (d: KObj): boolean => {
+    const inUse = this.statusInUse;
+    let changed = false;
+    if (notReady(d)) {
+      const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+      d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
+      changed = true;
+    }
+    if (inUse !== null && volumesInUseDiffer(d, inUse)) {
+      d.status = Object.assign({}, d.status, { volumesInUse: inUse });
+      changed = true;
+    }
+    return changed;
+  };
 
   private housekeeping(): void {
     for (const uid of this.podDirUIDs()) {
@@ -468,6 +485,35 @@ export class Kubelet {
 
   isTerminal = isTerminal;
 }
+
+/**
+ * A kubelet's component name and the names of its wake groups and loops,
+ * built once per node name (every run of a scenario starts its kubelets
+ * again, and the same strings serve them all).
+ */
+interface KubeletNames {
+  component: string;
+  dswp: string;
+  unread: string;
+  pods: string;
+  workers: string;
+  volumes: string;
+  reconciler: string;
+  podworkers: string;
+  nodestatus: string;
+  housekeeping: string;
+}
+function kubeletNames(nodeName: string): KubeletNames {
+  let n = KUBELET_NAMES.get(nodeName);
+  if (n === undefined) {
+    if (KUBELET_NAMES.size >= 1024) KUBELET_NAMES.clear();
+    const c = `kubelet/${nodeName}`;
+    n = { component: c, dswp: `${c}/dswp`, unread: `${c}/unread`, pods: `${c}/pods`, workers: `${c}/workers`, volumes: `${c}/volumes`, reconciler: `${c}/reconciler`, podworkers: `${c}/podworkers`, nodestatus: `${c}/nodestatus`, housekeeping: `${c}/housekeeping` };
+    KUBELET_NAMES.set(nodeName, n);
+  }
+  return n;
+}
+const KUBELET_NAMES = new Map<string, KubeletNames>();
 
 /** the node's Ready condition is not True */
 function notReady(o: KObj): boolean {

@@ -9,7 +9,7 @@
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import type { ApiFault } from "../api/apiserver.js";
-import { KINDS, KObj, Kind, NAMESPACED } from "../api/types.js";
+import { canonicalKind, KINDS, KObj, Kind, NAMESPACED, newObj } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { formatGoDuration, parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
@@ -389,7 +389,8 @@ function loadManifest(cx: Cx, v: unknown, path: string): KObj {
     resourceVersion: "",
     ...(kind === "Pod" || kind === "PersistentVolumeClaim" ? { namespace: md.namespace === undefined ? "default" : String(md.namespace) } : {}),
   } as KObj["metadata"];
-  const obj: KObj = { apiVersion, kind, metadata: meta, spec: o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), status: o.status === undefined ? undefined : cx.map(o.status, `${path}.status`) };
+  // (an Obj: the API server copies it by constructor, api/types.ts cloneObj)
+  const obj: KObj = newObj(apiVersion, canonicalKind(kind), meta, o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
   if (kind === "Pod") {
     if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
