@@ -34,20 +34,32 @@ import { cloneMeta, cloneObj, KINDS, KObj, Kind, keyOf, kindSlot, plainKeyOf } f
 /**
  * An API error (the status of a failed request). These are expected answers
  * that callers branch on (AlreadyExists, NotFound, Conflict), so they carry no
- * stack trace: capturing one costs more than the rest of the request.
+ * stack trace: capturing one costs more than the rest of the request. Not
+ * made by Error's constructor at all: even without frames (a zero
+ * `Error.stackTraceLimit`) it cost ~3 us a construction inside a replay
+ * (the CSI detacher's expected 404 in csi-attachment-name, ~2 % of that
+ * case's CPU). It is an Error all the same (instanceof, name, toString, a
+ * non-enumerable message, `stack` as its first line would read).
  */
-export class ApiError extends Error {
+export class ApiError {
   readonly reason: "NotFound" | "AlreadyExists" | "Conflict" | "InternalError";
   readonly code: number;
+  readonly #message: string;
   constructor(reason: ApiError["reason"], code: number, message: string) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    super(message);
-    Error.stackTraceLimit = limit;
     this.reason = reason;
     this.code = code;
+    this.#message = message;
+  }
+  get message(): string {
+    return this.#message;
+  }
+  get stack(): string {
+    return `${this.name}: ${this.#message}`;
   }
 }
+// (the class's own declarations above win over Error's; this adds name and the rest)
+export interface ApiError extends Error {}
+Object.setPrototypeOf(ApiError.prototype, Error.prototype);
 
 const HEX = "0123456789abcdef";
 const HEX_CODES: readonly number[] = Array.from(HEX, (ch) => ch.charCodeAt(0));
@@ -84,25 +96,25 @@ export interface ApiFault {
 export class InformerCache {
   /** by kindSlot, created on the first object of a kind (an array: a Map lookup by kind costs a hash lookup on every delivery) */
   private readonly bySlot: Array<Map<string, KObj> | undefined> = noMaps();
-  /** kinds the model does not know */
-  private readonly other = new Map<Kind, Map<string, KObj>>();
+  /** kinds the model does not know (made on first use: a run has none) */
+  private other: Map<Kind, Map<string, KObj>> | undefined = undefined;
   get(kind: Kind, key: string): KObj | undefined {
     const s = kindSlot(kind);
-    return (s >= 0 ? this.bySlot[s] : this.other.get(kind))?.get(key);
+    return (s >= 0 ? this.bySlot[s] : this.other?.get(kind))?.get(key);
   }
   /** the objects of one kind, in cache order */
   list(kind: Kind): Iterable<KObj> {
     const s = kindSlot(kind);
-    return (s >= 0 ? this.bySlot[s] : this.other.get(kind))?.values() ?? EMPTY;
+    return (s >= 0 ? this.bySlot[s] : this.other?.get(kind))?.values() ?? EMPTY;
   }
   /** the map of a kind (created empty if needed) */
   kind(kind: Kind): Map<string, KObj> {
     const s = kindSlot(kind);
-    let m = s >= 0 ? this.bySlot[s] : this.other.get(kind);
+    let m = s >= 0 ? this.bySlot[s] : this.other?.get(kind);
     if (!m) {
       m = new Map();
       if (s >= 0) this.bySlot[s] = m;
-      else this.other.set(kind, m);
+      else (this.other ??= new Map()).set(kind, m);
     }
     return m;
   }
@@ -161,9 +173,9 @@ const DELETE = 4;
 const ZERO_COUNTS: readonly number[] = Array.from({ length: VERBS.length * KINDS.length }, () => 0);
 
 export class ApiServer {
-  /** the objects by kindSlot (kinds the model does not know in `otherStore`) */
+  /** the objects by kindSlot (kinds the model does not know in `otherStore`, made on first use) */
   private readonly store: Array<Map<string, KObj> | undefined> = noMaps();
-  private readonly otherStore = new Map<Kind, Map<string, KObj>>();
+  private otherStore: Map<Kind, Map<string, KObj>> | undefined = undefined;
   private rv = 1;
   private uidSeq = 0;
   private informers: Informer[] = [];
@@ -190,29 +202,29 @@ export class ApiServer {
    * is read by every volume plugin's attach question, so its writes wake all.
    */
   private readonly readers: Array<WakeGroup | undefined> = noMaps();
-  private readonly otherReaders = new Map<Kind, WakeGroup>();
+  private otherReaders: Map<Kind, WakeGroup> | undefined = undefined;
 
   constructor(private readonly sim: Sim) {}
 
   /** the wake group of the loops that read `kind` from the store directly */
   storeReaders(kind: Kind): WakeGroup {
     const s = kindSlot(kind);
-    let g = s >= 0 ? this.readers[s] : this.otherReaders.get(kind);
+    let g = s >= 0 ? this.readers[s] : this.otherReaders?.get(kind);
     if (!g) {
       g = this.sim.group(`api/${kind}`);
       if (s >= 0) this.readers[s] = g;
-      else this.otherReaders.set(kind, g);
+      else (this.otherReaders ??= new Map()).set(kind, g);
     }
     return g;
   }
 
   private bucket(kind: Kind): Map<string, KObj> {
     const s = kindSlot(kind);
-    let b = s >= 0 ? this.store[s] : this.otherStore.get(kind);
+    let b = s >= 0 ? this.store[s] : this.otherStore?.get(kind);
     if (!b) {
       b = new Map();
       if (s >= 0) this.store[s] = b;
-      else this.otherStore.set(kind, b);
+      else (this.otherStore ??= new Map()).set(kind, b);
     }
     return b;
   }
@@ -291,7 +303,7 @@ export class ApiServer {
   /** append the objects of `kind` to `out` in store order (list without the intermediate array) */
   listInto(kind: Kind, out: KObj[]): void {
     const s = kindSlot(kind);
-    const b = s >= 0 ? this.store[s] : this.otherStore.get(kind);
+    const b = s >= 0 ? this.store[s] : this.otherStore?.get(kind);
     if (b !== undefined) for (const o of b.values()) out.push(o);
   }
 
@@ -351,17 +363,20 @@ export class ApiServer {
    * is written. Returns the stored object.
    * `changes`, when given, answers the same question from the stored object
    * without copying it (frequent no-op patches, e.g. node status, skip the copy).
+   * Both get `arg` (a writer that patches often passes functions made once and
+   * its state here, not closures made per patch or per run: a new closure's
+   * first call goes through V8's lazy-compile stub).
    */
-  patch(kind: Kind, key: string, mutate: (draft: KObj) => boolean, changes?: (cur: KObj) => boolean): KObj {
+  patch<A = undefined>(kind: Kind, key: string, mutate: (draft: KObj, arg: A) => boolean, changes?: (cur: KObj, arg: A) => boolean, arg?: A): KObj {
     this.count(PATCH, kind);
     const f = this.fault("patch", kind, key);
     if (f) throw f;
     const b = this.bucket(kind);
     const cur = b.get(key);
     if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
-    if (changes && !changes(cur)) return cur;
+    if (changes && !changes(cur, arg as A)) return cur;
     const o = cloneMeta(cur);
-    if (!mutate(o)) return cur;
+    if (!mutate(o, arg as A)) return cur;
     o.metadata.resourceVersion = String(++this.rv);
     return this.store1(b, key, o, cur);
   }
@@ -493,13 +508,7 @@ export class ApiServer {
         }
       }
     }
-    this.sim.at(at, () => {
-      if (inf.dead) return;
-      for (let i = 0; i < objs.length; i++) deliver(this.sim, inf, "ADDED", objs[i]!, undefined, keys[i]!);
-      inf.synced = true;
-      this.sim.bump(inf.group);
-      onSynced();
-    });
+    this.sim.call(at, deliverList, new InitialList(this.sim, inf, keys, objs, onSynced));
     return inf;
   }
 
@@ -533,6 +542,26 @@ class Delivery {
   }
 }
 
+/** an informer's initial LIST (Sim.call: no closure per informer) */
+class InitialList {
+  constructor(
+    readonly sim: Sim,
+    readonly inf: Informer,
+    readonly keys: readonly string[],
+    readonly objs: readonly KObj[],
+    readonly onSynced: () => void,
+  ) {}
+}
+
+function deliverList(l: InitialList): void {
+  const { sim, inf, keys, objs } = l;
+  if (inf.dead) return;
+  for (let i = 0; i < objs.length; i++) deliver(sim, inf, "ADDED", objs[i]!, undefined, keys[i]!);
+  inf.synced = true;
+  sim.bump(inf.group);
+  l.onSynced();
+}
+
 function deliverBatch(d: Delivery): void {
   const to = d.to;
   for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old, d.key);
@@ -547,9 +576,18 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     store.delete(key);
   } else {
     // never go backwards (initial list racing a watch event)
-    if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
+    if (prev && rvAtLeast(prev.metadata.resourceVersion, obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
   sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
+}
+
+/**
+ * resourceVersion `a` is `b` or newer: both are decimal strings of the
+ * server's counter without leading zeros, so the longer is the newer and
+ * equal lengths compare as strings (no conversion to numbers per delivery).
+ */
+function rvAtLeast(a: string, b: string): boolean {
+  return a.length !== b.length ? a.length > b.length : a >= b;
 }

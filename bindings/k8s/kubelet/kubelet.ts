@@ -230,19 +230,20 @@ export class Kubelet {
     this.podPhase = phase;
     this.podState = running ? "running" : terminated ? "terminated" : "waiting";
     try {
-      this.ctx.api.patch("Pod", keyOf(pod), this.mutatePodStatus);
+      this.ctx.api.patch("Pod", keyOf(pod), Kubelet.mutatePodStatus, undefined, this);
     } catch {
       /* pod gone */
     }
   }
-  /** the pod status patch in progress (made once per kubelet, as the node status patch) */
+  /** the pod status patch in progress (read by mutatePodStatus) */
   private podPhase = "";
   private podState: ContainerState = "waiting";
-  private readonly mutatePodStatus = (d: KObj): boolean => {
-    const { ctx } = this;
-    d.status = kubeletPodStatus(d, d.status, this.podPhase, this.podState, ctx.sim.now, ctx.profile.version.minor, ctx.out.podSyncedAt.get(d.metadata.uid));
+  /** patchPod's change (a function made once, not a closure per patch: api/apiserver.ts patch) */
+  private static mutatePodStatus(d: KObj, k: Kubelet): boolean {
+    const { ctx } = k;
+    d.status = kubeletPodStatus(d, d.status, k.podPhase, k.podState, ctx.sim.now, ctx.profile.version.minor, ctx.out.podSyncedAt.get(d.metadata.uid));
     return true;
-  };
+  }
 
   private syncPods(): void {
     const { ctx } = this;
@@ -411,40 +412,15 @@ export class Kubelet {
   private syncNodeStatus(): void {
     const { ctx } = this;
     const inUse = this.vm.statesSynced ? this.vm.getVolumesInUse() : null;
-    this.statusInUse = inUse;
     try {
-      ctx.api.patch("Node", this.nodeName, this.mutateNodeStatus, this.nodeStatusChanges);
+      ctx.api.patch("Node", this.nodeName, mutateNodeStatus, nodeStatusChanges, inUse);
     } catch {
       // the status is sent again on the next pass: that pass is not idle (engine/sim.ts section 3)
       ctx.sim.wakeAt(ctx.sim.now + 1);
       return;
-    } finally {
-      this.statusInUse = null;
     }
     if (inUse) this.vm.markVolumesAsReportedInUse(inUse);
   }
-  /**
-   * The node status patch of the pass in progress: Ready, and volumesInUse
-   * when the volume manager's states are synced (`statusInUse`). Made once per
-   * kubelet, not per pass (a fresh closure's first call goes through V8's
-   * lazy-compile stub).
-   */
-  private statusInUse: readonly string[] | null = null;
-  private readonly nodeStatusChanges = (cur: KObj): boolean => notReady(cur) || (this.statusInUse !== null && volumesInUseDiffer(cur, this.statusInUse));
-  private readonly mutateNodeStatus = (d: KObj): boolean => {
-    const inUse = this.statusInUse;
-    let changed = false;
-    if (notReady(d)) {
-      const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
-      d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
-      changed = true;
-    }
-    if (inUse !== null && volumesInUseDiffer(d, inUse)) {
-      d.status = Object.assign({}, d.status, { volumesInUse: inUse });
-      changed = true;
-    }
-    return changed;
-  };
 
   private housekeeping(): void {
     for (const uid of this.podDirUIDs()) {
@@ -514,6 +490,27 @@ function kubeletNames(nodeName: string): KubeletNames {
   return n;
 }
 const KUBELET_NAMES = new Map<string, KubeletNames>();
+
+/**
+ * The node status patch: Ready, and volumesInUse when the volume manager's
+ * states are synced (`inUse` not null). Made once (api/apiserver.ts patch).
+ */
+function nodeStatusChanges(cur: KObj, inUse: readonly string[] | null): boolean {
+  return notReady(cur) || (inUse !== null && volumesInUseDiffer(cur, inUse));
+}
+function mutateNodeStatus(d: KObj, inUse: readonly string[] | null): boolean {
+  let changed = false;
+  if (notReady(d)) {
+    const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+    d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
+    changed = true;
+  }
+  if (inUse !== null && volumesInUseDiffer(d, inUse)) {
+    d.status = Object.assign({}, d.status, { volumesInUse: inUse });
+    changed = true;
+  }
+  return changed;
+}
 
 /** the node's Ready condition is not True */
 function notReady(o: KObj): boolean {
