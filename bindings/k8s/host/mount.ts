@@ -137,9 +137,7 @@ export class Host {
 
   /** umount(8) on the host; propagates to slave namespaces after their delay. */
   unmount(path: string): string | null {
-    const m = this.mounts.get(path);
-    if (!m) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
-    this.mounts.delete(path);
+    if (!this.mounts.delete(path)) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
     this.sim.bump(this.fsWake);
     for (const ns of this.namespaces.values()) {
       if (ns.propagation === "None" || !coversFrom(ns.source, ns.prefix, path)) continue;
@@ -200,8 +198,10 @@ export class Host {
   }
 
   mkdir(path: string, info: DirInfo): void {
-    if (!this.dirs.has(path)) this.dirsVersion++;
+    // (one lookup: a new path grows the map; a known one keeps its place)
+    const n = this.dirs.size;
     this.dirs.set(path, info);
+    if (this.dirs.size !== n) this.dirsVersion++;
   }
   rmdir(path: string): void {
     if (this.dirs.delete(path)) {

@@ -438,14 +438,11 @@ export class Kubelet {
   private podDirUIDs(): readonly string[] {
     const h = this.host;
     if (this.podDirsVersion === h.dirsVersion) return this.podDirs;
-    const prefix = `${this.ctx.kubeletRoot}/pods/`;
     // (a handful: an array beats a Set)
     const uids: string[] = [];
     for (const p of h.dirs.keys()) {
-      if (!p.startsWith(prefix)) continue;
-      const end = p.indexOf("/", prefix.length);
-      const uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
-      if (!uids.includes(uid)) uids.push(uid);
+      const uid = this.podDirUID(p);
+      if (uid !== null && !uids.includes(uid)) uids.push(uid);
     }
     this.podDirs = uids;
     this.podDirsVersion = h.dirsVersion;
@@ -453,6 +450,27 @@ export class Kubelet {
   }
   private podDirs: readonly string[] = [];
   private podDirsVersion = -1;
+  /**
+   * The pod UID a directory is under (null if none), each path cut once: the
+   * list is rebuilt at every directory made or removed, from the same paths
+   * (whose hash the host's map has already computed), and the same UID
+   * string comes back each time (the orphan set hashes it once).
+   */
+  private podDirUID(p: string): string | null {
+    let uid = this.dirUIDs.get(p);
+    if (uid === undefined) {
+      const prefix = (this.podsPrefix ??= `${this.ctx.kubeletRoot}/pods/`);
+      if (!p.startsWith(prefix)) uid = null;
+      else {
+        const end = p.indexOf("/", prefix.length);
+        uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
+      }
+      this.dirUIDs.set(p, uid);
+    }
+    return uid;
+  }
+  private readonly dirUIDs = new Map<string, string | null>();
+  private podsPrefix: string | undefined = undefined;
 
   /** pods this kubelet treats as running (for tests and outputs) */
   runningPods(): string[] {
