@@ -154,9 +154,11 @@ export interface Informer {
    * queue event and no delivery. Neither field ever changes (spec is
    * immutable; a pod re-created under the same name on another node is
    * another object, whose events go to that node), so the selector is asked
-   * of the written object alone.
+   * of the written object alone. It gets `selectArg` (a function made once
+   * with its argument, rather than a closure per informer and run).
    */
-  selects: ((obj: KObj) => boolean) | undefined;
+  selects: ((obj: KObj, arg: any) => boolean) | undefined;
+  selectArg: unknown;
   /** the kinds as bits by kindSlot (emit asks it for every informer on every write) */
   kindMask: number;
 }
@@ -448,7 +450,7 @@ export class ApiServer {
       inf.lastDeliverAt = at;
       // an event the field selector drops still takes its place in the
       // stream: a watch delay holds back what comes after it as before
-      if (inf.selects !== undefined && !inf.selects(obj)) continue;
+      if (inf.selects !== undefined && !inf.selects(obj, inf.selectArg)) continue;
       if (batch !== null && batch.at === at) batch.to.push(inf);
       else {
         batch = new Delivery(this.sim, at, inf, type, obj, old, key);
@@ -470,6 +472,7 @@ export class ApiServer {
     group: WakeGroup,
     groupByKind?: Partial<Record<Kind, WakeGroup>>,
     selects?: Informer["selects"],
+    selectArg?: unknown,
   ): Informer {
     let kindMask = 0;
     for (const k of kinds) {
@@ -489,6 +492,7 @@ export class ApiServer {
       groupByKind,
       groupBySlot: groupBySlotOf(groupByKind),
       selects,
+      selectArg,
       kindMask,
     };
     this.informers.push(inf);
@@ -502,7 +506,7 @@ export class ApiServer {
       const b = this.bucket(k);
       for (const key of b.keys()) {
         const o = b.get(key)!;
-        if (selects === undefined || selects(o)) {
+        if (selects === undefined || selects(o, selectArg)) {
           keys.push(key);
           objs.push(o);
         }

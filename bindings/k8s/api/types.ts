@@ -319,9 +319,13 @@ export function wireObj<T extends KObj>(o: T): T {
 }
 
 /**
- * One level of copying: enough for the copy-on-write discipline above; the
- * metadata becomes a Meta, an object with a manifest's five keys an Obj, the
- * kind its literal (canonicalKind).
+ * The object a create or update stores: its own metadata (a Meta), the kind
+ * its literal (canonicalKind), an object with a manifest's five keys an Obj;
+ * spec and status are the request body's own, not copied, since nothing
+ * changes them in place (writers replace them whole, see cloneMeta): the
+ * callers' bodies are the loader's manifests, which every run of a scenario
+ * creates again, and bodies built for the request. (A copy one level deep
+ * shared everything below it anyway.)
  *
  * Other copies are made with Object.assign, never with object spread ({...o}):
  * writers add fields to them (volumesAttached), and in Node 20's V8 an
@@ -334,13 +338,10 @@ export function wireObj<T extends KObj>(o: T): T {
  * Object.assign({}, o) gives the same keys in the same order.
  */
 export function cloneObj<T extends KObj>(o: T): T {
-  if (o instanceof Obj || isObjShape(o))
-    return new Obj(o.apiVersion, canonicalKind(o.kind), copyMeta(o.metadata), o.spec === undefined ? undefined : Object.assign({}, o.spec), o.status === undefined ? undefined : Object.assign({}, o.status)) as KObj as T;
+  if (o instanceof Obj || isObjShape(o)) return new Obj(o.apiVersion, canonicalKind(o.kind), copyMeta(o.metadata), o.spec, o.status) as KObj as T;
   const c: KObj = Object.assign({}, o);
   c.kind = canonicalKind(o.kind);
   c.metadata = copyMeta(o.metadata);
-  if (o.spec !== undefined) c.spec = Object.assign({}, o.spec);
-  if (o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
 }
 

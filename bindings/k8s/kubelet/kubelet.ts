@@ -141,10 +141,8 @@ export class Kubelet {
       () => this.run(),
       this.podsWake,
       { PersistentVolume: this.dswpWake, PersistentVolumeClaim: this.dswpWake, Node: this.unreadWake, CSIDriver: this.unreadWake },
-      // upstream's kubelet watches pods with a spec.nodeName field selector
-      // and nodes with metadata.name: another node's pods and Node never
-      // reach this cache
-      (obj) => (obj.kind === "Pod" ? obj.spec?.nodeName === this.nodeName : obj.kind !== "Node" || obj.metadata.name === this.nodeName),
+      onNodeFields,
+      this.nodeName,
     );
   }
 
@@ -528,6 +526,15 @@ function mutateNodeStatus(d: KObj, inUse: readonly string[] | null): boolean {
     changed = true;
   }
   return changed;
+}
+
+/**
+ * The kubelet's watch selectors: upstream's kubelet watches pods with a
+ * spec.nodeName field selector and nodes with metadata.name, so another
+ * node's pods and Node never reach its cache.
+ */
+function onNodeFields(obj: KObj, nodeName: string): boolean {
+  return obj.kind === "Pod" ? obj.spec?.nodeName === nodeName : obj.kind !== "Node" || obj.metadata.name === nodeName;
 }
 
 /** the node's Ready condition is not True */
