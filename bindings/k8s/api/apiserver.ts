@@ -15,6 +15,11 @@
 //    scenario's watch-delay faults. The deliveries of one write that fall on
 //    the same instant share one queue event (they would run back to back). An informer cache therefore lags the store
 //    by the latency and can be arbitrarily stale during a watch delay.
+//    A field selector (`Informer.selects`: the kubelet's spec.nodeName and
+//    metadata.name) drops the objects a watch does not carry at the server;
+//    such an event still holds its place in the stream (the delivery time
+//    of what follows it is what it was). A delivery carries the key the
+//    store holds the object under.
 //    A write wakes the loops that read its kind from the store directly
 //    (`storeReaders`), a delivery the owner's loops that read its kind from
 //    the cache (engine/sim.ts section 3).
