@@ -15,6 +15,11 @@
 //    scenario's watch-delay faults. The deliveries of one write that fall on
 //    the same instant share one queue event (they would run back to back). An informer cache therefore lags the store
 //    by the latency and can be arbitrarily stale during a watch delay.
+//    A field selector (`Informer.selects`: the kubelet's spec.nodeName and
+//    metadata.name) drops the objects a watch does not carry at the server;
+//    such an event still holds its place in the stream (the delivery time
+//    of what follows it is what it was). A delivery carries the key the
+//    store holds the object under.
 //    A write wakes the loops that read its kind from the store directly
 //    (`storeReaders`), a delivery the owner's loops that read its kind from
 //    the cache (engine/sim.ts section 3).
@@ -34,20 +39,32 @@ import { cloneMeta, cloneObj, KINDS, KObj, Kind, keyOf, kindSlot, plainKeyOf } f
 /**
  * An API error (the status of a failed request). These are expected answers
  * that callers branch on (AlreadyExists, NotFound, Conflict), so they carry no
- * stack trace: capturing one costs more than the rest of the request.
+ * stack trace: capturing one costs more than the rest of the request. Not
+ * made by Error's constructor at all: even without frames (a zero
+ * `Error.stackTraceLimit`) it cost ~3 us a construction inside a replay
+ * (the CSI detacher's expected 404 in csi-attachment-name, ~2 % of that
+ * case's CPU). It is an Error all the same (instanceof, name, toString, a
+ * non-enumerable message, `stack` as its first line would read).
  */
-export class ApiError extends Error {
+export class ApiError {
   readonly reason: "NotFound" | "AlreadyExists" | "Conflict" | "InternalError";
   readonly code: number;
+  readonly #message: string;
   constructor(reason: ApiError["reason"], code: number, message: string) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    super(message);
-    Error.stackTraceLimit = limit;
     this.reason = reason;
     this.code = code;
+    this.#message = message;
+  }
+  get message(): string {
+    return this.#message;
+  }
+  get stack(): string {
+    return `${this.name}: ${this.#message}`;
   }
 }
+// (the class's own declarations above win over Error's; this adds name and the rest)
+export interface ApiError extends Error {}
+Object.setPrototypeOf(ApiError.prototype, Error.prototype);
 
 const HEX = "0123456789abcdef";
 const HEX_CODES: readonly number[] = Array.from(HEX, (ch) => ch.charCodeAt(0));
@@ -84,25 +101,25 @@ export interface ApiFault {
 export class InformerCache {
   /** by kindSlot, created on the first object of a kind (an array: a Map lookup by kind costs a hash lookup on every delivery) */
   private readonly bySlot: Array<Map<string, KObj> | undefined> = noMaps();
-  /** kinds the model does not know */
-  private readonly other = new Map<Kind, Map<string, KObj>>();
+  /** kinds the model does not know (made on first use: a run has none) */
+  private other: Map<Kind, Map<string, KObj>> | undefined = undefined;
   get(kind: Kind, key: string): KObj | undefined {
     const s = kindSlot(kind);
-    return (s >= 0 ? this.bySlot[s] : this.other.get(kind))?.get(key);
+    return (s >= 0 ? this.bySlot[s] : this.other?.get(kind))?.get(key);
   }
   /** the objects of one kind, in cache order */
   list(kind: Kind): Iterable<KObj> {
     const s = kindSlot(kind);
-    return (s >= 0 ? this.bySlot[s] : this.other.get(kind))?.values() ?? EMPTY;
+    return (s >= 0 ? this.bySlot[s] : this.other?.get(kind))?.values() ?? EMPTY;
   }
   /** the map of a kind (created empty if needed) */
   kind(kind: Kind): Map<string, KObj> {
     const s = kindSlot(kind);
-    let m = s >= 0 ? this.bySlot[s] : this.other.get(kind);
+    let m = s >= 0 ? this.bySlot[s] : this.other?.get(kind);
     if (!m) {
       m = new Map();
       if (s >= 0) this.bySlot[s] = m;
-      else this.other.set(kind, m);
+      else (this.other ??= new Map()).set(kind, m);
     }
     return m;
   }
@@ -134,13 +151,21 @@ export interface Informer {
   /** groupByKind by kindSlot (read on every delivery) */
   groupBySlot: Array<WakeGroup | undefined> | undefined;
   /**
-   * Whether a delivery of `obj` (`prev`: the cached object it replaces or,
-   * `deleted`, removes) can change anything the owner's loops read; false
-   * wakes no loop. Undefined: every delivery can (a kubelet watches all pods
-   * but its loops read only its own node's: another node's pod wakes none of
-   * them).
+   * A field selector: whether the watch carries `obj` at all (undefined: every
+   * object of its kinds). The kubelet's pod watch is upstream
+   * `spec.nodeName=<node>` and its node watch `metadata.name=<node>`: another
+   * node's pods and Node never reach its cache, its handler or its loops. The
+   * server filters (emit, the initial list), so a dropped event costs no
+   * queue event and no delivery. Neither field ever changes (spec is
+   * immutable; a pod re-created under the same name on another node is
+   * another object, whose events go to that node), so the selector is asked
+   * of the written object alone. It gets `selectArg` (a function made once
+   * with its argument, rather than a closure per informer and run).
    */
-  wakes: ((obj: KObj, prev: KObj | undefined, deleted: boolean) => boolean) | undefined;
+  selects: ((obj: KObj, arg: any) => boolean) | undefined;
+  selectArg: unknown;
+  /** the kinds as bits by kindSlot (emit asks it for every informer on every write) */
+  kindMask: number;
 }
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -155,9 +180,9 @@ const DELETE = 4;
 const ZERO_COUNTS: readonly number[] = Array.from({ length: VERBS.length * KINDS.length }, () => 0);
 
 export class ApiServer {
-  /** the objects by kindSlot (kinds the model does not know in `otherStore`) */
+  /** the objects by kindSlot (kinds the model does not know in `otherStore`, made on first use) */
   private readonly store: Array<Map<string, KObj> | undefined> = noMaps();
-  private readonly otherStore = new Map<Kind, Map<string, KObj>>();
+  private otherStore: Map<Kind, Map<string, KObj>> | undefined = undefined;
   private rv = 1;
   private uidSeq = 0;
   private informers: Informer[] = [];
@@ -184,29 +209,29 @@ export class ApiServer {
    * is read by every volume plugin's attach question, so its writes wake all.
    */
   private readonly readers: Array<WakeGroup | undefined> = noMaps();
-  private readonly otherReaders = new Map<Kind, WakeGroup>();
+  private otherReaders: Map<Kind, WakeGroup> | undefined = undefined;
 
   constructor(private readonly sim: Sim) {}
 
   /** the wake group of the loops that read `kind` from the store directly */
   storeReaders(kind: Kind): WakeGroup {
     const s = kindSlot(kind);
-    let g = s >= 0 ? this.readers[s] : this.otherReaders.get(kind);
+    let g = s >= 0 ? this.readers[s] : this.otherReaders?.get(kind);
     if (!g) {
       g = this.sim.group(`api/${kind}`);
       if (s >= 0) this.readers[s] = g;
-      else this.otherReaders.set(kind, g);
+      else (this.otherReaders ??= new Map()).set(kind, g);
     }
     return g;
   }
 
   private bucket(kind: Kind): Map<string, KObj> {
     const s = kindSlot(kind);
-    let b = s >= 0 ? this.store[s] : this.otherStore.get(kind);
+    let b = s >= 0 ? this.store[s] : this.otherStore?.get(kind);
     if (!b) {
       b = new Map();
       if (s >= 0) this.store[s] = b;
-      else this.otherStore.set(kind, b);
+      else (this.otherStore ??= new Map()).set(kind, b);
     }
     return b;
   }
@@ -285,7 +310,7 @@ export class ApiServer {
   /** append the objects of `kind` to `out` in store order (list without the intermediate array) */
   listInto(kind: Kind, out: KObj[]): void {
     const s = kindSlot(kind);
-    const b = s >= 0 ? this.store[s] : this.otherStore.get(kind);
+    const b = s >= 0 ? this.store[s] : this.otherStore?.get(kind);
     if (b !== undefined) for (const o of b.values()) out.push(o);
   }
 
@@ -314,7 +339,7 @@ export class ApiServer {
     o.metadata.creationTimestamp ??= this.sim.now;
     o.metadata.resourceVersion = String(++this.rv);
     b.set(key, o);
-    this.emit("ADDED", o, undefined);
+    this.emit("ADDED", o, undefined, key);
     return o;
   }
 
@@ -339,21 +364,26 @@ export class ApiServer {
   }
 
   /**
-   * Apply `mutate` to a copy of the current object. `mutate` returns false when
-   * it changed nothing: then nothing is written. Returns the stored object.
+   * Apply `mutate` to a copy of the current object (cloneMeta: its own
+   * metadata; spec and status shared, which `mutate` replaces, never changes
+   * in place). `mutate` returns false when it changed nothing: then nothing
+   * is written. Returns the stored object.
    * `changes`, when given, answers the same question from the stored object
    * without copying it (frequent no-op patches, e.g. node status, skip the copy).
+   * Both get `arg` (a writer that patches often passes functions made once and
+   * its state here, not closures made per patch or per run: a new closure's
+   * first call goes through V8's lazy-compile stub).
    */
-  patch(kind: Kind, key: string, mutate: (draft: KObj) => boolean, changes?: (cur: KObj) => boolean): KObj {
+  patch<A = undefined>(kind: Kind, key: string, mutate: (draft: KObj, arg: A) => boolean, changes?: (cur: KObj, arg: A) => boolean, arg?: A): KObj {
     this.count(PATCH, kind);
     const f = this.fault("patch", kind, key);
     if (f) throw f;
     const b = this.bucket(kind);
     const cur = b.get(key);
     if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
-    if (changes && !changes(cur)) return cur;
-    const o = cloneMeta(cur, true);
-    if (!mutate(o)) return cur;
+    if (changes && !changes(cur, arg as A)) return cur;
+    const o = cloneMeta(cur);
+    if (!mutate(o, arg as A)) return cur;
     o.metadata.resourceVersion = String(++this.rv);
     return this.store1(b, key, o, cur);
   }
@@ -362,11 +392,11 @@ export class ApiServer {
     // an object being deleted goes away when its last finalizer is removed
     if (o.metadata.deletionTimestamp !== undefined && (o.metadata.finalizers?.length ?? 0) === 0 && o.kind !== "Pod") {
       b.delete(key);
-      this.emit("DELETED", o, cur);
+      this.emit("DELETED", o, cur, key);
       return o;
     }
     b.set(key, o);
-    this.emit("MODIFIED", o, cur);
+    this.emit("MODIFIED", o, cur, key);
     return o;
   }
 
@@ -388,28 +418,31 @@ export class ApiServer {
       if (cur.metadata.deletionTimestamp !== undefined) {
         if (kind === "Pod" && grace === 0) {
           b.delete(key);
-          this.emit("DELETED", cur, cur);
+          this.emit("DELETED", cur, cur, key);
         }
         return cur;
       }
-      const o = cloneMeta(cur, false);
+      const o = cloneMeta(cur);
       o.metadata.deletionTimestamp = this.sim.now;
       if (kind === "Pod") o.metadata.deletionGracePeriodSeconds = grace;
       o.metadata.resourceVersion = String(++this.rv);
       b.set(key, o);
-      this.emit("MODIFIED", o, cur);
+      this.emit("MODIFIED", o, cur, key);
       return o;
     }
     b.delete(key);
-    this.emit("DELETED", cur, cur);
+    this.emit("DELETED", cur, cur, key);
     return undefined;
   }
 
-  private emit(type: WatchType, obj: KObj, old: KObj | undefined): void {
+  /** `key`: the object's key in the store (deliveries use it rather than building it again) */
+  private emit(type: WatchType, obj: KObj, old: KObj | undefined, key: string): void {
     if (obj.kind === "CSIDriver") this.sim.bump();
     else this.sim.bump(this.storeReaders(obj.kind));
     this.onWrite?.(type, obj);
     const now = this.sim.now;
+    const slot = kindSlot(obj.kind);
+    const bit = slot >= 0 ? 1 << slot : 0;
     // one queue event per run of informers due at the same instant (section 2):
     // they ran back to back anyway (consecutive sequence numbers, nothing
     // scheduled in between), so a batch delivers in exactly the same order
@@ -417,12 +450,15 @@ export class ApiServer {
     const infs = this.informers;
     for (let i = 0; i < infs.length; i++) {
       const inf = infs[i]!;
-      if (inf.dead || !inf.kinds.includes(obj.kind)) continue;
+      if (inf.dead || (bit !== 0 ? (inf.kindMask & bit) === 0 : !inf.kinds.includes(obj.kind))) continue;
       const at = Math.max(now + inf.latencyMs + inf.extraDelay(now), inf.lastDeliverAt);
       inf.lastDeliverAt = at;
+      // an event the field selector drops still takes its place in the
+      // stream: a watch delay holds back what comes after it as before
+      if (inf.selects !== undefined && !inf.selects(obj, inf.selectArg)) continue;
       if (batch !== null && batch.at === at) batch.to.push(inf);
       else {
-        batch = { sim: this.sim, at, to: [inf], type, obj, old };
+        batch = new Delivery(this.sim, at, inf, type, obj, old, key);
         this.sim.call(at, deliverBatch, batch);
       }
     }
@@ -440,8 +476,14 @@ export class ApiServer {
     onSynced: () => void,
     group: WakeGroup,
     groupByKind?: Partial<Record<Kind, WakeGroup>>,
-    wakes?: Informer["wakes"],
+    selects?: Informer["selects"],
+    selectArg?: unknown,
   ): Informer {
+    let kindMask = 0;
+    for (const k of kinds) {
+      const s = kindSlot(k);
+      if (s >= 0) kindMask |= 1 << s;
+    }
     const inf: Informer = {
       kinds,
       cache: new InformerCache(),
@@ -454,21 +496,28 @@ export class ApiServer {
       group,
       groupByKind,
       groupBySlot: groupBySlotOf(groupByKind),
-      wakes,
+      selects,
+      selectArg,
+      kindMask,
     };
     this.informers.push(inf);
     const now = this.sim.now;
     const at = now + latencyMs + extraDelay(now);
     inf.lastDeliverAt = at;
-    const snapshot: KObj[] = [];
-    for (const k of kinds) for (const o of this.bucket(k).values()) snapshot.push(o);
-    this.sim.at(at, () => {
-      if (inf.dead) return;
-      for (const o of snapshot) deliver(this.sim, inf, "ADDED", o, undefined);
-      inf.synced = true;
-      this.sim.bump(inf.group);
-      onSynced();
-    });
+    // the LIST: keys and objects, in store order
+    const keys: string[] = [];
+    const objs: KObj[] = [];
+    for (const k of kinds) {
+      const b = this.bucket(k);
+      for (const key of b.keys()) {
+        const o = b.get(key)!;
+        if (selects === undefined || selects(o, selectArg)) {
+          keys.push(key);
+          objs.push(o);
+        }
+      }
+    }
+    this.sim.call(at, deliverList, new InitialList(this.sim, inf, keys, objs, onSynced));
     return inf;
   }
 
@@ -487,33 +536,67 @@ function groupBySlotOf(g: Partial<Record<Kind, WakeGroup>> | undefined): Array<W
 }
 
 /** one write's watch events due at one instant, in informer order */
-interface Delivery {
-  sim: Sim;
-  at: number;
-  to: Informer[];
-  type: WatchType;
-  obj: KObj;
-  old: KObj | undefined;
+class Delivery {
+  readonly to: Informer[];
+  constructor(
+    readonly sim: Sim,
+    readonly at: number,
+    first: Informer,
+    readonly type: WatchType,
+    readonly obj: KObj,
+    readonly old: KObj | undefined,
+    readonly key: string,
+  ) {
+    this.to = [first];
+  }
+}
+
+/** an informer's initial LIST (Sim.call: no closure per informer) */
+class InitialList {
+  constructor(
+    readonly sim: Sim,
+    readonly inf: Informer,
+    readonly keys: readonly string[],
+    readonly objs: readonly KObj[],
+    readonly onSynced: () => void,
+  ) {}
+}
+
+function deliverList(l: InitialList): void {
+  const { sim, inf, keys, objs } = l;
+  if (inf.dead) return;
+  for (let i = 0; i < objs.length; i++) deliver(sim, inf, "ADDED", objs[i]!, undefined, keys[i]!);
+  inf.synced = true;
+  sim.bump(inf.group);
+  l.onSynced();
 }
 
 function deliverBatch(d: Delivery): void {
   const to = d.to;
-  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old);
+  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old, d.key);
 }
 
-function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined): void {
+function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined, key: string): void {
   if (inf.dead) return;
   const store = inf.cache.kind(obj.kind);
-  const key = keyOf(obj);
   const prev = store.get(key);
   if (type === "DELETED") {
     if (!prev) return;
     store.delete(key);
   } else {
     // never go backwards (initial list racing a watch event)
-    if (prev && Number(prev.metadata.resourceVersion) >= Number(obj.metadata.resourceVersion)) return;
+    if (prev && rvAtLeast(prev.metadata.resourceVersion, obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  if (inf.wakes === undefined || inf.wakes(obj, prev, type === "DELETED")) sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
+  sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
+}
+
+/**
+ * resourceVersion `a` is `b` or newer: both are decimal strings of the
+ * server's counter without leading zeros, so the longer is the newer and
+ * equal lengths compare as strings (no conversion to numbers per delivery).
+ */
+function rvAtLeast(a: string, b: string): boolean {
+  return a.length !== b.length ? a.length > b.length : a >= b;
 }

@@ -5,8 +5,8 @@
 // caches, the API store and a component's "old object" can share references
 // without deep cloning. Code that changes an object must go through
 // ApiServer.patch / update, which hand out a copy (see cloneObj; a patch's
-// copy shares the spec, which writers replace whole and never change in
-// place: cloneMeta). A stored object's metadata is a Meta, one hidden class
+// copy shares the spec and status, which writers replace whole and never
+// change in place: cloneMeta). A stored object's metadata is a Meta, one hidden class
 // for all (wireMeta gives the plain metadata the API shows).
 //
 // Times (creationTimestamp, deletionTimestamp) are simulated ms.
@@ -16,25 +16,35 @@ export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "Persi
 /**
  * A kind's index in KINDS, or -1 for a kind the model does not know: a switch
  * (a keyed lookup on a table sees every kind at one site, a slow megamorphic
- * access in V8).
+ * access in V8) on the length first, so that one string comparison decides
+ * (a stored object's kind is the literal itself, see `canonicalKind`, and
+ * compares by reference).
  */
 export function kindSlot(kind: string): number {
-  switch (kind) {
-    case "Node":
-      return 0;
-    case "Pod":
-      return 1;
-    case "PersistentVolume":
-      return 2;
-    case "PersistentVolumeClaim":
-      return 3;
-    case "VolumeAttachment":
-      return 4;
-    case "CSIDriver":
-      return 5;
+  switch (kind.length) {
+    case 4:
+      return kind === "Node" ? 0 : -1;
+    case 3:
+      return kind === "Pod" ? 1 : -1;
+    case 16:
+      return kind === "PersistentVolume" ? 2 : kind === "VolumeAttachment" ? 4 : -1;
+    case 21:
+      return kind === "PersistentVolumeClaim" ? 3 : -1;
+    case 9:
+      return kind === "CSIDriver" ? 5 : -1;
     default:
       return -1;
   }
+}
+/**
+ * `kind` as the string literal of KINDS: a manifest's kind is a string the
+ * YAML parser cut out of its text, which every `kind === "Pod"` compares
+ * character by character; the literal (an internalized string) compares by
+ * reference. Same characters, so nothing a user sees changes.
+ */
+export function canonicalKind(kind: Kind): Kind {
+  const s = kindSlot(kind);
+  return s >= 0 ? KINDS[s]! : kind;
 }
 KINDS.forEach((k, i) => {
   if (kindSlot(k) !== i) throw new Error(`kindSlot(${k}) is not its index in KINDS`);
@@ -309,8 +319,13 @@ export function wireObj<T extends KObj>(o: T): T {
 }
 
 /**
- * One level of copying: enough for the copy-on-write discipline above; the
- * metadata becomes a Meta, an object with a manifest's five keys an Obj.
+ * The object a create or update stores: its own metadata (a Meta), the kind
+ * its literal (canonicalKind), an object with a manifest's five keys an Obj;
+ * spec and status are the request body's own, not copied, since nothing
+ * changes them in place (writers replace them whole, see cloneMeta): the
+ * callers' bodies are the loader's manifests, which every run of a scenario
+ * creates again, and bodies built for the request. (A copy one level deep
+ * shared everything below it anyway.)
  *
  * Other copies are made with Object.assign, never with object spread ({...o}):
  * writers add fields to them (volumesAttached), and in Node 20's V8 an
@@ -323,28 +338,24 @@ export function wireObj<T extends KObj>(o: T): T {
  * Object.assign({}, o) gives the same keys in the same order.
  */
 export function cloneObj<T extends KObj>(o: T): T {
-  if (o instanceof Obj || isObjShape(o))
-    return new Obj(o.apiVersion, o.kind, copyMeta(o.metadata), o.spec === undefined ? undefined : Object.assign({}, o.spec), o.status === undefined ? undefined : Object.assign({}, o.status)) as KObj as T;
+  if (o instanceof Obj || isObjShape(o)) return new Obj(o.apiVersion, canonicalKind(o.kind), copyMeta(o.metadata), o.spec, o.status) as KObj as T;
   const c: KObj = Object.assign({}, o);
+  c.kind = canonicalKind(o.kind);
   c.metadata = copyMeta(o.metadata);
-  if (o.spec !== undefined) c.spec = Object.assign({}, o.spec);
-  if (o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
 }
 
 /**
- * The copy a writer of metadata and status gets (ApiServer.patch, delete):
- * like cloneObj, but the spec is shared with the stored object, since no
- * writer changes a spec in place (a taint patch replaces `spec` whole), and
- * with `status` shared too when `status` is false (delete writes metadata
- * only).
+ * The copy a writer gets (ApiServer.patch, delete): a new Meta, with the
+ * spec and status shared with the stored object, since no writer changes
+ * either in place: a writer replaces `status` or `spec` whole (a status
+ * patch assigns a new status object, a taint patch a new spec), and changes
+ * metadata fields on the copy's own Meta.
  */
-export function cloneMeta<T extends KObj>(o: T, status: boolean): T {
-  if (o instanceof Obj)
-    return new Obj(o.apiVersion, o.kind, copyMeta(o.metadata), o.spec, status && o.status !== undefined ? Object.assign({}, o.status) : o.status) as KObj as T;
+export function cloneMeta<T extends KObj>(o: T): T {
+  if (o instanceof Obj) return new Obj(o.apiVersion, o.kind, copyMeta(o.metadata), o.spec, o.status) as KObj as T;
   const c: KObj = Object.assign({}, o);
   c.metadata = copyMeta(o.metadata);
-  if (status && o.status !== undefined) c.status = Object.assign({}, o.status);
   return c as T;
 }
 

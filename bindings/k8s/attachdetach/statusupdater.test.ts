@@ -17,9 +17,9 @@ function setup(version: string) {
   const nodes = new Map([["node-2", node("node-2")]]);
   const patched: string[] = [];
   const api = {
-    patch(_kind: string, name: string, fn: (o: KObj) => boolean) {
+    patch<A>(_kind: string, name: string, fn: (o: KObj, arg: A) => boolean, _changes: unknown, arg: A) {
       const o = nodes.get(name)!;
-      if (fn(o)) patched.push(name);
+      if (fn(o, arg)) patched.push(name);
       return o;
     },
   } as unknown as ApiServer;

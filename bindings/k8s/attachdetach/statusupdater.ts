@@ -46,23 +46,9 @@ export function createNodeStatusUpdater(
       out.on && out.wants(component) && out.log(component, "I", profile.fix["108167"] ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
       return null;
     }
-    let written = false;
+    wrote = false;
     try {
-      const differs = (o: KObj): boolean => {
-        const cur = (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
-        return !(cur.length === list.length && cur.every((v, i) => v.name === list[i]!.name && v.devicePath === list[i]!.devicePath));
-      };
-      api.patch(
-        "Node",
-        nodeName,
-        (d) => {
-          if (!differs(d)) return false;
-          d.status.volumesAttached = list;
-          written = true;
-          return true;
-        },
-        differs,
-      );
+      api.patch("Node", nodeName, setVolumesAttached, volumesAttachedDiffer, list);
     } catch (e) {
       asw.setNodeStatusUpdateNeeded(nodeName);
       retryNextPass();
@@ -72,7 +58,7 @@ export function createNodeStatusUpdater(
     }
     // a patch that would change nothing is not sent (and not logged): the model's
     // idle-tick skipping relies on a pass without effect leaving no trace
-    if (written) out.on && out.wants(component) && out.log(component, "I", "node_status_updater.go:146", `Updating status ${JSON.stringify(`{"status":{"volumesAttached":${JSON.stringify(list)}}}`)} for node ${JSON.stringify(nodeName)} succeeded. VolumesAttached: ${fmtList(list)}`);
+    if (wrote) out.on && out.wants(component) && out.log(component, "I", "node_status_updater.go:146", `Updating status ${JSON.stringify(`{"status":{"volumesAttached":${JSON.stringify(list)}}}`)} for node ${JSON.stringify(nodeName)} succeeded. VolumesAttached: ${fmtList(list)}`);
     return null;
   };
   return {
@@ -100,6 +86,26 @@ export function createNodeStatusUpdater(
   };
 }
 
-function fmtList(list: Array<{ name: string; devicePath: string }>): string {
+/**
+ * The patch: node.status.volumesAttached := `list` (functions made once, not
+ * closures per update: api/apiserver.ts patch). A new status object: the
+ * draft shares the stored one (api/types.ts cloneMeta).
+ */
+function volumesAttachedDiffer(o: KObj, list: ReadonlyArray<{ name: string; devicePath: string }>): boolean {
+  const cur = (o.status?.volumesAttached ?? []) as Array<{ name: string; devicePath: string }>;
+  if (cur.length !== list.length) return true;
+  for (let i = 0; i < cur.length; i++) if (cur[i]!.name !== list[i]!.name || cur[i]!.devicePath !== list[i]!.devicePath) return true;
+  return false;
+}
+function setVolumesAttached(d: KObj, list: ReadonlyArray<{ name: string; devicePath: string }>): boolean {
+  if (!volumesAttachedDiffer(d, list)) return false;
+  d.status = Object.assign({}, d.status, { volumesAttached: list });
+  wrote = true;
+  return true;
+}
+/** the patch in progress wrote (update() resets it before, reads it after) */
+let wrote = false;
+
+function fmtList(list: ReadonlyArray<{ name: string; devicePath: string }>): string {
   return `[${list.map((v) => `{${v.name} ${v.devicePath}}`).join(" ")}]`;
 }

@@ -114,7 +114,7 @@ export class ExternalAttacher {
     const c = this.component;
     if (!deleting) {
       if (!hasFin) {
-        const upd = cloneMeta(va, false);
+        const upd = cloneMeta(va);
         upd.metadata.finalizers = [...(va.metadata.finalizers ?? []), fin];
         try {
           ctx.api.update(upd);

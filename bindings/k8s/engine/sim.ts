@@ -55,13 +55,12 @@
 // its loops); its pending operations, and a kubelet's (the reconciler alone);
 // a kubelet's volume manager state (its reconciler, pod workers and node
 // status loop), its pod workers' own state, its node's pods as its informer
-// delivers them (pod workers and housekeeping; a delivery of a pod that is
-// not and was not on its node wakes none: `Informer.wakes`, as upstream's
-// kubelet watches only its node's pods; the populator is woken only by the
-// deliveries that can change its next pass, new pods, deleted ones and a
-// stopped pod turning deleted or terminal: VolumeManager.podDeliveryMatters;
-// housekeeping, whose only output is a log line, runs only in runs that
-// build log lines); a host's mount table
+// delivers them (pod workers and housekeeping; another node's pods are
+// never delivered: `Informer.selects`, upstream's spec.nodeName field
+// selector; the populator is woken only by the deliveries that can change its
+// next pass, new pods, deleted ones and a stopped pod turning deleted or
+// terminal: VolumeManager.podDeliveryMatters; housekeeping, whose only output
+// is a log line, runs only in runs that build log lines); a host's mount table
 // and directories (housekeeping) and its container runtime (pod workers,
 // populator, housekeeping; host state, so a container stopping after a kubelet
 // restart wakes the new kubelet); an informer delivery of a kind wakes the

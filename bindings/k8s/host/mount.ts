@@ -40,6 +40,8 @@ export interface MountNamespace {
   propagation: MountPropagation;
   /** host path the namespace's propagated view is rooted at ("/" for a hostPath of /) */
   source: string;
+  /** `source` with a trailing "/" (covers() without building it for every path) */
+  prefix: string;
   propagationDelayMs: number;
   mounts: Map<string, Mount>;
 }
@@ -103,9 +105,10 @@ export class Host {
     readonly kubeletRoot: string,
     private readonly sim: Sim,
   ) {
-    this.wake = sim.group(`node/${nodeName}`);
-    this.fsWake = sim.group(`node/${nodeName}/fs`);
-    this.runtimeWake = sim.group(`node/${nodeName}/runtime`);
+    const names = hostGroupNames(nodeName);
+    this.wake = sim.group(names[0]);
+    this.fsWake = sim.group(names[1]);
+    this.runtimeWake = sim.group(names[2]);
   }
 
   isMountPoint(path: string): boolean {
@@ -134,19 +137,19 @@ export class Host {
 
   /** umount(8) on the host; propagates to slave namespaces after their delay. */
   unmount(path: string): string | null {
-    const m = this.mounts.get(path);
-    if (!m) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
-    this.mounts.delete(path);
+    if (!this.mounts.delete(path)) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
     this.sim.bump(this.fsWake);
     for (const ns of this.namespaces.values()) {
-      if (ns.propagation === "None" || !covers(ns.source, path)) continue;
-      const drop = (): void => {
-        if (ns.mounts.delete(path)) this.sim.bump(this.fsWake);
-      };
-      if (ns.propagationDelayMs > 0) this.sim.after(ns.propagationDelayMs, drop);
-      else drop();
+      if (ns.propagation === "None" || !coversFrom(ns.source, ns.prefix, path)) continue;
+      if (ns.propagationDelayMs > 0) this.sim.call(this.sim.now + ns.propagationDelayMs, dropPropagated, new Propagated(this, ns, path));
+      else this.dropPropagated(ns, path);
     }
     return null;
+  }
+
+  /** a host unmount reaches a slave namespace */
+  dropPropagated(ns: MountNamespace, path: string): void {
+    if (ns.mounts.delete(path)) this.sim.bump(this.fsWake);
   }
 
   /** mounts of fs in all namespaces */
@@ -176,12 +179,16 @@ export class Host {
    * subtree is copied (node_exporter's "/").
    */
   startNamespace(id: string, owner: string, volumePaths: readonly string[], rootSource: string | null, propagation: MountPropagation, propagationDelayMs: number): void {
-    const ns: MountNamespace = { id, owner, propagation, source: rootSource ?? "/nonexistent", propagationDelayMs, mounts: new Map() };
-    for (const p of volumePaths) {
-      const m = this.mounts.get(p);
-      if (m) ns.mounts.set(p, { fs: m.fs, path: p });
-    }
-    if (rootSource !== null) for (const m of this.mounts.values()) if (covers(rootSource, m.path)) ns.mounts.set(m.path, { fs: m.fs, path: m.path });
+    const source = rootSource ?? "/nonexistent";
+    const prefix = source.endsWith("/") ? source : source + "/";
+    const ns: MountNamespace = { id, owner, propagation, source, prefix, propagationDelayMs, mounts: new Map() };
+    // (a Mount is never changed: the namespace holds the host's own, under
+    // the host's path string. The volume paths are found by a scan of the
+    // table rather than a lookup each: they were built for this call, and a
+    // lookup would hash each one; a node has a few mounts)
+    if (volumePaths.length > 0 || rootSource !== null)
+      for (const m of this.mounts.values())
+        if ((rootSource !== null && coversFrom(source, prefix, m.path)) || volumePaths.includes(m.path)) ns.mounts.set(m.path, m);
     this.namespaces.set(id, ns);
     this.sim.bump(this.fsWake);
   }
@@ -191,8 +198,10 @@ export class Host {
   }
 
   mkdir(path: string, info: DirInfo): void {
-    if (!this.dirs.has(path)) this.dirsVersion++;
+    // (one lookup: a new path grows the map; a known one keeps its place)
+    const n = this.dirs.size;
     this.dirs.set(path, info);
+    if (this.dirs.size !== n) this.dirsVersion++;
   }
   rmdir(path: string): void {
     if (this.dirs.delete(path)) {
@@ -239,6 +248,35 @@ export class Host {
   }
 }
 
+/** a host's wake group names, built once per node name (every run of a scenario makes its hosts again) */
+function hostGroupNames(nodeName: string): readonly [string, string, string] {
+  let n = HOST_GROUP_NAMES.get(nodeName);
+  if (n === undefined) {
+    if (HOST_GROUP_NAMES.size >= 1024) HOST_GROUP_NAMES.clear();
+    const g = `node/${nodeName}`;
+    HOST_GROUP_NAMES.set(nodeName, (n = [g, `${g}/fs`, `${g}/runtime`]));
+  }
+  return n;
+}
+const HOST_GROUP_NAMES = new Map<string, readonly [string, string, string]>();
+
 export function covers(root: string, path: string): boolean {
   return root === "/" || path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+
+/** covers(root, path), with root's trailing-slash form given */
+function coversFrom(root: string, prefix: string, path: string): boolean {
+  return root === "/" || path === root || path.startsWith(prefix);
+}
+
+/** a host unmount on its way to a slave namespace (Sim.call: no closure per namespace) */
+class Propagated {
+  constructor(
+    readonly host: Host,
+    readonly ns: MountNamespace,
+    readonly path: string,
+  ) {}
+}
+function dropPropagated(p: Propagated): void {
+  p.host.dropPropagated(p.ns, p.path);
 }

@@ -16,7 +16,7 @@
 
 import { ApiError, type Informer } from "../api/apiserver.js";
 import { keyOf, KObj, PodVolume } from "../api/types.js";
-import { kubeletPodStatus } from "../api/podstatus.js";
+import { type ContainerState, kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
@@ -85,6 +85,7 @@ export class Kubelet {
   private readonly workersWake: WakeGroup;
   /** the volume manager's state: the reconciler, pod workers and node status loop (volume_manager.ts) */
   private readonly vmWake: WakeGroup;
+  private readonly names: KubeletNames;
   /** its events' source (one string: the event recorder compares it with earlier events') */
   private readonly eventSource: string;
 
@@ -93,14 +94,15 @@ export class Kubelet {
     readonly nodeName: string,
     plugins: PluginMgr,
   ) {
-    this.component = `kubelet/${nodeName}`;
+    const names = (this.names = kubeletNames(nodeName));
+    this.component = names.component;
     this.eventSource = `kubelet, ${nodeName}`;
     this.host = ctx.hosts.get(nodeName)!;
-    this.dswpWake = ctx.sim.group(`${this.component}/dswp`);
-    this.unreadWake = ctx.sim.group(`${this.component}/unread`);
-    this.podsWake = ctx.sim.group(`${this.component}/pods`);
-    this.workersWake = ctx.sim.group(`${this.component}/workers`);
-    this.vmWake = ctx.sim.group(`${this.component}/volumes`);
+    this.dswpWake = ctx.sim.group(names.dswp);
+    this.unreadWake = ctx.sim.group(names.unread);
+    this.podsWake = ctx.sim.group(names.pods);
+    this.workersWake = ctx.sim.group(names.workers);
+    this.vmWake = ctx.sim.group(names.volumes);
     this.vm = new VolumeManager(
       ctx,
       nodeName,
@@ -121,14 +123,15 @@ export class Kubelet {
   }
 
   /**
-   * This node's pods in informer-cache order. The pod workers, the populator
-   * and housekeeping read it on every pass, so it is kept as an array and
-   * rebuilt (never changed in place) after the informer delivers a Pod event.
+   * This node's pods in informer-cache order (the cache holds no other: the
+   * watch's field selector). The pod workers, the populator and housekeeping
+   * read it on every pass, so it is kept as an array and rebuilt (never
+   * changed in place) after the informer delivers a Pod event.
    */
   private pods(): readonly KObj[] {
     if (this.nodePodsStale && this.inf) {
       const a: KObj[] = [];
-      for (const o of this.inf.cache.list("Pod")) if (o.spec?.nodeName === this.nodeName) a.push(o);
+      for (const o of this.inf.cache.list("Pod")) a.push(o);
       this.nodePods = a;
       this.nodePodsStale = false;
     }
@@ -171,8 +174,8 @@ export class Kubelet {
       ctx.watchLatency(this.component),
       ctx.watchExtra(this.component),
       (type, obj, prev) => {
-        // (pods(): this node's pods, so only a pod that is or was on this node changes it)
-        if (obj.kind !== "Pod" || (obj.spec?.nodeName !== this.nodeName && prev?.spec?.nodeName !== this.nodeName)) return;
+        // (only this node's pods come: the watch's field selector)
+        if (obj.kind !== "Pod") return;
         this.nodePodsStale = true;
         // the populator and the pod workers are woken by the deliveries that
         // can change their next pass (VolumeManager.podDeliveryMatters,
@@ -180,15 +183,13 @@ export class Kubelet {
         // terminating wake them in podEvent)
         if (type === "DELETED" || this.vm.podDeliveryMatters(obj, prev)) ctx.sim.bump(this.dswpWake);
         if (type !== "DELETED" && this.podDeliveryWakesWorkers(obj, prev)) ctx.sim.bump(this.workersWake);
-        if (obj.spec?.nodeName === this.nodeName) this.podEvent(type, obj);
+        this.podEvent(type, obj);
       },
       () => this.run(),
       this.podsWake,
       { PersistentVolume: this.dswpWake, PersistentVolumeClaim: this.dswpWake, Node: this.unreadWake, CSIDriver: this.unreadWake },
-      // the loops read this node's pods only (pods(), podByUID): a pod that is
-      // not and was not on this node changes nothing they read (upstream's
-      // kubelet watches with a spec.nodeName field selector)
-      (obj, prev) => obj.kind !== "Pod" || obj.spec?.nodeName === this.nodeName || prev?.spec?.nodeName === this.nodeName,
+      onNodeFields,
+      this.nodeName,
     );
   }
 
@@ -217,19 +218,17 @@ export class Kubelet {
     // next pass act; they are not among the Pod store's readers (a refused
     // delete's retry is a wakeAt).
     const h = this.host;
-    this.tickers.push(ctx.sim.ticker(`${this.component}/dswp`, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.dswpWake, h.runtimeWake));
-    this.tickers.push(ctx.sim.ticker(`${this.component}/reconciler`, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
-    this.tickers.push(
-      ctx.sim.ticker(`${this.component}/podworkers`, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.workersWake, this.vmWake, h.runtimeWake),
-    );
-    this.tickers.push(ctx.sim.ticker(`${this.component}/nodestatus`, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), h.wake, this.vmWake, ctx.api.storeReaders("Node")));
+    const names = this.names;
+    this.tickers.push(ctx.sim.ticker(names.dswp, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.dswpWake, h.runtimeWake));
+    this.tickers.push(ctx.sim.ticker(names.reconciler, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
+    this.tickers.push(ctx.sim.ticker(names.podworkers, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.workersWake, this.vmWake, h.runtimeWake));
+    this.tickers.push(ctx.sim.ticker(names.nodestatus, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), h.wake, this.vmWake, ctx.api.storeReaders("Node")));
     // Housekeeping's only output is its "orphaned pod found" line: a run that
     // builds no log line has nothing for it to do (the recorder never turns
     // logging on during a run), so the loop is not started. Its passes change
     // no state any other loop reads, and leaving one ticker out keeps the
     // others' order among themselves, so no other pass moves.
-    if (ctx.out.on)
-      this.tickers.push(ctx.sim.ticker(`${this.component}/housekeeping`, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), h.wake, this.podsWake, h.fsWake, h.runtimeWake));
+    if (ctx.out.on) this.tickers.push(ctx.sim.ticker(names.housekeeping, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), h.wake, this.podsWake, h.fsWake, h.runtimeWake));
   }
 
   private podEvent(type: string, pod: KObj): void {
@@ -292,16 +291,22 @@ export class Kubelet {
 
   /** the status manager's write: phase, conditions and container states with their times (api/podstatus.ts) */
   private patchPod(pod: KObj, phase: string, running: boolean, terminated = false): void {
-    const now = this.ctx.sim.now;
-    const minor = this.ctx.profile.version.minor;
+    this.podPhase = phase;
+    this.podState = running ? "running" : terminated ? "terminated" : "waiting";
     try {
-      this.ctx.api.patch("Pod", keyOf(pod), (d) => {
-        d.status = kubeletPodStatus(d, d.status, phase, running ? "running" : terminated ? "terminated" : "waiting", now, minor, this.ctx.out.podSyncedAt.get(d.metadata.uid));
-        return true;
-      });
+      this.ctx.api.patch("Pod", keyOf(pod), Kubelet.mutatePodStatus, undefined, this);
     } catch {
       /* pod gone */
     }
+  }
+  /** the pod status patch in progress (read by mutatePodStatus) */
+  private podPhase = "";
+  private podState: ContainerState = "waiting";
+  /** patchPod's change (a function made once, not a closure per patch: api/apiserver.ts patch) */
+  private static mutatePodStatus(d: KObj, k: Kubelet): boolean {
+    const { ctx } = k;
+    d.status = kubeletPodStatus(d, d.status, k.podPhase, k.podState, ctx.sim.now, ctx.profile.version.minor, ctx.out.podSyncedAt.get(d.metadata.uid));
+    return true;
   }
 
   private syncPods(): void {
@@ -456,8 +461,9 @@ export class Kubelet {
           for (const a of this.vm.asw.values()) {
             const spec = a.pods.get(w.uid);
             if (spec === undefined) continue;
+            if (spec !== v.name && !a.spec.pv) continue;
             const dir = a.plugin.podVolumeDir(this.vm.env, w.uid, spec);
-            if (spec === v.name || a.spec.pv) paths.push(dir, `${dir}/mount`);
+            paths.push(dir, `${dir}/mount`);
           }
         }
         const id = `${w.uid}/${c.name}`;
@@ -477,25 +483,7 @@ export class Kubelet {
     const { ctx } = this;
     const inUse = this.vm.statesSynced ? this.vm.getVolumesInUse() : null;
     try {
-      const inUseDiffers = (o: KObj): boolean => inUse !== null && volumesInUseDiffer(o, inUse);
-      ctx.api.patch(
-        "Node",
-        this.nodeName,
-        (d) => {
-          let changed = false;
-          if (notReady(d)) {
-            const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
-            d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
-            changed = true;
-          }
-          if (inUseDiffers(d)) {
-            d.status = Object.assign({}, d.status, { volumesInUse: inUse });
-            changed = true;
-          }
-          return changed;
-        },
-        (cur) => notReady(cur) || inUseDiffers(cur),
-      );
+      ctx.api.patch("Node", this.nodeName, mutateNodeStatus, nodeStatusChanges, inUse);
     } catch {
       // the status is sent again on the next pass: that pass is not idle (engine/sim.ts section 3)
       ctx.sim.wakeAt(ctx.sim.now + 1);
@@ -520,14 +508,11 @@ export class Kubelet {
   private podDirUIDs(): readonly string[] {
     const h = this.host;
     if (this.podDirsVersion === h.dirsVersion) return this.podDirs;
-    const prefix = `${this.ctx.kubeletRoot}/pods/`;
     // (a handful: an array beats a Set)
     const uids: string[] = [];
     for (const p of h.dirs.keys()) {
-      if (!p.startsWith(prefix)) continue;
-      const end = p.indexOf("/", prefix.length);
-      const uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
-      if (!uids.includes(uid)) uids.push(uid);
+      const uid = this.podDirUID(p);
+      if (uid !== null && !uids.includes(uid)) uids.push(uid);
     }
     this.podDirs = uids;
     this.podDirsVersion = h.dirsVersion;
@@ -535,6 +520,27 @@ export class Kubelet {
   }
   private podDirs: readonly string[] = [];
   private podDirsVersion = -1;
+  /**
+   * The pod UID a directory is under (null if none), each path cut once: the
+   * list is rebuilt at every directory made or removed, from the same paths
+   * (whose hash the host's map has already computed), and the same UID
+   * string comes back each time (the orphan set hashes it once).
+   */
+  private podDirUID(p: string): string | null {
+    let uid = this.dirUIDs.get(p);
+    if (uid === undefined) {
+      const prefix = (this.podsPrefix ??= `${this.ctx.kubeletRoot}/pods/`);
+      if (!p.startsWith(prefix)) uid = null;
+      else {
+        const end = p.indexOf("/", prefix.length);
+        uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
+      }
+      this.dirUIDs.set(p, uid);
+    }
+    return uid;
+  }
+  private readonly dirUIDs = new Map<string, string | null>();
+  private podsPrefix: string | undefined = undefined;
 
   /** pods this kubelet treats as running (for tests and outputs) */
   runningPods(): string[] {
@@ -542,6 +548,65 @@ export class Kubelet {
   }
 
   isTerminal = isTerminal;
+}
+
+/**
+ * A kubelet's component name and the names of its wake groups and loops,
+ * built once per node name (every run of a scenario starts its kubelets
+ * again, and the same strings serve them all).
+ */
+interface KubeletNames {
+  component: string;
+  dswp: string;
+  unread: string;
+  pods: string;
+  workers: string;
+  volumes: string;
+  reconciler: string;
+  podworkers: string;
+  nodestatus: string;
+  housekeeping: string;
+}
+function kubeletNames(nodeName: string): KubeletNames {
+  let n = KUBELET_NAMES.get(nodeName);
+  if (n === undefined) {
+    if (KUBELET_NAMES.size >= 1024) KUBELET_NAMES.clear();
+    const c = `kubelet/${nodeName}`;
+    n = { component: c, dswp: `${c}/dswp`, unread: `${c}/unread`, pods: `${c}/pods`, workers: `${c}/workers`, volumes: `${c}/volumes`, reconciler: `${c}/reconciler`, podworkers: `${c}/podworkers`, nodestatus: `${c}/nodestatus`, housekeeping: `${c}/housekeeping` };
+    KUBELET_NAMES.set(nodeName, n);
+  }
+  return n;
+}
+const KUBELET_NAMES = new Map<string, KubeletNames>();
+
+/**
+ * The node status patch: Ready, and volumesInUse when the volume manager's
+ * states are synced (`inUse` not null). Made once (api/apiserver.ts patch).
+ */
+function nodeStatusChanges(cur: KObj, inUse: readonly string[] | null): boolean {
+  return notReady(cur) || (inUse !== null && volumesInUseDiffer(cur, inUse));
+}
+function mutateNodeStatus(d: KObj, inUse: readonly string[] | null): boolean {
+  let changed = false;
+  if (notReady(d)) {
+    const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+    d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
+    changed = true;
+  }
+  if (inUse !== null && volumesInUseDiffer(d, inUse)) {
+    d.status = Object.assign({}, d.status, { volumesInUse: inUse });
+    changed = true;
+  }
+  return changed;
+}
+
+/**
+ * The kubelet's watch selectors: upstream's kubelet watches pods with a
+ * spec.nodeName field selector and nodes with metadata.name, so another
+ * node's pods and Node never reach its cache.
+ */
+function onNodeFields(obj: KObj, nodeName: string): boolean {
+  return obj.kind === "Pod" ? obj.spec?.nodeName === nodeName : obj.kind !== "Node" || obj.metadata.name === nodeName;
 }
 
 /** the node's Ready condition is not True */

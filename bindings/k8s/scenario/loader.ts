@@ -9,7 +9,7 @@
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import type { ApiFault } from "../api/apiserver.js";
-import { KINDS, KObj, Kind, manifestObj, NAMESPACED } from "../api/types.js";
+import { canonicalKind, KINDS, KObj, Kind, manifestObj, NAMESPACED } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { formatGoDuration, parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
@@ -389,8 +389,8 @@ function loadManifest(cx: Cx, v: unknown, path: string): KObj {
     resourceVersion: "",
     ...(kind === "Pod" || kind === "PersistentVolumeClaim" ? { namespace: md.namespace === undefined ? "default" : String(md.namespace) } : {}),
   } as KObj["metadata"];
-  // (an Obj: the same five keys in the same order, which the API server copies without checking them)
-  const obj: KObj = manifestObj(apiVersion, kind, meta, o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
+  // (an Obj: the same five keys in the same order, which the API server copies by constructor without checking them; api/types.ts cloneObj)
+  const obj: KObj = manifestObj(apiVersion, canonicalKind(kind), meta, o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
   if (kind === "Pod") {
     if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
