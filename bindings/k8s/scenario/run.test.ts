@@ -182,6 +182,24 @@ describe("finalPods (the final pods without building objects)", () => {
   });
 });
 
+describe("a run without log lines", () => {
+  it("explains its violations as a run with them does (the causal notes do not depend on logging)", () => {
+    // rbd's EBUSY note was kept only while logging: a logs-off run's
+    // released-after-pods explanation lacked the process holding the mount
+    let explained = 0;
+    for (const name of Object.keys(BUILTIN_YAML)) {
+      const sc = loadK8sScenario(BUILTIN_YAML[name]!, `${name}.yaml`);
+      for (const version of [sc.incident.affected, sc.incident.fixed]) {
+        const on = runK8sScenario(sc, { version, logs: true }).violations;
+        const off = runK8sScenario(sc, { version, logs: false }).violations;
+        expect(off.map((v) => [v.name, v.timeMs, v.explanation])).toEqual(on.map((v) => [v.name, v.timeMs, v.explanation]));
+        explained += on.length;
+      }
+    }
+    expect(explained).toBeGreaterThan(0);
+  });
+});
+
 describe("a pod without volumes", () => {
   // volumemanager.WaitForAttachAndMount returns at once when the pod has no
   // volumes; the replay waited for a desired-state entry that is never made

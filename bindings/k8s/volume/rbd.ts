@@ -54,15 +54,15 @@ export function createRBDPlugin(): VolumePlugin {
             ? `rbd: ${devicePath || "(empty)"}: not a mapped image or snapshot\n`
             : `rbd: ${r.error}\n`;
       const code = res === "EBUSY" ? 16 : res === "ENOENT" ? 22 : 5;
-      if (ctx.out.on) {
-        for (const line of stderr.trim().split("\n")) ctx.out.raw(`rbd/${env.nodeName}`, "E", line);
-        if (res === "EBUSY")
-          ctx.out.note(
-            `volume:rbd:${image}`,
-            `rbd unmap ${devicePath} on ${env.nodeName} returned EBUSY: the filesystem is still mounted in the mount namespace of ${host.holders(devicePath).join(", ") || "another process"}`,
-          );
+      if (ctx.out.on) for (const line of stderr.trim().split("\n")) ctx.out.raw(`rbd/${env.nodeName}`, "E", line);
+      if (res === "EBUSY") {
+        // a causal note whatever the logging (an explanation quotes it): the
+        // holders as they are now, the text built if an explanation reads it
+        const holders = host.holders(devicePath);
+        const node = env.nodeName;
+        ctx.out.note(`volume:rbd:${image}`, () => `rbd unmap ${devicePath} on ${node} returned EBUSY: the filesystem is still mounted in the mount namespace of ${holders.join(", ") || "another process"}`);
+        ctx.steps.step("rbd.UnmapBusy", devicePath);
       }
-      if (res === "EBUSY") ctx.steps.step("rbd.UnmapBusy", devicePath);
       // read by the kubelet's failure log line alone: built only if logged
       const asBytes = ctx.profile.rbdOutputAsBytes;
       done(() => `rbd: failed to unmap device ${devicePath}, error exit status ${code}, rbd output: ${rbdOutput(asBytes, stderr)}`);
