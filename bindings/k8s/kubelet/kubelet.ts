@@ -21,7 +21,7 @@ import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
 import type { PluginMgr } from "../volume/plugins.js";
-import { isTerminal, VolumeManager } from "./volume_manager.js";
+import { isTerminal, type PodLookup, VolumeManager } from "./volume_manager.js";
 
 /** the container runtime on a host (Host.runtimePods), surviving kubelet restarts */
 export function runtimeOf(host: Host): Map<string, RuntimePod> {
@@ -62,7 +62,12 @@ interface FailedMountTexts {
   object: string;
 }
 
-export class Kubelet {
+/**
+ * The kubelet is its volume manager's pod manager and container runtime view
+ * (PodLookup: upstream's podManager and podStateProvider): the volume manager
+ * gets the kubelet itself, not an object of closures made per kubelet and run.
+ */
+export class Kubelet implements PodLookup {
   readonly component: string;
   readonly vm: VolumeManager;
   private inf: Informer | null = null;
@@ -103,19 +108,22 @@ export class Kubelet {
     this.podsWake = ctx.sim.group(names.pods);
     this.workersWake = ctx.sim.group(names.workers);
     this.vmWake = ctx.sim.group(names.volumes);
-    this.vm = new VolumeManager(
-      ctx,
-      nodeName,
-      this.component,
-      plugins,
-      {
-        pods: () => this.pods(),
-        pod: (uid) => this.podByUID(uid),
-        lookup: (kind, key) => this.inf?.cache.get(kind, key),
-        containersStopped: (uid) => !runtimeOf(this.host).get(uid)?.running,
-      },
-      this.vmWake,
-    );
+    this.vm = new VolumeManager(ctx, nodeName, this.component, plugins, this, this.vmWake);
+  }
+
+  // ---- PodLookup (the volume manager's view of the kubelet) ----
+
+  /** the pod of this node with UID `uid` */
+  pod(uid: string): KObj | undefined {
+    return this.podByUID(uid);
+  }
+  /** a claim or volume from the informer cache */
+  lookup(kind: "PersistentVolumeClaim" | "PersistentVolume", key: string): KObj | undefined {
+    return this.inf?.cache.get(kind, key);
+  }
+  /** the pod's containers are all stopped (the runtime's view) */
+  containersStopped(uid: string): boolean {
+    return !runtimeOf(this.host).get(uid)?.running;
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {
@@ -128,7 +136,7 @@ export class Kubelet {
    * read it on every pass, so it is kept as an array and rebuilt (never
    * changed in place) after the informer delivers a Pod event.
    */
-  private pods(): readonly KObj[] {
+  pods(): readonly KObj[] {
     if (this.nodePodsStale && this.inf) {
       const a: KObj[] = [];
       for (const o of this.inf.cache.list("Pod")) a.push(o);
@@ -219,16 +227,18 @@ export class Kubelet {
     // delete's retry is a wakeAt).
     const h = this.host;
     const names = this.names;
-    this.tickers.push(ctx.sim.ticker(names.dswp, t.KUBELET_DSWP_LOOP_MS, now, () => this.vm.populate(), h.wake, this.dswpWake, h.runtimeWake));
-    this.tickers.push(ctx.sim.ticker(names.reconciler, t.KUBELET_RECONCILER_LOOP_MS, now, () => this.vm.reconcile(), h.wake, this.vmWake, this.vm.opsWake));
-    this.tickers.push(ctx.sim.ticker(names.podworkers, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, () => this.syncPods(), h.wake, this.workersWake, this.vmWake, h.runtimeWake));
-    this.tickers.push(ctx.sim.ticker(names.nodestatus, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, () => this.syncNodeStatus(), h.wake, this.vmWake, ctx.api.storeReaders("Node")));
+    // (each pass a method called on its owner: Sim.loop)
+    const vm = this.vm;
+    this.tickers.push(ctx.sim.loop(names.dswp, t.KUBELET_DSWP_LOOP_MS, now, vm.populate, vm, h.wake, this.dswpWake, h.runtimeWake));
+    this.tickers.push(ctx.sim.loop(names.reconciler, t.KUBELET_RECONCILER_LOOP_MS, now, vm.reconcile, vm, h.wake, this.vmWake, vm.opsWake));
+    this.tickers.push(ctx.sim.loop(names.podworkers, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, this.syncPods, this, h.wake, this.workersWake, this.vmWake, h.runtimeWake));
+    this.tickers.push(ctx.sim.loop(names.nodestatus, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, this.syncNodeStatus, this, h.wake, this.vmWake, ctx.api.storeReaders("Node")));
     // Housekeeping's only output is its "orphaned pod found" line: a run that
     // builds no log line has nothing for it to do (the recorder never turns
     // logging on during a run), so the loop is not started. Its passes change
     // no state any other loop reads, and leaving one ticker out keeps the
     // others' order among themselves, so no other pass moves.
-    if (ctx.out.on) this.tickers.push(ctx.sim.ticker(names.housekeeping, t.HOUSEKEEPING_PERIOD_MS, now, () => this.housekeeping(), h.wake, this.podsWake, h.fsWake, h.runtimeWake));
+    if (ctx.out.on) this.tickers.push(ctx.sim.loop(names.housekeeping, t.HOUSEKEEPING_PERIOD_MS, now, this.housekeeping, this, h.wake, this.podsWake, h.fsWake, h.runtimeWake));
   }
 
   private podEvent(type: string, pod: KObj): void {
@@ -280,13 +290,7 @@ export class Kubelet {
     for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Killing", `pod/${pod.metadata.name}`, `Stopping container ${c.name}`, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
     const stopMs = parseStop(pod, ctx.timers.CONTAINER_STOP_MS);
     const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
-    ctx.sim.after(Math.min(stopMs, graceMs), () => {
-      for (const id of rt.nsIds) this.host.stopNamespace(id);
-      rt.running = false;
-      rt.stopping = false;
-      ctx.sim.bump(this.host.runtimeWake);
-      ctx.steps.step("runtime.ContainersStopped", pod.metadata.uid);
-    });
+    ctx.sim.call(ctx.sim.now + Math.min(stopMs, graceMs), containersExited, new ContainerExit(this.host, ctx, rt, pod.metadata.uid));
   }
 
   /** the status manager's write: phase, conditions and container states with their times (api/podstatus.ts) */
@@ -439,44 +443,52 @@ export class Kubelet {
   private startContainers(pod: KObj, w: Worker): void {
     const { ctx } = this;
     ctx.monitor.podStarting(w.key, w.uid, this.nodeName);
-    ctx.sim.after(ctx.timers.CONTAINER_START_MS, () => {
-      if (this.dead || w.state !== "starting") return;
-      const fresh = this.podByUID(w.uid);
-      if (!fresh || fresh.metadata.deletionTimestamp !== undefined) return;
-      const rt: RuntimePod = { running: true, stopping: false, nsIds: [] };
-      runtimeOf(this.host).set(w.uid, rt);
-      const vols = (pod.spec.volumes ?? []) as PodVolume[];
-      for (const c of (pod.spec.containers ?? []) as Array<{ name: string; volumeMounts?: Array<{ name: string; mountPropagation?: "None" | "HostToContainer" | "Bidirectional" }> }>) {
-        const paths: string[] = [];
-        let root: string | null = null;
-        let prop: "None" | "HostToContainer" | "Bidirectional" = "None";
-        for (const vm of c.volumeMounts ?? []) {
-          const v = vols.find((x) => x.name === vm.name);
-          if (!v) continue;
-          if (v.hostPath) {
-            root = v.hostPath.path;
-            prop = vm.mountPropagation ?? "None";
-            continue;
-          }
-          for (const a of this.vm.asw.values()) {
-            const spec = a.pods.get(w.uid);
-            if (spec === undefined) continue;
-            if (spec !== v.name && !a.spec.pv) continue;
-            const dir = a.plugin.podVolumeDir(this.vm.env, w.uid, spec);
-            paths.push(dir, `${dir}/mount`);
-          }
+    ctx.sim.call(ctx.sim.now + ctx.timers.CONTAINER_START_MS, containersStarted, new ContainerStart(this, pod, w));
+  }
+
+  /** the containers of `w`'s pod start, CONTAINER_START_MS after startContainers (unless the worker moved on) */
+  private runContainers(pod: KObj, w: Worker): void {
+    const { ctx } = this;
+    if (this.dead || w.state !== "starting") return;
+    const fresh = this.podByUID(w.uid);
+    if (!fresh || fresh.metadata.deletionTimestamp !== undefined) return;
+    const rt: RuntimePod = { running: true, stopping: false, nsIds: [] };
+    runtimeOf(this.host).set(w.uid, rt);
+    const vols = (pod.spec.volumes ?? []) as PodVolume[];
+    for (const c of (pod.spec.containers ?? []) as Array<{ name: string; volumeMounts?: Array<{ name: string; mountPropagation?: "None" | "HostToContainer" | "Bidirectional" }> }>) {
+      const paths: string[] = [];
+      let root: string | null = null;
+      let prop: "None" | "HostToContainer" | "Bidirectional" = "None";
+      for (const vm of c.volumeMounts ?? []) {
+        const v = vols.find((x) => x.name === vm.name);
+        if (!v) continue;
+        if (v.hostPath) {
+          root = v.hostPath.path;
+          prop = vm.mountPropagation ?? "None";
+          continue;
         }
-        const id = `${w.uid}/${c.name}`;
-        this.host.startNamespace(id, `${pod.metadata.namespace}/${pod.metadata.name}/${c.name}`, paths, root, prop, ctx.propagationDelayMs);
-        rt.nsIds.push(id);
+        for (const a of this.vm.asw.values()) {
+          const spec = a.pods.get(w.uid);
+          if (spec === undefined) continue;
+          if (spec !== v.name && !a.spec.pv) continue;
+          const dir = a.plugin.podVolumeDir(this.vm.env, w.uid, spec);
+          paths.push(dir, `${dir}/mount`);
+        }
       }
-      w.state = "running";
-      // the runtime's new pod (host state) and the worker's state
-      ctx.sim.bump(this.host.runtimeWake);
-      this.patchPod(fresh, "Running", true);
-      for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
-      ctx.steps.step("kubelet.PodRunning", w.key);
-    });
+      const id = `${w.uid}/${c.name}`;
+      this.host.startNamespace(id, `${pod.metadata.namespace}/${pod.metadata.name}/${c.name}`, paths, root, prop, ctx.propagationDelayMs);
+      rt.nsIds.push(id);
+    }
+    w.state = "running";
+    // the runtime's new pod (host state) and the worker's state
+    ctx.sim.bump(this.host.runtimeWake);
+    this.patchPod(fresh, "Running", true);
+    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
+    ctx.steps.step("kubelet.PodRunning", w.key);
+  }
+  /** Sim.call's function for a ContainerStart (made once: no closure per start) */
+  static containersDue(s: ContainerStart): void {
+    s.kubelet.runContainers(s.pod, s.w);
   }
 
   private syncNodeStatus(): void {
@@ -548,6 +560,37 @@ export class Kubelet {
   }
 
   isTerminal = isTerminal;
+}
+
+/** a pod's containers due to start (startContainers) */
+class ContainerStart {
+  constructor(
+    readonly kubelet: Kubelet,
+    readonly pod: KObj,
+    readonly w: Worker,
+  ) {}
+}
+const containersStarted = Kubelet.containersDue;
+
+/**
+ * A pod's containers due to exit after their SIGTERM (killPod). Host state: the
+ * exit happens whatever becomes of the kubelet that sent the signal.
+ */
+class ContainerExit {
+  constructor(
+    readonly host: Host,
+    readonly ctx: Ctx,
+    readonly rt: RuntimePod,
+    readonly uid: string,
+  ) {}
+}
+function containersExited(x: ContainerExit): void {
+  const { host, ctx, rt } = x;
+  for (const id of rt.nsIds) host.stopNamespace(id);
+  rt.running = false;
+  rt.stopping = false;
+  ctx.sim.bump(host.runtimeWake);
+  ctx.steps.step("runtime.ContainersStopped", x.uid);
 }
 
 /**
