@@ -43,7 +43,7 @@ import { type Done, FailureMessages, NestedPendingOperations, RunResult } from "
 import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
-import { createReconciler, Reconciler, volDetail } from "./reconciler.js";
+import { type AttacherDetacher, createReconciler, type NodeLister, type PodEventRecorder, Reconciler, volDetail } from "./reconciler.js";
 import { createNodeStatusUpdater, NodeStatusUpdater } from "./statusupdater.js";
 
 export const ADC_COMPONENT = "kube-controller-manager";
@@ -108,7 +108,13 @@ function splitUniqueNamePlugin(uniqueName: string): string {
   return second < 0 ? uniqueName : uniqueName.slice(0, second);
 }
 
-export class AttachDetachController {
+/**
+ * The controller is also what its reconciler and status updater are given:
+ * the attacherDetacher (its operation executor below), the node lister (its
+ * informer cache) and the event recorder, as methods of the one object built
+ * per run rather than closures per run.
+ */
+export class AttachDetachController implements AttacherDetacher, NodeLister, PodEventRecorder {
   readonly asw: ActualStateOfWorld;
   readonly dsw: DesiredStateOfWorld;
   readonly npo: NestedPendingOperations;
@@ -176,7 +182,7 @@ export class AttachDetachController {
     const adcLogs = ctx.profile.adcLogs;
     ctx.out.on &&
       ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:328", adcLogs === "named" ? `"Starting attach detach controller" logger="persistentvolume-attach-detach-controller"` : adcLogs === "contextual" ? `"Starting attach detach controller"` : "Starting attach detach controller");
-    this.statusUpdater = createNodeStatusUpdater(ctx.api, this.asw, (n) => this.cache("Node", n), ctx.profile, ctx.out, ADC_COMPONENT, ctx.sim);
+    this.statusUpdater = createNodeStatusUpdater(ctx.api, this.asw, this, ctx.profile, ctx.out, ADC_COMPONENT, ctx.sim);
     this.reconciler = createReconciler({
       sim: ctx.sim,
       profile: ctx.profile,
@@ -185,16 +191,11 @@ export class AttachDetachController {
       component: ADC_COMPONENT,
       asw: this.asw,
       dsw: this.dsw,
-      nodeLister: (n) => this.cache("Node", n),
-      ad: {
-        attachVolume: (v) => this.attachVolume(v),
-        detachVolume: (av, verify) => this.detachVolume(av, verify),
-        isOperationPending: (v, p, n) => this.npo.isOperationPending(v, p, n),
-        isOperationSafeToRetry: (v, p, n, o) => this.npo.isOperationSafeToRetry(v, p, n, o),
-      },
+      nodeLister: this,
+      ad: this,
       statusUpdater: this.statusUpdater,
-      podEvent: (pods, type, reason, msg) => this.podEvents(pods, type, reason, msg),
-      step: (n, dt) => ctx.steps.step(n, dt),
+      recorder: this,
+      steps: ctx.steps,
     });
     const c = "kube-controller-manager";
     this.inf = ctx.api.informer(
@@ -211,8 +212,13 @@ export class AttachDetachController {
     );
   }
 
-  /** an event on each pod (uid -> "namespace/name", as the DSW's scheduledPods hold them) */
-  private podEvents(pods: ReadonlyMap<string, string>, type: "Normal" | "Warning", reason: string, msg: string): void {
+  /** NodeLister: a node from the informer cache */
+  getNode(name: string): KObj | undefined {
+    return this.cache("Node", name);
+  }
+
+  /** PodEventRecorder: an event on each pod (uid -> "namespace/name", as the DSW's scheduledPods hold them) */
+  podEvents(pods: ReadonlyMap<string, string>, type: "Normal" | "Warning", reason: string, msg: string): void {
     // (by key and lookup: an entries iteration allocates a pair per pod)
     for (const uid of pods.keys()) {
       const ref = podRef(pods.get(uid)!);
@@ -264,10 +270,11 @@ export class AttachDetachController {
     // the node status updater (reconciler) reads nodes, and VerifyVolumesAreAttached
     // (sync) VolumeAttachments, from the API store itself; sync also reads the
     // storage backend (in-tree disks)
-    this.tickers.push(ctx.sim.ticker("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, () => this.reconciler.reconcile(), this.wake, this.opsWake, this.nodeWake, ctx.api.storeReaders("Node")));
+    // (each pass a method called on its owner: Sim.loop)
+    this.tickers.push(ctx.sim.loop("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, this.reconciler.reconcile, this.reconciler, this.wake, this.opsWake, this.nodeWake, ctx.api.storeReaders("Node")));
     this.dswpStartMs = now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS;
-    this.tickers.push(ctx.sim.ticker("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, this.dswpStartMs, () => this.populate(), this.wake, this.podWake));
-    this.tickers.push(ctx.sim.ticker("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, () => this.sync(), this.wake, ctx.api.storeReaders("VolumeAttachment"), ctx.backend.wake));
+    this.tickers.push(ctx.sim.loop("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, this.dswpStartMs, this.populate, this, this.wake, this.podWake));
+    this.tickers.push(ctx.sim.loop("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, this.sync, this, this.wake, ctx.api.storeReaders("VolumeAttachment"), ctx.backend.wake));
   }
 
   // ---- informer handlers ----------------------------------------------
@@ -401,8 +408,17 @@ export class AttachDetachController {
   }
 
   // ---- operation executor (operation_generator.go) --------------------
+  // (AttacherDetacher: what the reconciler calls)
 
-  private attachVolume(v: VolumeToAttach): RunResult {
+  isOperationPending(volumeName: string, podName: string, nodeName: string): boolean {
+    return this.npo.isOperationPending(volumeName, podName, nodeName);
+  }
+
+  isOperationSafeToRetry(volumeName: string, podName: string, nodeName: string, operationName: string): boolean {
+    return this.npo.isOperationSafeToRetry(volumeName, podName, nodeName, operationName);
+  }
+
+  attachVolume(v: VolumeToAttach): RunResult {
     const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
     return this.npo.run(key, "volume_attach", this.runAttachVolume, v, this);
   }
@@ -428,7 +444,7 @@ export class AttachDetachController {
     });
   }
 
-  private detachVolume(av: AttachedVolumeRef, verifySafe: boolean): RunResult {
+  detachVolume(av: AttachedVolumeRef, verifySafe: boolean): RunResult {
     const { ctx } = this;
     // without a spec (a volume known from node status alone) the plugin is found by the name's first two parts
     const pluginName = av.spec ? "" : splitUniqueNamePlugin(av.volumeName);

@@ -48,7 +48,7 @@ function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors
     component: "kcm",
     asw,
     dsw,
-    nodeLister: () => node,
+    nodeLister: { getNode: () => node },
     statusUpdater: {
       updateNodeStatuses: () => {
         for (const [n, l] of asw.getVolumesToReportAttached()) write(n, l);
@@ -65,8 +65,8 @@ function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors
         return write(n, list);
       },
     },
-    podEvent: () => {},
-    step: () => {},
+    recorder: { podEvents: () => {} },
+    steps: { step: () => {} },
     ad: {
       attachVolume: (v) =>
         npo.run({ volumeName: v.volumeName, podName: "", nodeName: "" }, "volume_attach", (op) => {

@@ -58,6 +58,22 @@ export interface AttacherDetacher {
   isOperationSafeToRetry(volumeName: string, podName: string, nodeName: string, operationName: string): boolean;
 }
 
+/** corelisters.NodeLister: a node from the controller's informer cache */
+export interface NodeLister {
+  getNode(name: string): KObj | undefined;
+}
+
+/** the controller's event recorder, for the FailedAttachVolume / Multi-Attach events on pods */
+export interface PodEventRecorder {
+  /** an event on each pod, given as uid -> "ns/name" (a DSW entry's scheduledPods) */
+  podEvents(pods: ReadonlyMap<string, string>, type: "Normal" | "Warning", reason: string, message: string): void;
+}
+
+/**
+ * What the reconciler is given. The parts are objects with methods (in a
+ * run, the controller and the run's Steps), not closures: a controller is
+ * built per run, and closures made for it would be too.
+ */
 export interface ReconcilerDeps {
   sim: Sim;
   profile: Profile;
@@ -66,12 +82,11 @@ export interface ReconcilerDeps {
   component: string;
   asw: ActualStateOfWorld;
   dsw: DesiredStateOfWorld;
-  nodeLister: (name: string) => KObj | undefined;
+  nodeLister: NodeLister;
   ad: AttacherDetacher;
   statusUpdater: NodeStatusUpdater;
-  /** FailedAttachVolume / Multi-Attach events on pods, given as uid -> "ns/name" (a DSW entry's scheduledPods) */
-  podEvent: (pods: ReadonlyMap<string, string>, type: "Normal" | "Warning", reason: string, message: string) => void;
-  step: (name: StepName, detail: string) => void;
+  recorder: PodEventRecorder;
+  steps: { step(name: StepName, detail: string): void };
 }
 
 export interface Reconciler {
@@ -83,8 +98,20 @@ export function volDetail(av: { volumeName: string; spec?: { name: string } | un
 }
 
 export function createReconciler(d: ReconcilerDeps): Reconciler {
-  const { sim, profile, timers, out, component, asw, dsw, ad } = d;
-  const fixed = profile.fix["104526"];
+  return new reconciler(d);
+}
+
+/** reconciler.go's reconciler: one object per controller, its phases methods (no closures per controller and run) */
+class reconciler implements Reconciler {
+  private readonly sim: Sim;
+  private readonly profile: Profile;
+  private readonly timers: TimerConfig;
+  private readonly out: Recorder;
+  private readonly component: string;
+  private readonly asw: ActualStateOfWorld;
+  private readonly dsw: DesiredStateOfWorld;
+  private readonly ad: AttacherDetacher;
+  private readonly fixed: boolean;
   // (volume, node) pairs whose detach has been refused since the last one
   // started: the refusal (and a force detach's timeout) is noted and stepped
   // once per failed detach, not at every pass that meets it again. Those
@@ -92,9 +119,28 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
   // ticking every period runs them, skipping idle ticks does not, and a step
   // recorded by them would differ between the two (an `after:
   // adc.DetachSkippedAfterRemove` item with them)
-  const refused = new Set<string>();
+  private readonly refused = new Set<string>();
 
-  const detachPhase = (): void => {
+  constructor(private readonly d: ReconcilerDeps) {
+    this.sim = d.sim;
+    this.profile = d.profile;
+    this.timers = d.timers;
+    this.out = d.out;
+    this.component = d.component;
+    this.asw = d.asw;
+    this.dsw = d.dsw;
+    this.ad = d.ad;
+    this.fixed = d.profile.fix["104526"];
+  }
+
+  reconcile(): void {
+    this.detachPhase();
+    this.attachPhase();
+    this.d.statusUpdater.updateNodeStatuses();
+  }
+
+  private detachPhase(): void {
+    const { sim, profile, timers, out, component, asw, dsw, ad, fixed, refused, d } = this;
     // GetAttachedVolumes, snapshotting only the entries not desired: nothing in
     // this loop changes the ASW's entries synchronously (operations complete
     // in later events), so a snapshot taken as we go equals one taken first
@@ -109,7 +155,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       const elapsed = asw.setDetachRequestTime(av.volumeName, av.nodeName);
       const requested = sim.now - elapsed;
       const timeout = elapsed > timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS;
-      const node = d.nodeLister(av.nodeName);
+      const node = d.nodeLister.getNode(av.nodeName);
       const healthy = nodeReady(node);
       const forceOnTimeout = timeout && !profile.fix["disable-force-detach-on-timeout"];
       const forceDetach = profile.fix["110721"] ? !healthy && forceOnTimeout : forceOnTimeout;
@@ -121,7 +167,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       // a pass that meets the same refusal again changes nothing and records nothing (see `refused`)
       const refusedKey = `${av.volumeName}\0${av.nodeName}`;
       const again = refused.size > 0 && refused.has(refusedKey) && !ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach");
-      if (timeout && av.mountedByNode && forceDetach && !again) d.step("adc.ForceDetachTimeout", av.volumeName);
+      if (timeout && av.mountedByNode && forceDetach && !again) d.steps.step("adc.ForceDetachTimeout", av.volumeName);
 
       const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
       if (rmErr) {
@@ -159,12 +205,13 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
           `volume:${av.volumeName}`,
           () => `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,
         );
-        d.step("adc.DetachSkippedAfterRemove", av.volumeName);
+        d.steps.step("adc.DetachSkippedAfterRemove", av.volumeName);
       }
     }
-  };
+  }
 
-  const attachPhase = (): void => {
+  private attachPhase(): void {
+    const { profile, out, component, asw, dsw, ad, d } = this;
     for (const v of dsw.getVolumesToAttach()) {
       const multi = isMultiAttachAllowed(v.spec);
       if (ad.isOperationPending(v.volumeName, "", multi ? v.nodeName : "")) continue;
@@ -182,7 +229,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
             others.length > 0
               ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
               : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
-          d.podEvent(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
+          d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
           out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
           dsw.setMultiAttachError(v.volumeName, v.nodeName);
         }
@@ -191,15 +238,7 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       const r = ad.attachVolume(v);
       if (r === null) out.on && out.wants(component) && out.log(component, ...adcAttachStartedLine(v, profile));
     }
-  };
-
-  return {
-    reconcile(): void {
-      detachPhase();
-      attachPhase();
-      d.statusUpdater.updateNodeStatuses();
-    },
-  };
+  }
 }
 
 // ---- the reconciler's log lines by release (Profile.adcLogs) ----------------

@@ -23,7 +23,7 @@ function setup(version: string) {
       return o;
     },
   } as unknown as ApiServer;
-  const su = createNodeStatusUpdater(api, asw, (n) => nodes.get(n), resolveProfile(version), out, "kcm", sim);
+  const su = createNodeStatusUpdater(api, asw, { getNode: (n) => nodes.get(n) }, resolveProfile(version), out, "kcm", sim);
   // node-1 is gone from the informer (deleted); both nodes have a volume to report
   asw.markVolumeAsAttached("kubernetes.io/fake/v1", undefined, "node-1", "/dev/a");
   asw.markVolumeAsAttached("kubernetes.io/fake/v2", undefined, "node-2", "/dev/b");

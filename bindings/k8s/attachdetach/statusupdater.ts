@@ -22,6 +22,7 @@ import type { Profile } from "../versions/profile.js";
 import type { Recorder } from "../output/recorder.js";
 import type { ActualStateOfWorld } from "./cache/actual_state_of_world.js";
 import type { Sim } from "../engine/sim.js";
+import type { NodeLister } from "./reconciler.js";
 
 export interface NodeStatusUpdater {
   updateNodeStatuses(): string | null;
@@ -31,27 +32,65 @@ export interface NodeStatusUpdater {
 export function createNodeStatusUpdater(
   api: ApiServer,
   asw: ActualStateOfWorld,
-  nodeLister: (name: string) => KObj | undefined,
+  nodeLister: NodeLister,
   profile: Profile,
   out: Recorder,
   component: string,
   sim: Sim,
 ): NodeStatusUpdater {
-  // a node left marked for update is retried on the next pass: that pass is
-  // not idle, whatever else happens (engine/sim.ts section 3)
-  const retryNextPass = (): void => sim.wakeAt(sim.now + 1);
-  const update = (nodeName: string, list: Array<{ name: string; devicePath: string }>): string | null => {
-    if (!nodeLister(nodeName)) {
+  return new nodeStatusUpdater(api, asw, nodeLister, profile, out, component, sim);
+}
+
+/** node_status_updater.go's nodeStatusUpdater: one object per controller (no closures per controller and run) */
+class nodeStatusUpdater implements NodeStatusUpdater {
+  constructor(
+    private readonly api: ApiServer,
+    private readonly asw: ActualStateOfWorld,
+    private readonly nodeLister: NodeLister,
+    private readonly profile: Profile,
+    private readonly out: Recorder,
+    private readonly component: string,
+    private readonly sim: Sim,
+  ) {}
+
+  updateNodeStatuses(): string | null {
+    const all = this.asw.getVolumesToReportAttached();
+    let firstErr: string | null = null;
+    let aborted = false;
+    for (const [node, list] of all) {
+      // before #108167 the loop returned here; the flags of the nodes not yet
+      // written were already reset on read, so their updates are lost (#107973)
+      if (aborted) continue;
+      const err = this.update(node, list);
+      if (err) {
+        firstErr ??= err;
+        if (!this.profile.fix["108167"]) aborted = true;
+      }
+    }
+    return firstErr;
+  }
+
+  updateNodeStatusForNode(nodeName: string): string | null {
+    const list = this.asw.getVolumesToReportAttachedForNode(nodeName);
+    if (!list) return null;
+    return this.update(nodeName, list);
+  }
+
+  private update(nodeName: string, list: Array<{ name: string; devicePath: string }>): string | null {
+    const { out, component } = this;
+    if (!this.nodeLister.getNode(nodeName)) {
       // "Do nothing so that there is no retry until node is created."
-      out.on && out.wants(component) && out.log(component, "I", profile.fix["108167"] ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
+      out.on && out.wants(component) && out.log(component, "I", this.profile.fix["108167"] ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
       return null;
     }
     wrote = false;
     try {
-      api.patch("Node", nodeName, setVolumesAttached, volumesAttachedDiffer, list);
+      this.api.patch("Node", nodeName, setVolumesAttached, volumesAttachedDiffer, list);
     } catch (e) {
-      asw.setNodeStatusUpdateNeeded(nodeName);
-      retryNextPass();
+      this.asw.setNodeStatusUpdateNeeded(nodeName);
+      // a node left marked for update is retried on the next pass: that pass is
+      // not idle, whatever else happens (engine/sim.ts section 3)
+      this.sim.wakeAt(this.sim.now + 1);
       const msg = `failed to patch node status for ${JSON.stringify(nodeName)}: ${(e as Error).message}`;
       out.on && out.wants(component) && out.log(component, "W", "node_status_updater.go:86", `Could not update node status for ${JSON.stringify(nodeName)}; re-marking for update. ${(e as Error).message}`);
       return msg;
@@ -60,30 +99,7 @@ export function createNodeStatusUpdater(
     // idle-tick skipping relies on a pass without effect leaving no trace
     if (wrote) out.on && out.wants(component) && out.log(component, "I", "node_status_updater.go:146", `Updating status ${JSON.stringify(`{"status":{"volumesAttached":${JSON.stringify(list)}}}`)} for node ${JSON.stringify(nodeName)} succeeded. VolumesAttached: ${fmtList(list)}`);
     return null;
-  };
-  return {
-    updateNodeStatuses(): string | null {
-      const all = asw.getVolumesToReportAttached();
-      let firstErr: string | null = null;
-      let aborted = false;
-      for (const [node, list] of all) {
-        // before #108167 the loop returned here; the flags of the nodes not yet
-        // written were already reset on read, so their updates are lost (#107973)
-        if (aborted) continue;
-        const err = update(node, list);
-        if (err) {
-          firstErr ??= err;
-          if (!profile.fix["108167"]) aborted = true;
-        }
-      }
-      return firstErr;
-    },
-    updateNodeStatusForNode(nodeName: string): string | null {
-      const list = asw.getVolumesToReportAttachedForNode(nodeName);
-      if (!list) return null;
-      return update(nodeName, list);
-    },
-  };
+  }
 }
 
 /**
