@@ -31,25 +31,31 @@ export type StepName = (typeof STEP_NAMES)[number];
  * step ("between step X and Y" = right after X, before anything else runs).
  */
 export class Steps {
-  /** made by the first hook (a scenario's `after:` items; most runs have none) */
-  private hooks: Map<string, Array<(detail: string) => void>> | undefined;
+  /** made by the first hook (a scenario's `after:` items; most runs have none): a function and its argument each */
+  private hooks: Map<string, Array<StepHook<any>>> | undefined;
   /** every step seen (when recording): the result's `steps`, `step:` checks, `between:` probes */
   readonly seen: Array<{ t: number; name: string; detail: string }> = [];
   constructor(
     private readonly sim: Sim,
     readonly record: boolean,
   ) {}
-  on(name: string, fn: (detail: string) => void): void {
+  /** call `fn(arg, detail)` at every step `name` (a function made once and its argument: no closure per hook and run) */
+  on<A>(name: string, fn: (arg: A, detail: string) => void, arg: A): void {
     const hooks = (this.hooks ??= new Map());
     let a = hooks.get(name);
     if (!a) hooks.set(name, (a = []));
-    a.push(fn);
+    a.push({ fn, arg });
   }
   step(name: StepName, detail: string): void {
     if (this.record) this.seen.push({ t: this.sim.now, name, detail });
     const a = this.hooks?.get(name);
-    if (a) for (const fn of a.slice()) fn(detail);
+    if (a) for (const h of a.slice()) h.fn(h.arg, detail);
   }
+}
+
+interface StepHook<A> {
+  fn: (arg: A, detail: string) => void;
+  arg: A;
 }
 
 export interface Monitor {

@@ -19,14 +19,14 @@
 // which idle-skipping makes cheap).
 
 import { podStatusView, volumeStatusViews } from "../api/podstatus.js";
-import { ApiError, ApiServer, isNotFound } from "../api/apiserver.js";
+import { ApiError, ApiServer, isNotFound, type WatchType } from "../api/apiserver.js";
 import { keyOf, KObj, nsKey, plainKeyOf, PodVolume, Taint, wireObj } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
-import { Ctx, Steps } from "../engine/context.js";
+import { type Ctx, type Monitor, Steps } from "../engine/context.js";
 import { Rng, Sim } from "../engine/sim.js";
-import { Backend } from "../host/backend.js";
+import { Backend, type BackendVolume } from "../host/backend.js";
 import { Host } from "../host/mount.js";
 import { Kubelet, runtimeOf } from "../kubelet/kubelet.js";
 import { K8sEvent, LogLine, LogNeedle, Recorder, relTime } from "../output/recorder.js";
@@ -37,7 +37,7 @@ import { PluginMgr } from "../volume/plugins.js";
 import { createRBDPlugin } from "../volume/rbd.js";
 import type { Check, Expectation, K8sScenario, TimelineItem } from "./schema.js";
 
-/** timeline actions that are API writes and nothing else (see act() in runResolved) */
+/** timeline actions that are API writes and nothing else (see ClusterRun.act) */
 const API_ACTIONS: ReadonlySet<string> = new Set(["createPod", "create", "deletePod", "delete", "nodeNotReady", "nodeReady", "taintNode", "untaintNode"]);
 
 export const NODE_STATUS_GRACE_MS = 60_000;
@@ -249,106 +249,160 @@ function resolveBetween(sc: K8sScenario, opts: K8sRunOptions): K8sScenario {
 function runResolved(sc: K8sScenario, opts: K8sRunOptions): K8sRunResult;
 function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly: true): K8sLogChecks;
 function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false): K8sRunResult | K8sLogChecks {
-  const profile: Profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
-  const timers: TimerConfig = timersFor(sc.settings.timers);
-  const sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod });
-  const needles = opts.logs === "checks" ? logNeedles(sc) : null;
-  // (a run that gives its log checks alone keeps no events: nothing reads them)
-  const out = new Recorder(needles ?? opts.logs !== false, sc.clock, () => sim.now, !logChecksOnly);
-  const api = new ApiServer(sim);
-  const backend = new Backend(sim);
-  Object.assign(backend.latency, sc.settings.latencies);
-  for (const f of sc.storageFaults) backend.faults.push({ ...f });
-  // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
-  // (a run that gives its log checks alone gives no steps and decides no step check: none recorded)
-  const steps = new Steps(sim, !logChecksOnly && ((opts.steps ?? false) || hasStepCheck(sc.expect) || hasStepCheck(sc.symptom)));
-  const violations: Violation[] = [];
-  const hosts = new Map<string, Host>();
-  const kubeletRoot = sc.settings.kubeletRoot;
-  const byComponentSet = hasKeys(sc.settings.watchLatencyByComponent);
+  const run = new ClusterRun(sc, opts, logChecksOnly);
+  run.play();
+  if (logChecksOnly) return logChecksResult(sc, run.needles!);
+  return run.result();
+}
 
-  const ctx: Ctx = {
-    sim,
-    api,
-    backend,
-    hosts,
-    profile,
-    timers,
-    out,
-    steps,
-    monitor: {
-      // (the invariants' bookkeeping, here and in the API and backend hooks
-      // below, only reads the run; a run that gives its log checks alone
-      // checks no invariant and has none)
-      podStarting: logChecksOnly ? NO_MONITOR : (podKey, uid, node) => checkPodStart(podKey, uid, node),
-    },
-    watchExtra: (component) => {
-      if (sc.watchFaults.length === 0) return NO_EXTRA_DELAY;
-      const fs = sc.watchFaults.filter((f) => component === f.component || component.startsWith(`${f.component}/`) || f.component === "*");
-      if (fs.length === 0) return NO_EXTRA_DELAY;
-      return (now) => {
-        let x = 0;
-        for (const f of fs) if (now >= f.fromMs && now < f.untilMs) x += f.extraMs;
-        return x;
-      };
-    },
-    watchLatency: (component) => {
-      const byComponent = sc.settings.watchLatencyByComponent;
-      // (usually empty: a lookup of a missing key is slow in V8)
-      if (!byComponentSet) return sc.settings.watchLatencyMs ?? timers.WATCH_LATENCY_MS;
-      const own = byComponent[component];
-      if (own !== undefined) return own;
-      const slash = component.indexOf("/");
-      return byComponent[slash < 0 ? component : component.slice(0, slash)] ?? sc.settings.watchLatencyMs ?? timers.WATCH_LATENCY_MS;
-    },
-    propagationDelayMs: sc.settings.propagationDelayMs,
-    kubeletRoot,
-  };
-  const plugins = PLUGINS;
+/**
+ * One run: the cluster, the bookkeeping for the invariants, the timeline's
+ * actions and the end-of-run checks. It is also the components' context
+ * (Ctx) and monitor: one object per run whose parts are prototype methods,
+ * not a closure per part made in every run (each closure's first call goes
+ * through V8's lazy-compile stub, and its context is one more allocation).
+ */
+class ClusterRun implements Ctx, Monitor {
+  // ---- Ctx (what every component shares) ----
+  readonly sim: Sim;
+  readonly api: ApiServer;
+  readonly backend: Backend;
+  readonly hosts = new Map<string, Host>();
+  readonly profile: Profile;
+  readonly timers: TimerConfig;
+  readonly out: Recorder;
+  readonly steps: Steps;
+  readonly monitor: Monitor;
+  readonly propagationDelayMs: number;
+  readonly kubeletRoot: string;
 
-  // ---- bookkeeping for the invariants ------------------------------------
+  readonly needles: LogNeedle[] | null;
+  readonly violations: Violation[] = [];
+  private readonly byComponentSet: boolean;
+
+  // ---- bookkeeping for the invariants ----
   /** backend id -> node -> last time a pod using it on that node went away */
-  const lastPodGone = new Map<string, Map<string, number>>();
-  const podGoneAt = new Map<string, number>();
-  const nodeStatusChangedAt = new Map<string, number>();
-  let nodePatches = 0;
+  private readonly lastPodGone = new Map<string, Map<string, number>>();
+  private readonly podGoneAt = new Map<string, number>();
+  private readonly nodeStatusChangedAt = new Map<string, number>();
+  private nodePatches = 0;
+
+  // ---- the cluster's processes ----
+  private adc: AttachDetachController | null = null;
+  private adcStarts = 0;
+  private readonly kubelets = new Map<string, Kubelet>();
+  /** (this and `holders` are made by the first crash or mount holder: most runs have neither) */
+  private notReadyTimers: Map<string, number> | undefined = undefined;
+  private holders: Map<string, string> | undefined = undefined;
+  /** the end of the run (play) */
+  private end = 0;
+
+  constructor(
+    readonly sc: K8sScenario,
+    opts: K8sRunOptions,
+    /** decideK8sLogChecks: give only the log checks (see runResolved) */
+    private readonly logChecksOnly: boolean,
+  ) {
+    this.profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
+    this.timers = timersFor(sc.settings.timers);
+    const sim = (this.sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod }));
+    this.needles = opts.logs === "checks" ? logNeedles(sc) : null;
+    // (a run that gives its log checks alone keeps no events: nothing reads them)
+    this.out = new Recorder(this.needles ?? opts.logs !== false, sc.clock, () => sim.now, !logChecksOnly);
+    const api = (this.api = new ApiServer(sim));
+    const backend = (this.backend = new Backend(sim));
+    Object.assign(backend.latency, sc.settings.latencies);
+    for (const f of sc.storageFaults) backend.faults.push({ ...f });
+    // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
+    // (a run that gives its log checks alone gives no steps and decides no step check: none recorded)
+    this.steps = new Steps(sim, !logChecksOnly && ((opts.steps ?? false) || hasStepCheck(sc.expect) || hasStepCheck(sc.symptom)));
+    this.kubeletRoot = sc.settings.kubeletRoot;
+    this.byComponentSet = hasKeys(sc.settings.watchLatencyByComponent);
+    this.monitor = this;
+    this.propagationDelayMs = sc.settings.propagationDelayMs;
+    // (the invariants' bookkeeping, here and in podStarting, only reads the
+    // run; a run that gives its log checks alone checks no invariant and has
+    // none). The hooks are bound to a const before they are stored (README,
+    // "The garbage collector trap"): an API or backend calls its hook on
+    // itself, so these two are closures.
+    if (!logChecksOnly) {
+      const onApiWrite: ApiServer["onWrite"] = (type, obj) => this.onApiWrite(type, obj);
+      const onBackendAttach: Backend["onAttach"] = (v, node) => this.onBackendAttach(v, node);
+      api.onWrite = onApiWrite;
+      backend.onAttach = onBackendAttach;
+    }
+  }
+
+  // ---- Ctx ----
+
+  /** extra watch delay for a component at `now` (scenario watch-delay faults) */
+  watchExtra(component: string): (now: number) => number {
+    const sc = this.sc;
+    if (sc.watchFaults.length === 0) return NO_EXTRA_DELAY;
+    const fs = sc.watchFaults.filter((f) => component === f.component || component.startsWith(`${f.component}/`) || f.component === "*");
+    if (fs.length === 0) return NO_EXTRA_DELAY;
+    return (now) => {
+      let x = 0;
+      for (const f of fs) if (now >= f.fromMs && now < f.untilMs) x += f.extraMs;
+      return x;
+    };
+  }
+
+  /** watch latency of a component's informers */
+  watchLatency(component: string): number {
+    const settings = this.sc.settings;
+    const byComponent = settings.watchLatencyByComponent;
+    // (usually empty: a lookup of a missing key is slow in V8)
+    if (!this.byComponentSet) return settings.watchLatencyMs ?? this.timers.WATCH_LATENCY_MS;
+    const own = byComponent[component];
+    if (own !== undefined) return own;
+    const slash = component.indexOf("/");
+    return byComponent[slash < 0 ? component : component.slice(0, slash)] ?? settings.watchLatencyMs ?? this.timers.WATCH_LATENCY_MS;
+  }
+
+  // ---- bookkeeping for the invariants (Monitor and the hooks) ----
+
+  /** Monitor: a pod's containers are about to start on node */
+  podStarting(podKey: string, uid: string, node: string): void {
+    if (!this.logChecksOnly) this.checkPodStart(podKey, uid, node);
+  }
+
   /** a volume of `pod` is backend volume `id` */
-  const podUses = (pod: KObj, id: string): boolean => {
-    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", api) === id) return true;
+  private podUses(pod: KObj, id: string): boolean {
+    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", this.api) === id) return true;
     return false;
-  };
-  // (the hooks are bound to a const before they are stored: see `onApiWrite` below)
-  const onApiWrite: ApiServer["onWrite"] = (type, obj) => {
+  }
+
+  private onApiWrite(type: WatchType, obj: KObj): void {
+    const now = this.sim.now;
     if (obj.kind === "Node") {
-      nodePatches++;
-      nodeStatusChangedAt.set(obj.metadata.name, sim.now);
+      this.nodePatches++;
+      this.nodeStatusChangedAt.set(obj.metadata.name, now);
     }
     if (obj.kind === "Pod" && (type === "DELETED" || obj.metadata.deletionTimestamp !== undefined)) {
       // (every status write of a terminating pod comes here: no arrays, no keys built)
       const vols = (obj.spec?.volumes ?? []) as PodVolume[];
       for (let i = 0; i < vols.length; i++) {
-        const id = backendId(vols[i]!, obj.metadata.namespace ?? "default", api);
+        const id = backendId(vols[i]!, obj.metadata.namespace ?? "default", this.api);
         if (id === null) continue;
-        let byNode = lastPodGone.get(id);
-        if (byNode === undefined) lastPodGone.set(id, (byNode = new Map()));
-        byNode.set(obj.spec.nodeName, sim.now);
+        let byNode = this.lastPodGone.get(id);
+        if (byNode === undefined) this.lastPodGone.set(id, (byNode = new Map()));
+        byNode.set(obj.spec.nodeName, now);
       }
-      if (type === "DELETED") podGoneAt.set(obj.metadata.uid, sim.now);
+      if (type === "DELETED") this.podGoneAt.set(obj.metadata.uid, now);
     }
-  };
-  const onBackendAttach: Backend["onAttach"] = (v, node) => {
-    if (v.exclusive && v.attachedTo.size > 1)
-      violations.push(violation("rwo-single-node", sim.now, `volume ${v.id} is attached to ${[...v.attachedTo].join(" and ")} at once although it is ReadWriteOnce (attached to ${node} last).`));
-  };
-  if (!logChecksOnly) {
-    api.onWrite = onApiWrite;
-    backend.onAttach = onBackendAttach;
   }
 
-  function checkPodStart(podKey: string, uid: string, node: string): void {
+  private onBackendAttach(v: BackendVolume, node: string): void {
+    if (v.exclusive && v.attachedTo.size > 1)
+      this.violations.push(violation("rwo-single-node", this.sim.now, `volume ${v.id} is attached to ${[...v.attachedTo].join(" and ")} at once although it is ReadWriteOnce (attached to ${node} last).`));
+  }
+
+  private checkPodStart(podKey: string, uid: string, node: string): void {
+    const { api, backend } = this;
     const pod = api.tryGet("Pod", podKey);
     if (!pod) return;
-    const kl = kubelets.get(node);
+    const kl = this.kubelets.get(node);
     const missing: string[] = [];
     for (const v of (pod.spec.volumes ?? []) as PodVolume[]) {
       const b = backendId(v, pod.metadata.namespace ?? "default", api);
@@ -360,95 +414,125 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
       for (const x of m.unmounted) missing.push(`${x} (not mounted)`);
     }
     if (missing.length > 0)
-      violations.push(violation("pod-volumes-ready", sim.now, `pod ${podKey} is starting its containers on ${node} while volumes ${missing.join(", ")}.`));
+      this.violations.push(violation("pod-volumes-ready", this.sim.now, `pod ${podKey} is starting its containers on ${node} while volumes ${missing.join(", ")}.`));
   }
 
-  // ---- cluster ---------------------------------------------------------------
-  for (let i = 0; i < sc.objects.length; i++) {
-    const o = sc.objects[i]!;
-    if (o.kind === "Node") hosts.set(o.metadata.name, new Host(o.metadata.name, kubeletRoot, sim));
-  }
-  for (const o of createOrder(sc.objects)) {
-    const c = o;
-    api.create(c, c.kind === "Pod" && !c.metadata.uid ? api.newUid("Pod") : undefined);
-    if (c.kind === "PersistentVolume") {
-      const modes = (c.spec.accessModes ?? []) as string[];
-      // (a PV's spec holds the same source fields as a pod volume; backendId reads no other)
-      const b = c.spec != null ? backendId(c.spec as PodVolume, "", api) : null;
-      if (b !== null) backend.volume(b, !(modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
+  // ---- the run ----
+
+  /** build the cluster, schedule the timeline and run to the end */
+  play(): void {
+    const { sc, sim, api, backend, out, hosts, kubeletRoot } = this;
+    // ---- cluster ----
+    for (let i = 0; i < sc.objects.length; i++) {
+      const o = sc.objects[i]!;
+      if (o.kind === "Node") hosts.set(o.metadata.name, new Host(o.metadata.name, kubeletRoot, sim));
     }
+    for (const o of createOrder(sc.objects)) {
+      const c = o;
+      api.create(c, c.kind === "Pod" && !c.metadata.uid ? api.newUid("Pod") : undefined);
+      if (c.kind === "PersistentVolume") {
+        const modes = (c.spec.accessModes ?? []) as string[];
+        // (a PV's spec holds the same source fields as a pod volume; backendId reads no other)
+        const b = c.spec != null ? backendId(c.spec as PodVolume, "", api) : null;
+        if (b !== null) backend.volume(b, !(modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
+      }
+    }
+    // The scenario's objects are there when the run starts, not requests of the
+    // run: its API faults apply from here on (a create fault from 0 s hit them
+    // and was thrown out of the replay, `iosim: internal error`)
+    for (const f of sc.apiFaults) api.faults.push({ ...f });
+    this.startADC();
+    const attacher = new ExternalAttacher(this);
+    attacher.start();
+    for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) this.startKubelet(n);
+    for (let i = 0; i < sc.objects.length; i++) {
+      const o = sc.objects[i]!;
+      if (o.kind !== "Pod") continue;
+      const key = plainKeyOf(o);
+      out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${key} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", key)?.metadata.uid);
+    }
+
+    // ---- timeline ----
+    for (let i = 0; i < sc.timeline.length; i++) {
+      const it = sc.timeline[i]!;
+      if (it.atMs !== undefined) sim.call(it.atMs, actNow, new TimelineAct(this, it.action));
+      else if (it.after) {
+        const { step, count, delayMs } = it.after;
+        this.steps.on(step, stepTriggered, new StepTrigger(this, it.action, count, delayMs));
+      }
+    }
+
+    const endMs = sim.run(sc.durationMs);
+    this.end = Math.max(endMs, sc.durationMs);
+    sim.now = this.end;
   }
-  // The scenario's objects are there when the run starts, not requests of the
-  // run: its API faults apply from here on (a create fault from 0 s hit them
-  // and was thrown out of the replay, `iosim: internal error`)
-  for (const f of sc.apiFaults) api.faults.push({ ...f });
-  const adcBox: { adc: AttachDetachController | null } = { adc: null };
-  let adcStarts = 0;
-  const startADC = (): void => {
-    adcStarts++;
-    adcBox.adc = new AttachDetachController(ctx, plugins);
-    adcBox.adc.start();
-  };
-  startADC();
-  const attacher = new ExternalAttacher(ctx);
-  attacher.start();
-  const kubelets = new Map<string, Kubelet>();
-  // (this and `holders` are made by the first crash or mount holder: most runs have neither)
-  let notReadyTimers: Map<string, number> | undefined;
-  const startKubelet = (node: string): void => {
-    if (kubelets.has(node) || !hosts.has(node)) return;
-    const k = new Kubelet(ctx, node, plugins);
-    kubelets.set(node, k);
-    notReadyTimers?.delete(node);
+
+  private startADC(): void {
+    this.adcStarts++;
+    this.adc = new AttachDetachController(this, PLUGINS);
+    this.adc.start();
+  }
+  /** Sim.call's function for a controller-manager restart (made once) */
+  private static startADCIfDown(run: ClusterRun): void {
+    if (!run.adc) run.startADC();
+  }
+
+  private startKubelet(node: string): void {
+    if (this.kubelets.has(node) || !this.hosts.has(node)) return;
+    const k = new Kubelet(this, node, PLUGINS);
+    this.kubelets.set(node, k);
+    this.notReadyTimers?.delete(node);
     k.start();
-  };
-  const crashKubelet = (node: string): void => {
-    const k = kubelets.get(node);
+  }
+
+  private crashKubelet(node: string): void {
+    const k = this.kubelets.get(node);
     if (!k) return;
     k.stop();
-    kubelets.delete(node);
-    out.on && out.raw(`kubelet/${node}`, "E", `systemd[1]: kubelet.service: Main process exited, code=killed, status=9/KILL`);
-    const token = sim.now;
-    (notReadyTimers ??= new Map()).set(node, token);
-    sim.after(timers.NODE_MONITOR_GRACE_PERIOD_MS, () => {
-      if (notReadyTimers!.get(node) !== token) return;
-      setReady(node, "Unknown", "NodeStatusUnknown");
-    });
-  };
-  const setReady = (node: string, status: "True" | "False" | "Unknown", reason: string): void => {
+    this.kubelets.delete(node);
+    this.out.on && this.out.raw(`kubelet/${node}`, "E", `systemd[1]: kubelet.service: Main process exited, code=killed, status=9/KILL`);
+    const token = this.sim.now;
+    (this.notReadyTimers ??= new Map()).set(node, token);
+    this.sim.call(this.sim.now + this.timers.NODE_MONITOR_GRACE_PERIOD_MS, ClusterRun.nodeMonitorGraceOver, new NodeTimer(this, node, token));
+  }
+  /** the node lifecycle controller's grace period after a kubelet crash is over (crashKubelet) */
+  private static nodeMonitorGraceOver(t: NodeTimer): void {
+    const run = t.run;
+    if (run.notReadyTimers!.get(t.node) !== t.token) return;
+    run.setReady(t.node, "Unknown", "NodeStatusUnknown");
+  }
+  /** Sim.call's function for a kubelet restart (made once) */
+  private static startKubeletOf(t: NodeTimer): void {
+    t.run.startKubelet(t.node);
+  }
+
+  private setReady(node: string, status: "True" | "False" | "Unknown", reason: string): void {
     try {
-      api.patch("Node", node, (d) => {
+      this.api.patch("Node", node, (d) => {
         const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
         if (conds.find((c) => c.type === "Ready")?.status === status) return false;
         d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status, reason }] });
         return true;
       });
-      out.event(status === "True" ? "Normal" : "Normal", status === "True" ? "NodeReady" : "NodeNotReady", `node/${node}`, `Node ${node} status is now: ${status === "True" ? "NodeReady" : "NodeNotReady"}`, "node-controller");
+      this.out.event(status === "True" ? "Normal" : "Normal", status === "True" ? "NodeReady" : "NodeNotReady", `node/${node}`, `Node ${node} status is now: ${status === "True" ? "NodeReady" : "NodeNotReady"}`, "node-controller");
     } catch {
       /* node gone */
     }
-  };
-  for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) startKubelet(n);
-  for (let i = 0; i < sc.objects.length; i++) {
-    const o = sc.objects[i]!;
-    if (o.kind !== "Pod") continue;
-    const key = plainKeyOf(o);
-    out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${key} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", key)?.metadata.uid);
   }
 
-  // ---- timeline --------------------------------------------------------------
-  let holders: Map<string, string> | undefined;
   /**
    * A timeline action the API server refused (a scenario's API fault, or a
    * node that is gone): as kubectl, the action did not happen and the run goes
    * on; the refusal is a causal note. It was thrown out of the replay
    * (`iosim: internal error`, exit 3).
    */
-  const refused = (what: string, e: unknown): void => {
+  private refused(what: string, e: unknown): void {
     if (!(e instanceof ApiError)) throw e;
-    out.note("timeline", `${what} failed: ${e.message}`);
-  };
-  const act = (a: K8sScenario["timeline"][number]["action"]): void => {
+    this.out.note("timeline", `${what} failed: ${e.message}`);
+  }
+
+  act(a: TimelineItem["action"]): void {
+    const { sim, api, out, hosts } = this;
     // An action through the API server (create, delete, node conditions,
     // taints) wakes exactly the loops that read what it writes, as any API
     // write does (engine/sim.ts section 3). The others change what no wake
@@ -472,45 +556,43 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         try {
           api.delete("Pod", a.pod, a.graceSeconds);
         } catch (e) {
-          if (!isNotFound(e)) refused(`delete pod ${a.pod}`, e);
+          if (!isNotFound(e)) this.refused(`delete pod ${a.pod}`, e);
         }
         break;
       case "delete":
         try {
           api.delete(a.objectKind, a.name);
         } catch (e) {
-          if (!isNotFound(e)) refused(`delete ${a.objectKind} ${a.name}`, e);
+          if (!isNotFound(e)) this.refused(`delete ${a.objectKind} ${a.name}`, e);
         }
         break;
       case "crashKubelet":
-        crashKubelet(a.node);
+        this.crashKubelet(a.node);
         break;
       case "startKubelet":
-        startKubelet(a.node);
+        this.startKubelet(a.node);
         break;
       case "restartKubelet":
-        crashKubelet(a.node);
-        sim.after(a.downMs, () => startKubelet(a.node));
+        this.crashKubelet(a.node);
+        sim.call(sim.now + a.downMs, ClusterRun.startKubeletOf, new NodeTimer(this, a.node, 0));
         break;
       case "crashControllerManager":
-        adcBox.adc?.stop();
-        adcBox.adc = null;
+        this.adc?.stop();
+        this.adc = null;
         break;
       case "startControllerManager":
-        if (!adcBox.adc) startADC();
+        if (!this.adc) this.startADC();
         break;
       case "restartControllerManager":
-        adcBox.adc?.stop();
-        adcBox.adc = null;
-        sim.after(a.downMs, () => {
-          if (!adcBox.adc) startADC();
-        });
+        this.adc?.stop();
+        this.adc = null;
+        sim.call(sim.now + a.downMs, ClusterRun.startADCIfDown, this);
         break;
       case "nodeNotReady":
-        setReady(a.node, "False", "KubeletNotReady");
+        this.setReady(a.node, "False", "KubeletNotReady");
         break;
       case "nodeReady":
-        setReady(a.node, "True", "KubeletReady");
+        this.setReady(a.node, "True", "KubeletReady");
         break;
       case "taintNode":
         try {
@@ -520,7 +602,7 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
             return true;
           });
         } catch (e) {
-          refused(`taint node ${a.node}`, e);
+          this.refused(`taint node ${a.node}`, e);
         }
         break;
       case "untaintNode":
@@ -532,100 +614,50 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
             return true;
           });
         } catch (e) {
-          refused(`untaint node ${a.node}`, e);
+          this.refused(`untaint node ${a.node}`, e);
         }
         break;
       case "holdMount": {
         const h = hosts.get(a.node);
         if (!h) break;
         const id = `proc/${a.process}`;
-        h.startNamespace(id, a.process, [], a.path, a.propagation, sc.settings.propagationDelayMs);
-        (holders ??= new Map()).set(`${a.node}/${a.process}`, id);
+        h.startNamespace(id, a.process, [], a.path, a.propagation, this.sc.settings.propagationDelayMs);
+        (this.holders ??= new Map()).set(`${a.node}/${a.process}`, id);
         break;
       }
       case "releaseMount": {
-        const id = holders?.get(`${a.node}/${a.process}`);
+        const id = this.holders?.get(`${a.node}/${a.process}`);
         if (id) hosts.get(a.node)?.stopNamespace(id);
         break;
       }
     }
-  };
-  for (const it of sc.timeline) {
-    if (it.atMs !== undefined) sim.at(it.atMs, () => act(it.action));
-    else if (it.after) {
-      const { step, count, delayMs } = it.after;
-      let seen = 0;
-      let fired = false;
-      steps.on(step, () => {
-        if (fired || ++seen < count) return;
-        fired = true;
-        if (delayMs === 0) act(it.action);
-        else sim.after(delayMs, () => act(it.action));
-      });
-    }
   }
 
-  const endMs = sim.run(sc.durationMs);
-  const end = Math.max(endMs, sc.durationMs);
-  sim.now = end;
-  if (logChecksOnly) return logChecksResult(sc, needles!);
+  // ---- end-of-run invariants, expectations and the result ----
 
-  // ---- end-of-run invariants ---------------------------------------------------
-  const pods = api.list("Pod");
-  const releaseBound = timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000;
-  const notesFor = (...subjects: string[]): string => {
-    const ns = out.notes.filter((n) => subjects.some((s) => n.subject.includes(s) || n.text.includes(s)));
+  /** the causal notes about any of `subjects`, the last four distinct ones, as sentences */
+  private notesFor(...subjects: string[]): string {
+    const ns = this.out.notes.filter((n) => subjects.some((s) => n.subject.includes(s) || n.text.includes(s)));
     const seen = new Set<string>();
     const uniq = ns.filter((n) => (seen.has(n.text) ? false : (seen.add(n.text), true)));
     return uniq
       .slice(-4)
       .map((n) => ` At +${relTime(n.t)}: ${n.text}.`)
       .join("");
-  };
-  for (const node of hosts.keys()) {
-    // (read only for a volume attached where a pod wants it)
-    let reported: ReadonlyArray<{ name: string }> | undefined;
-    // attached-reported: volumes pods on this node want, attached at the backend, missing from node status
-    for (const pod of pods) {
-      if (pod.spec.nodeName !== node || pod.metadata.deletionTimestamp !== undefined) continue;
-      for (const v of (pod.spec.volumes ?? []) as PodVolume[]) {
-        const b = backendId(v, pod.metadata.namespace ?? "default", api);
-        if (b === null || !backend.volume(b).attachedTo.has(node)) continue;
-        const unique = uniqueNameOf(v, pod, api);
-        if (!unique) continue;
-        reported ??= (api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>;
-        if (listsVolume(reported, unique)) continue;
-        const statusAt = nodeStatusChangedAt.get(node) ?? 0;
-        const createdAt = pod.metadata.creationTimestamp ?? 0;
-        const attachedAt = backend.volume(b).changedAt;
-        const since = Math.max(statusAt, createdAt, attachedAt);
-        if (end - since > NODE_STATUS_GRACE_MS)
-          violations.push(
-            lazyViolation("attached-reported", since + NODE_STATUS_GRACE_MS, () => {
-              // `since` starts the grace period: the latest of the three, named as what it is
-              // (the node's status may have changed since the volume left it, e.g. volumesInUse)
-              const from =
-                since === attachedAt && attachedAt >= statusAt && attachedAt >= createdAt
-                  ? `the backend's last attach or detach call on it, at +${relTime(since)}`
-                  : since === createdAt && createdAt >= statusAt
-                    ? `the pod's creation at +${relTime(since)}`
-                    : `the node's status last changed, at +${relTime(since)}`;
-              return `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached does not list it, more than 60 s after ${from}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${notesFor(unique)}`;
-            }),
-          );
-      }
-    }
   }
-  // released-after-pods
-  // A volume still attached that the running attach/detach controller does not
-  // track at all will never be detached; say why (attach_detach_controller.ts).
-  const forgottenByADC = (id: string, node: string, hasVA: boolean): string => {
-    const adc = adcBox.adc;
-    if (id.startsWith("rbd:") || !adc || adcStarts < 2 || adc.populatedAtMs < 0 || adc.tracksVolume(id, node)) return "";
-    const lostDetach = out.notes.some((n) => n.text.startsWith("kube-controller-manager stopped while its DetachVolume of ") && (n.text.includes(`/${id} from ${node}`) || n.text.includes(`^${id} from ${node}`)));
+
+  /**
+   * released-after-pods: a volume still attached that the running
+   * attach/detach controller does not track at all will never be detached;
+   * say why (attach_detach_controller.ts).
+   */
+  private forgottenByADC(id: string, node: string, hasVA: boolean): string {
+    const adc = this.adc;
+    if (id.startsWith("rbd:") || !adc || this.adcStarts < 2 || adc.populatedAtMs < 0 || adc.tracksVolume(id, node)) return "";
+    const lostDetach = this.out.notes.some((n) => n.text.startsWith("kube-controller-manager stopped while its DetachVolume of ") && (n.text.includes(`/${id} from ${node}`) || n.text.includes(`^${id} from ${node}`)));
     const vaText = !hasVA
       ? "no VolumeAttachment records it (an in-tree plugin has none)"
-      : profile.processVolumeAttachmentsAtStart
+      : this.profile.processVolumeAttachmentsAtStart
         ? "its VolumeAttachment did not bring it back"
         : "this version does not read VolumeAttachments at start-up (processVolumeAttachments, PR #96617, came in 1.21)";
     return (
@@ -634,74 +666,150 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         ? ` Real Kubernetes does the same: the reconciler takes a volume off node.status.volumesAttached before it calls DetachVolume, and a controller-manager restart in between loses the detach (kubernetes/kubernetes#81097, #92145; #104526 does not change this).`
         : "")
     );
-  };
-  for (const v of backend.volumes.values()) {
-    for (const node of v.attachedTo) {
-      if (pods.some((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && podUses(p, v.id))) continue;
-      const since = Math.max(lastPodGone.get(v.id)?.get(node) ?? 0, v.changedAt);
-      if (end - since > releaseBound) {
+  }
+
+  /** the end-of-run invariants, the expectations and symptoms, and the result */
+  result(): K8sRunResult {
+    const { sc, api, backend, out, hosts, timers, profile, violations, steps, end, kubeletRoot } = this;
+    const pods = api.list("Pod");
+    const releaseBound = timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000;
+    for (const node of hosts.keys()) {
+      // (read only for a volume attached where a pod wants it)
+      let reported: ReadonlyArray<{ name: string }> | undefined;
+      // attached-reported: volumes pods on this node want, attached at the backend, missing from node status
+      for (const pod of pods) {
+        if (pod.spec.nodeName !== node || pod.metadata.deletionTimestamp !== undefined) continue;
+        for (const v of (pod.spec.volumes ?? []) as PodVolume[]) {
+          const b = backendId(v, pod.metadata.namespace ?? "default", api);
+          if (b === null || !backend.volume(b).attachedTo.has(node)) continue;
+          const unique = uniqueNameOf(v, pod, api);
+          if (!unique) continue;
+          reported ??= (api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>;
+          if (listsVolume(reported, unique)) continue;
+          const statusAt = this.nodeStatusChangedAt.get(node) ?? 0;
+          const createdAt = pod.metadata.creationTimestamp ?? 0;
+          const attachedAt = backend.volume(b).changedAt;
+          const since = Math.max(statusAt, createdAt, attachedAt);
+          if (end - since > NODE_STATUS_GRACE_MS)
+            violations.push(
+              lazyViolation("attached-reported", since + NODE_STATUS_GRACE_MS, () => {
+                // `since` starts the grace period: the latest of the three, named as what it is
+                // (the node's status may have changed since the volume left it, e.g. volumesInUse)
+                const from =
+                  since === attachedAt && attachedAt >= statusAt && attachedAt >= createdAt
+                    ? `the backend's last attach or detach call on it, at +${relTime(since)}`
+                    : since === createdAt && createdAt >= statusAt
+                      ? `the pod's creation at +${relTime(since)}`
+                      : `the node's status last changed, at +${relTime(since)}`;
+                return `volume ${unique} is attached to ${node} and pod ${keyOf(pod)} there needs it, but node.status.volumesAttached does not list it, more than 60 s after ${from}, so the kubelet's VerifyControllerAttachedVolume keeps failing with "Volume not attached according to node status".${this.notesFor(unique)}`;
+              }),
+            );
+        }
+      }
+    }
+    // released-after-pods
+    for (const v of backend.volumes.values()) {
+      for (const node of v.attachedTo) {
+        if (pods.some((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && this.podUses(p, v.id))) continue;
+        const since = Math.max(this.lastPodGone.get(v.id)?.get(node) ?? 0, v.changedAt);
+        if (end - since > releaseBound) {
+          violations.push(
+            lazyViolation("released-after-pods", since + releaseBound, () => {
+              const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
+              const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
+              return `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${this.notesFor(v.id)}${this.forgottenByADC(v.id, node, va !== undefined)}`;
+            }),
+          );
+        }
+      }
+    }
+    // no-orphaned-mounts
+    const prefix = `${kubeletRoot}/pods/`;
+    for (const [node, h] of hosts) {
+      // every mounted path, then every directory not mounted (one a plugin
+      // wrote), under a pod no longer in the API, by pod UID (usually none: no map)
+      let byUID: Map<string, string[]> | undefined;
+      for (const p of h.mounts.keys()) {
+        const uid = orphanUID(p, prefix, pods);
+        if (uid !== undefined) byUID = withPath(byUID, uid, p);
+      }
+      for (const p of h.dirs.keys()) {
+        if (h.mounts.has(p)) continue;
+        const uid = orphanUID(p, prefix, pods);
+        if (uid !== undefined && h.dirs.get(p)?.specName) byUID = withPath(byUID, uid, p);
+      }
+      if (byUID === undefined) continue;
+      for (const [uid, paths] of byUID) {
+        const since = this.podGoneAt.get(uid) ?? 0;
+        if (end - since <= timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000) continue;
         violations.push(
-          lazyViolation("released-after-pods", since + releaseBound, () => {
-            const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
-            const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
-            return `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${notesFor(v.id)}${forgottenByADC(v.id, node, va !== undefined)}`;
+          lazyViolation("no-orphaned-mounts", since + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000, () => {
+            const mounted = paths.filter((p) => h.mounts.has(p));
+            return `pod ${uid} was deleted at +${relTime(since)} but ${mounted.length > 0 ? `${mounted.join(", ")} is still mounted` : `${paths.join(", ")} is still on disk`} on ${node}; nothing will clean it up.${this.notesFor(uid)}`;
           }),
         );
       }
     }
-  }
-  // no-orphaned-mounts
-  const prefix = `${kubeletRoot}/pods/`;
-  for (const [node, h] of hosts) {
-    // every mounted path, then every directory not mounted (one a plugin
-    // wrote), under a pod no longer in the API, by pod UID (usually none: no map)
-    let byUID: Map<string, string[]> | undefined;
-    for (const p of h.mounts.keys()) {
-      const uid = orphanUID(p, prefix, pods);
-      if (uid !== undefined) byUID = withPath(byUID, uid, p);
-    }
-    for (const p of h.dirs.keys()) {
-      if (h.mounts.has(p)) continue;
-      const uid = orphanUID(p, prefix, pods);
-      if (uid !== undefined && h.dirs.get(p)?.specName) byUID = withPath(byUID, uid, p);
-    }
-    if (byUID === undefined) continue;
-    for (const [uid, paths] of byUID) {
-      const since = podGoneAt.get(uid) ?? 0;
-      if (end - since <= timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000) continue;
+    // liveness
+    for (const pod of pods) {
+      if (pod.metadata.deletionTimestamp !== undefined) continue;
+      const since = pod.metadata.creationTimestamp ?? 0;
+      if (end - since <= LIVENESS_MS) continue;
+      if (pod.status?.phase === "Running") continue;
       violations.push(
-        lazyViolation("no-orphaned-mounts", since + timers.MAX_DURATION_BEFORE_RETRY_MS + 60_000, () => {
-          const mounted = paths.filter((p) => h.mounts.has(p));
-          return `pod ${uid} was deleted at +${relTime(since)} but ${mounted.length > 0 ? `${mounted.join(", ")} is still mounted` : `${paths.join(", ")} is still on disk`} on ${node}; nothing will clean it up.${notesFor(uid)}`;
+        lazyViolation("liveness", since + LIVENESS_MS, () => {
+          const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api)).filter((x): x is string => !!x);
+          const node = pod.spec.nodeName;
+          const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
+          const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
+          return `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${this.notesFor(...vols, pod.metadata.uid)}`;
         }),
       );
     }
-  }
-  // liveness
-  for (const pod of pods) {
-    if (pod.metadata.deletionTimestamp !== undefined) continue;
-    const since = pod.metadata.creationTimestamp ?? 0;
-    if (end - since <= LIVENESS_MS) continue;
-    if (pod.status?.phase === "Running") continue;
-    violations.push(
-      lazyViolation("liveness", since + LIVENESS_MS, () => {
-        const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api)).filter((x): x is string => !!x);
-        const node = pod.spec.nodeName;
-        const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
-        const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
-        return `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${notesFor(...vols, pod.metadata.uid)}`;
-      }),
-    );
+
+    // ---- expectations ----
+    const expectations = this.checked(sc.expect);
+    for (const e of expectations)
+      if (!e.held) violations.push({ name: e.name, kind: "expectation", timeMs: end, time: `+${relTime(end)}`, explanation: `expectation${e.line ? ` (${sc.file}:${e.line})` : ""} failed: ${e.detail}` });
+    const symptoms = this.checked(sc.symptom);
+
+    // (they mostly come in time order: no sort, and no comparator calls, then)
+    if (!inTimeOrder(violations)) violations.sort(byTime);
+    void runtimeOf;
+    void getAttachmentName;
+    // the switches, the final objects and the occurrence pairs are built on
+    // first read (see LazyParts)
+    const r = { scenario: sc.name, version: profile.text } as K8sRunResult;
+    new ResultParts(r, { profile, api, out, fixes: undefined, occurrences: undefined, objects: undefined });
+    Object.defineProperty(r, "fixes", FIXES_PROPERTY);
+    r.timeline = out.events;
+    Object.defineProperty(r, "occurrences", OCCURRENCES_PROPERTY);
+    r.logs = out.logs;
+    Object.defineProperty(r, "objects", OBJECTS_PROPERTY);
+    r.violations = violations;
+    r.expectations = expectations;
+    r.symptoms = symptoms;
+    r.steps = steps.seen;
+    r.stats = { endMs: end, events: this.sim.executed, nodePatches: this.nodePatches, storageCalls: backend.calls };
+    return r;
   }
 
-  // ---- expectations -------------------------------------------------------------
-  const evalCheck = (e: Expectation): CheckResult => {
-    const r = check(e.check);
+  /** es.map(evalCheck) (a loop: see hasStepCheck) */
+  private checked(es: readonly Expectation[]): CheckResult[] {
+    const out: CheckResult[] = [];
+    for (let i = 0; i < es.length; i++) out.push(this.evalCheck(es[i]!));
+    return out;
+  }
+
+  private evalCheck(e: Expectation): CheckResult {
+    const r = this.check(e.check);
     const res: CheckResult = { name: e.name, held: r.held, detail: r.detail, line: e.line };
     if (r.checked === false) res.checked = false;
     return res;
-  };
-  const check = (c: Check): { held: boolean; detail: string; checked?: false } => {
+  }
+
+  private check(c: Check): { held: boolean; detail: string; checked?: false } {
+    const { api, out, hosts, needles, steps } = this;
     switch (c.kind) {
       case "podPhase": {
         const p = api.tryGet("Pod", c.pod);
@@ -751,31 +859,45 @@ function runResolved(sc: K8sScenario, opts: K8sRunOptions, logChecksOnly = false
         return { held: ok, detail: `step ${c.name} seen ${n} times` };
       }
     }
-  };
-  const expectations = checked(sc.expect, evalCheck);
-  for (const e of expectations)
-    if (!e.held) violations.push({ name: e.name, kind: "expectation", timeMs: end, time: `+${relTime(end)}`, explanation: `expectation${e.line ? ` (${sc.file}:${e.line})` : ""} failed: ${e.detail}` });
-  const symptoms = checked(sc.symptom, evalCheck);
+  }
+}
 
-  // (they mostly come in time order: no sort, and no comparator calls, then)
-  if (!inTimeOrder(violations)) violations.sort(byTime);
-  void runtimeOf;
-  void getAttachmentName;
-  // the switches, the final objects and the occurrence pairs are built on
-  // first read (see LazyParts)
-  const r = { scenario: sc.name, version: profile.text } as K8sRunResult;
-  new ResultParts(r, { profile, api, out, fixes: undefined, occurrences: undefined, objects: undefined });
-  Object.defineProperty(r, "fixes", FIXES_PROPERTY);
-  r.timeline = out.events;
-  Object.defineProperty(r, "occurrences", OCCURRENCES_PROPERTY);
-  r.logs = out.logs;
-  Object.defineProperty(r, "objects", OBJECTS_PROPERTY);
-  r.violations = violations;
-  r.expectations = expectations;
-  r.symptoms = symptoms;
-  r.steps = steps.seen;
-  r.stats = { endMs: end, events: sim.executed, nodePatches, storageCalls: backend.calls };
-  return r;
+/** a timeline action due at its time (`at:`), or after its step's delay */
+class TimelineAct {
+  constructor(
+    readonly run: ClusterRun,
+    readonly action: TimelineItem["action"],
+  ) {}
+}
+function actNow(x: TimelineAct): void {
+  x.run.act(x.action);
+}
+
+/** an `after:` item: acts on the count-th time its step is seen (or that plus delayMs), once */
+class StepTrigger {
+  seen = 0;
+  fired = false;
+  constructor(
+    readonly run: ClusterRun,
+    readonly action: TimelineItem["action"],
+    readonly count: number,
+    readonly delayMs: number,
+  ) {}
+}
+function stepTriggered(t: StepTrigger): void {
+  if (t.fired || ++t.seen < t.count) return;
+  t.fired = true;
+  if (t.delayMs === 0) t.run.act(t.action);
+  else t.run.sim.call(t.run.sim.now + t.delayMs, actNow, new TimelineAct(t.run, t.action));
+}
+
+/** a node's timer: a kubelet's restart, or the node lifecycle controller's grace period after its crash (`token`: the crash's time) */
+class NodeTimer {
+  constructor(
+    readonly run: ClusterRun,
+    readonly node: string,
+    readonly token: number,
+  ) {}
 }
 
 /**
@@ -891,7 +1013,6 @@ export function finalPods(r: K8sRunResult): KObj[] {
 }
 
 const NO_EXTRA_DELAY = (_now: number): number => 0;
-const NO_MONITOR = (_podKey: string, _uid: string, _node: string): void => {};
 
 /** the order of the result's final objects, by kind */
 const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
