@@ -176,19 +176,12 @@ export class Rng {
   private c: number;
   private d: number;
   constructor(seed: number) {
-    let s = seed >>> 0 || 0x9e3779b9;
-    const next = (): number => {
-      // splitmix32
-      s = (s + 0x9e3779b9) >>> 0;
-      let z = s;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-      return (z ^ (z >>> 16)) >>> 0;
-    };
-    this.a = next();
-    this.b = next();
-    this.c = next();
-    this.d = next();
+    // the state words are splitmix32's outputs for states s + k * 0x9e3779b9, k = 1..4
+    const s = seed >>> 0 || 0x9e3779b9;
+    this.a = splitmix32((s + 0x9e3779b9) >>> 0);
+    this.b = splitmix32((s + 2 * 0x9e3779b9) >>> 0);
+    this.c = splitmix32((s + 3 * 0x9e3779b9) >>> 0);
+    this.d = splitmix32((s + 4 * 0x9e3779b9) >>> 0);
   }
   /** uniform 32-bit unsigned integer (xoshiro128**) */
   u32(): number {
@@ -210,6 +203,13 @@ export class Rng {
   int(n: number): number {
     return Math.floor(this.float() * n);
   }
+}
+/** splitmix32's output for state `s` (a function made once: Rng's constructor runs once per replay) */
+function splitmix32(s: number): number {
+  let z = s;
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+  return (z ^ (z >>> 16)) >>> 0;
 }
 function rotl(x: number, k: number): number {
   return ((x << k) | (x >>> (32 - k))) >>> 0;

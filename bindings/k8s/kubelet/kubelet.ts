@@ -75,7 +75,8 @@ export class Kubelet implements PodLookup {
   private workers = new Map<string, Worker>();
   private dead = false;
   private readonly host: Host;
-  private orphansLogged = new Set<string>();
+  /** housekeeping's (made by its first pass: it runs only in runs that build log lines) */
+  private orphansLogged: Set<string> | undefined = undefined;
   /**
    * Narrower wake groups for informer deliveries (engine/sim.ts section 3):
    * PersistentVolumes and claims are read from the cache by the populator
@@ -505,10 +506,11 @@ export class Kubelet implements PodLookup {
   }
 
   private housekeeping(): void {
+    const logged = (this.orphansLogged ??= new Set());
     for (const uid of this.podDirUIDs()) {
-      if (this.podByUID(uid) || this.orphansLogged.has(uid)) continue;
+      if (this.podByUID(uid) || logged.has(uid)) continue;
       if (runtimeOf(this.host).get(uid)?.running) continue;
-      this.orphansLogged.add(uid);
+      logged.add(uid);
       this.ctx.out.on && this.log("E", "kubelet_volumes.go:245", this.ctx.profile.structuredLogs ? `"There were many similar errors. Turn up verbosity to see them." err="orphaned pod \\"${uid}\\" found, but volume paths are still present on disk" numErrs=1` : `orphaned pod "${uid}" found, but volume paths are still present on disk : There were a total of 1 errors similar to this. Turn up verbosity to see them.`);
     }
   }
@@ -539,7 +541,8 @@ export class Kubelet implements PodLookup {
    * string comes back each time (the orphan set hashes it once).
    */
   private podDirUID(p: string): string | null {
-    let uid = this.dirUIDs.get(p);
+    const dirUIDs = (this.dirUIDs ??= new Map());
+    let uid = dirUIDs.get(p);
     if (uid === undefined) {
       const prefix = (this.podsPrefix ??= `${this.ctx.kubeletRoot}/pods/`);
       if (!p.startsWith(prefix)) uid = null;
@@ -547,11 +550,12 @@ export class Kubelet implements PodLookup {
         const end = p.indexOf("/", prefix.length);
         uid = end < 0 ? p.slice(prefix.length) : p.slice(prefix.length, end);
       }
-      this.dirUIDs.set(p, uid);
+      dirUIDs.set(p, uid);
     }
     return uid;
   }
-  private readonly dirUIDs = new Map<string, string | null>();
+  /** (made by housekeeping's first pass, as orphansLogged) */
+  private dirUIDs: Map<string, string | null> | undefined = undefined;
   private podsPrefix: string | undefined = undefined;
 
   /** pods this kubelet treats as running (for tests and outputs) */

@@ -367,6 +367,15 @@ class ClusterRun implements Ctx, Monitor {
     if (!this.logChecksOnly) this.checkPodStart(podKey, uid, node);
   }
 
+  /** a pod of `pods` on `node`, not being deleted, uses backend volume `id` */
+  private usedOn(pods: readonly KObj[], node: string, id: string): boolean {
+    for (let i = 0; i < pods.length; i++) {
+      const p = pods[i]!;
+      if (p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && this.podUses(p, id)) return true;
+    }
+    return false;
+  }
+
   /** a volume of `pod` is backend volume `id` */
   private podUses(pod: KObj, id: string): boolean {
     for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", this.api) === id) return true;
@@ -710,7 +719,7 @@ class ClusterRun implements Ctx, Monitor {
     // released-after-pods
     for (const v of backend.volumes.values()) {
       for (const node of v.attachedTo) {
-        if (pods.some((p) => p.spec.nodeName === node && p.metadata.deletionTimestamp === undefined && this.podUses(p, v.id))) continue;
+        if (this.usedOn(pods, node, v.id)) continue;
         const since = Math.max(this.lastPodGone.get(v.id)?.get(node) ?? 0, v.changedAt);
         if (end - since > releaseBound) {
           violations.push(
@@ -826,7 +835,7 @@ class ClusterRun implements Ctx, Monitor {
       case "log":
       case "noLog": {
         if (needles !== null) return logCheck(c, needleOf(needles, c).hit);
-        if (!out.on) return { held: true, detail: "logs off: not checked", checked: false };
+        if (!out.on) return LOG_NOT_CHECKED;
         return logCheck(c, out.logs.find((l) => l.text.includes(c.contains) && (!c.component || l.component.startsWith(c.component))));
       }
       case "event":
@@ -861,6 +870,9 @@ class ClusterRun implements Ctx, Monitor {
     }
   }
 }
+
+/** a log check's answer in a run without logs (read, never changed) */
+const LOG_NOT_CHECKED: { held: boolean; detail: string; checked?: false } = { held: true, detail: "logs off: not checked", checked: false };
 
 /** a timeline action due at its time (`at:`), or after its step's delay */
 class TimelineAct {
