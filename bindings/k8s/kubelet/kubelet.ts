@@ -21,7 +21,8 @@ import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
 import type { PluginMgr } from "../volume/plugins.js";
-import { isTerminal, type PodLookup, VolumeManager } from "./volume_manager.js";
+import { isTerminal, VolumeManager } from "./volume_manager.js";
+import type { PodLookup } from "./volume_manager.js";
 
 /** the container runtime on a host (Host.runtimePods), surviving kubelet restarts */
 export function runtimeOf(host: Host): Map<string, RuntimePod> {
