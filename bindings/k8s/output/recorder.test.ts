@@ -91,6 +91,17 @@ describe("log checks without keeping the log (logs: \"checks\", decideK8sLogChec
     expect(out.logs).toEqual([]);
   });
 
+  it("finds a text across a klog line's header and message (one ending the header, one starting with the space before the message), one in the header alone, and not one that differs in case", () => {
+    const clock = { startUtcMs: Date.UTC(2020, 1, 26, 10, 0, 0), offsetMin: 480, zone: "CST" };
+    const texts = [":7] Volume not", " Volume not attached", "reconciler.go:7", "E0226 18:00:01.2", "go:7] volume"];
+    const needles: LogNeedle[] = texts.map((contains) => ({ contains, component: undefined, hit: null }));
+    const out = new Recorder(needles, clock, () => 1200);
+    out.log("kubelet/node-1", "E", "reconciler.go:7", "Volume not attached according to node status");
+    // (the last differs in case only: found by none)
+    expect(needles.map((n) => n.hit?.text.includes(n.contains) ?? null)).toEqual([true, true, true, true, null]);
+    expect(out.on).toBe(true);
+  });
+
   it("a run without logs (logs: false) marks its log checks as not checked", () => {
     for (const sc of scenarios) {
       const r = runK8sScenario(sc, { version: sc.incident!.fixed, logs: false });
