@@ -11,6 +11,8 @@
 //
 // Times (creationTimestamp, deletionTimestamp) are simulated ms.
 
+import { intern } from "../../util/intern.js";
+
 export type Kind = "Node" | "Pod" | "PersistentVolume" | "PersistentVolumeClaim" | "VolumeAttachment" | "CSIDriver";
 export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
 /**
@@ -217,7 +219,7 @@ export function nsKey(ns: string, name: string): string {
     NAMESPACED_KEYS.set(name, (byNs = new Map()));
   }
   let k = byNs.get(ns);
-  if (k === undefined) byNs.set(ns, (k = `${ns}/${name}`));
+  if (k === undefined) byNs.set(ns, (k = intern(`${ns}/${name}`)));
   return k;
 }
 const NAMESPACED_KEYS = new Map<string, Map<string, string>>();

@@ -20,7 +20,7 @@ import { type ContainerState, kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
-import type { PluginMgr } from "../volume/plugins.js";
+import { podVolumePaths, type PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
 
 /** the container runtime on a host (Host.runtimePods), surviving kubelet restarts */
@@ -462,8 +462,8 @@ export class Kubelet {
             const spec = a.pods.get(w.uid);
             if (spec === undefined) continue;
             if (spec !== v.name && !a.spec.pv) continue;
-            const dir = a.plugin.podVolumeDir(this.vm.env, w.uid, spec);
-            paths.push(dir, `${dir}/mount`);
+            const p = podVolumePaths(this.host, w.uid, a.plugin.dirName, spec);
+            paths.push(p.dir, p.mount);
           }
         }
         const id = `${w.uid}/${c.name}`;

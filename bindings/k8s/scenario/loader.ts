@@ -14,6 +14,7 @@ import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { formatGoDuration, parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
+import { internStrings } from "../../util/intern.js";
 import { InputError } from "../../scenario/errors.js";
 import { lineOfPath, yamlFieldLines } from "../../util/line-of-path.js";
 import { checkReferences } from "./references.js";
@@ -113,7 +114,7 @@ export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario 
   }
   const merge = mergeProblem(doc);
   if (merge) throw new ScenarioError(file, lc.linePos(merge.offset).line, "", `YAML: ${merge.message}`);
-  return k8sScenarioFromValue(doc.toJS(), file, yamlFieldLines(doc.contents, lc, doc));
+  return k8sScenarioFromValue(internStrings(doc.toJS()), file, yamlFieldLines(doc.contents, lc, doc));
 }
 
 /**

@@ -31,11 +31,13 @@ import { isNotFound } from "../api/apiserver.js";
 import type { KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { sha256Hex } from "../../util/sha256.js";
+import { intern } from "../../util/intern.js";
 import type { Host } from "../host/mount.js";
 import type { ErrorText } from "../util/exponentialbackoff.js";
-import { joinInterned, PluginError, type Cb, type LazyCb, type PluginEnv, type VAWaiter, type VAWaiters, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import { joinInterned, joinOnce, PluginError, podVolumePaths, type Cb, type LazyCb, type PluginEnv, type VAWaiter, type VAWaiters, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
+const DIR_NAME = "kubernetes.io~csi";
 
 /**
  * csi_attacher.go getAttachmentName; memoised by its three parts (asked on
@@ -53,7 +55,7 @@ export function getAttachmentName(volName: string, csiDriverName: string, nodeNa
   let name = byNode.get(nodeName);
   if (name === undefined) {
     if (byNode.size >= 1024) byNode.clear();
-    byNode.set(nodeName, (name = `csi-${sha256Memo(`${volName}${csiDriverName}${nodeName}`)}`));
+    byNode.set(nodeName, (name = intern(`csi-${sha256Memo(`${volName}${csiDriverName}${nodeName}`)}`)));
   }
   return name;
 }
@@ -192,7 +194,7 @@ class DetachWait implements VAWaiter {
 export function createCSIPlugin(): VolumePlugin {
   const plugin: VolumePlugin = {
     name: CSI_PLUGIN_NAME,
-    dirName: "kubernetes.io~csi",
+    dirName: DIR_NAME,
     attachableByName: true,
     canSupport: (spec) => !!spec.pv?.spec?.csi || !!spec.inline?.csi,
     isAttachable: (spec, ctx) => {
@@ -346,14 +348,12 @@ export function createCSIPlugin(): VolumePlugin {
       });
     },
     podVolumeDir(env, podUID, specName) {
-      // the same string for the same volume: a map key looked up at every mount, tear-down and retry
-      return joinInterned(joinInterned(env.ctx.kubeletRoot, "/pods/", podUID), "/volumes/kubernetes.io~csi/", specName);
+      return podVolumePaths(env.host!, podUID, DIR_NAME, specName).dir;
     },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const { ctx } = env;
       const host = env.host!;
-      const dir = plugin.podVolumeDir(env, podUID, spec.name);
-      const target = joinInterned(dir, "/", "mount");
+      const { dir, mount: target } = podVolumePaths(host, podUID, DIR_NAME, spec.name);
       const s = pvSource(spec);
       const ephemeral = !s;
       const driver = s ? s.driver : spec.inline!.csi!.driver;
@@ -367,7 +367,7 @@ export function createCSIPlugin(): VolumePlugin {
           specName: spec.name,
           data: { driverName: driver, volumeHandle: handle, specVolID: spec.name, volumeLifecycleMode: ephemeral ? "Ephemeral" : "Persistent", podUID },
         });
-        if (ephemeral) host.mount(joinInterned("lv", ":", handle), target);
+        if (ephemeral) host.mount(joinOnce("lv", ":", handle), target);
         else if (stageUnstage(ctx, driver) && host.isMountPoint(deviceMountPath)) host.bind(deviceMountPath, target);
         else host.mount(`csi:${handle}`, target);
         done(null);
@@ -376,8 +376,7 @@ export function createCSIPlugin(): VolumePlugin {
     tearDown(env, specName, podUID, done) {
       const { ctx } = env;
       const host = env.host!;
-      const dir = plugin.podVolumeDir(env, podUID, specName);
-      const target = joinInterned(dir, "/", "mount");
+      const { dir, mount: target } = podVolumePaths(host, podUID, DIR_NAME, specName);
       const info = host.dirs.get(dir);
       if (!info) {
         // nothing on disk: already torn down
@@ -398,7 +397,7 @@ export function createCSIPlugin(): VolumePlugin {
         if (error) return done(() => log(`Unmounter.TearDownAt failed: rpc error: code = Internal desc = ${error}`));
         if (ephemeral) {
           // (the holders now; the texts are built only if read)
-          const holders = host.holders(joinInterned("lv", ":", handle));
+          const holders = host.holders(joinOnce("lv", ":", handle));
           if (holders.length > 0) {
             ctx.out.note(
               `volume:${handle}`,
