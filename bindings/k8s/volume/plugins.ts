@@ -249,8 +249,9 @@ export function isMultiAttachAllowed(spec: VolumeSpec | undefined): boolean {
   const modes = spec.pv.spec?.accessModes as string[] | undefined;
   if (modes === undefined || modes.length === 0) return true;
   // asked for every volume at every controller pass; a stored PV's modes
-  // array is never written, and its strings, parsed from the manifest, are
-  // not internalised, so comparing them costs ~4x a literal's compare
+  // array is never written, and its strings, unless the scenario was loaded
+  // from text (util/intern.ts), are not internalised, so comparing them
+  // costs ~4x a literal's compare
   let multi = multiAttachByModes.get(modes);
   if (multi === undefined) multiAttachByModes.set(modes, (multi = modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
   return multi;
