@@ -83,6 +83,7 @@ export function makeVolumeHandle(podUID: string, volSourceSpecName: string): str
 }
 
 const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
+const ATTACH_FAILED = log("attacher.Attach failed: rpc error: ");
 
 /** the staging directory of a global mount (".../globalmount" without its last part), one string per path */
 function stagingDir(deviceMountPath: string): string {
@@ -142,7 +143,9 @@ class AttachWait implements VAWaiter {
       return true;
     }
     if (va.status?.attachError) {
-      this.finish(log(`attacher.Attach failed: rpc error: ${va.status.attachError.message}`));
+      // (one string per message: the controller's FailedAttachVolume event
+      // quotes it, and the recorder compares it with the last one's)
+      this.finish(joinOnce(ATTACH_FAILED, "", va.status.attachError.message));
       return true;
     }
     return false;
@@ -258,25 +261,30 @@ export function createCSIPlugin(): VolumePlugin {
       }
       ctx.out.on &&
         ctx.out.log(env.component, "I", "round_trippers.go:420", `DELETE https://kube-apiserver:6443/apis/storage.k8s.io/v1/volumeattachments/${encodeURIComponent(attachID)}`);
+      // (404 answered without an exception; an injected fault still throws, NotFound included)
+      let found: boolean;
       try {
-        ctx.api.delete("VolumeAttachment", attachID);
+        found = ctx.api.deleteIfPresent("VolumeAttachment", attachID) !== null;
       } catch (e) {
-        if (isNotFound(e)) {
-          ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 404 Not Found in 8 milliseconds`);
-          ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:411", log(`VolumeAttachment object [${attachID}] for volume [${volID}] not found, object deleted`));
-          ctx.steps.step("csi.VolumeAttachmentNotFound", attachID);
-          if (attachID === volumeName) {
-            // the cause the invariants' explanations quote (seed 004): not a log line
-            ctx.out.note(`volume:kubernetes.io/csi/${volumeName}`, () => {
-              const i = volumeName.indexOf("^");
-              const real = i < 0 ? "" : ` (${getAttachmentName(volumeName.slice(i + 1), volumeName.slice(0, i), node)})`;
-              return `the CSI detacher took the volume name kubernetes.io/csi/${volumeName} (${volumeName.length} characters starting with "csi-") for a VolumeAttachment name (isAttachmentName; fixed by #107025), deleted volumeattachments/${volumeName}, got 404 Not Found and reported the detach from ${node} as done; the real VolumeAttachment${real} stays attached`;
-            });
-          }
-          return done(null);
+        if (!isNotFound(e)) {
+          const msg = (e as Error).message;
+          return done(() => log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${msg}`));
         }
-        const msg = (e as Error).message;
-        return done(() => log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${msg}`));
+        found = false;
+      }
+      if (!found) {
+        ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 404 Not Found in 8 milliseconds`);
+        ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:411", log(`VolumeAttachment object [${attachID}] for volume [${volID}] not found, object deleted`));
+        ctx.steps.step("csi.VolumeAttachmentNotFound", attachID);
+        if (attachID === volumeName) {
+          // the cause the invariants' explanations quote (seed 004): not a log line
+          ctx.out.note(`volume:kubernetes.io/csi/${volumeName}`, () => {
+            const i = volumeName.indexOf("^");
+            const real = i < 0 ? "" : ` (${getAttachmentName(volumeName.slice(i + 1), volumeName.slice(0, i), node)})`;
+            return `the CSI detacher took the volume name kubernetes.io/csi/${volumeName} (${volumeName.length} characters starting with "csi-") for a VolumeAttachment name (isAttachmentName; fixed by #107025), deleted volumeattachments/${volumeName}, got 404 Not Found and reported the detach from ${node} as done; the real VolumeAttachment${real} stays attached`;
+          });
+        }
+        return done(null);
       }
       ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 200 OK in 8 milliseconds`);
       ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:420", log(`detacher deleted ok VolumeAttachment.ID=${attachID}`));

@@ -124,7 +124,23 @@ export interface VolumePlugin {
 
 export class PluginMgr {
   constructor(readonly plugins: readonly VolumePlugin[]) {}
+  /**
+   * The plugins' answers by the volume source they read (a PV's spec or a
+   * pod's volume): a stored object's spec is never changed (api/types.ts), so
+   * the answer for one is fixed. The populators ask for every volume of every
+   * new pod, and each plugin's canSupport reads a source of another shape
+   * (pod volumes and PV specs, one hidden class per source key and key
+   * order: polymorphic reads in every canSupport).
+   */
+  private readonly bySource = new WeakMap<object, VolumePlugin | null>();
   findBySpec(spec: VolumeSpec): VolumePlugin | undefined {
+    const src: unknown = spec.pv !== undefined ? spec.pv.spec : spec.inline;
+    if (typeof src !== "object" || src === null) return this.scan(spec);
+    let p = this.bySource.get(src);
+    if (p === undefined) this.bySource.set(src, (p = this.scan(spec) ?? null));
+    return p ?? undefined;
+  }
+  private scan(spec: VolumeSpec): VolumePlugin | undefined {
     for (const p of this.plugins) if (p.canSupport(spec)) return p;
     return undefined;
   }
