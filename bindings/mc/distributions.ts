@@ -55,6 +55,7 @@ import { mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { yamlFieldLines } from "../util/line-of-path.js";
 import { deepFreeze } from "../util/deep-freeze.js";
 import { nearestName } from "../util/nearest-name.js";
+import { internStrings } from "../util/intern.js";
 import { InputError } from "../scenario/errors.js";
 import type { Rng } from "./rng.js";
 
@@ -131,7 +132,8 @@ export function yamlLines(text: string): { value: unknown; lines: Map<string, nu
   const merge = mergeProblem(doc);
   if (merge) throw new InputError(merge.message, "", lc.linePos(merge.offset).line);
   const lines = yamlFieldLines(doc.contents, lc, doc);
-  return { value: doc.toJS({ maxAliasCount: 1000 }), lines };
+  // (strings internalised: a k8s scenario's names are map keys the replay compares; util/intern.ts)
+  return { value: internStrings(doc.toJS({ maxAliasCount: 1000 })), lines };
 }
 
 /** Compile a document (plain JS values) whose values may be distributions. */

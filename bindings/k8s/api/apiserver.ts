@@ -406,12 +406,24 @@ export class ApiServer {
    * until the kubelet deletes them with grace 0.
    */
   delete(kind: Kind, key: string, graceSeconds?: number): KObj | undefined {
+    const r = this.deleteIfPresent(kind, key, graceSeconds);
+    if (r === null) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
+    return r;
+  }
+
+  /**
+   * delete, with NotFound answered by null instead of an exception (the CSI
+   * detacher, which expects it for an attachment already gone: a throw and
+   * catch is a runtime call); every other failure, and an injected fault of
+   * any reason, still throws.
+   */
+  deleteIfPresent(kind: Kind, key: string, graceSeconds?: number): KObj | undefined | null {
     this.count(DELETE, kind);
     const f = this.fault("delete", kind, key);
     if (f) throw f;
     const b = this.bucket(kind);
     const cur = b.get(key);
-    if (!cur) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
+    if (!cur) return null;
     const grace = graceSeconds ?? (kind === "Pod" ? cur.spec?.terminationGracePeriodSeconds ?? 30 : 0);
     const needsGrace = kind === "Pod" && grace > 0 && cur.spec?.nodeName;
     if ((cur.metadata.finalizers?.length ?? 0) > 0 || needsGrace) {

@@ -40,7 +40,7 @@ import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
 import { type Done, FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
-import { isMultiAttachAllowed, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
+import { isMultiAttachAllowed, joinOnce, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
 import { type AttacherDetacher, createReconciler, type NodeLister, type PodEventRecorder, Reconciler, volDetail } from "./reconciler.js";
@@ -91,6 +91,15 @@ function attachSucceededMessage(name: string): string {
   return m;
 }
 const attachSucceeded = new Map<string, string>();
+/**
+ * The FailedAttachVolume text, one string per volume and error (joinOnce): a
+ * failing attach retries with the same error, and the recorder compares each
+ * event's text with the last one's (a new string equal to it is compared
+ * character by character, through V8's runtime).
+ */
+function attachFailedMessage(name: string, err: string): string {
+  return joinOnce(joinOnce("AttachVolume.Attach failed for volume ", "", quoted(name)), " : ", err);
+}
 
 /** util.IsPodTerminated: phase Failed/Succeeded, or deleted with no container running */
 export function isPodTerminated(pod: KObj): boolean {
@@ -431,7 +440,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
       // (the events go to the pods scheduled now; marking the ASW does not change them)
       if (err) {
         if (ctx.profile.attachUncertain) this.asw.markVolumeAsUncertain(v.volumeName, v.spec, v.nodeName);
-        this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `AttachVolume.Attach failed for volume ${quoted(v.spec.name)} : ${err}`);
+        this.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", attachFailedMessage(v.spec.name, err));
         ctx.steps.step("adc.AttachFailed", v.volumeName);
         // (the event has its own text; this one is read by the failure's log line alone)
         return op.done(() => `AttachVolume.Attach failed ${volDetail(v, v.nodeName, "from")}: ${err}`);

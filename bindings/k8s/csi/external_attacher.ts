@@ -17,6 +17,7 @@
 import { ApiError, Informer } from "../api/apiserver.js";
 import { cloneMeta, type KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
+import { joinOnce } from "../volume/plugins.js";
 
 interface Work {
   pending: boolean;
@@ -136,7 +137,7 @@ export class ExternalAttacher {
         try {
           ctx.api.patch("VolumeAttachment", name, (d) => {
             d.status = err
-              ? Object.assign({}, d.status, { attached: false, attachError: { time: ctx.sim.now, message: `rpc error: code = Internal desc = ${err}` } })
+              ? Object.assign({}, d.status, { attached: false, attachError: { time: ctx.sim.now, message: joinOnce("rpc error: code = Internal desc = ", "", err) } })
               : { attached: true, attachmentMetadata: {} };
             return true;
           });

@@ -27,6 +27,7 @@
 
 import type { Sim, WakeGroup } from "../engine/sim.js";
 import type { MountPropagation } from "../api/types.js";
+import type { PodVolumePaths } from "../volume/plugins.js";
 
 export interface Mount {
   fs: string;
@@ -75,6 +76,12 @@ export class Host {
   readonly namespaces = new Map<string, MountNamespace>();
   /** directories that exist, with the metadata file a plugin keeps in them */
   readonly dirs = new Map<string, DirInfo>();
+  /**
+   * The plugins' pod volume directories on this node, by pod UID, plugin
+   * directory name and volume (volume/plugins.ts podVolumePaths): one string
+   * each for the run.
+   */
+  readonly podVolumePaths = new Map<string, Map<string, Map<string, PodVolumePaths>>>();
   /** /dev/rbdN -> "pool/image" */
   readonly rbdDevices = new Map<string, string>();
   private nextRbd = 0;
@@ -184,8 +191,9 @@ export class Host {
     const ns: MountNamespace = { id, owner, propagation, source, prefix, propagationDelayMs, mounts: new Map() };
     // (a Mount is never changed: the namespace holds the host's own, under
     // the host's path string. The volume paths are found by a scan of the
-    // table rather than a lookup each: they were built for this call, and a
-    // lookup would hash each one; a node has a few mounts)
+    // table, which keeps the host's order; a node has a few mounts, and the
+    // plugins' paths are one string each for the run, which compare by
+    // reference: volume/plugins.ts podVolumePaths)
     if (volumePaths.length > 0 || rootSource !== null)
       for (const m of this.mounts.values())
         if ((rootSource !== null && coversFrom(source, prefix, m.path)) || volumePaths.includes(m.path)) ns.mounts.set(m.path, m);

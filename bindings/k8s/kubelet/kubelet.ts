@@ -20,9 +20,17 @@ import { type ContainerState, kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
-import type { PluginMgr } from "../volume/plugins.js";
+import { joinInterned, podVolumePaths, type PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
 import type { PodLookup } from "./volume_manager.js";
+
+/**
+ * An event's object, "pod/<name>", one string per name (plugins.ts
+ * joinInterned; so are the container events' texts): the recorder compares
+ * every event's object and text with the earlier events of its reason, and a
+ * new string equal to one of them is compared character by character.
+ */
+const podObject = (name: string): string => joinInterned("pod", "/", name);
 
 /** the container runtime on a host (Host.runtimePods), surviving kubelet restarts */
 export function runtimeOf(host: Host): Map<string, RuntimePod> {
@@ -289,7 +297,7 @@ export class Kubelet implements PodLookup {
     const rt = runtimeOf(this.host).get(pod.metadata.uid);
     if (!rt || !rt.running || rt.stopping) return;
     rt.stopping = true;
-    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Killing", `pod/${pod.metadata.name}`, `Stopping container ${c.name}`, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
+    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Killing", podObject(pod.metadata.name), joinInterned("Stopping container", " ", c.name), this.eventSource, pod.metadata.namespace, pod.metadata.uid);
     const stopMs = parseStop(pod, ctx.timers.CONTAINER_STOP_MS);
     const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
     ctx.sim.call(ctx.sim.now + Math.min(stopMs, graceMs), containersExited, new ContainerExit(this.host, ctx, rt, pod.metadata.uid));
@@ -412,7 +420,7 @@ export class Kubelet implements PodLookup {
           ? `timeout expired waiting for volumes to attach or mount for pod "${pod.metadata.namespace}"/"${pod.metadata.name}". list of unmounted volumes=${unmounted}. list of unattached volumes=${unattached}`
           : `unmounted volumes=${unmounted}, unattached volumes=${unattached}: timed out waiting for the condition`;
         const msg = old ? `Unable to mount volumes for pod ${podName}: ${err}` : `Unable to attach or mount volumes: ${err}`;
-        w.failedMount = f = { unmounted, unattached, err, msg, object: `pod/${pod.metadata.name}` };
+        w.failedMount = f = { unmounted, unattached, err, msg, object: podObject(pod.metadata.name) };
       }
       const err = f.err;
       ctx.out.event("Warning", "FailedMount", f.object, f.msg, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
@@ -473,8 +481,8 @@ export class Kubelet implements PodLookup {
           const spec = a.pods.get(w.uid);
           if (spec === undefined) continue;
           if (spec !== v.name && !a.spec.pv) continue;
-          const dir = a.plugin.podVolumeDir(this.vm.env, w.uid, spec);
-          paths.push(dir, `${dir}/mount`);
+          const p = podVolumePaths(this.host, w.uid, a.plugin.dirName, spec);
+          paths.push(p.dir, p.mount);
         }
       }
       const id = `${w.uid}/${c.name}`;
@@ -485,7 +493,7 @@ export class Kubelet implements PodLookup {
     // the runtime's new pod (host state) and the worker's state
     ctx.sim.bump(this.host.runtimeWake);
     this.patchPod(fresh, "Running", true);
-    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", `pod/${pod.metadata.name}`, `Started container ${c.name}`, this.eventSource, pod.metadata.namespace, pod.metadata.uid);
+    for (const c of pod.spec.containers ?? []) ctx.out.event("Normal", "Started", podObject(pod.metadata.name), joinInterned("Started container", " ", c.name), this.eventSource, pod.metadata.namespace, pod.metadata.uid);
     ctx.steps.step("kubelet.PodRunning", w.key);
   }
   /** Sim.call's function for a ContainerStart (made once: no closure per start) */

@@ -9,11 +9,12 @@
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import type { ApiFault } from "../api/apiserver.js";
-import { canonicalKind, KINDS, KObj, Kind, manifestObj, NAMESPACED } from "../api/types.js";
+import { canonicalKind, KINDS, KObj, Kind, manifestMeta, manifestObj, NAMESPACED } from "../api/types.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { formatGoDuration, parseDurationMs } from "../engine/sim.js";
 import { STEP_NAMES } from "../engine/context.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
+import { internStrings } from "../../util/intern.js";
 import { InputError } from "../../scenario/errors.js";
 import { lineOfPath, yamlFieldLines } from "../../util/line-of-path.js";
 import { checkReferences } from "./references.js";
@@ -113,7 +114,7 @@ export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario 
   }
   const merge = mergeProblem(doc);
   if (merge) throw new ScenarioError(file, lc.linePos(merge.offset).line, "", `YAML: ${merge.message}`);
-  return k8sScenarioFromValue(doc.toJS(), file, yamlFieldLines(doc.contents, lc, doc));
+  return k8sScenarioFromValue(internStrings(doc.toJS()), file, yamlFieldLines(doc.contents, lc, doc));
 }
 
 /**
@@ -368,13 +369,13 @@ const frozenTimelineItems = new WeakMap<object, TimelineItem>();
 const isFrozenObject = (v: unknown): v is object => typeof v === "object" && v !== null && Object.isFrozen(v);
 
 function manifest(cx: Cx, v: unknown, path: string): KObj {
-  if (!isFrozenObject(v)) return loadManifest(cx, v, path);
+  if (!isFrozenObject(v)) return loadManifest(cx, v, path, false);
   let m = frozenManifests.get(v);
-  if (m === undefined) frozenManifests.set(v, (m = deepFreeze(loadManifest(cx, v, path))));
+  if (m === undefined) frozenManifests.set(v, (m = deepFreeze(loadManifest(cx, v, path, true))));
   return m;
 }
 
-function loadManifest(cx: Cx, v: unknown, path: string): KObj {
+function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
   const o = cx.map(v, path);
   const kind = cx.str(o.kind, `${path}.kind`) as Kind;
   if (!KINDS.includes(kind)) cx.fail(`${path}.kind`, `unsupported kind ${JSON.stringify(kind)} (supported: ${KINDS.join(", ")})`);
@@ -389,8 +390,15 @@ function loadManifest(cx: Cx, v: unknown, path: string): KObj {
     resourceVersion: "",
     ...(kind === "Pod" || kind === "PersistentVolumeClaim" ? { namespace: md.namespace === undefined ? "default" : String(md.namespace) } : {}),
   } as KObj["metadata"];
+  // the metadata as a Meta, whose wire form is the plain metadata above
+  // (api/types.ts): the API server's copy of it on create is then a copy of
+  // a Meta, whose reads see one class, instead of reads of plain metadata,
+  // which comes in a hidden class per manifest key order (a megamorphic site,
+  // ~2 % of a replay's instructions). A frozen manifest's wire form is frozen
+  // too (deepFreeze does not reach it: a symbol key)
+  if (frozen) Object.freeze(meta);
   // (an Obj: the same five keys in the same order, which the API server copies by constructor without checking them; api/types.ts cloneObj)
-  const obj: KObj = manifestObj(apiVersion, canonicalKind(kind), meta, o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
+  const obj: KObj = manifestObj(apiVersion, canonicalKind(kind), manifestMeta(meta), o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
   if (kind === "Pod") {
     if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);

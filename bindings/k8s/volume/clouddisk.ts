@@ -6,7 +6,8 @@
 // scenarios need (hostPath, emptyDir).
 
 import type { CloudDiskSource } from "../api/types.js";
-import { PluginError, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import { joinInterned, PluginError, podVolumePaths, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import { intern } from "../../util/intern.js";
 
 function src(spec: VolumeSpec): CloudDiskSource | null {
   const s = spec.pv?.spec ?? spec.inline;
@@ -28,10 +29,12 @@ function kindOf(spec: VolumeSpec): CloudDiskSource["plugin"] | null {
 }
 
 export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePlugin {
-  const name = `kubernetes.io/${kind}`;
+  const name = intern(`kubernetes.io/${kind}`);
+  const mountsDir = intern(`/plugins/kubernetes.io/${kind}/mounts/`);
+  const dirName = `kubernetes.io~${kind}`;
   const plugin: VolumePlugin = {
     name,
-    dirName: `kubernetes.io~${kind}`,
+    dirName,
     attachableByName: true,
     canSupport: (spec) => kindOf(spec) === kind,
     isAttachable: () => true,
@@ -70,7 +73,8 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
       done(null, devicePath || `/dev/disk/by-id/virtio-${disk}`);
     },
     getDeviceMountPath(env, spec) {
-      return `${env.ctx.kubeletRoot}/plugins/kubernetes.io/${kind}/mounts/${src(spec)!.diskId}`;
+      // one string per path: a key of the host's mount and directory tables
+      return joinInterned(env.ctx.kubeletRoot, mountsDir, src(spec)!.diskId);
     },
     mountDevice(env, spec, devicePath, deviceMountPath, done) {
       env.host!.mkdir(deviceMountPath, { plugin: name, data: { disk: src(spec)!.diskId } });
@@ -86,7 +90,7 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
       done(null);
     },
     podVolumeDir(env, podUID, specName) {
-      return `${env.ctx.kubeletRoot}/pods/${podUID}/volumes/kubernetes.io~${kind}/${specName}`;
+      return podVolumePaths(env.host!, podUID, dirName, specName).dir;
     },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const dir = plugin.podVolumeDir(env, podUID, spec.name);
@@ -112,10 +116,11 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
 
 /** hostPath and emptyDir: nothing to attach or mount; the container runtime binds them. */
 export function createLocalPlugin(kind: "host-path" | "empty-dir"): VolumePlugin {
-  const name = `kubernetes.io/${kind}`;
+  const name = intern(`kubernetes.io/${kind}`);
+  const dirName = `kubernetes.io~${kind}`;
   const plugin: VolumePlugin = {
     name,
-    dirName: `kubernetes.io~${kind}`,
+    dirName,
     attachableByName: false,
     canSupport: (spec) => (kind === "host-path" ? !!spec.inline?.hostPath : !!spec.inline?.emptyDir),
     isAttachable: () => false,
@@ -124,7 +129,7 @@ export function createLocalPlugin(kind: "host-path" | "empty-dir"): VolumePlugin
       return kind === "host-path" ? spec.inline!.hostPath!.path : spec.name;
     },
     podVolumeDir(env, podUID, specName) {
-      return `${env.ctx.kubeletRoot}/pods/${podUID}/volumes/kubernetes.io~${kind}/${specName}`;
+      return podVolumePaths(env.host!, podUID, dirName, specName).dir;
     },
     setUp(env, spec, podUID, _dmp, done) {
       if (kind === "empty-dir") env.host!.mkdir(plugin.podVolumeDir(env, podUID, spec.name), { plugin: name, podUID, specName: spec.name, data: {} });

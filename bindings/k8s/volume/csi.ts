@@ -31,11 +31,13 @@ import { isNotFound } from "../api/apiserver.js";
 import type { KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { sha256Hex } from "../../util/sha256.js";
+import { intern } from "../../util/intern.js";
 import type { Host } from "../host/mount.js";
 import type { ErrorText } from "../util/exponentialbackoff.js";
-import { joinInterned, PluginError, type Cb, type LazyCb, type PluginEnv, type VAWaiter, type VAWaiters, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import { joinInterned, joinOnce, PluginError, podVolumePaths, type Cb, type LazyCb, type PluginEnv, type VAWaiter, type VAWaiters, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
+const DIR_NAME = "kubernetes.io~csi";
 
 /**
  * csi_attacher.go getAttachmentName; memoised by its three parts (asked on
@@ -53,7 +55,7 @@ export function getAttachmentName(volName: string, csiDriverName: string, nodeNa
   let name = byNode.get(nodeName);
   if (name === undefined) {
     if (byNode.size >= 1024) byNode.clear();
-    byNode.set(nodeName, (name = `csi-${sha256Memo(`${volName}${csiDriverName}${nodeName}`)}`));
+    byNode.set(nodeName, (name = intern(`csi-${sha256Memo(`${volName}${csiDriverName}${nodeName}`)}`)));
   }
   return name;
 }
@@ -81,6 +83,7 @@ export function makeVolumeHandle(podUID: string, volSourceSpecName: string): str
 }
 
 const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
+const ATTACH_FAILED = log("attacher.Attach failed: rpc error: ");
 
 /** the staging directory of a global mount (".../globalmount" without its last part), one string per path */
 function stagingDir(deviceMountPath: string): string {
@@ -140,7 +143,9 @@ class AttachWait implements VAWaiter {
       return true;
     }
     if (va.status?.attachError) {
-      this.finish(log(`attacher.Attach failed: rpc error: ${va.status.attachError.message}`));
+      // (one string per message: the controller's FailedAttachVolume event
+      // quotes it, and the recorder compares it with the last one's)
+      this.finish(joinOnce(ATTACH_FAILED, "", va.status.attachError.message));
       return true;
     }
     return false;
@@ -192,7 +197,7 @@ class DetachWait implements VAWaiter {
 export function createCSIPlugin(): VolumePlugin {
   const plugin: VolumePlugin = {
     name: CSI_PLUGIN_NAME,
-    dirName: "kubernetes.io~csi",
+    dirName: DIR_NAME,
     attachableByName: true,
     canSupport: (spec) => !!spec.pv?.spec?.csi || !!spec.inline?.csi,
     isAttachable: (spec, ctx) => {
@@ -256,25 +261,30 @@ export function createCSIPlugin(): VolumePlugin {
       }
       ctx.out.on &&
         ctx.out.log(env.component, "I", "round_trippers.go:420", `DELETE https://kube-apiserver:6443/apis/storage.k8s.io/v1/volumeattachments/${encodeURIComponent(attachID)}`);
+      // (404 answered without an exception; an injected fault still throws, NotFound included)
+      let found: boolean;
       try {
-        ctx.api.delete("VolumeAttachment", attachID);
+        found = ctx.api.deleteIfPresent("VolumeAttachment", attachID) !== null;
       } catch (e) {
-        if (isNotFound(e)) {
-          ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 404 Not Found in 8 milliseconds`);
-          ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:411", log(`VolumeAttachment object [${attachID}] for volume [${volID}] not found, object deleted`));
-          ctx.steps.step("csi.VolumeAttachmentNotFound", attachID);
-          if (attachID === volumeName) {
-            // the cause the invariants' explanations quote (seed 004): not a log line
-            ctx.out.note(`volume:kubernetes.io/csi/${volumeName}`, () => {
-              const i = volumeName.indexOf("^");
-              const real = i < 0 ? "" : ` (${getAttachmentName(volumeName.slice(i + 1), volumeName.slice(0, i), node)})`;
-              return `the CSI detacher took the volume name kubernetes.io/csi/${volumeName} (${volumeName.length} characters starting with "csi-") for a VolumeAttachment name (isAttachmentName; fixed by #107025), deleted volumeattachments/${volumeName}, got 404 Not Found and reported the detach from ${node} as done; the real VolumeAttachment${real} stays attached`;
-            });
-          }
-          return done(null);
+        if (!isNotFound(e)) {
+          const msg = (e as Error).message;
+          return done(() => log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${msg}`));
         }
-        const msg = (e as Error).message;
-        return done(() => log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${msg}`));
+        found = false;
+      }
+      if (!found) {
+        ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 404 Not Found in 8 milliseconds`);
+        ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:411", log(`VolumeAttachment object [${attachID}] for volume [${volID}] not found, object deleted`));
+        ctx.steps.step("csi.VolumeAttachmentNotFound", attachID);
+        if (attachID === volumeName) {
+          // the cause the invariants' explanations quote (seed 004): not a log line
+          ctx.out.note(`volume:kubernetes.io/csi/${volumeName}`, () => {
+            const i = volumeName.indexOf("^");
+            const real = i < 0 ? "" : ` (${getAttachmentName(volumeName.slice(i + 1), volumeName.slice(0, i), node)})`;
+            return `the CSI detacher took the volume name kubernetes.io/csi/${volumeName} (${volumeName.length} characters starting with "csi-") for a VolumeAttachment name (isAttachmentName; fixed by #107025), deleted volumeattachments/${volumeName}, got 404 Not Found and reported the detach from ${node} as done; the real VolumeAttachment${real} stays attached`;
+          });
+        }
+        return done(null);
       }
       ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 200 OK in 8 milliseconds`);
       ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:420", log(`detacher deleted ok VolumeAttachment.ID=${attachID}`));
@@ -346,14 +356,12 @@ export function createCSIPlugin(): VolumePlugin {
       });
     },
     podVolumeDir(env, podUID, specName) {
-      // the same string for the same volume: a map key looked up at every mount, tear-down and retry
-      return joinInterned(joinInterned(env.ctx.kubeletRoot, "/pods/", podUID), "/volumes/kubernetes.io~csi/", specName);
+      return podVolumePaths(env.host!, podUID, DIR_NAME, specName).dir;
     },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const { ctx } = env;
       const host = env.host!;
-      const dir = plugin.podVolumeDir(env, podUID, spec.name);
-      const target = joinInterned(dir, "/", "mount");
+      const { dir, mount: target } = podVolumePaths(host, podUID, DIR_NAME, spec.name);
       const s = pvSource(spec);
       const ephemeral = !s;
       const driver = s ? s.driver : spec.inline!.csi!.driver;
@@ -367,7 +375,7 @@ export function createCSIPlugin(): VolumePlugin {
           specName: spec.name,
           data: { driverName: driver, volumeHandle: handle, specVolID: spec.name, volumeLifecycleMode: ephemeral ? "Ephemeral" : "Persistent", podUID },
         });
-        if (ephemeral) host.mount(joinInterned("lv", ":", handle), target);
+        if (ephemeral) host.mount(joinOnce("lv", ":", handle), target);
         else if (stageUnstage(ctx, driver) && host.isMountPoint(deviceMountPath)) host.bind(deviceMountPath, target);
         else host.mount(`csi:${handle}`, target);
         done(null);
@@ -376,8 +384,7 @@ export function createCSIPlugin(): VolumePlugin {
     tearDown(env, specName, podUID, done) {
       const { ctx } = env;
       const host = env.host!;
-      const dir = plugin.podVolumeDir(env, podUID, specName);
-      const target = joinInterned(dir, "/", "mount");
+      const { dir, mount: target } = podVolumePaths(host, podUID, DIR_NAME, specName);
       const info = host.dirs.get(dir);
       if (!info) {
         // nothing on disk: already torn down
@@ -398,7 +405,7 @@ export function createCSIPlugin(): VolumePlugin {
         if (error) return done(() => log(`Unmounter.TearDownAt failed: rpc error: code = Internal desc = ${error}`));
         if (ephemeral) {
           // (the holders now; the texts are built only if read)
-          const holders = host.holders(joinInterned("lv", ":", handle));
+          const holders = host.holders(joinOnce("lv", ":", handle));
           if (holders.length > 0) {
             ctx.out.note(
               `volume:${handle}`,

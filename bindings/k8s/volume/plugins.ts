@@ -17,6 +17,7 @@ import type { Ctx } from "../engine/context.js";
 import type { Host } from "../host/mount.js";
 import { nsKey, type KObj, type PodVolume } from "../api/types.js";
 import type { ErrorText } from "../util/exponentialbackoff.js";
+import { intern } from "../../util/intern.js";
 
 export interface VolumeSpec {
   /** PV name or inline volume name (spec.Name()) */
@@ -123,7 +124,23 @@ export interface VolumePlugin {
 
 export class PluginMgr {
   constructor(readonly plugins: readonly VolumePlugin[]) {}
+  /**
+   * The plugins' answers by the volume source they read (a PV's spec or a
+   * pod's volume): a stored object's spec is never changed (api/types.ts), so
+   * the answer for one is fixed. The populators ask for every volume of every
+   * new pod, and each plugin's canSupport reads a source of another shape
+   * (pod volumes and PV specs, one hidden class per source key and key
+   * order: polymorphic reads in every canSupport).
+   */
+  private readonly bySource = new WeakMap<object, VolumePlugin | null>();
   findBySpec(spec: VolumeSpec): VolumePlugin | undefined {
+    const src: unknown = spec.pv !== undefined ? spec.pv.spec : spec.inline;
+    if (typeof src !== "object" || src === null) return this.scan(spec);
+    let p = this.bySource.get(src);
+    if (p === undefined) this.bySource.set(src, (p = this.scan(spec) ?? null));
+    return p ?? undefined;
+  }
+  private scan(spec: VolumeSpec): VolumePlugin | undefined {
     for (const p of this.plugins) if (p.canSupport(spec)) return p;
     return undefined;
   }
@@ -145,9 +162,29 @@ export function uniqueNameFromSpec(plugin: VolumePlugin, spec: VolumeSpec): stri
 /**
  * a + sep + b, the same string object for the same parts: unique volume names
  * are rebuilt on every loop pass and used as map keys, and a fresh string
- * would be built and hashed each time
+ * would be built and hashed each time. Internalised (util/intern.ts), so it
+ * also compares by reference with the same text from elsewhere (a scenario's
+ * names, a literal) and is flat (a concatenation compared with an equal
+ * string that is not the same object goes through V8's runtime). For parts
+ * that come from the scenario and the code; a name with a pod's UID in it
+ * takes joinOnce.
  */
 export function joinInterned(a: string, sep: string, b: string): string {
+  return join(a, sep, b, true);
+}
+
+/**
+ * a + sep + b memoised as joinInterned's, not internalised: for names with a
+ * pod UID in them, new text in every run of a sweep (each run has its own
+ * seed), where internalising would cost more than it saves (~1 us a new
+ * text). Every maker of such a name goes through here, so the same text is
+ * still the same object and compares by reference.
+ */
+export function joinOnce(a: string, sep: string, b: string): string {
+  return join(a, sep, b, false);
+}
+
+function join(a: string, sep: string, b: string, interned: boolean): string {
   let byA = INTERNED.get(sep);
   if (byA === undefined) INTERNED.set(sep, (byA = new Map()));
   let byB = byA.get(a);
@@ -158,11 +195,40 @@ export function joinInterned(a: string, sep: string, b: string): string {
   let s = byB.get(b);
   if (s === undefined) {
     if (byB.size >= 4096) byB.clear();
-    byB.set(b, (s = a + sep + b));
+    byB.set(b, (s = interned ? intern(a + sep + b) : a + sep + b));
   }
   return s;
 }
 const INTERNED = new Map<string, Map<string, Map<string, string>>>();
+
+/** A pod volume's directory and its `mount` subdirectory (a CSI volume's target) */
+export interface PodVolumePaths {
+  readonly dir: string;
+  readonly mount: string;
+}
+
+/**
+ * `<root>/pods/<podUID>/volumes/<dirName>/<specName>` and its `/mount`, one
+ * string each per volume for the run: keys of the host's directory and mount
+ * tables, looked up at every set-up, tear-down, retry and container start,
+ * which would otherwise join ~100 characters and hash them again at each
+ * call (and compare them with the stored key character by character). Kept
+ * by the host, so they go with the run: a pod's UID is new text in each run
+ * of a sweep, and a memo kept across runs would grow with every run (and,
+ * old by then, keep each run's entries through the young-generation GC).
+ */
+export function podVolumePaths(host: Host, podUID: string, dirName: string, specName: string): PodVolumePaths {
+  let byDir = host.podVolumePaths.get(podUID);
+  if (byDir === undefined) host.podVolumePaths.set(podUID, (byDir = new Map()));
+  let bySpec = byDir.get(dirName);
+  if (bySpec === undefined) byDir.set(dirName, (bySpec = new Map()));
+  let p = bySpec.get(specName);
+  if (p === undefined) {
+    const dir = `${host.kubeletRoot}/pods/${podUID}/volumes/${dirName}/${specName}`;
+    bySpec.set(specName, (p = { dir, mount: `${dir}/mount` }));
+  }
+  return p;
+}
 /** GetUniqueVolumeNameFromSpecWithPod */
 export function uniqueNameWithPod(plugin: VolumePlugin, podUID: string, spec: VolumeSpec): string {
   return `${plugin.name}/${podUID}-${spec.name}`;
@@ -199,8 +265,9 @@ export function isMultiAttachAllowed(spec: VolumeSpec | undefined): boolean {
   const modes = spec.pv.spec?.accessModes as string[] | undefined;
   if (modes === undefined || modes.length === 0) return true;
   // asked for every volume at every controller pass; a stored PV's modes
-  // array is never written, and its strings, parsed from the manifest, are
-  // not internalised, so comparing them costs ~4x a literal's compare
+  // array is never written, and its strings, unless the scenario was loaded
+  // from text (util/intern.ts), are not internalised, so comparing them
+  // costs ~4x a literal's compare
   let multi = multiAttachByModes.get(modes);
   if (multi === undefined) multiAttachByModes.set(modes, (multi = modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
   return multi;

@@ -17,7 +17,7 @@
 // #79940: when the mount table has no device, find it from the image encoded
 // in the directory name (/sys/bus/rbd/devices) and retry the unmap.
 
-import { joinInterned, PluginError, type LazyCb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import { joinInterned, PluginError, podVolumePaths, type LazyCb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
 export const RBD_PLUGIN_NAME = "kubernetes.io/rbd";
 
@@ -107,7 +107,8 @@ export function createRBDPlugin(): VolumePlugin {
     },
     getDeviceMountPath(env, spec) {
       const s = src(spec)!;
-      return `${env.ctx.kubeletRoot}/plugins/kubernetes.io/rbd/mounts/${s.pool}-image-${s.image}`;
+      // one string per path: a key of the host's mount and directory tables
+      return joinInterned(joinInterned(env.ctx.kubeletRoot, "/plugins/kubernetes.io/rbd/mounts/", s.pool), "-image-", s.image);
     },
     mountDevice(env, spec, devicePath, deviceMountPath, done) {
       const s = src(spec)!;
@@ -168,7 +169,7 @@ export function createRBDPlugin(): VolumePlugin {
       });
     },
     podVolumeDir(env, podUID, specName) {
-      return `${env.ctx.kubeletRoot}/pods/${podUID}/volumes/kubernetes.io~rbd/${specName}`;
+      return podVolumePaths(env.host!, podUID, plugin.dirName, specName).dir;
     },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const s = src(spec)!;
