@@ -225,6 +225,12 @@ export class ApiServer {
     return g;
   }
 
+  /** the objects of `kind`, if any was written (a read does not make an empty map) */
+  private peek(kind: Kind): Map<string, KObj> | undefined {
+    const s = kindSlot(kind);
+    return s >= 0 ? this.store[s] : this.otherStore?.get(kind);
+  }
+
   private bucket(kind: Kind): Map<string, KObj> {
     const s = kindSlot(kind);
     let b = s >= 0 ? this.store[s] : this.otherStore?.get(kind);
@@ -294,13 +300,13 @@ export class ApiServer {
     this.count(GET, kind);
     const f = this.fault("get", kind, key);
     if (f) throw f;
-    const o = this.bucket(kind).get(key);
+    const o = this.peek(kind)?.get(key);
     if (!o) throw new ApiError("NotFound", 404, `${kind.toLowerCase()}s "${key.split("/").pop()}" not found`);
     return o;
   }
 
   tryGet(kind: Kind, key: string): KObj | undefined {
-    return this.bucket(kind).get(key);
+    return this.peek(kind)?.get(key);
   }
 
   list(kind: Kind): KObj[] {
@@ -520,7 +526,8 @@ export class ApiServer {
     const keys: string[] = [];
     const objs: KObj[] = [];
     for (const k of kinds) {
-      const b = this.bucket(k);
+      const b = this.peek(k);
+      if (b === undefined) continue;
       for (const key of b.keys()) {
         const o = b.get(key)!;
         if (selects === undefined || selects(o, selectArg)) {

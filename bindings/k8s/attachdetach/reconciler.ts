@@ -119,7 +119,7 @@ class reconciler implements Reconciler {
   // ticking every period runs them, skipping idle ticks does not, and a step
   // recorded by them would differ between the two (an `after:
   // adc.DetachSkippedAfterRemove` item with them)
-  private readonly refused = new Set<string>();
+  private refused: Set<string> | undefined = undefined; // (made by the first refusal: most runs have none)
 
   constructor(private readonly d: ReconcilerDeps) {
     this.sim = d.sim;
@@ -166,7 +166,7 @@ class reconciler implements Reconciler {
       }
       // a pass that meets the same refusal again changes nothing and records nothing (see `refused`)
       const refusedKey = `${av.volumeName}\0${av.nodeName}`;
-      const again = refused.size > 0 && refused.has(refusedKey) && !ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach");
+      const again = refused !== undefined && refused.has(refusedKey) && !ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach");
       if (timeout && av.mountedByNode && forceDetach && !again) d.steps.step("adc.ForceDetachTimeout", av.volumeName);
 
       const rmErr = asw.removeVolumeFromReportAsAttached(av.volumeName, av.nodeName);
@@ -189,7 +189,7 @@ class reconciler implements Reconciler {
       const verifySafe = !(forceOnTimeout && timeout) && !oos;
       const r = ad.detachVolume(av, verifySafe);
       if (r === null) {
-        if (refused.size > 0) refused.delete(refusedKey);
+        if (refused !== undefined) refused.delete(refusedKey);
         // the timeout branch comes first, whether the node is tainted or not
         // (reconciler.go reconcile: `if !timeout` v1.25.0, `if
         // forceDetachTimeoutExpired` v1.30.0); each era's text: adcDetachStartedLine
@@ -200,7 +200,7 @@ class reconciler implements Reconciler {
         asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
       } else if ((r === "ExponentialBackoff" || r === "AlreadyExists") && !again) {
         // expected errors, ignored: nothing puts the volume back on the report list
-        refused.add(refusedKey);
+        (this.refused ??= new Set()).add(refusedKey);
         out.note(
           `volume:${av.volumeName}`,
           () => `a detach of ${av.volumeName} from ${av.nodeName} was refused (${r === "ExponentialBackoff" ? "previous detach failed, backing off" : "already running"}) after the volume had been removed from node.status.volumesAttached; the refusal is ignored and the volume is not re-added (fixed by #104526)`,

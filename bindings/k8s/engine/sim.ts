@@ -134,8 +134,6 @@ interface Ev {
 
 class TickerImpl implements Ticker {
   stopped = false;
-  /** the wake groups it is registered in (what its pass reads) */
-  readonly groups: WakeGroup[] = [];
   /** time of the queued pass, or -1 */
   queuedAt: Ms = -1;
   lastRun: Ms = -Infinity;
@@ -150,6 +148,8 @@ class TickerImpl implements Ticker {
     readonly pass: (this: unknown) => void,
     readonly owner: unknown,
     private readonly sim: Sim,
+    /** the wake groups it is registered in (what its pass reads): the caller's rest array, kept (no copy per loop and run) */
+    readonly groups: readonly WakeGroup[],
   ) {}
   stop(): void {
     this.stopped = true;
@@ -289,7 +289,7 @@ export class Sim {
 
   /** Register a periodic loop whose first pass is at `startMs`, woken by global bumps and by bumps into its groups. */
   ticker(name: string, periodMs: Ms, startMs: Ms, pass: () => void, ...groups: WakeGroup[]): Ticker {
-    return this.addTicker(new TickerImpl(name, periodMs, startMs, this.tickers.length, pass, undefined, this), groups);
+    return this.addTicker(new TickerImpl(name, periodMs, startMs, this.tickers.length, pass, undefined, this, groups));
   }
 
   /**
@@ -299,16 +299,13 @@ export class Sim {
    * through V8's lazy-compile stub in every run.
    */
   loop<O>(name: string, periodMs: Ms, startMs: Ms, pass: (this: O) => void, owner: O, ...groups: WakeGroup[]): Ticker {
-    return this.addTicker(new TickerImpl(name, periodMs, startMs, this.tickers.length, pass as (this: unknown) => void, owner, this), groups);
+    return this.addTicker(new TickerImpl(name, periodMs, startMs, this.tickers.length, pass as (this: unknown) => void, owner, this, groups));
   }
 
-  private addTicker(tk: TickerImpl, groups: readonly WakeGroup[]): Ticker {
+  private addTicker(tk: TickerImpl): Ticker {
     this.tickers.push(tk);
-    for (let i = 0; i < groups.length; i++) {
-      const g = groups[i]!;
-      g.tickers.push(tk);
-      tk.groups.push(g);
-    }
+    const groups = tk.groups;
+    for (let i = 0; i < groups.length; i++) groups[i]!.tickers.push(tk);
     tk.schedule(tk.startMs);
     return tk;
   }

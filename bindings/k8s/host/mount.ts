@@ -82,8 +82,8 @@ export class Host {
    * each for the run.
    */
   readonly podVolumePaths = new Map<string, Map<string, Map<string, PodVolumePaths>>>();
-  /** /dev/rbdN -> "pool/image" */
-  readonly rbdDevices = new Map<string, string>();
+  /** /dev/rbdN -> "pool/image" (made by the first map: only rbd runs have one) */
+  private rbdDevices: Map<string, string> | undefined = undefined;
   private nextRbd = 0;
   /**
    * Every loop of the node's kubelet (engine/sim.ts section 3). The model's
@@ -226,23 +226,25 @@ export class Host {
 
   /** rbd map: the next /dev/rbdN */
   rbdMap(image: string): string {
-    for (const [dev, img] of this.rbdDevices) if (img === image) return dev;
+    const devs = (this.rbdDevices ??= new Map());
+    for (const [dev, img] of devs) if (img === image) return dev;
     const dev = `/dev/rbd${this.nextRbd++}`;
-    this.rbdDevices.set(dev, image);
+    devs.set(dev, image);
     this.sim.bump(this.fsWake);
     return dev;
   }
   /** rbd unmap: EBUSY while any namespace holds the filesystem */
   rbdUnmap(dev: string): "EBUSY" | "ENOENT" | null {
-    if (!this.rbdDevices.has(dev)) return "ENOENT";
+    const devs = this.rbdDevices;
+    if (devs === undefined || !devs.has(dev)) return "ENOENT";
     if (this.refs(dev) > 0) return "EBUSY";
-    this.rbdDevices.delete(dev);
+    devs.delete(dev);
     this.sim.bump(this.fsWake);
     return null;
   }
   /** /sys/bus/rbd/devices scan: the device mapping pool/image */
   rbdDeviceFor(image: string): string {
-    for (const [dev, img] of this.rbdDevices) if (img === image) return dev;
+    if (this.rbdDevices !== undefined) for (const [dev, img] of this.rbdDevices) if (img === image) return dev;
     return "";
   }
 

@@ -136,16 +136,16 @@ export class VolumeManager {
 
   private detail(volumeName: string, specName: string, podKey: string, podUID: string): string {
     // the same few volumes are told of at every retry while logging: built once each (four JSON quotings a line cost ~0.6 us)
-    const byVolume = this.details.get(podUID);
+    const byVolume = this.details?.get(podUID);
     const hit = byVolume?.get(volumeName);
     if (hit !== undefined && hit.specName === specName && hit.podKey === podKey) return hit.text;
     const text = `for volume ${JSON.stringify(specName)} (UniqueName: ${JSON.stringify(volumeName)}) pod ${JSON.stringify(podKey.split("/").pop())} (UID: ${JSON.stringify(podUID)}) `;
-    if (byVolume === undefined) this.details.set(podUID, new Map([[volumeName, { specName, podKey, text }]]));
+    if (byVolume === undefined) (this.details ??= new Map()).set(podUID, new Map([[volumeName, { specName, podKey, text }]]));
     else byVolume.set(volumeName, { specName, podKey, text });
     return text;
   }
-  /** detail()'s texts by pod UID and volume */
-  private readonly details = new Map<string, Map<string, { specName: string; podKey: string; text: string }>>();
+  /** detail()'s texts by pod UID and volume (made by the first: a run without logs has none) */
+  private details: Map<string, Map<string, { specName: string; podKey: string; text: string }>> | undefined = undefined;
 
   // ---- desired state populator ------------------------------------------
 
