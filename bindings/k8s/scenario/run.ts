@@ -20,7 +20,7 @@
 
 import { podStatusView, volumeStatusViews } from "../api/podstatus.js";
 import { ApiError, ApiServer, isNotFound, type WatchType } from "../api/apiserver.js";
-import { keyOf, KObj, nsKey, plainKeyOf, PodVolume, Taint, wireObj } from "../api/types.js";
+import { keyOf, kindSlot, KObj, nsKey, plainKeyOf, PodVolume, Taint, wireObj } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
@@ -1048,7 +1048,7 @@ const NO_EXTRA_DELAY = (_now: number): number => 0;
 /** the order of the result's final objects, by kind */
 const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
 
-/** the order objects are created in at the start of a run */
+/** the order objects are created in at the start of a run (the kinds with a kindSlot: createOrder) */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
 /**
  * The pod UID of a path under `prefix` (the kubelet's pods directory) whose
@@ -1178,7 +1178,8 @@ function hasLogCheck(es: readonly Expectation[]): boolean {
  */
 function createOrder(objs: readonly KObj[]): KObj[] {
   const outp: KObj[] = [];
-  for (let i = 0; i < objs.length; i++) if (!CREATE_ORDER.includes(objs[i]!.kind)) outp.push(objs[i]!);
+  // (CREATE_ORDER holds the kinds with a kindSlot: a switch on the length instead of includes' calls)
+  for (let i = 0; i < objs.length; i++) if (kindSlot(objs[i]!.kind) < 0) outp.push(objs[i]!);
   for (let k = 0; k < CREATE_ORDER.length; k++) {
     const kind = CREATE_ORDER[k]!;
     for (let i = 0; i < objs.length; i++) if (objs[i]!.kind === kind) outp.push(objs[i]!);
