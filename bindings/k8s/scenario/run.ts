@@ -223,8 +223,8 @@ function ownOptions<T extends object>(opts: T): T {
  * goes on to the end without logs (k8s README, "Measured").
  */
 export function decideK8sLogChecks(sc: K8sScenario, opts: Omit<K8sRunOptions, "logs"> = {}): K8sLogChecks {
-  const o = ownOptions(opts);
-  return runResolved(resolveBetween(sc, o), Object.assign({}, o, CHECKS_ONLY), true);
+  // (the copy is the run's own options object, as ownOptions makes it)
+  return runResolved(resolveBetween(sc, opts), Object.assign({}, opts, CHECKS_ONLY), true);
 }
 
 const CHECKS_ONLY: K8sRunOptions = { logs: "checks" };
