@@ -1,7 +1,7 @@
 // `between: [A, B]` timeline items (runK8sScenario resolves them with a probe
 // run): the action lands inside [A, B) at an instant drawn from the run's seed.
 import { describe, expect, it } from "vitest";
-import { BUILTIN_YAML } from "../index.js";
+import { BUILTIN_YAML, builtinK8sScenario } from "../index.js";
 import { loadK8sScenario } from "./loader.js";
 import { finalPods, runK8sScenario } from "./run.js";
 
@@ -228,5 +228,25 @@ expect:
     expect(running?.detail).toBe("default/p");
     expect(running!.t).toBeLessThan(5_000);
     expect(finalPods(r).map((p) => p.status?.phase)).toEqual(["Running"]);
+  });
+});
+
+describe("a result's objects", () => {
+  it("are the caller's to edit: editing one leaves the scenario as loaded, and the next run replays it unchanged", () => {
+    const sc = builtinK8sScenario("detach-backoff-node-status")!;
+    const version = sc.incident!.fixed;
+    const first = runK8sScenario(sc, { version });
+    const before = JSON.stringify(sc.objects);
+    const firstObjects = JSON.stringify(first.objects);
+    for (const o of first.objects) {
+      (o.spec as Record<string, unknown>).edited = true;
+      if (Array.isArray(o.spec?.volumes)) (o.spec.volumes as unknown[]).length = 0;
+      if (o.status !== undefined) (o.status as Record<string, unknown>).edited = true;
+    }
+    expect(JSON.stringify(sc.objects)).toBe(before);
+    const again = runK8sScenario(sc, { version });
+    expect(JSON.stringify(again.objects)).toBe(firstObjects);
+    expect(again.timeline).toEqual(first.timeline);
+    expect(again.violations).toEqual(first.violations);
   });
 });

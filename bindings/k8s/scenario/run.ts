@@ -1003,6 +1003,21 @@ const OCCURRENCES_PROPERTY: PropertyDescriptor = {
     lazyOf(this).occurrences = v;
   },
 };
+/**
+ * A stored object as the result shows it: its metadata as the API shows it
+ * (the store's is a Meta: api/types.ts wireObj), and spec and status of its
+ * own. The store shares them with the request bodies (cloneObj), which for
+ * the scenario's objects are its manifests, so a caller editing a result's
+ * object in place would otherwise edit the scenario, and its next run would
+ * create the edited object.
+ */
+function resultObj(o: KObj): KObj {
+  const w = wireObj(o);
+  const c = w === o ? Object.assign({}, o) : w;
+  if (c.spec !== undefined) c.spec = structuredClone(c.spec);
+  if (c.status !== undefined) c.status = structuredClone(c.status);
+  return c;
+}
 const OBJECTS_PROPERTY: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
@@ -1015,8 +1030,7 @@ const OBJECTS_PROPERTY: PropertyDescriptor = {
       const minor = z.profile.version.minor;
       for (let i = 0; i < objs.length; i++) if (objs[i]!.kind === "Pod") objs[i] = podStatusView(objs[i]!, z.out.podSyncedAt.get(objs[i]!.metadata.uid), minor);
       volumeStatusViews(objs);
-      // the metadata as the API shows it (the store's is a Meta: api/types.ts)
-      for (let i = 0; i < objs.length; i++) objs[i] = wireObj(objs[i]!);
+      for (let i = 0; i < objs.length; i++) objs[i] = resultObj(objs[i]!);
       z.objects = objs;
     }
     return z.objects;
