@@ -45,6 +45,7 @@ import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_w
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
 import { type AttacherDetacher, createReconciler, type NodeLister, type PodEventRecorder, Reconciler, volDetail } from "./reconciler.js";
 import { createNodeStatusUpdater, NodeStatusUpdater } from "./statusupdater.js";
+import { boundedMemo } from "../../util/bounded-memo.js";
 
 export const ADC_COMPONENT = "kube-controller-manager";
 /** the names of the controller's wake groups (made once, not per controller) */
@@ -59,38 +60,16 @@ const UNREAD_GROUP = `${ADC_COMPONENT}/unread`;
  * first; a key without one is both). One pair of strings per key: the event
  * recorder compares them with its earlier events'.
  */
-function podRef(key: string): { object: string; namespace: string } {
-  let r = podRefs.get(key);
-  if (r === undefined) {
-    if (podRefs.size >= 4096) podRefs.clear();
-    const first = key.indexOf("/");
-    podRefs.set(key, (r = { object: `pod/${key.slice(key.lastIndexOf("/") + 1)}`, namespace: first < 0 ? key : key.slice(0, first) }));
-  }
-  return r;
-}
-const podRefs = new Map<string, { object: string; namespace: string }>();
+const podRef = boundedMemo(4096, (key: string): { object: string; namespace: string } => {
+  const first = key.indexOf("/");
+  return { object: `pod/${key.slice(key.lastIndexOf("/") + 1)}`, namespace: first < 0 ? key : key.slice(0, first) };
+});
 
 /** a volume name as Go's %q prints it, once per name */
-function quoted(name: string): string {
-  let q = quotedNames.get(name);
-  if (q === undefined) {
-    if (quotedNames.size >= 4096) quotedNames.clear();
-    quotedNames.set(name, (q = JSON.stringify(name)));
-  }
-  return q;
-}
-const quotedNames = new Map<string, string>();
+const quoted = boundedMemo(4096, (name: string): string => JSON.stringify(name));
 
 /** the SuccessfulAttachVolume event's message, once per volume name */
-function attachSucceededMessage(name: string): string {
-  let m = attachSucceeded.get(name);
-  if (m === undefined) {
-    if (attachSucceeded.size >= 4096) attachSucceeded.clear();
-    attachSucceeded.set(name, (m = `AttachVolume.Attach succeeded for volume ${quoted(name)} `));
-  }
-  return m;
-}
-const attachSucceeded = new Map<string, string>();
+const attachSucceededMessage = boundedMemo(4096, (name: string): string => `AttachVolume.Attach succeeded for volume ${quoted(name)} `);
 /**
  * The FailedAttachVolume text, one string per volume and error (joinOnce): a
  * failing attach retries with the same error, and the recorder compares each

@@ -18,6 +18,7 @@ import { ApiError, Informer } from "../api/apiserver.js";
 import { cloneMeta, type KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { joinOnce } from "../volume/plugins.js";
+import { boundedMemo } from "../../util/bounded-memo.js";
 
 interface Work {
   pending: boolean;
@@ -26,26 +27,10 @@ interface Work {
 }
 
 /** the attacher's finalizer, external-attacher/<driver with "/" as "-">, built once per driver */
-function finalizerFor(driver: string): string {
-  let f = finalizers.get(driver);
-  if (f === undefined) {
-    if (finalizers.size >= 256) finalizers.clear();
-    finalizers.set(driver, (f = `external-attacher/${driver.replace(/\//g, "-")}`));
-  }
-  return f;
-}
-const finalizers = new Map<string, string>();
+const finalizerFor = boundedMemo(256, (driver: string): string => `external-attacher/${driver.replace(/\//g, "-")}`);
 
 /** an event's object, volumeattachment/<name>, one string per name (the event recorder compares it with earlier events') */
-function eventObject(name: string): string {
-  let o = eventObjects.get(name);
-  if (o === undefined) {
-    if (eventObjects.size >= 1024) eventObjects.clear();
-    eventObjects.set(name, (o = `volumeattachment/${name}`));
-  }
-  return o;
-}
-const eventObjects = new Map<string, string>();
+const eventObject = boundedMemo(1024, (name: string): string => `volumeattachment/${name}`);
 
 export class ExternalAttacher {
   private inf: Informer | null = null;

@@ -28,6 +28,7 @@
 import type { Sim, WakeGroup } from "../engine/sim.js";
 import type { MountPropagation } from "../api/types.js";
 import type { PodVolumePaths } from "../volume/plugins.js";
+import { boundedMemo } from "../../util/bounded-memo.js";
 
 export interface Mount {
   fs: string;
@@ -259,16 +260,10 @@ export class Host {
 }
 
 /** a host's wake group names, built once per node name (every run of a scenario makes its hosts again) */
-function hostGroupNames(nodeName: string): readonly [string, string, string] {
-  let n = HOST_GROUP_NAMES.get(nodeName);
-  if (n === undefined) {
-    if (HOST_GROUP_NAMES.size >= 1024) HOST_GROUP_NAMES.clear();
-    const g = `node/${nodeName}`;
-    HOST_GROUP_NAMES.set(nodeName, (n = [g, `${g}/fs`, `${g}/runtime`]));
-  }
-  return n;
-}
-const HOST_GROUP_NAMES = new Map<string, readonly [string, string, string]>();
+const hostGroupNames = boundedMemo(1024, (nodeName: string): readonly [string, string, string] => {
+  const g = `node/${nodeName}`;
+  return [g, `${g}/fs`, `${g}/runtime`];
+});
 
 export function covers(root: string, path: string): boolean {
   return root === "/" || path === root || path.startsWith(root.endsWith("/") ? root : root + "/");

@@ -23,6 +23,7 @@ import type { Host, RuntimePod } from "../host/mount.js";
 import { joinInterned, podVolumePaths, type PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
 import type { PodLookup } from "./volume_manager.js";
+import { boundedMemo } from "../../util/bounded-memo.js";
 
 /**
  * An event's object, "pod/<name>", one string per name (plugins.ts
@@ -314,6 +315,7 @@ export class Kubelet implements PodLookup {
     }
   }
   /** the pod status patch in progress (read by mutatePodStatus) */
+  /** the phase and container state patchPod is writing, read by mutatePodStatus within that call only */
   private podPhase = "";
   private podState: ContainerState = "waiting";
   /** patchPod's change (a function made once, not a closure per patch: api/apiserver.ts patch) */
@@ -453,7 +455,7 @@ export class Kubelet implements PodLookup {
   private startContainers(pod: KObj, w: Worker): void {
     const { ctx } = this;
     ctx.monitor.podStarting(w.key, w.uid, this.nodeName);
-    ctx.sim.call(ctx.sim.now + ctx.timers.CONTAINER_START_MS, containersStarted, new ContainerStart(this, pod, w));
+    ctx.sim.call(ctx.sim.now + ctx.timers.CONTAINER_START_MS, Kubelet.containersDue, new ContainerStart(this, pod, w));
   }
 
   /** the containers of `w`'s pod start, CONTAINER_START_MS after startContainers (unless the worker moved on) */
@@ -583,7 +585,6 @@ class ContainerStart {
     readonly w: Worker,
   ) {}
 }
-const containersStarted = Kubelet.containersDue;
 
 /**
  * A pod's containers due to exit after their SIGTERM (killPod). Host state: the
@@ -623,17 +624,10 @@ interface KubeletNames {
   nodestatus: string;
   housekeeping: string;
 }
-function kubeletNames(nodeName: string): KubeletNames {
-  let n = KUBELET_NAMES.get(nodeName);
-  if (n === undefined) {
-    if (KUBELET_NAMES.size >= 1024) KUBELET_NAMES.clear();
-    const c = `kubelet/${nodeName}`;
-    n = { component: c, dswp: `${c}/dswp`, unread: `${c}/unread`, pods: `${c}/pods`, workers: `${c}/workers`, volumes: `${c}/volumes`, reconciler: `${c}/reconciler`, podworkers: `${c}/podworkers`, nodestatus: `${c}/nodestatus`, housekeeping: `${c}/housekeeping` };
-    KUBELET_NAMES.set(nodeName, n);
-  }
-  return n;
-}
-const KUBELET_NAMES = new Map<string, KubeletNames>();
+const kubeletNames = boundedMemo(1024, (nodeName: string): KubeletNames => {
+  const c = `kubelet/${nodeName}`;
+  return { component: c, dswp: `${c}/dswp`, unread: `${c}/unread`, pods: `${c}/pods`, workers: `${c}/workers`, volumes: `${c}/volumes`, reconciler: `${c}/reconciler`, podworkers: `${c}/podworkers`, nodestatus: `${c}/nodestatus`, housekeeping: `${c}/housekeeping` };
+});
 
 /**
  * The node status patch: Ready, and volumesInUse when the volume manager's

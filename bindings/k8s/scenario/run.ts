@@ -28,11 +28,11 @@ import { type Ctx, type Monitor, Steps } from "../engine/context.js";
 import { Rng, Sim } from "../engine/sim.js";
 import { Backend, type BackendVolume } from "../host/backend.js";
 import { Host } from "../host/mount.js";
-import { Kubelet, runtimeOf } from "../kubelet/kubelet.js";
+import { Kubelet } from "../kubelet/kubelet.js";
 import { K8sEvent, LogLine, LogNeedle, Recorder, relTime } from "../output/recorder.js";
 import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
-import { createCSIPlugin, getAttachmentName } from "../volume/csi.js";
+import { createCSIPlugin } from "../volume/csi.js";
 import { PluginMgr } from "../volume/plugins.js";
 import { createRBDPlugin } from "../volume/rbd.js";
 import type { Check, Expectation, K8sScenario, TimelineItem } from "./schema.js";
@@ -803,8 +803,6 @@ class ClusterRun implements Ctx, Monitor {
 
     // (they mostly come in time order, and are a handful: sorted in place by insertion)
     sortByTime(violations);
-    void runtimeOf;
-    void getAttachmentName;
     // the switches, the final objects and the occurrence pairs are built on
     // first read (see LazyParts)
     const r = { scenario: sc.name, version: profile.text } as K8sRunResult;

@@ -35,6 +35,7 @@ import { intern } from "../../util/intern.js";
 import type { Host } from "../host/mount.js";
 import type { ErrorText } from "../util/exponentialbackoff.js";
 import { joinInterned, joinOnce, PluginError, podVolumePaths, type Cb, type LazyCb, type PluginEnv, type VAWaiter, type VAWaiters, type VolumePlugin, type VolumeSpec } from "./plugins.js";
+import { boundedMemo } from "../../util/bounded-memo.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 const DIR_NAME = "kubernetes.io~csi";
@@ -86,15 +87,9 @@ const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
 const ATTACH_FAILED = log("attacher.Attach failed: rpc error: ");
 
 /** the staging directory of a global mount (".../globalmount" without its last part), one string per path */
-function stagingDir(deviceMountPath: string): string {
-  let d = stagingDirs.get(deviceMountPath);
-  if (d === undefined) {
-    if (stagingDirs.size >= 4096) stagingDirs.clear();
-    stagingDirs.set(deviceMountPath, (d = deviceMountPath.endsWith("/globalmount") ? deviceMountPath.slice(0, -"/globalmount".length) : deviceMountPath));
-  }
-  return d;
-}
-const stagingDirs = new Map<string, string>();
+const stagingDir = boundedMemo(4096, (deviceMountPath: string): string =>
+  deviceMountPath.endsWith("/globalmount") ? deviceMountPath.slice(0, -"/globalmount".length) : deviceMountPath,
+);
 
 /** the PV's CSI source itself (never written: API objects are immutable), or null */
 function pvSource(spec: VolumeSpec): { readonly driver: string; readonly volumeHandle: string } | null {

@@ -58,6 +58,7 @@ import { nsKey } from "../../k8s/api/types.js";
 import type { K8sScenario } from "../../k8s/scenario/schema.js";
 import type { Json } from "../distributions.js";
 import { mcHeader, type McDomain, type McOutcome } from "../model.js";
+import { boundedMemo } from "../../util/bounded-memo.js";
 
 export const INCIDENT_CLASS = "incident";
 
@@ -119,15 +120,7 @@ function merged(all: readonly CheckResult[], logs: readonly CheckResult[]): Chec
  * metric name built anew each run is hashed and interned each time it
  * names a property).
  */
-function runningAtMetric(key: string): string {
-  let m = RUNNING_AT_METRICS.get(key);
-  if (m === undefined) {
-    if (RUNNING_AT_METRICS.size >= 4096) RUNNING_AT_METRICS.clear();
-    RUNNING_AT_METRICS.set(key, (m = `pod.${key}.runningAtMs`));
-  }
-  return m;
-}
-const RUNNING_AT_METRICS = new Map<string, string>();
+const runningAtMetric = boundedMemo(4096, (key: string): string => `pod.${key}.runningAtMs`);
 
 /** Which fields of K8sScenario the loader fills from each top-level key of a scenario document. */
 export const FIELDS_OF_KEY: Readonly<Record<string, readonly (keyof K8sScenario)[]>> = {
