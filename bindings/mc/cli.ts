@@ -106,18 +106,32 @@ export function formatSummary(s: McSummary, outDir?: string): string {
     const f = (x: number) => (Math.abs(x) >= 1e6 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(3) : String(Number(x.toPrecision(6))));
     ms.forEach(([k, m], i) => lines.push(`${k.padEnd(mw)}  ${units[i]!.padEnd(uw)}  ${f(m.p50).padStart(12)}  ${f(m.p90).padStart(12)}  ${f(m.p99).padStart(12)}  ${String(m.n).padStart(7)}`));
   }
-  if (s.table) {
+  const table = s.table;
+  if (table) {
     lines.push("");
-    const classes = [...new Set(s.table.cells.flatMap((c) => Object.keys(c.classes)))].filter((c) => c !== OK_CLASS).sort();
-    lines.push([...s.table.axes, "runs", ...classes.map((c) => `P(${c})`)].join("  |  "));
-    for (const c of s.table.cells) {
-      lines.push([...s.table.axes.map((a) => c.key[a]!), String(c.runs), ...classes.map((k) => {
-        const e = c.classes[k];
-        return e ? `${e.probability.toFixed(3)} [${e.wilson95[0].toFixed(3)}, ${e.wilson95[1].toFixed(3)}]` : "0";
-      })].join("  |  "));
-    }
+    const classes = [...new Set(table.cells.flatMap((c) => Object.keys(c.classes)))].filter((c) => c !== OK_CLASS).sort();
+    const head = [...table.axes, "runs", ...classes.map((c) => `P(${c})`)];
+    const rows = table.cells.map((c) => [...table.axes.map((a) => c.key[a]!), String(c.runs), ...classes.map((k) => {
+      const e = c.classes[k];
+      return e ? `${e.probability.toFixed(3)} [${e.wilson95[0].toFixed(3)}, ${e.wilson95[1].toFixed(3)}]` : "0";
+    })]);
+    lines.push(...markdownTable(head, rows, table.axes.length));
   }
   return lines.join("\n");
+}
+
+/**
+ * A Markdown table whose columns line up in a terminal too: every cell padded
+ * to its column's width, the first `textColumns` (the table's axes) left
+ * aligned, the counts and probabilities right aligned (`---:`), so the text
+ * pastes into a README or an issue as it is.
+ */
+export function markdownTable(head: string[], rows: string[][], textColumns: number): string[] {
+  const w = head.map((h, j) => Math.max(3, h.length, ...rows.map((r) => r[j]!.length)));
+  const cell = (v: string, j: number) => (j < textColumns ? v.padEnd(w[j]!) : v.padStart(w[j]!));
+  const line = (r: string[]) => `| ${r.map(cell).join(" | ")} |`;
+  const rule = `|${w.map((n, j) => (j < textColumns ? "-".repeat(n + 2) : `${"-".repeat(n + 1)}:`)).join("|")}|`;
+  return [line(head), rule, ...rows.map(line)];
 }
 
 /**

@@ -116,3 +116,28 @@ describe("the metric table's units", () => {
     expect(rows).toEqual([["metric", "unit", "p50"], ["events", "count", "7"], ["job.a.read.bw", "KiB/s", "101"], ["pod.default/web-0.runningAtMs", "ms", "81420"]]);
   });
 });
+
+describe("the class table by parameter", () => {
+  it("prints as a Markdown table whose columns line up: a rule under the header, axes left, counts and probabilities right", async () => {
+    const { formatSummary } = await import("./cli.js");
+    const t = new SweepTally({ table });
+    const runs: Array<[number, boolean, string[]]> = [[1, false, ["incident"]], [2, false, []], [12, true, []], [25, false, ["incident", "liveness"]], [25, false, []]];
+    runs.forEach(([delay, fix, classes], i) => t.add({ i, seed: i, classes, metrics: {}, params: { delay, fix }, size: 0 }));
+    const text = formatSummary(t.summary(header, model, {}));
+    const rows = text.split("\n").filter((l) => l.startsWith("|"));
+    // header, rule, and one row per (delay bin, fix) cell seen
+    expect(rows.length).toBe(2 + 3);
+    // every row has the same width and its pipes at the same columns
+    const pipes = (l: string) => [...l].flatMap((ch, k) => (ch === "|" ? [k] : []));
+    for (const r of rows) expect(pipes(r)).toEqual(pipes(rows[0]!));
+    expect(rows[1]).toMatch(/^\|-+\|-+\|-+:\|-+:\|-+:\|$/);
+    const cells = rows.map((r) => r.split("|").slice(1, -1).map((c) => c.trim()));
+    expect(cells[0]).toEqual(["delay", "fix", "runs", "P(incident)", "P(liveness)"]);
+    const row = cells.find((c) => c[0] === ">=20")!;
+    expect(row.slice(1, 3)).toEqual(["false", "2"]);
+    expect(row.slice(3)).toEqual(["0.500 [0.095, 0.905]", "0.500 [0.095, 0.905]"]);
+    // the numbers are right-aligned: a short "0" ends where the column ends
+    const zero = rows.find((r) => / 0 \|$/.test(r));
+    expect(zero).toBeDefined();
+  });
+});
