@@ -114,14 +114,17 @@ describe("k8s domain: shrinking drops the faults a failure does not need", () =>
 });
 
 describe("k8s domain: the scenario compiled once per worker", () => {
-  for (const name of ["k8s-detach-backoff.yaml", "k8s-detach-backoff-noisy.yaml"]) {
+  // (the other seed incidents' sweeps draw inside objects or settings, which the compiled path loads per run too)
+  for (const name of ["k8s-detach-backoff.yaml", "k8s-detach-backoff-noisy.yaml", "k8s-rbd-unmap-busy.yaml", "k8s-csi-attachment-name.yaml", "k8s-csi-inline-orphan.yaml"]) {
     it(`${name}: 300 runs give the same outcomes as loading each whole sample, and the shared base is never written`, () => {
       const file = resolve(__dirname, "..", "examples", name);
       const text = readFileSync(file, "utf8");
       const fast = modelFromText(text, file);
       const slow = new TemplateModel({ ...fast.spec, domain: { ...k8sDomain, preparer: undefined } });
-      expect(fast.randomKeys()).toEqual(expect.arrayContaining(["timeline", "faults"]));
-      expect(fast.randomKeys()).not.toContain("objects");
+      if (name.startsWith("k8s-detach-backoff")) {
+        expect(fast.randomKeys()).toEqual(expect.arrayContaining(["timeline", "faults"]));
+        expect(fast.randomKeys()).not.toContain("objects");
+      } else expect(fast.randomKeys().length).toBeGreaterThan(0);
       expect(fast.compiled()).toBe(true);
       expect(slow.compiled()).toBe(false);
       for (let i = 0; i < 300; i++) {
