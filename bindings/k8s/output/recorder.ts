@@ -64,20 +64,6 @@ export interface LogNeedle {
   hit: LogLine | null;
 }
 
-/**
- * Whether `c` occurs in head + msg running across the two. A klog header ends
- * with "] ", so the part of `c` in the header ends with its suffix: either
- * " " alone (c starts with the space) or "] ". Each such split of `c` is
- * tried: the header ends with c's part up to the space, the message starts
- * with the rest.
- */
-function straddles(head: string, msg: string, c: string): boolean {
-  for (let k = c.indexOf(" "); k >= 0 && k < c.length - 1; k = c.indexOf(" ", k + 1)) {
-    if ((k === 0 || c.charCodeAt(k - 1) === 93 /* ] */) && head.endsWith(c.slice(0, k + 1)) && msg.startsWith(c.slice(k + 1))) return true;
-  }
-  return false;
-}
-
 export interface Note {
   t: number;
   subject: string;
@@ -177,9 +163,9 @@ export class Recorder {
       this.stampT = t;
       this.stamp = this.klogStamp(t);
     }
-    const head = `${severity}${this.stamp} ${this.pids?.get(component) ?? "      1"} ${src}] `;
-    if (this.needles !== null) this.matchParts(t, component, severity, head, msg);
-    else this.logs.push({ t, component, severity, text: head + msg });
+    const text = `${severity}${this.stamp} ${this.pids?.get(component) ?? "      1"} ${src}] ${msg}`;
+    if (this.needles !== null) this.match(t, component, severity, text);
+    else this.logs.push({ t, component, severity, text });
     return true;
   }
 
@@ -204,27 +190,6 @@ export class Recorder {
   private wanted(component: string): boolean {
     for (const n of this.needles!) if (n.hit === null && (n.component === undefined || component.startsWith(n.component))) return true;
     return false;
-  }
-
-  /**
-   * A klog line, its header and its message apart, against the open needles:
-   * the line head + msg contains a needle exactly when msg does, head does,
-   * or the needle runs across the two (straddles). The joined text is built
-   * only for a hit: searching it would first copy head and message into one
-   * flat string, per line, for lines that mostly match nothing (~6 % of a
-   * run that decides log checks).
-   */
-  private matchParts(t: number, component: string, severity: "I" | "W" | "E", head: string, msg: string): void {
-    const needles = this.needles!;
-    let line: LogLine | null = null;
-    for (let i = 0; i < needles.length; i++) {
-      const n = needles[i]!;
-      if (n.hit !== null || (n.component !== undefined && !component.startsWith(n.component))) continue;
-      const c = n.contains;
-      if (!msg.includes(c) && !head.includes(c) && !straddles(head, msg, c)) continue;
-      n.hit = line ??= { t, component, severity, text: head + msg };
-      if (--this.open === 0) this.on = false;
-    }
   }
 
   /** the line (t, component, severity, text) against the open needles (its LogLine made only for a hit: most lines match none) */
