@@ -248,8 +248,10 @@ export class Kubelet implements PodLookup {
     // builds no log line has nothing for it to do (the recorder never turns
     // logging on during a run), so the loop is not started. Its passes change
     // no state any other loop reads, and leaving one ticker out keeps the
-    // others' order among themselves, so no other pass moves.
-    if (ctx.out.on) this.tickers.push(ctx.sim.loop(names.housekeeping, t.HOUSEKEEPING_PERIOD_MS, now, this.housekeeping, this, h.wake, this.podsWake, h.fsWake, h.runtimeWake));
+    // others' order among themselves, so no other pass moves. Its turns are
+    // not counted in the run's events (Sim.markLogOnly), so those are the
+    // same with and without lines.
+    if (ctx.out.on) this.tickers.push(ctx.sim.markLogOnly(ctx.sim.loop(names.housekeeping, t.HOUSEKEEPING_PERIOD_MS, now, this.housekeeping, this, h.wake, this.podsWake, h.fsWake, h.runtimeWake)));
   }
 
   private podEvent(type: string, pod: KObj): void {

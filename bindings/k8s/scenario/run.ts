@@ -816,7 +816,7 @@ class ClusterRun implements Ctx, Monitor {
     r.expectations = expectations;
     r.symptoms = symptoms;
     r.steps = steps.seen;
-    r.stats = { endMs: end, events: this.sim.executed, nodePatches: this.nodePatches, storageCalls: backend.calls };
+    r.stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls };
     return r;
   }
 

@@ -48,7 +48,8 @@
 //   pods.running                pods Running at the end
 //   nodePatches, storageCalls, events   the run's counters (events: the replay's
 //                               simulation events, the simulator's own work: idle
-//                               skipping and logging change it, the cluster does not)
+//                               skipping changes it, the cluster does not; the same
+//                               with and without log lines, Sim.events)
 
 import { stringify } from "yaml";
 import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue } from "../../k8s/scenario/loader.js";
