@@ -1,6 +1,6 @@
 // Side-by-side speed of this checkout's build against another commit's, in one process.
 //
-//   npm run build && node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--keep DIR]
+//   npm run build && node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--keep DIR]
 //
 // REF (a commit, branch or tag) is checked out into a temporary git worktree
 // (or DIR with --keep, reused when it is there), built there with this
@@ -12,13 +12,19 @@
 //        seed incidents, affected and fixed version, logs off), as
 //        bench/k8s-replay.ts runs them;
 //   mc   with --mc FILE: one Monte Carlo run of FILE (bindings/mc runLine: sample,
-//        replay, decide its log checks if they can change its classes, record).
+//        replay, decide its log checks if they can change its classes, record);
+//   logs, decide  with --logs: the eight cases with every log line built (what
+//        `iosim k8s run --logs` does), and the eight decided for their log
+//        checks alone (decideK8sLogChecks: what an mc run whose other symptoms
+//        held runs again): the code that builds kubelet and controller lines.
 // It prints the median and quartiles of the per-round ratio A/B (> 1: this
 // checkout is faster) and each side's 10th-percentile CPU per unit. Both
 // sides see the same machine in every pair of rounds, which is what makes the
 // ratio trustworthy on a shared VM whose speed drifts by +-30 % between
 // minutes; absolute microseconds are not. An A/A run (REF = HEAD of an
-// unchanged tree) reads 1.00 +- 0.02 here.
+// unchanged tree) reads 1.00 +- 0.02 here, and about 1.00 +- 0.03 for the
+// --logs kinds (0.97-1.00 in one steady run; one run in a slow phase of the
+// host read 0.84 for logs: run it twice before believing a few %).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,12 +39,13 @@ const opt = (k, d) => {
 };
 const ref = args[0];
 if (!ref || ref.startsWith("--")) {
-  console.error("usage: node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--keep DIR]");
+  console.error("usage: node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--keep DIR]");
   process.exit(2);
 }
 const ROUNDS = Number(opt("--rounds", "60"));
 const MS = Number(opt("--ms", "150"));
 const mcFile = opt("--mc", undefined);
+const logs = args.includes("--logs");
 const keep = opt("--keep", undefined);
 
 function buildRef() {
@@ -66,6 +73,20 @@ async function side(dir) {
       return cases.length;
     },
   };
+  if (logs) {
+    const { decideK8sLogChecks } = await import(url("bindings/k8s/scenario/run.js"));
+    let seed = 0;
+    side.logs = () => {
+      seed++;
+      for (const c of cases) k8s.runK8sScenario(c.sc, { logs: true, version: c.version, seed });
+      return cases.length;
+    };
+    side.decide = () => {
+      seed++;
+      for (const c of cases) decideK8sLogChecks(c.sc, { version: c.version, seed });
+      return cases.length;
+    };
+  }
   if (mcFile) {
     const { modelFromText, runLine } = await import(url("bindings/mc/run-one.js"));
     const m = modelFromText(readFileSync(mcFile, "utf8"), mcFile);
@@ -96,7 +117,7 @@ const q = (xs, p) => {
   const s = [...xs].sort((x, y) => x - y);
   return s[Math.floor(p * (s.length - 1))];
 };
-for (const kind of mcFile ? ["k8s", "mc"] : ["k8s"]) {
+for (const kind of ["k8s", ...(logs ? ["logs", "decide"] : []), ...(mcFile ? ["mc"] : [])]) {
   for (let i = 0; i < 10; i++) {
     round(A[kind], 100);
     round(B[kind], 100);
@@ -118,7 +139,12 @@ for (const kind of mcFile ? ["k8s", "mc"] : ["k8s"]) {
     ua.push(a);
     ub.push(b);
   }
-  const what = kind === "k8s" ? "replay (eight built-in cases, logs off)" : `mc run (${mcFile})`;
+  const what = {
+    k8s: "replay (eight built-in cases, logs off)",
+    logs: "replay with every log line (eight built-in cases)",
+    decide: "log-check decision (eight built-in cases, decideK8sLogChecks)",
+    mc: `mc run (${mcFile})`,
+  }[kind];
   console.log(
     `${kind}: A=${ref} B=this checkout, CPU per ${what}: A/B median ${q(ratios, 0.5).toFixed(3)} (quartiles ${q(ratios, 0.25).toFixed(3)}-${q(ratios, 0.75).toFixed(3)}, ${ROUNDS} rounds of ${MS} ms); 10th percentile A ${q(ua, 0.1).toFixed(1)} us, B ${q(ub, 0.1).toFixed(1)} us`,
   );
