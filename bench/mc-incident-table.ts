@@ -17,6 +17,7 @@ import { runSweep } from "../bindings/mc/runner.js";
 import { summarise, type McSummary } from "../bindings/mc/summary.js";
 import type { RunRecord } from "../bindings/mc/journal.js";
 import { INCIDENT_CLASS } from "../bindings/mc/domains/k8s.js";
+import { markdownTable } from "../bindings/mc/cli.js";
 import { wilson } from "../bindings/mc/stats.js";
 
 const args = process.argv.slice(2);
@@ -34,7 +35,7 @@ const WHICH = arg("--incident", "all");
 interface IncidentTable {
   caption?: string;
   /** the rows' param, its bins, and how a row's label reads (from the bin's ends, or the value) */
-  row: { param: string; bins?: number[]; head: string; label: (key: string) => string };
+  row: { param: string; bins?: number[]; head: string; label: (key: string, runs: readonly RunRecord[]) => string };
   /** the columns: the value of each of `params` that a column takes, and its heading */
   cols: Array<{ where: Record<string, string>; name: string }>;
   /** only runs whose params match (e.g. the affected version alone) */
@@ -100,11 +101,12 @@ const SWEEPS: IncidentSweep[] = [
     file: "k8s-csi-attachment-name.yaml",
     tables: [
       {
-        row: { param: "lun", bins: [1, 10, 100, 1000, 10000, 100000], head: "the volume's LUN (handle length)", label: (k) => {
+        row: { param: "lun", bins: [1, 10, 100, 1000, 10000, 100000], head: "the volume's LUN (handle length)", label: (k, runs) => {
           const m = /^\[(\d+), (\d+)\)$/.exec(k);
           if (!m) return k;
-          const d = String(m[1]).length;
-          return `${m[1]}–${Number(m[2]) - 1} (${44 + d} characters)`;
+          // the handle's length as the runs drew it (its text before the LUN, and the LUN's digits)
+          const r = runs.find((x) => Number(x.params.lun) >= Number(m[1]) && Number(x.params.lun) < Number(m[2]));
+          return `${m[1]}–${Number(m[2]) - 1}${r ? ` (${String(r.params.handle).length} characters)` : ""}`;
         } },
         cols: [
           { where: { driver: "csi-unity.dellemc.com", fix107025: "false" }, name: "csi-unity.dellemc.com, 1.22" },
@@ -141,20 +143,16 @@ const pct = (c: { probability: number; wilson95: [number, number] } | undefined,
   return `${(100 * c.probability).toFixed(1)} [${(100 * c.wilson95[0]).toFixed(1)}, ${(100 * c.wilson95[1]).toFixed(1)}]`;
 };
 
-function table(t: IncidentTable, s: McSummary): string {
+function table(t: IncidentTable, s: McSummary, runs: readonly RunRecord[]): string {
   const cells = s.table!.cells;
   const rows = [...new Set(cells.map((c) => c.key[t.row.param]!))];
-  const out = [
-    `| ${t.row.head} | ${t.cols.map((c) => `${c.name}: ${t.clsName} % [95 % CI] (runs)`).join(" | ")} |`,
-    `|---|${t.cols.map(() => "---").join("|")}|`,
-  ];
-  for (const row of rows) {
-    out.push(`| ${t.row.label(row)} | ${t.cols.map((col) => {
-      const cell = cells.find((x) => x.key[t.row.param] === row && Object.entries(col.where).every(([k, v]) => x.key[k] === v));
-      return cell ? `${pct(cell.classes[t.cls], cell.runs)} (${cell.runs})` : "–";
-    }).join(" | ")} |`);
-  }
-  return out.join("\n");
+  const head = [t.row.head, ...t.cols.map((c) => `${c.name}: ${t.clsName} % [95 % CI] (runs)`)];
+  const body = rows.map((row) => [t.row.label(row, runs), ...t.cols.map((col) => {
+    const cell = cells.find((x) => x.key[t.row.param] === row && Object.entries(col.where).every(([k, v]) => x.key[k] === v));
+    return cell ? `${pct(cell.classes[t.cls], cell.runs)} (${cell.runs})` : "–";
+  })]);
+  // (the summary's own table format: mc/cli.ts)
+  return markdownTable(head, body, 1).join("\n");
 }
 
 const chosen = WHICH === "all" ? SWEEPS : SWEEPS.filter((s) => s.seed === WHICH);
@@ -181,7 +179,7 @@ for (const sw of chosen) {
     const s = summarise(r.header, kept, r.model, { table: axes });
     console.log("");
     if (t.caption) console.log(t.caption + "\n");
-    console.log(table(t, s));
+    console.log(table(t, s, kept));
   }
   console.log("");
 }
