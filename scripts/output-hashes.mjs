@@ -30,7 +30,7 @@ function hash(label, args, edit = (out) => out) {
 /**
  * an mc summary without the k8s domain's `events` metric (the replay's event
  * count, stats.events: how much work the simulator did, which idle-pass work
- * and logging change and nothing else; left as it is if it does not parse)
+ * changes and nothing else; left as it is if it does not parse)
  */
 function withoutEventMetric(out) {
   try {
