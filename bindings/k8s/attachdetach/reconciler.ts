@@ -140,7 +140,7 @@ class reconciler implements Reconciler {
   }
 
   private detachPhase(): void {
-    const { sim, profile, timers, out, component, asw, dsw, ad, fixed, refused, d } = this;
+    const { sim, profile, timers, out, component, asw, dsw, ad, fixed, d } = this;
     // GetAttachedVolumes, snapshotting only the entries not desired: nothing in
     // this loop changes the ASW's entries synchronously (operations complete
     // in later events), so a snapshot taken as we go equals one taken first
@@ -166,6 +166,8 @@ class reconciler implements Reconciler {
       }
       // a pass that meets the same refusal again changes nothing and records nothing (see `refused`)
       const refusedKey = `${av.volumeName}\0${av.nodeName}`;
+      // (this.refused, not a copy taken at the pass's start: the first refusal makes the set mid-pass)
+      const refused = this.refused;
       const again = refused !== undefined && refused.has(refusedKey) && !ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach");
       if (timeout && av.mountedByNode && forceDetach && !again) d.steps.step("adc.ForceDetachTimeout", av.volumeName);
 
