@@ -12,7 +12,7 @@ import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now } from "./engine/path";
-import { resetDevices, addDevice, setDevicePoint, devices } from "./device/device";
+import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat } from "./device/device";
 import { resetJobs, addJob, jobs, startJob } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
@@ -201,6 +201,11 @@ export function jobIssued(job: i32): i64 {
 
 export function jobCompleted(job: i32): i64 {
   return jobs[job].completed;
+}
+
+/** One field (DS_*, assembly/device/device.ts) of a device's /sys/block/<dev>/stat at the current simulated time. */
+export function deviceStat(dev: i32, field: i32): u64 {
+  return deviceDiskStat(dev, field, now);
 }
 
 // ---------------------------------------------------------------- results

@@ -61,10 +61,37 @@
 // channel; 8 channels in parallel give 65,897.8 IOPS.
 //
 // jitter is 1 (fixed) or exp(sigma * N(0,1)) from the device's own stream.
+//
+// Disk statistics (/sys/block/<dev>/stat, what fio's disk_util and the root
+// cgroup's io.stat read). Followed: Linux 6.12 block/blk-mq.c
+// blk_account_io_start() / blk_account_io_done(), block/blk-core.c
+// update_io_ticks(), block/genhd.c part_stat_show(). A request is accounted
+// when it is allocated (start() here: a bio waiting for a tag has no
+// request yet, so tag waits are in no tick) and when it completes:
+//   start: update_io_ticks(jiffies, end = false), then in_flight++
+//   done:  update_io_ticks(jiffies, end = true), ios++, nsecs += now - start_time_ns,
+//          sectors += bytes >> 9, in_flight--
+//   update_io_ticks(now, end): if time_after(now, stamp): stamp = now, and
+//          if end or in_flight > 0: io_ticks += now - stamp (the old stamp)
+// so io_ticks counts the jiffies in which the disk had a request in flight,
+// at tick granularity: an idle disk's first request only moves the stamp.
+// Reading the file (part_stat_show) first applies update_io_ticks(jiffies,
+// true) if requests are in flight, then prints ticks as nsecs / 1e6 (ms,
+// truncated), io_ticks as jiffies_to_msecs() and time_in_queue as the sum of
+// the directions' nsecs / 1e6. A bio larger than max_sectors is split into
+// requests that iosim serves as one: each piece counts as a request with the
+// bio's start and completion times. No merges (iosim merges no bios): the
+// merge counts are 0.
+// Worked example (HZ = 250): requests at [1 ms, 9 ms] and [5 ms, 13 ms] on an
+// idle disk at jiffies 0 (t = 0-4 ms), 1, 2, 3 (12-16 ms): the first start
+// moves the stamp to 0; the second (jiffy 1, one in flight) adds 1; the first
+// done (jiffy 2) adds 1; the second done (jiffy 3) adds 1: io_ticks = 3
+// jiffies = 12 ms; ticks = 8 + 8 = 16 ms; time_in_queue = 16 ms.
 
 import { Rng } from "../engine/random";
 import { scheduleLane, EV_DEVICE_DONE } from "../engine/events";
 import { bioAt, BIO_SEQ } from "../engine/bios";
+import { jiffiesAt, tickTime, timeAfter, HZ } from "../engine/clock";
 
 export const TABLE_POINTS: i32 = 32;
 
@@ -110,6 +137,20 @@ export class Device {
   // counters
   ios: u64 = 0;
   busyNs: i64 = 0;
+  // disk statistics (design note above): part_stat ios, sectors, nsecs per
+  // direction, io_ticks and bd_stamp in jiffies
+  dsIosR: u64 = 0;
+  dsIosW: u64 = 0;
+  dsSectorsR: u64 = 0;
+  dsSectorsW: u64 = 0;
+  dsNsR: u64 = 0;
+  dsNsW: u64 = 0;
+  dsIoTicks: u64 = 0;
+  dsStamp: u64 = 0;
+  // when the jiffy after dsStamp begins: before it, update_io_ticks has
+  // nothing to do (simulated time never goes back), which spares the
+  // per-request jiffies lookup while many requests share a jiffy
+  dsStampEndNs: i64 = i64.MIN_VALUE;
 
   id: i32;
 
@@ -215,6 +256,9 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   else d.lastEndR = off + <i64>size;
   if (seq) b.flags = b.flags | BIO_SEQ;
   b.issue = now;
+  // blk_account_io_start: update_io_ticks(jiffies, false) with the requests
+  // in flight before this one (inFlight counts it already)
+  if (now >= d.dsStampEndNs) ioTicksStart(d, now);
   const rand = seq ? 0 : 1;
   const key = (<u64>size << 2) | <u64>((<i32>dir << 1) | rand);
   if (key != d.svcKey) {
@@ -268,9 +312,25 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   scheduleLane(d.id, begin + occNs + latNs, EV_DEVICE_DONE, <u32>slot);
 }
 
-/** A bio completed at the device: free its request and start a waiting one. */
-@inline export function deviceComplete(dev: i32, now: i64): void {
-  const d = deviceAt(dev);
+/** The bio in `slot` completed at the device: account it, free its request and start a waiting one. */
+@inline export function deviceComplete(slot: i32, now: i64): void {
+  const b = bioAt(slot);
+  const d = deviceAt(b.dev);
+  // blk_account_io_done, for each request of the bio (design note above)
+  if (now >= d.dsStampEndNs) ioTicksEnd(d, now);
+  const size = b.size;
+  const maxb = d.maxSectorsBytes;
+  const n: u64 = maxb == 0 || size <= maxb ? 1 : <u64>((size + maxb - 1) / maxb);
+  const ns = n * <u64>(now - b.issue);
+  if (b.dir) {
+    d.dsIosW += n;
+    d.dsSectorsW += <u64>(size >> 9);
+    d.dsNsW += ns;
+  } else {
+    d.dsIosR += n;
+    d.dsSectorsR += <u64>(size >> 9);
+    d.dsNsR += ns;
+  }
   d.inFlight--;
   if (d.fifoHead >= 0) {
     const s = d.fifoHead;
@@ -280,6 +340,75 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     d.inFlight++;
     start(d, s, now);
   }
+}
+
+// Fields of /sys/block/<dev>/stat (part_stat_show's order; discard and flush
+// fields are all 0 in iosim and left out).
+export const DS_READ_IOS: i32 = 0;
+export const DS_READ_MERGES: i32 = 1;
+export const DS_READ_SECTORS: i32 = 2;
+export const DS_READ_TICKS_MS: i32 = 3;
+export const DS_WRITE_IOS: i32 = 4;
+export const DS_WRITE_MERGES: i32 = 5;
+export const DS_WRITE_SECTORS: i32 = 6;
+export const DS_WRITE_TICKS_MS: i32 = 7;
+export const DS_IN_FLIGHT: i32 = 8;
+export const DS_IO_TICKS_MS: i32 = 9;
+export const DS_TIME_IN_QUEUE_MS: i32 = 10;
+
+const NSEC_PER_MSEC: u64 = 1_000_000;
+const MSEC_PER_SEC: u64 = 1000;
+
+/** jiffies_to_msecs(): exact for HZ dividing 1000, else rounded up (HZ 300). */
+function jiffiesToMsecs(j: u64): u64 {
+  const hz = <u64>HZ;
+  if (MSEC_PER_SEC % hz == 0) return (MSEC_PER_SEC / hz) * j;
+  return (j * MSEC_PER_SEC + hz - 1) / hz;
+}
+
+/** update_io_ticks(jiffies, false) at a request's start, in a later jiffy than the stamp's. */
+function ioTicksStart(d: Device, now: i64): void {
+  const jf = jiffiesAt(now);
+  if (timeAfter(jf, d.dsStamp)) {
+    if (d.inFlight > 1) d.dsIoTicks += jf - d.dsStamp;
+    setStamp(d, jf);
+  }
+}
+
+/** update_io_ticks(jiffies, true): a completion, or a read with requests in flight. */
+function ioTicksEnd(d: Device, now: i64): void {
+  const jf = jiffiesAt(now);
+  if (timeAfter(jf, d.dsStamp)) {
+    d.dsIoTicks += jf - d.dsStamp;
+    setStamp(d, jf);
+  }
+}
+
+@inline function setStamp(d: Device, jf: u64): void {
+  d.dsStamp = jf;
+  d.dsStampEndNs = tickTime(jf + 1);
+}
+
+/**
+ * One field of the device's /sys/block/<dev>/stat read at `now`
+ * (part_stat_show: with requests in flight, io_ticks is first brought up to
+ * now, as update_io_ticks(jiffies, true)).
+ */
+export function deviceDiskStat(dev: i32, field: i32, now: i64): u64 {
+  const d = deviceAt(dev);
+  if (d.inFlight > 0) ioTicksEnd(d, now);
+  switch (field) {
+    case DS_READ_IOS: return d.dsIosR;
+    case DS_READ_SECTORS: return d.dsSectorsR;
+    case DS_READ_TICKS_MS: return d.dsNsR / NSEC_PER_MSEC;
+    case DS_WRITE_IOS: return d.dsIosW;
+    case DS_WRITE_SECTORS: return d.dsSectorsW;
+    case DS_WRITE_TICKS_MS: return d.dsNsW / NSEC_PER_MSEC;
+    case DS_IN_FLIGHT: return <u64>d.inFlight;
+    case DS_IO_TICKS_MS: return jiffiesToMsecs(d.dsIoTicks);
+    case DS_TIME_IN_QUEUE_MS: return (d.dsNsR + d.dsNsW) / NSEC_PER_MSEC;
+  }
+  return 0; // merges
 }
 
 function initChannels(d: Device): void {

@@ -280,7 +280,7 @@ export function afterThrottle(slot: i32, t: i64): void {
     return;
   }
   const slot = arg;
-  deviceComplete(bioAt(slot).dev, t);
+  deviceComplete(slot, t);
   if (iocostActive) iocDone(slot, t);
   completeBio(slot, t);
 }

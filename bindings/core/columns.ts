@@ -1,6 +1,21 @@
 // Views of the core's result columns (ids mirror assembly/index.ts).
 import type { CoreExports } from "./core.js";
 
+/** Fields of a device's /sys/block/<dev>/stat for core.deviceStat (ids mirror assembly/device/device.ts DS_*). */
+export const DS = {
+  READ_IOS: 0,
+  READ_MERGES: 1,
+  READ_SECTORS: 2,
+  READ_TICKS_MS: 3,
+  WRITE_IOS: 4,
+  WRITE_MERGES: 5,
+  WRITE_SECTORS: 6,
+  WRITE_TICKS_MS: 7,
+  IN_FLIGHT: 8,
+  IO_TICKS_MS: 9,
+  TIME_IN_QUEUE_MS: 10,
+} as const;
+
 export const COL = {
   JOB_IOS: 1,
   JOB_BYTES: 2,

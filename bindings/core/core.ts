@@ -39,6 +39,8 @@ export interface CoreExports {
   biosInFlight(): number;
   jobIssued(job: number): bigint;
   jobCompleted(job: number): bigint;
+  /** one field (DS below) of a device's /sys/block/<dev>/stat at the current simulated time */
+  deviceStat(dev: number, field: number): bigint;
   column(id: number): number;
   columnLength(id: number): number;
   /** the series bin still filling, -1 before any completion */

@@ -15,9 +15,9 @@
 // xoshiro256** stream per job and device).
 
 import { instantiateCore, type CoreExports } from "../core/core.js";
-import { COL, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
+import { COL, DS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type {
-  BioRecord, CgroupResult, ConfigWrite, DeviceSpec, IoStatCounts, JobResult, JobSpec, RunResult, Scenario, SeriesBin,
+  BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import { normCgroupPath, withAncestors } from "../cgroup/path.js";
@@ -378,9 +378,29 @@ export class Simulation {
       waits.push(w);
     }
     const endNs = Number(c.simNow());
+    // each disk's /sys/block/<dev>/stat now (assembly/device/device.ts)
+    const devices: DeviceResult[] = this.devs.map((d) => {
+      const f = (k: number) => Number(c.deviceStat(d.id, k));
+      return {
+        name: d.spec.name, devno: d.spec.devno,
+        stat: {
+          readIos: f(DS.READ_IOS), readMerges: f(DS.READ_MERGES), readSectors: f(DS.READ_SECTORS), readTicksMs: f(DS.READ_TICKS_MS),
+          writeIos: f(DS.WRITE_IOS), writeMerges: f(DS.WRITE_MERGES), writeSectors: f(DS.WRITE_SECTORS), writeTicksMs: f(DS.WRITE_TICKS_MS),
+          inFlight: f(DS.IN_FLIGHT), ioTicksMs: f(DS.IO_TICKS_MS), timeInQueueMs: f(DS.TIME_IN_QUEUE_MS),
+        },
+      };
+    });
     const cgroups: CgroupResult[] = this.cgPathsById.map((path, g) => {
       const total: Record<string, IoStatCounts> = {};
       for (const d of this.devs) {
+        if (path === "") {
+          // the root's io.stat is the disk's own statistics (blkcg_fill_root_iostats:
+          // part_stat ios and sectors, counted as requests complete), not its
+          // cgroups' bios counted as they are issued
+          const st = devices[this.devs.indexOf(d)]!.stat;
+          total[d.spec.devno] = { rbytes: st.readSectors * 512, wbytes: st.writeSectors * 512, rios: st.readIos, wios: st.writeIos, dbytes: 0, dios: 0 };
+          continue;
+        }
         const t: IoStatCounts = { rbytes: 0, wbytes: 0, rios: 0, wios: 0, dbytes: 0, dios: 0 };
         this.cgPathsById.forEach((p2, g2) => {
           if (isWithin(p2, path)) {
@@ -464,6 +484,7 @@ export class Simulation {
       wallMs: this.wallMs,
       jobs,
       cgroups,
+      devices,
       series,
       seriesBinNs: s.seriesBinNs,
       records,

@@ -12,8 +12,9 @@
 // as for fio's synchronous engines); the clock is opts.nowMs (default 0).
 // As fio 3.39 (checked against its binary's output): write lines end with
 // "; 0 zone resets", and each job ends with "latency   : target=0, window=0,
-// percentile=100.00%, depth=<iodepth option>". fio's start-up lines ("job:
-// (g=0): rw=...", "Starting N processes") and "Disk stats" are not printed.
+// percentile=100.00%, depth=<iodepth option>". "Disk stats (read/write):"
+// follows the groups (stat.c print_disk_util, from fioDiskUtil()). fio's
+// start-up lines ("job: (g=0): rw=...", "Starting N processes") are not printed.
 //
 // Worked example (one 4 KiB random-read job, 10,000 IOs in 2000 ms, all
 // latencies 1,000,000 ns):
@@ -27,7 +28,7 @@
 
 import type { RunResult } from "../scenario/types.js";
 import { N2S_BYTE, N2S_BYTEPERSEC, N2S_NONE, cFixed, cFixedW, num2str } from "./cformat.js";
-import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
+import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioDiskUtil, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
 import { FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentilesFromPlat } from "./percentiles.js";
 
 export interface FioTextOptions {
@@ -197,6 +198,15 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
       out += `${dir === "read" ? "   READ" : "  WRITE"}: bw=${f(agg, true, N2S_BYTEPERSEC)} (${f(agg, false, N2S_BYTEPERSEC)}), ` +
         `${f(minBw, true, N2S_BYTEPERSEC)}-${f(maxBw, true, N2S_BYTEPERSEC)} (${f(minBw, false, N2S_BYTEPERSEC)}-${f(maxBw, false, N2S_BYTEPERSEC)}), ` +
         `io=${f(io, true, N2S_BYTE)} (${f(io, false, N2S_BYTE)}), run=${minRun}-${maxRun}msec\n`;
+    }
+  }
+  // stat.c show_disk_util / print_disk_util
+  const disks = fioDiskUtil(result, opts.jobs);
+  if (disks.length > 0) {
+    out += "\nDisk stats (read/write):\n";
+    for (const d of disks) {
+      out += `  ${d.name}: ios=${d.read_ios}/${d.write_ios}, sectors=${d.read_sectors}/${d.write_sectors}, ` +
+        `merge=${d.read_merges}/${d.write_merges}, ticks=${d.read_ticks}/${d.write_ticks}, in_queue=${d.in_queue}, util=${cFixedW(d.util, 3, 2)}%\n`;
     }
   }
   return out;

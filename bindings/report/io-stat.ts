@@ -10,8 +10,11 @@
 //     "\n"
 // so a device with no reads or writes yet reads "259:0 " (trailing space).
 // The counts are the cgroup's subtree totals after the rstat flush
-// (CgroupResult.total); the root cgroup shows the disk-wide totals
-// (blkcg_fill_root_iostats). blkgs are listed in the order of the
+// (CgroupResult.total), bios counted as they are issued
+// (blk_cgroup_bio_start); the root cgroup shows the disk's own statistics
+// instead (blkcg_fill_root_iostats: part_stat ios and sectors, requests
+// counted as they complete, RunResult.devices), so a run cut with requests
+// in flight shows fewer IOs at the root than in its children. blkgs are listed in the order of the
 // cgroup's blkg_list, newest first (hlist_add_head in blkg_create()), and a
 // cgroup has no line for a disk it has no blkg on: a cgroup that never
 // submitted a bio to a disk nor had a config file name it prints nothing for

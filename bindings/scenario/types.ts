@@ -226,7 +226,7 @@ export interface CgroupResult {
   path: string;
   /** own counts per device (devno -> counts), as blkcg_iostat before rstat flush */
   own: Record<string, IoStatCounts>;
-  /** counts including descendants, what io.stat shows */
+  /** counts including descendants, what io.stat shows (the root: its disks' own statistics, requests completed; RunResult.devices) */
   total: Record<string, IoStatCounts>;
   /** ns bios spent waiting in blk-throttle, per direction */
   throttleWaitNs: { read: number; write: number };
@@ -248,6 +248,36 @@ export interface IoStatCounts {
   wios: number;
   dbytes: number;
   dios: number;
+}
+
+/**
+ * A disk's /sys/block/<dev>/stat at the end of a run (Linux 6.12
+ * part_stat_show's fields; discard and flush are 0 in iosim and left out).
+ * Requests are accounted from allocation to completion, so a bio's wait for a
+ * tag is in no tick (assembly/device/device.ts, "Disk statistics").
+ */
+export interface DiskStats {
+  readIos: number;
+  readMerges: number;
+  readSectors: number;
+  /** ms the reads spent from request allocation to completion, summed */
+  readTicksMs: number;
+  writeIos: number;
+  writeMerges: number;
+  writeSectors: number;
+  writeTicksMs: number;
+  /** requests in flight when read */
+  inFlight: number;
+  /** ms with at least one request in flight, counted in jiffies (update_io_ticks) */
+  ioTicksMs: number;
+  /** the directions' ticks summed (time_in_queue) */
+  timeInQueueMs: number;
+}
+
+export interface DeviceResult {
+  name: string;
+  devno: string;
+  stat: DiskStats;
 }
 
 export interface SeriesBin {
@@ -283,6 +313,8 @@ export interface RunResult {
   wallMs: number;
   jobs: JobResult[];
   cgroups: CgroupResult[];
+  /** each device's disk statistics, in scenario order (absent in results made before iosim kept them) */
+  devices?: DeviceResult[];
   series: SeriesBin[];
   seriesBinNs: number;
   records?: BioRecord[];
