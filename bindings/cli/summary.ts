@@ -3,6 +3,7 @@
 import { groupDir } from "../report/fio-json.js";
 import { percentilesFromPlat } from "../report/percentiles.js";
 import type { RunResult } from "../scenario/types.js";
+import { resultHash } from "../report/result-hash.js";
 
 const MiB = 1024 * 1024;
 
@@ -13,11 +14,25 @@ export function fmtNs(ns: number): string {
   return `${Math.round(ns)} ns`;
 }
 
+/**
+ * The result's hash (report/result-hash.ts), or why there is none: a run
+ * that kept every bio's record can be too large for one JSON text.
+ */
+function hashOf(r: RunResult): string {
+  try {
+    return resultHash(r);
+  } catch (e) {
+    if (e instanceof RangeError) return "(none: the result is too large for one JSON text)";
+    throw e;
+  }
+}
+
 export function summaryText(r: RunResult): string {
   const lines: string[] = [];
   const secs = r.simulatedNs / 1e9;
   lines.push(`${r.scenario}: ${secs.toFixed(3)} s simulated (kernel ${r.kernel}, seed ${r.seed}), ` +
     `${r.events.toLocaleString("en-US")} events in ${r.wallMs.toFixed(0)} ms wall`);
+  lines.push(`result sha256 ${hashOf(r)} (the playground shows a run's first 16 digits)`);
   lines.push("");
   lines.push("cgroup                dir     IOs        MiB/s    IOPS      mean lat   p99 lat    throttled");
   const byCg = new Map<string, RunResult["jobs"]>();

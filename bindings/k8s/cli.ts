@@ -5,6 +5,7 @@
 //   iosim k8s list [--json]
 //   iosim k8s diff SCENARIO --version A --version B [--json]   (exit 1 when they diverge)
 
+import { resultHash } from "../report/result-hash.js";
 import { existsSync } from "node:fs";
 import { readInputFile } from "../cli/read-input.js";
 import { seedOption } from "../cli/options.js";
@@ -99,6 +100,7 @@ export function registerK8sCommands(program: Command): void {
         w("");
         if (r.violations.length === 0) w("all invariants and expectations hold");
         for (const v of r.violations) w(`VIOLATION ${v.name} at ${v.time}: ${v.explanation}`);
+        w(`result sha256 ${resultHash(r)} (the playground shows a run's first 16 digits)`);
       }
       process.exitCode = r.violations.length === 0 ? 0 : 1;
     });

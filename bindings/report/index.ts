@@ -1,4 +1,4 @@
-// Reports of a run: fio JSON and text, kernel io.stat, time series, fio percentiles.
+// Reports of a run: fio JSON and text, kernel io.stat, time series, fio percentiles, the result hash.
 export {
   toFioJson, fioJsonText, fioReportUnits, latencyDistribution, ctimeUtc, DEFAULT_FIO_VERSION,
   type FioJson, type FioJobJson, type FioDirJson, type FioLatJson, type FioJsonOptions, type FioJobInfo,
@@ -15,3 +15,4 @@ export {
   FIO_IO_U_PLAT_BITS, FIO_IO_U_PLAT_NR, FIO_IO_U_PLAT_GROUP_NR, FIO_IO_U_LIST_MAX_LEN, type Percentile,
 } from "./percentiles.js";
 export { num2str, cFixed, N2S_NONE, N2S_BYTE, N2S_BYTEPERSEC } from "./cformat.js";
+export { canonicalJson, resultHash } from "./result-hash.js";

@@ -28,7 +28,7 @@ import { serveDir, type StaticServer } from "./serve.js";
 import { family } from "../../web/src/families/index.js";
 import type { BlockFamily } from "../../web/src/families/blockio.js";
 import type { RunRequest } from "../../web/src/families/types.js";
-import { resultHash } from "../../web/src/lib/digest.js";
+import { resultHash } from "../../bindings/report/result-hash.js";
 import { simulate as nodeSimulate, k8s as nodeK8s } from "../../dist/bindings/index.js";
 import type { RunResult, Scenario } from "../../bindings/scenario/types.js";
 

@@ -5,7 +5,7 @@
 // Running: a built-in Scenario (or the built-in with its cgroup.conf and
 // jobs.fio replaced by the user's edited text), the seed and kernel version
 // from the request, run in a fresh Simulation in batches of BATCH_EVENTS so
-// the worker can report progress; the RunResult is hashed (lib/digest.ts)
+// the worker can report progress; the RunResult is hashed (bindings/report/result-hash.ts)
 // before anything else touches it.
 //
 // The view, per cgroup that runs jobs ("capped", "free", ...):
@@ -31,7 +31,7 @@ import {
 import { DEVICE_CHOICES, deviceSizes, withDevice } from "./devices.js";
 import { CGCONF_FILE, formatCgConf, parseCgConf } from "../lib/cgconf.js";
 import { FIO_FILE, formatFioJobs, keepPatterns } from "../lib/fiofmt.js";
-import { resultHash } from "../lib/digest.js";
+import { resultHash } from "../../../bindings/report/result-hash.js";
 import type { ChartPanel, Family, FamilyInfo, Panel, RunRequest, RunView, ScenarioInfo, TablePanel } from "./types.js";
 
 export const BATCH_EVENTS = 1 << 18;

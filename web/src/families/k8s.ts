@@ -21,7 +21,7 @@
 
 import type { K8sRunResult, K8sScenario } from "../../../bindings/k8s/index.js";
 import { k8s, InputError } from "../iosim.js";
-import { resultHash } from "../lib/digest.js";
+import { resultHash } from "../../../bindings/report/result-hash.js";
 import type { CalloutPanel, Family, FamilyInfo, LaneEvent, Panel, RunView, SwimlanePanel, TablePanel } from "./types.js";
 
 export const TIMELINE_FILE = "timeline.yaml";

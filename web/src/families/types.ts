@@ -136,7 +136,7 @@ export interface RunView {
   /** "6.18", "1.27 + fixes", ... */
   label: string;
   seed: number;
-  /** SHA-256 of the canonical JSON of the family's raw result (see lib/digest.ts) */
+  /** SHA-256 of the canonical JSON of the family's raw result (see bindings/report/result-hash.ts) */
   hash: string;
   /** wall time of the simulation itself in the worker */
   wallMs: number;

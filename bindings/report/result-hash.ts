@@ -1,4 +1,5 @@
-// A fingerprint of a run's result, the same in Node and in the browser.
+// A fingerprint of a run's result, the same in Node, in the CLI (`iosim run`
+// and `iosim k8s run` print it) and in the playground (each run's hash).
 //
 // canonicalJson(result): JSON.stringify with typed arrays as plain arrays and
 // `wallMs` (host wall-clock time, the one field that is not a function of
@@ -10,11 +11,13 @@
 // also works where crypto.subtle does not (a page opened over plain http from
 // another host is not a secure context).
 //
-// Check by hand: the hash the page shows for a run equals
+// Check by hand: the hash the page shows for a run equals the one
+// `iosim run` prints for the same scenario and seed, and
 //   sha256sum <<< "$(node -e 'print canonicalJson(simulate(scenario))')"
-// minus the newline; test/browser/playground.test.ts does exactly that.
+// minus the newline; test/browser/playground.test.ts checks the page against
+// Node, bindings/cli/result-hash.test.ts the CLI.
 
-import { sha256Hex } from "../../../bindings/util/sha256.js";
+import { sha256Hex } from "../util/sha256.js";
 
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (key, v) => {
