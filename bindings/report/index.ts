@@ -1,8 +1,8 @@
 // Reports of a run: fio JSON and text, kernel io.stat, time series, fio percentiles, the result hash.
 export {
-  toFioJson, fioJsonText, fioReportUnits, latencyDistribution, ctimeUtc, DEFAULT_FIO_VERSION,
+  toFioJson, fioJsonText, fioReportUnits, fioDiskUtil, latencyDistribution, ctimeUtc, DEFAULT_FIO_VERSION,
   type FioJson, type FioJobJson, type FioDirJson, type FioLatJson, type FioJsonOptions, type FioJobInfo,
-  type FioReportUnit,
+  type FioReportUnit, type FioDiskUtilJson,
 } from "./fio-json.js";
 export { toFioText, type FioTextOptions } from "./fio-text.js";
 export {

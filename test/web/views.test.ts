@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import "../../web/src/iosim.js";
 import { Simulation, simulate, jobDefaults, scenarioDefaults, iomaxDemo, devicePreset } from "../../web/src/iosim.js";
 import { summaryText } from "../../bindings/cli/summary.js";
-import { blockCharts, cgroupSummary } from "../../web/src/families/blockio.js";
+import { blockCharts, cgroupSummary, diskPanels } from "../../web/src/families/blockio.js";
 import { family } from "../../web/src/families/index.js";
 import type { BlockFamily } from "../../web/src/families/blockio.js";
 import { throttlePanels } from "../../web/src/families/throttle.js";
@@ -26,6 +26,18 @@ describe("the per-cgroup table", () => {
     expect(cell(t, "free", "mean throttle wait")).toBe("0");
   });
 
+  it("a cgroup none of whose bios left blk-throttle shows no mean throttle wait ('–', not '0'): io.max of 10 B/s starves it", () => {
+    const dev = fixedDevice(100_000);
+    const s = scenarioDefaults({ name: "t", devices: [dev], cgroups: [{ path: "starved", files: { "io.max": `${dev.devno} rbps=10` } }, { path: "free" }],
+      jobs: [jobDefaults({ name: "s", cgroup: "starved", device: dev.name, count: 10 }), jobDefaults({ name: "f", cgroup: "free", device: dev.name, count: 100 })],
+      durationNs: 200e6 });
+    const r = simulate(s);
+    const t = cgroupSummary(r, s);
+    expect(r.jobs.find((j) => j.name === "s")!.read.ios).toBe(0);
+    expect(cell(t, "starved", "mean throttle wait")).toBe("–");
+    expect(cell(t, "free", "mean throttle wait")).toBe("0");
+  });
+
   it("buffered writers: what the jobs wrote next to what io.stat charged (writeback-sharing: a wrote 64 MiB, is charged 224 MiB)", () => {
     const s = writebackSharing();
     const r = simulate(s);
@@ -38,6 +50,25 @@ describe("the per-cgroup table", () => {
     expect(charged("a")).toBeGreaterThan(64 * MiB); // b's pages flushed while a owned the inode
     // a's jobs wrote at their 32 MiB/s, not io.stat bytes over the jobs' span (113.78 before)
     expect(Number(cell(t, "a", "write() MiB/s"))).toBeLessThan(33);
+  });
+});
+
+describe("the disks table", () => {
+  it("shows fio's Disk stats per disk: the io.max demo's SSD is busy all run (util ~100 %), with every request the cgroups' io.stat counts", () => {
+    const s = iomaxDemo(devicePreset("ssd"));
+    const r = simulate(s);
+    const [t] = diskPanels(r);
+    expect(t!.rows.map((x) => x.key)).toEqual(["sda"]);
+    const ios = r.cgroups.filter((c) => c.path !== "").reduce((a, c) => a + c.own["8:0"]!.rios, 0);
+    expect(cell(t!, "sda", "read IOs")).toBe(String(ios));
+    expect(Number(cell(t!, "sda", "util").replace(" %", ""))).toBeGreaterThan(99);
+  });
+
+  it("an idle-most-of-the-time disk shows a low util", () => {
+    const dev = fixedDevice(100_000);
+    const s = scenarioDefaults({ name: "t", devices: [dev], jobs: [jobDefaults({ name: "a", device: dev.name, count: 100, thinktimeNs: 900_000 })] });
+    const [t] = diskPanels(simulate(s));
+    expect(Number(cell(t!, dev.name, "util").replace(" %", ""))).toBeLessThan(15);
   });
 });
 

@@ -25,7 +25,7 @@
 // Charts: the same per 100 ms bin of the run's time series.
 
 import {
-  controlModules, InputError, KERNEL_VERSIONS, parseFioJobFile, percentilesFromPlat, Simulation,
+  controlModules, fioDiskUtil, InputError, KERNEL_VERSIONS, parseFioJobFile, percentilesFromPlat, Simulation,
   type KernelVersion, type RunResult, type Scenario,
 } from "../iosim.js";
 import { DEVICE_CHOICES, deviceSizes, withDevice } from "./devices.js";
@@ -155,7 +155,7 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
       return {
         family: o.id, scenario: req.scenario, label: `Linux ${s.kernel}`, seed: s.seed, hash,
         wallMs: result.wallMs, simulatedNs: result.simulatedNs, events: result.events,
-        summary: cgroupSummary(result, s), panels: [...blockCharts(result, s), ...extra], warnings,
+        summary: cgroupSummary(result, s), panels: [...blockCharts(result, s), ...diskPanels(result), ...extra], warnings,
       };
     },
   };
@@ -227,9 +227,29 @@ function jobLatency(r: RunResult, cg: string): { mean: number; p99: number } {
 function meanThrottleWait(r: RunResult, cg: string): string {
   const c = r.cgroups.find((x) => x.path === cg);
   const waitNs = c ? c.throttleWaitNs.read + c.throttleWaitNs.write : 0;
-  if (!waitNs) return "0";
-  const ios = Object.values(c!.own).reduce((a, x) => a + x.rios + x.wios, 0);
-  return fmtLat(waitNs / Math.max(1, ios));
+  const ios = c ? Object.values(c.own).reduce((a, x) => a + x.rios + x.wios, 0) : 0;
+  // no bio left blk-throttle (a starved or idle cgroup): there is no mean to show
+  if (ios === 0) return "–";
+  return waitNs ? fmtLat(waitNs / ios) : "0";
+}
+
+/**
+ * Each disk's statistics as fio's "Disk stats" shows them (bindings/report
+ * fioDiskUtil: /sys/block/<dev>/stat over the run), so one sees whether the
+ * device itself was the bottleneck (util near 100 %) or the limits were.
+ */
+export function diskPanels(r: RunResult): TablePanel[] {
+  const disks = fioDiskUtil(r);
+  if (disks.length === 0) return [];
+  return [{
+    kind: "table", id: "disks", title: "Disks",
+    columns: ["disk", "read IOs", "write IOs", "read ticks", "write ticks", "in queue", "util"],
+    rows: disks.map((d) => ({
+      key: d.name,
+      cells: [d.name, String(d.read_ios), String(d.write_ios), `${d.read_ticks} ms`, `${d.write_ticks} ms`, `${d.in_queue} ms`, `${d.util.toFixed(2)} %`],
+    })),
+    note: "fio's Disk stats: requests from allocation to completion (ticks), util = time with a request in flight / the run",
+  }];
 }
 
 /** Does any job write through the page cache? */
