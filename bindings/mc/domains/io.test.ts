@@ -315,6 +315,25 @@ describe("io domain: a run's job metrics are the values `iosim run --json` print
       expect(compared).toBeGreaterThanOrEqual(24);
     });
   });
+
+  it("disk.N.util / read_ios / write_ios / in_queue are the run's fio disk_util, for four sampled runs", async () => {
+    await withSampledRuns(modelFromText(RATES, "rates.yaml"), "mc-io-disks-", async (runAsFio) => {
+      let compared = 0;
+      for (let i = 0; i < 4; i++) {
+        const { rec, fio } = await runAsFio(i);
+        const disks = (fio as unknown as { disk_util: Array<{ name: string; util: number; read_ios: number; write_ios: number; in_queue: number }> }).disk_util;
+        expect(disks.length).toBeGreaterThan(0);
+        for (const d of disks) {
+          const at = `disk.${d.name}`;
+          expect({ run: i, util: rec.metrics[`${at}.util`], r: rec.metrics[`${at}.read_ios`], w: rec.metrics[`${at}.write_ios`], q: rec.metrics[`${at}.in_queue`] })
+            .toEqual({ run: i, util: expect.closeTo(d.util, 5), r: d.read_ios, w: d.write_ios, q: d.in_queue });
+          expect(d.read_ios + d.write_ios).toBeGreaterThan(0);
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThanOrEqual(4);
+    });
+  });
 });
 
 // Issue #7 asks for latency per cgroup; the io domain had only per-job

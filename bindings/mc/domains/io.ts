@@ -44,7 +44,9 @@
 //     over the IOs of all the jobs in cgroup C together, as fio reports a
 //     group of jobs with group_reporting (runtime the longest job's,
 //     percentiles from the merged histograms);
-//   cgroup.C.throttleWaitNs.D (ns summed over the cgroup's bios), simulatedNs.
+//   cgroup.C.throttleWaitNs.D (ns summed over the cgroup's bios), simulatedNs;
+//   disk.N.util / .read_ios / .write_ios / .in_queue for each disk N a job
+//     used: fio's disk_util (util in %, in_queue in ms) of the same run.
 // (Before, iops and bw were over the exact runtime and bw was in bytes/s: a
 // bound in fio's KiB/s was off by 1024 and every run passed it.)
 // check() configures the engine on a scenario without running it (its
@@ -61,7 +63,7 @@ import { stringify } from "yaml";
 import { instantiateCore, type CoreExports } from "../../core/core.js";
 import { Simulation, simulate } from "../../engine/simulation.js";
 import "../../engine/modules/index.js";
-import { fioRates, groupDir } from "../../report/fio-json.js";
+import { fioDiskUtil, fioRates, groupDir } from "../../report/fio-json.js";
 import { percentileKey, percentilesFromPlat } from "../../report/percentiles.js";
 import { InputError } from "../../scenario/errors.js";
 import { loadScenario, scenarioFromValue, type LoadOptions } from "../../scenario/load.js";
@@ -115,6 +117,13 @@ export function ioMetrics(s: Scenario, r: ReturnType<typeof simulate>): Record<s
     if (g.path === "" || !s.cgroups.some((c) => c.path === g.path)) continue;
     m[`cgroup.${g.path}.throttleWaitNs.read`] = g.throttleWaitNs.read;
     m[`cgroup.${g.path}.throttleWaitNs.write`] = g.throttleWaitNs.write;
+  }
+  // each disk a job used, as fio's disk_util reports it (report/fio-json.ts fioDiskUtil)
+  for (const d of fioDiskUtil(r)) {
+    m[`disk.${d.name}.util`] = d.util;
+    m[`disk.${d.name}.read_ios`] = d.read_ios;
+    m[`disk.${d.name}.write_ios`] = d.write_ios;
+    m[`disk.${d.name}.in_queue`] = d.in_queue;
   }
   return m;
 }
