@@ -10,6 +10,9 @@ import { toIoStat } from "../report/io-stat.js";
 import { fioDiskUtil, toFioJson } from "../report/fio-json.js";
 import { toFioText } from "../report/fio-text.js";
 import type { BioRecord, RunResult } from "../scenario/types.js";
+import { parseFioJobFile } from "../workload/fio-jobfile.js";
+import { scenarioDefaults } from "../scenario/defaults.js";
+import { devicePreset } from "../device/presets.js";
 
 const run = (yaml: string): RunResult => simulate(loadScenario(yaml, "disk-stats.yaml").scenario);
 
@@ -184,7 +187,7 @@ jobs:
   });
 
   it("a job with disk_util=0 adds no disk (fio's init_disk_util skips it)", () => {
-    const du = fioDiskUtil(r, [{ spec: "s", jobname: "s", groupid: 0, options: { disk_util: "0" } }]);
+    const du = fioDiskUtil(r, [{ spec: "s", jobname: "s", groupid: 0, diskUtil: false }]);
     expect(du.map((d) => d.name)).toEqual(["nvme0n1"]);
   });
 
@@ -194,6 +197,19 @@ jobs:
     expect(text).toContain("\nDisk stats (read/write):\n");
     expect(text).toContain(`  nvme0n1: ios=${du.read_ios}/${du.write_ios}, sectors=${du.read_sectors}/${du.write_sectors}, merge=0/0, ` +
       `ticks=${du.read_ticks}/${du.write_ticks}, in_queue=${du.in_queue}, util=${du.util.toFixed(2)}%\n`);
+  });
+
+  it("disk_util=0 in a job file's [global] section leaves every disk out, as fio does; in one job, that job's disk", () => {
+    const file = (global: string, a: string) => `[global]\nioengine=libaio\ndirect=1\nbs=4k\nsize=1m\nrw=randread\n${global}\n[a]\nfilename=/dev/nvme0n1\n${a}\n[b]\nfilename=/dev/sda\n`;
+    const names = (text: string) => {
+      const f = parseFioJobFile(text, "jobs.fio");
+      const r = simulate(scenarioDefaults({ name: "t", devices: [devicePreset("nvme"), devicePreset("ssd")], jobs: f.jobs }));
+      return toFioJson(r, { jobs: f.meta }).disk_util.map((d) => d.name);
+    };
+    expect(names(file("", ""))).toEqual(["nvme0n1", "sda"]);
+    expect(names(file("disk_util=0", ""))).toEqual([]);
+    expect(names(file("", "disk_util=0"))).toEqual(["sda"]);
+    expect(names(file("", "disk_util"))).toEqual(["nvme0n1", "sda"]);
   });
 
   it("a result without devices (made before iosim kept them) has no disk_util", () => {

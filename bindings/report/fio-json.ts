@@ -55,6 +55,8 @@ export interface FioJobInfo {
   percentiles?: number[];
   /** the iodepth option as written (fio's latency_depth); default: the JobResult's iodepth, else 1 */
   iodepth?: number;
+  /** false: disk_util=0, the job adds no disk to fio's disk stats */
+  diskUtil?: boolean;
 }
 
 export interface FioJsonOptions {
@@ -445,7 +447,7 @@ export function fioDiskUtil(result: RunResult, jobs: FioJobInfo[] = []): FioDisk
   const out: FioDiskUtilJson[] = [];
   const seen = new Set<DeviceResult>();
   for (const jr of result.jobs) {
-    if (byName.get(jr.name)?.options?.disk_util === "0") continue;
+    if (byName.get(jr.name)?.diskUtil === false) continue;
     const d = devices.find((x) => x.name === jr.device || x.devno === jr.device);
     if (!d || seen.has(d)) continue;
     seen.add(d);

@@ -123,6 +123,8 @@ export interface FioJobMeta {
   percentiles?: number[];
   /** the iodepth option as written (fio's latency_depth = o.iodepth, before a sync engine caps it at 1) */
   iodepth?: number;
+  /** disk_util=0 (in the job or its globals): fio leaves the job's disk out of its disk stats */
+  diskUtil?: false;
 }
 
 export interface FioJobFile {
@@ -158,6 +160,7 @@ const MODELLED = new Set([
   "thinktime", "thinktime_blocks", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
   "name", "filename", "cgroup", "kb_base", "ioengine", "stonewall", "wait_for_previous", "new_group",
   "group_reporting", "read_iolog", "replay_no_stall", "replay_time_scale", "replay_redirect", "percentile_list",
+  "disk_util",
 ]);
 
 /** Options that only change the host, buffers, logging or output: no effect on simulated timing. */
@@ -226,6 +229,7 @@ const FLAG_OPTIONS = new Set([
   "blocksize_unaligned", "fill_device", "fill_fs", "disable_lat", "disable_clat", "disable_slat",
   "disable_bw_measurement", "gtod_reduce", "replay_no_stall", "unlink", "overwrite", "end_fsync", "verify_only",
   "per_job_logs", "clat_percentiles", "lat_percentiles", "slat_percentiles", "create_serialize", "create_on_open",
+  "disk_util",
 ]);
 
 // ---- lexing ----------------------------------------------------------------
@@ -1062,6 +1066,8 @@ function buildJobs(
     return n;
   })) : undefined;
 
+  const duE = o.get("disk_util");
+  const diskUtil = duE ? wrap(duE, parseBool) : true;
   const ownOptions = fioOptList([...own.values()]);
 
   const out: JobSpec[] = [];
@@ -1098,7 +1104,7 @@ function buildJobs(
     if (!replay) spec.bytes = bytes;
     if (runtimeNs) spec.runtimeNs = runtimeNs;
     out.push(spec);
-    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, iodepth: iodepthOption, ...(percentiles ? { percentiles } : {}) });
+    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, iodepth: iodepthOption, ...(percentiles ? { percentiles } : {}), ...(diskUtil ? {} : { diskUtil: false as const }) });
   }
   return { jobs: out, meta: metas };
 }
