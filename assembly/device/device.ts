@@ -65,7 +65,9 @@
 // Disk statistics (/sys/block/<dev>/stat, what fio's disk_util and the root
 // cgroup's io.stat read). Followed: Linux 6.12 block/blk-mq.c
 // blk_account_io_start() / blk_account_io_done(), block/blk-core.c
-// update_io_ticks(), block/genhd.c part_stat_show(). A request is accounted
+// update_io_ticks(), block/genhd.c part_stat_show(); Debian's 6.1 (6.1.192,
+// the oracle's kernel) has the same update_io_ticks, in-flight test
+// included (older 6.1 releases added 1 at every start). A request is accounted
 // when it is allocated (start() here: a bio waiting for a tag has no
 // request yet, so tag waits are in no tick) and when it completes:
 //   start: update_io_ticks(jiffies, end = false), then in_flight++
