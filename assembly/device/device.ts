@@ -67,7 +67,7 @@
 // blk_account_io_start() / blk_account_io_done(), block/blk-core.c
 // update_io_ticks(), block/genhd.c part_stat_show(); Debian's 6.1 (6.1.192,
 // the oracle's kernel) has the same update_io_ticks, in-flight test
-// included (older 6.1 releases added 1 at every start). A request is accounted
+// included (earlier kernels added one jiffy at a start instead). A request is accounted
 // when it is allocated (start() here: a bio waiting for a tag has no
 // request yet, so tag waits are in no tick) and when it completes:
 //   start: update_io_ticks(jiffies, end = false), then in_flight++
