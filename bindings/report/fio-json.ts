@@ -40,6 +40,7 @@
 // 20,480,000, bw = 20,000 KiB/s, iops = 5000.0, io_kbytes = 40,000.
 
 import type { DeviceResult, JobResult, LatencyStats, RunResult } from "../scenario/types.js";
+import type { FioStartup } from "../workload/fio-jobfile.js";
 import {
   FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentileKey, percentilesFromPlat, platIdxToVal,
 } from "./percentiles.js";
@@ -57,6 +58,12 @@ export interface FioJobInfo {
   iodepth?: number;
   /** false: disk_util=0, the job adds no disk to fio's disk stats */
   diskUtil?: boolean;
+  /** the fields of the job's start-up line (fio-text.ts prints them) */
+  startup?: FioStartup;
+  /** which of its numjobs clones the job is (absent: numjobs=1) */
+  clone?: number;
+  /** the job runs as a thread (fio's thread option) */
+  thread?: boolean;
 }
 
 export interface FioJsonOptions {

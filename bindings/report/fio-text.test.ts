@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { toFioText } from "./fio-text.js";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fioStartupText, toFioText } from "./fio-text.js";
+import { parseFioJobFile } from "../workload/fio-jobfile.js";
+import { simulate } from "../engine/simulation.js";
+import { scenarioDefaults } from "../scenario/defaults.js";
+import { devicePreset } from "../device/presets.js";
 import { dirStats, job, runResult } from "../../test/helpers/run-result.js";
 
 describe("fio normal output", () => {
@@ -42,5 +48,34 @@ describe("fio normal output", () => {
     const b = job("b", dirStats(new Array(500).fill(100_000)), dirStats([]), 1000);
     const text = toFioText(runResult([a, b]));
     expect(text).toContain("   READ: bw=6000KiB/s (6144kB/s), 2000KiB/s-4000KiB/s (2048kB/s-4096kB/s), io=6000KiB (6144kB), run=1000-1000msec");
+  });
+});
+
+// fio's start-up lines, checked against what Debian's fio 3.39 binary printed
+// for the job files in test/fixtures/fio/startup (their *.fio39.txt: the lines
+// up to "Starting ...", without its "Laying out IO file" and "note:" lines)
+describe("start-up lines (fio 3.39 init.c add_job, backend.c run_threads)", () => {
+  const dir = join(__dirname, "..", "..", "test", "fixtures", "fio", "startup");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".fio"));
+
+  it("there are job files to check (clones, threads, groups, per-direction sizes, bsrange, bssplit, kb_base=1000)", () => {
+    expect(files.length).toBeGreaterThanOrEqual(4);
+  });
+
+  for (const f of files) {
+    it(`${f}: the same lines as fio 3.39 (but the version line, which names iosim)`, () => {
+      const parsed = parseFioJobFile(readFileSync(join(dir, f), "utf8"), f, { defaultDevice: "sda" });
+      const want = readFileSync(join(dir, f.replace(/\.fio$/, ".fio39.txt")), "utf8");
+      expect(fioStartupText(parsed.meta, "fio-3.39")).toBe(want);
+      expect(fioStartupText(parsed.meta)).toBe(want.replace("\nfio-3.39\n", "\niosim (fio-3.39)\n"));
+    });
+  }
+
+  it("toFioText opens with them, and jobs built without a job file have none", () => {
+    const parsed = parseFioJobFile(readFileSync(join(dir, files[0]!), "utf8"), files[0]!, { defaultDevice: "sda" });
+    const r = simulate(scenarioDefaults({ name: "t", devices: [devicePreset("ssd")], jobs: parsed.jobs.map((j) => ({ ...j, runtimeNs: 1e6 })) }));
+    expect(toFioText(r, { jobs: parsed.meta }).startsWith(fioStartupText(parsed.meta) + "\n")).toBe(true);
+    expect(toFioText(r).startsWith("\n")).toBe(true);
+    expect(toFioText(r)).not.toContain("Starting ");
   });
 });

@@ -13,8 +13,15 @@
 // As fio 3.39 (checked against its binary's output): write lines end with
 // "; 0 zone resets", and each job ends with "latency   : target=0, window=0,
 // percentile=100.00%, depth=<iodepth option>". "Disk stats (read/write):"
-// follows the groups (stat.c print_disk_util, from fioDiskUtil()). fio's
-// start-up lines ("job: (g=0): rw=...", "Starting N processes") are not printed.
+// follows the groups (stat.c print_disk_util, from fioDiskUtil()). Jobs read
+// from a fio job file open with fio's start-up lines (init.c add_job(), one
+// per job and "..." for its numjobs clones; then the version and backend.c
+// run_threads()'s "Starting N processes"), e.g.
+//   reader: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=4
+//   iosim (fio-3.39)
+//   Starting 1 process
+// The version line names iosim, as the JSON's "fio version" does; fio's
+// "Laying out IO file" lines (it creates the files) are not printed.
 //
 // Worked example (one 4 KiB random-read job, 10,000 IOs in 2000 ms, all
 // latencies 1,000,000 ns):
@@ -34,6 +41,40 @@ import { FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentilesFromPlat } fr
 export interface FioTextOptions {
   jobs?: FioJobInfo[];
   nowMs?: number;
+  /** the start-up block's version line (default "iosim (fio-3.39)") */
+  fioVersion?: string;
+}
+
+export const DEFAULT_FIO_TEXT_VERSION = "iosim (fio-3.39)";
+
+/**
+ * fio's start-up lines for the jobs that carry them (FioJobInfo.startup):
+ * "" when none does (jobs built without a job file).
+ */
+export function fioStartupText(jobs: FioJobInfo[], version = DEFAULT_FIO_TEXT_VERSION): string {
+  let out = "";
+  let threads = 0;
+  let processes = 0;
+  for (const j of jobs) {
+    const st = j.startup;
+    if (!st) continue;
+    if (j.thread) threads++;
+    else processes++;
+    if (j.clone !== undefined && j.clone > 0) {
+      if (j.clone === 1) out += "...\n";
+      continue;
+    }
+    const sz = (n: number) => num2str(n, SIG_FIGS, 1, st.kbBase === 1024, N2S_BYTE);
+    const [r, w, t] = st.bs;
+    out += `${j.jobname}: (g=${j.groupid}): rw=${st.rw}, bs=(R) ${sz(r[0])}-${sz(r[1])}, (W) ${sz(w[0])}-${sz(w[1])}, (T) ${sz(t[0])}-${sz(t[1])}, ` +
+      `ioengine=${st.ioengine}, iodepth=${st.iodepth}\n`;
+  }
+  if (out === "") return "";
+  // backend.c run_threads(): "Starting 2 threads and 1 process"
+  const parts: string[] = [];
+  if (threads) parts.push(`${threads} thread${threads > 1 ? "s" : ""}`);
+  if (processes) parts.push(`${processes} process${processes > 1 ? "es" : ""}`);
+  return `${out}${version}\nStarting ${parts.join(" and ")}\n`;
 }
 
 const SIG_FIGS = 4;
@@ -146,7 +187,7 @@ function ddirStatus(u: FioReportUnit, dir: "read" | "write", list: readonly numb
 export function toFioText(result: RunResult, opts: FioTextOptions = {}): string {
   const units = fioReportUnits(result, opts.jobs);
   const time = ctimeUtc(opts.nowMs ?? 0);
-  let out = "\n";
+  let out = fioStartupText(opts.jobs ?? [], opts.fioVersion) + "\n";
   for (const u of units) {
     if (u.read.bytes + u.write.bytes === 0 && u.read.ios + u.write.ios === 0) continue;
     const list = u.info?.percentiles ?? FIO_DEFAULT_PERCENTILE_LIST;

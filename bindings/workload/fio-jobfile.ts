@@ -125,6 +125,30 @@ export interface FioJobMeta {
   iodepth?: number;
   /** disk_util=0 (in the job or its globals): fio leaves the job's disk out of its disk stats */
   diskUtil?: false;
+  /** what fio's start-up line for the job shows (FioStartup); on each clone */
+  startup?: FioStartup;
+  /** which of its numjobs clones this is (0: the first; fio prints its line, and "..." for the others) */
+  clone?: number;
+  /** thread: fio runs the job as a thread ("Starting 2 threads") */
+  thread?: boolean;
+}
+
+/**
+ * The fields of fio's start-up line for a job (fio 3.39 init.c add_job():
+ * "NAME: (g=G): rw=RW, bs=(R) MIN-MAX, (W) MIN-MAX, (T) MIN-MAX,
+ * ioengine=ENGINE, iodepth=N"): sizes are o->min_bs / o->max_bs per
+ * direction, iodepth the option as written (fio prints it before a
+ * synchronous engine caps it).
+ */
+export interface FioStartup {
+  /** ddir_str() of the job's rw: read, write, rw, randread, randwrite, randrw */
+  rw: string;
+  /** [min, max] block size of reads, writes and trims */
+  bs: [[number, number], [number, number], [number, number]];
+  ioengine: string;
+  iodepth: number;
+  /** kb_base 1024 (IEC units, fio's default) or 1000 */
+  kbBase: 1000 | 1024;
 }
 
 export interface FioJobFile {
@@ -435,6 +459,41 @@ function parseBssplitList(e: Entry, list: string, kbBase: KbBase): { list: Array
  * remainder (4k-10k: 4k 40 %, 8k 40 %, 10k 20 %, the capped 12k).
  * Weights are those integer counts (they add up to MAX).
  */
+/**
+ * fio's o->min_bs / o->max_bs per direction (read, write, trim), as its
+ * start-up line prints them: bs= sets both (4096 by default), bsrange= its
+ * range, bssplit= the smallest and largest size it lists (bssplit_ddir);
+ * a list of two values gives the trim direction the write one's
+ * (splitDirections). The values were parsed and checked by the callers.
+ */
+function startupBlockSizes(bsE: Entry | undefined, rangeE: Entry | undefined, splitE: Entry | undefined, kbBase: KbBase): FioStartup["bs"] {
+  const out: FioStartup["bs"] = [[FIO_DEFAULT_BS, FIO_DEFAULT_BS], [FIO_DEFAULT_BS, FIO_DEFAULT_BS], [FIO_DEFAULT_BS, FIO_DEFAULT_BS]];
+  const each = (e: Entry | undefined, f: (v: string) => [number, number]) => {
+    if (!e) return;
+    splitDirections(val(e)).forEach((v, d) => {
+      if (v !== undefined) out[d] = f(v);
+    });
+  };
+  each(bsE, (v) => {
+    const n = parseSize(v, kbBase);
+    return [n, n];
+  });
+  if (splitE) {
+    each(splitE, (v) => {
+      const sizes = v.split(":").map((item) => item.trim()).filter((item) => item !== "").map((item) => parseSize(item.split("/")[0]!.trim(), kbBase));
+      return [Math.min(...sizes), Math.max(...sizes)];
+    });
+  } else {
+    each(rangeE, (v) => {
+      const cut = v.includes("-") ? v.indexOf("-") : v.indexOf(":");
+      const a = parseSize(v.slice(0, cut).trim(), kbBase);
+      const b = parseSize(v.slice(cut + 1).trim(), kbBase);
+      return [Math.min(a, b), Math.max(a, b)];
+    });
+  }
+  return out;
+}
+
 function parseBsrange(e: Entry, spec: string, kbBase: KbBase): { list: Array<{ size: number; weight: number }>; minListed: number } {
   // parse.c FIO_OPT_RANGE: split at the first '-', else at ':'
   const cut = spec.includes("-") ? spec.indexOf("-") : spec.indexOf(":");
@@ -800,6 +859,7 @@ function buildJobs(
     bsWrite = listW;
   }
   const minBs = Math.min(...bs.map((b) => b.size), ...(bsWrite ?? []).map((b) => b.size));
+  const startupBs = startupBlockSizes(bsE, rangeE, splitE, kbBase);
 
   // device
   const isReplay = o.has("read_iolog");
@@ -1066,6 +1126,11 @@ function buildJobs(
     return n;
   })) : undefined;
 
+  const thE = o.get("thread");
+  const thread = thE ? wrap(thE, parseBool) : false;
+  const startup: FioStartup = {
+    rw: (rwi.random ? "rand" : "") + (rwi.rw === "read" || rwi.rw === "write" ? rwi.rw : "rw"), bs: startupBs, ioengine: engine, iodepth: iodepthOption, kbBase,
+  };
   const duE = o.get("disk_util");
   const diskUtil = duE ? wrap(duE, parseBool) : true;
   const ownOptions = fioOptList([...own.values()]);
@@ -1104,7 +1169,8 @@ function buildJobs(
     if (!replay) spec.bytes = bytes;
     if (runtimeNs) spec.runtimeNs = runtimeNs;
     out.push(spec);
-    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, iodepth: iodepthOption, ...(percentiles ? { percentiles } : {}), ...(diskUtil ? {} : { diskUtil: false as const }) });
+    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, iodepth: iodepthOption, ...(percentiles ? { percentiles } : {}), ...(diskUtil ? {} : { diskUtil: false as const }),
+      startup, ...(numjobs > 1 ? { clone: i } : {}), ...(thread ? { thread } : {}) });
   }
   return { jobs: out, meta: metas };
 }
