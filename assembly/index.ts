@@ -11,7 +11,7 @@ import { resetEvents, eventsProcessed, pendingEvents, schedule, EV_CONFIG, EV_ST
 import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
-import { resetPath, run as runLoop, now } from "./engine/path";
+import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
 import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat } from "./device/device";
 import { resetJobs, addJob, jobs, startJob } from "./workload/jobs";
 import * as S from "./stats/stats";
@@ -166,7 +166,10 @@ export function stopAt(t: i64): void {
 /** Everything configured: size the stats and start the jobs. */
 export function start(): void {
   S.resetStats(jobs.length, cgroupCount(), devices.length);
-  for (let i = 0; i < jobs.length; i++) startJob(jobs[i]);
+  for (let i = 0; i < jobs.length; i++) {
+    startJob(jobs[i]);
+    S.rateSamplesStart(i, jobs[i].startNs);
+  }
 }
 
 // ---------------------------------------------------------------- running
@@ -203,6 +206,15 @@ export function jobCompleted(job: i32): i64 {
   return jobs[job].completed;
 }
 
+/**
+ * Close the jobs' fio bw/iops sample windows that ended by now while they ran
+ * (engine/path.ts rateSamplesDue). Called before the results are read;
+ * idempotent.
+ */
+export function finishRateSamples(): void {
+  rateSamplesDue(now, true);
+}
+
 /** One field (DS_*, assembly/device/device.ts) of a device's /sys/block/<dev>/stat at the current simulated time. */
 export function deviceStat(dev: i32, field: i32): u64 {
   return deviceDiskStat(dev, field, now);
@@ -231,6 +243,7 @@ export const COL_SERIES_HIST_START: i32 = 17; // closed bins' records: first pai
 export const COL_SERIES_HIST_IDX: i32 = 18; // closed bins' pairs: bucket
 export const COL_SERIES_HIST_CNT: i32 = 19; // closed bins' pairs: count
 export const COL_JOB_DEPTH: i32 = 37; // per job x 7: fio's io_u_map (IO depth at submission)
+export const COL_JOB_RATE_STAT: i32 = 38; // per job x dir x {bw, iops} x {samples, min, max, mean, S}: fio's bw/iops samples
 export const COL_SERIES_REC_BIN: i32 = 32; // closed bins' records (one per bin and cgroup-direction with IOs)
 export const COL_SERIES_REC_KEY: i32 = 33; // cg*2+dir
 export const COL_SERIES_REC_IOS: i32 = 34;
@@ -265,6 +278,7 @@ export function column(id: i32): usize {
     case COL_JOB_FIRST_SUBMIT: return ptrOf(S.jobFirstSubmit);
     case COL_JOB_LAST_DONE: return ptrOf(S.jobLastDone);
     case COL_JOB_DEPTH: return ptrOf(S.jobDepth);
+    case COL_JOB_RATE_STAT: return ptrOf(S.jobRateStat);
     case COL_CG_IOS: return ptrOf(S.cgIos);
     case COL_CG_BYTES: return ptrOf(S.cgBytes);
     case COL_CG_WAIT: return ptrOf(S.cgWaitNs);
@@ -308,6 +322,7 @@ export function columnLength(id: i32): i32 {
     case COL_JOB_FIRST_SUBMIT: return S.jobFirstSubmit.length;
     case COL_JOB_LAST_DONE: return S.jobLastDone.length;
     case COL_JOB_DEPTH: return S.jobDepth.length;
+    case COL_JOB_RATE_STAT: return S.jobRateStat.length;
     case COL_CG_IOS: return S.cgIos.length;
     case COL_CG_BYTES: return S.cgBytes.length;
     case COL_CG_WAIT: return S.cgWaitNs.length;

@@ -37,8 +37,8 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
 import { deviceSubmit, deviceComplete, deviceAt } from "../device/device";
-import { jobAt, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
-import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn } from "../stats/stats";
+import { jobAt, jobs, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
+import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext } from "../stats/stats";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
 import { iocostActive, iocSubmit, iocDone, iocTimer, iocWake, iocConfigEvent } from "../iocost/iocost";
 import { writebackActive, wbWrite, wbEvent, wbBioDone } from "../writeback/writeback";
@@ -155,6 +155,33 @@ function dispatch(kind: u32, arg: u32, t: i64): void {
   } else if (kind == EV_DEVICE_ISSUE) {
     toDevice(<i32>arg, t);
   }
+}
+
+/**
+ * Close every job's sample window that ended before `t` (or by `t` at the
+ * end of the run, `atEnd`). fio's helper thread samples a window if the
+ * job's thread still ran when it ended: a job runs until its last
+ * completion, or its runtime's end if later (fio checks the runtime after
+ * its IO), and a job not finished runs still.
+ */
+export function rateSamplesDue(t: i64, atEnd: bool): void {
+  let min = i64.MAX_VALUE;
+  for (let i = 0; i < jobs.length; i++) {
+    const next = jobBwNext.get(i);
+    if (t > next || (atEnd && t == next)) {
+      const j = unchecked(jobs[i]);
+      let alive = true;
+      if (j.finished) {
+        let end = j.lastDone;
+        if (j.runtimeNs != i64.MAX_VALUE && j.startNs + j.runtimeNs > end) end = j.startNs + j.runtimeNs;
+        alive = end >= next;
+      }
+      rateSamplesClose(i, t, alive, j.finished);
+    }
+    const n = jobBwNext.get(i);
+    if (n < min) min = n;
+  }
+  setRateNextMin(min);
 }
 
 /** Let a job's free workers submit whatever is due. */
@@ -290,6 +317,8 @@ export function afterThrottle(slot: i32, t: i64): void {
   const job = b.job;
   const dir = b.dir;
   const size = b.size;
+  // fio's bw/iops sample windows that ended before this completion (stats.ts)
+  if (t > rateNextMin) rateSamplesDue(t, false);
   noteComplete(job, b.cg, dir, size, b.submit, t);
   if (recordOn) {
     record(job, b.seq, b.worker, b.cg, dir, b.flags, b.off, size, b.submit, b.release, b.issue, t);

@@ -40,6 +40,33 @@ export const jobLastDone = new Vec<i64>(8);
 export const FIO_IO_U_MAP_NR: i32 = 7;
 export const jobDepth = new Vec<u64>(8 * FIO_IO_U_MAP_NR);
 
+// ---- fio's bandwidth and IOPS samples (stat.c add_bw_samples /
+// add_iops_samples, from the helper thread every bwavgtime / iopsavgtime,
+// 500 ms by default). fio's helper thread wakes at start + k * 500 ms
+// (td->bw_sample_time advances by the period) and, per direction with IO in
+// the window, adds one sample to bw_stat (KiB/s = bytes * 1000 / spent ms /
+// 1024) and to iops_stat (ios * 1000 / spent ms), each by add_stat_sample()
+// (min, max, Welford mean and S). Here the windows are exact (spent = 500
+// ms; fio's helper wakes up to a few ms late, so real samples jitter by
+// that). A window is closed at the first completion (of any job) after its
+// end, before that completion is counted, or at the end of the run
+// (engine/path.ts rateSamplesDue), and sampled if the job's thread still ran
+// at its end: a job's last, partial window is not (fio's thread has exited
+// before the helper's next wake-up), a time_based job's window ending at its
+// runtime is (fio checks the runtime after its IO).
+// Worked example: a job at rate_iops=2000 with 4 KiB reads for 2 s has four
+// windows of 1000 IOs: bw samples 8000 KiB/s x 4 (1000 * 4096 * 1000 / 500 /
+// 1024), iops samples 2000 x 4; fio 3.39 printed min 7968, max 8016, avg
+// 8000.00 and samples=4 for that job on a real disk.
+export const BW_AVG_TIME_MS: i64 = 500;
+const BW_AVG_TIME_NS: i64 = BW_AVG_TIME_MS * 1_000_000;
+export const jobBwNext = new Vec<i64>(8); // per job: the end of its open window
+export const jobWinBytes = new Vec<u64>(16); // per job x dir: jobBytes when the last window closed
+export const jobWinIos = new Vec<u64>(16); // jobIos then
+// per job x dir x {bw, iops} x {samples, min, max, mean, S} (index ((job*2+dir)*2+k)*5+f)
+export const SAMPLE_FIELDS: i32 = 5;
+export const jobRateStat = new Vec<f64>(16 * 2 * SAMPLE_FIELDS);
+
 // ---- per cgroup x device x dir (index (cg*nDev+dev)*2+dir), counted at device issue
 export let statDevices: i32 = 1;
 export const cgIos = new Vec<u64>(16);
@@ -85,6 +112,7 @@ export const recDone = new Vec<i64>(64);
 
 export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
   statDevices = nDevices < 1 ? 1 : nDevices;
+  rateNextMin = i64.MAX_VALUE;
   jobIos.clear();
   jobBytes.clear();
   jobLatSum.clear();
@@ -95,7 +123,16 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
   jobFirstSubmit.clear();
   jobLastDone.clear();
   jobDepth.clear();
+  jobBwNext.clear();
+  jobWinBytes.clear();
+  jobWinIos.clear();
+  jobRateStat.clear();
   if (nJobs > 0) {
+    jobBwNext.ensure(nJobs - 1);
+    for (let i = 0; i < nJobs; i++) jobBwNext.set(i, i64.MAX_VALUE); // until the job starts
+    jobWinBytes.ensure(nJobs * 2 - 1);
+    jobWinIos.ensure(nJobs * 2 - 1);
+    jobRateStat.ensure(nJobs * 2 * 2 * SAMPLE_FIELDS - 1);
     jobIos.ensure(nJobs * 2 - 1);
     jobBytes.ensure(nJobs * 2 - 1);
     jobLatSum.ensure(nJobs * 2 - 1);
@@ -257,6 +294,75 @@ export function setRecord(on: bool): void {
     if (c == 0) seriesTouched.push(h);
     seriesHist.set(h, c + 1);
   }
+}
+
+/**
+ * The earliest end of any job's open window: the engine calls
+ * rateSamplesDue() (engine/path.ts) at the first completion after it, before
+ * that completion is counted. One compare per completion; the work runs once
+ * per window.
+ */
+export let rateNextMin: i64 = i64.MAX_VALUE;
+
+export function setRateNextMin(t: i64): void {
+  rateNextMin = t;
+}
+
+/** The job starts at `t` (after its startdelay): its first sample window ends BW_AVG_TIME_MS later. */
+export function rateSamplesStart(job: i32, t: i64): void {
+  const next = t + BW_AVG_TIME_NS;
+  jobBwNext.set(job, next);
+  if (next < rateNextMin) rateNextMin = next;
+}
+
+/**
+ * Job `job`'s open window has ended (before `t`). If the job's thread still
+ * ran at the window's end (`alive`), fio's helper sampled it (stat.c
+ * __add_samples: both directions, a direction with no IO in the window adds
+ * no sample); the windows after it up to `t` hold no IO (this runs before
+ * any completion after the window's end is counted). A job that has ended
+ * opens no more windows.
+ */
+export function rateSamplesClose(job: i32, t: i64, alive: bool, ended: bool): void {
+  let next = jobBwNext.get(job);
+  if (alive) {
+    for (let d = 0; d < 2; d++) {
+      const i = job * 2 + d;
+      // (the completions so far less those at the last close)
+      const total = jobBytes.get(i);
+      const bytes = total - jobWinBytes.get(i);
+      if (bytes == 0) continue;
+      const ios = jobIos.get(i);
+      // rate = delta * 1000 / spent / 1024 (KiB/s) and delta * 1000 / spent, integer division as fio's
+      addRateSample(i * 2, bytes * 1000 / <u64>BW_AVG_TIME_MS / 1024);
+      addRateSample(i * 2 + 1, (ios - jobWinIos.get(i)) * 1000 / <u64>BW_AVG_TIME_MS);
+      jobWinBytes.set(i, total);
+      jobWinIos.set(i, ios);
+    }
+  }
+  if (ended) next = i64.MAX_VALUE;
+  else {
+    next += BW_AVG_TIME_NS;
+    if (t > next) next += ((t - next + BW_AVG_TIME_NS - 1) / BW_AVG_TIME_NS) * BW_AVG_TIME_NS;
+  }
+  jobBwNext.set(job, next);
+}
+
+/** stat.h add_stat_sample(): min, max, Welford mean and S, in fio's order of operations. */
+function addRateSample(k: i32, data: u64): void {
+  const b = k * SAMPLE_FIELDS;
+  const val = <f64>data;
+  const n = jobRateStat.get(b);
+  if (n == 0 || val > jobRateStat.get(b + 2)) jobRateStat.set(b + 2, val);
+  if (n == 0 || jobRateStat.get(b + 1) > val) jobRateStat.set(b + 1, val);
+  const mean = jobRateStat.get(b + 3);
+  const delta = val - mean;
+  if (delta != 0) {
+    const m = mean + delta / (n + 1.0);
+    jobRateStat.set(b + 3, m);
+    jobRateStat.set(b + 4, jobRateStat.get(b + 4) + delta * (val - m));
+  }
+  jobRateStat.set(b, n + 1);
 }
 
 /**

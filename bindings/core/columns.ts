@@ -27,6 +27,7 @@ export const COL = {
   JOB_FIRST_SUBMIT: 8,
   JOB_LAST_DONE: 9,
   JOB_DEPTH: 37, // per job x FIO_IO_U_MAP_NR: fio's io_u_map (in-flight count at each submission)
+  JOB_RATE_STAT: 38, // per job x dir x {bw, iops} x {samples, min, max, mean, S}: fio's bw/iops samples
   CG_IOS: 10,
   CG_BYTES: 11,
   CG_WAIT: 12,

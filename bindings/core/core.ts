@@ -39,6 +39,8 @@ export interface CoreExports {
   biosInFlight(): number;
   jobIssued(job: number): bigint;
   jobCompleted(job: number): bigint;
+  /** close the jobs' fio bw/iops sample windows that ended while they ran (before reading results; idempotent) */
+  finishRateSamples(): void;
   /** one field (DS below) of a device's /sys/block/<dev>/stat at the current simulated time */
   deviceStat(dev: number, field: number): bigint;
   column(id: number): number;

@@ -17,7 +17,7 @@
 import { instantiateCore, type CoreExports } from "../core/core.js";
 import { COL, DS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type {
-  BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RunResult, Scenario, SeriesBin,
+  BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RateSamples, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import { normCgroupPath, withAncestors } from "../cgroup/path.js";
@@ -326,6 +326,12 @@ export class Simulation {
     // each job's histogram copied out of the core's column (no core call in this loop)
     const depth = colU64(c, COL.JOB_DEPTH); // fio's io_u_map, FIO_IO_U_MAP_NR per job
     const hist = colU32NoCopy(c, COL.JOB_HIST);
+    c.finishRateSamples();
+    const rate = colF64(c, COL.JOB_RATE_STAT); // (job*2+dir)*2 + {bw, iops}, 5 fields each
+    const rateOf = (k: number): RateSamples => {
+      const b = k * 5;
+      return { samples: rate[b]!, min: rate[b + 1]!, max: rate[b + 2]!, mean: rate[b + 3]!, S: rate[b + 4]! };
+    };
     s.jobs.forEach((j, k) => {
       const id = this.jobIds[k]!;
       const dirStats = (d: number) => {
@@ -335,6 +341,8 @@ export class Simulation {
           ios: n,
           bytes: Number(bytes[i]),
           lat: latencyStats(n, latSum[i]!, latSq[i]!, latMin[i]!, latMax[i]!, hist.slice(i * FIO_PLAT_NR, (i + 1) * FIO_PLAT_NR)),
+          bwSamples: rateOf(i * 2),
+          iopsSamples: rateOf(i * 2 + 1),
         };
       };
       const f = Number(first[id]);

@@ -17,8 +17,12 @@
 // psync/libaio submit path is not modelled, so clat_ns and lat_ns both
 // carry it and slat_ns has N = 0 (what fio prints for synchronous engines).
 // Runtime is JobResult.runtimeMs truncated to whole ms like fio's
-// mtime_since(). Fields iosim does not measure (CPU, bandwidth/IOPS
-// samples) are present with fio's zero values so consumers find every key
+// mtime_since(). bw_min ... bw_samples and iops_min ... iops_samples are
+// fio's 500 ms samples (DirectionStats.bwSamples / iopsSamples, from the
+// core; summed over a reporting group as fio's sum_stat(pure_sum) does;
+// bw_agg the mean's share of the group's bandwidth,
+// convert_agg_kbytes_percent). Fields iosim does not measure (CPU) are
+// present with fio's zero values so consumers find every key
 // (latency_depth is the job's iodepth option,
 // latency_target/window 0 and latency_percentile 100, as fio prints them
 // without latency_target); disk_util is fio's diskutil.c over the
@@ -39,7 +43,7 @@
 // runtimeMs = 2000.7: runtime = 2000, bw_bytes = 1000 * 40960000 / 2000 =
 // 20,480,000, bw = 20,000 KiB/s, iops = 5000.0, io_kbytes = 40,000.
 
-import type { DeviceResult, JobResult, LatencyStats, RunResult } from "../scenario/types.js";
+import type { DeviceResult, DirectionStats, JobResult, LatencyStats, RateSamples, RunResult } from "../scenario/types.js";
 import type { FioStartup } from "../workload/fio-jobfile.js";
 import {
   FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentileKey, percentilesFromPlat, platIdxToVal,
@@ -184,13 +188,44 @@ export interface DirAgg {
   mean: number;
   S: number; // sum of squared deviations (fio's io_stat.S)
   hist: Float64Array;
+  /** fio's bw_stat / iops_stat, summed over the members as sum_stat(..., pure_sum) does */
+  bwS: RateSamples;
+  iopsS: RateSamples;
+}
+
+function emptyRate(): RateSamples {
+  return { samples: 0, min: 0, max: 0, mean: 0, S: 0 };
 }
 
 function emptyAgg(): DirAgg {
-  return { ios: 0, bytes: 0, runtimeMs: 0, n: 0, min: 0, max: 0, mean: 0, S: 0, hist: new Float64Array(FIO_IO_U_PLAT_NR) };
+  return { ios: 0, bytes: 0, runtimeMs: 0, n: 0, min: 0, max: 0, mean: 0, S: 0, hist: new Float64Array(FIO_IO_U_PLAT_NR), bwS: emptyRate(), iopsS: emptyRate() };
+}
+
+/**
+ * fio's sum_stat(dst, src, pure_sum = true) for bw and iops samples of a
+ * reporting group: "for group_reporting, we should just add those up, not
+ * make them the mean of everything": the first member's copied, the next
+ * ones' min, max, samples, mean and S added.
+ */
+function sumRate(dst: RateSamples, src: RateSamples | undefined): void {
+  if (!src || src.samples === 0) return;
+  if (dst.samples === 0) Object.assign(dst, src);
+  else {
+    dst.min += src.min;
+    dst.max += src.max;
+    dst.samples += src.samples;
+    dst.mean += src.mean;
+    dst.S += src.S;
+  }
 }
 
 /** Add one job's direction into `dst` as fio's sum_thread_stats() + __sum_stat() do. */
+function addDirStats(dst: DirAgg, d: DirectionStats, runtimeMs: number): void {
+  addDir(dst, d.ios, d.bytes, runtimeMs, d.lat);
+  sumRate(dst.bwS, d.bwSamples);
+  sumRate(dst.iopsS, d.iopsSamples);
+}
+
 function addDir(dst: DirAgg, ios: number, bytes: number, runtimeMs: number, lat: LatencyStats): void {
   dst.ios += ios;
   dst.bytes += bytes;
@@ -228,7 +263,7 @@ function addDir(dst: DirAgg, ios: number, bytes: number, runtimeMs: number, lat:
  */
 export function groupDir(jobs: readonly JobResult[], dir: "read" | "write"): DirAgg {
   const a = emptyAgg();
-  for (const j of jobs) addDir(a, j[dir].ios, j[dir].bytes, j.runtimeMs, j[dir].lat);
+  for (const j of jobs) addDirStats(a, j[dir], j.runtimeMs);
   return a;
 }
 
@@ -271,8 +306,46 @@ export function fioRates(ios: number, bytes: number, runtimeMs: number): { runti
   return { runtime: runt, bw_bytes: bwBytes, bw: Math.floor(bwBytes / 1024), iops: (1000 * ios) / runt };
 }
 
-function dirJson(a: DirAgg, list: readonly number[], plus: boolean): FioDirJson {
+/** calc_lat() of a sample set: min, max, mean and stddev (sqrt(S / (n - 1))), or none without samples. */
+export function rateStats(r: RateSamples): { min: number; max: number; mean: number; dev: number } | undefined {
+  if (r.samples === 0) return undefined;
+  return { min: r.min, max: r.max, mean: r.mean, dev: r.samples > 1 ? Math.sqrt(r.S / (r.samples - 1)) : 0 };
+}
+
+/**
+ * convert_agg_kbytes_percent(): a bw mean (KiB/s) as a share of its reporting
+ * group's aggregate bandwidth (bytes/s), at most 100; 100 when the aggregate
+ * is 1 KiB/s or less.
+ */
+export function percentOfAgg(aggBytes: number, meanKiB: number): number {
+  if (!(aggBytes > 1024)) return 100;
+  const p = (meanKiB * 100) / (aggBytes / 1024);
+  return p > 100 ? 100 : p;
+}
+
+/**
+ * A run status group's aggregate bandwidth per direction (fio's rs->agg:
+ * the group's bytes * 1000 / its longest runtime in ms, integer), as
+ * show_group_stats() prints it and bw's "per=" divides by.
+ */
+export function groupAggBytes(units: readonly FioReportUnit[], groupid: number, dir: "read" | "write"): number {
+  let maxRun = 0;
+  let io = 0;
+  for (const u of units) {
+    if (u.groupid !== groupid) continue;
+    const a = u[dir];
+    const runt = Math.floor(a.runtimeMs);
+    if (!runt || a.ios === 0) continue;
+    maxRun = Math.max(maxRun, runt);
+    io += a.bytes;
+  }
+  return maxRun ? Math.floor((io * 1000) / maxRun) : 0;
+}
+
+function dirJson(a: DirAgg, list: readonly number[], plus: boolean, aggBytes = 0): FioDirJson {
   const { runtime: runt, bw_bytes: bwBytes, bw, iops } = fioRates(a.ios, a.bytes, a.runtimeMs);
+  const bwSt = rateStats(a.bwS);
+  const iopsSt = rateStats(a.iopsS);
   return {
     io_bytes: a.bytes,
     io_kbytes: Math.floor(a.bytes / 1024),
@@ -286,17 +359,18 @@ function dirJson(a: DirAgg, list: readonly number[], plus: boolean): FioDirJson 
     slat_ns: zeroLat(),
     clat_ns: latJson(a, true, list, plus),
     lat_ns: latJson(a, false, list, false),
-    bw_min: 0,
-    bw_max: 0,
-    bw_agg: 0,
-    bw_mean: 0,
-    bw_dev: 0,
-    bw_samples: 0,
-    iops_min: 0,
-    iops_max: 0,
-    iops_mean: 0,
-    iops_stddev: 0,
-    iops_samples: 0,
+    // (add_ddir_status_json: zeros when there are no samples)
+    bw_min: bwSt?.min ?? 0,
+    bw_max: bwSt?.max ?? 0,
+    bw_agg: bwSt ? percentOfAgg(aggBytes, bwSt.mean) : 0,
+    bw_mean: bwSt?.mean ?? 0,
+    bw_dev: bwSt?.dev ?? 0,
+    bw_samples: a.bwS.samples,
+    iops_min: iopsSt?.min ?? 0,
+    iops_max: iopsSt?.max ?? 0,
+    iops_mean: iopsSt?.mean ?? 0,
+    iops_stddev: iopsSt?.dev ?? 0,
+    iops_samples: a.iopsS.samples,
   };
 }
 
@@ -427,8 +501,8 @@ export function fioReportUnits(result: RunResult, jobs: FioJobInfo[] = []): FioR
     u.members.push(jr);
     u.latencyDepth = info?.iodepth ?? jr.iodepth ?? 1;
     if (jr.depth) for (let i = 0; i < FIO_IO_U_MAP_NR; i++) u.depth[i]! += jr.depth[i] ?? 0;
-    addDir(u.read, jr.read.ios, jr.read.bytes, jr.runtimeMs, jr.read.lat);
-    addDir(u.write, jr.write.ios, jr.write.bytes, jr.runtimeMs, jr.write.lat);
+    addDirStats(u.read, jr.read, jr.runtimeMs);
+    addDirStats(u.write, jr.write, jr.runtimeMs);
     u.runtimeMs += Math.floor(jr.runtimeMs); // fio total_run_time adds
     last = u;
   }
@@ -489,7 +563,8 @@ export function toFioJson(result: RunResult, opts: FioJsonOptions = {}): FioJson
     ...(out["global options"] ? { "global options": out["global options"] } : {}),
     jobs: out.jobs, disk_util: out.disk_util,
   };
-  for (const u of fioReportUnits(result, opts.jobs)) {
+  const units = fioReportUnits(result, opts.jobs);
+  for (const u of units) {
     const list = u.info?.percentiles ?? FIO_DEFAULT_PERCENTILE_LIST;
     const empty = emptyAgg();
     const hist = new Float64Array(FIO_IO_U_PLAT_NR);
@@ -504,8 +579,8 @@ export function toFioJson(result: RunResult, opts: FioJsonOptions = {}): FioJson
       eta: 0,
       elapsed: Math.floor(result.simulatedNs / 1e9),
       ...(u.info?.options && Object.keys(u.info.options).length > 0 ? { "job options": { ...u.info.options } } : {}),
-      read: dirJson(u.read, list, plus),
-      write: dirJson(u.write, list, plus),
+      read: dirJson(u.read, list, plus, groupAggBytes(units, u.groupid, "read")),
+      write: dirJson(u.write, list, plus, groupAggBytes(units, u.groupid, "write")),
       trim: dirJson(empty, list, plus),
       sync: { total_ios: 0, lat_ns: zeroLat() },
       job_runtime: u.runtimeMs,

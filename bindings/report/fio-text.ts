@@ -5,9 +5,10 @@
 // show_group_stats(), with fio's defaults: kb_base 1024 (IEC units first,
 // SI in parentheses), sig_figs 4, percentile_precision 2, clat percentiles
 // on. Numbers go through fio's num2str() and glibc-style "%f" (cformat.ts),
-// so the lines match fio's digit for digit for the same statistics. Lines
-// fio prints from data iosim does not measure (bw/iops samples, CPU) are
-// printed with zeros; IO depths/submit/complete come from the core's
+// so the lines match fio's digit for digit for the same statistics. The
+// "bw (  KiB/s):" and "iops        :" lines are fio's 500 ms samples
+// (rateLines()); lines fio prints from data iosim does not measure (CPU)
+// are printed with zeros; IO depths/submit/complete come from the core's
 // per-job depth map (see depthDistribution() in fio-json.ts); slat is not printed (N = 0,
 // as for fio's synchronous engines); the clock is opts.nowMs (default 0).
 // As fio 3.39 (checked against its binary's output): write lines end with
@@ -35,7 +36,7 @@
 
 import type { RunResult } from "../scenario/types.js";
 import { N2S_BYTE, N2S_BYTEPERSEC, N2S_NONE, cFixed, cFixedW, num2str } from "./cformat.js";
-import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioDiskUtil, fioReportUnits, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
+import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioDiskUtil, fioReportUnits, groupAggBytes, percentOfAgg, rateStats, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
 import { FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentilesFromPlat } from "./percentiles.js";
 
 export interface FioTextOptions {
@@ -164,7 +165,39 @@ function showLat(pcts: Record<string, number>, msg: string): string {
   return out;
 }
 
-function ddirStatus(u: FioReportUnit, dir: "read" | "write", list: readonly number[]): string {
+/**
+ * The end of show_ddir_status(): the bw samples in KiB/s (MiB/s once their
+ * mean passes 1024 x 1024 KiB/s; min and max divided as integers), "per" the
+ * share of the group's aggregate bandwidth, then the iops samples. Nothing
+ * for a direction without samples (a job shorter than one 500 ms window).
+ */
+function rateLines(u: FioReportUnit, dir: "read" | "write", aggBytes: number): string {
+  let out = "";
+  const bw = rateStats(u[dir].bwS);
+  if (bw) {
+    const kb = u.info?.startup?.kbBase ?? 1024;
+    let str = kb === 1000 ? "kB" : "KiB";
+    const per = percentOfAgg(aggBytes, bw.mean);
+    let { min, max, mean, dev } = bw;
+    if (mean > kb * kb) {
+      min = Math.trunc(min / kb);
+      max = Math.trunc(max / kb);
+      mean /= kb;
+      dev /= kb;
+      str = "MiB";
+    }
+    out += `   bw (${str.padStart(5)}/s): min=${String(min).padStart(5)}, max=${String(max).padStart(5)}, per=${cFixedW(per, 3, 2)}%, ` +
+      `avg=${cFixedW(mean, 5, 2)}, stdev=${cFixedW(dev, 5, 2)}, samples=${u[dir].bwS.samples}\n`;
+  }
+  const io = rateStats(u[dir].iopsS);
+  if (io) {
+    out += `   iops        : min=${String(io.min).padStart(5)}, max=${String(io.max).padStart(5)}, ` +
+      `avg=${cFixedW(io.mean, 5, 2)}, stdev=${cFixedW(io.dev, 5, 2)}, samples=${u[dir].iopsS.samples}\n`;
+  }
+  return out;
+}
+
+function ddirStatus(u: FioReportUnit, dir: "read" | "write", list: readonly number[], aggBytes = 0): string {
   const a = u[dir];
   const runt = Math.floor(a.runtimeMs);
   if (a.bytes === 0 || runt === 0) return "";
@@ -180,6 +213,7 @@ function ddirStatus(u: FioReportUnit, dir: "read" | "write", list: readonly numb
   out += displayLat("clat", a.n, a.min, a.max, a.mean, dev);
   out += displayLat(" lat", a.n, a.min, a.max, a.mean, dev);
   out += clatPercentiles(a.hist, a.n, list, "clat");
+  out += rateLines(u, dir, aggBytes);
   return out;
 }
 
@@ -192,8 +226,8 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
     if (u.read.bytes + u.write.bytes === 0 && u.read.ios + u.write.ios === 0) continue;
     const list = u.info?.percentiles ?? FIO_DEFAULT_PERCENTILE_LIST;
     out += `${u.jobname}: (groupid=${u.groupid}, jobs=${u.members.length}): err= 0: pid=0: ${time}\n`;
-    out += ddirStatus(u, "read", list);
-    out += ddirStatus(u, "write", list);
+    out += ddirStatus(u, "read", list, groupAggBytes(units, u.groupid, "read"));
+    out += ddirStatus(u, "write", list, groupAggBytes(units, u.groupid, "write"));
     const hist = new Float64Array(FIO_IO_U_PLAT_NR);
     for (let i = 0; i < hist.length; i++) hist[i] = u.read.hist[i]! + u.write.hist[i]!;
     const lat = latencyDistribution(hist, u.read.ios + u.write.ios);

@@ -194,10 +194,28 @@ export interface LatencyStats {
   histogram: Uint32Array;
 }
 
+/**
+ * fio's samples of a job's bandwidth or IOPS (stat.c add_bw_samples /
+ * add_iops_samples: one per 500 ms window with IO; assembly/stats/stats.ts):
+ * fio's io_stat, min, max, mean and S (the sum of squared deviations;
+ * stddev = sqrt(S / (samples - 1))).
+ */
+export interface RateSamples {
+  samples: number;
+  min: number;
+  max: number;
+  mean: number;
+  S: number;
+}
+
 export interface DirectionStats {
   ios: number;
   bytes: number;
   lat: LatencyStats;
+  /** fio's bw samples, KiB/s (absent in results made before iosim kept them) */
+  bwSamples?: RateSamples;
+  /** fio's iops samples */
+  iopsSamples?: RateSamples;
 }
 
 export interface JobResult {
