@@ -356,7 +356,10 @@ export class Simulation {
         startNs: Math.round(j.startNs),
         firstSubmitNs: f,
         lastDoneNs: l,
-        runtimeMs: f >= 0 ? Math.max(0, (l - Math.round(j.startNs)) / 1e6) : 0,
+        // fio's runtime: to the job's last completion, and for a time_based job
+        // at least its runtime (fio's thread runs until it sees the runtime
+        // passed: a rate-limited or thinking job's last IO completes before)
+        runtimeMs: f >= 0 ? Math.max(0, (Math.max(l, j.timeBased && j.runtimeNs ? Math.round(j.startNs) + j.runtimeNs : l) - Math.round(j.startNs)) / 1e6) : 0,
         iodepth: j.iodepth,
         depth: Array.from(depth.subarray(id * FIO_IO_U_MAP_NR, (id + 1) * FIO_IO_U_MAP_NR), Number),
       });

@@ -131,6 +131,12 @@ describe("fio's report of the samples", () => {
     expect(got[0]).toBe("   bw (  KiB/s): min= 8000, max= 8000, per=" + got[0]!.split("per=")[1]!.split("%")[0] + "%, avg=8000.00, stdev= 0.00, samples=4");
   });
 
+  it("a time_based job's runtime is at least its runtime option: the rate-limited job's last read completes 0.4 ms before 2 s, fio's thread runs on to 2 s", () => {
+    expect(r.jobs[0]!.lastDoneNs - r.jobs[0]!.startNs).toBeLessThan(2000e6);
+    const j = toFioJson(r, { jobs: parsed.meta }).jobs[0]!.read;
+    expect([j.runtime, j.iops, j.total_ios]).toEqual([2000, 2000, 4000]);
+  });
+
   it("group_reporting adds the members' samples up (fio's sum_stat pure_sum): two such jobs read as min=max=16000, samples=8", () => {
     const two = parseFioJobFile(text.replace("[reader]", "[reader]\nnumjobs=2\ngroup_reporting"), "two.fio", { defaultDevice: "nvme0n1" });
     const r2 = simulate(scenarioDefaults({ name: "t", devices: [devicePreset("nvme")], jobs: two.jobs }));

@@ -228,7 +228,7 @@ export interface JobResult {
   startNs: number;
   firstSubmitNs: number;
   lastDoneNs: number;
-  /** ms from the job's start to its last completion, as fio's runtime */
+  /** ms from the job's start to its last completion (a time_based job's: at least its runtime), as fio's runtime */
   runtimeMs: number;
   /** the job's iodepth (JobSpec.iodepth): fio's latency_depth when no fio job file gave one */
   iodepth?: number;
