@@ -268,7 +268,7 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
         io += a.bytes;
       }
       if (!maxRun) continue;
-      const agg = Math.floor((io * 1000) / maxRun);
+      const agg = groupAggBytes(units, g, dir); // (io * 1000 / maxRun)
       const f = (v: number, p2: boolean, unit: number) => num2str(v, SIG_FIGS, 1, p2, unit);
       out += `${dir === "read" ? "   READ" : "  WRITE"}: bw=${f(agg, true, N2S_BYTEPERSEC)} (${f(agg, false, N2S_BYTEPERSEC)}), ` +
         `${f(minBw, true, N2S_BYTEPERSEC)}-${f(maxBw, true, N2S_BYTEPERSEC)} (${f(minBw, false, N2S_BYTEPERSEC)}-${f(maxBw, false, N2S_BYTEPERSEC)}), ` +
