@@ -239,6 +239,7 @@ const NOT_MODELLED: Record<string, string> = {
   directory: "the job uses the default device", zonemode: "zones are not modelled", zonerange: "zones are not modelled",
   zonesize: "zones are not modelled", zoneskip: "zones are not modelled", flow: "flow control is not modelled",
   flow_id: "flow control is not modelled", flow_sleep: "flow control is not modelled",
+  bwavgtime: "bw samples are taken every 500 ms, fio's default", iopsavgtime: "iops samples are taken every 500 ms, fio's default",
   steadystate: "no steady-state detection", ss: "no steady-state detection", ss_dur: "no steady-state detection",
   ss_ramp: "no steady-state detection", fill_device: "the job does not fill the device",
   fill_fs: "the job does not fill the device", file_append: "offsets are not past the end of the file",
