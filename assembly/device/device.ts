@@ -314,6 +314,16 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   scheduleLane(d.id, begin + occNs + latNs, EV_DEVICE_DONE, <u32>slot);
 }
 
+/**
+ * The requests blk-mq makes of a bio of `size` bytes on device `d`: one per
+ * max_sectors piece (bio_split_rw). blk-throttle counts them (engine/path.ts
+ * fillBioShape: Bio.pieces) and so do the disk statistics.
+ */
+@inline export function requestsOf(d: Device, size: u32): u32 {
+  const maxb = d.maxSectorsBytes;
+  return maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
+}
+
 /** The bio in `slot` completed at the device: account it, free its request and start a waiting one. */
 @inline export function deviceComplete(slot: i32, now: i64): void {
   const b = bioAt(slot);
@@ -321,8 +331,7 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   // blk_account_io_done, for each request of the bio (design note above)
   if (now >= d.dsStampEndNs) ioTicksEnd(d, now);
   const size = b.size;
-  const maxb = d.maxSectorsBytes;
-  const n: u64 = maxb == 0 || size <= maxb ? 1 : <u64>((size + maxb - 1) / maxb);
+  const n = <u64>requestsOf(d, size);
   const ns = n * <u64>(now - b.issue);
   if (b.dir) {
     d.dsIosW += n;

@@ -36,7 +36,7 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
-import { deviceSubmit, deviceComplete, deviceAt } from "../device/device";
+import { deviceSubmit, deviceComplete, deviceAt, requestsOf } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
 import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext } from "../stats/stats";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
@@ -267,8 +267,7 @@ export function jobTryIssue(j: Job, t: i64): void {
   b.flags = flags;
   b.off = off;
   b.size = size;
-  const maxb = deviceAt(dev).maxSectorsBytes;
-  b.pieces = maxb == 0 || size <= maxb ? 1 : (size + maxb - 1) / maxb;
+  b.pieces = requestsOf(deviceAt(dev), size);
   b.submit = t;
 }
 

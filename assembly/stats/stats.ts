@@ -61,8 +61,8 @@ export const jobDepth = new Vec<u64>(8 * FIO_IO_U_MAP_NR);
 export const BW_AVG_TIME_MS: i64 = 500;
 const BW_AVG_TIME_NS: i64 = BW_AVG_TIME_MS * 1_000_000;
 export const jobBwNext = new Vec<i64>(8); // per job: the end of its open window
-export const jobWinBytes = new Vec<u64>(16); // per job x dir: jobBytes when the last window closed
-export const jobWinIos = new Vec<u64>(16); // jobIos then
+export const jobSampledBytes = new Vec<u64>(16); // per job x dir: jobBytes when the last window closed
+export const jobSampledIos = new Vec<u64>(16); // jobIos then
 // per job x dir x {bw, iops} x {samples, min, max, mean, S} (index ((job*2+dir)*2+k)*5+f)
 export const SAMPLE_FIELDS: i32 = 5;
 export const jobRateStat = new Vec<f64>(16 * 2 * SAMPLE_FIELDS);
@@ -124,14 +124,14 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
   jobLastDone.clear();
   jobDepth.clear();
   jobBwNext.clear();
-  jobWinBytes.clear();
-  jobWinIos.clear();
+  jobSampledBytes.clear();
+  jobSampledIos.clear();
   jobRateStat.clear();
   if (nJobs > 0) {
     jobBwNext.ensure(nJobs - 1);
     for (let i = 0; i < nJobs; i++) jobBwNext.set(i, i64.MAX_VALUE); // until the job starts
-    jobWinBytes.ensure(nJobs * 2 - 1);
-    jobWinIos.ensure(nJobs * 2 - 1);
+    jobSampledBytes.ensure(nJobs * 2 - 1);
+    jobSampledIos.ensure(nJobs * 2 - 1);
     jobRateStat.ensure(nJobs * 2 * 2 * SAMPLE_FIELDS - 1);
     jobIos.ensure(nJobs * 2 - 1);
     jobBytes.ensure(nJobs * 2 - 1);
@@ -330,14 +330,14 @@ export function rateSamplesClose(job: i32, t: i64, alive: bool, ended: bool): vo
       const i = job * 2 + d;
       // (the completions so far less those at the last close)
       const total = jobBytes.get(i);
-      const bytes = total - jobWinBytes.get(i);
+      const bytes = total - jobSampledBytes.get(i);
       if (bytes == 0) continue;
       const ios = jobIos.get(i);
       // rate = delta * 1000 / spent / 1024 (KiB/s) and delta * 1000 / spent, integer division as fio's
       addRateSample(i * 2, bytes * 1000 / <u64>BW_AVG_TIME_MS / 1024);
-      addRateSample(i * 2 + 1, (ios - jobWinIos.get(i)) * 1000 / <u64>BW_AVG_TIME_MS);
-      jobWinBytes.set(i, total);
-      jobWinIos.set(i, ios);
+      addRateSample(i * 2 + 1, (ios - jobSampledIos.get(i)) * 1000 / <u64>BW_AVG_TIME_MS);
+      jobSampledBytes.set(i, total);
+      jobSampledIos.set(i, ios);
     }
   }
   if (ended) next = i64.MAX_VALUE;

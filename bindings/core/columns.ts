@@ -16,6 +16,9 @@ export const DS = {
   TIME_IN_QUEUE_MS: 10,
 } as const;
 
+/** Fields of one sample set in COL.JOB_RATE_STAT (assembly/stats/stats.ts SAMPLE_FIELDS). */
+export const RATE_FIELDS = 5;
+
 export const COL = {
   JOB_IOS: 1,
   JOB_BYTES: 2,
@@ -27,7 +30,7 @@ export const COL = {
   JOB_FIRST_SUBMIT: 8,
   JOB_LAST_DONE: 9,
   JOB_DEPTH: 37, // per job x FIO_IO_U_MAP_NR: fio's io_u_map (in-flight count at each submission)
-  JOB_RATE_STAT: 38, // per job x dir x {bw, iops} x {samples, min, max, mean, S}: fio's bw/iops samples
+  JOB_RATE_STAT: 38, // per job x dir x {bw, iops} x RATE_FIELDS {samples, min, max, mean, S}: fio's bw/iops samples
   CG_IOS: 10,
   CG_BYTES: 11,
   CG_WAIT: 12,

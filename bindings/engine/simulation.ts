@@ -15,7 +15,7 @@
 // xoshiro256** stream per job and device).
 
 import { instantiateCore, type CoreExports } from "../core/core.js";
-import { COL, DS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
+import { COL, DS, RATE_FIELDS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type {
   BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RateSamples, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
@@ -327,9 +327,9 @@ export class Simulation {
     const depth = colU64(c, COL.JOB_DEPTH); // fio's io_u_map, FIO_IO_U_MAP_NR per job
     const hist = colU32NoCopy(c, COL.JOB_HIST);
     c.finishRateSamples();
-    const rate = colF64(c, COL.JOB_RATE_STAT); // (job*2+dir)*2 + {bw, iops}, 5 fields each
+    const rate = colF64(c, COL.JOB_RATE_STAT); // (job*2+dir)*2 + {bw, iops}, RATE_FIELDS each
     const rateOf = (k: number): RateSamples => {
-      const b = k * 5;
+      const b = k * RATE_FIELDS;
       return { samples: rate[b]!, min: rate[b + 1]!, max: rate[b + 2]!, mean: rate[b + 3]!, S: rate[b + 4]! };
     };
     s.jobs.forEach((j, k) => {
@@ -403,12 +403,12 @@ export class Simulation {
     });
     const cgroups: CgroupResult[] = this.cgPathsById.map((path, g) => {
       const total: Record<string, IoStatCounts> = {};
-      for (const d of this.devs) {
+      for (const [k, d] of this.devs.entries()) {
         if (path === "") {
           // the root's io.stat is the disk's own statistics (blkcg_fill_root_iostats:
           // part_stat ios and sectors, counted as requests complete), not its
           // cgroups' bios counted as they are issued
-          const st = devices[this.devs.indexOf(d)]!.stat;
+          const st = devices[k]!.stat;
           total[d.spec.devno] = { rbytes: st.readSectors * 512, wbytes: st.writeSectors * 512, rios: st.readIos, wios: st.writeIos, dbytes: 0, dios: 0 };
           continue;
         }

@@ -323,23 +323,41 @@ export function percentOfAgg(aggBytes: number, meanKiB: number): number {
   return p > 100 ? 100 : p;
 }
 
+/** One direction of a run status group (fio's struct group_run_stats). */
+export interface GroupRunStats {
+  /** shortest and longest runtime in ms of the group's reporting units with IO (0 when none has) */
+  minRun: number;
+  maxRun: number;
+  /** their bandwidths, bytes/s */
+  minBw: number;
+  maxBw: number;
+  /** bytes of the whole group */
+  io: number;
+  /** rs->agg: io * 1000 / maxRun (integer), what show_group_stats prints and bw's "per=" divides by */
+  agg: number;
+}
+
 /**
- * A run status group's aggregate bandwidth per direction (fio's rs->agg:
- * the group's bytes * 1000 / its longest runtime in ms, integer), as
- * show_group_stats() prints it and bw's "per=" divides by.
+ * __show_run_stats()'s group_run_stats for `groupid`, direction `dir`: over
+ * its reporting units with IO in that direction, runtimes truncated to ms.
  */
-export function groupAggBytes(units: readonly FioReportUnit[], groupid: number, dir: "read" | "write"): number {
-  let maxRun = 0;
-  let io = 0;
+export function groupRunStats(units: readonly FioReportUnit[], groupid: number, dir: "read" | "write"): GroupRunStats {
+  const g: GroupRunStats = { minRun: Infinity, maxRun: 0, minBw: Infinity, maxBw: 0, io: 0, agg: 0 };
   for (const u of units) {
     if (u.groupid !== groupid) continue;
     const a = u[dir];
     const runt = Math.floor(a.runtimeMs);
     if (!runt || a.ios === 0) continue;
-    maxRun = Math.max(maxRun, runt);
-    io += a.bytes;
+    g.minRun = Math.min(g.minRun, runt);
+    g.maxRun = Math.max(g.maxRun, runt);
+    const bw = Math.floor((a.bytes * 1000) / runt);
+    g.minBw = Math.min(g.minBw, bw);
+    g.maxBw = Math.max(g.maxBw, bw);
+    g.io += a.bytes;
   }
-  return maxRun ? Math.floor((io * 1000) / maxRun) : 0;
+  if (g.maxRun) g.agg = Math.floor((g.io * 1000) / g.maxRun);
+  else g.minRun = g.minBw = 0;
+  return g;
 }
 
 function dirJson(a: DirAgg, list: readonly number[], plus: boolean, aggBytes = 0): FioDirJson {
@@ -579,8 +597,8 @@ export function toFioJson(result: RunResult, opts: FioJsonOptions = {}): FioJson
       eta: 0,
       elapsed: Math.floor(result.simulatedNs / 1e9),
       ...(u.info?.options && Object.keys(u.info.options).length > 0 ? { "job options": { ...u.info.options } } : {}),
-      read: dirJson(u.read, list, plus, groupAggBytes(units, u.groupid, "read")),
-      write: dirJson(u.write, list, plus, groupAggBytes(units, u.groupid, "write")),
+      read: dirJson(u.read, list, plus, groupRunStats(units, u.groupid, "read").agg),
+      write: dirJson(u.write, list, plus, groupRunStats(units, u.groupid, "write").agg),
       trim: dirJson(empty, list, plus),
       sync: { total_ios: 0, lat_ns: zeroLat() },
       job_runtime: u.runtimeMs,

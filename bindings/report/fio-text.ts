@@ -36,7 +36,7 @@
 
 import type { RunResult } from "../scenario/types.js";
 import { N2S_BYTE, N2S_BYTEPERSEC, N2S_NONE, cFixed, cFixedW, num2str } from "./cformat.js";
-import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioDiskUtil, fioReportUnits, groupAggBytes, percentOfAgg, rateStats, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
+import { DEPTH_BATCH_LABELS, DEPTH_LEVEL_LABELS, ctimeUtc, depthDistribution, fioDiskUtil, fioReportUnits, groupRunStats, percentOfAgg, rateStats, latencyDistribution, type FioJobInfo, type FioReportUnit } from "./fio-json.js";
 import { FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentilesFromPlat } from "./percentiles.js";
 
 export interface FioTextOptions {
@@ -226,8 +226,8 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
     if (u.read.bytes + u.write.bytes === 0 && u.read.ios + u.write.ios === 0) continue;
     const list = u.info?.percentiles ?? FIO_DEFAULT_PERCENTILE_LIST;
     out += `${u.jobname}: (groupid=${u.groupid}, jobs=${u.members.length}): err= 0: pid=0: ${time}\n`;
-    out += ddirStatus(u, "read", list, groupAggBytes(units, u.groupid, "read"));
-    out += ddirStatus(u, "write", list, groupAggBytes(units, u.groupid, "write"));
+    out += ddirStatus(u, "read", list, groupRunStats(units, u.groupid, "read").agg);
+    out += ddirStatus(u, "write", list, groupRunStats(units, u.groupid, "write").agg);
     const hist = new Float64Array(FIO_IO_U_PLAT_NR);
     for (let i = 0; i < hist.length; i++) hist[i] = u.read.hist[i]! + u.write.hist[i]!;
     const lat = latencyDistribution(hist, u.read.ios + u.write.ios);
@@ -250,25 +250,8 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
   for (const g of groups) {
     out += `\nRun status group ${g} (all jobs):\n`;
     for (const dir of ["read", "write"] as const) {
-      let maxRun = 0;
-      let minRun = Infinity;
-      let minBw = Infinity;
-      let maxBw = 0;
-      let io = 0;
-      for (const u of units) {
-        if (u.groupid !== g) continue;
-        const a = u[dir];
-        const runt = Math.floor(a.runtimeMs);
-        if (!runt || a.ios === 0) continue;
-        minRun = Math.min(minRun, runt);
-        maxRun = Math.max(maxRun, runt);
-        const bw = Math.floor((a.bytes * 1000) / runt);
-        minBw = Math.min(minBw, bw);
-        maxBw = Math.max(maxBw, bw);
-        io += a.bytes;
-      }
+      const { minRun, maxRun, minBw, maxBw, io, agg } = groupRunStats(units, g, dir);
       if (!maxRun) continue;
-      const agg = groupAggBytes(units, g, dir); // (io * 1000 / maxRun)
       const f = (v: number, p2: boolean, unit: number) => num2str(v, SIG_FIGS, 1, p2, unit);
       out += `${dir === "read" ? "   READ" : "  WRITE"}: bw=${f(agg, true, N2S_BYTEPERSEC)} (${f(agg, false, N2S_BYTEPERSEC)}), ` +
         `${f(minBw, true, N2S_BYTEPERSEC)}-${f(maxBw, true, N2S_BYTEPERSEC)} (${f(minBw, false, N2S_BYTEPERSEC)}-${f(maxBw, false, N2S_BYTEPERSEC)}), ` +
