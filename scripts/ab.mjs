@@ -1,6 +1,6 @@
 // Side-by-side speed of this checkout's build against another commit's, in one process.
 //
-//   npm run build && node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--keep DIR]
+//   npm run build && node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--engine] [--keep DIR]
 //
 // REF (a commit, branch or tag) is checked out into a temporary git worktree
 // (or DIR with --keep, reused when it is there), built there with this
@@ -17,6 +17,10 @@
 //        `iosim k8s run --logs` does), and the eight decided for their log
 //        checks alone (decideK8sLogChecks: what an mc run whose other symptoms
 //        held runs again): the code that builds kubelet and controller lines.
+//   engine, iomax  with --engine: the WASM core per simulated bio: 200,000
+//        random reads at QD 32 on an ideal device (bench/engine.ts's loop),
+//        and the built-in io.max demo on the nvme preset (659,000 bios, half
+//        through blk-throttle). With --engine alone the k8s kind is skipped.
 // It prints the median and quartiles of the per-round ratio A/B (> 1: this
 // checkout is faster) and each side's 10th-percentile CPU per unit. Both
 // sides see the same machine in every pair of rounds, which is what makes the
@@ -39,13 +43,14 @@ const opt = (k, d) => {
 };
 const ref = args[0];
 if (!ref || ref.startsWith("--")) {
-  console.error("usage: node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--keep DIR]");
+  console.error("usage: node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--engine] [--keep DIR]");
   process.exit(2);
 }
 const ROUNDS = Number(opt("--rounds", "60"));
 const MS = Number(opt("--ms", "150"));
 const mcFile = opt("--mc", undefined);
 const logs = args.includes("--logs");
+const engine = args.includes("--engine");
 const keep = opt("--keep", undefined);
 
 function buildRef() {
@@ -87,6 +92,23 @@ async function side(dir) {
       return cases.length;
     };
   }
+  if (engine) {
+    const io = await import(url("bindings/index.js"));
+    const QD = 32;
+    const iops = (QD * 1e9) / 8000; // 8 us a bio per channel, QD channels
+    const flat = [[512, iops], [1 << 20, iops]];
+    const dev = { name: "loop1", devno: "7:1", kind: "ideal", channels: QD, nrRequests: QD, latencyNs: 0, jitterSigma: 0, maxSectorsKb: 1280,
+      rotational: false, curve: { read: { seq: flat, rand: flat }, write: { seq: flat, rand: flat } } };
+    side.engine = () => {
+      const r = io.simulate(io.scenarioDefaults({ name: "e", devices: [dev],
+        jobs: [io.jobDefaults({ name: "j", device: "loop1", rw: "read", random: true, iodepth: QD, regionLen: 1 << 30, count: 200_000 })] }));
+      return r.jobs[0].read.ios;
+    };
+    side.iomax = () => {
+      const r = io.simulate(io.iomaxDemo(io.devicePreset("nvme")));
+      return r.jobs.reduce((n, j) => n + j.read.ios, 0);
+    };
+  }
   if (mcFile) {
     const { modelFromText, runLine } = await import(url("bindings/mc/run-one.js"));
     const m = modelFromText(readFileSync(mcFile, "utf8"), mcFile);
@@ -117,7 +139,8 @@ const q = (xs, p) => {
   const s = [...xs].sort((x, y) => x - y);
   return s[Math.floor(p * (s.length - 1))];
 };
-for (const kind of ["k8s", ...(logs ? ["logs", "decide"] : []), ...(mcFile ? ["mc"] : [])]) {
+const kinds = [...(engine && !logs && !mcFile ? [] : ["k8s"]), ...(logs ? ["logs", "decide"] : []), ...(mcFile ? ["mc"] : []), ...(engine ? ["engine", "iomax"] : [])];
+for (const kind of kinds) {
   for (let i = 0; i < 10; i++) {
     round(A[kind], 100);
     round(B[kind], 100);
@@ -144,9 +167,11 @@ for (const kind of ["k8s", ...(logs ? ["logs", "decide"] : []), ...(mcFile ? ["m
     logs: "replay with every log line (eight built-in cases)",
     decide: "log-check decision (eight built-in cases, decideK8sLogChecks)",
     mc: `mc run (${mcFile})`,
+    engine: "simulated bio (ideal device, QD 32, no limits)",
+    iomax: "simulated bio (io.max demo, nvme)",
   }[kind];
   console.log(
-    `${kind}: A=${ref} B=this checkout, CPU per ${what}: A/B median ${q(ratios, 0.5).toFixed(3)} (quartiles ${q(ratios, 0.25).toFixed(3)}-${q(ratios, 0.75).toFixed(3)}, ${ROUNDS} rounds of ${MS} ms); 10th percentile A ${q(ua, 0.1).toFixed(1)} us, B ${q(ub, 0.1).toFixed(1)} us`,
+    `${kind}: A=${ref} B=this checkout, CPU per ${what}: A/B median ${q(ratios, 0.5).toFixed(3)} (quartiles ${q(ratios, 0.25).toFixed(3)}-${q(ratios, 0.75).toFixed(3)}, ${ROUNDS} rounds of ${MS} ms); 10th percentile A ${q(ua, 0.1).toPrecision(3)} us, B ${q(ub, 0.1).toPrecision(3)} us`,
   );
 }
 cleanup();
