@@ -156,7 +156,7 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
   const hz = num(h, "hz", file, hl);
   const base = t0 - BigInt(grid);
   const tick = BigInt(tickNs);
-  const clock: TraceClock = {
+  let clock: TraceClock = {
     hz, tickNs, source: "header",
     jiffiesAtOrigin: base / tick + offset,
     originAfterTickNs: Number(base % tick),
@@ -215,6 +215,9 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
       submitNs: num(r, "submit_ns", file, line), completeNs: num(r, "complete_ns", file, line), line,
     });
   }
+  // a map its recorder marked unreliable (`iosim record` on a machine whose ticks ran late): the phase
+  // is estimated from the trace and calibrated, as for a trace without a map
+  if (jm.reliable === false) clock = { ...clock, source: "estimated", originAfterTickNs: (tickNs - estimateTickPhase(ios, tickNs)) % tickNs };
   const kernelString = typeof h.kernel === "string" ? h.kernel : "6.18";
   const name = typeof h.scenario === "string" ? `${h.scenario}/run${h.repeat ?? "?"}` : file;
   return {

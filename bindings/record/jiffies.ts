@@ -8,7 +8,10 @@
 // (multiples of tick_ns plus grid_offset_ns), so
 //   jiffies(t) = floor((t - grid_offset_ns) / tick_ns) + offset.
 // "now" is printed before "jiffies", so a tick between the two makes J one
-// too large: the smallest offset over several samples is taken.
+// too large: the smallest offset over several samples is taken. Where the
+// offsets spread over more than one tick (a loaded or emulated machine whose
+// ticks run late, as in a TCG guest), the map is marked unreliable and
+// `iosim compare` estimates the phase from the trace instead.
 //
 // Worked example (HZ 250, tick 4 ms): "now at 289789619367", "jiffies:
 // 4294964679", tick expiring at 289800000000 (a multiple of 4 ms, grid 0):
@@ -21,6 +24,9 @@ export interface JiffiesMap {
   offset?: number;
   offsets_seen?: number[];
   formula?: string;
+  /** false when the samples' offsets disagree by more than one tick (a starved or emulated CPU delays ticks):
+   *  iosim compare then estimates the tick phase from the trace, as for traces without a map */
+  reliable?: boolean;
   samples_now_ns_jiffies: Array<[number, number]>;
   error?: string;
 }
@@ -64,6 +70,7 @@ export function jiffiesMap(reads: readonly string[], hz: number | undefined): Ji
     offset: Math.min(...offs),
     offsets_seen: [...new Set(offs)].sort((a, b) => a - b),
     formula: "jiffies(t_mono_ns) = floor((t_mono_ns - grid_offset_ns) / tick_ns) + offset",
+    reliable: Math.max(...offs) - Math.min(...offs) <= 1,
     samples_now_ns_jiffies: samples,
   };
 }

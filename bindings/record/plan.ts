@@ -82,8 +82,10 @@ export interface RecordPlan {
   warnings: string[];
 }
 
-/** IOs one job may plan at most (a time_based job's list is cut here and ends early, with a warning) */
+/** IOs one job may plan at most (a longer list is cut here and ends early, with a warning) */
 export const MAX_PLANNED_IOS = 2_000_000;
+/** a time_based job plans this many IOs per second of runtime (a job that issues them all before its runtime ends is flagged in the trace) */
+export const PLANNED_IOPS_CEILING = 50_000;
 
 const ROOT_ONLY = new Set(["io.cost.qos", "io.cost.model"]);
 const V1_OF: Record<string, string> = {
@@ -195,7 +197,7 @@ function planJob(s: Scenario, j: JobSpec, target: Target, rnd: () => number, war
   else if (p.kind === "times") n = p.timesNs.length;
   else if (j.count !== undefined) n = j.count;
   else if (j.bytes !== undefined && !j.timeBased) n = Math.ceil(j.bytes / (j.bs.reduce((a, b) => a + b.size * b.weight, 0) / j.bs.reduce((a, b) => a + b.weight, 0)));
-  else if (j.runtimeNs !== undefined) n = MAX_PLANNED_IOS;
+  else if (j.runtimeNs !== undefined) n = Math.ceil((j.runtimeNs / 1e9) * PLANNED_IOPS_CEILING);
   else n = Math.ceil(region / maxBs);
   if (n > MAX_PLANNED_IOS) {
     warnings.push(`job "${j.name}": ${n} IOs planned, cut to ${MAX_PLANNED_IOS}; the recording ends when they are issued`);

@@ -214,6 +214,18 @@ describe("the recording's parts", () => {
     expect(ev).toEqual([{ type: "block", ev: "complete", t_ns: 567_990_000, rwbs: "R", sector: 8, nr_sector: 8 }]);
     expect(traceDev("7:3")).toBe((7 << 20) | 3);
   });
+
+  it("marks a map whose samples disagree by more than a tick unreliable, and compare then estimates the phase", async () => {
+    const at = (now: number, j: number) => `now at ${now} nsecs\njiffies: ${j}\n`;
+    expect(jiffiesMap([at(4e9, 1000), at(4.001e9, 1001)], 250).reliable).toBe(true);
+    const late = jiffiesMap([at(4e9, 1000), at(4.001e9, 1003)], 250);
+    expect(late.reliable).toBe(false);
+    const m = machine();
+    const rec = await record(m.host, throtl("iops100_qd1_read"), {});
+    expect(readTrace(rec.lines.join("\n"), "a.jsonl").clock.source).toBe("header");
+    const h = { ...rec.header, jiffies: { ...(rec.header.jiffies as object), reliable: false } };
+    expect(readTrace([JSON.stringify(h), ...rec.lines.slice(1)].join("\n"), "b.jsonl").clock.source).toBe("estimated");
+  });
 });
 
 describe("iosim record's command line", () => {

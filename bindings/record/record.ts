@@ -66,6 +66,8 @@ export interface RecordOptions {
   timeoutS?: number;
   /** where tmpfs backing files go */
   shm?: string;
+  /** a recorder binary built beforehand (cc -O2 -pthread [-static] iosim_rec.c): no compiler needed */
+  recorder?: string;
   say?: (line: string) => void;
 }
 
@@ -116,8 +118,11 @@ export function look(h: Host, s: Scenario, o: RecordOptions): { version: 1 | 2; 
   if (o.tracepoints !== false && !m.tracefs) {
     throw new RecordError("tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing (or pass --no-tracepoints to record user-space timings only)");
   }
-  const cc = h.run("cc", ["--version"]);
-  if (cc.status !== 0) throw new RecordError("no C compiler (cc) on this machine: the recorder (bindings/record/iosim_rec.c) is compiled at run time; install gcc (apt-get install gcc libc6-dev)");
+  if (o.recorder) {
+    if (!h.exists(o.recorder)) throw new RecordError(`--recorder ${o.recorder}: no such file`);
+  } else if (h.run("cc", ["--version"]).status !== 0) {
+    throw new RecordError("no C compiler (cc) on this machine: the recorder (bindings/record/iosim_rec.c) is compiled at run time; install gcc (apt-get install gcc libc6-dev), or build it elsewhere and pass --recorder PATH");
+  }
   void s;
   return { version, cgroot, tracefs: o.tracepoints === false ? undefined : m.tracefs };
 }
@@ -198,8 +203,8 @@ export function makeDevice(h: Host, undo: Undo, o: RecordOptions, bytesNeeded: n
     const r = h.run("modprobe", ["null_blk", ...params]);
     if (r.status !== 0) throw new RecordError(`this kernel has no null_blk module (modprobe null_blk: ${r.stderr.trim() || "exit " + r.status}); record on a loop device instead (--device loop)`);
     undo.push("unload null_blk", () => must(h, "modprobe", ["-r", "null_blk"]));
-    const devno = (h.read("/sys/block/nullb0/dev") ?? "").trim();
-    const size = Number(h.read("/sys/block/nullb0/size") ?? 0) * 512;
+    const devno = (h.read("/sys/block/nullb0/dev") ?? "").trim() || "251:0";
+    const size = Number(h.read("/sys/block/nullb0/size") ?? 0) * 512 || Math.max(1, Math.ceil(bytesNeeded / 2 ** 30)) * 2 ** 30;
     return { path: "/dev/nullb0", name: "nullb0", devno, sizeBytes: size, target: "/dev/nullb0", queueDir: "/sys/block/nullb0/queue", facts: { null_blk: Object.fromEntries(params.map((p) => p.split("="))), ...queueFacts(h, "nullb0") } };
   }
   if (!dev.startsWith("/dev/")) throw new RecordError(`--device: "${dev}" is neither loop, null_blk nor a /dev path`);
@@ -311,12 +316,12 @@ export async function record(h: Host, s: Scenario, o: RecordOptions = {}): Promi
     // the recorder
     const dry = h.log !== undefined;
     const work = dry ? join(tmpdir(), "iosim-rec-XXXXXX") : mkdtempSync(join(tmpdir(), "iosim-rec-"));
-    if (!dry) {
-      undo.push(`remove ${work}`, () => rmSync(work, { recursive: true, force: true }));
-      writeFileSync(join(work, "iosim_rec.c"), recorderSource());
+    if (!dry) undo.push(`remove ${work}`, () => rmSync(work, { recursive: true, force: true }));
+    const exe = o.recorder ?? join(work, "iosim_rec");
+    if (!o.recorder) {
+      if (!dry) writeFileSync(join(work, "iosim_rec.c"), recorderSource());
+      must(h, "cc", ["-O2", "-Wall", "-pthread", "-o", exe, join(work, "iosim_rec.c")]);
     }
-    const exe = join(work, "iosim_rec");
-    must(h, "cc", ["-O2", "-Wall", "-pthread", "-o", exe, join(work, "iosim_rec.c")]);
 
     // tracepoints
     let instance: string | undefined;
@@ -429,6 +434,10 @@ export async function record(h: Host, s: Scenario, o: RecordOptions = {}): Promi
         if (Number(f[8])) r.errno = Number(f[8]);
         ios.push(r);
       }
+    });
+    plan.jobs.forEach((j) => {
+      const n = ios.filter((r) => r.job === j.name).length;
+      if (j.endNs !== undefined && n === j.ios.length) say(`warning: job ${j.name} issued all ${n} planned IOs before its runtime ended; the trace ends early`);
     });
     ios.sort((a, b) => (a.submit_ns as number) - (b.submit_ns as number) || String(a.job).localeCompare(String(b.job)) || (a.seq as number) - (b.seq as number));
 

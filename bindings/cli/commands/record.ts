@@ -21,6 +21,7 @@ interface RecordCliOptions {
   timeout: string;
   seed?: string;
   kernel?: string;
+  recorder?: string;
 }
 
 /** -o r.jsonl with 3 repeats -> r.run1.jsonl, r.run2.jsonl, r.run3.jsonl */
@@ -43,6 +44,7 @@ export function register(program: Command): void {
     .option("--no-tracepoints", "do not read block tracepoints (needs no tracefs)")
     .option("--timeout <s>", "stop the jobs and fail after this many seconds", "600")
     .option("--seed <n>", "seed for the jobs' offsets and sizes (default: the scenario's)")
+    .option("--recorder <path>", "a recorder binary built beforehand from bindings/record/iosim_rec.c (default: compiled now with cc)")
     .option("--dry-run", "print every write and command it would make, change nothing")
     .action(async (target: string, o: RecordCliOptions) => {
       if (!o.out && !o.dryRun) throw new InputError("-o TRACE.jsonl is required (where the trace goes)", "command line", undefined, "-o");
@@ -55,7 +57,7 @@ export function register(program: Command): void {
       const host = o.dryRun ? dryRun(realHost(), (l) => process.stdout.write(l + "\n")) : realHost();
       for (let k = 1; k <= (o.dryRun ? 1 : repeats); k++) {
         try {
-          const rec = await record(host, scenario, { device: o.device, file: o.file, yes: o.yes, tracepoints: o.tracepoints, repeat: k, timeoutS, nullBlk, say });
+          const rec = await record(host, scenario, { device: o.device, file: o.file, yes: o.yes, tracepoints: o.tracepoints, repeat: k, timeoutS, nullBlk, say, recorder: o.recorder });
           if (o.dryRun) return;
           const path = repeatPath(o.out!, k, repeats);
           writeFileSync(path + ".part", rec.lines.join("\n") + "\n");
