@@ -243,6 +243,7 @@ export class Simulation {
     for (const b of j.bs) c.jobBs(id, b.size, b.weight);
     for (const b of j.bsWrite ?? []) c.jobBsWrite(id, b.size, b.weight);
     if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
+    if (j.thinktimeIotimeNs) c.jobThinkIotime(id, BigInt(Math.round(j.thinktimeIotimeNs)), j.thinktimeBlocksSet ? 1 : 0);
     if (p.kind === "rate" && (p.read || p.write)) {
       c.jobRateDir(id, 0, p.read?.iops ?? 0, p.read?.bps ?? 0);
       c.jobRateDir(id, 1, p.write?.iops ?? 0, p.write?.bps ?? 0);
