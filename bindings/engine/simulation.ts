@@ -48,6 +48,10 @@ export class Simulation {
   private readonly devs: Array<{ id: number; spec: DeviceSpec }> = [];
   private readonly jobIds: number[] = [];
   private readonly warnings: string[] = [];
+  /** warnings the scenario's set-up gave so far (its writes at t = 0), before any run */
+  setupWarnings(): readonly string[] {
+    return this.warnings;
+  }
   private readonly ctx: ControlContext;
   private finished = false;
   /** config writes that create blkgs (blkg_conf_prep): cgroup, devno, time, in the order applied */
