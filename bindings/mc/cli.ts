@@ -86,10 +86,13 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   const lines: string[] = [];
   lines.push(`iosim mc: ${s.scenario} (${s.domain}), ${s.completed}/${s.runs} runs, seed ${s.seed}`);
   lines.push("");
-  const w = Math.max(8, ...Object.keys(s.classes).map((k) => k.length));
+  // classes seen in exactly the same runs print as one row, "a = b"
+  const rowsOf = Object.entries(s.classes).filter(([k, c]) => !c.sameRunsAs?.some((o) => o < k));
+  const label = (k: string, c: McSummary["classes"][string]) => [k, ...(c.sameRunsAs ?? [])].join(" = ");
+  const w = Math.max(8, ...rowsOf.map(([k, c]) => label(k, c).length));
   lines.push(`${"outcome".padEnd(w)}  ${"count".padStart(8)}  ${"prob".padStart(8)}  95% Wilson`);
-  for (const [k, c] of Object.entries(s.classes)) {
-    lines.push(`${k.padEnd(w)}  ${String(c.count).padStart(8)}  ${c.probability.toFixed(4).padStart(8)}  [${c.wilson95[0].toFixed(4)}, ${c.wilson95[1].toFixed(4)}]`);
+  for (const [k, c] of rowsOf) {
+    lines.push(`${label(k, c).padEnd(w)}  ${String(c.count).padStart(8)}  ${c.probability.toFixed(4).padStart(8)}  [${c.wilson95[0].toFixed(4)}, ${c.wilson95[1].toFixed(4)}]`);
     if (c.repro) {
       const f = outDir ? join(outDir, c.repro.file) : c.repro.file;
       lines.push(`${"".padEnd(w)}  repro: ${f} (run ${c.repro.run}, ${c.repro.shrinkSteps} shrink steps)`);
@@ -111,8 +114,11 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   const table = s.table;
   if (table) {
     lines.push("");
-    const classes = [...new Set(table.cells.flatMap((c) => Object.keys(c.classes)))].filter((c) => c !== OK_CLASS).sort();
-    const head = [...table.axes, "runs", ...classes.map((c) => `P(${c})`)];
+    // a class seen in the same runs as one before it in name order is that one's column
+    const classes = [...new Set(table.cells.flatMap((c) => Object.keys(c.classes)))]
+      .filter((c) => c !== OK_CLASS && !s.classes[c]?.sameRunsAs?.some((o) => o < c))
+      .sort();
+    const head = [...table.axes, "runs", ...classes.map((c) => `P(${[c, ...(s.classes[c]?.sameRunsAs ?? [])].join(" = ")})`)];
     const rows = table.cells.map((c) => [...table.axes.map((a) => c.key[a]!), String(c.runs), ...classes.map((k) => {
       const e = c.classes[k];
       return e ? `${e.probability.toFixed(3)} [${e.wilson95[0].toFixed(3)}, ${e.wilson95[1].toFixed(3)}]` : "0";
