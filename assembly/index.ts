@@ -18,6 +18,7 @@ import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
 import { resetIocost } from "./iocost/iocost";
 import { resetWriteback } from "./writeback/writeback";
+import { resetPagecache, pcEnable, pcDevice, pcJob, pcMemoryMax, pcStat } from "./pagecache/pagecache";
 import { Vec } from "./engine/vec";
 
 export { FIO_PLAT_NR, SERIES_PLAT_NR } from "./stats/histogram";
@@ -38,8 +39,36 @@ export function reset(runSeed: u64, hz: u32, jiffiesAtZero: u64, zeroAfterTickNs
   resetThrottle();
   resetIocost();
   resetWriteback();
+  resetPagecache();
   S.setSeries(0);
   S.setRecord(false);
+}
+
+// ---------------------------------------------------------------- page cache (buffered reads)
+
+/** Buffered reads go through the page cache (pagecache/pagecache.ts); profile 0 = 6.1, 1 = 6.12, 2 = 6.18. */
+export function pagecacheEnable(profile: i32): void {
+  pcEnable(profile);
+}
+
+/** A device's read_ahead_kb, max_sectors_kb (bdi->io_pages) and size (EOF of readahead). */
+export function pagecacheDevice(dev: i32, raKb: i32, ioKb: i32, sizeBytes: i64): void {
+  pcDevice(dev, raKb, ioKb, sizeBytes);
+}
+
+/** A job's file: advice 0 none, 1 POSIX_FADV_SEQUENTIAL, 2 POSIX_FADV_RANDOM; fio's invalidate. */
+export function pagecacheJob(job: i32, dev: i32, advice: i32, invalidate: bool): void {
+  pcJob(job, dev, advice, invalidate);
+}
+
+/** memory.max of a cgroup in bytes (0 = max) for its read cache. */
+export function pagecacheMemoryMax(cg: i32, bytes: i64): void {
+  pcMemoryMax(cg, bytes);
+}
+
+/** Per cgroup: 0 hit pages, 1 readahead pages, 2 evicted, 3 waits on pages under IO, 4 pages cached. */
+export function pagecacheStat(cg: i32, field: i32): i64 {
+  return pcStat(cg, field);
 }
 
 export function cgroupAdd(parent: i32): i32 {
