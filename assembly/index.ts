@@ -18,7 +18,7 @@ import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
 import { resetIocost } from "./iocost/iocost";
 import { resetWriteback } from "./writeback/writeback";
-import { resetPagecache, pcEnable, pcDevice, pcJob, pcMemoryMax, pcStat } from "./pagecache/pagecache";
+import { resetPagecache, pcEnable, pcDevice, pcJob, pcMemoryMax, pcStat, devDoneT, devDoneCg, devDoneBytes } from "./pagecache/pagecache";
 import { Vec } from "./engine/vec";
 
 export { FIO_PLAT_NR, SERIES_PLAT_NR } from "./stats/histogram";
@@ -278,6 +278,9 @@ export const COL_SERIES_REC_KEY: i32 = 33; // cg*2+dir
 export const COL_SERIES_REC_IOS: i32 = 34;
 export const COL_SERIES_REC_BYTES: i32 = 35;
 export const COL_SERIES_REC_LAT_SUM: i32 = 36;
+export const COL_PC_DONE_T: i32 = 60; // readahead bio completions (pagecache.ts), for the series
+export const COL_PC_DONE_CG: i32 = 61;
+export const COL_PC_DONE_BYTES: i32 = 62;
 export const COL_REC_JOB: i32 = 20;
 export const COL_REC_SEQ: i32 = 21;
 export const COL_REC_WORKER: i32 = 22;
@@ -323,6 +326,9 @@ export function column(id: i32): usize {
     case COL_SERIES_REC_IOS: return ptrOf(S.seriesRecIos);
     case COL_SERIES_REC_BYTES: return ptrOf(S.seriesRecBytes);
     case COL_SERIES_REC_LAT_SUM: return ptrOf(S.seriesRecLatSum);
+    case COL_PC_DONE_T: return ptrOf(devDoneT);
+    case COL_PC_DONE_CG: return ptrOf(devDoneCg);
+    case COL_PC_DONE_BYTES: return ptrOf(devDoneBytes);
     case COL_REC_JOB: return ptrOf(S.recJob);
     case COL_REC_SEQ: return ptrOf(S.recSeq);
     case COL_REC_WORKER: return ptrOf(S.recWorker);
@@ -367,6 +373,9 @@ export function columnLength(id: i32): i32 {
     case COL_SERIES_REC_IOS: return S.seriesRecIos.length;
     case COL_SERIES_REC_BYTES: return S.seriesRecBytes.length;
     case COL_SERIES_REC_LAT_SUM: return S.seriesRecLatSum.length;
+    case COL_PC_DONE_T: return devDoneT.length;
+    case COL_PC_DONE_CG: return devDoneCg.length;
+    case COL_PC_DONE_BYTES: return devDoneBytes.length;
     case COL_REC_JOB: return S.recJob.length;
     case COL_REC_SEQ: return S.recSeq.length;
     case COL_REC_WORKER: return S.recWorker.length;

@@ -89,7 +89,7 @@ import { allocBio, freeBio, bioAt, BIO_READAHEAD } from "../engine/bios";
 import { fillBio, submitBio } from "../engine/path";
 import { cgParent } from "../engine/cgroups";
 import { jobAt } from "../workload/jobs";
-import { record, recordOn } from "../stats/stats";
+import { record, recordOn, seriesBinNs } from "../stats/stats";
 import { iocgs } from "../iocost/iocost";
 
 export const PAGE_SHIFT: i32 = 12;
@@ -137,6 +137,12 @@ const pages = new Map<u64, u64>();
 const F_UPTODATE: u64 = 1;
 const F_MARK: u64 = 2;
 
+// readahead bio completions (time, cgroup, bytes) when a time series is kept:
+// the device side of the series (io.stat's view), binned by the bindings
+export const devDoneT = new Vec<i64>(16);
+export const devDoneCg = new Vec<i32>(16);
+export const devDoneBytes = new Vec<u32>(16);
+
 // per bio slot: the first app read waiting for it (-1 none); reads link
 // through their own `next` (an app read sits in no queue)
 const waitHead = new Vec<i32>(64);
@@ -170,6 +176,9 @@ export function resetPagecache(): void {
   cgWaitPages.length = 0;
   pages.clear();
   waitHead.length = 0;
+  devDoneT.length = 0;
+  devDoneCg.length = 0;
+  devDoneBytes.length = 0;
 }
 
 export function pcEnable(kernelProfile: i32): void {
@@ -673,6 +682,11 @@ function pcContinue(slot: i32, t: i64): void {
 export function pcBioDone(slot: i32, t: i64): void {
   const b = bioAt(slot);
   if (recordOn) record(b.job, b.seq, b.worker, b.cg, 0, b.flags, b.off, b.size, b.submit, b.release, b.issue, t);
+  if (seriesBinNs > 0) {
+    devDoneT.push(t);
+    devDoneCg.push(b.cg);
+    devDoneBytes.push(b.size);
+  }
   const dev = b.dev;
   const first = b.off >> PAGE_SHIFT;
   const n = <i64>(b.size >> PAGE_SHIFT);

@@ -53,6 +53,7 @@ export class Simulation {
   /** config writes that create blkgs (blkg_conf_prep): cgroup, devno, time, in the order applied */
   private readonly confBlkgs: Array<{ cgroup: string; devno: string; atNs: number }> = [];
   private wallMs = 0;
+  private pagecache = false;
   private totalIos = 0;
 
   constructor(scenario: Scenario, core: CoreExports = instantiateCore()) {
@@ -106,6 +107,7 @@ export class Simulation {
 
     // the page cache, when a job reads buffered (assembly/pagecache)
     if (s.jobs.some((j) => !j.direct && j.rw !== "write")) {
+      this.pagecache = true;
       c.pagecacheEnable(s.kernel === "6.1" ? 0 : s.kernel === "6.12" ? 1 : 2);
       for (const d of this.devs) {
         const ra = d.spec.readAheadKb ?? 128;
@@ -493,6 +495,33 @@ export class Simulation {
           if (n > 0) push(open, j, n, Number(sBytes[j]), sLat[j]!, openHist.subarray(j * SERIES_PLAT_NR, (j + 1) * SERIES_PLAT_NR));
         }
       }
+    }
+
+    // buffered reads: the device side of the series (readahead bios per bin and cgroup)
+    if (s.seriesBinNs > 0 && this.pagecache) {
+      const dt = colI64(c, COL.PC_DONE_T), dc = colI32(c, COL.PC_DONE_CG), db = colU32(c, COL.PC_DONE_BYTES);
+      const at = new Map<string, SeriesBin>();
+      for (const p of series) {
+        if (p.dir === "read") {
+          p.deviceIos = 0;
+          p.deviceBytes = 0;
+          at.set(`${p.t0Ns}\u0000${p.cgroup}`, p);
+        }
+      }
+      for (let i = 0; i < dt.length; i++) {
+        const t0Ns = Math.floor(Number(dt[i]) / s.seriesBinNs) * s.seriesBinNs;
+        const cgroup = this.cgPathsById[dc[i]!]!;
+        const k = `${t0Ns}\u0000${cgroup}`;
+        let p = at.get(k);
+        if (!p) {
+          p = { t0Ns, cgroup, dir: "read", ios: 0, bytes: 0, meanLatNs: 0, p99LatNs: 0, deviceIos: 0, deviceBytes: 0 };
+          at.set(k, p);
+          series.push(p);
+        }
+        p.deviceIos! += 1;
+        p.deviceBytes! += db[i]!;
+      }
+      series.sort((a, b) => a.t0Ns - b.t0Ns);
     }
 
     // per-bio records

@@ -314,6 +314,11 @@ export interface SeriesBin {
   bytes: number;
   meanLatNs: number;
   p99LatNs: number;
+  /** with buffered reads: the readahead bios of this cgroup that completed in the bin, and their
+   *  bytes (what io.stat counts; ios/bytes above are the application's reads). A bin with bios
+   *  and no read completed has ios 0 and latencies 0. */
+  deviceIos?: number;
+  deviceBytes?: number;
 }
 
 export interface BioRecord {
