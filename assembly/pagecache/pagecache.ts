@@ -10,8 +10,9 @@
 // starts a new initial window), async_size is size / 2 when the read covers
 // the window, the self-merge of the next window is gone; 6.18 also trims
 // each async window's end to its ra->order alignment (syncRa612(),
-// asyncRa612()). Large folios are not modelled (the block device's cache,
-// which the oracle reads, uses order-0 pages in 6.1).
+// asyncRa612(): with order-0 pages, as modelled, a 4-page alignment).
+// Large folios are not modelled (the block device's cache, which the oracle
+// reads, uses order-0 pages in 6.1).
 //
 // A buffered read(2) of [pos, pos+len) does not become a bio. It walks the
 // pages of the range, as filemap_get_pages() does, in batches: the run of
@@ -524,9 +525,9 @@ function syncRa612(job: i32, cg: i32, dev: i32, index: i64, reqSize: i64, maxPag
 }
 
 /** 6.12 / 6.18 page_cache_async_ra(): the expected index is the marked page
- *  only; 6.18 grows ra->order by 2 a window and trims the window's end down
- *  to 1 << min(order, ffs(max_pages) - 1) pages (the block device's cache is
- *  read in order-0 pages here, so only the trim changes the bios). */
+ *  only; 6.18 ("mm/readahead: Terminate async readahead on natural
+ *  boundary") trims the window's end down to 1 << min(ra->order + 2,
+ *  ffs(max_pages) - 1) pages. */
 function asyncRa612(job: i32, cg: i32, dev: i32, index: i64, reqSize: i64, maxPages: i64, t: i64): void {
   let start = raStart.get(job);
   let size = raSize.get(job);
@@ -543,13 +544,17 @@ function asyncRa612(job: i32, cg: i32, dev: i32, index: i64, reqSize: i64, maxPa
     size = nextRaSize(miss - index + reqSize, maxPages);
   }
   if (profile == 2) {
+    // ra->order += 2; the window's end is rounded down to 1 << min(order,
+    // ffs(max_pages) - 1) pages. page_cache_ra_order() sets ra->order back
+    // to 0 for a mapping without large folios (as here), so order is 2 at
+    // every async window: a 4-page alignment.
     const order = raOrder.get(job) + 2;
-    raOrder.set(job, order);
     const ffs1 = maxPages > 0 ? <i64>ctz(maxPages) : 0;
     const align: i64 = (<i64>1) << (order < ffs1 ? order : ffs1);
     const end = start + size;
     const alignedEnd = end & ~(align - 1);
     if (alignedEnd > start) size -= end - alignedEnd;
+    raOrder.set(job, 0);
   }
   setRa(job, start, size, size);
   doRa(job, cg, dev, start, size, size, t);
