@@ -109,9 +109,15 @@ export class NestedPendingOperations {
     private readonly reportFailures: { readonly on: boolean } = ALWAYS,
   ) {}
 
+  /**
+   * exponentialBackOffOnError (NewNestedPendingOperations' argument): false
+   * forgets a failed operation at once, so a retry may start straight away
+   * (upstream's tests; every owner in the replay backs off)
+   */
+  exponentialBackOffOnError = true;
+
   private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
-    // an empty volume name (per-node VerifyVolumesAreAttached) only matches itself on the same node
-    if (a.volumeName === "" || volumeName === "") return a.volumeName === volumeName && a.nodeName === nodeName;
+    // (an empty volume name never reaches here: see find)
     if (a.volumeName !== volumeName) return false;
     const podOk = a.podName === "" || podName === "" || a.podName === podName;
     if (!this.profile.npoKeyStruct) return podOk;
@@ -128,6 +134,10 @@ export class NestedPendingOperations {
    * backoff and ran beside B's unmount (issue #109047).
    */
   private find(volumeName: string, podName: string, nodeName: string): Operation | undefined {
+    // "If volumeName is empty, operation can be executed concurrently"
+    // (isOperationExists): such a key conflicts with nothing, and an entry
+    // under it matches no named volume
+    if (volumeName === "") return undefined;
     const ops = this.ops;
     if (!this.profile.npoPendingFirst) {
       for (let i = 0; i < ops.length; i++) if (this.matches(ops[i]!.key, volumeName, podName, nodeName)) return ops[i];
@@ -203,6 +213,14 @@ export class NestedPendingOperations {
         for (let j = i + 1; j < ops.length; j++) ops[j - 1] = ops[j]!;
         ops.pop();
       }
+      return;
+    }
+    if (!this.exponentialBackOffOnError) {
+      // operationComplete without backoff: the entry goes as on success
+      this.sim.bump(this.group);
+      const ops = this.ops;
+      const i = ops.indexOf(op);
+      if (i >= 0) ops.splice(i, 1);
       return;
     }
     op.pending = false;
