@@ -91,6 +91,8 @@ export interface ReconcilerDeps {
 
 export interface Reconciler {
   reconcile(): void;
+  /** reportMultiAttachError (upstream's tests call it directly) */
+  reportMultiAttachError(v: VolumeToAttach, nodes: readonly string[]): void;
 }
 
 export function volDetail(av: { volumeName: string; spec?: { name: string } | undefined }, node: string, from = "on"): string {
@@ -225,14 +227,7 @@ class reconciler implements Reconciler {
       // (the other nodes' list is built only when there is one: this runs for every volume at every pass)
       if (!multi && profile.version.minor >= 7 && asw.isAttachedElsewhere(v.volumeName, v.nodeName)) {
         if (!v.multiAttachErrorReported) {
-          const nodes = asw.getNodesForAttachedVolume(v.volumeName).filter((n) => n !== v.nodeName);
-          const others = dsw.getVolumePodsOnNodes(nodes, v.volumeName);
-          const msg =
-            others.length > 0
-              ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
-              : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
-          d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
-          out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
+          this.reportMultiAttachError(v, asw.getNodesForAttachedVolume(v.volumeName));
           dsw.setMultiAttachError(v.volumeName, v.nodeName);
         }
         continue;
@@ -240,6 +235,23 @@ class reconciler implements Reconciler {
       const r = ad.attachVolume(v);
       if (r === null) out.on && out.wants(component) && out.log(component, ...adcAttachStartedLine(v, profile));
     }
+  }
+
+  /**
+   * reportMultiAttachError: the FailedAttachVolume event on the pods of `v`
+   * and the administrator's log line; `nodes` are the nodes the volume is
+   * attached to (`v`'s own is left out).
+   */
+  reportMultiAttachError(v: VolumeToAttach, nodes: readonly string[]): void {
+    const { profile, out, component, dsw, d } = this;
+    const otherNodes = nodes.filter((n) => n !== v.nodeName);
+    const others = dsw.getVolumePodsOnNodes(otherNodes, v.volumeName);
+    const msg =
+      others.length > 0
+        ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
+        : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
+    d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
+    out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, otherNodes, profile));
   }
 }
 

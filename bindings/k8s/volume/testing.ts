@@ -5,10 +5,13 @@
 //
 // The fake supports every spec (FakeVolumePlugin.CanSupport), names a volume
 // by its spec name (GetVolumeName), and succeeds at every call unless the
-// volume's name asks otherwise, as upstream's fake does: a spec named
-// FAIL_ATTACH_VOLUME_NAME fails Attach, FAIL_MOUNT_DEVICE_VOLUME_NAME
-// MountDevice, FAIL_ON_SETUP_VOLUME_NAME SetUp (the same names as upstream's
-// constants). Every call is counted under upstream's getter names
+// volume's or the node's name asks otherwise, as upstream's fake does:
+// Attach and Detach keep upstream's FakeVolume bookkeeping (VolumesAttached)
+// and its special nodes (an attach to UNCERTAIN_ATTACH_NODE fails the first
+// time and succeeds after, to TIMEOUT_ATTACH_NODE always fails although the
+// volume is attached; a detach from FAIL_DETACH_NODE fails; MULTI_ATTACH_NODE
+// shares a volume); a spec named FAIL_MOUNT_DEVICE_VOLUME_NAME fails
+// MountDevice, FAIL_ON_SETUP_VOLUME_NAME SetUp. Every call is counted under upstream's getter names
 // (GetNewAttacherCallCount, GetAttachCallCount, ... summed over the fake's
 // attachers, mounters and so on), which the tests poll where upstream's wait
 // for them; `latencyMs` makes every call take simulated time (0: it completes
@@ -29,11 +32,16 @@ export const FAIL_DETACH_VOLUME_NAME = "fail-detach-volume-name";
 export const FAIL_MOUNT_DEVICE_VOLUME_NAME = "fail-mount-device-volume-name";
 export const FAIL_ON_SETUP_VOLUME_NAME = "fail-setup-volume";
 export const FAIL_UNMOUNT_DEVICE_VOLUME_NAME = "fail-unmount-device-volume-name";
+/** nodes the fake attacher treats specially (pkg/volume/testing) */
+export const MULTI_ATTACH_NODE = "multi-attach-node";
+export const UNCERTAIN_ATTACH_NODE = "uncertain-attach-node";
+export const TIMEOUT_ATTACH_NODE = "timeout-attach-node";
+export const FAIL_DETACH_NODE = "fail-detach-node";
 
 export interface FakeVolumePlugin extends VolumePlugin {
   /** every call, by operation: newAttacher, attach, newDetacher, detach, waitForAttach, mountDevice, unmountDevice, setUp, tearDown */
   readonly calls: Record<string, number>;
-  /** the specs attach was called with, by node */
+  /** FakeVolume.VolumesAttached: volume name -> the nodes it is attached to */
   readonly attachedTo: Map<string, Set<string>>;
   latencyMs: number;
   /** attachable (false: a plugin like emptyDir, never attached or device-mounted) */
@@ -73,23 +81,41 @@ export function createFakeVolumePlugin(opts: { attachable?: boolean; latencyMs?:
       count("newAttacher");
       count("attach");
       env.ctx.sim.after(plugin.latencyMs, () => {
-        if (spec.name === FAIL_ATTACH_VOLUME_NAME) return done(`failed to attach volume ${JSON.stringify(spec.name)}`);
-        let s = plugin.attachedTo.get(node);
-        if (!s) plugin.attachedTo.set(node, (s = new Set()));
-        s.add(spec.name);
-        done(null, `/dev/fake/${spec.name}`);
+        // FakeVolume.Attach: VolumesAttached by volume name; the special nodes as upstream's
+        const volumeName = spec.name;
+        if (volumeName === FAIL_ATTACH_VOLUME_NAME) return done(`failed to attach volume ${JSON.stringify(volumeName)}`);
+        const nodes = plugin.attachedTo.get(volumeName);
+        if (nodes) {
+          if (node === UNCERTAIN_ATTACH_NODE) return done(null, "/dev/vdb-test");
+          // even if the volume was attached on time out, keep returning the error so the reconciler cannot confirm it
+          if (node === TIMEOUT_ATTACH_NODE) return done(`timed out to attach volume ${JSON.stringify(volumeName)} to node ${JSON.stringify(node)}`);
+          if (nodes.has(node) || nodes.has(MULTI_ATTACH_NODE) || node === MULTI_ATTACH_NODE) {
+            nodes.add(node);
+            return done(null, "/dev/vdb-test");
+          }
+          return done(`volume ${JSON.stringify(volumeName)} trying to attach to node ${JSON.stringify(node)} is already attached to node ${JSON.stringify([...nodes])}`);
+        }
+        plugin.attachedTo.set(volumeName, new Set([node]));
+        if (node === UNCERTAIN_ATTACH_NODE || node === TIMEOUT_ATTACH_NODE) return done(`timed out to attach volume ${JSON.stringify(volumeName)} to node ${JSON.stringify(node)}`);
+        done(null, "/dev/vdb-test");
       });
     },
     detach(env, volumeName, node, done) {
       count("newDetacher");
-      count("detach");
       env.ctx.sim.after(plugin.latencyMs, () => {
-        if (volumeName === FAIL_DETACH_VOLUME_NAME) return done(`failed to detach volume ${JSON.stringify(volumeName)}`);
-        plugin.attachedTo.get(node)?.delete(volumeName);
+        // FakeVolume.Detach
+        const nodes = plugin.attachedTo.get(volumeName);
+        if (nodes) {
+          if (!nodes.has(node)) return done(`trying to detach volume ${JSON.stringify(volumeName)} that is not attached to the node ${JSON.stringify(node)}`);
+          nodes.delete(node);
+          if (nodes.size === 0) plugin.attachedTo.delete(volumeName);
+        }
+        count("detach");
+        if (node === FAIL_DETACH_NODE || volumeName === FAIL_DETACH_VOLUME_NAME) return done(`fail to detach volume ${JSON.stringify(volumeName)} to node ${JSON.stringify(node)}`);
         done(null);
       });
     },
-    volumeIsAttached: (_env, spec, node) => plugin.attachedTo.get(node)?.has(spec.name) ?? false,
+    volumeIsAttached: (_env, spec, node) => plugin.attachedTo.get(spec.name)?.has(node) ?? false,
     waitForAttach(env, spec, devicePath, done) {
       count("waitForAttach");
       env.ctx.sim.after(plugin.latencyMs, () => done(null, devicePath || `/dev/fake/${spec.name}`));

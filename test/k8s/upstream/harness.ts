@@ -59,7 +59,8 @@ export interface TestCtx extends Ctx {
 
 /** a run context without a scenario; `nodes` get a host each (the kubelet's mount table) */
 export function newCtx(version: string, opts: { nodes?: string[]; fixes?: FixOverrides; timers?: Partial<TimerConfig>; logs?: boolean } = {}): TestCtx {
-  const sim = new Sim({ seed: 1 });
+  // every loop passes at every period, as upstream's goroutines do (no idle skipping: the tests' loops are not in the components' wake groups)
+  const sim = new Sim({ seed: 1, tickEveryPeriod: true });
   const kubeletRoot = "/var/lib/kubelet";
   const hosts = new Map<string, Host>();
   for (const n of opts.nodes ?? []) hosts.set(n, new Host(n, kubeletRoot, sim));
@@ -82,14 +83,14 @@ export function newCtx(version: string, opts: { nodes?: string[]; fixes?: FixOve
 
 /**
  * Upstream's waitFor... helpers poll a condition for up to a few seconds of
- * wall time; here simulated time runs, 100 ms at a time, until the condition
+ * wall time; here simulated time runs, `stepMs` (100 ms) at a time, until the condition
  * holds or `limitMs` passes. Returns whether it held.
  */
-export function runUntil(sim: Sim, cond: () => boolean, limitMs = 60_000): boolean {
+export function runUntil(sim: Sim, cond: () => boolean, limitMs = 60_000, stepMs = 100): boolean {
   const end = sim.now + limitMs;
   while (!cond()) {
     if (sim.now >= end) return false;
-    sim.run(sim.now + 100);
+    sim.run(sim.now + stepMs);
   }
   return true;
 }
