@@ -40,6 +40,7 @@ import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
 import { type Done, FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
+import { attachDetachKey } from "../util/operationexecutor.js";
 import { isMultiAttachAllowed, joinOnce, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
@@ -407,7 +408,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
   }
 
   attachVolume(v: VolumeToAttach): RunResult {
-    const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
+    const key = attachDetachKey(v.volumeName, v.nodeName, v.spec);
     return this.npo.run(key, "volume_attach", this.runAttachVolume, v, this);
   }
   /** the operation itself */
@@ -437,7 +438,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
     // without a spec (a volume known from node status alone) the plugin is found by the name's first two parts
     const pluginName = av.spec ? "" : splitUniqueNamePlugin(av.volumeName);
     const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
-    const key = { volumeName: av.volumeName, podName: "", nodeName: isMultiAttachAllowed(av.spec) ? av.nodeName : "" };
+    const key = attachDetachKey(av.volumeName, av.nodeName, av.spec);
     return this.npo.run(key, "volume_detach", (op) => {
       // a failure's text is read by its log line and its causal note alone: built when one of them is
       const fail = (err: ErrorText): void => {

@@ -45,6 +45,7 @@ import type { Ctx } from "../engine/context.js";
 import type { WakeGroup } from "../engine/sim.js";
 import { errorText } from "../util/exponentialbackoff.js";
 import { Done, FailureMessages, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
+import { mountVolumeKey, unmountDeviceKey, unmountVolumeKey, verifyControllerAttachedVolumeKey } from "../util/operationexecutor.js";
 import { PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
 export interface DesiredVolume {
@@ -229,6 +230,44 @@ export class VolumeManager {
     return was !== is && this.pods.containersStopped(uid);
   }
 
+  /**
+   * DesiredStateOfWorld.AddPodToVolume: what the populator does for one
+   * volume of a pod, for upstream's tests (bindings/k8s/volume/testing.ts).
+   * Returns the volume's unique name, or throws when no plugin supports it.
+   */
+  addPodToVolume(pod: KObj, spec: VolumeSpec, outerVolumeSpecName: string): string {
+    const { ctx } = this;
+    const uid = pod.metadata.uid;
+    const plugin = this.plugins.findBySpec(spec);
+    if (!plugin) throw new PluginError(`failed to get Plugin from volumeSpec for volume ${JSON.stringify(spec.name)} err=no volume plugin matched`);
+    const volumeName = uniqueVolumeName(plugin, spec, uid, ctx);
+    let vols = this.dsw.get(uid);
+    if (!vols) this.dsw.set(uid, (vols = new Map()));
+    const prev = vols.get(volumeName);
+    vols.set(volumeName, {
+      volumeName,
+      podUID: uid,
+      podKey: `${pod.metadata.namespace ?? ""}/${pod.metadata.name}`,
+      outer: outerVolumeSpecName,
+      spec,
+      plugin,
+      attachable: plugin.isAttachable(spec, ctx),
+      deviceMountable: plugin.isDeviceMountable(spec, ctx),
+      reportedInUse: prev?.reportedInUse ?? false,
+    });
+    ctx.sim.bump(this.wake);
+    return volumeName;
+  }
+
+  /** DesiredStateOfWorld.DeletePodFromVolume */
+  deletePodFromVolume(podUID: string, volumeName: string): void {
+    const vols = this.dsw.get(podUID);
+    if (vols?.delete(volumeName)) {
+      if (vols.size === 0) this.dsw.delete(podUID);
+      this.ctx.sim.bump(this.wake);
+    }
+  }
+
   /** volumesInUse: attachable volumes in the DSW or the ASW */
   getVolumesInUse(): string[] {
     const s: string[] = [];
@@ -310,7 +349,7 @@ export class VolumeManager {
 
   /** operationExecutor.UnmountVolume (TearDown) of a's mount for pod `uid` */
   private unmountVolume(a: ActualVolume, uid: string, specName: string): void {
-    const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
+    const key = unmountVolumeKey(a.volumeName, uid);
     const r = this.npo.run(key, "volume_unmount", (op) => {
       a.plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
@@ -351,7 +390,7 @@ export class VolumeManager {
 
   /** operationExecutor.VerifyControllerAttachedVolume: wait for v in node.status.volumesAttached */
   private verifyControllerAttachedVolume(v: DesiredVolume): void {
-    const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
+    const key = verifyControllerAttachedVolumeKey(v.volumeName);
     const r = this.npo.run(key, "verify_controller_attached_volume", this.runVerifyControllerAttachedVolume, v, this);
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(this.desiredDetail(v), v.podKey));
   }
@@ -399,7 +438,7 @@ export class VolumeManager {
   /** operationExecutor.MountVolume (WaitForAttach, MountDevice, SetUp) of v on a */
   private startMountVolume(v: DesiredVolume, a: ActualVolume): void {
     const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
-    const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
+    const key = mountVolumeKey(v.volumeName, v.podUID, v.attachable, v.deviceMountable);
     const r = this.npo.run(key, "volume_mount", (op) => this.mountVolume(v, a, det, op));
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.MountVolume started ${det()}`, v.podKey));
   }
@@ -476,7 +515,7 @@ export class VolumeManager {
 
   /** operationExecutor.UnmountDevice of a's device mount */
   private unmountDevice(a: ActualVolume): void {
-    const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
+    const key = unmountDeviceKey(a.volumeName);
     const r = this.npo.run(key, "unmount_device", this.runUnmountDevice, a, this);
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${this.deviceDetail(a)}`));
   }
@@ -600,7 +639,7 @@ export class VolumeManager {
         : `Reconciler sync states: could not find volume information in desired state, clean up the mount points podName=${uid} volumeSpecName=${specName}`,
     );
     const det = (): string => `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
-    const key = { volumeName: specName, podName: uid, nodeName: "" };
+    const key = unmountVolumeKey(specName, uid);
     this.npo.run(key, "volume_unmount", (op) => {
       this.ctx.out.on && this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
       plugin.tearDown(this.env, specName, uid, (err) => {

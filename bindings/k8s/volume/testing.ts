@@ -46,6 +46,10 @@ export interface FakeVolumePlugin extends VolumePlugin {
   latencyMs: number;
   /** attachable (false: a plugin like emptyDir, never attached or device-mounted) */
   attachable: boolean;
+  /** UnmountDeviceHook: called by UnmountDevice before it unmounts; an error text fails it */
+  UnmountDeviceHook?: (deviceMountPath: string) => string | null;
+  /** WaitForAttachHook: replaces WaitForAttach's answer (the device path, or an error text) */
+  WaitForAttachHook?: (spec: VolumeSpec, devicePath: string) => { devicePath: string } | { error: string };
   GetNewAttacherCallCount(): number;
   GetNewDetacherCallCount(): number;
   GetAttachCallCount(): number;
@@ -76,13 +80,14 @@ export function createFakeVolumePlugin(opts: { attachable?: boolean; latencyMs?:
     canSupport: () => true,
     isAttachable: () => plugin.attachable,
     isDeviceMountable: () => plugin.attachable,
-    getVolumeName: (spec) => spec.name,
+    // FakeVolumePlugin.GetVolumeName: a GCE PD's disk name, else the spec's name
+    getVolumeName: (spec) => fakeVolumeName(spec),
     attach(env, spec, node, done) {
       count("newAttacher");
       count("attach");
       env.ctx.sim.after(plugin.latencyMs, () => {
         // FakeVolume.Attach: VolumesAttached by volume name; the special nodes as upstream's
-        const volumeName = spec.name;
+        const volumeName = fakeVolumeName(spec);
         if (volumeName === FAIL_ATTACH_VOLUME_NAME) return done(`failed to attach volume ${JSON.stringify(volumeName)}`);
         const nodes = plugin.attachedTo.get(volumeName);
         if (nodes) {
@@ -115,10 +120,14 @@ export function createFakeVolumePlugin(opts: { attachable?: boolean; latencyMs?:
         done(null);
       });
     },
-    volumeIsAttached: (_env, spec, node) => plugin.attachedTo.get(spec.name)?.has(node) ?? false,
+    volumeIsAttached: (_env, spec, node) => plugin.attachedTo.get(fakeVolumeName(spec))?.has(node) ?? false,
     waitForAttach(env, spec, devicePath, done) {
       count("waitForAttach");
-      env.ctx.sim.after(plugin.latencyMs, () => done(null, devicePath || `/dev/fake/${spec.name}`));
+      env.ctx.sim.after(plugin.latencyMs, () => {
+        const hook = plugin.WaitForAttachHook?.(spec, devicePath);
+        if (hook !== undefined) return "error" in hook ? done(hook.error) : done(null, hook.devicePath);
+        done(null, devicePath || `/dev/fake/${spec.name}`);
+      });
     },
     getDeviceMountPath: (env, spec) => `${env.ctx.kubeletRoot}/plugins/${FAKE_PLUGIN_NAME}/mounts/${spec.name}`,
     mountDevice(env, spec, devicePath, deviceMountPath, done) {
@@ -133,6 +142,8 @@ export function createFakeVolumePlugin(opts: { attachable?: boolean; latencyMs?:
     unmountDevice(env, deviceMountPath, done) {
       count("unmountDevice");
       env.ctx.sim.after(plugin.latencyMs, () => {
+        const hookErr = plugin.UnmountDeviceHook?.(deviceMountPath);
+        if (hookErr) return done(hookErr);
         if (deviceMountPath.endsWith(`/${FAIL_UNMOUNT_DEVICE_VOLUME_NAME}`)) return done(`error unmounting ${deviceMountPath}`);
         if (env.host!.isMountPoint(deviceMountPath)) env.host!.unmount(deviceMountPath);
         env.host!.rmdir(deviceMountPath);
@@ -172,6 +183,11 @@ export function createFakeVolumePlugin(opts: { attachable?: boolean; latencyMs?:
     GetTearDownCallCount: () => calls.tearDown!,
   };
   return plugin;
+}
+
+function fakeVolumeName(spec: VolumeSpec): string {
+  const pd = (spec.inline?.gcePersistentDisk ?? spec.pv?.spec?.gcePersistentDisk) as { pdName?: string } | undefined;
+  return pd?.pdName || spec.name;
 }
 
 /**
