@@ -59,10 +59,14 @@ export interface FakeVolumePlugin extends VolumePlugin {
   GetUnmountDeviceCallCount(): number;
   GetSetUpCallCount(): number;
   GetTearDownCallCount(): number;
+  GetSetUpDeviceCallCount(): number;
+  GetMapPodDeviceCallCount(): number;
+  GetUnmapPodDeviceCallCount(): number;
+  GetTearDownDeviceCallCount(): number;
 }
 
 export function createFakeVolumePlugin(opts: { attachable?: boolean; latencyMs?: number } = {}): FakeVolumePlugin {
-  const calls: Record<string, number> = { newAttacher: 0, attach: 0, newDetacher: 0, detach: 0, waitForAttach: 0, mountDevice: 0, unmountDevice: 0, setUp: 0, tearDown: 0 };
+  const calls: Record<string, number> = { newAttacher: 0, attach: 0, newDetacher: 0, detach: 0, waitForAttach: 0, mountDevice: 0, unmountDevice: 0, setUp: 0, tearDown: 0, setUpDevice: 0, mapPodDevice: 0, unmapPodDevice: 0, tearDownDevice: 0 };
   const dirName = "kubernetes.io~fake-plugin";
   const count = (op: string): void => {
     calls[op] = (calls[op] ?? 0) + 1;
@@ -151,6 +155,27 @@ export function createFakeVolumePlugin(opts: { attachable?: boolean; latencyMs?:
       });
     },
     podVolumeDir: (env, podUID, specName) => podVolumePaths(env.host!, podUID, dirName, specName).dir,
+    // BlockVolumePlugin / the fake BlockVolumeMapper (FakeVolume.SetUpDevice, MapPodDevice, UnmapPodDevice, TearDownDevice)
+    getGlobalMapPath: (env, spec) => `${env.ctx.kubeletRoot}/plugins/${FAKE_PLUGIN_NAME}/volumeDevices/${fakeVolumeName(spec)}`,
+    setUpDevice(env, _spec, _devicePath, _globalMapPath, done) {
+      count("setUpDevice");
+      env.ctx.sim.after(plugin.latencyMs, () => done(null));
+    },
+    mapPodDevice(env, spec, _podUID, devicePath, done) {
+      count("mapPodDevice");
+      env.ctx.sim.after(plugin.latencyMs, () => {
+        if (spec.name === FAIL_MOUNT_DEVICE_VOLUME_NAME) return done(`error mapping ${spec.name}`);
+        done(null, devicePath || `/dev/fake/${spec.name}`);
+      });
+    },
+    unmapPodDevice(env, _specName, _podUID, done) {
+      count("unmapPodDevice");
+      env.ctx.sim.after(plugin.latencyMs, () => done(null));
+    },
+    tearDownDevice(env, _globalMapPath, _devicePath, done) {
+      count("tearDownDevice");
+      env.ctx.sim.after(plugin.latencyMs, () => done(null));
+    },
     setUp(env, spec, podUID, deviceMountPath, done) {
       count("setUp");
       env.ctx.sim.after(plugin.latencyMs, () => {
@@ -181,6 +206,10 @@ export function createFakeVolumePlugin(opts: { attachable?: boolean; latencyMs?:
     GetUnmountDeviceCallCount: () => calls.unmountDevice!,
     GetSetUpCallCount: () => calls.setUp!,
     GetTearDownCallCount: () => calls.tearDown!,
+    GetSetUpDeviceCallCount: () => calls.setUpDevice!,
+    GetMapPodDeviceCallCount: () => calls.mapPodDevice!,
+    GetUnmapPodDeviceCallCount: () => calls.unmapPodDevice!,
+    GetTearDownDeviceCallCount: () => calls.tearDownDevice!,
   };
   return plugin;
 }

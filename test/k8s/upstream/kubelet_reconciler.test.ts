@@ -2,13 +2,14 @@
 // 1.27-1.29 file, read in a fork at 059ce4e8). As upstream: the kubelet's
 // desired and actual state of world and reconciler (the model's
 // VolumeManager), pkg/volume/testing's fake plugin, the node's
-// status.volumesAttached served by the API server, controller-managed attach.
+// status.volumesAttached served by the API server; controller-managed attach,
+// or kubelet-managed (VolumeManager.controllerAttachDetachEnabled false).
 // Upstream's reconciler loops every nanosecond and its tests poll with
 // wall-clock backoff (100 ms x3, 6 steps); here the reconciler passes every
 // 10 ms of simulated time and the waits run the clock (40 s at most). Tests
-// that need kubelet-managed attach, volumeMode: Block, expansion, CSI
-// migration or uncertain mount states are listed as not portable in
-// test/k8s/upstream/README.md.
+// that need expansion, CSI migration or uncertain mount states are listed as
+// not portable in test/k8s/upstream/README.md. The volumeMode: Block tests
+// run (MapVolume, UnmapVolume, UnmapDevice: kubelet/volume_manager.ts).
 import { expect } from "vitest";
 import type { KObj } from "../../../bindings/k8s/api/types.js";
 import type { Ticker } from "../../../bindings/k8s/engine/sim.js";
@@ -139,4 +140,118 @@ upstream(FILE, "Test_Run_Positive_VolumeMountControllerAttachEnabledRace", ALL, 
   expect(runUntil(h.sim, () => finished, 40_000, 10), "WaitForAttach was not called again").toBe(true);
   expect(devicePathSeen).not.toBe("");
   h.waitForMount(g);
+});
+
+/** the block tests' PV: a GCE PD "fake-device1" with volumeMode: Block, claimed by ns/pvc-volume-name */
+function blockSpec(): VolumeSpec {
+  const pv: KObj = {
+    apiVersion: "v1",
+    kind: "PersistentVolume",
+    metadata: { name: "volume-name", uid: "001", resourceVersion: "" },
+    spec: { capacity: { storage: "10G" }, gcePersistentDisk: { pdName: "fake-device1" }, accessModes: ["ReadWriteOnce", "ReadOnlyMany"], volumeMode: "Block", claimRef: { namespace: "ns", name: "pvc-volume-name" } },
+  };
+  return { name: "volume-name", pv, readOnly: false };
+}
+const blockPod: KObj = { apiVersion: "v1", kind: "Pod", metadata: { name: "pod1", namespace: "ns", uid: "pod1uid", resourceVersion: "" }, spec: { nodeName } };
+
+upstream(FILE, "Test_Run_Positive_BlockVolumeMapControllerAttachEnabled", ALL, (v) => {
+  const h = harness(v, [{ name: "kubernetes.io/fake-plugin/fake-device1", devicePath: "/fake/path" }]);
+  const g = h.vm.addPodToVolume(blockPod, blockSpec(), "volume-name");
+  h.vm.markVolumesAsReportedInUse([g]);
+  h.runReconciler();
+  h.waitForMount(g);
+  expect(h.plugin.GetAttachCallCount()).toBe(0);
+  expect(h.plugin.GetWaitForAttachCallCount()).toBe(1);
+  expect(h.plugin.GetMapPodDeviceCallCount()).toBe(1);
+  expect(h.plugin.GetTearDownDeviceCallCount()).toBe(0);
+  expect(h.plugin.GetDetachCallCount()).toBe(0);
+  // (not upstream's assertion: what MapVolume left on the node, util.MapBlockVolume's links)
+  const host = h.ctx.hosts.get(nodeName)!;
+  expect(host.dirs.has(`/var/lib/kubelet/pods/pod1uid/volumeDevices/kubernetes.io~fake-plugin/volume-name`)).toBe(true);
+  expect(host.dirs.has(`/var/lib/kubelet/plugins/kubernetes.io/fake-plugin/volumeDevices/fake-device1/pod1uid`)).toBe(true);
+});
+
+upstream(FILE, "Test_Run_Positive_VolumeUnmapControllerAttachEnabled", ALL, (v) => {
+  const h = harness(v, [{ name: "kubernetes.io/fake-plugin/fake-device1", devicePath: "/fake/path" }]);
+  const g = h.vm.addPodToVolume(blockPod, blockSpec(), "volume-name");
+  h.runReconciler();
+  h.vm.markVolumesAsReportedInUse([g]);
+  h.waitForMount(g);
+  expect(h.plugin.GetAttachCallCount()).toBe(0);
+  expect(h.plugin.GetWaitForAttachCallCount()).toBe(1);
+  expect(h.plugin.GetMapPodDeviceCallCount()).toBe(1);
+  expect(h.plugin.GetTearDownDeviceCallCount()).toBe(0);
+  expect(h.plugin.GetDetachCallCount()).toBe(0);
+  h.vm.deletePodFromVolume("pod1uid", g);
+  h.waitForDetach(g);
+  expect(h.plugin.GetTearDownDeviceCallCount()).toBe(1);
+  expect(h.plugin.GetDetachCallCount()).toBe(0);
+  // (not upstream's assertion: nothing of the volume is left under the kubelet's root)
+  const host = h.ctx.hosts.get(nodeName)!;
+  expect([...host.dirs.keys()].filter((d) => d.includes("volumeDevices"))).toEqual([]);
+});
+
+// kubelet-managed attach (controllerAttachDetachEnabled false): VolumeManager.controllerAttachDetachEnabled
+function kubeletAttach(v: string) {
+  const h = harness(v);
+  h.vm.controllerAttachDetachEnabled = false;
+  return h;
+}
+
+upstream(FILE, "Test_Run_Positive_VolumeAttachAndMount", ALL, (v) => {
+  const h = kubeletAttach(v);
+  const g = h.vm.addPodToVolume(h.pod, h.volumeSpec, h.volumeSpec.name);
+  h.runReconciler();
+  h.waitForMount(g);
+  expect(h.plugin.GetAttachCallCount()).toBe(1);
+  expect(h.plugin.GetWaitForAttachCallCount()).toBe(1);
+  expect(h.plugin.GetMountDeviceCallCount()).toBe(1);
+  expect(h.plugin.GetSetUpCallCount()).toBe(1);
+  expect(h.plugin.GetTearDownCallCount()).toBe(0);
+  expect(h.plugin.GetDetachCallCount()).toBe(0);
+});
+
+upstream(FILE, "Test_Run_Positive_VolumeAttachMountUnmountDetach", ALL, (v) => {
+  const h = kubeletAttach(v);
+  const g = h.vm.addPodToVolume(h.pod, h.volumeSpec, h.volumeSpec.name);
+  h.runReconciler();
+  h.waitForMount(g);
+  expect(h.plugin.GetAttachCallCount()).toBe(1);
+  expect(h.plugin.GetWaitForAttachCallCount()).toBe(1);
+  expect(h.plugin.GetMountDeviceCallCount()).toBe(1);
+  expect(h.plugin.GetSetUpCallCount()).toBe(1);
+  expect(h.plugin.GetTearDownCallCount()).toBe(0);
+  expect(h.plugin.GetDetachCallCount()).toBe(0);
+  h.vm.deletePodFromVolume("pod1uid", g);
+  h.waitForDetach(g);
+  expect(h.plugin.GetTearDownCallCount()).toBe(1);
+  expect(h.plugin.GetDetachCallCount()).toBe(1);
+});
+
+upstream(FILE, "Test_Run_Positive_VolumeAttachAndMap", ALL, (v) => {
+  const h = kubeletAttach(v);
+  const g = h.vm.addPodToVolume(blockPod, blockSpec(), "volume-name");
+  h.runReconciler();
+  h.waitForMount(g);
+  expect(h.plugin.GetAttachCallCount()).toBe(1);
+  expect(h.plugin.GetWaitForAttachCallCount()).toBe(1);
+  expect(h.plugin.GetMapPodDeviceCallCount()).toBe(1);
+  expect(h.plugin.GetTearDownDeviceCallCount()).toBe(0);
+  expect(h.plugin.GetDetachCallCount()).toBe(0);
+});
+
+upstream(FILE, "Test_Run_Positive_BlockVolumeAttachMapUnmapDetach", ALL, (v) => {
+  const h = kubeletAttach(v);
+  const g = h.vm.addPodToVolume(blockPod, blockSpec(), "volume-name");
+  h.runReconciler();
+  h.waitForMount(g);
+  expect(h.plugin.GetAttachCallCount()).toBe(1);
+  expect(h.plugin.GetWaitForAttachCallCount()).toBe(1);
+  expect(h.plugin.GetMapPodDeviceCallCount()).toBe(1);
+  expect(h.plugin.GetTearDownDeviceCallCount()).toBe(0);
+  expect(h.plugin.GetDetachCallCount()).toBe(0);
+  h.vm.deletePodFromVolume("pod1uid", g);
+  h.waitForDetach(g);
+  expect(h.plugin.GetTearDownDeviceCallCount()).toBe(1);
+  expect(h.plugin.GetDetachCallCount()).toBe(1);
 });

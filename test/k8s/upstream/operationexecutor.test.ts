@@ -94,3 +94,29 @@ upstream(FILE, "TestOperationExecutor_VerifyControllerAttachedVolumeConcurrently
   for (let i = 0; i < 2; i++) oe.run(verifyControllerAttachedVolumeKey("pd-volume"), "verify_controller_attached_volume");
   expect(isOperationRunSerially(oe.starts())).toBe(true);
 });
+
+// volumeMode: Block: MapVolume, UnmapVolume and UnmapDevice run under MountVolume's,
+// UnmountVolume's and UnmountDevice's keys (the model's volume manager, mapVolume/unmapVolume/unmapDevice)
+upstream(FILE, "TestOperationExecutor_MountVolume_ConcurrentMountForNonAttachablePlugins_VolumeMode_Block", ALL, (v) => {
+  const oe = setup(v);
+  for (let i = 1; i <= 2; i++) oe.run(mountVolumeKey("secret-volume", `pod-${i}`, false, false), "map_volume");
+  expect(isOperationRunConcurrently(oe.starts(), 2)).toBe(true);
+});
+
+upstream(FILE, "TestOperationExecutor_MountVolume_ConcurrentMountForAttachablePlugins_VolumeMode_Block", ALL, (v) => {
+  const oe = setup(v);
+  for (let i = 1; i <= 2; i++) oe.run(mountVolumeKey("pd-volume", `pod-${i}`, true, false), "map_volume");
+  expect(isOperationRunSerially(oe.starts())).toBe(true);
+});
+
+upstream(FILE, "TestOperationExecutor_UnmountVolume_ConcurrentUnmountForAllPlugins_VolumeMode_Block", ALL, (v) => {
+  const oe = setup(v);
+  for (let i = 1; i <= 4; i++) oe.run(unmountVolumeKey(i <= 2 ? "secret-volume" : "pd-volume", `pod-${i}`), "unmap_volume");
+  expect(isOperationRunConcurrently(oe.starts(), 4)).toBe(true);
+});
+
+upstream(FILE, "TestOperationExecutor_UnmountDeviceConcurrently_VolumeMode_Block", ALL, (v) => {
+  const oe = setup(v);
+  for (let i = 1; i <= 2; i++) oe.run(unmountDeviceKey("pd-volume"), "unmap_device");
+  expect(isOperationRunSerially(oe.starts())).toBe(true);
+});
