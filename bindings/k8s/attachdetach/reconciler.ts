@@ -246,13 +246,48 @@ class reconciler implements Reconciler {
     const { profile, out, component, dsw, d } = this;
     const otherNodes = nodes.filter((n) => n !== v.nodeName);
     const others = dsw.getVolumePodsOnNodes(otherNodes, v.volumeName);
-    const msg =
-      others.length > 0
-        ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
-        : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
-    d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
+    const prefix = `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} `;
+    if (others.length === 0) d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `${prefix}Volume is already exclusively attached to one node and can't be attached to another`);
+    else if (others.every((k) => k.slice(0, k.indexOf("/")) === podNamespace(v.scheduledPods)))
+      // every blocking pod in the namespace of every scheduled pod: one text for all (the common case)
+      d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `${prefix}${usedByMessage(others, podNamespace(v.scheduledPods))}`);
+    else
+      // each scheduled pod gets its own text: pods of other namespaces are
+      // counted, not named (PR #56288, 1.10: "user of a namespace should not
+      // see names of pods in other namespaces")
+      for (const [uid, key] of v.scheduledPods) d.recorder.podEvents(new Map([[uid, key]]), "Warning", "FailedAttachVolume", `${prefix}${usedByMessage(others, key.slice(0, key.indexOf("/")))}`);
     out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, otherNodes, profile));
   }
+}
+
+/** the one namespace of the scheduled pods ("ns/name" keys), or "" when they are in several */
+function podNamespace(pods: ReadonlyMap<string, string>): string {
+  let ns: string | undefined;
+  for (const key of pods.values()) {
+    const n = key.slice(0, key.indexOf("/"));
+    if (ns === undefined) ns = n;
+    else if (ns !== n) return "\u0000";
+  }
+  return ns ?? "";
+}
+
+/**
+ * reportMultiAttachError's text for a pod of namespace `ns`: the blocking
+ * pods of its namespace by name, the others counted ("Volume is already used
+ * by pod(s) a, b and 1 pod(s) in different namespaces"; reconciler.go since
+ * PR #56288, 1.10).
+ */
+export function usedByMessage(others: readonly string[], ns: string): string {
+  const local: string[] = [];
+  let otherPods = 0;
+  for (const k of others) {
+    const i = k.indexOf("/");
+    if (k.slice(0, i) === ns) local.push(k.slice(i + 1));
+    else otherPods++;
+  }
+  if (local.length === 0) return `Volume is already used by ${otherPods} pod(s) in different namespaces`;
+  const msg = `Volume is already used by pod(s) ${local.join(", ")}`;
+  return otherPods > 0 ? `${msg} and ${otherPods} pod(s) in different namespaces` : msg;
 }
 
 // ---- the reconciler's log lines by release (Profile.adcLogs) ----------------

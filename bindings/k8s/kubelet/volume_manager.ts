@@ -753,9 +753,8 @@ export class VolumeManager {
   private reconstruct(): void {
     const { ctx } = this;
     const host = this.env.host!;
-    const structured = ctx.profile.structuredLogs;
-    // (nothing in this loop makes or removes a directory: the cleanups it
-    // starts run later, and no timeline action a step can fire touches them)
+    // (nothing in this loop makes or removes a directory: the cleanups
+    // cleanOrphanVolumes starts run later, and no timeline action a step can fire touches them)
     for (const [dir, info] of host.dirs) {
       if (!info.podUID || !info.specName) continue;
       if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
@@ -790,23 +789,8 @@ export class VolumeManager {
         if (!ctx.profile.fix["108997"] && plugin.name === "kubernetes.io/csi" && !host.isMountPoint(`${dir}/mount`))
           throw new PluginError(`volume: ${JSON.stringify(specName)} is not mounted`);
       } catch (e) {
-        const err = (e as Error).message;
-        const inDSW = [...(this.dsw.get(uid)?.values() ?? [])].some((d) => d.spec.name === specName || d.spec.inline?.name === specName);
-        if (inDSW) {
-          this.ctx.out.on && this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
-          continue;
-        }
-        this.ctx.out.on && this.log(
-          "I",
-          "reconciler.go:388",
-          structured
-            ? `"Could not construct volume information, cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)} err=${JSON.stringify(err)}`
-            : `Could not construct volume information, cleanup the mounts. (pod.UID ${uid}, volume.SpecName ${specName}): ${err}`,
-        );
-        const node = this.nodeName;
-        ctx.out.note(`pod:${uid}`, () => `after the kubelet restart on ${node}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
-        ctx.steps.step("kubelet.ReconstructFailed", specName);
-        this.cleanupMounts(plugin, uid, specName);
+        // remembered, and cleaned up below once every directory has been seen
+        this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName: plugin.name, err: (e as Error).message });
         continue;
       }
       const desired = this.dsw.get(uid)?.get(volumeName);
@@ -831,6 +815,43 @@ export class VolumeManager {
       else this.asw.set(volumeName, a);
       ctx.sim.bump(this.wake);
       this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
+    }
+    this.cleanOrphanVolumes();
+  }
+
+  /**
+   * volumesFailedReconstruction: pod volumes reconstruction could not
+   * rebuild (upstream keeps this list from 1.27, reconstruct.go; before, its
+   * syncStates did the same per volume): cleanOrphanVolumes cleans up those no
+   * pod of the desired state wants and empties it.
+   */
+  volumesFailedReconstruction: Array<{ podName: string; volumeSpecName: string; pluginName: string; err: string }> = [];
+
+  /** cleanOrphanVolumes: one cleanupMounts for each failed volume no pod wants */
+  cleanOrphanVolumes(): void {
+    const { ctx } = this;
+    const structured = ctx.profile.structuredLogs;
+    const failed = this.volumesFailedReconstruction;
+    this.volumesFailedReconstruction = [];
+    for (const { podName: uid, volumeSpecName: specName, pluginName, err } of failed) {
+      const plugin = this.plugins.findByName(pluginName);
+      if (!plugin) continue;
+      const inDSW = [...(this.dsw.get(uid)?.values() ?? [])].some((d) => d.spec.name === specName || d.spec.inline?.name === specName);
+      if (inDSW) {
+        this.ctx.out.on && this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
+        continue;
+      }
+      this.ctx.out.on && this.log(
+        "I",
+        "reconciler.go:388",
+        structured
+          ? `"Could not construct volume information, cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)} err=${JSON.stringify(err)}`
+          : `Could not construct volume information, cleanup the mounts. (pod.UID ${uid}, volume.SpecName ${specName}): ${err}`,
+      );
+      const node = this.nodeName;
+      ctx.out.note(`pod:${uid}`, () => `after the kubelet restart on ${node}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
+      ctx.steps.step("kubelet.ReconstructFailed", specName);
+      this.cleanupMounts(plugin, uid, specName);
     }
   }
 

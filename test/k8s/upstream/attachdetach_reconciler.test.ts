@@ -19,7 +19,7 @@ import { createReconciler } from "../../../bindings/k8s/attachdetach/reconciler.
 import type { FixOverrides } from "../../../bindings/k8s/versions/profile.js";
 import { PluginMgr, uniqueNameFromSpec } from "../../../bindings/k8s/volume/plugins.js";
 import { createFakeVolumePlugin, FAIL_DETACH_NODE, getTestVolumeSpec, MULTI_ATTACH_NODE, TIMEOUT_ATTACH_NODE, UNCERTAIN_ATTACH_NODE } from "../../../bindings/k8s/volume/testing.js";
-import { ALL, diverges, newCtx, releases, runUntil, upstream } from "./harness.js";
+import { ALL, newCtx, releases, runUntil, upstream } from "./harness.js";
 
 const FILE = "pkg/controller/volume/attachdetach/reconciler/reconciler_test.go";
 const maxWaitForUnmountDuration = 50;
@@ -393,5 +393,4 @@ upstream(
       expect(h.events, c.name).toEqual(c.expected);
     }
   },
-  diverges(ALL, "issue #26 item 7: the model's Multi-Attach event names pods of other namespaces instead of counting them (PR #56288)"),
 );
