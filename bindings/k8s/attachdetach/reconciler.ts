@@ -248,23 +248,29 @@ class reconciler implements Reconciler {
     const others = dsw.getVolumePodsOnNodes(otherNodes, v.volumeName);
     const prefix = `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} `;
     if (others.length === 0) d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `${prefix}Volume is already exclusively attached to one node and can't be attached to another`);
-    else if (others.every((k) => k.slice(0, k.indexOf("/")) === podNamespace(v.scheduledPods)))
+    else if (others.every((k) => namespaceOf(k) === podNamespace(v.scheduledPods)))
       // every blocking pod in the namespace of every scheduled pod: one text for all (the common case)
       d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `${prefix}${usedByMessage(others, podNamespace(v.scheduledPods))}`);
     else
       // each scheduled pod gets its own text: pods of other namespaces are
       // counted, not named (PR #56288, 1.10: "user of a namespace should not
       // see names of pods in other namespaces")
-      for (const [uid, key] of v.scheduledPods) d.recorder.podEvents(new Map([[uid, key]]), "Warning", "FailedAttachVolume", `${prefix}${usedByMessage(others, key.slice(0, key.indexOf("/")))}`);
+      for (const [uid, key] of v.scheduledPods) d.recorder.podEvents(new Map([[uid, key]]), "Warning", "FailedAttachVolume", `${prefix}${usedByMessage(others, namespaceOf(key))}`);
     out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, otherNodes, profile));
   }
 }
 
-/** the one namespace of the scheduled pods ("ns/name" keys), or "" when they are in several */
+/** a pod key's namespace ("ns/name", or "name" for a pod without one: api/types.ts keyOf) */
+function namespaceOf(key: string): string {
+  const i = key.indexOf("/");
+  return i < 0 ? "" : key.slice(0, i);
+}
+
+/** the one namespace of the scheduled pods, or "\u0000" when they are in several */
 function podNamespace(pods: ReadonlyMap<string, string>): string {
   let ns: string | undefined;
   for (const key of pods.values()) {
-    const n = key.slice(0, key.indexOf("/"));
+    const n = namespaceOf(key);
     if (ns === undefined) ns = n;
     else if (ns !== n) return "\u0000";
   }
@@ -281,8 +287,7 @@ export function usedByMessage(others: readonly string[], ns: string): string {
   const local: string[] = [];
   let otherPods = 0;
   for (const k of others) {
-    const i = k.indexOf("/");
-    if (k.slice(0, i) === ns) local.push(k.slice(i + 1));
+    if (namespaceOf(k) === ns) local.push(k.slice(k.indexOf("/") + 1));
     else otherPods++;
   }
   if (local.length === 0) return `Volume is already used by ${otherPods} pod(s) in different namespaces`;

@@ -31,6 +31,7 @@
 
 import type { VolumeSpec } from "../volume/plugins.js";
 import { isMultiAttachAllowed } from "../volume/plugins.js";
+import type { Profile } from "../versions/profile.js";
 import type { OpKey } from "./nestedpendingoperations.js";
 
 /** MountVolume's (and MapVolume's) key */
@@ -56,4 +57,16 @@ export function verifyControllerAttachedVolumeKey(volumeName: string): OpKey {
 /** AttachVolume's and DetachVolume's key */
 export function attachDetachKey(volumeName: string, nodeName: string, spec: VolumeSpec | undefined): OpKey {
   return { volumeName, podName: "", nodeName: isMultiAttachAllowed(spec) ? nodeName : "" };
+}
+
+/**
+ * The operation name the attach/detach controller's AttachVolume and
+ * DetachVolume run under: none until 1.19 (#75213 named the kubelet's
+ * operations in 1.15 and left attach and detach unnamed, "so this PR
+ * preserves old behaviour for attach/detach operation"; they are named in
+ * 1.19's operation generator), so a failed detach's backoff holds back an
+ * attach of the volume and the reverse up to 1.18 (#41307).
+ */
+export function adcOperationName(profile: Profile, name: "volume_attach" | "volume_detach"): string {
+  return profile.version.minor >= 19 ? name : "";
 }

@@ -12,7 +12,7 @@ import { expect } from "vitest";
 import { Sim } from "../../../bindings/k8s/engine/sim.js";
 import { type Done, NestedPendingOperations } from "../../../bindings/k8s/util/nestedpendingoperations.js";
 import { resolveProfile } from "../../../bindings/k8s/versions/profile.js";
-import { ALL, diverges, releases, upstream } from "./harness.js";
+import { ALL, releases, upstream } from "./harness.js";
 
 const FILE = "pkg/volume/util/nestedpendingoperations/nestedpendingoperations_test.go";
 
@@ -144,7 +144,6 @@ upstream(
     expect(retryWithExponentialBackOff(settle, 20, () => grm.run({ volumeName: V, podName: "", nodeName: "" }, "mount_volume", errorFunc) === "ExponentialBackoff")).toBe(true);
     expect(grm.run({ volumeName: V, podName: "", nodeName: "" }, "unmount_volume", noopFunc)).toBeNull();
   },
-  diverges(releases(15, 18), "the model's 1.10-1.18 backoff belongs to the key whatever the operation name; upstream compares names since #75213 (1.15)"),
 );
 
 // FIRST OP | SECOND OP | RESULT, upstream's table (None = no names, Volume, Volume Pod, Volume Node)
