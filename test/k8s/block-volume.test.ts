@@ -74,4 +74,20 @@ describe("volumeMode: Block", () => {
     expect(r.logs.some((l) => l.text.includes("MapVolume.MapPodDevice failed") && l.text.includes("device is busy"))).toBe(true);
     expect(r.logs.some((l) => l.text.includes("MapVolume.MapPodDevice succeeded"))).toBe(true);
   });
+
+  it("a kubelet restart while the pod terminates: the mapped volume is reconstructed from its device map path, then unmapped, unstaged and detached (CSI, 1.25)", () => {
+    const text = scenario("csi: {driver: ebs.csi.aws.com, volumeHandle: vol-1}").replace(
+      "  - {at: 60s, action: deletePod, pod: db-0}",
+      "  - {at: 60s, action: deletePod, pod: db-0}\n  - {at: 61s, action: restartKubelet, node: n1, down: 4s}",
+    );
+    const r = runK8sScenario(loadK8sScenario(text, "block-volume.yaml"), { version: "1.25", steps: true });
+    expect(r.violations.map((v) => `${v.name}: ${v.explanation}`)).toEqual([]);
+    for (const e of r.expectations) expect(e.held, `${e.name}: ${e.detail}`).toBe(true);
+    const lines = r.logs.map((l) => l.text);
+    const at = (needle: string) => lines.findIndex((t) => t.includes(needle));
+    expect(at("Volume is reconstructed")).toBeGreaterThanOrEqual(0);
+    expect(at("UnmapVolume succeeded")).toBeGreaterThan(at("Volume is reconstructed"));
+    expect(at("UnmapDevice succeeded")).toBeGreaterThan(at("UnmapVolume succeeded"));
+    expect(r.steps.some((s) => s.name === "adc.DetachSucceeded")).toBe(true);
+  });
 });

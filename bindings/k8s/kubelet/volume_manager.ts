@@ -561,11 +561,11 @@ export class VolumeManager {
   // (NodeUnpublishVolume); UnmapDevice, once no pod has the volume mapped,
   // calls TearDownDevice (NodeUnstageVolume) and removes the global map path.
   // The keys are MountVolume's, UnmountVolume's and UnmountDevice's
-  // (util/operationexecutor.ts). Not modelled: the loop device
-  // AttachFileDevice holds on the global map path, and reconstruction of
-  // mapped volumes after a kubelet restart (volumeDevices directories are not
-  // scanned). A plugin without block support fails MapVolume as upstream
-  // does a plugin without a BlockVolumeMapper.
+  // (util/operationexecutor.ts). A kubelet restart reconstructs a mapped
+  // volume from the pod's device map path (reconstructBlockVolume). Not
+  // modelled: the loop device AttachFileDevice holds on the global map path.
+  // A plugin without block support fails MapVolume as upstream does a plugin
+  // without a BlockVolumeMapper.
   //
   // Worked example (a GCE PD PV with volumeMode: Block, controller attach):
   // the pod's volume is reported in use, node status lists it, MapVolume
@@ -602,7 +602,8 @@ export class VolumeManager {
         // util.MapBlockVolume: the pod's link and the global map path's link for the pod
         const device = publishPath || devicePath;
         const podMap = this.podDeviceMapPath(p, v.podUID, v.spec.name);
-        host.mkdir(podMap, { plugin: p.name, podUID: v.podUID, specName: v.spec.name, data: { device } });
+        // (what reconstruction reads back after a kubelet restart)
+        host.mkdir(podMap, { plugin: p.name, podUID: v.podUID, specName: v.spec.name, data: { device, volumeName: v.volumeName, pv: v.spec.pv?.metadata.name ?? "" } });
         host.mkdir(`${gmp}/${v.podUID}`, { plugin: p.name, podUID: v.podUID, data: { device } });
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
@@ -757,6 +758,10 @@ export class VolumeManager {
     // cleanOrphanVolumes starts run later, and no timeline action a step can fire touches them)
     for (const [dir, info] of host.dirs) {
       if (!info.podUID || !info.specName) continue;
+      if (info.data.volumeName !== undefined && dir.includes(`/pods/${info.podUID}/volumeDevices/`)) {
+        this.reconstructBlockVolume(info.podUID, info.specName, info.plugin, info.data);
+        continue;
+      }
       if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
       const uid = info.podUID;
       const specName = info.specName;
@@ -817,6 +822,51 @@ export class VolumeManager {
       this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
     }
     this.cleanOrphanVolumes();
+  }
+
+  /**
+   * Reconstruction of a mapped block volume from the pod's device map path
+   * (upstream reads pods/<uid>/volumeDevices/<plugin dir>/<spec> too, and the
+   * plugin's ConstructBlockVolumeSpec): the volume's unique name and PV are
+   * the ones MapVolume left there, the PV's source is read from the informer
+   * cache (upstream's plugins rebuild it from their own files), the device
+   * counts as set up while its global map path exists.
+   */
+  private reconstructBlockVolume(uid: string, specName: string, pluginName: string, data: Record<string, string>): void {
+    const { ctx } = this;
+    const host = this.env.host!;
+    const plugin = this.plugins.findByName(pluginName);
+    const volumeName = data.volumeName!;
+    if (!plugin) return;
+    if (this.asw.get(volumeName)?.pods.has(uid)) return;
+    const pv = data.pv ? this.pods.lookup("PersistentVolume", data.pv) : undefined;
+    if (!pv) {
+      this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName, err: `failed to construct the block volume spec: persistentvolume ${JSON.stringify(data.pv ?? "")} not found` });
+      return;
+    }
+    const desired = this.dsw.get(uid)?.get(volumeName);
+    if (desired) {
+      desired.reportedInUse = true;
+      return;
+    }
+    const spec: VolumeSpec = { name: pv.metadata.name, pv, readOnly: false };
+    const gmp = this.globalMapPath(plugin, spec);
+    const prev = this.asw.get(volumeName);
+    if (prev) prev.pods.set(uid, specName);
+    else
+      this.asw.set(volumeName, {
+        volumeName,
+        spec,
+        plugin,
+        attachable: plugin.isAttachable(spec, ctx),
+        deviceMountable: plugin.isDeviceMountable(spec, ctx),
+        devicePath: data.device ?? "",
+        deviceMounted: host.dirs.has(gmp),
+        deviceMountPath: gmp,
+        pods: new Map([[uid, specName]]),
+      });
+    ctx.sim.bump(this.wake);
+    this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
   }
 
   /**
