@@ -353,6 +353,63 @@ export function createCSIPlugin(): VolumePlugin {
     podVolumeDir(env, podUID, specName) {
       return podVolumePaths(env.host!, podUID, DIR_NAME, specName).dir;
     },
+    // ---- volumeMode: Block (csi_block.go) ------------------------------
+    // global map path plugins/kubernetes.io/csi/volumeDevices/<pv>/dev,
+    // staging path .../volumeDevices/staging/<pv> (NodeStageVolume when the
+    // driver stages), publish path .../volumeDevices/publish/<pv>/<pod uid>
+    // (NodePublishVolume); the pod gets the publish path as its device
+    getGlobalMapPath(env, spec) {
+      return `${env.ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/${spec.name}/dev`;
+    },
+    setUpDevice(env, spec, _devicePath, _globalMapPath, done) {
+      const s = pvSource(spec)!;
+      const { ctx } = env;
+      if (!stageUnstage(ctx, s.driver)) return done(null);
+      const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(log(`blockMapper.SetUpDevice failed: rpc error: code = Internal desc = ${r.error}`));
+        env.host!.mkdir(`${ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/staging/${spec.name}`, { plugin: CSI_PLUGIN_NAME, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
+        done(null);
+      });
+    },
+    mapPodDevice(env, spec, podUID, _devicePath, done) {
+      const s = pvSource(spec);
+      const { ctx } = env;
+      if (!s) return done(log(`blockMapper.MapPodDevice failed: a CSI inline volume cannot be a block volume`));
+      const publishPath = `${ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/publish/${spec.name}/${podUID}`;
+      const r = ctx.backend.call("nodePublish", s.volumeHandle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(log(`blockMapper.MapPodDevice failed: rpc error: code = Internal desc = ${r.error}`));
+        env.host!.mkdir(publishPath, { plugin: CSI_PLUGIN_NAME, podUID, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
+        done(null, publishPath);
+      });
+    },
+    unmapPodDevice(env, specName, podUID, done) {
+      const { ctx } = env;
+      const publishPath = `${ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/publish/${specName}/${podUID}`;
+      const handle = env.host!.dirs.get(publishPath)?.data.volumeHandle ?? "";
+      const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        const error = r.error;
+        if (error) return done(() => log(`blockMapper.UnmapPodDevice failed: rpc error: code = Internal desc = ${error}`));
+        env.host!.rmdir(publishPath);
+        done(null);
+      });
+    },
+    tearDownDevice(env, globalMapPath, _devicePath, done) {
+      const { ctx } = env;
+      const specName = globalMapPath.slice(0, -"/dev".length).split("/").pop()!;
+      const staging = `${ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/staging/${specName}`;
+      const meta = env.host!.dirs.get(staging);
+      if (!meta) return done(null);
+      const r = ctx.backend.call("nodeUnstage", meta.data.volumeHandle ?? "", env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        const error = r.error;
+        if (error) return done(() => log(`blockMapper.TearDownDevice failed: rpc error: code = Internal desc = ${error}`));
+        env.host!.rmdir(staging);
+        done(null);
+      });
+    },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const { ctx } = env;
       const host = env.host!;
