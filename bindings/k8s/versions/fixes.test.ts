@@ -9,7 +9,7 @@ import { runK8sScenario } from "../scenario/run.js";
 import type { K8sScenario } from "../scenario/schema.js";
 import { CATALOGUE, MODELLED } from "./fixes.js";
 import { FIXES, MAX_MINOR, parseFixOverrides, resolveProfile, type FixId } from "./profile.js";
-import { versionsTable } from "./table.js";
+import { formatVersions, versionsTable } from "./table.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 function scenario(name: string): K8sScenario {
@@ -49,6 +49,10 @@ describe("the fix catalogue", () => {
       { patch: "1.22.8", on: ["108167"] },
       { patch: "1.22.14", on: ["111205", "107025"] },
     ]);
+    const text = formatVersions(rows).split("\n");
+    expect(text[0]).toMatch(/^release +96617 +104526 /);
+    expect(text.find((l) => l.startsWith("1.22 "))).toMatch(/^1\.22 +on +\.4 +\.8 +\.14 /);
+    expect(text.at(-1)).toBe(`${MODELLED.length} switches; ${CATALOGUE.length - MODELLED.length} more catalogued changes are not modelled (docs/k8s-fixes.md says why)`);
     // the table and the profile agree, patch by patch
     for (const r of rows)
       for (const f of FIXES) {

@@ -100,6 +100,12 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     area: "attachdetach", side: "controller", since: [], releases: "V", issue: null,
     source: "PR thread (forceDetach := !isHealthy && timeout && !rc.disableForceDetachOnUnmount); website PR #45119 (1.30)", modelled: true, test: { scenario: "node-down-force-detach", before: "1.30", after: "1.30" },
   },
+  {
+    id: "56288", pr: 56288, title: "ADC: the Multi-Attach event names the pods that use the volume (\"Volume is already used by pod(s) ...\")",
+    area: "attachdetach", side: "controller", since: [[10, 0]], releases: "I", issue: null,
+    source: "PR thread (the two event texts, reconciler.go reportMultiAttachError)",
+    modelled: "not a switch: every modelled release has it, and the replay's Multi-Attach event does (attachdetach/reconciler.ts)",
+  },
   // ---- CSI ----
   {
     id: "107025", pr: 107025, title: "CSI Detach: always compute the VolumeAttachment name csi-<sha256> (drop isAttachmentName)",
@@ -152,6 +158,37 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     area: "kubelet/volumemanager", side: "kubelet", since: [[25, 0]], releases: "I", issue: null,
     source: "KEP-3756 text (kubernetes/enhancements#3763 review)", modelled: "not modelled: the replay's reconciler unmounts every volume that leaves the DSW in every release",
   },
+  // ---- operation executor: uncertain mount states ----
+  {
+    id: "82492", pr: 82492, title: "operation executor: a MountDevice/SetUp that may still be in progress (timeout) leaves the volume uncertain in the kubelet's ASW, so it is cleaned up when the pod goes",
+    area: "operationexecutor", side: "kubelet", since: [[17, 0]], releases: "I", issue: "#82426, #82340, #83129",
+    source: "PR thread (TransientOperationFailure, UncertainProgressError in operation_generator.go)",
+    modelled: "not modelled in this branch: the replay's mount operations finish or fail, never uncertain (uncertain states are the operation executor work beside it)",
+  },
+  {
+    id: "100183", pr: 100183, title: "operation executor: a failed UnmountDevice/UnmountVolume marks the device or mount uncertain, so a new pod's MountDevice/SetUp runs again",
+    area: "operationexecutor", side: "kubelet", since: [[21, 0]], releases: "I", issue: "#100182",
+    source: "PR thread (release note: starting new pods after a previous pod timed out unmounting)",
+    modelled: "not modelled in this branch: no uncertain mount state (see 82492)",
+  },
+  {
+    id: "107789", pr: 107789, title: "operation executor: UnmountDevice that finds the device still in use marks the device mount uncertain",
+    area: "operationexecutor", side: "kubelet", since: [[24, 0]], releases: "I", issue: null,
+    source: "PR thread (vSphere log: \"the device is in use when it was no longer expected to be in use\")",
+    modelled: "not modelled in this branch: no uncertain mount state (see 82492)",
+  },
+  {
+    id: "122211", pr: 122211, title: "operation executor: a reconstructed uncertain device stays uncertain when MountDevice fails after a reboot",
+    area: "operationexecutor", side: "kubelet", since: [[30, 0]], releases: "I", issue: null,
+    source: "PR thread (operation_generator.go markDeviceErrorState, IsVolumeDeviceReconstructed)",
+    modelled: "not modelled in this branch: no uncertain mount state and no node reboot (see 82492)",
+  },
+  {
+    id: "128219", pr: 128219, title: "kubelet volume manager: check the device mount state in the ASW before marking a volume detached",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[32, 0]], releases: "I", issue: "#127520",
+    source: "PR thread (the Test_UncertainDeviceGlobalMounts flake and its log)",
+    modelled: "not modelled in this branch: no uncertain device mount state (see 82492)",
+  },
   // ---- nestedpendingoperations ----
   {
     id: "110951", pr: 110951, title: "nestedpendingoperations: isOperationExists prefers a pending matching operation, then an exact match",
@@ -194,6 +231,12 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     area: "nodelifecycle", side: "controller", since: [[17, 0]], releases: "V", issue: "kubernetes/enhancements#589",
     source: "PR #105222 thread; website PR #17189 (gate table)",
     modelled: "not modelled: the replay has no node lifecycle controller; nodeNotReady/nodeReady are timeline actions",
+  },
+  {
+    id: "taint-based-evictions", pr: 69824, title: "node lifecycle: TaintBasedEvictions beta, on (1.13): NotReady/unreachable nodes get NoExecute taints and the taint manager evicts; GA 1.18",
+    area: "nodelifecycle", side: "controller", since: [[13, 0]], releases: "V", issue: "#69533 (the 1.13 umbrella issue); kubernetes/enhancements#166",
+    source: "issue #69533 task list (#69824 enables the gate); website PR #19302 (GA in 1.18)",
+    modelled: "not modelled in this branch: the replay has no node lifecycle controller or taint manager",
   },
 ];
 
