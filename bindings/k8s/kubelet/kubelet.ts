@@ -690,20 +690,32 @@ function nodeStatusChanges(cur: KObj, a: NodeStatusArg): boolean {
 }
 function mutateNodeStatus(d: KObj, a: NodeStatusArg): boolean {
   const inUse = a.inUse;
-  let changed = a.report;
-  if (notReady(d)) changed = true;
-  if (inUse !== null && volumesInUseDiffer(d, inUse)) {
-    d.status = Object.assign({}, d.status, { volumesInUse: inUse });
-    changed = true;
+  const setInUse = inUse !== null && volumesInUseDiffer(d, inUse);
+  if (!a.report && !setInUse && !notReady(d)) return false;
+  // every write renews the Ready condition's heartbeat (setNodeReadyCondition):
+  // the other conditions as they are, Ready last (loops, one shape: no spread)
+  const st = d.status;
+  const conds = (st?.conditions ?? EMPTY_CONDS) as ReadonlyArray<{ type: string }>;
+  const out: Array<{ type: string }> = [];
+  for (let i = 0; i < conds.length; i++) if (conds[i]!.type !== "Ready") out.push(conds[i]!);
+  out.push(new ReadyCondition(a.now));
+  d.status = Object.assign({}, st, setInUse ? { conditions: out, volumesInUse: inUse } : { conditions: out });
+  return true;
+}
+const EMPTY_CONDS: ReadonlyArray<{ type: string }> = [];
+/** the Ready condition a kubelet writes (a class: one shape for every write) */
+class ReadyCondition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly lastHeartbeatTime: number;
+  constructor(t: number) {
+    // (in this order: the JSON of the final objects lists the keys so)
+    this.type = "Ready";
+    this.status = "True";
+    this.reason = "KubeletReady";
+    this.lastHeartbeatTime = t;
   }
-  if (changed) {
-    // every write renews the Ready condition's heartbeat (setNodeReadyCondition)
-    const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string; lastHeartbeatTime?: number }>;
-    const ready = conds.find((c) => c.type === "Ready");
-    const cond = ready !== undefined && ready.status === "True" ? { ...ready, lastHeartbeatTime: a.now } : { type: "Ready", status: "True", reason: "KubeletReady", lastHeartbeatTime: a.now };
-    d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), cond] });
-  }
-  return changed;
 }
 
 /**
