@@ -103,6 +103,20 @@ export interface ApiFault {
   name?: string;
   reason: "Conflict" | "InternalError" | "NotFound";
   message?: string;
+  /**
+   * (k8s-releases) the client it hits: "kube-controller-manager",
+   * "csi-attacher", "kubelet" (every kubelet) or "kubelet/NODE"; undefined =
+   * any client, except a kubelet's own status writes (below)
+   */
+  component?: string;
+  /**
+   * (k8s-releases) "status" = only writes of the status subresource
+   * (nodes/status, pods/status); "" = only the object itself; undefined =
+   * both, except that a kubelet's status writes are hit only by a fault that
+   * names `subresource: status` or that kubelet as `component:` (a fault on
+   * `patch Node` is not a fault on every kubelet's heartbeat)
+   */
+  subresource?: string;
   /** remaining failures; Infinity = always */
   count: number;
   fromMs: number;
@@ -218,7 +232,7 @@ export class ApiServer {
   }
   private readonly otherKeys: string[] = [];
   /** objects written, for the final-objects output */
-  onWrite: ((type: WatchType, obj: KObj) => void) | null = null;
+  onWrite: ((type: WatchType, obj: KObj, old: KObj | undefined) => void) | null = null;
 
   /**
    * Loops that read a kind straight from the store (not through an informer),
@@ -310,10 +324,41 @@ export class ApiServer {
     if (this.counts[slot]++ === 0) this.countOrder.push(slot);
   }
 
+  /**
+   * (k8s-releases) The client of the request being made and its subresource,
+   * set around a call by the writers that API faults can be scoped to (a
+   * kubelet's node and pod status writes, the attach/detach controller's node
+   * status updater); "" = not said.
+   */
+  caller = "";
+  subresource = "";
+  /**
+   * (k8s-releases) The next write changes nothing any loop reads from the
+   * store (a kubelet's report of an unchanged node status: only the Ready
+   * condition's lastHeartbeatTime is new), so it does not wake the store's
+   * readers; its watchers still get it (engine/sim.ts section 3). Reset by
+   * that write, or by the writer when the call throws.
+   */
+  unreadWrite = false;
+
+  /** whether fault `f` (verb, kind and name matched) is scoped to this request's client and subresource */
+  private faultScoped(f: ApiFault): boolean {
+    const caller = this.caller;
+    if (f.component !== undefined) {
+      if (caller === "") return false;
+      if (f.component !== caller && !(f.component === "kubelet" && caller.startsWith("kubelet/"))) return false;
+    }
+    if (f.subresource !== undefined && f.subresource !== this.subresource) return false;
+    // a kubelet's own status writes: only a fault that asks for them
+    if (f.component === undefined && f.subresource === undefined && this.subresource === "status" && caller.startsWith("kubelet/")) return false;
+    return true;
+  }
+
   private fault(verb: ApiFault["verb"], kind: Kind, name: string): ApiError | null {
     for (const f of this.faults) {
       if (f.count <= 0 || f.verb !== verb || f.kind !== kind) continue;
       if (f.name !== undefined && f.name !== name) continue;
+      if ((f.component !== undefined || f.subresource !== undefined || this.caller !== "") && !this.faultScoped(f)) continue;
       const now = this.sim.now;
       if (now < f.fromMs || now >= f.untilMs) continue;
       f.count--;
@@ -482,9 +527,11 @@ export class ApiServer {
 
   /** `key`: the object's key in the store (deliveries use it rather than building it again) */
   private emit(type: WatchType, obj: KObj, old: KObj | undefined, key: string): void {
+    const unread = this.unreadWrite;
     if (obj.kind === "CSIDriver") this.sim.bump();
+    else if (unread) this.unreadWrite = false;
     else this.sim.bump(this.storeReaders(obj.kind));
-    this.onWrite?.(type, obj);
+    this.onWrite?.(type, obj, old);
     const now = this.sim.now;
     const slot = kindSlot(obj.kind);
     const bit = slot >= 0 ? 1 << slot : 0;
@@ -503,7 +550,7 @@ export class ApiServer {
       if (inf.selects !== undefined && !inf.selects(obj, inf.selectArg)) continue;
       if (batch !== null && batch.at === at) batch.to.push(inf);
       else {
-        batch = new Delivery(this.sim, at, inf, type, obj, old, key);
+        batch = new Delivery(this.sim, at, inf, type, obj, old, key, unread);
         this.sim.call(at, deliverBatch, batch);
       }
     }
@@ -587,6 +634,8 @@ class Delivery {
     readonly obj: KObj,
     readonly old: KObj | undefined,
     readonly key: string,
+    /** (k8s-releases) ApiServer.unreadWrite: the watchers' caches change in nothing their loops read */
+    readonly unread = false,
   ) {
     this.to = [first];
   }
@@ -614,10 +663,10 @@ function deliverList(l: InitialList): void {
 
 function deliverBatch(d: Delivery): void {
   const to = d.to;
-  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old, d.key);
+  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old, d.key, d.unread);
 }
 
-function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined, key: string): void {
+function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined, key: string, unread = false): void {
   if (inf.dead) return;
   const store = inf.cache.kind(obj.kind);
   const prev = store.get(key);
@@ -629,7 +678,8 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && rvAtLeast(prev.metadata.resourceVersion, obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
+  // (an unread write's delivery: the handler bumps what it changes itself)
+  if (!unread) sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }
 

@@ -372,7 +372,7 @@ expect:
   });
 
   it("version: 1.20 unquoted (YAML's number 1.2) says to quote it; an unquoted 1.22 still loads", () => {
-    expect(bad("version: 1.20\n")).toBe('bad.yaml:9: version: Kubernetes version 1.2 is outside the modelled range 1.10-1.31: YAML reads an unquoted 1.20 as the number 1.2; quote the version, e.g. version: "1.20"');
+    expect(bad("version: 1.20\n")).toBe('bad.yaml:9: version: Kubernetes version 1.2 is outside the modelled range 1.10-1.35: YAML reads an unquoted 1.20 as the number 1.2; quote the version, e.g. version: "1.20"');
     expect(bad('version: "1.20"\nincident: {title: t, affected: 1.10, fixed: "1.22"}\n')).toMatch(/^bad\.yaml:10: incident\.affected: .*quote the version, e\.g\. affected: "1\.10"$/);
     expect(loadK8sScenario(world + "version: 1.22\n", "ok.yaml").version).toBe("1.22");
     expect(loadK8sScenario(world + 'version: "1.20"\n', "ok.yaml").version).toBe("1.20");

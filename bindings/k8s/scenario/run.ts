@@ -94,6 +94,31 @@ export interface K8sRunResult {
   symptoms: CheckResult[];
   steps: Array<{ t: number; name: string; detail: string }>;
   stats: { endMs: number; events: number; nodePatches: number; storageCalls: number };
+  /** (k8s-releases) how long each pod waited for its containers, in creation order */
+  podWaits: PodWait[];
+}
+
+/**
+ * A pod's wait (k8s-releases): from its creation, and from its kubelet's
+ * first sync (the time in ContainerCreating), to its first Running status,
+ * or to the end of the run (`waiting`) or its deletion (`deleted`) if it
+ * never ran. Times in simulated ms.
+ */
+export interface PodWait {
+  /** namespace/name */
+  pod: string;
+  uid: string;
+  node: string;
+  createdAt: number;
+  /** the kubelet's first sync of it (ContainerCreating from here); null if no kubelet synced it */
+  syncedAt: number | null;
+  runningAt: number | null;
+  /** running: ran; waiting: still not running at the end; deleted: deleted before it ran */
+  state: "running" | "waiting" | "deleted";
+  /** creation to Running, to the end, or to the deletion */
+  waitedMs: number;
+  /** the kubelet's first sync to Running (or to the end or the deletion); null if never synced */
+  containerCreatingMs: number | null;
 }
 
 /** The volume plugins; they keep no state of their own (it lives on the hosts and in the API), so every run shares them. */
@@ -345,7 +370,7 @@ class ClusterRun implements Ctx, Monitor {
     // "The garbage collector trap"): an API or backend calls its hook on
     // itself, so these two are closures.
     if (!logChecksOnly) {
-      const onApiWrite: ApiServer["onWrite"] = (type, obj) => this.onApiWrite(type, obj);
+      const onApiWrite: ApiServer["onWrite"] = (type, obj, old) => this.onApiWrite(type, obj, old);
       const onBackendAttach: Backend["onAttach"] = (v, node) => this.onBackendAttach(v, node);
       api.onWrite = onApiWrite;
       backend.onAttach = onBackendAttach;
@@ -395,18 +420,67 @@ class ClusterRun implements Ctx, Monitor {
     return false;
   }
 
+  /**
+   * (k8s-releases) released-after-pods follows the release's own rules: a
+   * release with #110721 (1.25+) never force-detaches a volume its kubelet
+   * still reports in use from a Ready node, and --disable-force-detach-on-timeout
+   * never does it on the timer at all; the volume staying attached there is
+   * upstream's correct behaviour (the kubelet's unmount is what is stuck, which
+   * no-orphaned-mounts and the kubelet's own errors show), not a leak.
+   */
+  private keptByReleaseRules(node: string, id: string): boolean {
+    const fix = this.profile.fix;
+    if (!fix["110721"] && !fix["disable-force-detach-on-timeout"]) return false;
+    const n = this.api.tryGet("Node", node);
+    if (!n) return false;
+    const inUse = (n.status?.volumesInUse ?? []) as string[];
+    if (!inUse.some((u) => u.endsWith(`^${id}`) || u.endsWith(`/${id}`))) return false;
+    if (fix["disable-force-detach-on-timeout"]) return true;
+    const conds = (n.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+    return conds.some((c) => c.type === "Ready" && c.status === "True");
+  }
+
+  // ---- pod waits (k8s-releases) ----
+  /** by UID: each pod's creation, first Running and deletion, as the API saw them */
+  private readonly podWaitsByUID = new Map<string, { pod: string; node: string; createdAt: number; runningAt: number | null; deletedAt: number | null }>();
+  private trackPodWait(type: WatchType, obj: KObj, old: KObj | undefined): void {
+    const uid = obj.metadata.uid;
+    let w = this.podWaitsByUID.get(uid);
+    if (w === undefined) {
+      if (type === "DELETED") return;
+      w = { pod: keyOf(obj), node: obj.spec?.nodeName ?? "", createdAt: obj.metadata.creationTimestamp ?? this.sim.now, runningAt: null, deletedAt: null };
+      this.podWaitsByUID.set(uid, w);
+    }
+    if (w.runningAt === null && obj.status?.phase === "Running" && old?.status?.phase !== "Running") w.runningAt = this.sim.now;
+    if (w.deletedAt === null && (type === "DELETED" || obj.metadata.deletionTimestamp !== undefined)) w.deletedAt = this.sim.now;
+  }
+  private podWaits(end: number): PodWait[] {
+    const out: PodWait[] = [];
+    for (const [uid, w] of this.podWaitsByUID) {
+      const synced = this.out.podSyncedAt.get(uid);
+      const syncedAt = synced === undefined ? null : synced;
+      const state = w.runningAt !== null ? "running" : w.deletedAt !== null ? "deleted" : "waiting";
+      const stop = w.runningAt ?? w.deletedAt ?? end;
+      out.push({ pod: w.pod, uid, node: w.node, createdAt: w.createdAt, syncedAt, runningAt: w.runningAt, state, waitedMs: stop - w.createdAt, containerCreatingMs: syncedAt === null ? null : Math.max(0, stop - syncedAt) });
+    }
+    return out;
+  }
+  // ---- end pod waits ----
+
   /** a volume of `pod` is backend volume `id` */
   private podUses(pod: KObj, id: string): boolean {
     for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", this.api) === id) return true;
     return false;
   }
 
-  private onApiWrite(type: WatchType, obj: KObj): void {
+  private onApiWrite(type: WatchType, obj: KObj, old: KObj | undefined): void {
     const now = this.sim.now;
     if (obj.kind === "Node") {
       this.nodePatches++;
-      this.nodeStatusChangedAt.set(obj.metadata.name, now);
+      // a kubelet's unchanged report (only its heartbeat time is new) is not a change of status
+      if (!heartbeatOnly(obj, old)) this.nodeStatusChangedAt.set(obj.metadata.name, now);
     }
+    if (obj.kind === "Pod") this.trackPodWait(type, obj, old);
     if (obj.kind === "Pod" && (type === "DELETED" || obj.metadata.deletionTimestamp !== undefined)) {
       // (every status write of a terminating pod comes here: no arrays, no keys built)
       const vols = (obj.spec?.volumes ?? []) as PodVolume[];
@@ -739,6 +813,7 @@ class ClusterRun implements Ctx, Monitor {
     for (const v of backend.volumes.values()) {
       for (const node of v.attachedTo) {
         if (this.usedOn(pods, node, v.id)) continue;
+        if (this.keptByReleaseRules(node, v.id)) continue;
         const since = Math.max(this.lastPodGone.get(v.id)?.get(node) ?? 0, v.changedAt);
         if (end - since > releaseBound) {
           violations.push(
@@ -817,6 +892,7 @@ class ClusterRun implements Ctx, Monitor {
     r.symptoms = symptoms;
     r.steps = steps.seen;
     r.stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls };
+    r.podWaits = this.podWaits(end);
     return r;
   }
 
@@ -828,10 +904,46 @@ class ClusterRun implements Ctx, Monitor {
   }
 
   private evalCheck(e: Expectation): CheckResult {
-    const r = this.check(e.check);
+    const r = e.fromMs !== undefined || e.untilMs !== undefined ? this.checkWindow(e.check, e.fromMs ?? 0, e.untilMs ?? Infinity) : this.check(e.check);
     const res: CheckResult = { name: e.name, held: r.held, detail: r.detail, line: e.line };
     if (r.checked === false) res.checked = false;
     return res;
+  }
+
+  /**
+   * (k8s-releases) A check bounded in time: events and steps that happen in
+   * [from, until); a pod's first Running at or before `until`.
+   */
+  private checkWindow(c: Check, from: number, until: number): { held: boolean; detail: string; checked?: false } {
+    const span = `in [+${relTime(from)}, ${until === Infinity ? "end" : `+${relTime(until)}`})`;
+    switch (c.kind) {
+      case "event":
+      case "noEvent": {
+        const occ = this.out.occurrences;
+        const evs = this.out.events;
+        let hit: { t: number; e: K8sEvent } | null = null;
+        for (let i = 0; i < occ.length && hit === null; i += 2) {
+          const t = occ[i]!;
+          if (t < from || t >= until) continue;
+          const e = evs[occ[i + 1]!]!;
+          if (e.reason === c.reason && (!c.object || e.object === c.object) && (!c.contains || e.message.includes(c.contains))) hit = { t, e };
+        }
+        return { held: c.kind === "event" ? hit !== null : hit === null, detail: hit ? `event ${hit.e.reason} ${hit.e.object} at +${relTime(hit.t)}: ${hit.e.message}` : `no ${c.reason} event${c.object ? ` on ${c.object}` : ""} ${span}` };
+      }
+      case "step": {
+        const n = this.steps.seen.filter((s) => s.name === c.name && s.t >= from && s.t < until).length;
+        return { held: n >= (c.min ?? 1) && (c.max === undefined || n <= c.max), detail: `step ${c.name} seen ${n} times ${span}` };
+      }
+      case "podRunning":
+      case "podNotRunning": {
+        let runningAt: number | null = null;
+        for (const w of this.podWaitsByUID.values()) if (w.pod === c.pod && w.runningAt !== null && (runningAt === null || w.runningAt < runningAt)) runningAt = w.runningAt;
+        const ran = runningAt !== null && runningAt <= until;
+        return { held: c.kind === "podRunning" ? ran : !ran, detail: runningAt === null ? `pod ${c.pod} never Running` : `pod ${c.pod} Running at +${relTime(runningAt)}${ran ? "" : `, after +${relTime(until)}`}` };
+      }
+      default:
+        return this.check(c);
+    }
   }
 
   private check(c: Check): { held: boolean; detail: string; checked?: false } {
@@ -1294,4 +1406,23 @@ function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer): string | null {
   if (src.hostPath) return `kubernetes.io/host-path/${pod.metadata.uid}-${v.name}`;
   if (src.emptyDir) return `kubernetes.io/empty-dir/${pod.metadata.uid}-${v.name}`;
   return null;
+}
+
+/**
+ * (k8s-releases) A Node write that changed nothing but its Ready condition's
+ * lastHeartbeatTime (a kubelet's report of an unchanged status,
+ * kubelet/kubelet.ts syncNodeStatus).
+ */
+function heartbeatOnly(obj: KObj, old: KObj | undefined): boolean {
+  if (old === undefined || obj.spec !== old.spec) return false;
+  const a = obj.status, b = old.status;
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.volumesAttached !== b.volumesAttached || a.volumesInUse !== b.volumesInUse) return false;
+  const ra = readyOf(a.conditions), rb = readyOf(b.conditions);
+  return ra === rb && (a.conditions?.length ?? 0) === (b.conditions?.length ?? 0);
+}
+function readyOf(conds: Array<{ type: string; status: string }> | undefined): string | undefined {
+  if (conds === undefined) return undefined;
+  for (let i = 0; i < conds.length; i++) if (conds[i]!.type === "Ready") return conds[i]!.status;
+  return undefined;
 }

@@ -75,6 +75,13 @@ export interface Expectation {
   /** human name, default derived from the check */
   name: string;
   line?: number;
+  /**
+   * (k8s-releases) `from:`/`until:` of an event, noEvent, step, podRunning
+   * or podNotRunning check: only what happens in [from, until) counts (a pod
+   * check: the pod's first Running at or before `until`); absent = the run
+   */
+  fromMs?: number;
+  untilMs?: number;
 }
 
 export interface WatchFault {

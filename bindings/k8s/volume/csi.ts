@@ -220,6 +220,7 @@ export function createCSIPlugin(): VolumePlugin {
       }
       const attachID = getAttachmentName(s.volumeHandle, s.driver, node);
       let created: KObj | null;
+      ctx.api.caller = env.component;
       try {
         created = ctx.api.createIfAbsent({
           apiVersion: "storage.k8s.io/v1",
@@ -230,6 +231,8 @@ export function createCSIPlugin(): VolumePlugin {
         });
       } catch (e) {
         return done(log(`attacher.Attach failed: ${(e as Error).message}`));
+      } finally {
+        ctx.api.caller = "";
       }
       if (created !== null) ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:110", log(`attachment [${attachID}] for volume [${s.volumeHandle}] created successfully`));
       else ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:103", log(`attachment [${attachID}] for volume [${s.volumeHandle}] already exists (will not be recreated)`));
@@ -258,6 +261,7 @@ export function createCSIPlugin(): VolumePlugin {
         ctx.out.log(env.component, "I", "round_trippers.go:420", `DELETE https://kube-apiserver:6443/apis/storage.k8s.io/v1/volumeattachments/${encodeURIComponent(attachID)}`);
       // (404 answered without an exception; an injected fault still throws, NotFound included)
       let found: boolean;
+      ctx.api.caller = env.component;
       try {
         found = ctx.api.deleteIfPresent("VolumeAttachment", attachID) !== null;
       } catch (e) {
@@ -266,6 +270,8 @@ export function createCSIPlugin(): VolumePlugin {
           return done(() => log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${msg}`));
         }
         found = false;
+      } finally {
+        ctx.api.caller = "";
       }
       if (!found) {
         ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 404 Not Found in 8 milliseconds`);
@@ -305,6 +311,15 @@ export function createCSIPlugin(): VolumePlugin {
       const attachID = getAttachmentName(s.volumeHandle, s.driver, env.nodeName!);
       const va = ctx.api.tryGet("VolumeAttachment", attachID);
       if (!va) return done(() => log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volumeattachments.storage.k8s.io "${attachID}" not found`));
+      // (k8s-releases) verifyAttachmentStatus checks the deletion timestamp
+      // before status.attached, in every release (csi_attacher.go v1.10 to
+      // master; #96952, which would have checked it last, was closed
+      // unmerged): a VolumeAttachment being deleted fails the wait even while
+      // it still says attached, and the mount is retried after the backoff
+      if (va.metadata.deletionTimestamp !== undefined) {
+        ctx.out.on && ctx.out.log(env.component, "E", "csi_attacher.go:462", log(`VolumeAttachment [${attachID}] has deletion timestamp, will not continue to wait for attachment`));
+        return done(() => "volume attachment is being deleted");
+      }
       if (va.status?.attached) return done(null, attachID);
       return done(() => log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volume ${s.volumeHandle} is not attached yet`));
     },
