@@ -214,7 +214,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   const latencies: Partial<Record<BackendOp, number>> = {};
   const wlc: Record<string, number> = {};
   if (wantSettings) {
-    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet"]);
+    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "csiNodeRegistration", "apiServer"]);
     if (settingsIn.timers !== undefined) {
       for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
         if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
@@ -272,6 +272,8 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
           timers,
           latencies,
           noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
+          csiNodeRegistrationMs: settingsIn.csiNodeRegistration === undefined ? 0 : cx.dur(settingsIn.csiNodeRegistration, "settings.csiNodeRegistration"),
+          apiServer: settingsIn.apiServer === undefined ? undefined : loadApiServerSetting(cx, settingsIn.apiServer),
         },
     objects,
     timeline,
@@ -303,6 +305,13 @@ function versionOf(cx: Cx, v: unknown, path: string): void {
 
 /** an absent mapping (never written to) */
 const EMPTY: J = Object.freeze({}) as J;
+
+/** settings.apiServer: {node, startup} (kube-apiserver as a static pod on that node) */
+function loadApiServerSetting(cx: Cx, v: unknown): { node: string; startupMs: number } {
+  const m = cx.map(v, "settings.apiServer");
+  cx.only(m, "settings.apiServer", ["node", "startup"]);
+  return { node: cx.str(m.node, "settings.apiServer.node"), startupMs: m.startup === undefined ? 15_000 : cx.dur(m.startup, "settings.apiServer.startup") };
+}
 
 function loadIncident(cx: Cx, root: J): K8sScenario["incident"] {
   if (root.incident === undefined) return undefined;
@@ -530,10 +539,24 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
     case "releaseMount":
       action = { kind: a, node: node(), process: cx.str(o.process, `${path}.process`) };
       break;
+    case "rebootNode":
+      action = { kind: a, node: node(), downMs: o.down === undefined ? 60_000 : cx.dur(o.down, `${path}.down`) };
+      break;
+    case "shutdownNode":
+    case "startNode":
+      action = { kind: a, node: node() };
+      break;
+    case "stopApiServer":
+    case "startApiServer":
+      action = { kind: a };
+      break;
+    case "restartApiServer":
+      action = { kind: a, downMs: o.down === undefined ? 10_000 : cx.dur(o.down, `${path}.down`) };
+      break;
     default:
       cx.fail(
         `${path}.action`,
-        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount)`,
+        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount, rebootNode, shutdownNode, startNode, stopApiServer, startApiServer, restartApiServer)`,
       );
   }
   // a field the action does not take was dropped (`{at: 60s, action:
@@ -567,6 +590,12 @@ const ACTION_FIELDS: Record<string, readonly string[]> = {
   untaintNode: ["node", "key"],
   holdMount: ["node", "process", "path", "propagation"],
   releaseMount: ["node", "process"],
+  rebootNode: ["node", "down"],
+  shutdownNode: ["node"],
+  startNode: ["node"],
+  stopApiServer: [],
+  startApiServer: [],
+  restartApiServer: ["down"],
 };
 
 function podKey(s: string): string {
