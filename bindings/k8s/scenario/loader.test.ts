@@ -37,7 +37,8 @@ describe("scenario loader", () => {
     expect(e.message).toContain("unknown action");
   });
   it("rejects a pod without a node, an unknown field, a bad version and a YAML syntax error", () => {
-    expect(err(base + "  - kind: Pod\n    metadata: {name: p}\n    spec: {containers: [{name: c}]}\n").message).toMatch(/^bad\.yaml:7: objects\[1\]\.spec\.nodeName: pods must name their node/);
+    // (k8s-incidents) no nodeName: the scheduler's (scheduler/); an empty one is still refused
+    expect(err(base + "  - kind: Pod\n    metadata: {name: p}\n    spec: {nodeName: \"\", containers: [{name: c}]}\n").message).toMatch(/^bad\.yaml:7: objects\[1\]\.spec\.nodeName: expected a node name/);
     expect(err(base + "colour: blue\n").message).toMatch(/^bad\.yaml:5: colour: unknown field/);
     expect(err(base + "version: '2.0'\n").message).toMatch(/^bad\.yaml:5: version: bad Kubernetes version/);
     expect(err("name: [\n").message).toMatch(/^bad\.yaml:\d+: YAML:/);

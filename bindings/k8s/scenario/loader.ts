@@ -409,7 +409,8 @@ function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
   // (an Obj: the same five keys in the same order, which the API server copies by constructor without checking them; api/types.ts cloneObj)
   const obj: KObj = manifestObj(apiVersion, canonicalKind(kind), manifestMeta(meta), o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
   if (kind === "Pod") {
-    if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
+    // (k8s-incidents) a pod without spec.nodeName is scheduled by the minimal kube-scheduler (scheduler/)
+    if (obj.spec.nodeName !== undefined && (typeof obj.spec.nodeName !== "string" || obj.spec.nodeName === "")) cx.fail(`${path}.spec.nodeName`, "expected a node name (or no nodeName: the scheduler picks the node)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
     if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
     // an int64 of seconds in the Pod API ("30s" does not decode); a string or

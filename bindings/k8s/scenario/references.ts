@@ -255,7 +255,7 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
   // ---- the objects' own references ----------------------------------------------
   const manifestRefs = (o: KObj, path: string): void => {
     if (o.kind === "Pod") {
-      node(String(o.spec.nodeName), `${path}.spec.nodeName`);
+      if (o.spec.nodeName !== undefined) node(String(o.spec.nodeName), `${path}.spec.nodeName`);
       const vols = (o.spec.volumes ?? []) as Array<Record<string, any>>;
       for (let i = 0; i < vols.length; i++) {
         const c = vols[i]!.persistentVolumeClaim;

@@ -31,6 +31,7 @@ import { Host } from "../host/mount.js";
 import { Kubelet } from "../kubelet/kubelet.js";
 import { NodeLifecycleController } from "../nodelifecycle/node_lifecycle_controller.js";
 import { PodGCController } from "../podgc/gc_controller.js";
+import { Scheduler } from "../scheduler/scheduler.js";
 import { K8sEvent, LogLine, LogNeedle, Recorder, relTime } from "../output/recorder.js";
 import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
@@ -484,9 +485,11 @@ class ClusterRun implements Ctx, Monitor {
     const attacher = new ExternalAttacher(this);
     attacher.start();
     for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) this.startKubelet(n);
+    // the scheduler runs only where some pod does not name its node (scheduler/)
+    if (needsScheduler(sc)) new Scheduler(this).start();
     for (let i = 0; i < sc.objects.length; i++) {
       const o = sc.objects[i]!;
-      if (o.kind !== "Pod") continue;
+      if (o.kind !== "Pod" || !o.spec.nodeName) continue;
       const key = plainKeyOf(o);
       out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${key} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", key)?.metadata.uid);
     }
@@ -587,7 +590,7 @@ class ClusterRun implements Ctx, Monitor {
         const uid = c.kind === "Pod" ? api.newUid("Pod") : undefined;
         try {
           api.create(c, uid);
-          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${plainKeyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
+          if (c.kind === "Pod" && c.spec.nodeName) out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${plainKeyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
         } catch (e) {
           out.note("timeline", `create ${plainKeyOf(c)} failed: ${(e as Error).message}`);
         }
@@ -1225,6 +1228,16 @@ function listsVolume(attached: ReadonlyArray<{ name: string }>, unique: string):
 /** a `step:` check among `es` (counts steps: the run records them) */
 function hasStepCheck(es: readonly Expectation[]): boolean {
   for (let i = 0; i < es.length; i++) if (es[i]!.check.kind === "step") return true;
+  return false;
+}
+
+/** a pod of objects: or of a timeline create that does not name its node */
+function needsScheduler(sc: K8sScenario): boolean {
+  for (let i = 0; i < sc.objects.length; i++) if (sc.objects[i]!.kind === "Pod" && !sc.objects[i]!.spec?.nodeName) return true;
+  for (let i = 0; i < sc.timeline.length; i++) {
+    const a = sc.timeline[i]!.action;
+    if ((a.kind === "create" || a.kind === "createPod") && a.manifest.kind === "Pod" && !a.manifest.spec?.nodeName) return true;
+  }
   return false;
 }
 
