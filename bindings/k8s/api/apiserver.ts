@@ -28,6 +28,15 @@
 //    error, NotFound) a number of times, to replay e.g. a failing node status
 //    PATCH (#111000).
 //
+// 4. The process. The API server can be down (`goDown`/`comeUp`: a timeline
+//    outage, or the static pod of a control plane whose node reboots): every
+//    request fails with "connect: connection refused" (an ApiError with
+//    reason InternalError, code 503, so every caller's error path runs), no
+//    write happens so no watch event is sent, and an informer started during
+//    the outage (a kubelet restarting) LISTs when the server is back. Reads
+//    the model makes on the store itself (tryGet, list: the replay's own
+//    checks, and caches the components would hold) are not requests.
+//
 // Worked example: the kubelet PATCHes node-1 volumesInUse at t = 10,000 ms
 // with resourceVersion 41 -> 42. The ADC's node informer (latency 20 ms) sees
 // it at 10,020; a watch-delay fault of +5 s on the controller-manager from 9 s
@@ -245,6 +254,34 @@ export class ApiServer {
 
   constructor(private readonly sim: Sim) {}
 
+  // ---- the process (section 4) ----
+
+  /** when the kube-apiserver process went down, or -1 while it serves */
+  private downSince = -1;
+  /** informers started while it was down: their initial LIST waits for it */
+  private waitingLists: Array<() => void> | undefined = undefined;
+
+  get down(): boolean {
+    return this.downSince >= 0;
+  }
+
+  /** the process stops (an outage, or the node of its static pod goes down): every request fails until comeUp */
+  goDown(): void {
+    if (this.downSince >= 0) return;
+    this.downSince = this.sim.now;
+    this.sim.bump();
+  }
+
+  /** the process serves again: the informers that waited LIST now (a watch that was open resumes where it was) */
+  comeUp(): void {
+    if (this.downSince < 0) return;
+    this.downSince = -1;
+    this.sim.bump();
+    const w = this.waitingLists;
+    this.waitingLists = undefined;
+    if (w !== undefined) for (const f of w) f();
+  }
+
   /** the wake group of the loops that read `kind` from the store directly */
   storeReaders(kind: Kind): WakeGroup {
     const s = kindSlot(kind);
@@ -355,6 +392,7 @@ export class ApiServer {
   }
 
   private fault(verb: ApiFault["verb"], kind: Kind, name: string): ApiError | null {
+    if (this.downSince >= 0) return new ApiError("InternalError", 503, `Get "https://10.96.0.1:443/api/v1/${kind.toLowerCase()}s/${name.split("/").pop()}": dial tcp 10.96.0.1:443: connect: connection refused`);
     for (const f of this.faults) {
       if (f.count <= 0 || f.verb !== verb || f.kind !== kind) continue;
       if (f.name !== undefined && f.name !== name) continue;
@@ -593,6 +631,15 @@ export class ApiServer {
       kindMask,
     };
     this.informers.push(inf);
+    if (this.downSince >= 0) (this.waitingLists ??= []).push(() => this.startList(inf, kinds, selects, selectArg, onSynced));
+    else this.startList(inf, kinds, selects, selectArg, onSynced);
+    return inf;
+  }
+
+  /** an informer's initial LIST, delivered after its latency */
+  private startList(inf: Informer, kinds: readonly Kind[], selects: Informer["selects"], selectArg: unknown, onSynced: () => void): void {
+    if (inf.dead) return;
+    const { latencyMs, extraDelay } = inf;
     const now = this.sim.now;
     const at = now + latencyMs + extraDelay(now);
     inf.lastDeliverAt = at;
@@ -606,7 +653,6 @@ export class ApiServer {
       for (const [key, o] of b) if (selects === undefined || selects(o, selectArg)) list.push(key, o);
     }
     this.sim.call(at, deliverList, new InitialList(this.sim, inf, list, onSynced));
-    return inf;
   }
 
   stopInformer(inf: Informer): void {

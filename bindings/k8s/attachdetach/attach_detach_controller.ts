@@ -194,12 +194,39 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
       (type, obj, old) => {
         if (!this.inf?.synced) return;
         this.handle(type, obj, old);
+        if (this.sharedListeners !== undefined) for (const l of this.sharedListeners) l(type, obj);
       },
-      () => this.run(),
+      () => {
+        this.run();
+        if (this.sharedListeners !== undefined) for (const s of this.sharedSynced!) s();
+      },
       this.wake,
       { Node: this.nodeWake, Pod: this.podWake, PersistentVolume: this.podWake, PersistentVolumeClaim: this.podWake, VolumeAttachment: this.unreadWake, CSIDriver: this.unreadWake },
     );
   }
+
+  // ---- the controller-manager's shared informers (k8s-incidents: podgc/) ----
+  // Upstream's controllers share one SharedInformerFactory: the pod garbage
+  // collector reads the same pod and node caches as this controller. Its
+  // listeners are called after this controller's handler, for every delivery
+  // once the caches synced, and at the sync itself; its loops wake with this
+  // controller's node and pod groups.
+  private sharedListeners: Array<(type: string, obj: KObj) => void> | undefined = undefined;
+  private sharedSynced: Array<() => void> | undefined = undefined;
+  /** subscribe another controller of the controller-manager to the shared informers */
+  shareInformers(onEvent: (type: string, obj: KObj) => void, onSynced: () => void): void {
+    (this.sharedListeners ??= []).push(onEvent);
+    (this.sharedSynced ??= []).push(onSynced);
+  }
+  /** the shared informer cache (undefined before start) */
+  get sharedCache(): Informer["cache"] | undefined {
+    return this.inf?.cache;
+  }
+  /** the wake groups of the shared node and pod deliveries */
+  get sharedWakes(): readonly WakeGroup[] {
+    return [this.nodeWake, this.podWake];
+  }
+  // ---- end of the shared informers ----
 
   /** NodeLister: a node from the informer cache */
   getNode(name: string): KObj | undefined {

@@ -214,7 +214,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   const latencies: Partial<Record<BackendOp, number>> = {};
   const wlc: Record<string, number> = {};
   if (wantSettings) {
-    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet"]);
+    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "csiNodeRegistration", "apiServer"]);
     if (settingsIn.timers !== undefined) {
       for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
         if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
@@ -272,6 +272,8 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
           timers,
           latencies,
           noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
+          csiNodeRegistrationMs: settingsIn.csiNodeRegistration === undefined ? 0 : cx.dur(settingsIn.csiNodeRegistration, "settings.csiNodeRegistration"),
+          apiServer: settingsIn.apiServer === undefined ? undefined : loadApiServerSetting(cx, settingsIn.apiServer),
         },
     objects,
     timeline,
@@ -303,6 +305,13 @@ function versionOf(cx: Cx, v: unknown, path: string): void {
 
 /** an absent mapping (never written to) */
 const EMPTY: J = Object.freeze({}) as J;
+
+/** settings.apiServer: {node, startup} (kube-apiserver as a static pod on that node) */
+function loadApiServerSetting(cx: Cx, v: unknown): { node: string; startupMs: number } {
+  const m = cx.map(v, "settings.apiServer");
+  cx.only(m, "settings.apiServer", ["node", "startup"]);
+  return { node: cx.str(m.node, "settings.apiServer.node"), startupMs: m.startup === undefined ? 15_000 : cx.dur(m.startup, "settings.apiServer.startup") };
+}
 
 function loadIncident(cx: Cx, root: J): K8sScenario["incident"] {
   if (root.incident === undefined) return undefined;
@@ -400,7 +409,8 @@ function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
   // (an Obj: the same five keys in the same order, which the API server copies by constructor without checking them; api/types.ts cloneObj)
   const obj: KObj = manifestObj(apiVersion, canonicalKind(kind), manifestMeta(meta), o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
   if (kind === "Pod") {
-    if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
+    // (k8s-incidents) a pod without spec.nodeName is scheduled by the minimal kube-scheduler (scheduler/)
+    if (obj.spec.nodeName !== undefined && (typeof obj.spec.nodeName !== "string" || obj.spec.nodeName === "")) cx.fail(`${path}.spec.nodeName`, "expected a node name (or no nodeName: the scheduler picks the node)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
     if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
     // an int64 of seconds in the Pod API ("30s" does not decode); a string or
@@ -530,10 +540,24 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
     case "releaseMount":
       action = { kind: a, node: node(), process: cx.str(o.process, `${path}.process`) };
       break;
+    case "rebootNode":
+      action = { kind: a, node: node(), downMs: o.down === undefined ? 60_000 : cx.dur(o.down, `${path}.down`) };
+      break;
+    case "shutdownNode":
+    case "startNode":
+      action = { kind: a, node: node() };
+      break;
+    case "stopApiServer":
+    case "startApiServer":
+      action = { kind: a };
+      break;
+    case "restartApiServer":
+      action = { kind: a, downMs: o.down === undefined ? 10_000 : cx.dur(o.down, `${path}.down`) };
+      break;
     default:
       cx.fail(
         `${path}.action`,
-        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount)`,
+        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount, rebootNode, shutdownNode, startNode, stopApiServer, startApiServer, restartApiServer)`,
       );
   }
   // a field the action does not take was dropped (`{at: 60s, action:
@@ -567,6 +591,12 @@ const ACTION_FIELDS: Record<string, readonly string[]> = {
   untaintNode: ["node", "key"],
   holdMount: ["node", "process", "path", "propagation"],
   releaseMount: ["node", "process"],
+  rebootNode: ["node", "down"],
+  shutdownNode: ["node"],
+  startNode: ["node"],
+  stopApiServer: [],
+  startApiServer: [],
+  restartApiServer: ["down"],
 };
 
 function podKey(s: string): string {

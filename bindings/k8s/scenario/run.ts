@@ -29,6 +29,9 @@ import { Rng, Sim } from "../engine/sim.js";
 import { Backend, type BackendVolume } from "../host/backend.js";
 import { Host } from "../host/mount.js";
 import { Kubelet } from "../kubelet/kubelet.js";
+import { NodeLifecycleController } from "../nodelifecycle/node_lifecycle_controller.js";
+import { PodGCController } from "../podgc/gc_controller.js";
+import { Scheduler } from "../scheduler/scheduler.js";
 import { K8sEvent, LogLine, LogNeedle, Recorder, relTime } from "../output/recorder.js";
 import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
@@ -41,6 +44,9 @@ import type { Check, Expectation, K8sScenario, TimelineItem } from "./schema.js"
 const API_ACTIONS: ReadonlySet<string> = new Set(["createPod", "create", "deletePod", "delete", "nodeNotReady", "nodeReady", "taintNode", "untaintNode"]);
 
 export const NODE_STATUS_GRACE_MS = 60_000;
+/** kube-controller-manager --leader-elect-renew-deadline, --leader-elect-retry-period (defaults) */
+const LEADER_ELECT_RENEW_DEADLINE_MS = 10_000;
+const LEADER_ELECT_RETRY_PERIOD_MS = 2_000;
 export const LIVENESS_MS = 5 * 60_000;
 
 export interface Violation {
@@ -334,9 +340,15 @@ class ClusterRun implements Ctx, Monitor {
   // ---- the cluster's processes ----
   private adc: AttachDetachController | null = null;
   private adcStarts = 0;
+  /** the controller-manager's other controllers that decide incidents (podgc/, nodelifecycle/) */
+  private podgc: PodGCController | null = null;
+  private nlcImpl: NodeLifecycleController | undefined = undefined;
+  /** the node lifecycle controller (made by the first kubelet stop: most runs have none) */
+  private get nlc(): NodeLifecycleController {
+    return (this.nlcImpl ??= new NodeLifecycleController(this, (node, status, reason) => this.setReady(node, status, reason)));
+  }
   private readonly kubelets = new Map<string, Kubelet>();
-  /** (this and `holders` are made by the first crash or mount holder: most runs have neither) */
-  private notReadyTimers: Map<string, number> | undefined = undefined;
+  /** (made by the first mount holder: most runs have none) */
   private holders: Map<string, string> | undefined = undefined;
   /** the end of the run (play) */
   private end = 0;
@@ -547,9 +559,11 @@ class ClusterRun implements Ctx, Monitor {
     const attacher = new ExternalAttacher(this);
     attacher.start();
     for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) this.startKubelet(n);
+    // the scheduler runs only where some pod does not name its node (scheduler/)
+    if (needsScheduler(sc)) new Scheduler(this).start();
     for (let i = 0; i < sc.objects.length; i++) {
       const o = sc.objects[i]!;
-      if (o.kind !== "Pod") continue;
+      if (o.kind !== "Pod" || !o.spec.nodeName) continue;
       const key = plainKeyOf(o);
       out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${key} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", key)?.metadata.uid);
     }
@@ -573,6 +587,15 @@ class ClusterRun implements Ctx, Monitor {
     this.adcStarts++;
     this.adc = new AttachDetachController(this, PLUGINS);
     this.adc.start();
+    this.podgc = new PodGCController(this, this.adc);
+    this.podgc.start();
+  }
+  /** kube-controller-manager exits: its controllers' state goes with it */
+  private stopControllerManager(): void {
+    this.adc?.stop();
+    this.adc = null;
+    this.podgc?.stop();
+    this.podgc = null;
   }
   /** Sim.call's function for a controller-manager restart (made once) */
   private static startADCIfDown(run: ClusterRun): void {
@@ -580,28 +603,21 @@ class ClusterRun implements Ctx, Monitor {
   }
 
   private startKubelet(node: string): void {
-    if (this.kubelets.has(node) || !this.hosts.has(node)) return;
+    if (this.kubelets.has(node) || !this.hosts.has(node) || this.nodesOff?.has(node)) return;
     const k = new Kubelet(this, node, PLUGINS);
     this.kubelets.set(node, k);
-    this.notReadyTimers?.delete(node);
+    this.nlcImpl?.kubeletStarted(node);
     k.start();
   }
 
-  private crashKubelet(node: string): void {
+  private crashKubelet(node: string, line = `systemd[1]: kubelet.service: Main process exited, code=killed, status=9/KILL`): void {
     const k = this.kubelets.get(node);
     if (!k) return;
     k.stop();
     this.kubelets.delete(node);
-    this.out.on && this.out.raw(`kubelet/${node}`, "E", `systemd[1]: kubelet.service: Main process exited, code=killed, status=9/KILL`);
-    const token = this.sim.now;
-    (this.notReadyTimers ??= new Map()).set(node, token);
-    this.sim.call(this.sim.now + this.timers.NODE_MONITOR_GRACE_PERIOD_MS, ClusterRun.nodeMonitorGraceOver, new NodeTimer(this, node, token));
-  }
-  /** the node lifecycle controller's grace period after a kubelet crash is over (crashKubelet) */
-  private static nodeMonitorGraceOver(t: NodeTimer): void {
-    const run = t.run;
-    if (run.notReadyTimers!.get(t.node) !== t.token) return;
-    run.setReady(t.node, "Unknown", "NodeStatusUnknown");
+    this.out.on && this.out.raw(`kubelet/${node}`, "E", line);
+    // the node lifecycle controller's grace period starts (nodelifecycle/)
+    this.nlc.kubeletStopped(node);
   }
   /** Sim.call's function for a kubelet restart (made once) */
   private static startKubeletOf(t: NodeTimer): void {
@@ -648,7 +664,7 @@ class ClusterRun implements Ctx, Monitor {
         const uid = c.kind === "Pod" ? api.newUid("Pod") : undefined;
         try {
           api.create(c, uid);
-          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${plainKeyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
+          if (c.kind === "Pod" && c.spec.nodeName) out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${plainKeyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
         } catch (e) {
           out.note("timeline", `create ${plainKeyOf(c)} failed: ${(e as Error).message}`);
         }
@@ -679,15 +695,13 @@ class ClusterRun implements Ctx, Monitor {
         sim.call(sim.now + a.downMs, ClusterRun.startKubeletOf, new NodeTimer(this, a.node, 0));
         break;
       case "crashControllerManager":
-        this.adc?.stop();
-        this.adc = null;
+        this.stopControllerManager();
         break;
       case "startControllerManager":
         if (!this.adc) this.startADC();
         break;
       case "restartControllerManager":
-        this.adc?.stop();
-        this.adc = null;
+        this.stopControllerManager();
         sim.call(sim.now + a.downMs, ClusterRun.startADCIfDown, this);
         break;
       case "nodeNotReady":
@@ -732,7 +746,116 @@ class ClusterRun implements Ctx, Monitor {
         if (id) hosts.get(a.node)?.stopNamespace(id);
         break;
       }
+      case "rebootNode":
+        if (this.powerOff(a.node, "reboot")) sim.call(sim.now + a.downMs, ClusterRun.bootNode, new NodeTimer(this, a.node, 0));
+        break;
+      case "shutdownNode":
+        this.powerOff(a.node, "poweroff");
+        break;
+      case "startNode":
+        if (this.nodesOff?.has(a.node)) this.boot(a.node);
+        break;
+      case "stopApiServer":
+        this.apiDown();
+        break;
+      case "startApiServer":
+        this.apiUp();
+        break;
+      case "restartApiServer":
+        this.apiDown();
+        sim.call(sim.now + a.downMs, ClusterRun.apiUpDue, this);
+        break;
     }
+  }
+
+  // ---- nodes as hosts, and the API server as a process ----
+
+  /** nodes powered off (made by the first shutdown or reboot) */
+  private nodesOff: Set<string> | undefined = undefined;
+
+  /**
+   * A node goes down (reboot or power-off): the kubelet dies with the host,
+   * every container and mount goes (Host.powerOff), and a kube-apiserver
+   * static pod there stops. The node lifecycle controller's grace period
+   * starts as for any kubelet that stops posting status.
+   */
+  private powerOff(node: string, how: "reboot" | "poweroff"): boolean {
+    const h = this.hosts.get(node);
+    if (!h || this.nodesOff?.has(node)) return false;
+    (this.nodesOff ??= new Set()).add(node);
+    this.crashKubelet(node, how === "reboot" ? `systemd-logind[812]: System is rebooting.` : `systemd-logind[812]: System is powering down.`);
+    h.powerOff();
+    this.out.note(`node:${node}`, `${node} ${how === "reboot" ? "rebooted" : "was powered off"}: its containers, mounts and device maps are gone; its pod directories stay on disk`);
+    if (this.sc.settings.apiServer?.node === node) this.apiDown();
+    return true;
+  }
+  /** Sim.call's function for the end of a reboot */
+  private static bootNode(t: NodeTimer): void {
+    t.run.boot(t.node);
+  }
+  /** the node is up again: its kubelet starts; CSI node plugins register later (settings.csiNodeRegistration); a static kube-apiserver starts */
+  private boot(node: string): void {
+    const h = this.hosts.get(node);
+    if (!h || !this.nodesOff?.delete(node)) return;
+    this.sim.bump();
+    h.csiRegisteredAt = this.sim.now + this.sc.settings.csiNodeRegistrationMs;
+    this.steps.step("node.Rebooted", node);
+    if (!this.sc.settings.noKubelet.includes(node)) this.startKubelet(node);
+    const as = this.sc.settings.apiServer;
+    if (as?.node === node) this.sim.call(this.sim.now + as.startupMs, ClusterRun.apiUpDue, this);
+  }
+
+  /**
+   * The API server stops. kube-controller-manager runs with leader election
+   * (--leader-elect, the default): it renews its Lease every 2 s and exits
+   * ("leaderelection lost") when it could not for --leader-elect-renew-deadline
+   * (10 s); its supervisor (kubelet static pod, systemd) starts it again at
+   * once, but the new process can only take the lease, and start its
+   * controllers, once the API server answers (the old lease, last renewed
+   * before the outage, has expired by then: --leader-elect-lease-duration
+   * 15 s); it acquires it at its next retry (--leader-elect-retry-period, 2 s).
+   * So an outage longer than 10 s restarts every controller of the
+   * controller-manager, with what that loses (attach_detach_controller.ts).
+   */
+  private apiDown(): void {
+    if (this.api.down) return;
+    this.api.goDown();
+    this.apiDownSince = this.sim.now;
+    this.out.on && this.out.raw("kube-apiserver", "E", "kube-apiserver stopped");
+    this.out.note("apiserver", "the kube-apiserver stopped: every request fails with connection refused until it is back");
+    this.steps.step("apiserver.Down", "");
+    this.sim.call(this.sim.now + LEADER_ELECT_RENEW_DEADLINE_MS, ClusterRun.leaseRenewDeadline, new NodeTimer(this, "", this.sim.now));
+  }
+  private apiUp(): void {
+    const as = this.sc.settings.apiServer;
+    // a static pod runs only while its node is up
+    if (!this.api.down || (as !== undefined && this.nodesOff?.has(as.node))) return;
+    this.api.comeUp();
+    this.apiDownSince = -1;
+    this.out.on && this.out.raw("kube-apiserver", "I", "kube-apiserver is serving again");
+    this.steps.step("apiserver.Up", "");
+    if (this.kcmLostLease) {
+      this.kcmLostLease = false;
+      this.sim.call(this.sim.now + LEADER_ELECT_RETRY_PERIOD_MS, ClusterRun.startADCIfDown, this);
+    }
+  }
+  /** when the API server went down (-1: up) */
+  private apiDownSince = -1;
+  /** kube-controller-manager exited for its lease and waits for the API server to take it again */
+  private kcmLostLease = false;
+  /** the renew deadline after an API server stop at `token` */
+  private static leaseRenewDeadline(t: NodeTimer): void {
+    const run = t.run;
+    if (run.apiDownSince !== t.token || !run.adc) return;
+    run.out.on && run.out.log("kube-controller-manager", "E", "leaderelection.go:330", `error retrieving resource lock kube-system/kube-controller-manager: Get "https://10.96.0.1:443/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager?timeout=5s": dial tcp 10.96.0.1:443: connect: connection refused`);
+    run.out.on && run.out.log("kube-controller-manager", "E", "controllermanager.go:294", "leaderelection lost");
+    run.out.note("kube-controller-manager", "kube-controller-manager lost its leader election lease (no renewal for 10 s while the API server was down) and exited; its controllers start again when it takes the lease back");
+    run.stopControllerManager();
+    run.kcmLostLease = true;
+  }
+  /** Sim.call's function for an API server restart or a static pod's start */
+  private static apiUpDue(run: ClusterRun): void {
+    run.apiUp();
   }
 
   // ---- end-of-run invariants, expectations and the result ----
@@ -829,6 +952,8 @@ class ClusterRun implements Ctx, Monitor {
     // no-orphaned-mounts
     const prefix = `${kubeletRoot}/pods/`;
     for (const [node, h] of hosts) {
+      // a node that is powered off at the end cleans its disk when it boots (the kubelet's reconstruction): nothing to judge yet
+      if (this.nodesOff?.has(node)) continue;
       // every mounted path, then every directory not mounted (one a plugin
       // wrote), under a pod no longer in the API, by pod UID (usually none: no map)
       let byUID: Map<string, string[]> | undefined;
@@ -1215,6 +1340,16 @@ function listsVolume(attached: ReadonlyArray<{ name: string }>, unique: string):
 /** a `step:` check among `es` (counts steps: the run records them) */
 function hasStepCheck(es: readonly Expectation[]): boolean {
   for (let i = 0; i < es.length; i++) if (es[i]!.check.kind === "step") return true;
+  return false;
+}
+
+/** a pod of objects: or of a timeline create that does not name its node */
+function needsScheduler(sc: K8sScenario): boolean {
+  for (let i = 0; i < sc.objects.length; i++) if (sc.objects[i]!.kind === "Pod" && !sc.objects[i]!.spec?.nodeName) return true;
+  for (let i = 0; i < sc.timeline.length; i++) {
+    const a = sc.timeline[i]!.action;
+    if ((a.kind === "create" || a.kind === "createPod") && a.manifest.kind === "Pod" && !a.manifest.spec?.nodeName) return true;
+  }
   return false;
 }
 

@@ -340,6 +340,7 @@ export function createCSIPlugin(): VolumePlugin {
         ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:302", log(`attacher.MountDevice STAGE_UNSTAGE_VOLUME capability not set. Skipping MountDevice...`));
         return done(null);
       }
+      if (host.csiRegisteredAt > ctx.sim.now) return done(log(`attacher.MountDevice failed to create newCsiDriverClient: driver name ${s.driver} not found in the list of registered CSI drivers`));
       const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         if (r.error) return done(log(`attacher.MountDevice failed: rpc error: code = Internal desc = ${r.error}`));
@@ -355,6 +356,10 @@ export function createCSIPlugin(): VolumePlugin {
       const meta = host.dirs.get(stagingDir(deviceMountPath));
       const handle = meta?.data.volumeHandle ?? "";
       if (meta && !stageUnstage(ctx, meta.data.driverName ?? "")) return done(null);
+      if (host.csiRegisteredAt > ctx.sim.now) {
+        const drv = meta?.data.driverName ?? "";
+        return done(() => log(`attacher.UnmountDevice failed to create newCsiDriverClient: driver name ${drv} not found in the list of registered CSI drivers`));
+      }
       const r = ctx.backend.call("nodeUnstage", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         const error = r.error;
@@ -433,6 +438,7 @@ export function createCSIPlugin(): VolumePlugin {
       const ephemeral = !s;
       const driver = s ? s.driver : spec.inline!.csi!.driver;
       const handle = s ? s.volumeHandle : makeVolumeHandle(podUID, spec.name);
+      if (host.csiRegisteredAt > ctx.sim.now) return done(log(`mounter.SetUpAt failed to get CSI client: driver name ${driver} not found in the list of registered CSI drivers`));
       const r = ctx.backend.call("nodePublish", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         if (r.error) return done(log(`mounter.SetupAt failed: rpc error: code = Internal desc = ${r.error}`));
@@ -464,6 +470,10 @@ export function createCSIPlugin(): VolumePlugin {
       const calls = host.csiUnpublishing;
       if (calls.has(handle))
         return done(() => log(`Unmounter.TearDownAt failed: rpc error: code = Aborted desc = NodeUnpublish operation for volume ${handle} still ongoing`));
+      if (host.csiRegisteredAt > ctx.sim.now) {
+        const drv = info.data.driverName ?? "";
+        return done(() => log(`Unmounter.TearDownAt failed to get CSI client: driver name ${drv} not found in the list of registered CSI drivers`));
+      }
       calls.add(handle);
       const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
