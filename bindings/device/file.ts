@@ -23,6 +23,7 @@
 // Without a preset one of curve / model / points is required. Every error is
 // an InputError naming the file, the line and the field.
 
+import { parseYaml } from "../util/yaml-guard.js";
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { InputError } from "../scenario/errors.js";
@@ -112,14 +113,8 @@ function modelParams(v: unknown): LinearModelParams {
 
 /** Load a device file: a DeviceSpec, or an InputError naming file, line and field. */
 export function loadDeviceFile(text: string, file: string): DeviceSpec {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc });
-  if (doc.errors.length) {
-    const e = doc.errors[0]!;
-    throw new InputError(e.message.split("\n")[0]!, file, e.linePos?.[0]?.line);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new InputError(merge.message, file, lc.linePos(merge.offset).line);
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new InputError(problem.message, file, problem.line);
   const root = doc.contents;
   if (!isMap(root)) throw new InputError("a device file is a map of fields (preset, name, devno, channels, ...)", file, 1);
   const lines = new Map<string, number>();
@@ -134,7 +129,7 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
     lines.set(key, line ?? 1);
     const node = item.value;
     // (toJS with the document: aliases and merge keys inside the value resolved)
-    raw[key] = isNode(node) ? node.toJS(doc) : node;
+    raw[key] = isNode(node) ? node.toJS(doc, { maxAliasCount: -1 }) : node;
   }
   const firstLine = root.range ? lc.linePos(root.range[0]).line : 1;
   const fail = (field: string, msg: string): never => {

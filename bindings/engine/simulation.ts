@@ -14,6 +14,7 @@
 // bytes out, on any host (the core is integer time and a seeded
 // xoshiro256** stream per job and device).
 
+import { budgetError, checkBudgets, checkScenario, DEFAULT_LIMITS, type RunLimits } from "../scenario/limits.js";
 import { instantiateCore, type CoreExports } from "../core/core.js";
 import { COL, DS, RATE_FIELDS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type {
@@ -55,7 +56,13 @@ export class Simulation {
   private wallMs = 0;
   private totalIos = 0;
 
-  constructor(scenario: Scenario, core: CoreExports = instantiateCore()) {
+  private readonly limits: RunLimits;
+
+  constructor(scenario: Scenario, core: CoreExports = instantiateCore(), limits: Partial<RunLimits> = {}) {
+    // the last edge before the core: a value no loader checked is an input error here, not a trap (scenario/limits.ts)
+    checkScenario(scenario);
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+    checkBudgets(scenario, this.limits);
     this.core = core;
     this.scenario = scenario;
     const self = this;
@@ -283,7 +290,18 @@ export class Simulation {
     const status = this.core.run(I64_MAX, maxEvents);
     this.wallMs += now() - t0;
     if (status === 0) this.finished = true;
+    else this.checkBudget();
     return this.finished;
+  }
+
+  /** Between batches: a budget passed (events, series bins, records) ends the run with an input error naming its option. */
+  private checkBudget(): void {
+    const c = this.core;
+    const l = this.limits;
+    const at = () => Number(c.simNow());
+    if (Number(c.eventCount()) > l.maxEvents) throw budgetError(this.scenario, "maxEvents", l, at());
+    if (this.scenario.seriesBinNs > 0 && Number(c.seriesOpenBin()) > l.maxSeriesBins) throw budgetError(this.scenario, "maxSeriesBins", l, at());
+    if (this.scenario.record && c.columnLength(COL.REC_JOB) > l.maxRecords) throw budgetError(this.scenario, "maxRecords", l, at());
   }
 
   progress(): Progress {

@@ -50,6 +50,7 @@
 //    `{uniform: ["0ms", "5000ms"]}` drawn as "3120ms" shrinks by bisection on
 //    [0, 3120] to the earliest time that still shows the failure.
 
+import { parseYaml, yamlToJS } from "../util/yaml-guard.js";
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { yamlFieldLines } from "../util/line-of-path.js";
@@ -123,17 +124,11 @@ export interface Template {
 
 /** Where each path of a YAML document starts (1-based lines), for error messages. */
 export function yamlLines(text: string): { value: unknown; lines: Map<string, number> } {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
-  if (doc.errors.length) {
-    const e = doc.errors[0]!;
-    throw new InputError(e.message.split("\n")[0]!, "", e.linePos?.[0]?.line);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new InputError(merge.message, "", lc.linePos(merge.offset).line);
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new InputError(problem.message, "", problem.line);
   const lines = yamlFieldLines(doc.contents, lc, doc);
   // (strings internalised: a k8s scenario's names are map keys the replay compares; util/intern.ts)
-  return { value: internStrings(doc.toJS({ maxAliasCount: 1000 })), lines };
+  return { value: internStrings(yamlToJS(doc)), lines };
 }
 
 /** Compile a document (plain JS values) whose values may be distributions. */

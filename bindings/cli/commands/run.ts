@@ -1,16 +1,17 @@
 // `iosim run [SCENARIO | JOBFILE.fio]`: run a scenario and report it.
 import type { Command } from "commander";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { makeDirs } from "../make-dirs.js";
-import { dirname, extname, join, resolve } from "node:path";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { Simulation } from "../../engine/simulation.js";
 import { InputError } from "../../scenario/errors.js";
-import { readInputFile } from "../read-input.js";
+import { inputCap, readCapped, readInputFile } from "../read-input.js";
 import { loadScenario } from "../../scenario/load.js";
 import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
 import { KERNEL_VERSIONS, type DeviceSpec, type Scenario } from "../../scenario/types.js";
-import { kernelOption, outputFormatOption, seedOption } from "../options.js";
+import { kernelOption, outputFormatOption, seedOption, wholeNumberOption } from "../options.js";
+import { DEFAULT_LIMITS, type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
@@ -26,12 +27,24 @@ export interface RunCliOptions {
   seed?: string;
   kernel?: string;
   quiet?: boolean;
+  maxEvents?: string;
+  maxSeriesBins?: string;
+  maxRecords?: string;
+}
+
+/** --max-events / --max-series-bins / --max-records (scenario/limits.ts) */
+export function limitsOption(o: RunCliOptions): Partial<RunLimits> {
+  const out: Partial<RunLimits> = {};
+  if (o.maxEvents !== undefined) out.maxEvents = wholeNumberOption("--max-events", o.maxEvents);
+  if (o.maxSeriesBins !== undefined) out.maxSeriesBins = wholeNumberOption("--max-series-bins", o.maxSeriesBins);
+  if (o.maxRecords !== undefined) out.maxRecords = wholeNumberOption("--max-records", o.maxRecords);
+  return out;
 }
 
 const PRESETS = ["ssd", "nvme", "hdd", "ideal", "nullb"];
 
 export function readRelative(path: string, from: string): string {
-  return readInputFile(resolve(dirname(from), path), `file ${path}`, from);
+  return readInputFile(resolve(dirname(from), path), `file ${path}`, from, "trace");
 }
 
 export function sizesOf(devs: DeviceSpec[]): Record<string, number> {
@@ -45,8 +58,9 @@ function deviceFromFlag(flag: string | undefined): DeviceSpec {
   if (PRESETS.includes(v)) return devicePreset(v as PresetName);
   let text: string;
   try {
-    text = readFileSync(v, "utf8");
-  } catch {
+    text = readCapped(v, inputCap("text"), v, "device file");
+  } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(`--device: "${v}" is neither a preset (${PRESETS.join(", ")}) nor a readable device file`, "command line", undefined, "--device");
   }
   return loadDeviceFile(text, v);
@@ -125,10 +139,14 @@ export function register(program: Command): void {
     .option("--seed <n>", "override the scenario's seed")
     .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
     .option("-q, --quiet", "no progress bar")
+    .option("--max-events <n>", `stop a run that passes N simulated events (default ${DEFAULT_LIMITS.maxEvents})`)
+    .option("--max-series-bins <n>", `refuse a run of more than N time-series bins (default ${DEFAULT_LIMITS.maxSeriesBins})`)
+    .option("--max-records <n>", `refuse a run that records more than N bios (default ${DEFAULT_LIMITS.maxRecords})`)
     .action((target: string | undefined, o: RunCliOptions) => {
       const format = outputFormatOption(o.outputFormat, o.json);
+      const limits = limitsOption(o);
       const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
-      const sim = new Simulation(scenario);
+      const sim = new Simulation(scenario, undefined, limits);
       const bar = o.quiet ? undefined : progressBar(scenario.name);
       const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
       bar?.stop();
@@ -139,14 +157,28 @@ export function register(program: Command): void {
         .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
         .join("");
       if (o.out) {
+        // written whole into a temporary directory beside DIR, then moved in file by file: a run
+        // that dies part-way leaves DIR as it was (and a ".DIR.iosim-partial-PID" directory that
+        // says it is incomplete), never a DIR with some of this run's files and some of the last's
         makeDirs(o.out);
-        writeFileSync(join(o.out, "fio.json"), fioJsonText(toFioJson(result, fioOpts)));
-        writeFileSync(join(o.out, "io.stat"), ioStatText);
-        writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
-        writeFileSync(join(o.out, "series.json"), toSeriesJson(result));
-        writeFileSync(join(o.out, "summary.txt"), summaryText(result));
-        if (result.records) {
-          writeFileSync(join(o.out, "records.jsonl"), result.records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+        const tmp = join(dirname(resolve(o.out)), `.${basename(resolve(o.out))}.iosim-partial-${process.pid}`);
+        rmSync(tmp, { recursive: true, force: true });
+        mkdirSync(tmp);
+        const files: Array<[string, () => string]> = [
+          ["fio.json", () => fioJsonText(toFioJson(result, fioOpts))],
+          ["io.stat", () => ioStatText],
+          ["series.csv", () => toSeriesCsv(result)],
+          ["series.json", () => toSeriesJson(result)],
+          ["summary.txt", () => summaryText(result)],
+        ];
+        if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
+        try {
+          for (const [name, text] of files) writeFileSync(join(tmp, name), text());
+          for (const [name] of files) renameSync(join(tmp, name), join(o.out, name));
+          rmdirSync(tmp);
+        } catch (e) {
+          rmSync(tmp, { recursive: true, force: true });
+          throw e;
         }
       }
       if (format !== "normal") {
@@ -166,4 +198,11 @@ export function jsonReplacer(_k: string, v: unknown): unknown {
   if (v instanceof Uint32Array) return undefined;
   if (typeof v === "bigint") return v.toString();
   return v;
+}
+
+/** records.jsonl: one line per bio, built in pieces (one string of 5 M records would pass V8's string limit) */
+function recordsText(records: ReadonlyArray<unknown>): string {
+  const parts: string[] = [];
+  for (let i = 0; i < records.length; i += 10000) parts.push(records.slice(i, i + 10000).map((r) => JSON.stringify(r)).join("\n"));
+  return parts.join("\n") + "\n";
 }

@@ -6,6 +6,7 @@
 // field path. Once every key is loaded, the names the timeline, faults and
 // checks give are checked against what the scenario defines (references.ts).
 
+import { parseYaml, yamlToJS } from "../../util/yaml-guard.js";
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import type { ApiFault } from "../api/apiserver.js";
@@ -102,19 +103,14 @@ class Cx {
   }
 }
 
+const MAX_DURATION_MS = 876000 * 3600_000;
+
 const TOP = ["name", "description", "incident", "version", "fixes", "seed", "duration", "clock", "settings", "objects", "timeline", "faults", "expect", "symptom"];
 
 export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const line = e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line;
-    throw new ScenarioError(file, line, "", `YAML: ${e.message.split("\n")[0]}`);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new ScenarioError(file, lc.linePos(merge.offset).line, "", `YAML: ${merge.message}`);
-  return k8sScenarioFromValue(internStrings(doc.toJS()), file, yamlFieldLines(doc.contents, lc, doc));
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new ScenarioError(file, problem.line, "", problem.message);
+  return k8sScenarioFromValue(internStrings(yamlToJS(doc)), file, yamlFieldLines(doc.contents, lc, doc));
 }
 
 /**
@@ -232,6 +228,18 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   }
 
   const objects = want("objects") ? cx.list(root.objects, "objects").map((o, i) => manifest(cx, o, `objects[${i}]`)) : undefined;
+  // the API server keys an object by kind, namespace and name: a second of one key was a create the
+  // set-up could not do ('nodes "x" already exists' thrown out of the replay, exit 3)
+  if (objects !== undefined) {
+    const seen = new Map<string, number>();
+    objects.forEach((o, i) => {
+      const md = o.metadata as { name: string; namespace?: string };
+      const key = `${o.kind}/${md.namespace ?? ""}/${md.name}`;
+      const first = seen.get(key);
+      if (first !== undefined) cx.fail(`objects[${i}].metadata.name`, `a second ${o.kind} named ${JSON.stringify(md.namespace ? `${md.namespace}/${md.name}` : md.name)} (objects[${first}] is the first); object names are unique per kind${md.namespace ? " and namespace" : ""}`);
+      seen.set(key, i);
+    });
+  }
   const timeline = want("timeline") ? cx.list(root.timeline, "timeline").map((t, i) => timelineItem(cx, t, `timeline[${i}]`)) : undefined;
   let storageFaults: StorageFault[] | undefined;
   let apiFaults: ApiFault[] | undefined;
@@ -248,6 +256,10 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   const seed = !want("seed") ? undefined : root.seed === undefined ? 1 : cx.int(root.seed, "seed", 0);
   // an `at:` past the end of the run never fired, silently
   const durationMs = !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration");
+  // a run of no time replays nothing; a century is the most a replay's clock is asked to hold
+  if (durationMs !== undefined && root.duration !== undefined && !(durationMs > 0 && durationMs <= MAX_DURATION_MS)) {
+    cx.fail("duration", `a run lasts more than 0s and at most 876000h (100 years), got ${JSON.stringify(root.duration)}`);
+  }
   if (timeline !== undefined && durationMs !== undefined)
     for (let i = 0; i < timeline.length; i++) {
       const at = timeline[i]!.atMs;
@@ -336,6 +348,8 @@ function loadClock(cx: Cx, root: J): WallClock {
     off = String(clockIn.utcOffset);
     const om = /^([+-])(\d\d):?(\d\d)$/.exec(off);
     if (!om) cx.fail("clock.utcOffset", `expected "+08:00" or "-0700", got ${JSON.stringify(off)}`);
+    // UTC-12:00 to UTC+14:00 are the offsets in use; minutes below 60
+    if (Number(om[3]) >= 60 || Number(om[2]) * 60 + Number(om[3]) > 14 * 60) cx.fail("clock.utcOffset", `an offset from UTC is at most 14 hours with minutes below 60, got ${JSON.stringify(off)}`);
     offsetMin = (om[1] === "-" ? -1 : 1) * (Number(om[2]) * 60 + Number(om[3]));
   }
   return { startUtcMs, offsetMin, zone: clockIn.zone === undefined ? (offsetMin === 0 ? "UTC" : off.replace(":", "")) : String(clockIn.zone) };
