@@ -287,7 +287,12 @@ export class Simulation {
   step(maxEvents = 1 << 20): boolean {
     if (this.finished) return true;
     const t0 = now();
-    const status = this.core.run(I64_MAX, maxEvents);
+    // (a batch stops where a budget would be passed, so the check below sees it exactly;
+    // where the core stops a batch changes nothing else: assembly/engine/path.ts run)
+    const l = this.limits;
+    let n = Math.min(maxEvents, l.maxEvents - Number(this.core.eventCount()) + 1);
+    if (this.scenario.record) n = Math.min(n, l.maxRecords - this.core.columnLength(COL.REC_JOB) + 1);
+    const status = this.core.run(I64_MAX, Math.max(1, Math.min(n, 0x7fffffff)));
     this.wallMs += now() - t0;
     if (status === 0) this.finished = true;
     else this.checkBudget();

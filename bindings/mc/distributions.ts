@@ -405,6 +405,9 @@ function namesDraw(v: unknown, n: string): boolean {
   return Object.values(o).some((x) => namesDraw(x, n));
 }
 
+/** the most copies one {repeat} splices into a list (a sweep repeating a huge list exhausted the heap) */
+export const MAX_REPEAT = 10_000;
+
 /** Does a repeat count always draw a whole number >= 0? (`params`: the compiled mc.params a {param} reads) */
 function wholeCount(t: Tpl, params: ReadonlyMap<string, Tpl>, seen = new Set<string>()): boolean {
   switch (t.t) {
@@ -587,6 +590,7 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
             const key = prefix + c.path;
             const n = Number(gen(c.count, prefix));
             if (!(Number.isInteger(n) && n >= 0)) throw new InputError(`repeat count must be a whole number >= 0, drew ${n}`, c.src.file, c.src.line, c.src.field);
+            if (n > MAX_REPEAT) throw new InputError(`repeat count ${n} is more than the ${MAX_REPEAT} copies one list may splice in`, c.src.file, c.src.line, c.src.field);
             for (let k = 0; k < n; k++) {
               const ik = `${key}#${k}`;
               const keep = take(`${ik}!`, () => 1);
@@ -743,6 +747,7 @@ function compileSampler(tpl: Template): (rng: Rng) => Sampled {
               const key = prefix + c.path;
               const n = Number(it.count!(prefix));
               if (!(Number.isInteger(n) && n >= 0)) throw new InputError(`repeat count must be a whole number >= 0, drew ${n}`, c.src.file, c.src.line, c.src.field);
+            if (n > MAX_REPEAT) throw new InputError(`repeat count ${n} is more than the ${MAX_REPEAT} copies one list may splice in`, c.src.file, c.src.line, c.src.field);
               for (let k = 0; k < n; k++) {
                 const ik = `${key}#${k}`;
                 draws.push({ key: `${ik}!`, kind: "keep", value: 1, target: 0, lo: 0, hi: 1, quantum: 1 });

@@ -119,6 +119,37 @@ const SCAN_CHUNK_BYTES = 4 << 20;
  * tail without "\n": that tail is reported as torn, not parsed. ("\n" is
  * never part of a multi-byte UTF-8 character, so lines are cut on bytes.)
  */
+/** 32-bit FNV-1a of a line's bytes */
+function fnv1a(b: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < b.length; k++) h = Math.imul(h ^ b[k]!, 0x01000193);
+  return h >>> 0;
+}
+
+/** Each run index's first line: its hash and line number (arrays over the shard's range, a Map outside it). */
+class FirstLines {
+  private readonly hash: Uint32Array;
+  private readonly line: Uint32Array;
+  private readonly other = new Map<number, { hash: number; line: number }>();
+  constructor(private readonly lo: number, hi: number) {
+    const n = Math.max(0, Math.min(hi - lo, 1 << 26));
+    this.hash = new Uint32Array(n);
+    this.line = new Uint32Array(n);
+  }
+  get(i: number): { hash: number; line: number } | undefined {
+    const k = i - this.lo;
+    if (k >= 0 && k < this.hash.length) return this.hash[k] ? { hash: this.hash[k]!, line: this.line[k]! } : undefined;
+    return this.other.get(i);
+  }
+  set(i: number, hash: number, line: number): void {
+    const k = i - this.lo;
+    if (k >= 0 && k < this.hash.length) {
+      this.hash[k] = hash;
+      this.line[k] = line;
+    } else this.other.set(i, { hash, line });
+  }
+}
+
 export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHeader?: (h: JournalHeader) => void): JournalScan {
   const fd = openSync(path, "r");
   let header: JournalHeader | undefined;
@@ -127,6 +158,7 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
   let sweepSeed = 0n;
   let goodBytes = 0;
   let pending: Buffer = Buffer.alloc(0); // the start of a line cut by a chunk boundary
+  let firstOf = new FirstLines(0, 0);
   const buf = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
   const line = (b: Buffer) => {
     lineNo++;
@@ -147,9 +179,18 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
         throw new InputError(`header seed must be an integer, got ${JSON.stringify(h.seed)}`, path, 1, "seed");
       }
       header = h;
+      const sh = h.shard && Number.isInteger(h.shard.index) && Number.isInteger(h.shard.count) && h.shard.count >= 1 ? h.shard : { index: 0, count: 1 };
+      firstOf = new FirstLines(...shardRange(h.runs, sh));
       onHeader?.(h);
     } else {
       checkRecord(obj, header!.runs, sweepSeed, path, lineNo);
+      // a run index given again must be the same run (a sweep writes each run's line the same
+      // way every time): one with other classes or metrics is a damaged or foreign journal
+      const i = (obj as RunRecord).i;
+      const h = fnv1a(b) || 1;
+      const prev = firstOf.get(i);
+      if (prev === undefined) firstOf.set(i, h, lineNo);
+      else if (prev.hash !== h) throw new InputError(`run ${i} is given again with another result (first at line ${prev.line}): the journal is damaged or mixes two sweeps`, path, lineNo, "i");
       records++;
       onRecord(obj as RunRecord);
     }

@@ -482,8 +482,11 @@ export class TemplateModel implements McModel<Concrete> {
       try {
         out = this.spec.domain.run(this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines), runSeed);
       } catch (e) {
-        // a sampled value the domain rejects, or a crash: an outcome too
-        const msg = e instanceof Error ? e.message : String(e);
+        // a sampled value the domain rejects is an outcome ("error:<why>"); anything else is a bug
+        // in iosim, not a class of the sweep: it ends the sweep with exit 3 (it was counted as a
+        // class and the sweep exited 0)
+        if (!(e instanceof InputError)) throw e;
+        const msg = e.message;
         return { classes: [`error:${msg.split("\n")[0]!.slice(0, 160)}`], metrics: {} };
       }
     }
