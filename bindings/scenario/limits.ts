@@ -32,7 +32,7 @@ export interface RunLimits {
 }
 
 export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({
-  maxEvents: 1_000_000_000,
+  maxEvents: 100_000_000,
   maxSeriesBins: 10_000_000,
   maxRecords: 1_000_000,
 });
