@@ -178,7 +178,7 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
   const offset = BigInt(int(jm, "offset", file, hl, -(2 ** 53)));
   const t0 = BigInt(int(h, "t0_mono_ns", file, hl));
   const hz = int(h, "hz", file, hl, 1);
-  if (hz > 10000) throw new InputError(`field "hz" must be a kernel's CONFIG_HZ (100 to 1000), got ${hz}`, file, hl, "hz");
+  if (hz < 100 || hz > 10000) throw new InputError(`field "hz" must be a kernel's CONFIG_HZ (100 to 10000; 100, 250, 300 or 1000 on x86), got ${hz}`, file, hl, "hz");
   const base = t0 - BigInt(grid);
   const tick = BigInt(tickNs);
   const clock: TraceClock = {
@@ -254,7 +254,7 @@ function readGuestIomax(recs: Array<{ obj: Record<string, unknown>; line: number
   const uname = typeof meta.uname === "string" ? meta.uname : "";
   const rel = /Linux \S+ (\d+\.\d+\S*)/.exec(uname)?.[1] ?? "6.1";
   const hz = Number((h.kconfig as Record<string, unknown> | undefined)?.CONFIG_HZ ?? 250);
-  if (!Number.isInteger(hz) || hz < 1 || hz > 10000) throw new InputError(`kconfig.CONFIG_HZ must be a kernel's HZ (100 to 1000), got ${JSON.stringify((h.kconfig as Record<string, unknown>)?.CONFIG_HZ)}`, file, recs[0]!.line, "CONFIG_HZ");
+  if (!Number.isInteger(hz) || hz < 100 || hz > 10000) throw new InputError(`kconfig.CONFIG_HZ must be a kernel's HZ (100 to 1000), got ${JSON.stringify((h.kconfig as Record<string, unknown>)?.CONFIG_HZ)}`, file, recs[0]!.line, "CONFIG_HZ");
   const cases = new Map<string, { op: "R" | "W"; bs: number; line: number }>();
   const writes: LimitWrite[] = [];
   const ios: RecordedIo[] = [];

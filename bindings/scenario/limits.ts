@@ -47,10 +47,14 @@ export const LIMIT_OPTIONS: Readonly<Record<keyof RunLimits, string>> = Object.f
 export const MAX_JOB_IODEPTH = 65536;
 export const MAX_TOTAL_IODEPTH = 1 << 20;
 export const MAX_JOBS = 65536;
+/** PATH_MAX: the longest path a cgroup directory can be named by */
+export const MAX_CGROUP_PATH = 4096;
 /** the largest time the core's i64 nanoseconds hold with room to add: 2^62 ns (~146 years) */
 export const MAX_TIME_NS = 2 ** 62;
 /** CONFIG_HZ the kernel offers is 100..1000; trace headers are read as recorded, within reason */
 export const MAX_HZ = 10000;
+/** below 100 the kernel's HZ/10-style constants (the throttle slice, HZ/25 timers) are 0 jiffies and divide by zero */
+export const MIN_HZ = 100;
 
 function where(s: Scenario, j?: JobSpec): { file: string; line?: number } {
   return { file: j?.source?.file ?? s.source?.file ?? s.name ?? "scenario", line: j?.source?.line };
@@ -63,7 +67,7 @@ export function checkScenario(s: Scenario): void {
     throw new InputError(j ? `job "${j.name}": ${why}` : why, w.file, w.line, field);
   };
   const hz = s.clock?.hz;
-  if (!Number.isInteger(hz) || hz < 1 || hz > MAX_HZ) fail("hz", `hz must be a whole number in [1, ${MAX_HZ}], got ${hz}`);
+  if (!Number.isInteger(hz) || hz < MIN_HZ || hz > MAX_HZ) fail("hz", `hz must be a whole number in [${MIN_HZ}, ${MAX_HZ}], got ${hz}`);
   const tick = 1e9 / hz;
   const z = s.clock.zeroAfterTickNs;
   if (!Number.isFinite(z) || z < 0 || z >= tick) fail("tick_phase_ns", `the tick phase must be in [0, ${tick}) ns, got ${z}`);
@@ -79,6 +83,12 @@ export function checkScenario(s: Scenario): void {
   }
   if (!Number.isFinite(s.seriesBinNs) || s.seriesBinNs < 0) fail("series", `the series bin must be a time >= 0, got ${s.seriesBinNs} ns`);
   if (s.durationNs !== undefined && !(Number.isFinite(s.durationNs) && s.durationNs >= 0 && s.durationNs <= MAX_TIME_NS)) fail("duration", `duration must be a time in [0, ${MAX_TIME_NS} ns], got ${s.durationNs}`);
+  // a cgroup is a directory: its path is at most PATH_MAX (4096) bytes; a chain of 10,000 nested
+  // cgroups named in a fio cgroup= option ran for minutes over its quadratic path strings
+  const longPath = (p: string) => Buffer.byteLength(p) > MAX_CGROUP_PATH;
+  for (const g of s.cgroups) if (longPath(g.path)) throw new InputError(`a cgroup path longer than ${MAX_CGROUP_PATH} bytes (PATH_MAX)`, g.source?.file ?? where(s).file, g.source?.line, "cgroups");
+  for (const j of s.jobs) if (longPath(j.cgroup)) fail("cgroup", `the cgroup path is longer than ${MAX_CGROUP_PATH} bytes (PATH_MAX)`, j);
+  for (const w of s.writes) if (longPath(w.cgroup)) throw new InputError(`a cgroup path longer than ${MAX_CGROUP_PATH} bytes (PATH_MAX)`, w.source?.file ?? where(s).file, w.source?.line, "cgroup");
   if (s.jobs.length > MAX_JOBS) fail("jobs", `${s.jobs.length} jobs, more than the ${MAX_JOBS} a run holds`);
   let depth = 0;
   const timeOk = (x: number | undefined) => x === undefined || (Number.isFinite(x) && x >= 0 && x <= MAX_TIME_NS);

@@ -30,8 +30,8 @@
 // refused at the line of the alias where the expansion passes 100,000 nodes:
 // "YAML: aliases expand this file past 100000 values (an alias bomb?)".
 
-import { isAlias, isCollection, isPair, isScalar, LineCounter, parseDocument, type Document, type Node as YNode, type Alias } from "yaml";
-import { mergeProblem, PARSE_OPTIONS } from "./yaml-merge.js";
+import { isAlias, isCollection, isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node as YNode, type Alias } from "yaml";
+import { isMergeKey, mergeProblem, PARSE_OPTIONS } from "./yaml-merge.js";
 
 export const MAX_EXPANDED_NODES = 100_000;
 export const MAX_DEPTH = 500;
@@ -173,6 +173,21 @@ export function yamlProblem(doc: Document, lc: LineCounter): YamlProblem | null 
         continue;
       }
       onPath.add(n);
+      if (isMap(n)) {
+        // keys unique per mapping (the package's own check, uniqueKeys, compares every pair: 10,000
+        // keys took seconds); merge keys may repeat, as the package allows
+        const keys = new Set<unknown>();
+        for (const it of n.items) {
+          if (!isScalar(it.key) || isMergeKey(it.key)) continue;
+          const k = it.key.value;
+          if (keys.has(k)) {
+            problem = { line: lineAt(rangeOf(it.key)), message: `YAML: ${CODE_TEXT.DUPLICATE_KEY} (${String(k).slice(0, 80)})` };
+            break;
+          }
+          keys.add(k);
+        }
+        if (problem) break;
+      }
       f.kids = isCollection(n) ? n.items.flatMap((it) => (isPair(it) ? [it.key, it.value] : [it])) : [];
       continue;
     }
@@ -211,7 +226,7 @@ export function parseYaml(text: string): { doc: Document; lc: LineCounter; probl
   const lc = new LineCounter();
   let doc: Document;
   try {
-    doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
+    doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false, uniqueKeys: false });
   } catch (e) {
     if (e instanceof RangeError) {
       return { doc: parseDocument("", PARSE_OPTIONS), lc, problem: { line: 1, message: `YAML: nested too deeply to read` } };
