@@ -45,6 +45,7 @@
 // rlat=5000 min=50 max=150" gives enable=1 ctrl=user rpct=95.00 rlat=5000
 // wpct=0.00 wlat=25000 min=50.00 max=150.00 (wlat keeps the class value).
 
+import { shown } from "../util/shown.js";
 import { LINEAR_KEYS } from "../device/linear.js";
 import { cgroupParseFloat, kstrtoull, matchPattern, s64, scanSurprise, scanUnsigned, skipSpaces, strsepAll } from "./kstr.js";
 import { kernelBuffer, openBdev, reject, devnoToDev, type WriteContext, type WriteRejection } from "./write.js";
@@ -98,7 +99,7 @@ export function parseIoWeight(
   if (open.body.startsWith("default")) return { ok: true, kind: "device", device: open.device, weight: null };
   const n = scanUnsigned(open.body, 0, 32);
   const tok = open.body.trim().split(/\s+/, 1)[0] ?? "";
-  if (!n) return reject(ctx, "EINVAL", tok, `expected a weight or "default", got ${JSON.stringify(tok)}`);
+  if (!n) return reject(ctx, "EINVAL", tok, `expected a weight or "default", got ${shown(tok)}`);
   const v = Number(n.val);
   if (v < CGROUP_WEIGHT_MIN || v > CGROUP_WEIGHT_MAX) {
     return reject(ctx, "EINVAL", tok, `weight ${v} outside [${CGROUP_WEIGHT_MIN}, ${CGROUP_WEIGHT_MAX}]`);

@@ -40,6 +40,7 @@
 // (the oracle's tmpfs backing file), nullb 250 GiB (null_blk's gb=250).
 // All presets are deterministic (jitterSigma 0) unless overridden.
 
+import { shown } from "../util/shown.js";
 import type { DeviceKind, DeviceSpec } from "../scenario/types.js";
 import { uniformCurve, seedCurve } from "./seed.js";
 
@@ -114,7 +115,7 @@ export function validateDeviceSpec(d: DeviceSpec): void {
     throw new RangeError(`device ${d.name || "?"}: ${field} ${why}`);
   };
   if (!d.name) bad("name", "must not be empty");
-  if (!/^\d+:\d+$/.test(d.devno)) bad("devno", `must be "MAJ:MIN", got ${JSON.stringify(d.devno)}`);
+  if (!/^\d+:\d+$/.test(d.devno)) bad("devno", `must be "MAJ:MIN", got ${shown(d.devno)}`);
   // (the core keeps these in 32-bit fields: 4294967297 channels wrapped to 1)
   if (!Number.isInteger(d.channels) || d.channels < 1 || d.channels > 65536) bad("channels", `must be a whole number >= 1 and at most 65536, got ${d.channels}`);
   if (!Number.isInteger(d.nrRequests) || d.nrRequests < 1 || d.nrRequests > 65536) bad("nr_requests", `must be a whole number >= 1 and at most 65536, got ${d.nrRequests}`);

@@ -50,6 +50,7 @@
 //    `{uniform: ["0ms", "5000ms"]}` drawn as "3120ms" shrinks by bisection on
 //    [0, 3120] to the earliest time that still shows the failure.
 
+import { shown } from "../util/shown.js";
 import { parseYaml, yamlToJS } from "../util/yaml-guard.js";
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
@@ -146,10 +147,10 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
       const m = UNIT_RE.exec(v);
       if (m) return { n: Number(m[1]), unit: m[2]! };
     }
-    return fail(path, `${what} must be a number (optionally with a unit, e.g. "250ms"), got ${JSON.stringify(v)}`);
+    return fail(path, `${what} must be a number (optionally with a unit, e.g. "250ms"), got ${shown(v)}`);
   };
   const ends = (v: unknown, path: string, kind: string): NumEnds => {
-    if (!Array.isArray(v) || v.length !== 2) fail(path, `${kind} takes [low, high], got ${JSON.stringify(v)}`);
+    if (!Array.isArray(v) || v.length !== 2) fail(path, `${kind} takes [low, high], got ${shown(v)}`);
     const x = num((v as unknown[])[0], path, `${kind} low end`);
     const y = num((v as unknown[])[1], path, `${kind} high end`);
     let unit = x.unit || y.unit;
@@ -159,7 +160,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     return { a: x.n, b: y.n, unit };
   };
   const prob = (v: unknown, path: string, what: string): number => {
-    if (typeof v !== "number" || !(v >= 0 && v <= 1)) fail(path, `${what} must be a probability in [0, 1], got ${JSON.stringify(v)}`);
+    if (typeof v !== "number" || !(v >= 0 && v <= 1)) fail(path, `${what} must be a probability in [0, 1], got ${shown(v)}`);
     return v as number;
   };
 
@@ -223,7 +224,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
       if (o.round === undefined) return unit ? 1 : dflt;
       const x = num(o.round, `${path}.round`, "round");
       if (x.unit && x.unit !== unit) fail(`${path}.round`, `round has unit "${x.unit}", the distribution ${unit ? `"${unit}"` : "none"}`);
-      if (!(x.n > 0) || (whole && !Number.isInteger(x.n))) fail(`${path}.round`, `round must be a ${whole ? "whole number" : "number"} above 0, got ${JSON.stringify(o.round)}`);
+      if (!(x.n > 0) || (whole && !Number.isInteger(x.n))) fail(`${path}.round`, `round must be a ${whole ? "whole number" : "number"} above 0, got ${shown(o.round)}`);
       return x.n;
     };
     /**

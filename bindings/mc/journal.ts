@@ -22,6 +22,7 @@
 // the heap: a resume or a merge keeps a bit per run index and the running
 // tally (summary.ts SweepTally), not the records.
 
+import { shown } from "../util/shown.js";
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { InputError } from "../scenario/errors.js";
@@ -172,11 +173,11 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
       const h = obj as JournalHeader;
       if (!h || h.mc !== JOURNAL_VERSION) throw new InputError(`not an iosim mc journal (header mc: ${String(h?.mc)})`, path, 1);
       checkHeaderTable(h.table, path);
-      if (!(Number.isInteger(h.runs) && h.runs >= 1)) throw new InputError(`header runs must be a whole number >= 1, got ${JSON.stringify(h.runs)}`, path, 1, "runs");
+      if (!(Number.isInteger(h.runs) && h.runs >= 1)) throw new InputError(`header runs must be a whole number >= 1, got ${shown(h.runs)}`, path, 1, "runs");
       try {
         sweepSeed = BigInt(h.seed);
       } catch {
-        throw new InputError(`header seed must be an integer, got ${JSON.stringify(h.seed)}`, path, 1, "seed");
+        throw new InputError(`header seed must be an integer, got ${shown(h.seed)}`, path, 1, "seed");
       }
       header = h;
       const sh = h.shard && Number.isInteger(h.shard.index) && Number.isInteger(h.shard.count) && h.shard.count >= 1 ? h.shard : { index: 0, count: 1 };
@@ -229,7 +230,7 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
  */
 function checkRecord(o: unknown, runs: number, sweepSeed: bigint, path: string, lineNo: number): void {
   const bad = (field: string, want: string, got: unknown): never => {
-    throw new InputError(`not a run record of this sweep: ${field} must be ${want}, got ${JSON.stringify(got) ?? String(got)}`, path, lineNo, field);
+    throw new InputError(`not a run record of this sweep: ${field} must be ${want}, got ${shown(got) ?? String(got)}`, path, lineNo, field);
   };
   if (!o || typeof o !== "object" || Array.isArray(o)) bad("record", "a mapping {i, seed, classes, metrics, params, size}", o);
   const r = o as Record<string, unknown>;

@@ -19,6 +19,7 @@
 // a McDomain adapter that knows how to load and run a plain document of its
 // kind.
 
+import { shown } from "../util/shown.js";
 import { isDeepStrictEqual } from "node:util";
 import { InputError } from "../scenario/errors.js";
 import { compileTemplate, drawUnits, freezeLiterals, quantise, sampleCompiled, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
@@ -254,7 +255,7 @@ function validateSection(mc: McSection, file: string, lines: Map<string, number>
     throw new InputError("mc.params is a mapping of names to distributions", file, lines.get("mc.params"), "mc.params");
   }
   (mc.metrics ?? []).forEach((m, i) => {
-    if (typeof m !== "string") throw new InputError(`a metric name is a string, got ${JSON.stringify(m)}`, file, lines.get(`mc.metrics[${i}]`) ?? lines.get("mc.metrics"), `mc.metrics[${i}]`);
+    if (typeof m !== "string") throw new InputError(`a metric name is a string, got ${shown(m)}`, file, lines.get(`mc.metrics[${i}]`) ?? lines.get("mc.metrics"), `mc.metrics[${i}]`);
   });
   (mc.expect ?? []).forEach((e, i) => {
     const at = `mc.expect[${i}]`;

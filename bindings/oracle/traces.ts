@@ -17,6 +17,7 @@
 //
 // Every error names the file, the line and the field.
 
+import { shown } from "../util/shown.js";
 import { InputError } from "../scenario/errors.js";
 import type { KernelVersion } from "../scenario/types.js";
 
@@ -254,7 +255,7 @@ function readGuestIomax(recs: Array<{ obj: Record<string, unknown>; line: number
   const uname = typeof meta.uname === "string" ? meta.uname : "";
   const rel = /Linux \S+ (\d+\.\d+\S*)/.exec(uname)?.[1] ?? "6.1";
   const hz = Number((h.kconfig as Record<string, unknown> | undefined)?.CONFIG_HZ ?? 250);
-  if (!Number.isInteger(hz) || hz < 100 || hz > 10000) throw new InputError(`kconfig.CONFIG_HZ must be a kernel's HZ (100 to 1000), got ${JSON.stringify((h.kconfig as Record<string, unknown>)?.CONFIG_HZ)}`, file, recs[0]!.line, "CONFIG_HZ");
+  if (!Number.isInteger(hz) || hz < 100 || hz > 10000) throw new InputError(`kconfig.CONFIG_HZ must be a kernel's HZ (100 to 1000), got ${shown((h.kconfig as Record<string, unknown>)?.CONFIG_HZ)}`, file, recs[0]!.line, "CONFIG_HZ");
   const cases = new Map<string, { op: "R" | "W"; bs: number; line: number }>();
   const writes: LimitWrite[] = [];
   const ios: RecordedIo[] = [];
@@ -265,7 +266,7 @@ function readGuestIomax(recs: Array<{ obj: Record<string, unknown>; line: number
       const it = (r.iotest ?? {}) as Record<string, unknown>;
       const op = it.op === "write" ? "W" : "R";
       const bs = Number(it.bs ?? 4096);
-      if (!Number.isInteger(bs) || bs < 1 || bs > 2 ** 31) throw new InputError(`iotest.bs must be a whole number of bytes in [1, 2 GiB], got ${JSON.stringify(it.bs)}`, file, line, "bs");
+      if (!Number.isInteger(bs) || bs < 1 || bs > 2 ** 31) throw new InputError(`iotest.bs must be a whole number of bytes in [1, 2 GiB], got ${shown(it.bs)}`, file, line, "bs");
       cases.set(name, { op, bs, line });
       writes.push({ atNs: int(r, "set_ns", file, line), cgroup: name, file: "io.max", value: `${devno} ${str(r, "limit", file, line)}`, line });
     } else if (r.type === "io") {

@@ -90,6 +90,13 @@ describe("scenario, fio and device files", () => {
     await refused(["run", "-q", "--device", F("devhugepoints.yaml")], { file: F("devhugepoints.yaml"), line: 2, field: "points" }, /at most 1e9/);
     await refused(["run", "-q", "--device", F("devnamedevno.yaml")], { file: F("devnamedevno.yaml"), line: 3, field: "devno" }, /not a SCSI disk number.*name is sda/);
   });
+  it("Infinity and NaN are named as such, not as null", async () => {
+    const p = join(tmp, "inf.yaml");
+    writeFileSync(p, "preset: ssd\nchannels: .inf\n");
+    await refused(["run", "-q", "--device", p], { file: p, line: 2, field: "channels" }, /got Infinity/);
+    writeFileSync(p, "preset: ssd\njitter: .nan\n");
+    await refused(["run", "-q", "--device", p], { file: p, line: 2, field: "jitter" }, /got NaN/);
+  });
   it("io.cost and v1 throttle values of 0 run (no divide by zero in WASM)", async () => {
     for (const f of ["iocost0.yaml", "v1iops0.yaml"]) {
       const r = await cli("run", "-q", "--json", F(f));
