@@ -281,7 +281,12 @@ export function parseIoCostQos(
         break;
       }
     }
-    if (!hit) return reject(ctx, "EINVAL", p, `unknown field (enable, ctrl, rpct, rlat, wpct, wlat, min, max)`);
+    if (!hit) {
+      // a known key with a value it cannot take is said so, not called unknown (same EINVAL)
+      const known = ["enable", "ctrl", "rpct", "rlat", "wpct", "wlat", "min", "max"].find((k) => p.startsWith(`${k}=`));
+      if (known) return reject(ctx, "EINVAL", p, `${known} does not take ${JSON.stringify(p.slice(known.length + 1))}`);
+      return reject(ctx, "EINVAL", p, `unknown field (enable, ctrl, rpct, rlat, wpct, wlat, min, max)`);
+    }
     user = true;
   }
   if (qos.minPpm > qos.maxPpm) {
@@ -353,7 +358,11 @@ export function parseIoCostModel(
       continue;
     }
     const key = COST_MODEL_KEYS.find((k) => matchPattern(p, `${k}=%u`) !== null);
-    if (!key) return reject(ctx, "EINVAL", p, `unknown field (ctrl, model, ${COST_MODEL_KEYS.join(", ")})`);
+    if (!key) {
+      const known = COST_MODEL_KEYS.find((k) => p.startsWith(`${k}=`));
+      if (known) return reject(ctx, "EINVAL", p, `${known} takes an unsigned integer, not ${JSON.stringify(p.slice(known.length + 1))}`);
+      return reject(ctx, "EINVAL", p, `unknown field (ctrl, model, ${COST_MODEL_KEYS.join(", ")})`);
+    }
     const r = kstrtoull(matchPattern(p, `${key}=%u`)!);
     if ("errno" in r) return reject(ctx, "EINVAL", p, `${key} out of range`);
     u[key] = r.val;

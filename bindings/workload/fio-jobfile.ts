@@ -583,8 +583,9 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
     const nE = merged.get("numjobs");
     const n = nE ? Number(nE.value) : 1;
     if (Number.isFinite(n) && jobs.length + n > FIO_MAX_JOBS) {
-      throw new InputError(`fio runs at most ${FIO_MAX_JOBS} jobs (REAL_MAX_JOBS); this file asks for ${jobs.length + n}`,
-        nE?.file ?? sec.file, nE?.line ?? sec.line, "numjobs");
+      // (blamed on numjobs only where numjobs is given: a file of 5,000 sections names the section)
+      throw new InputError(`fio runs at most ${FIO_MAX_JOBS} jobs (REAL_MAX_JOBS); this file asks for ${jobs.length + n}${nE ? "" : ` at job [${sec.name}]`}`,
+        nE?.file ?? sec.file, nE?.line ?? sec.line, nE ? "numjobs" : sec.name);
     }
     const built = buildJobs(sec, merged, own, groupid, opts, warn);
     jobs.push(...built.jobs);

@@ -90,6 +90,13 @@ describe("scenario, fio and device files", () => {
     await refused(["run", "-q", "--device", F("devhugepoints.yaml")], { file: F("devhugepoints.yaml"), line: 2, field: "points" }, /at most 1e9/);
     await refused(["run", "-q", "--device", F("devnamedevno.yaml")], { file: F("devnamedevno.yaml"), line: 3, field: "devno" }, /not a SCSI disk number.*name is sda/);
   });
+  it("a known io.cost key with a bad value is not called unknown; too many fio sections do not blame numjobs", async () => {
+    await refused(["run", "-q", F("iocost-abc.yaml")], { file: F("iocost-abc.yaml"), line: 7, field: "io.cost.model" }, /rbps takes an unsigned integer, not "abc"/);
+    const p = join(tmp, "many.fio");
+    writeFileSync(p, Array.from({ length: 4100 }, (_, i) => `[j${i}]\nrw=read\nsize=4k\n`).join(""));
+    const r = await refused(["run", "-q", p], { file: p, line: 4097 * 3 - 2, field: "j4096" }, /at most 4096 jobs.*at job \[j4096\]/);
+    expect(r.stderr).not.toMatch(/numjobs/);
+  });
   it("Infinity and NaN are named as such, not as null", async () => {
     const p = join(tmp, "inf.yaml");
     writeFileSync(p, "preset: ssd\nchannels: .inf\n");
