@@ -9,7 +9,7 @@ import { inputCap, readCapped, readInputFile } from "../read-input.js";
 import { loadScenario } from "../../scenario/load.js";
 import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
-import { KERNEL_VERSIONS, type DeviceSpec, type Scenario } from "../../scenario/types.js";
+import { KERNEL_VERSIONS, type DeviceSpec, type RunResult, type Scenario } from "../../scenario/types.js";
 import { kernelOption, outputFormatOption, seedOption, wholeNumberOption } from "../options.js";
 import { DEFAULT_LIMITS, type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
@@ -17,7 +17,8 @@ import { devicePreset, loadDeviceFile, type PresetName } from "../../device/inde
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
-import { summaryText } from "../summary.js";
+import { summaryJson, summaryText, warningBlock } from "../summary.js";
+import { lintResult, lintScenario } from "../../scenario/lint.js";
 
 export interface RunCliOptions {
   device?: string;
@@ -30,6 +31,8 @@ export interface RunCliOptions {
   maxEvents?: string;
   maxSeriesBins?: string;
   maxRecords?: string;
+  strict?: boolean;
+  summaryJson?: string;
 }
 
 /** --max-events / --max-series-bins / --max-records (scenario/limits.ts) */
@@ -142,20 +145,31 @@ export function register(program: Command): void {
     .option("--max-events <n>", `stop a run that passes N simulated events (default ${DEFAULT_LIMITS.maxEvents})`)
     .option("--max-series-bins <n>", `refuse a run of more than N time-series bins (default ${DEFAULT_LIMITS.maxSeriesBins})`)
     .option("--max-records <n>", `refuse a run that records more than N bios (default ${DEFAULT_LIMITS.maxRecords})`)
+    .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
+    .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
     .action((target: string | undefined, o: RunCliOptions) => {
       const format = outputFormatOption(o.outputFormat, o.json);
       const limits = limitsOption(o);
       const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+      const pre = [...warnings, ...lintScenario(scenario)];
       const sim = new Simulation(scenario, undefined, limits);
+      if (o.strict && pre.length + sim.setupWarnings().length > 0) {
+        const all = [...pre, ...sim.setupWarnings()];
+        process.stderr.write(warningBlock(all));
+        throw new InputError(`${all.length} warning${all.length === 1 ? "" : "s"} (above) with --strict; nothing was run`, target ?? "demo", undefined, "--strict");
+      }
       const bar = o.quiet ? undefined : progressBar(scenario.name);
       const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
       bar?.stop();
-      result.warnings.unshift(...warnings);
+      result.warnings.unshift(...pre);
+      result.warnings.push(...lintResult(scenario, result, truePercentileOf(scenario, result, limits)));
       const fioOpts = { jobs: fioJobs, globalOptions: fioGlobalOptions };
       const ioStat = toIoStat(result);
       const ioStatText = Object.entries(ioStat)
         .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
         .join("");
+      const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat) : undefined;
+      if (o.summaryJson) writeFileSync(o.summaryJson, JSON.stringify(summaryDoc, null, 2) + "\n");
       if (o.out) {
         // written whole into a temporary directory beside DIR, then moved in file by file: a run
         // that dies part-way leaves DIR as it was (and a ".DIR.iosim-partial-PID" directory that
@@ -165,6 +179,7 @@ export function register(program: Command): void {
         rmSync(tmp, { recursive: true, force: true });
         mkdirSync(tmp);
         const files: Array<[string, () => string]> = [
+          ["summary.json", () => JSON.stringify(summaryDoc, null, 2) + "\n"],
           ["fio.json", () => fioJsonText(toFioJson(result, fioOpts))],
           ["io.stat", () => ioStatText],
           ["series.csv", () => toSeriesCsv(result)],
@@ -186,10 +201,16 @@ export function register(program: Command): void {
         // stdout stays one JSON document; the warnings go where fio's go
         for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
       } else {
+        // the warnings first: a result read under a mistaken setting is no result
+        if (result.warnings.length) process.stdout.write(warningBlock(result.warnings) + "\n");
         process.stdout.write(toFioText(result, fioOpts));
-        process.stdout.write("\n" + summaryText(result));
+        process.stdout.write("\n" + summaryText(result, { warningsAbove: true }));
         process.stdout.write("\n" + ioStatText);
-        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, series.csv, series.json, summary.txt to ${o.out}\n`);
+        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, series.csv, series.json, summary.txt, summary.json to ${o.out}\n`);
+      }
+      if (o.strict && result.warnings.length) {
+        process.stderr.write(`iosim: --strict: ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}\n`);
+        process.exitCode = 2;
       }
     });
 }
@@ -205,4 +226,29 @@ function recordsText(records: ReadonlyArray<unknown>): string {
   const parts: string[] = [];
   for (let i = 0; i < records.length; i += 10000) parts.push(records.slice(i, i + 10000).map((r) => JSON.stringify(r)).join("\n"));
   return parts.join("\n") + "\n";
+}
+
+/**
+ * The true percentile of a job's latencies from the run's own records, for
+ * lintResult when fio's histogram tops out: the scenario is run again with
+ * every bio recorded (deterministic, so the same run), only when asked.
+ */
+function truePercentileOf(s: Scenario, r: RunResult, limits: Partial<RunLimits> = {}): (job: string, dir: "read" | "write", p: number) => number | undefined {
+  let recs: RunResult["records"] | undefined = r.records;
+  return (job, dir, p) => {
+    if (recs === undefined) {
+      try {
+        recs = new Simulation({ ...s, record: true }, undefined, limits).runToEnd().records ?? [];
+      } catch (e) {
+        // more bios than the record budget: no true percentile (the lint says less), not a failed run
+        if (!(e instanceof InputError)) throw e;
+        recs = [];
+      }
+    }
+    const lat = recs
+      .filter((b) => b.job === job && (b.dir === "W") === (dir === "write"))
+      .map((b) => b.completeNs - b.submitNs)
+      .sort((a, b) => a - b);
+    return lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : undefined;
+  };
 }
