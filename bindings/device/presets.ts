@@ -117,13 +117,16 @@ export function validateDeviceSpec(d: DeviceSpec): void {
   if (!d.name) bad("name", "must not be empty");
   if (!/^\d+:\d+$/.test(d.devno)) bad("devno", `must be "MAJ:MIN", got ${shown(d.devno)}`);
   // (the core keeps these in 32-bit fields: 4294967297 channels wrapped to 1)
-  if (!Number.isInteger(d.channels) || d.channels < 1 || d.channels > 65536) bad("channels", `must be a whole number >= 1 and at most 65536, got ${d.channels}`);
-  if (!Number.isInteger(d.nrRequests) || d.nrRequests < 1 || d.nrRequests > 65536) bad("nr_requests", `must be a whole number >= 1 and at most 65536, got ${d.nrRequests}`);
+  if (!Number.isInteger(d.channels) || d.channels < 1) bad("channels", `must be a whole number >= 1, got ${d.channels}`);
+  if (d.channels > 65536) bad("channels", `must be at most 65536, got ${d.channels}`);
+  if (!Number.isInteger(d.nrRequests) || d.nrRequests < 1) bad("nr_requests", `must be a whole number >= 1, got ${d.nrRequests}`);
+  if (d.nrRequests > 65536) bad("nr_requests", `must be at most 65536, got ${d.nrRequests}`);
   const maj = devnoMajorFor(d.name);
   if (maj && !maj.majors.includes(Number(d.devno.split(":")[0]))) bad("devno", `${d.devno} is not a ${maj.what} number (major ${maj.text}) but the name is ${d.name}: give a devno that agrees with the name`);
   if (!(d.latencyNs >= 0) || !Number.isFinite(d.latencyNs)) bad("latency", `must be >= 0, got ${d.latencyNs}`);
   if (!(d.jitterSigma >= 0) || d.jitterSigma > 3) bad("jitter", `must be within [0, 3], got ${d.jitterSigma}`);
-  if (!Number.isInteger(d.maxSectorsKb) || d.maxSectorsKb < 4 || d.maxSectorsKb > 1 << 21) bad("max_sectors_kb", `must be a whole number >= 4 and at most 2097152, got ${d.maxSectorsKb}`);
+  if (!Number.isInteger(d.maxSectorsKb) || d.maxSectorsKb < 4) bad("max_sectors_kb", `must be a whole number >= 4, got ${d.maxSectorsKb}`);
+  if (d.maxSectorsKb > 1 << 21) bad("max_sectors_kb", `must be at most 2097152, got ${d.maxSectorsKb}`);
   for (const dir of ["read", "write"] as const) {
     for (const pat of ["seq", "rand"] as const) {
       const pts = d.curve?.[dir]?.[pat];

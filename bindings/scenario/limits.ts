@@ -95,7 +95,7 @@ export function checkScenario(s: Scenario): void {
   for (const j of s.jobs) {
     // a replay (recorded times) has a worker per IO it may hold in flight: its IOs bound it, not MAX_JOB_IODEPTH
     const listed = j.pattern.kind === "times" ? j.pattern.timesNs.length : j.pattern.kind === "replay" ? j.pattern.ios.length : 0;
-    const maxDepth = Math.max(MAX_JOB_IODEPTH, listed);
+    const maxDepth = listed ? Math.max(MAX_TOTAL_IODEPTH, listed) : MAX_JOB_IODEPTH;
     if (!Number.isInteger(j.iodepth) || j.iodepth < 1 || j.iodepth > maxDepth) fail("iodepth", `iodepth must be a whole number in [1, ${maxDepth}], got ${j.iodepth}`, j);
     depth += listed ? Math.min(MAX_JOB_IODEPTH, j.iodepth) : j.iodepth;
     for (const b of [...j.bs, ...(j.bsWrite ?? [])]) {
@@ -105,7 +105,7 @@ export function checkScenario(s: Scenario): void {
     for (const [k, v] of [["startdelay", j.startNs], ["thinktime", j.thinktimeNs], ["runtime", j.runtimeNs]] as const) {
       if (!timeOk(v)) fail(k, `${k} must be a time in [0, ${MAX_TIME_NS} ns], got ${v}`, j);
     }
-    for (const [k, v] of [["offset", j.offset], ["size", j.regionLen], ["align", j.align], ["number_ios", j.count], ["io_size", j.bytes], ["thinktime_blocks", j.thinktimeBlocks]] as const) {
+    for (const [k, v] of [["offset", j.offset], ["align", j.align], ["number_ios", j.count], ["io_size", j.bytes], ["thinktime_blocks", j.thinktimeBlocks]] as const) {
       if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) fail(k, `${k} must be a whole number >= 0, got ${v}`, j);
     }
     if (!Number.isInteger(j.mixReadPct) || j.mixReadPct < 0 || j.mixReadPct > 100) fail("rwmixread", `rwmixread must be in [0, 100], got ${j.mixReadPct}`, j);

@@ -86,7 +86,7 @@ describe("scenario, fio and device files", () => {
     await refused(["run", "-q", F("runtimehuge.fio")], { file: F("runtimehuge.fio"), line: 4, field: "runtime" }, /too large/);
   });
   it("a device file's u32 fields, 1e12 IOPS and a name/devno mismatch are refused at their line", async () => {
-    await refused(["run", "-q", "--device", F("devu32.yaml")], { file: F("devu32.yaml"), line: 2, field: "channels" }, /at most 65536, got 4294967297/);
+    await refused(["run", "-q", "--device", F("devu32.yaml")], { file: F("devu32.yaml"), line: 2, field: "channels" }, /channels must be at most 65536, got 4294967297/);
     await refused(["run", "-q", "--device", F("devhugepoints.yaml")], { file: F("devhugepoints.yaml"), line: 2, field: "points" }, /at most 1e9/);
     await refused(["run", "-q", "--device", F("devnamedevno.yaml")], { file: F("devnamedevno.yaml"), line: 3, field: "devno" }, /not a SCSI disk number.*name is sda/);
   });
@@ -234,7 +234,7 @@ describe("outputs and exit codes", () => {
     expect(readdirSync(tmp).filter((n) => n.includes("iosim-partial"))).toEqual([]);
     const ok = await cli("run", "-q", "--out", out);
     expect(ok.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(["fio.json", "io.stat", "keep.txt", "series.csv", "series.json", "summary.txt"]);
+    expect(readdirSync(out).sort()).toEqual(["fio.json", "io.stat", "keep.txt", "series.csv", "series.json", "summary.json", "summary.txt"]);
     expect(readdirSync(tmp).filter((n) => n.includes("iosim-partial"))).toEqual([]);
   });
 });
