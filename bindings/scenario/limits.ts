@@ -85,7 +85,8 @@ export function checkScenario(s: Scenario): void {
   if (s.durationNs !== undefined && !(Number.isFinite(s.durationNs) && s.durationNs >= 0 && s.durationNs <= MAX_TIME_NS)) fail("duration", `duration must be a time in [0, ${MAX_TIME_NS} ns], got ${s.durationNs}`);
   // a cgroup is a directory: its path is at most PATH_MAX (4096) bytes; a chain of 10,000 nested
   // cgroups named in a fio cgroup= option ran for minutes over its quadratic path strings
-  const longPath = (p: string) => Buffer.byteLength(p) > MAX_CGROUP_PATH;
+  // (UTF-8 bytes without Buffer: this module runs in the browser too)
+  const longPath = (p: string) => p.length > MAX_CGROUP_PATH || (p.length * 3 > MAX_CGROUP_PATH && utf8Length(p) > MAX_CGROUP_PATH);
   for (const g of s.cgroups) if (longPath(g.path)) throw new InputError(`a cgroup path longer than ${MAX_CGROUP_PATH} bytes (PATH_MAX)`, g.source?.file ?? where(s).file, g.source?.line, "cgroups");
   for (const j of s.jobs) if (longPath(j.cgroup)) fail("cgroup", `the cgroup path is longer than ${MAX_CGROUP_PATH} bytes (PATH_MAX)`, j);
   for (const w of s.writes) if (longPath(w.cgroup)) throw new InputError(`a cgroup path longer than ${MAX_CGROUP_PATH} bytes (PATH_MAX)`, w.source?.file ?? where(s).file, w.source?.line, "cgroup");
@@ -179,4 +180,18 @@ export function budgetError(s: Scenario, which: keyof RunLimits, limits: RunLimi
   const what = which === "maxEvents" ? `simulated events` : which === "maxSeriesBins" ? `time-series bins` : `recorded bios`;
   const field = which === "maxEvents" ? "duration" : which === "maxSeriesBins" ? "series" : "record";
   return new InputError(`the run passed ${limits[which]} ${what} at ${fmtNs(atNs)} simulated and was stopped (a shorter run, or ${LIMIT_OPTIONS[which]} raises the budget)`, file, undefined, field);
+}
+
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
