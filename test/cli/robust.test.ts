@@ -234,7 +234,7 @@ describe("outputs and exit codes", () => {
     expect(readdirSync(tmp).filter((n) => n.includes("iosim-partial"))).toEqual([]);
     const ok = await cli("run", "-q", "--out", out);
     expect(ok.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(["fio.json", "io.stat", "keep.txt", "series.csv", "series.json", "summary.json", "summary.txt"]);
+    expect(readdirSync(out).sort()).toEqual(["fio.json", "io.stat", "keep.txt", "report.html", "series.csv", "series.json", "summary.json", "summary.txt"]);
     expect(readdirSync(tmp).filter((n) => n.includes("iosim-partial"))).toEqual([]);
   });
 });
