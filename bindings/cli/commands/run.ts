@@ -1,6 +1,6 @@
 // `iosim run [SCENARIO | JOBFILE.fio]`: run a scenario and report it.
 import type { Command } from "commander";
-import { mkdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { makeDirs } from "../make-dirs.js";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { Simulation } from "../../engine/simulation.js";
