@@ -1,19 +1,61 @@
-// Every `iosim` subcommand, registered on the program.
+// Every `iosim` subcommand, declared on the program: names, arguments, options
+// and help text only. Each action loads its command's module when it runs
+// (`await import(...)`), so `iosim --help` or `iosim k8s list` never loads the
+// WebAssembly core, the fio reports or the Kubernetes replay: start-up costs
+// what the command uses (bench/process.ts measures it; the published `iosim`
+// is one esbuild bundle per entry point whose lazy chunks follow these imports,
+// scripts/bundle.mjs).
 import type { Command } from "commander";
-import "../../engine/modules/index.js"; // control modules: io.max, io.weight, io.cost.*, writeback
-import "../../oracle/index.js"; // trace handlers: throttle, iocost, writeback
-import { register as registerRun } from "./run.js";
-import { register as registerReplay } from "./replay.js";
-import { register as registerCompare } from "./compare.js";
-import { register as registerExplain } from "./explain.js";
-import { registerK8sCommands } from "../../k8s/cli.js";
-import { registerMcCommands } from "../../mc/cli.js";
+import { KERNEL_VERSIONS } from "../../scenario/types.js";
+import { wholeNumberOption } from "../options.js";
+import type { RunCliOptions } from "./run.js";
+import { registerK8sCommands } from "../../k8s/commands.js";
+import { registerMcCommands } from "../../mc/commands.js";
 
 export function registerCommands(program: Command): void {
-  registerRun(program);
-  registerReplay(program);
-  registerCompare(program);
-  registerExplain(program);
+  program
+    .command("run")
+    .description("run a scenario (YAML), a fio job file, an oracle throttle scenario (.json), or the built-in io.max demo when none is given")
+    .argument("[scenario]", "scenario YAML, fio job file (.fio), oracle throtl scenario (.json), or 'demo'")
+    .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
+    .option("--json", "print fio-style JSON instead of text (--output-format json)")
+    .option("--output-format <fmt>", "fio's output format: normal (default), json, or json+ (json with the latency histogram bins)")
+    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt (and records.jsonl if recorded) to DIR")
+    .option("--seed <n>", "override the scenario's seed")
+    .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
+    .option("-q, --quiet", "no progress bar")
+    .action(async (target: string | undefined, o: RunCliOptions) => (await import("./run.js")).runAction(target, o));
+
+  program
+    .command("replay")
+    .description("replay a recorded kernel trace (throttle, iocost, writeback) and print the simulation as JSON Lines")
+    .argument("<trace>", "trace file (.jsonl)")
+    .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: the trace's)")
+    .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
+    .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
+    .option("-o, --output <file>", "write to a file instead of stdout")
+    .action(async (trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string }) =>
+      (await import("./replay.js")).replayAction(trace, o));
+
+  program
+    .command("compare")
+    .description("score simulated completions against recorded kernel traces (throttle, iocost, writeback)")
+    .argument("<traces...>", "trace files (.jsonl)")
+    .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: each trace's)")
+    .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
+    .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
+    .option("--json", "print one JSON object")
+    .action(async (traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }) =>
+      (await import("./compare.js")).compareAction(traces, o));
+
+  program
+    .command("explain")
+    .description("explain why a bio waited in blk-throttle")
+    .argument("<file>", "a recorded trace (.jsonl) or an oracle throtl scenario (.json)")
+    .requiredOption("--job <name>", "job name")
+    .requiredOption("--seq <n>", "IO index in the job", (v: string) => wholeNumberOption("--seq", v))
+    .action(async (file: string, o: { job: string; seq: number }) => (await import("./explain.js")).explainAction(file, o));
+
   registerK8sCommands(program);
   registerMcCommands(program);
 }

@@ -1,5 +1,5 @@
 // `iosim run [SCENARIO | JOBFILE.fio]`: run a scenario and report it.
-import type { Command } from "commander";
+import "../../engine/modules/index.js"; // control modules: io.max, io.weight, io.cost.*, writeback
 import { readFileSync, writeFileSync } from "node:fs";
 import { makeDirs } from "../make-dirs.js";
 import { dirname, extname, join, resolve } from "node:path";
@@ -9,7 +9,7 @@ import { readInputFile } from "../read-input.js";
 import { loadScenario } from "../../scenario/load.js";
 import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
-import { KERNEL_VERSIONS, type DeviceSpec, type Scenario } from "../../scenario/types.js";
+import { type DeviceSpec, type Scenario } from "../../scenario/types.js";
 import { kernelOption, outputFormatOption, seedOption } from "../options.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
@@ -113,53 +113,41 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
   return { scenario, warnings, fioJobs, fioGlobalOptions };
 }
 
-export function register(program: Command): void {
-  program
-    .command("run")
-    .description("run a scenario (YAML), a fio job file, an oracle throttle scenario (.json), or the built-in io.max demo when none is given")
-    .argument("[scenario]", "scenario YAML, fio job file (.fio), oracle throtl scenario (.json), or 'demo'")
-    .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
-    .option("--json", "print fio-style JSON instead of text (--output-format json)")
-    .option("--output-format <fmt>", "fio's output format: normal (default), json, or json+ (json with the latency histogram bins)")
-    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt (and records.jsonl if recorded) to DIR")
-    .option("--seed <n>", "override the scenario's seed")
-    .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
-    .option("-q, --quiet", "no progress bar")
-    .action((target: string | undefined, o: RunCliOptions) => {
-      const format = outputFormatOption(o.outputFormat, o.json);
-      const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
-      const sim = new Simulation(scenario);
-      const bar = o.quiet ? undefined : progressBar(scenario.name);
-      const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
-      bar?.stop();
-      result.warnings.unshift(...warnings);
-      const fioOpts = { jobs: fioJobs, globalOptions: fioGlobalOptions };
-      const ioStat = toIoStat(result);
-      const ioStatText = Object.entries(ioStat)
-        .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
-        .join("");
-      if (o.out) {
-        makeDirs(o.out);
-        writeFileSync(join(o.out, "fio.json"), fioJsonText(toFioJson(result, fioOpts)));
-        writeFileSync(join(o.out, "io.stat"), ioStatText);
-        writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
-        writeFileSync(join(o.out, "series.json"), toSeriesJson(result));
-        writeFileSync(join(o.out, "summary.txt"), summaryText(result));
-        if (result.records) {
-          writeFileSync(join(o.out, "records.jsonl"), result.records.map((r) => JSON.stringify(r)).join("\n") + "\n");
-        }
-      }
-      if (format !== "normal") {
-        process.stdout.write(fioJsonText(toFioJson(result, { ...fioOpts, plus: format === "json+" })));
-        // stdout stays one JSON document; the warnings go where fio's go
-        for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
-      } else {
-        process.stdout.write(toFioText(result, fioOpts));
-        process.stdout.write("\n" + summaryText(result));
-        process.stdout.write("\n" + ioStatText);
-        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, series.csv, series.json, summary.txt to ${o.out}\n`);
-      }
-    });
+/** `iosim run`'s action (registered in commands/index.ts, which loads this module only when `run` is the command). */
+export function runAction(target: string | undefined, o: RunCliOptions): void {
+  const format = outputFormatOption(o.outputFormat, o.json);
+  const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+  const sim = new Simulation(scenario);
+  const bar = o.quiet ? undefined : progressBar(scenario.name);
+  const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
+  bar?.stop();
+  result.warnings.unshift(...warnings);
+  const fioOpts = { jobs: fioJobs, globalOptions: fioGlobalOptions };
+  const ioStat = toIoStat(result);
+  const ioStatText = Object.entries(ioStat)
+    .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
+    .join("");
+  if (o.out) {
+    makeDirs(o.out);
+    writeFileSync(join(o.out, "fio.json"), fioJsonText(toFioJson(result, fioOpts)));
+    writeFileSync(join(o.out, "io.stat"), ioStatText);
+    writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
+    writeFileSync(join(o.out, "series.json"), toSeriesJson(result));
+    writeFileSync(join(o.out, "summary.txt"), summaryText(result));
+    if (result.records) {
+      writeFileSync(join(o.out, "records.jsonl"), result.records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    }
+  }
+  if (format !== "normal") {
+    process.stdout.write(fioJsonText(toFioJson(result, { ...fioOpts, plus: format === "json+" })));
+    // stdout stays one JSON document; the warnings go where fio's go
+    for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
+  } else {
+    process.stdout.write(toFioText(result, fioOpts));
+    process.stdout.write("\n" + summaryText(result));
+    process.stdout.write("\n" + ioStatText);
+    if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, series.csv, series.json, summary.txt to ${o.out}\n`);
+  }
 }
 
 export function jsonReplacer(_k: string, v: unknown): unknown {
