@@ -179,7 +179,9 @@ export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
   const runs = intArg(o.runs, "--runs", 1000, 1);
   const seed = parseSeed(o.seed);
-  const workers = intArg(o.workers, "--workers", defaultWorkers(), 0);
+  // default: one worker, more while the sweep runs when the first one's warm-up says they pay (runner.ts growthPays)
+  const workers = intArg(o.workers, "--workers", 1, 0);
+  const growTo = o.workers === undefined ? defaultWorkers() : undefined;
   // each worker holds a V8 heap with 32 MB semi-spaces and a copy of the model: far more than the cores only thrashes
   const maxWorkers = MAX_WORKERS_PER_CORE * defaultWorkers();
   if (workers > maxWorkers) throw new InputError(`--workers ${workers} is more than ${MAX_WORKERS_PER_CORE} per core (${maxWorkers} on this machine); a worker per core is the fastest`, "command line", undefined, "--workers");
@@ -198,7 +200,7 @@ export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
     : undefined;
   let res;
   try {
-    res = await runSweep({ file: scenario, text, runs, seed, workers, shard, journal, resume: o.resume, force: o.force,
+    res = await runSweep({ file: scenario, text, runs, seed, workers, growTo, shard, journal, resume: o.resume, force: o.force,
       table: by, onProgress: (p) => bar?.update(p), signal: ac.signal });
   } finally {
     process.off("SIGINT", onSig);
@@ -211,7 +213,12 @@ export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
     process.exitCode = 130;
     return;
   }
-  process.stderr.write(`mc: ${res.ranNow} runs in ${(res.wallMs / 1000).toFixed(2)} s (${fmtRate((res.ranNow * 1000) / res.wallMs)} runs/s, ${workers} worker${workers === 1 ? "" : "s"})\n`);
+  // the sweep's own rate, and the whole process's (node's start-up, loading, the model: what the user waited for)
+  const used = res.workersUsed;
+  const wholeS = process.uptime();
+  process.stderr.write(`mc: ${res.ranNow} runs in ${(res.wallMs / 1000).toFixed(2)} s (${fmtRate((res.ranNow * 1000) / res.wallMs)} runs/s, ` +
+    `${used === 0 ? "in this thread" : `${used} worker${used === 1 ? "" : "s"}`}${growTo !== undefined && used > 0 ? ` of up to ${growTo}` : ""}); ` +
+    `whole process ${wholeS.toFixed(2)} s, ${fmtRate(res.ranNow / wholeS)} runs/s\n`);
   const summary = res.tally.summary(res.header, res.model, {
     outDir: o.shrink && shard.count === 1 ? outDir : undefined,
     shrinkBudget,

@@ -13,7 +13,7 @@ export function registerMcCommands(program: Command): void {
     .argument("[scenario]", "randomised scenario file (YAML with distributions, see bindings/mc/README.md)")
     .option("-n, --runs <n>", "number of runs", "1000")
     .option("-s, --seed <s>", "sweep seed (run i gets SplitMix64(seed, i))", "1")
-    .option("-w, --workers <w>", `worker threads (default: all cores; 0 = this thread)`)
+    .option("-w, --workers <w>", "worker threads, 0 = this thread (default: one, more up to the cores when the first one's warm-up says they pay)")
     .option("--shard <i/N>", "run only slice i of N of the run indices (merge with `iosim mc merge`)")
     .option("-o, --out <dir>", "output directory (default mc-<scenario name>)")
     .option("--resume", "continue an interrupted sweep from its journal")
