@@ -9,6 +9,7 @@ import type { Command } from "commander";
 import { KERNEL_VERSIONS } from "../../scenario/types.js";
 import { wholeNumberOption } from "../options.js";
 import type { RunCliOptions } from "./run.js";
+import type { RecordCliOptions } from "./record.js";
 import { registerK8sCommands } from "../../k8s/commands.js";
 import { registerMcCommands } from "../../mc/commands.js";
 
@@ -24,6 +25,8 @@ export function registerCommands(program: Command): void {
     .option("--seed <n>", "override the scenario's seed")
     .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
     .option("-q, --quiet", "no progress bar")
+    .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
+    .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
     .action(async (target: string | undefined, o: RunCliOptions) => (await import("./run.js")).runAction(target, o));
 
   program
@@ -55,6 +58,23 @@ export function registerCommands(program: Command): void {
     .requiredOption("--job <name>", "job name")
     .requiredOption("--seq <n>", "IO index in the job", (v: string) => wholeNumberOption("--seq", v))
     .action(async (file: string, o: { job: string; seq: number }) => (await import("./explain.js")).explainAction(file, o));
+
+  program
+    .command("record")
+    .description("run a scenario on this machine's real kernel (as root) and write its per-IO trace for iosim compare")
+    .argument("<scenario>", "scenario YAML, fio job file (.fio) or oracle throtl scenario (.json)")
+    .option("-o, --out <trace.jsonl>", "the trace to write (with --repeats N: NAME.runK.jsonl)")
+    .option("--device <loop|null_blk|/dev/X>", "where the IO goes: a new loop device on a tmpfs file (loop, default), a new null_blk device, or an existing whole device (with --yes)", "loop")
+    .option("--file <path>", "record against a file on a mounted filesystem instead of a device (made if missing, removed after)")
+    .option("--yes", "confirm writing to the device named by --device /dev/X")
+    .option("--null-blk <k=v,...>", "null_blk parameters: irqmode, completion_nsec, queue_mode, ...")
+    .option("--repeats <n>", "record the scenario this many times", "1")
+    .option("--no-tracepoints", "do not read block tracepoints (needs no tracefs)")
+    .option("--timeout <s>", "stop the jobs and fail after this many seconds", "600")
+    .option("--seed <n>", "seed for the jobs' offsets and sizes (default: the scenario's)")
+    .option("--recorder <path>", "a recorder binary built beforehand from bindings/record/iosim_rec.c (default: compiled now with cc)")
+    .option("--dry-run", "print every write and command it would make, change nothing")
+    .action(async (target: string, o: RecordCliOptions) => (await import("./record.js")).recordAction(target, o));
 
   registerK8sCommands(program);
   registerMcCommands(program);
