@@ -10,6 +10,7 @@
 //                           # of ns, or a string with ns | us | µs | ms | s
 //   jitter: 0.1             # log-normal sigma (0 = fixed)
 //   max_sectors_kb: 512
+//   read_ahead_kb: 128      # queue/read_ahead_kb: buffered reads' readahead window
 //   rotational: false
 //   # the service curve, at most one of:
 //   curve: ssd              # a seed curve: ssd | nvme | hdd
@@ -42,6 +43,7 @@ const KEYS = [
   "latency_ns",
   "jitter",
   "max_sectors_kb",
+  "read_ahead_kb",
   "rotational",
   "curve",
   "model",
@@ -188,6 +190,10 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
   if (raw["latency_ns"] !== undefined) over.latencyNs = num("latency_ns", true);
   if (raw["jitter"] !== undefined) over.jitterSigma = num("jitter", false);
   if (raw["max_sectors_kb"] !== undefined) over.maxSectorsKb = num("max_sectors_kb", true);
+  if (raw["read_ahead_kb"] !== undefined) {
+    over.readAheadKb = num("read_ahead_kb", true);
+    if (!Number.isInteger(over.readAheadKb)) fail("read_ahead_kb", `must be a whole number of KiB, got ${over.readAheadKb}`);
+  }
   if (raw["rotational"] !== undefined) {
     if (typeof raw["rotational"] !== "boolean") fail("rotational", `expected true or false, got ${JSON.stringify(raw["rotational"])}`);
     over.rotational = raw["rotational"] as boolean;

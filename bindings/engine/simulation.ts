@@ -57,6 +57,7 @@ export class Simulation {
   /** config writes that create blkgs (blkg_conf_prep): cgroup, devno, time, in the order applied */
   private readonly confBlkgs: Array<{ cgroup: string; devno: string; atNs: number }> = [];
   private wallMs = 0;
+  private pagecache = false;
   private totalIos = 0;
   /** when every job bounded by time (runtime) has ended: the progress of a run without duration: */
   private timeEndNs = 0;
@@ -112,6 +113,34 @@ export class Simulation {
     // jobs
     for (const j of s.jobs) this.jobIds.push(this.addJob(j));
 
+    // the page cache, when a job reads buffered (assembly/pagecache)
+    if (s.jobs.some((j) => !j.direct && j.rw !== "write")) {
+      this.pagecache = true;
+      c.pagecacheEnable(s.kernel === "6.1" ? 0 : s.kernel === "6.12" ? 1 : 2);
+      for (const d of this.devs) {
+        const ra = d.spec.readAheadKb ?? 128;
+        if (!(Number.isInteger(ra) && ra >= 0)) throw new InputError(`device ${d.spec.name}: readAheadKb must be an integer >= 0, not ${ra}`, s.source?.file ?? "scenario", undefined, "readAheadKb");
+        c.pagecacheDevice(d.id, ra, Math.floor(d.spec.maxSectorsKb), BigInt(Math.round(d.spec.sizeBytes ?? 0)));
+      }
+      s.jobs.forEach((j, k) => {
+        if (j.direct) return;
+        const dev = this.devs.find((d) => d.spec.name === j.device || d.spec.devno === j.device)!;
+        const f = j.fadvise ?? "none";
+        const adv = f === "sequential" || (f === "type" && !j.random) ? 1 : f === "random" || (f === "type" && j.random) ? 2 : 0;
+        c.pagecacheJob(this.jobIds[k]!, dev.id, adv, j.invalidate ? 1 : 0);
+      });
+      for (const g of s.cgroups) {
+        const v = g.files?.["memory.max"];
+        if (v === undefined) continue;
+        const t = v.trim();
+        const n = t === "max" ? 0 : Number(t);
+        if (!(Number.isSafeInteger(n) && n >= 0)) {
+          throw new InputError(`memory.max of "${g.path}": "${v}" is not a byte count or "max"`, g.source?.file ?? s.source?.file ?? "scenario", g.fileLines?.["memory.max"] ?? g.source?.line, "memory.max");
+        }
+        c.pagecacheMemoryMax(this.cgIds.get(normPath(g.path))!, BigInt(n));
+      }
+    }
+
     c.statsSetup(BigInt(Math.round(s.seriesBinNs)), s.record ? 1 : 0);
 
     // control modules: initial files, then timed writes in time order
@@ -126,6 +155,7 @@ export class Simulation {
     }
     const timed = [...s.writes].sort((a, b) => a.atNs - b.atNs);
     for (const w of [...initial, ...timed]) {
+      if (w.file === "memory.max" && w.atNs === 0) continue; // the page cache's (above)
       this.routeWrite(mods, w);
       this.noteConfBlkgs(w);
     }
@@ -493,13 +523,40 @@ export class Simulation {
       }
     }
 
+    // buffered reads: the device side of the series (readahead bios per bin and cgroup)
+    if (s.seriesBinNs > 0 && this.pagecache) {
+      const dt = colI64(c, COL.PC_DONE_T), dc = colI32(c, COL.PC_DONE_CG), db = colU32(c, COL.PC_DONE_BYTES);
+      const at = new Map<string, SeriesBin>();
+      for (const p of series) {
+        if (p.dir === "read") {
+          p.deviceIos = 0;
+          p.deviceBytes = 0;
+          at.set(`${p.t0Ns}\u0000${p.cgroup}`, p);
+        }
+      }
+      for (let i = 0; i < dt.length; i++) {
+        const t0Ns = Math.floor(Number(dt[i]) / s.seriesBinNs) * s.seriesBinNs;
+        const cgroup = this.cgPathsById[dc[i]!]!;
+        const k = `${t0Ns}\u0000${cgroup}`;
+        let p = at.get(k);
+        if (!p) {
+          p = { t0Ns, cgroup, dir: "read", ios: 0, bytes: 0, meanLatNs: 0, p99LatNs: 0, deviceIos: 0, deviceBytes: 0 };
+          at.set(k, p);
+          series.push(p);
+        }
+        p.deviceIos! += 1;
+        p.deviceBytes! += db[i]!;
+      }
+      series.sort((a, b) => a.t0Ns - b.t0Ns);
+    }
+
     // per-bio records
     let records: BioRecord[] | undefined;
     if (s.record) {
       const rj = colI32(c, COL.REC_JOB), rs = colI32(c, COL.REC_SEQ), rw = colI32(c, COL.REC_WORKER);
       const rc = colI32(c, COL.REC_CG), rd = colU8(c, COL.REC_DIR), ro = colI64(c, COL.REC_OFF);
       const rz = colU32(c, COL.REC_SIZE), rsub = colI64(c, COL.REC_SUBMIT), rrel = colI64(c, COL.REC_RELEASE);
-      const riss = colI64(c, COL.REC_ISSUE), rdone = colI64(c, COL.REC_DONE);
+      const riss = colI64(c, COL.REC_ISSUE), rdone = colI64(c, COL.REC_DONE), rf = colU32(c, COL.REC_FLAGS);
       const nameOf = new Map<number, string>();
       s.jobs.forEach((j, k) => nameOf.set(this.jobIds[k]!, j.name));
       records = [];
@@ -508,6 +565,7 @@ export class Simulation {
           job: nameOf.get(rj[i]!) ?? "(writeback)", seq: rs[i]!, worker: rw[i]!, cgroup: this.cgPathsById[rc[i]!] ?? "",
           dir: rd[i] ? "W" : "R", off: Number(ro[i]), size: rz[i]!, submitNs: Number(rsub[i]), releaseNs: Number(rrel[i]),
           issueNs: Number(riss[i]), completeNs: Number(rdone[i]),
+          ...(rf[i]! & BIO_READAHEAD ? { readahead: true as const } : {}),
         });
       }
     }
@@ -555,6 +613,9 @@ export function simulate(scenario: Scenario, onProgress?: (p: Progress) => void)
   if (core.memory.buffer.byteLength <= CORE_REUSE_MAX_BYTES) spareCore = core;
   return r;
 }
+
+/** assembly/engine/bios.ts BIO_READAHEAD */
+const BIO_READAHEAD = 1 << 9;
 
 /** A cgroup path as the kernel resolves it (bindings/cgroup/path.ts). */
 export const normPath = normCgroupPath;

@@ -31,8 +31,16 @@ export function registerK8sCommands(program: Command): void {
     .argument("<scenario>", "a scenario YAML file or a built-in name")
     .option("--version <version>", "give twice: the two versions to compare", collect, [] as string[])
     .option("--fix <id=on|off>", "fix overrides applied to both runs", collect, [] as string[])
+    .option("--fix-a <id=on|off>", "fix overrides of the first run only (after --fix)", collect, [] as string[])
+    .option("--fix-b <id=on|off>", "fix overrides of the second run only (after --fix); with one --version, both runs are that version", collect, [] as string[])
     .option("--seed <n>", "PRNG seed of both runs (default: the scenario's)")
     .option("--json", "print the divergence as JSON: {scenario, a, b, events, logs, violationsA, violationsB}")
     .description("where two versions' timelines diverge; exit code 1 when they do, 0 when they agree")
     .action(async (arg: string, o: K8sDiffOptions) => (await import("./cli.js")).k8sDiffAction(arg, o));
+
+  k8s
+    .command("versions")
+    .option("--json", "print [{version, minor, patches, switches: {ID: {on, since}}}]")
+    .description("the modelled Kubernetes releases (1.10 to the newest) and, for each, which fix switches it has on, with the patch release a cherry-pick brought one in")
+    .action(async (o: { json?: boolean }) => (await import("./cli.js")).k8sVersionsAction(o));
 }

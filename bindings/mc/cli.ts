@@ -23,7 +23,7 @@ import { unreadParams } from "./distributions.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText, uniqueSorted } from "./run-one.js";
 import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
-import { metricUnit, OK_CLASS, SweepTally, type McSummary } from "./summary.js";
+import { humanValue, metricUnit, OK_CLASS, SweepTally, type McSummary } from "./summary.js";
 
 export interface RunOpts {
   runs: string;
@@ -90,10 +90,13 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   const lines: string[] = [];
   lines.push(`iosim mc: ${s.scenario} (${s.domain}), ${s.completed}/${s.runs} runs, seed ${s.seed}`);
   lines.push("");
-  const w = Math.max(8, ...Object.keys(s.classes).map((k) => k.length));
+  // classes seen in exactly the same runs print as one row, "a = b"
+  const rowsOf = Object.entries(s.classes).filter(([k, c]) => !c.sameRunsAs?.some((o) => o < k));
+  const label = (k: string, c: McSummary["classes"][string]) => [k, ...(c.sameRunsAs ?? [])].join(" = ");
+  const w = Math.max(8, ...rowsOf.map(([k, c]) => label(k, c).length));
   lines.push(`${"outcome".padEnd(w)}  ${"count".padStart(8)}  ${"prob".padStart(8)}  95% Wilson`);
-  for (const [k, c] of Object.entries(s.classes)) {
-    lines.push(`${k.padEnd(w)}  ${String(c.count).padStart(8)}  ${c.probability.toFixed(4).padStart(8)}  [${c.wilson95[0].toFixed(4)}, ${c.wilson95[1].toFixed(4)}]`);
+  for (const [k, c] of rowsOf) {
+    lines.push(`${label(k, c).padEnd(w)}  ${String(c.count).padStart(8)}  ${c.probability.toFixed(4).padStart(8)}  [${c.wilson95[0].toFixed(4)}, ${c.wilson95[1].toFixed(4)}]`);
     if (c.repro) {
       const f = outDir ? join(outDir, c.repro.file) : c.repro.file;
       lines.push(`${"".padEnd(w)}  repro: ${f} (run ${c.repro.run}, ${c.repro.shrinkSteps} shrink steps)`);
@@ -102,19 +105,24 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   const ms = Object.entries(s.metrics);
   if (ms.length) {
     const mw = Math.max(6, ...ms.map(([k]) => k.length));
-    // the unit each name implies (metricUnit): the numbers are the metrics' own, as mc.expect bounds read them
+    // each value in human units from the unit its name implies (metricUnit); summary.json keeps the metrics' own numbers,
+    // as mc.expect bounds read them
     const units = ms.map(([k]) => metricUnit(k));
-    const uw = Math.max(4, ...units.map((u) => u.length));
     lines.push("");
-    lines.push(`${"metric".padEnd(mw)}  ${"unit".padEnd(uw)}  ${"p50".padStart(12)}  ${"p90".padStart(12)}  ${"p99".padStart(12)}  ${"n".padStart(7)}`);
-    const f = (x: number) => (Math.abs(x) >= 1e6 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(3) : String(Number(x.toPrecision(6))));
-    ms.forEach(([k, m], i) => lines.push(`${k.padEnd(mw)}  ${units[i]!.padEnd(uw)}  ${f(m.p50).padStart(12)}  ${f(m.p90).padStart(12)}  ${f(m.p99).padStart(12)}  ${String(m.n).padStart(7)}`));
+    lines.push(`${"metric".padEnd(mw)}  ${"p50".padStart(12)}  ${"p90".padStart(12)}  ${"p99".padStart(12)}  ${"n".padStart(7)}`);
+    ms.forEach(([k, m], i) => {
+      const f = (x: number) => humanValue(x, units[i]!).padStart(12);
+      lines.push(`${k.padEnd(mw)}  ${f(m.p50)}  ${f(m.p90)}  ${f(m.p99)}  ${String(m.n).padStart(7)}`);
+    });
   }
   const table = s.table;
   if (table) {
     lines.push("");
-    const classes = [...new Set(table.cells.flatMap((c) => Object.keys(c.classes)))].filter((c) => c !== OK_CLASS).sort();
-    const head = [...table.axes, "runs", ...classes.map((c) => `P(${c})`)];
+    // a class seen in the same runs as one before it in name order is that one's column
+    const classes = [...new Set(table.cells.flatMap((c) => Object.keys(c.classes)))]
+      .filter((c) => c !== OK_CLASS && !s.classes[c]?.sameRunsAs?.some((o) => o < c))
+      .sort();
+    const head = [...table.axes, "runs", ...classes.map((c) => `P(${[c, ...(s.classes[c]?.sameRunsAs ?? [])].join(" = ")})`)];
     const rows = table.cells.map((c) => [...table.axes.map((a) => c.key[a]!), String(c.runs), ...classes.map((k) => {
       const e = c.classes[k];
       return e ? `${e.probability.toFixed(3)} [${e.wilson95[0].toFixed(3)}, ${e.wilson95[1].toFixed(3)}]` : "0";

@@ -394,7 +394,8 @@ export const iocostTraceHandler: TraceHandler = {
   kind: "guest-iocost",
   detect(header: Record<string, unknown>): boolean {
     const cfg = header["config"] as Record<string, unknown> | undefined;
-    return header["type"] === "test" && !!cfg && typeof cfg["io.cost.qos"] === "string";
+    // (buffered-read traces under io.cost are bufread.ts's: their reads are not O_DIRECT)
+    return header["type"] === "test" && !!cfg && typeof cfg["io.cost.qos"] === "string" && !String(header["test"] ?? "").startsWith("bufread");
   },
   replay(text: string, file: string, opts: ReplayOptions): string[] {
     const tr = parseIocostTrace(text, file);

@@ -60,13 +60,16 @@ export interface TracePart {
 }
 
 export interface RecordedTrace {
-  kind: "throtl" | "guest-iomax";
+  kind: "throtl" | "guest-iomax" | "guest-bufread";
   file: string;
   name: string;
   kernel: KernelVersion;
   kernelString: string;
   cgroupVersion: 1 | 2;
-  device: { name: string; devno: string; maxSectorsKb: number; rotational: boolean; nrRequests: number };
+  device: { name: string; devno: string; maxSectorsKb: number; rotational: boolean; nrRequests: number; latencyNs?: number;
+    /** a device fitted to the trace's own requests: mean issue-to-complete ns and the log-normal
+     *  spread (sigma of ln) around it, as service time on 256 channels (no fixed latency) */
+    fit?: { meanNs: number; sigma: number } };
   /** cgroup paths, parents before children */
   cgroups: string[];
   writes: LimitWrite[];
@@ -74,6 +77,13 @@ export interface RecordedTrace {
   clock: TraceClock;
   parts: TracePart[];
   header: Record<string, unknown>;
+  /** buffered reads (guest bufread traces): the jobs read through the page cache */
+  pageCache?: {
+    readAheadKb: number;
+    sizeBytes: number;
+    /** per job: its file's posix_fadvise */
+    fadvise: Record<string, "none" | "sequential" | "random">;
+  };
 }
 
 export const INITIAL_JIFFIES = (hz: number) => 0x100000000n - BigInt(300 * hz);

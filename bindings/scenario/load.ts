@@ -16,7 +16,7 @@
 //   devices:
 //     - preset: nvme                   # ssd | nvme | hdd | ideal | nullb
 //       name: nvme0n1                  # optional overrides: devno, channels, nr_requests,
-//                                      # latency, jitter, max_sectors_kb, rotational
+//                                      # latency, jitter, max_sectors_kb, read_ahead_kb, rotational
 //     - file: my-device.yaml           # or a device file (see bindings/device)
 //   cgroups:
 //     tenants/a:
@@ -300,6 +300,12 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
           case "latency": spec.latencyNs = time(k, v)!; break;
           case "jitter": spec.jitterSigma = n(); break;
           case "max_sectors_kb": spec.maxSectorsKb = n(); break;
+          case "read_ahead_kb": {
+            const x = n();
+            if (!Number.isInteger(x)) throw new InputError(`"read_ahead_kb" must be a whole number of KiB`, file, line, k);
+            spec.readAheadKb = x;
+            break;
+          }
           case "rotational": spec.rotational = ["1", "true", "yes"].includes(str(k, v).toLowerCase()); break;
           default: throw new InputError(`unknown device key "${k}"`, file, lineOf(it.keyNode), k);
         }

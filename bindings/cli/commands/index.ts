@@ -21,12 +21,13 @@ export function registerCommands(program: Command): void {
     .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
     .option("--json", "print fio-style JSON instead of text (--output-format json)")
     .option("--output-format <fmt>", "fio's output format: normal (default), json, or json+ (json with the latency histogram bins)")
-    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt (and records.jsonl if recorded) to DIR")
+    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt, summary.json, report.html (and records.jsonl if recorded) to DIR")
     .option("--seed <n>", "override the scenario's seed")
     .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
     .option("-q, --quiet", "no progress bar")
     .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
     .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
+    .option("--report <file.html>", "also write the run as one self-contained web page: charts over time, the summary, io.stat (opens offline)")
     .action(async (target: string | undefined, o: RunCliOptions) => (await import("./run.js")).runAction(target, o));
 
   program

@@ -19,7 +19,7 @@ import { InputError } from "../../scenario/errors.js";
 import { lineOfPath, yamlFieldLines } from "../../util/line-of-path.js";
 import { checkReferences } from "./references.js";
 import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
-import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
+import { badFixMessage, FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
 import type { Action, Check, Expectation, K8sScenario, TimelineItem, WatchFault } from "./schema.js";
 
@@ -196,7 +196,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
       // (Object.keys: the order of Object.entries, without an array per entry)
       for (const k of Object.keys(f)) {
         const id = k.charCodeAt(0) === 35 /* # */ ? k.slice(1) : k;
-        if (!isFixId(id)) cx.fail(`fixes.${k}`, `unknown fix (known: 104526, 107025, 108997, 79940, 108167, 110721, out-of-service, disable-force-detach-on-timeout)`);
+        if (!isFixId(id)) cx.fail(`fixes.${k}`, badFixMessage("unknown fix", id).replace(/^unknown fix: /, ""));
         const v = f[k];
         // on/off as `--fix ID=on|off` takes them, or a YAML boolean; anything
         // else (`yes`, `1`, `enabled`) was read as off, whatever the version had
@@ -214,7 +214,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   const latencies: Partial<Record<BackendOp, number>> = {};
   const wlc: Record<string, number> = {};
   if (wantSettings) {
-    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet"]);
+    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "csiNodeRegistration", "apiServer"]);
     if (settingsIn.timers !== undefined) {
       for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
         if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
@@ -272,6 +272,8 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
           timers,
           latencies,
           noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
+          csiNodeRegistrationMs: settingsIn.csiNodeRegistration === undefined ? 0 : cx.dur(settingsIn.csiNodeRegistration, "settings.csiNodeRegistration"),
+          apiServer: settingsIn.apiServer === undefined ? undefined : loadApiServerSetting(cx, settingsIn.apiServer),
         },
     objects,
     timeline,
@@ -303,6 +305,13 @@ function versionOf(cx: Cx, v: unknown, path: string): void {
 
 /** an absent mapping (never written to) */
 const EMPTY: J = Object.freeze({}) as J;
+
+/** settings.apiServer: {node, startup} (kube-apiserver as a static pod on that node) */
+function loadApiServerSetting(cx: Cx, v: unknown): { node: string; startupMs: number } {
+  const m = cx.map(v, "settings.apiServer");
+  cx.only(m, "settings.apiServer", ["node", "startup"]);
+  return { node: cx.str(m.node, "settings.apiServer.node"), startupMs: m.startup === undefined ? 15_000 : cx.dur(m.startup, "settings.apiServer.startup") };
+}
 
 function loadIncident(cx: Cx, root: J): K8sScenario["incident"] {
   if (root.incident === undefined) return undefined;
@@ -400,7 +409,8 @@ function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
   // (an Obj: the same five keys in the same order, which the API server copies by constructor without checking them; api/types.ts cloneObj)
   const obj: KObj = manifestObj(apiVersion, canonicalKind(kind), manifestMeta(meta), o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
   if (kind === "Pod") {
-    if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
+    // (k8s-incidents) a pod without spec.nodeName is scheduled by the minimal kube-scheduler (scheduler/)
+    if (obj.spec.nodeName !== undefined && (typeof obj.spec.nodeName !== "string" || obj.spec.nodeName === "")) cx.fail(`${path}.spec.nodeName`, "expected a node name (or no nodeName: the scheduler picks the node)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
     if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
     // an int64 of seconds in the Pod API ("30s" does not decode); a string or
@@ -530,10 +540,24 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
     case "releaseMount":
       action = { kind: a, node: node(), process: cx.str(o.process, `${path}.process`) };
       break;
+    case "rebootNode":
+      action = { kind: a, node: node(), downMs: o.down === undefined ? 60_000 : cx.dur(o.down, `${path}.down`) };
+      break;
+    case "shutdownNode":
+    case "startNode":
+      action = { kind: a, node: node() };
+      break;
+    case "stopApiServer":
+    case "startApiServer":
+      action = { kind: a };
+      break;
+    case "restartApiServer":
+      action = { kind: a, downMs: o.down === undefined ? 10_000 : cx.dur(o.down, `${path}.down`) };
+      break;
     default:
       cx.fail(
         `${path}.action`,
-        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount)`,
+        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount, rebootNode, shutdownNode, startNode, stopApiServer, startApiServer, restartApiServer)`,
       );
   }
   // a field the action does not take was dropped (`{at: 60s, action:
@@ -567,6 +591,12 @@ const ACTION_FIELDS: Record<string, readonly string[]> = {
   untaintNode: ["node", "key"],
   holdMount: ["node", "process", "path", "propagation"],
   releaseMount: ["node", "process"],
+  rebootNode: ["node", "down"],
+  shutdownNode: ["node"],
+  startNode: ["node"],
+  stopApiServer: [],
+  startApiServer: [],
+  restartApiServer: ["down"],
 };
 
 function podKey(s: string): string {
@@ -599,7 +629,7 @@ function storageFault(cx: Cx, v: unknown, path: string): StorageFault {
 
 function apiFault(cx: Cx, v: unknown, path: string): ApiFault {
   const o = cx.map(v, path);
-  cx.only(o, path, ["verb", "kind", "name", "reason", "message", "count", "from", "until"]);
+  cx.only(o, path, ["verb", "kind", "name", "reason", "message", "count", "from", "until", "component", "subresource"]);
   const verb = cx.str(o.verb, `${path}.verb`);
   if (!["create", "update", "patch", "delete", "get"].includes(verb)) cx.fail(`${path}.verb`, "expected create, update, patch, delete or get");
   const kind = cx.str(o.kind, `${path}.kind`) as Kind;
@@ -617,7 +647,30 @@ function apiFault(cx: Cx, v: unknown, path: string): ApiFault {
     message: o.message === undefined ? undefined : String(o.message),
     count: cx.times(o.count, `${path}.count`),
     ...window(cx, o, path),
+    ...apiFaultScope(cx, o, path),
   };
+}
+
+/**
+ * (k8s-releases) An API fault's client and subresource: `component:`
+ * kube-controller-manager, csi-attacher, kubelet or kubelet/NODE;
+ * `subresource: status` (nodes/status, pods/status) or "" (the object itself).
+ */
+function apiFaultScope(cx: Cx, o: Record<string, unknown>, path: string): { component?: string; subresource?: string } {
+  const out: { component?: string; subresource?: string } = {};
+  if (o.component !== undefined) {
+    const c = cx.str(o.component, `${path}.component`);
+    const head = c.includes("/") ? c.slice(0, c.indexOf("/")) : c;
+    if (!["kube-controller-manager", "csi-attacher", "kubelet"].includes(head) || (head !== "kubelet" && c !== head))
+      cx.fail(`${path}.component`, `expected kube-controller-manager, csi-attacher, kubelet or kubelet/NODE, got ${JSON.stringify(c)}`);
+    out.component = c;
+  }
+  if (o.subresource !== undefined) {
+    const r = o.subresource === null ? "" : String(o.subresource);
+    if (r !== "status" && r !== "") cx.fail(`${path}.subresource`, `expected status (nodes/status, pods/status) or "" (the object itself), got ${JSON.stringify(o.subresource)}`);
+    out.subresource = r;
+  }
+  return out;
 }
 
 function watchFault(cx: Cx, v: unknown, path: string): WatchFault {
@@ -650,18 +703,18 @@ const SHORTHAND_FIELD: Record<string, string | undefined> = { podPhase: "pod", p
 /** each check's fields */
 const CHECK_FIELDS: Record<string, readonly string[]> = {
   podPhase: ["pod", "phase"],
-  podRunning: ["pod"],
-  podNotRunning: ["pod"],
+  podRunning: ["pod", "until"],
+  podNotRunning: ["pod", "until"],
   podGone: ["pod"],
   log: ["contains", "component"],
   noLog: ["contains", "component"],
-  event: ["reason", "object", "contains"],
-  noEvent: ["reason", "object", "contains"],
+  event: ["reason", "object", "contains", "from", "until"],
+  noEvent: ["reason", "object", "contains", "from", "until"],
   nodeVolumesAttached: ["node", "contains", "lacks"],
   volumeAttachment: ["volumeHandle", "node", "exists"],
   hostMount: ["node", "pathContains", "present"],
   rbdMapped: ["node", "image", "mapped"],
-  step: ["name", "min", "max"],
+  step: ["name", "min", "max", "from", "until"],
 };
 
 const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "step"];
@@ -730,5 +783,13 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
       check = { kind: "step", name: cx.step(a.name, `${p}.name`), min, max };
     }
   }
-  return { check, name: o.name === undefined ? `${kind} ${JSON.stringify(raw)}` : String(o.name), line: cx.line(path) };
+  const e: Expectation = { check, name: o.name === undefined ? `${kind} ${JSON.stringify(raw)}` : String(o.name), line: cx.line(path) };
+  // (k8s-releases) a check bounded in time
+  if (typeof raw !== "string" && (a.from !== undefined || a.until !== undefined)) {
+    const w = window(cx, a, p);
+    if (w.untilMs <= w.fromMs) cx.fail(`${p}.until`, `until must come after from`);
+    if (a.from !== undefined) e.fromMs = w.fromMs;
+    if (a.until !== undefined) e.untilMs = w.untilMs;
+  }
+  return e;
 }
