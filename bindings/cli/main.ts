@@ -9,7 +9,7 @@
 import { Command, CommanderError } from "commander";
 import { InputError } from "../scenario/errors.js";
 import { registerCommands } from "./commands/index.js";
-import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { dirname, join, resolve } from "node:path";
@@ -19,13 +19,20 @@ export const EXIT_FINDING = 1;
 export const EXIT_INPUT = 2;
 export const EXIT_INTERNAL = 3;
 
+/** The package's version: from the package.json above this file (dist/bindings/cli/ when built by tsc, dist/cli/ when bundled). */
 function version(): string {
   try {
-    const here = dirname(fileURLToPath(import.meta.url));
-    return JSON.parse(readFileSync(join(here, "..", "..", "..", "package.json"), "utf8")).version as string;
+    let dir = dirname(fileURLToPath(import.meta.url));
+    for (let up = 0; up < 4; up++, dir = dirname(dir)) {
+      const p = join(dir, "package.json");
+      if (!existsSync(p)) continue;
+      const pkg = JSON.parse(readFileSync(p, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "iosim") return pkg.version ?? "unknown";
+    }
   } catch {
-    return "unknown";
+    // unreadable: "unknown"
   }
+  return "unknown";
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -146,7 +153,7 @@ function quietOnClosedPipe(): void {
   }
 }
 
-const isMain = process.argv[1] && fileURLToPath(import.meta.url) === (await import("node:fs")).realpathSync(process.argv[1]);
+const isMain = process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1]);
 if (isMain) {
   quietOnClosedPipe();
   main(process.argv).then((code) => {
