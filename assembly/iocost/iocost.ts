@@ -51,7 +51,7 @@ import { bioAt, BIO_META, BIO_SWAP } from "../engine/bios";
 import { cgParent } from "../engine/cgroups";
 import { devices } from "../device/device";
 import { jiffiesAt, tickTime, HZ } from "../engine/clock";
-import { toDevice } from "../engine/path";
+import { afterIocost } from "../engine/path";
 import * as P from "./params";
 import { divRoundUp, after64, beforeEq64, WEIGHT_ONE, VTIME_PER_USEC, MILLION } from "./params";
 import * as T from "./trace";
@@ -770,7 +770,7 @@ function iocgKickWaitq(g: Iocg, payDebt: bool): void {
     bioAt(slot).next = -1;
     commitBio(g, slot, abs, cost);
     slotAlloc.set(slot, nNs);
-    toDevice(slot, nNs);
+    afterIocost(slot, nNs);
   }
   if (g.waitCount == 0) {
     if (g.waitSince) {

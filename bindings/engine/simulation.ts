@@ -241,6 +241,12 @@ export class Simulation {
       BigInt(Math.round(j.thinktimeNs)), j.thinktimeBlocks, BigInt(Math.round(j.startNs)), big(j.count), big(j.bytes),
       big(j.runtimeNs), j.timeBased ? 1 : 0);
     for (const b of j.bs) c.jobBs(id, b.size, b.weight);
+    // a replayed writeback request: a buffered write as wbt sees it (BIO_BUFWRITE), from background
+    // writeback (BIO_BACKGROUND) or a sync (REQ_SYNC: BIO_SYNC); assembly/engine/bios.ts
+    if (j.replayWriteback) {
+      (c as unknown as { jobSetBioFlags(job: number, f: number): void }).jobSetBioFlags(id,
+        (1 << 9) | (j.replayWriteback === "sync" ? 1 << 4 : 1 << 10));
+    }
     for (const b of j.bsWrite ?? []) c.jobBsWrite(id, b.size, b.weight);
     if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
     if (p.kind === "rate" && (p.read || p.write)) {
@@ -269,6 +275,13 @@ export class Simulation {
         dr[i] = io.dir === "W" ? 1 : 0;
       });
       c.jobLoadReplay(id, n);
+      if (p.ios.some((io) => io.serviceNs !== undefined)) {
+        // recorded driver times (assembly/device/device.ts svcReplay)
+        const sp = c.stagingAlloc(n * 8) >>> 0;
+        const sv = new BigInt64Array(c.memory.buffer, sp, n);
+        p.ios.forEach((io, i) => { sv[i] = io.serviceNs === undefined ? -1n : BigInt(Math.round(io.serviceNs)); });
+        (c as unknown as { jobLoadService(job: number, n: number): void }).jobLoadService(id, n);
+      }
       this.totalIos += n;
     } else if (j.count !== undefined) {
       this.totalIos += j.count;

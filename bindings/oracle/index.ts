@@ -12,3 +12,4 @@ export { explainDecisions, explainText } from "./explain.js";
 export { blktestsThrotl, type BlktestCase } from "./blktests.js";
 import "./iocost.js";
 import "./writeback.js";
+import "./rqos.js";

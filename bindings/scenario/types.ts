@@ -62,6 +62,12 @@ export interface DeviceSpec {
    * own timing.
    */
   iocostTimerNs?: number[];
+  /**
+   * /sys/block/<dev>/queue/wbt_lat_usec written at t = 0 (writeback throttling, assembly/wbt/):
+   * "-1" the kernel's default (2000 us, 75000 us rotational), "0" off. Unset: no wbt (iosim's
+   * default; the kernel enables it by default on blk-mq disks).
+   */
+  wbtLatUsec?: string;
 }
 
 /** A cgroup, named by its path below the root ("" is the root), e.g. "web/frontend". */
@@ -107,10 +113,18 @@ export interface ReplayIo {
   off: number;
   size: number;
   dir: "R" | "W";
+  /** the recorded driver time (rq_issue -> rq_complete) that replaces the device's service, ns */
+  serviceNs?: number;
 }
 
 export interface JobSpec {
   name: string;
+  /**
+   * The job's IOs are writeback requests replayed from a trace: "background" (the flusher's
+   * background or periodic writeback, REQ_BACKGROUND) or "sync" (WB_SYNC_ALL, REQ_SYNC). wbt
+   * tracks and limits them.
+   */
+  replayWriteback?: "background" | "sync";
   /** cgroup path the job runs in ("" = root). */
   cgroup: string;
   /** device name (DeviceSpec.name). */
