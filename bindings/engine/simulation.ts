@@ -16,7 +16,7 @@
 
 import { instantiateCore, type CoreExports } from "../core/core.js";
 import { COL, DS, RATE_FIELDS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
-import type {
+import type { RqosTimelines,
   BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RateSamples, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
@@ -25,6 +25,7 @@ import { scanDevno } from "../cgroup/kstr.js";
 import { devnoToDev, mkdev } from "../cgroup/write.js";
 import { controlModules, type ControlContext, type ControlModule } from "./control.js";
 import "./modules/index.js"; // io.max, blkio.throttle.*, io.weight, io.cost.*, writeback
+import { rqosTimelines } from "./modules/iolatency.js";
 import { latencyStats } from "./latency.js";
 import { percentilesFromPlat } from "../report/percentiles.js";
 
@@ -512,6 +513,7 @@ export class Simulation {
       series,
       seriesBinNs: s.seriesBinNs,
       records,
+      ...rqosOf(this.ctx, this.cgPathsById),
       warnings: [...this.warnings, ...this.lateWrites(Number(c.simNow()))],
     };
   }
@@ -556,4 +558,10 @@ function isWithin(p: string, ancestor: string): boolean {
 
 function now(): number {
   return typeof performance !== "undefined" ? performance.now() : Date.now();
+}
+
+/** RunResult.rqos: present only when io.latency or wbt_lat_usec was written (results of other runs stay as they were). */
+function rqosOf(ctx: ControlContext, paths: readonly string[]): { rqos?: RqosTimelines } {
+  const t = rqosTimelines(ctx, [...paths]);
+  return t ? { rqos: t } : {};
 }

@@ -350,5 +350,35 @@ export interface RunResult {
   series: SeriesBin[];
   seriesBinNs: number;
   records?: BioRecord[];
+  /** blk-iolatency groups' depth and scale state and wbt's limits over time (only when either was configured) */
+  rqos?: RqosTimelines;
   warnings: string[];
 }
+
+export interface IolatTimelinePoint {
+  tNs: number;
+  /** rq_depth.max_depth, null = unthrottled (UINT_MAX) */
+  depth: number | null;
+  useDelay: number;
+  /** the group's own scale_cookie, as 1,000,000 - cookie: how many steps below the default */
+  cookieDown: number;
+}
+
+export interface WbtTimelinePoint {
+  tNs: number;
+  step: number;
+  maxDepth: number;
+  normal: number;
+  background: number;
+  /** the window the timer uses next, ns */
+  windowNs: number;
+}
+
+export interface RqosTimelines {
+  /** per cgroup path, per devno: the group's depth and scale state after each change */
+  iolatency: Record<string, Record<string, IolatTimelinePoint[]>>;
+  /** per devno: wbt's limits after each change */
+  wbt: Record<string, WbtTimelinePoint[]>;
+}
+
+

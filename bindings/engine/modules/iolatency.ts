@@ -19,7 +19,8 @@
 // delay_nsec=" while use_delay is set), and the timelines of each group's
 // depth and scale cookie and of wbt's limits (the core's state-change log).
 
-import type { ConfigWrite } from "../../scenario/types.js";
+import type { ConfigWrite, RqosTimelines } from "../../scenario/types.js";
+export type { RqosTimelines, IolatTimelinePoint, WbtTimelinePoint } from "../../scenario/types.js";
 import { registerControlModule, type ControlContext, type ControlModule } from "../control.js";
 import { parseIoLatency, parseWbtLatUsec } from "../../cgroup/iolatency.js";
 import { openBdev, kernelBuffer, devnoToDev, type WriteRejection } from "../../cgroup/write.js";
@@ -161,32 +162,6 @@ export const iolatencyModule: ControlModule = {
 registerControlModule(iolatencyModule);
 
 // ------------------------------------------------------------------ timelines
-
-export interface IolatTimelinePoint {
-  tNs: number;
-  /** rq_depth.max_depth, null = unthrottled (UINT_MAX) */
-  depth: number | null;
-  useDelay: number;
-  /** the group's own scale_cookie, as 1,000,000 - cookie: how many steps below the default */
-  cookieDown: number;
-}
-
-export interface WbtTimelinePoint {
-  tNs: number;
-  step: number;
-  maxDepth: number;
-  normal: number;
-  background: number;
-  /** the window the timer uses next, ns */
-  windowNs: number;
-}
-
-export interface RqosTimelines {
-  /** per cgroup path, per devno: the group's depth and scale state after each change */
-  iolatency: Record<string, Record<string, IolatTimelinePoint[]>>;
-  /** per devno: wbt's limits after each change */
-  wbt: Record<string, WbtTimelinePoint[]>;
-}
 
 const LOG_WORDS = 8;
 
