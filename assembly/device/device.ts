@@ -93,9 +93,10 @@
 import { Rng } from "../engine/random";
 import { Vec } from "../engine/vec";
 import { scheduleLane, EV_DEVICE_DONE } from "../engine/events";
-import { bioAt, BIO_SEQ } from "../engine/bios";
+import { bioAt, BIO_SEQ, Bio } from "../engine/bios";
 import { jiffiesAt, tickTime, timeAfter, HZ } from "../engine/clock";
 import { wbtActive, wbtIssue } from "../wbt/wbt";
+import { deviceStartHooks, setRqosFlags } from "../iolatency/log";
 
 export const TABLE_POINTS: i32 = 32;
 
@@ -200,12 +201,19 @@ const svcTab = new Array<Vec<i64>>();
 export function resetServiceReplay(): void {
   svcReplay = false;
   svcTab.length = 0;
+  setRqosFlags(-1, -1, 0);
+}
+
+/** What start() does only when a policy or a replay asks (log.ts deviceStartHooks). */
+function startHooks(d: Device, b: Bio, slot: i32, now: i64): void {
+  if (wbtActive) wbtIssue(slot, now); // rq_qos_issue: wbt notes the oldest read in flight
 }
 
 export function setServiceReplay(job: i32, ns: Vec<i64>): void {
   while (svcTab.length <= job) svcTab.push(new Vec<i64>(1));
   svcTab[job] = ns;
   svcReplay = true;
+  setRqosFlags(-1, -1, 1);
 }
 
 function recordedService(job: i32, seq: i32): i64 {
@@ -286,7 +294,7 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   else d.lastEndR = off + <i64>size;
   if (seq) b.flags = b.flags | BIO_SEQ;
   b.issue = now;
-  if (wbtActive) wbtIssue(slot, now); // rq_qos_issue: wbt notes the oldest read in flight
+  if (deviceStartHooks) startHooks(d, b, slot, now);
   // blk_account_io_start: update_io_ticks(jiffies, false) with the requests
   // in flight before this one (inFlight counts it already)
   if (now >= d.dsStampEndNs) ioTicksStart(d, now);
@@ -314,7 +322,7 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     occNs = d.svcOccNs;
     latNs = d.svcLatNs;
   }
-  if (svcReplay) {
+  if (deviceStartHooks && svcReplay) {
     const rec = recordedService(b.job, b.seq);
     if (rec >= 0) {
       occNs = 0;

@@ -46,6 +46,7 @@ import { writebackActive, wbWrite, wbEvent, wbBioDone } from "../writeback/write
 import { iolatActive, iolatThrottle, iolatDone, iolatTimer, iolatLazyInit } from "../iolatency/iolatency";
 import { wbtActive, wbtThrottle, wbtDone, wbtTimer } from "../wbt/wbt";
 import { iolatConfigEvent } from "../iolatency/api";
+import { rqosActive } from "../iolatency/log";
 import { wbtConfigEvent } from "../wbt/api";
 
 export let now: i64 = 0;
@@ -315,7 +316,7 @@ export function afterThrottle(slot: i32, t: i64): void {
 
 /** iocost let the bio go (at once or from its wait list). */
 @inline export function afterIocost(slot: i32, t: i64): void {
-  if (iolatActive || wbtActive) {
+  if (rqosActive) {
     rqosChain(slot, t, 0);
     return;
   }
@@ -351,7 +352,7 @@ export function rqosChain(slot: i32, t: i64, from: i32): void {
   const slot = arg;
   deviceComplete(slot, t);
   if (iocostActive) iocDone(slot, t);
-  if (iolatActive || wbtActive) rqosDone(slot, t);
+  if (rqosActive) rqosDone(slot, t);
   completeBio(slot, t);
 }
 

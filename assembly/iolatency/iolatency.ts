@@ -74,7 +74,7 @@ import { deviceAt, devices } from "../device/device";
 import { jiffiesAt, tickTime, HZ } from "../engine/clock";
 import { wheelFire } from "../throttle/throttle";
 import { rqosChain } from "../engine/path";
-import { logChange, resetLog } from "./log";
+import { logChange, resetLog, setRqosFlags } from "./log";
 
 export const DEFAULT_SCALE_COOKIE: u32 = 1000000;
 const UINT_MAX: u32 = 0xffffffff;
@@ -161,6 +161,7 @@ export function resetIolatency(): void {
   resetLog();
   devs.length = 0;
   iolatActive = false;
+  setRqosFlags(0, -1, -1);
   slotStage.length = 0;
   slotThrottled.length = 0;
 }
@@ -222,6 +223,7 @@ export function iolatSetTarget(dev: i32, cg: i32, latNs: u64, now: i64): void {
   let any = false;
   for (let i = 0; i < devs.length; i++) if (unchecked(devs[i]).enabled) any = true;
   iolatActive = any;
+  setRqosFlags(any ? 1 : 0, -1, -1);
 }
 
 function clearScaling(d: IolatDev, g: Grp): void {

@@ -26,3 +26,21 @@ export function logChange(kind: i64, t: i64, dev: i64, a: i64, b: i64, c: i64, d
   logBuf.push(kind); logBuf.push(t); logBuf.push(dev); logBuf.push(a);
   logBuf.push(b); logBuf.push(c); logBuf.push(d); logBuf.push(e);
 }
+
+// One flag for the bio path (engine/path.ts): is any rq-qos policy after
+// iocost active (blk-iolatency or wbt)? And one for device.ts start(): does
+// anything there need a look at each request (wbt's sync issue, recorded
+// driver times)? Kept by the modules, so the per-bio path reads one global.
+export let rqosActive: bool = false;
+export let deviceStartHooks: bool = false;
+let iolatOnFlag: bool = false;
+let wbtOnFlag: bool = false;
+let svcReplayFlag: bool = false;
+
+export function setRqosFlags(iolat: i32, wbt: i32, svc: i32): void {
+  if (iolat >= 0) iolatOnFlag = iolat != 0;
+  if (wbt >= 0) wbtOnFlag = wbt != 0;
+  if (svc >= 0) svcReplayFlag = svc != 0;
+  rqosActive = iolatOnFlag || wbtOnFlag;
+  deviceStartHooks = wbtOnFlag || svcReplayFlag;
+}

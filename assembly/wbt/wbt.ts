@@ -59,7 +59,7 @@ import { deviceAt } from "../device/device";
 import { jiffiesAt, tickTime, HZ, timeAfter } from "../engine/clock";
 import { wheelFire } from "../throttle/throttle";
 import { rqosChain } from "../engine/path";
-import { logChange } from "../iolatency/log";
+import { logChange, setRqosFlags } from "../iolatency/log";
 
 const RWB_DEF_DEPTH: u32 = 16;
 const RWB_WINDOW_NSEC: u64 = 100_000_000;
@@ -146,6 +146,7 @@ export function resetWbt(): void {
   slotFlags.length = 0;
   wbtActive = false;
   rootDirtySleepSet = false;
+  setRqosFlags(-1, 0, -1);
 }
 
 function rwbOf(dev: i32): Rwb {
@@ -199,6 +200,7 @@ function refreshActive(): void {
   let any = false;
   for (let i = 0; i < rwbs.length; i++) if (unchecked(rwbs[i]).exists) any = true;
   wbtActive = any;
+  setRqosFlags(-1, any ? 1 : 0, -1);
 }
 
 @inline function rwbEnabled(r: Rwb): bool {

@@ -244,6 +244,10 @@ export interface WbtCaseScore {
   score: Score;
   reads: { realP50: number; simP50: number; realP99: number; simP99: number };
   latencyNs: number;
+  /** matched / IOs, reads and write requests apart */
+  split: { reads: [number, number]; writes: [number, number] };
+  /** median time outside the driver (latency - recorded driver time), real and simulated, ns */
+  waits: { readReal: number; readSim: number; writeReal: number; writeSim: number };
 }
 
 export interface WbtScore {
@@ -278,8 +282,8 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
   let ios = 0;
   let matched = 0;
   for (const [name, c] of cases) {
-    const svc = ((c as any).svc as number[] | undefined ?? []).sort((a, b) => a - b);
-    const latencyNs = svc.length ? quantile(svc, 0.5) : p.completionNs;
+    const svcs = ((c as any).svc as number[] | undefined ?? []).sort((a, b) => a - b);
+    const latencyNs = svcs.length ? quantile(svcs, 0.5) : p.completionNs;
     const order = new Map<string, RecordedIo[]>([["R", c.reads], ["W", c.wreqs], ["WS", c.wsync]].filter(([, l]) => (l as RecordedIo[]).length > 0) as Array<[string, RecordedIo[]]>);
     let shift = Infinity;
     for (const l of order.values()) for (const io of l) shift = Math.min(shift, io.submitNs);
@@ -297,8 +301,14 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
     const rs = rep.sims.filter((s) => s.io.dir === "R");
     const real = rs.map((s) => s.io.completeNs - s.io.submitNs).sort((a, b) => a - b);
     const sim = rs.map((s) => s.completeNs - s.submitNs).sort((a, b) => a - b);
+    const rsc = scoreSims("reads", rs);
+    const wsc = scoreSims("writes", rep.sims.filter((x) => x.io.dir === "W"));
+    const waits = (l: SimIo[], sim: boolean) => l.map((x) => (sim ? x.completeNs - x.submitNs : x.io.completeNs - x.io.submitNs) - (svc.get(x.io) ?? 0)).sort((a, b) => a - b);
+    const ws = rep.sims.filter((x) => x.io.dir === "W");
     out.push({
       case: name, wbtLatUsec: lat, score, latencyNs,
+      split: { reads: [rsc.matched, rsc.ios], writes: [wsc.matched, wsc.ios] },
+      waits: { readReal: quantile(waits(rs, false), 0.5), readSim: quantile(waits(rs, true), 0.5), writeReal: quantile(waits(ws, false), 0.5), writeSim: quantile(waits(ws, true), 0.5) },
       reads: { realP50: quantile(real, 0.5), simP50: quantile(sim, 0.5), realP99: quantile(real, 0.99), simP99: quantile(sim, 0.99) },
     });
     ios += score.ios;
@@ -312,7 +322,9 @@ export function formatWbtScore(s: WbtScore): string {
   const lines: string[] = [];
   for (const c of s.cases) {
     lines.push(`${formatScore(c.score).split("\n")[0]}  [wbt_lat_usec ${c.wbtLatUsec}]`);
-    lines.push(`  reads: p50 real ${ms(c.reads.realP50)} ms sim ${ms(c.reads.simP50)} ms, p99 real ${ms(c.reads.realP99)} ms sim ${ms(c.reads.simP99)} ms; device ${ms(c.latencyNs)} ms`);
+    lines.push(`  reads: p50 real ${ms(c.reads.realP50)} ms sim ${ms(c.reads.simP50)} ms, p99 real ${ms(c.reads.realP99)} ms sim ${ms(c.reads.simP99)} ms; ` +
+      `matched reads ${c.split.reads[0]}/${c.split.reads[1]}, write requests ${c.split.writes[0]}/${c.split.writes[1]}; ` +
+      `median wait outside the driver: reads ${ms(c.waits.readReal)} vs ${ms(c.waits.readSim)} ms, writes ${ms(c.waits.writeReal)} vs ${ms(c.waits.writeSim)} ms`);
   }
   lines.push(`${s.file}: ${s.total.matched}/${s.total.ios} matched (${(100 * s.total.share).toFixed(2)}%)`);
   return lines.join("\n");
