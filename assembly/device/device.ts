@@ -294,7 +294,6 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   else d.lastEndR = off + <i64>size;
   if (seq) b.flags = b.flags | BIO_SEQ;
   b.issue = now;
-  if (deviceStartHooks) startHooks(d, b, slot, now);
   // blk_account_io_start: update_io_ticks(jiffies, false) with the requests
   // in flight before this one (inFlight counts it already)
   if (now >= d.dsStampEndNs) ioTicksStart(d, now);
@@ -322,11 +321,15 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     occNs = d.svcOccNs;
     latNs = d.svcLatNs;
   }
-  if (deviceStartHooks && svcReplay) {
-    const rec = recordedService(b.job, b.seq);
-    if (rec >= 0) {
-      occNs = 0;
-      latNs = rec;
+  if (deviceStartHooks) {
+    // rq_qos_issue (wbt notes the oldest read in flight) and recorded driver times
+    startHooks(d, b, slot, now);
+    if (svcReplay) {
+      const rec = recordedService(b.job, b.seq);
+      if (rec >= 0) {
+        occNs = 0;
+        latNs = rec;
+      }
     }
   }
   d.busyNs += occNs;

@@ -46,7 +46,7 @@ import { writebackActive, wbWrite, wbEvent, wbBioDone } from "../writeback/write
 import { iolatActive, iolatThrottle, iolatDone, iolatTimer, iolatLazyInit } from "../iolatency/iolatency";
 import { wbtActive, wbtThrottle, wbtDone, wbtTimer } from "../wbt/wbt";
 import { iolatConfigEvent } from "../iolatency/api";
-import { rqosActive } from "../iolatency/log";
+import { rqosActive, anyQos } from "../iolatency/log";
 import { wbtConfigEvent } from "../wbt/api";
 
 export let now: i64 = 0;
@@ -301,10 +301,13 @@ export function afterThrottle(slot: i32, t: i64): void {
 
 @inline function passThrottle(slot: i32, t: i64): void {
   bioAt(slot).release = t;
-  if (iocostActive) {
-    if (!iocSubmit(slot, t)) return;
+  if (anyQos) {
+    // the rq-qos chain: iocost, then wbt / blk-iolatency (one check when none is on)
+    if (iocostActive && !iocSubmit(slot, t)) return;
+    afterIocost(slot, t);
+    return;
   }
-  afterIocost(slot, t);
+  toDevice(slot, t);
 }
 
 // ---- the rest of the rq-qos chain: wbt and blk-iolatency (assembly/wbt/,
@@ -352,8 +355,10 @@ export function rqosChain(slot: i32, t: i64, from: i32): void {
   }
   const slot = arg;
   deviceComplete(slot, t);
-  if (iocostActive) iocDone(slot, t);
-  if (rqosActive) rqosDone(slot, t);
+  if (anyQos) {
+    if (iocostActive) iocDone(slot, t);
+    if (rqosActive) rqosDone(slot, t);
+  }
   completeBio(slot, t);
 }
 

@@ -52,6 +52,7 @@ import { cgParent } from "../engine/cgroups";
 import { devices } from "../device/device";
 import { jiffiesAt, tickTime, HZ } from "../engine/clock";
 import { afterIocost } from "../engine/path";
+import { setIocostFlag } from "../iolatency/log";
 import * as P from "./params";
 import { divRoundUp, after64, beforeEq64, WEIGHT_ONE, VTIME_PER_USEC, MILLION } from "./params";
 import * as T from "./trace";
@@ -209,6 +210,7 @@ const timerHintCursor = new Vec<i32>(0); // per device: first hint not yet behin
 
 export function resetIocost(): void {
   iocostActive = false;
+  setIocostFlag(false);
   kernelVersion = 601;
   iocs.length = 0;
   iocgs.length = 0;
@@ -1473,6 +1475,7 @@ function updateActive(): void {
   let on = false;
   for (let d = 0; d < iocs.length; d++) if (iocs[d] !== null) on = true;
   iocostActive = on;
+  setIocostFlag(on);
 }
 
 // ------------------------------------------------------------------ readers

@@ -32,6 +32,9 @@ export function logChange(kind: i64, t: i64, dev: i64, a: i64, b: i64, c: i64, d
 // anything there need a look at each request (wbt's sync issue, recorded
 // driver times)? Kept by the modules, so the per-bio path reads one global.
 export let rqosActive: bool = false;
+// any rq-qos policy at all, iocost included: the bio path's one check
+export let anyQos: bool = false;
+let iocostOnFlag: bool = false;
 export let deviceStartHooks: bool = false;
 let iolatOnFlag: bool = false;
 let wbtOnFlag: bool = false;
@@ -42,5 +45,12 @@ export function setRqosFlags(iolat: i32, wbt: i32, svc: i32): void {
   if (wbt >= 0) wbtOnFlag = wbt != 0;
   if (svc >= 0) svcReplayFlag = svc != 0;
   rqosActive = iolatOnFlag || wbtOnFlag;
+  anyQos = rqosActive || iocostOnFlag;
   deviceStartHooks = wbtOnFlag || svcReplayFlag;
+}
+
+/** iocost.ts keeps its own flag; mirrored here for anyQos. */
+export function setIocostFlag(on: bool): void {
+  iocostOnFlag = on;
+  anyQos = rqosActive || iocostOnFlag;
 }
