@@ -22,6 +22,7 @@ import { resetIolatency } from "./iolatency/iolatency";
 import { resetWbt } from "./wbt/wbt";
 import { iolatReset } from "./iolatency/api";
 import { wbtReset } from "./wbt/api";
+import { resetPagecache, pcEnable, pcDevice, pcJob, pcMemoryMax, pcStat, devDoneT, devDoneCg, devDoneBytes } from "./pagecache/pagecache";
 import { Vec } from "./engine/vec";
 
 export { FIO_PLAT_NR, SERIES_PLAT_NR } from "./stats/histogram";
@@ -46,8 +47,36 @@ export function reset(runSeed: u64, hz: u32, jiffiesAtZero: u64, zeroAfterTickNs
   resetWbt();
   iolatReset();
   wbtReset();
+  resetPagecache();
   S.setSeries(0);
   S.setRecord(false);
+}
+
+// ---------------------------------------------------------------- page cache (buffered reads)
+
+/** Buffered reads go through the page cache (pagecache/pagecache.ts); profile 0 = 6.1, 1 = 6.12, 2 = 6.18. */
+export function pagecacheEnable(profile: i32): void {
+  pcEnable(profile);
+}
+
+/** A device's read_ahead_kb, max_sectors_kb (bdi->io_pages) and size (EOF of readahead). */
+export function pagecacheDevice(dev: i32, raKb: i32, ioKb: i32, sizeBytes: i64): void {
+  pcDevice(dev, raKb, ioKb, sizeBytes);
+}
+
+/** A job's file: advice 0 none, 1 POSIX_FADV_SEQUENTIAL, 2 POSIX_FADV_RANDOM; fio's invalidate. */
+export function pagecacheJob(job: i32, dev: i32, advice: i32, invalidate: bool): void {
+  pcJob(job, dev, advice, invalidate);
+}
+
+/** memory.max of a cgroup in bytes (0 = max) for its read cache. */
+export function pagecacheMemoryMax(cg: i32, bytes: i64): void {
+  pcMemoryMax(cg, bytes);
+}
+
+/** Per cgroup: 0 hit pages, 1 readahead pages, 2 evicted, 3 waits on pages under IO, 4 pages cached. */
+export function pagecacheStat(cg: i32, field: i32): i64 {
+  return pcStat(cg, field);
 }
 
 export function cgroupAdd(parent: i32): i32 {
@@ -277,6 +306,9 @@ export const COL_SERIES_REC_KEY: i32 = 33; // cg*2+dir
 export const COL_SERIES_REC_IOS: i32 = 34;
 export const COL_SERIES_REC_BYTES: i32 = 35;
 export const COL_SERIES_REC_LAT_SUM: i32 = 36;
+export const COL_PC_DONE_T: i32 = 60; // readahead bio completions (pagecache.ts), for the series
+export const COL_PC_DONE_CG: i32 = 61;
+export const COL_PC_DONE_BYTES: i32 = 62;
 export const COL_REC_JOB: i32 = 20;
 export const COL_REC_SEQ: i32 = 21;
 export const COL_REC_WORKER: i32 = 22;
@@ -322,6 +354,9 @@ export function column(id: i32): usize {
     case COL_SERIES_REC_IOS: return ptrOf(S.seriesRecIos);
     case COL_SERIES_REC_BYTES: return ptrOf(S.seriesRecBytes);
     case COL_SERIES_REC_LAT_SUM: return ptrOf(S.seriesRecLatSum);
+    case COL_PC_DONE_T: return ptrOf(devDoneT);
+    case COL_PC_DONE_CG: return ptrOf(devDoneCg);
+    case COL_PC_DONE_BYTES: return ptrOf(devDoneBytes);
     case COL_REC_JOB: return ptrOf(S.recJob);
     case COL_REC_SEQ: return ptrOf(S.recSeq);
     case COL_REC_WORKER: return ptrOf(S.recWorker);
@@ -366,6 +401,9 @@ export function columnLength(id: i32): i32 {
     case COL_SERIES_REC_IOS: return S.seriesRecIos.length;
     case COL_SERIES_REC_BYTES: return S.seriesRecBytes.length;
     case COL_SERIES_REC_LAT_SUM: return S.seriesRecLatSum.length;
+    case COL_PC_DONE_T: return devDoneT.length;
+    case COL_PC_DONE_CG: return devDoneCg.length;
+    case COL_PC_DONE_BYTES: return devDoneBytes.length;
     case COL_REC_JOB: return S.recJob.length;
     case COL_REC_SEQ: return S.recSeq.length;
     case COL_REC_WORKER: return S.recWorker.length;

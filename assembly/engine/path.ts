@@ -36,7 +36,7 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
   laneZeroFirst, popLaneZeroFirst, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, schedule } from "./events";
-import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
+import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD } from "./bios";
 import { deviceSubmit, deviceComplete, deviceAt, requestsOf } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
 import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext } from "../stats/stats";
@@ -48,6 +48,7 @@ import { wbtActive, wbtThrottle, wbtDone, wbtTimer } from "../wbt/wbt";
 import { iolatConfigEvent } from "../iolatency/api";
 import { rqosActive, anyQos } from "../iolatency/log";
 import { wbtConfigEvent } from "../wbt/api";
+import { pagecacheActive, pcRead, pcBioDone } from "../pagecache/pagecache";
 
 export let now: i64 = 0;
 export let stopped: bool = false;
@@ -240,7 +241,22 @@ export function jobTryIssue(j: Job, t: i64): void {
   // fio's IO depth map: the in-flight count with this IO (a hand-over keeps
   // it: one done, this one issued)
   noteDepth(j.id, j.inflight);
-  if (!j.direct && shapeDir == 1 && writebackActive) {
+  // buffered IO (page cache) out of line: the direct path pays one test
+  if (!j.direct && issueBuffered(j, worker, slot, seq, t, handOver)) return;
+  if (handOver) {
+    fillBioShape(slot, seq, j.dev, shapeDir, shapeOff, shapeSize, j.bioFlags, t);
+  } else {
+    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.bioFlags, t);
+    noteSubmit(j.id, t);
+  }
+  submitBio(slot, t);
+}
+
+/** A buffered job's IO, if the page cache takes it: a write is copied into
+ *  it (writeback), a read goes through filemap_read() (pagecache.ts). False:
+ *  the IO goes to the block layer as a direct one (no model active for it). */
+function issueBuffered(j: Job, worker: i32, slot: i32, seq: i32, t: i64, handOver: bool): bool {
+  if (shapeDir == 1 && writebackActive) {
     // buffered write: the page cache takes it; the writer is delayed only
     // by dirty throttling, and writeback issues bios later as the owner.
     const delay = wbWrite(j.id, j.cg, j.dev, shapeOff, shapeSize, t);
@@ -250,15 +266,17 @@ export function jobTryIssue(j: Job, t: i64): void {
     bioAt(slot).release = t;
     bioAt(slot).issue = t;
     schedule(t + delay, EV_DEVICE_DONE, <u32>(slot | 0x800000));
-    return;
+    return true;
   }
-  if (handOver) {
-    fillBioShape(slot, seq, j.dev, shapeDir, shapeOff, shapeSize, j.bioFlags, t);
-  } else {
-    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.bioFlags, t);
-    noteSubmit(j.id, t);
+  if (shapeDir == 0 && pagecacheActive) {
+    // buffered read: filemap_read() through the page cache (pagecache.ts);
+    // the bios are readahead's, the read completes when its pages are uptodate
+    fillBio(slot, j.id, seq, worker, j.cg, j.dev, 0, shapeOff, shapeSize, 0, t);
+    if (!handOver) noteSubmit(j.id, t);
+    pcRead(slot, t);
+    return true;
   }
-  submitBio(slot, t);
+  return false;
 }
 
 /** A new bio in `slot`. Its release and issue times are written where it
@@ -358,6 +376,11 @@ export function rqosChain(slot: i32, t: i64, from: i32): void {
   if (anyQos) {
     if (iocostActive) iocDone(slot, t);
     if (rqosActive) rqosDone(slot, t);
+  }
+  // (the global first: a run without buffered reads does not load the flags)
+  if (pagecacheActive && (bioAt(slot).flags & BIO_READAHEAD) != 0) {
+    pcBioDone(slot, t); // pages uptodate, waiting readers carry on
+    return;
   }
   completeBio(slot, t);
 }

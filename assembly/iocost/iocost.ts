@@ -49,7 +49,7 @@ import { Vec } from "../engine/vec";
 import { schedule, EV_IOCOST_TIMER, EV_IOCOST_WAKE } from "../engine/events";
 import { bioAt, BIO_META, BIO_SWAP } from "../engine/bios";
 import { cgParent } from "../engine/cgroups";
-import { devices } from "../device/device";
+import { devices, deviceAt, requestsOf } from "../device/device";
 import { jiffiesAt, tickTime, HZ } from "../engine/clock";
 import { afterIocost } from "../engine/path";
 import { setIocostFlag } from "../iolatency/log";
@@ -826,6 +826,11 @@ function calcVtimeCost(ioc: Ioc, g: Iocg, slot: i32, isMerge: bool): u64 {
   let cost: u64 = 0;
   if (!isMerge) cost += seekPages > P.LCOEF_RANDIO_PAGES ? cRand : cSeq;
   cost += pages * cPage;
+  // blk_mq_submit_bio() splits a bio larger than max_sectors before
+  // rq_qos_throttle(), so each piece is charged as an IO of its own: the
+  // pieces after the first follow it on the disk (sequential)
+  const n = requestsOf(deviceAt(bioAt(slot).dev), size);
+  if (n > 1 && !isMerge) cost += <u64>(n - 1) * cSeq;
   return cost;
 }
 

@@ -46,6 +46,9 @@ export const COL = {
   SERIES_REC_IOS: 34,
   SERIES_REC_BYTES: 35,
   SERIES_REC_LAT_SUM: 36,
+  PC_DONE_T: 60, // readahead bio completions: time, cgroup, bytes (the series' device side)
+  PC_DONE_CG: 61,
+  PC_DONE_BYTES: 62,
   REC_JOB: 20,
   REC_SEQ: 21,
   REC_WORKER: 22,

@@ -14,6 +14,11 @@ export interface CoreExports {
   memory: WebAssembly.Memory;
   reset(seed: bigint, hz: number, jiffiesAtZero: bigint, zeroAfterTickNs: bigint, v2: number): void;
   cgroupAdd(parent: number): number;
+  pagecacheEnable(profile: number): void;
+  pagecacheDevice(dev: number, raKb: number, ioKb: number, sizeBytes: bigint): void;
+  pagecacheJob(job: number, dev: number, advice: number, invalidate: number): void;
+  pagecacheMemoryMax(cg: number, bytes: bigint): void;
+  pagecacheStat(cg: number, field: number): bigint;
   deviceAdd(channels: number, nrRequests: number, fixedLatencyNs: bigint, jitterSigma: number,
     maxSectorsBytes: number, rotational: number): number;
   devicePoint(dev: number, dir: number, rand: number, k: number, size: number, iops: number): void;

@@ -14,6 +14,7 @@
 // bytes out, on any host (the core is integer time and a seeded
 // xoshiro256** stream per job and device).
 
+import { budgetError, checkBudgets, checkScenario, DEFAULT_LIMITS, type RunLimits } from "../scenario/limits.js";
 import { instantiateCore, type CoreExports } from "../core/core.js";
 import { COL, DS, RATE_FIELDS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type { RqosTimelines,
@@ -58,13 +59,20 @@ export class Simulation {
   /** config writes that create blkgs (blkg_conf_prep): cgroup, devno, time, in the order applied */
   private readonly confBlkgs: Array<{ cgroup: string; devno: string; atNs: number }> = [];
   private wallMs = 0;
+  private pagecache = false;
   private totalIos = 0;
   /** when every job bounded by time (runtime) has ended: the progress of a run without duration: */
   private timeEndNs = 0;
   private countedJobs = 0;
   private timedJobs = 0;
 
-  constructor(scenario: Scenario, core: CoreExports = instantiateCore()) {
+  private readonly limits: RunLimits;
+
+  constructor(scenario: Scenario, core: CoreExports = instantiateCore(), limits: Partial<RunLimits> = {}) {
+    // the last edge before the core: a value no loader checked is an input error here, not a trap (scenario/limits.ts)
+    checkScenario(scenario);
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+    checkBudgets(scenario, this.limits);
     this.core = core;
     this.scenario = scenario;
     const self = this;
@@ -113,6 +121,34 @@ export class Simulation {
     // jobs
     for (const j of s.jobs) this.jobIds.push(this.addJob(j));
 
+    // the page cache, when a job reads buffered (assembly/pagecache)
+    if (s.jobs.some((j) => !j.direct && j.rw !== "write")) {
+      this.pagecache = true;
+      c.pagecacheEnable(s.kernel === "6.1" ? 0 : s.kernel === "6.12" ? 1 : 2);
+      for (const d of this.devs) {
+        const ra = d.spec.readAheadKb ?? 128;
+        if (!(Number.isInteger(ra) && ra >= 0)) throw new InputError(`device ${d.spec.name}: readAheadKb must be an integer >= 0, not ${ra}`, s.source?.file ?? "scenario", undefined, "readAheadKb");
+        c.pagecacheDevice(d.id, ra, Math.floor(d.spec.maxSectorsKb), BigInt(Math.round(d.spec.sizeBytes ?? 0)));
+      }
+      s.jobs.forEach((j, k) => {
+        if (j.direct) return;
+        const dev = this.devs.find((d) => d.spec.name === j.device || d.spec.devno === j.device)!;
+        const f = j.fadvise ?? "none";
+        const adv = f === "sequential" || (f === "type" && !j.random) ? 1 : f === "random" || (f === "type" && j.random) ? 2 : 0;
+        c.pagecacheJob(this.jobIds[k]!, dev.id, adv, j.invalidate ? 1 : 0);
+      });
+      for (const g of s.cgroups) {
+        const v = g.files?.["memory.max"];
+        if (v === undefined) continue;
+        const t = v.trim();
+        const n = t === "max" ? 0 : Number(t);
+        if (!(Number.isSafeInteger(n) && n >= 0)) {
+          throw new InputError(`memory.max of "${g.path}": "${v}" is not a byte count or "max"`, g.source?.file ?? s.source?.file ?? "scenario", g.fileLines?.["memory.max"] ?? g.source?.line, "memory.max");
+        }
+        c.pagecacheMemoryMax(this.cgIds.get(normPath(g.path))!, BigInt(n));
+      }
+    }
+
     c.statsSetup(BigInt(Math.round(s.seriesBinNs)), s.record ? 1 : 0);
 
     // control modules: initial files, then timed writes in time order
@@ -127,6 +163,7 @@ export class Simulation {
     }
     const timed = [...s.writes].sort((a, b) => a.atNs - b.atNs);
     for (const w of [...initial, ...timed]) {
+      if (w.file === "memory.max" && w.atNs === 0) continue; // the page cache's (above)
       this.routeWrite(mods, w);
       this.noteConfBlkgs(w);
     }
@@ -172,6 +209,28 @@ export class Simulation {
    * The root has a blkg per disk from the disk's creation (blkcg_init_disk):
    * taken as the scenario's device order, so the last device is listed first.
    */
+  private subtreeIndex?: { writes: Map<string, number[]>; jobs: Map<string, number[]> };
+
+  /** For each path: the indices (in order) of the blkg-creating writes and of the jobs whose cgroup is it or below it (isWithin). */
+  private buildSubtreeIndex(jobs: JobResult[]): { writes: Map<string, number[]>; jobs: Map<string, number[]> } {
+    const under = (p: string, i: number, m: Map<string, number[]>) => {
+      // p itself and every q with p.startsWith(q + "/"), as isWithin reads them
+      for (let q = p; ; ) {
+        let l = m.get(q);
+        if (!l) m.set(q, (l = []));
+        l.push(i);
+        const cut = q.lastIndexOf("/");
+        if (cut < 0) break;
+        q = q.slice(0, cut);
+      }
+    };
+    const writes = new Map<string, number[]>();
+    this.confBlkgs.forEach((w, i) => under(w.cgroup, i, writes));
+    const js = new Map<string, number[]>();
+    jobs.forEach((r, k) => under(r.cgroup, k, js));
+    return { writes, jobs: js };
+  }
+
   private ioStatDevices(path: string, jobs: JobResult[], total: Record<string, IoStatCounts>, endNs: number): string[] {
     const devnos = this.devs.map((d) => d.spec.devno);
     if (path === "") return [...devnos].reverse();
@@ -184,12 +243,19 @@ export class Simulation {
       const cur = born.get(devno);
       if (!cur || t < cur[0]) born.set(devno, [t, s]);
     };
-    for (const w of this.confBlkgs) if (w.atNs <= endNs && isWithin(w.cgroup, path)) note(w.devno, w.atNs);
-    this.scenario.jobs.forEach((j, k) => {
+    // (the writes and jobs in each cgroup's subtree, indexed once: a scan of all of them
+    // per cgroup was quadratic in a scenario of 10,000 cgroups)
+    const idx = (this.subtreeIndex ??= this.buildSubtreeIndex(jobs));
+    for (const i of idx.writes.get(path) ?? []) {
+      const w = this.confBlkgs[i]!;
+      if (w.atNs <= endNs) note(w.devno, w.atNs);
+    }
+    for (const k of idx.jobs.get(path) ?? []) {
+      const j = this.scenario.jobs[k]!;
       const r = jobs[k]!;
       const devno = nameToDevno.get(j.device);
-      if (devno !== undefined && j.direct && r.firstSubmitNs >= 0 && isWithin(r.cgroup, path)) note(devno, r.firstSubmitNs);
-    });
+      if (devno !== undefined && j.direct && r.firstSubmitNs >= 0) note(devno, r.firstSubmitNs);
+    }
     for (const devno of devnos) {
       const t = total[devno];
       if (t && (t.rios || t.wios || t.rbytes || t.wbytes) && !born.has(devno)) note(devno, Infinity);
@@ -254,7 +320,7 @@ export class Simulation {
     // writeback (BIO_BACKGROUND) or a sync (REQ_SYNC: BIO_SYNC); assembly/engine/bios.ts
     if (j.replayWriteback) {
       (c as unknown as { jobSetBioFlags(job: number, f: number): void }).jobSetBioFlags(id,
-        (1 << 9) | (j.replayWriteback === "sync" ? 1 << 4 : 1 << 10));
+        (1 << 11) | (j.replayWriteback === "sync" ? 1 << 4 : 1 << 12));
     }
     for (const b of j.bsWrite ?? []) c.jobBsWrite(id, b.size, b.weight);
     if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
@@ -313,10 +379,26 @@ export class Simulation {
   step(maxEvents = 1 << 20): boolean {
     if (this.finished) return true;
     const t0 = now();
-    const status = this.core.run(I64_MAX, maxEvents);
+    // (a batch stops where a budget would be passed, so the check below sees it exactly;
+    // where the core stops a batch changes nothing else: assembly/engine/path.ts run)
+    const l = this.limits;
+    let n = Math.min(maxEvents, l.maxEvents - Number(this.core.eventCount()) + 1);
+    if (this.scenario.record) n = Math.min(n, l.maxRecords - this.core.columnLength(COL.REC_JOB) + 1);
+    const status = this.core.run(I64_MAX, Math.max(1, Math.min(n, 0x7fffffff)));
     this.wallMs += now() - t0;
     if (status === 0) this.finished = true;
+    else this.checkBudget();
     return this.finished;
+  }
+
+  /** Between batches: a budget passed (events, series bins, records) ends the run with an input error naming its option. */
+  private checkBudget(): void {
+    const c = this.core;
+    const l = this.limits;
+    const at = () => Number(c.simNow());
+    if (Number(c.eventCount()) > l.maxEvents) throw budgetError(this.scenario, "maxEvents", l, at());
+    if (this.scenario.seriesBinNs > 0 && Number(c.seriesOpenBin()) > l.maxSeriesBins) throw budgetError(this.scenario, "maxSeriesBins", l, at());
+    if (this.scenario.record && c.columnLength(COL.REC_JOB) > l.maxRecords) throw budgetError(this.scenario, "maxRecords", l, at());
   }
 
   progress(): Progress {
@@ -441,6 +523,28 @@ export class Simulation {
         },
       };
     });
+    // each cgroup's subtree sums, children into parents: ids are given parents first
+    // (configure), so one pass from the last id up adds every subtree once; a sum over
+    // every pair of cgroups made 10,000 cgroups cost 11x 2,500 (the counts are whole
+    // numbers below 2^53: the order of the additions changes nothing)
+    const subtree: Array<Record<string, IoStatCounts>> = own.map((rec) => {
+      const t: Record<string, IoStatCounts> = {};
+      for (const d of this.devs) {
+        const o = rec[d.spec.devno]!;
+        t[d.spec.devno] = { rbytes: o.rbytes, wbytes: o.wbytes, rios: o.rios, wios: o.wios, dbytes: 0, dios: 0 };
+      }
+      return t;
+    });
+    for (let g = this.cgPathsById.length - 1; g > 0; g--) {
+      const p = this.cgPathsById[g]!;
+      const parent = this.cgIds.get(p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "")!;
+      if (parent === 0) continue; // the root's totals are the disk's (below)
+      for (const d of this.devs) {
+        const from = subtree[g]![d.spec.devno]!;
+        const to = subtree[parent]![d.spec.devno]!;
+        to.rbytes += from.rbytes; to.wbytes += from.wbytes; to.rios += from.rios; to.wios += from.wios;
+      }
+    }
     const cgroups: CgroupResult[] = this.cgPathsById.map((path, g) => {
       const total: Record<string, IoStatCounts> = {};
       for (const [k, d] of this.devs.entries()) {
@@ -452,14 +556,7 @@ export class Simulation {
           total[d.spec.devno] = { rbytes: st.readSectors * 512, wbytes: st.writeSectors * 512, rios: st.readIos, wios: st.writeIos, dbytes: 0, dios: 0 };
           continue;
         }
-        const t: IoStatCounts = { rbytes: 0, wbytes: 0, rios: 0, wios: 0, dbytes: 0, dios: 0 };
-        this.cgPathsById.forEach((p2, g2) => {
-          if (isWithin(p2, path)) {
-            const o = own[g2]![d.spec.devno]!;
-            t.rbytes += o.rbytes; t.wbytes += o.wbytes; t.rios += o.rios; t.wios += o.wios;
-          }
-        });
-        total[d.spec.devno] = t;
+        total[d.spec.devno] = subtree[g]![d.spec.devno]!;
       }
       const ioStatExtra: Record<string, Record<string, string | number>> = {};
       for (const d of this.devs) {
@@ -507,13 +604,40 @@ export class Simulation {
       }
     }
 
+    // buffered reads: the device side of the series (readahead bios per bin and cgroup)
+    if (s.seriesBinNs > 0 && this.pagecache) {
+      const dt = colI64(c, COL.PC_DONE_T), dc = colI32(c, COL.PC_DONE_CG), db = colU32(c, COL.PC_DONE_BYTES);
+      const at = new Map<string, SeriesBin>();
+      for (const p of series) {
+        if (p.dir === "read") {
+          p.deviceIos = 0;
+          p.deviceBytes = 0;
+          at.set(`${p.t0Ns}\u0000${p.cgroup}`, p);
+        }
+      }
+      for (let i = 0; i < dt.length; i++) {
+        const t0Ns = Math.floor(Number(dt[i]) / s.seriesBinNs) * s.seriesBinNs;
+        const cgroup = this.cgPathsById[dc[i]!]!;
+        const k = `${t0Ns}\u0000${cgroup}`;
+        let p = at.get(k);
+        if (!p) {
+          p = { t0Ns, cgroup, dir: "read", ios: 0, bytes: 0, meanLatNs: 0, p99LatNs: 0, deviceIos: 0, deviceBytes: 0 };
+          at.set(k, p);
+          series.push(p);
+        }
+        p.deviceIos! += 1;
+        p.deviceBytes! += db[i]!;
+      }
+      series.sort((a, b) => a.t0Ns - b.t0Ns);
+    }
+
     // per-bio records
     let records: BioRecord[] | undefined;
     if (s.record) {
       const rj = colI32(c, COL.REC_JOB), rs = colI32(c, COL.REC_SEQ), rw = colI32(c, COL.REC_WORKER);
       const rc = colI32(c, COL.REC_CG), rd = colU8(c, COL.REC_DIR), ro = colI64(c, COL.REC_OFF);
       const rz = colU32(c, COL.REC_SIZE), rsub = colI64(c, COL.REC_SUBMIT), rrel = colI64(c, COL.REC_RELEASE);
-      const riss = colI64(c, COL.REC_ISSUE), rdone = colI64(c, COL.REC_DONE);
+      const riss = colI64(c, COL.REC_ISSUE), rdone = colI64(c, COL.REC_DONE), rf = colU32(c, COL.REC_FLAGS);
       const nameOf = new Map<number, string>();
       s.jobs.forEach((j, k) => nameOf.set(this.jobIds[k]!, j.name));
       records = [];
@@ -522,6 +646,7 @@ export class Simulation {
           job: nameOf.get(rj[i]!) ?? "(writeback)", seq: rs[i]!, worker: rw[i]!, cgroup: this.cgPathsById[rc[i]!] ?? "",
           dir: rd[i] ? "W" : "R", off: Number(ro[i]), size: rz[i]!, submitNs: Number(rsub[i]), releaseNs: Number(rrel[i]),
           issueNs: Number(riss[i]), completeNs: Number(rdone[i]),
+          ...(rf[i]! & BIO_READAHEAD ? { readahead: true as const } : {}),
         });
       }
     }
@@ -570,6 +695,9 @@ export function simulate(scenario: Scenario, onProgress?: (p: Progress) => void)
   if (core.memory.buffer.byteLength <= CORE_REUSE_MAX_BYTES) spareCore = core;
   return r;
 }
+
+/** assembly/engine/bios.ts BIO_READAHEAD */
+const BIO_READAHEAD = 1 << 9;
 
 /** A cgroup path as the kernel resolves it (bindings/cgroup/path.ts). */
 export const normPath = normCgroupPath;

@@ -4,6 +4,7 @@
 //   iosim k8s run SCENARIO [--version 1.22] [--fix 104526=on] [--json]
 //   iosim k8s list [--json]
 //   iosim k8s diff SCENARIO --version A --version B [--json]   (exit 1 when they diverge)
+//   iosim k8s versions [--json]                                 (releases and their switches)
 
 import { resultHash } from "../report/result-hash.js";
 import { existsSync } from "node:fs";
@@ -14,6 +15,7 @@ import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatK8sDiff, fo
 import { InputError } from "../scenario/errors.js";
 import { kubernetesEventJson, kubernetesObjectJson } from "./output/objects.js";
 import type { K8sScenario } from "./scenario/schema.js";
+import { formatPodWaits, formatVersions, versionsTable } from "./versions/table.js";
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
@@ -78,6 +80,7 @@ export function registerK8sCommands(program: Command): void {
               logs: r.logs.map((l) => `${l.component}: ${l.text}`),
               objects: r.objects.map((x) => kubernetesObjectJson(x, sc.clock)),
               stats: r.stats,
+              podWaits: r.podWaits,
             },
             null,
             2,
@@ -97,6 +100,7 @@ export function registerK8sCommands(program: Command): void {
           w(`\nsymptom${sc.incident ? ` of incident ${sc.incident.seed}` : "s"}: ${held === r.symptoms.length ? "reproduced" : "not reproduced"} (${held} of ${r.symptoms.length} checks hold)`);
           for (const x of r.symptoms) w(`  ${x.held ? "holds " : "absent"}  ${x.name}${x.line ? ` (line ${x.line})` : ""}: ${x.detail}`);
         }
+        if (r.podWaits.length > 0) w(`\npods (time to Running; ContainerCreating from the kubelet's first sync):\n${formatPodWaits(r.podWaits)}`);
         w("");
         if (r.violations.length === 0) w("all invariants and expectations hold");
         for (const v of r.violations) w(`VIOLATION ${v.name} at ${v.time}: ${v.explanation}`);
@@ -129,21 +133,37 @@ export function registerK8sCommands(program: Command): void {
     .argument("<scenario>", "a scenario YAML file or a built-in name")
     .option("--version <version>", "give twice: the two versions to compare", collect, [] as string[])
     .option("--fix <id=on|off>", "fix overrides applied to both runs", collect, [] as string[])
+    .option("--fix-a <id=on|off>", "fix overrides of the first run only (after --fix)", collect, [] as string[])
+    .option("--fix-b <id=on|off>", "fix overrides of the second run only (after --fix); with one --version, both runs are that version", collect, [] as string[])
     .option("--seed <n>", "PRNG seed of both runs (default: the scenario's)")
     .option("--json", "print the divergence as JSON: {scenario, a, b, events, logs, violationsA, violationsB}")
     .description("where two versions' timelines diverge; exit code 1 when they do, 0 when they agree")
-    .action((arg: string, o: { version: string[]; fix: string[]; seed?: string; json?: boolean }) => {
-      if (o.version.length !== 2) throw new InputError("diff needs exactly two --version options", "command line", undefined, "--version");
+    .action((arg: string, o: { version: string[]; fix: string[]; fixA: string[]; fixB: string[]; seed?: string; json?: boolean }) => {
+      const oneVersion = o.version.length === 1 && (o.fixA.length > 0 || o.fixB.length > 0);
+      if (o.version.length !== 2 && !oneVersion) throw new InputError("diff needs exactly two --version options (or one with --fix-a/--fix-b)", "command line", undefined, "--version");
       o.version.forEach(versionOption);
+      const versions = oneVersion ? [o.version[0], o.version[0]] : o.version;
       const fixes = fixOption(o.fix);
+      const fixesA = { ...fixes, ...fixOption(o.fixA) };
+      const fixesB = { ...fixes, ...fixOption(o.fixB) };
       const seed = seedOption(o.seed);
       const sc = resolveScenario(arg);
-      const a = runK8sScenario(sc, { version: o.version[0], fixes, seed });
-      const b = runK8sScenario(sc, { version: o.version[1], fixes, seed });
+      const a = runK8sScenario(sc, { version: versions[0], fixes: fixesA, seed });
+      const b = runK8sScenario(sc, { version: versions[1], fixes: fixesB, seed });
       const d = diffK8sRuns(a, b);
       if (o.json) process.stdout.write(JSON.stringify({ scenario: sc.name, ...d }, null, 2) + "\n");
       else process.stdout.write(formatK8sDiff(d, sc.name) + "\n");
       // as diff(1): 0 the runs agree, 1 they diverge (2 bad input, 3 internal error)
       process.exitCode = d.events || d.logs ? 1 : 0;
+    });
+
+  k8s
+    .command("versions")
+    .option("--json", "print [{version, minor, patches, switches: {ID: {on, since}}}]")
+    .description("the modelled Kubernetes releases (1.10 to the newest) and, for each, which fix switches it has on, with the patch release a cherry-pick brought one in")
+    .action((o: { json?: boolean }) => {
+      const t = versionsTable();
+      if (o.json) process.stdout.write(JSON.stringify(t, null, 2) + "\n");
+      else process.stdout.write(formatVersions(t) + "\n");
     });
 }

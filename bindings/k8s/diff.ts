@@ -40,6 +40,7 @@
 
 import type { K8sRunResult } from "./scenario/run.js";
 import { relTime } from "./output/recorder.js";
+import { resolveProfile } from "./versions/profile.js";
 
 /** common lines shown before and after the first divergence */
 export const CONTEXT = 3;
@@ -93,6 +94,17 @@ export interface K8sDiff {
   logs: K8sDivergence | null;
   violationsA: string[];
   violationsB: string[];
+  /**
+   * (k8s-releases) what the diff leads with: the first divergence of the
+   * events (behaviour a user sees), else of the logs; null if both agree
+   */
+  first: { part: "events" | "logs"; t: number } | null;
+  /**
+   * (k8s-releases) the log formats A and B differ in (klog structured logs,
+   * the controller's log era, the nestedpendingoperations key), or null: a
+   * log divergence between such releases can be formatting alone
+   */
+  logFormats: string | null;
 }
 
 type Occ = K8sRunResult["occurrences"][number];
@@ -255,19 +267,61 @@ function context(ops: readonly Op[], from: number, dir: 1 | -1, la: readonly Lin
 }
 
 export function diffK8sRuns(a: K8sRunResult, b: K8sRunResult): K8sDiff {
+  const events = divergence(a.occurrences.map(eventLine), b.occurrences.map(eventLine));
+  const logs = divergence(a.logs.map(logLine), b.logs.map(logLine));
+  const [la, lb] = runLabels(a, b);
   return {
-    a: a.version,
-    b: b.version,
-    events: divergence(a.occurrences.map(eventLine), b.occurrences.map(eventLine)),
-    logs: divergence(a.logs.map(logLine), b.logs.map(logLine)),
+    a: la,
+    b: lb,
+    events,
+    logs,
     violationsA: a.violations.map((v) => v.name),
     violationsB: b.violations.map((v) => v.name),
+    first: events ? { part: "events", t: events.t } : logs ? { part: "logs", t: logs.t } : null,
+    logFormats: logFormatsDiffer(a.version, b.version),
   };
+}
+
+/** each run's label: its version, and the switches that differ from the other run's (`1.30.0 +disable-force-detach-on-timeout`) */
+function runLabels(a: K8sRunResult, b: K8sRunResult): [string, string] {
+  const fa = (a.fixes ?? {}) as Record<string, boolean>, fb = (b.fixes ?? {}) as Record<string, boolean>;
+  const da: string[] = [], db: string[] = [];
+  for (const id of Object.keys(fa)) {
+    if (fa[id] === fb[id]) continue;
+    // a switch the versions differ in anyway is not worth naming when the versions differ
+    if (a.version !== b.version && fa[id] === (resolveProfile(a.version).fix as Record<string, boolean>)[id] && fb[id] === (resolveProfile(b.version).fix as Record<string, boolean>)[id]) continue;
+    da.push(`${fa[id] ? "+" : "-"}${id}`);
+    db.push(`${fb[id] ? "+" : "-"}${id}`);
+  }
+  return [da.length ? `${a.version} ${da.join(" ")}` : a.version, db.length ? `${b.version} ${db.join(" ")}` : b.version];
+}
+
+/** the log formats two releases differ in (versions/profile.ts), or null */
+function logFormatsDiffer(va: string, vb: string): string | null {
+  let pa, pb;
+  try {
+    pa = resolveProfile(va);
+    pb = resolveProfile(vb);
+  } catch {
+    return null; // (a result made by hand, not by a run)
+  }
+  const d: string[] = [];
+  if (pa.structuredLogs !== pb.structuredLogs) d.push("the kubelet's klog structured logs (1.21+)");
+  if (pa.adcLogs !== pb.adcLogs) d.push(`the attach/detach controller's log era (${pa.adcLogs} vs ${pb.adcLogs})`);
+  if (pa.npoKeyStruct !== pb.npoKeyStruct) d.push("the nestedpendingoperations key (a struct after 1.18)");
+  if (pa.npoErrorQuoted !== pb.npoErrorQuoted) d.push("quoted errors (up to 1.21)");
+  if (pa.era !== pb.era) d.push("the klog era");
+  return d.length ? d.join(", ") : null;
 }
 
 /** The diff as `iosim k8s diff` prints it. */
 export function formatK8sDiff(d: K8sDiff, scenario: string): string {
   const out: string[] = [`${scenario}: ${d.a} (A) vs ${d.b} (B)`];
+  // the lead: the first behaviour difference (events) before any log formatting
+  if (d.first === null) out.push("no difference in events or logs");
+  else if (d.first.part === "events") out.push(`first difference: events at +${relTime(d.first.t)}${d.logs && d.logs.t < d.first.t ? ` (the logs part earlier, at +${relTime(d.logs.t)})` : ""}`);
+  else out.push(`first difference: events identical; logs at +${relTime(d.first.t)}`);
+  if (d.logFormats !== null && d.logs) out.push(`note: A and B log in different formats (${d.logFormats}); a log divergence can be formatting alone, the events are not`);
   const part = (what: string, x: K8sDivergence | null): void => {
     if (!x) {
       out.push(`\n${what}: identical`);

@@ -34,6 +34,7 @@ interface RunOpts {
   shrinkBudget?: string;
   by?: string[];
   progress: boolean;
+  maxRuns?: string;
 }
 
 /**
@@ -75,6 +76,10 @@ function byAxes(list: string[] | undefined, model: TemplateModel): TableAxis[] |
 /** the most --workers per core: more only adds heaps and switching */
 const MAX_WORKERS_PER_CORE = 4;
 
+/** runs one process may sweep unless --max-runs says otherwise, and the largest --runs (31-bit run indices) */
+export const DEFAULT_MAX_RUNS = 10_000_000;
+export const MAX_RUN_INDEX = 2 ** 31 - 1;
+
 function intArg(v: string | undefined, name: string, dflt: number, min: number): number {
   if (v === undefined) return dflt;
   const n = Number(v);
@@ -86,10 +91,13 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   const lines: string[] = [];
   lines.push(`iosim mc: ${s.scenario} (${s.domain}), ${s.completed}/${s.runs} runs, seed ${s.seed}`);
   lines.push("");
-  const w = Math.max(8, ...Object.keys(s.classes).map((k) => k.length));
+  // classes seen in exactly the same runs print as one row, "a = b"
+  const rowsOf = Object.entries(s.classes).filter(([k, c]) => !c.sameRunsAs?.some((o) => o < k));
+  const label = (k: string, c: McSummary["classes"][string]) => [k, ...(c.sameRunsAs ?? [])].join(" = ");
+  const w = Math.max(8, ...rowsOf.map(([k, c]) => label(k, c).length));
   lines.push(`${"outcome".padEnd(w)}  ${"count".padStart(8)}  ${"prob".padStart(8)}  95% Wilson`);
-  for (const [k, c] of Object.entries(s.classes)) {
-    lines.push(`${k.padEnd(w)}  ${String(c.count).padStart(8)}  ${c.probability.toFixed(4).padStart(8)}  [${c.wilson95[0].toFixed(4)}, ${c.wilson95[1].toFixed(4)}]`);
+  for (const [k, c] of rowsOf) {
+    lines.push(`${label(k, c).padEnd(w)}  ${String(c.count).padStart(8)}  ${c.probability.toFixed(4).padStart(8)}  [${c.wilson95[0].toFixed(4)}, ${c.wilson95[1].toFixed(4)}]`);
     if (c.repro) {
       const f = outDir ? join(outDir, c.repro.file) : c.repro.file;
       lines.push(`${"".padEnd(w)}  repro: ${f} (run ${c.repro.run}, ${c.repro.shrinkSteps} shrink steps)`);
@@ -111,8 +119,11 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   const table = s.table;
   if (table) {
     lines.push("");
-    const classes = [...new Set(table.cells.flatMap((c) => Object.keys(c.classes)))].filter((c) => c !== OK_CLASS).sort();
-    const head = [...table.axes, "runs", ...classes.map((c) => `P(${c})`)];
+    // a class seen in the same runs as one before it in name order is that one's column
+    const classes = [...new Set(table.cells.flatMap((c) => Object.keys(c.classes)))]
+      .filter((c) => c !== OK_CLASS && !s.classes[c]?.sameRunsAs?.some((o) => o < c))
+      .sort();
+    const head = [...table.axes, "runs", ...classes.map((c) => `P(${[c, ...(s.classes[c]?.sameRunsAs ?? [])].join(" = ")})`)];
     const rows = table.cells.map((c) => [...table.axes.map((a) => c.key[a]!), String(c.runs), ...classes.map((k) => {
       const e = c.classes[k];
       return e ? `${e.probability.toFixed(3)} [${e.wilson95[0].toFixed(3)}, ${e.wilson95[1].toFixed(3)}]` : "0";
@@ -182,6 +193,16 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   if (workers > maxWorkers) throw new InputError(`--workers ${workers} is more than ${MAX_WORKERS_PER_CORE} per core (${maxWorkers} on this machine); a worker per core is the fastest`, "command line", undefined, "--workers");
   if (o.resume && o.force) throw new InputError("--resume continues the journal and --force starts it over: give one", "command line", undefined, "--resume");
   const shard = o.shard ? parseShard(o.shard) : { index: 0, count: 1 };
+  // runs per process: each run's metrics are kept for the percentiles (8 bytes a metric a run), and
+  // run indices are 31-bit; --runs 4294967296 died in V8 ("invalid size"), 1e9 exhausted the heap
+  if (runs > MAX_RUN_INDEX) throw new InputError(`--runs ${runs} is more than ${MAX_RUN_INDEX} (run indices are 31-bit numbers)`, "command line", undefined, "--runs");
+  const maxRuns = o.maxRuns === undefined ? DEFAULT_MAX_RUNS : intArg(o.maxRuns, "--max-runs", DEFAULT_MAX_RUNS, 1);
+  {
+    const [lo, hi] = shardRange(runs, shard);
+    if (hi - lo > maxRuns) {
+      throw new InputError(`--runs ${runs} gives this process ${hi - lo} runs, more than the ${maxRuns} one process sweeps (~${Math.ceil(((hi - lo) * 64) / 2 ** 20)} MiB for eight metrics alone); split it with --shard i/N, or --max-runs raises the budget`, "command line", undefined, "--runs");
+    }
+  }
   const outDir = o.out ?? `mc-${model.name.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
   makeDirs(outDir);
   const journal = join(outDir, journalName(shard));
@@ -300,6 +321,7 @@ export function registerMcCommands(program: Command): void {
     .option("--shrink-budget <runs>", "runs the shrinker may spend per class")
     .option("--by <param[:edges]>", "tabulate class probabilities by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
     .option("--no-progress", "no progress output on stderr")
+    .option("--max-runs <n>", `the most runs one process sweeps (default ${DEFAULT_MAX_RUNS}; more: --shard)`)
     .action(async (scenario: string | undefined, o: RunOpts) => {
       if (!scenario) {
         mc.help({ error: true });

@@ -117,6 +117,27 @@ describe("the metric table's units", () => {
     expect(text).not.toMatch(/\de[+-]\d/);
   });
 
+  it("classes seen in exactly the same runs share a row and a table column; a class in other runs does not", async () => {
+    const { formatSummary } = await import("./cli.js");
+    const t = new SweepTally({ table: [{ param: "fix" }] as never });
+    const runs: Array<[string[], boolean]> = [[["expect:stuck", "symptom:stuck"], false], [[], true], [["expect:stuck", "symptom:stuck"], false], [["expect:slow"], true], [["expect:slow", "expect:stuck", "symptom:stuck"], false]];
+    runs.forEach(([classes, fix], i) => t.add({ i, seed: i, classes, metrics: {}, params: { fix }, size: 0 }));
+    const sum = t.summary(header, model, {});
+    expect(sum.classes["expect:stuck"]!.sameRunsAs).toEqual(["symptom:stuck"]);
+    expect(sum.classes["symptom:stuck"]!.sameRunsAs).toEqual(["expect:stuck"]);
+    expect(sum.classes["expect:slow"]!.sameRunsAs).toBeUndefined();
+    const text = formatSummary(sum);
+    expect(text).toMatch(/^expect:stuck = symptom:stuck\s+3\s+0\.6000/m);
+    expect(text).not.toMatch(/^symptom:stuck\s/m);
+    expect(text).toMatch(/\|\s+P\(expect:slow\)\s+\|\s+P\(expect:stuck = symptom:stuck\)\s+\|/);
+    // same count and least run but other runs: not merged
+    const u = new SweepTally();
+    [["a", "b"], ["b"], ["a"]].forEach((classes, i) => u.add({ i, seed: i, classes, metrics: {}, params: {}, size: 0 }));
+    const us = u.summary(header, model, {});
+    expect(us.classes.a!.count).toBe(us.classes.b!.count);
+    expect(us.classes.a!.sameRunsAs).toBeUndefined();
+  });
+
   it("humanValue scales times, rates and counts", () => {
     expect([humanValue(536576, "ns"), humanValue(0, "ns"), humanValue(81420, "ms"), humanValue(2.405e10, "ns")]).toEqual(["537 µs", "0 ns", "81.4 s", "24.1 s"]);
     expect([humanValue(1.536e8, "bytes/s"), humanValue(2_400_000, "KiB/s"), humanValue(37500, "IOPS"), humanValue(3.2e7, "")]).toEqual(["146 MiB/s", "2.29 GiB/s", "37.5 k IOPS", "32.0 M"]);

@@ -34,6 +34,12 @@ export interface ClassSummary {
   /** lowest run index that showed the class */
   firstRun: number;
   repro?: ReproInfo;
+  /**
+   * the other classes seen in exactly the same runs (say an expect: and the
+   * symptom: that always come together): the text prints them as one row,
+   * one repro file serves them all, and the table as one column
+   */
+  sameRunsAs?: string[];
 }
 
 export interface ReproInfo {
@@ -96,9 +102,38 @@ export function summarise<C>(header: JournalHeader, records: Iterable<RunRecord>
 /** What a pool worker counted in one chunk (SweepTally.delta); plain data, so it crosses postMessage. */
 export interface TallyDelta {
   runs: number[];
-  classes: Array<[string, { count: number; first: number; best?: RunRecord }]>;
+  classes: Array<[string, ClassTally]>;
   metrics: Array<[string, number[]]>;
   cells: Array<[string, TallyCell]>;
+}
+
+/**
+ * A class's count, least run, smallest run, and a 64-bit fingerprint of the
+ * set of runs it was seen in (two 32-bit XORs of mixed run indices: order
+ * free, so workers' tallies merge, and two different sets agree only by a
+ * 2^-64 chance). Classes with the same count, least run and fingerprint came
+ * in the same runs.
+ */
+interface ClassTally {
+  count: number;
+  first: number;
+  best?: RunRecord;
+  h1?: number;
+  h2?: number;
+}
+
+function mixA(i: number): number {
+  let x = Math.imul(i ^ 0x9e3779b9, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+function mixB(i: number): number {
+  let x = Math.imul((i + 0x7f4a7c15) | 0, 0x27d4eb2f);
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x165667b1);
+  return (x ^ (x >>> 13)) >>> 0;
 }
 
 /** A failing class's repro comes from its smallest run (size), ties to the lower index: is run (size, i) smaller than `best`? */
@@ -118,7 +153,7 @@ export class SweepTally {
   /** records counted (distinct run indices) */
   completed = 0;
   private seen = new Uint8Array(1024);
-  private readonly counts = new Map<string, { count: number; first: number; best?: RunRecord }>();
+  private readonly counts = new Map<string, ClassTally>();
   private readonly metricVals = new Map<string, number[]>();
   private readonly cells = new Map<string, TallyCell>();
   /** cellOf's lookup tree (a cache of `cells`) and labelOf's caches */
@@ -157,9 +192,11 @@ export class SweepTally {
     let rec: RunRecord | undefined;
     for (const c of cls) {
       let e = this.counts.get(c);
-      if (!e) this.counts.set(c, (e = { count: 0, first: i }));
+      if (!e) this.counts.set(c, (e = { count: 0, first: i, h1: 0, h2: 0 }));
       e.count++;
       if (i < e.first) e.first = i;
+      e.h1 = ((e.h1 ?? 0) ^ mixA(i)) >>> 0;
+      e.h2 = ((e.h2 ?? 0) ^ mixB(i)) >>> 0;
       // the smallest run, ties to the lower index
       if (c !== OK_CLASS && (!e.best || smaller(size, i, e.best))) e.best = rec ??= typeof record === "string" ? (JSON.parse(record) as RunRecord) : record;
     }
@@ -263,9 +300,11 @@ export class SweepTally {
     }
     for (const [c, x] of d.classes) {
       let e = this.counts.get(c);
-      if (!e) this.counts.set(c, (e = { count: 0, first: x.first }));
+      if (!e) this.counts.set(c, (e = { count: 0, first: x.first, h1: 0, h2: 0 }));
       e.count += x.count;
       if (x.first < e.first) e.first = x.first;
+      e.h1 = ((e.h1 ?? 0) ^ (x.h1 ?? 0)) >>> 0;
+      e.h2 = ((e.h2 ?? 0) ^ (x.h2 ?? 0)) >>> 0;
       const b = x.best;
       if (b && (!e.best || smaller(b.size, b.i, e.best))) e.best = b;
     }
@@ -291,11 +330,24 @@ export class SweepTally {
   summary<C>(header: JournalHeader, model: McModel<C>, opts: Pick<SummaryOptions, "outDir" | "shrinkBudget"> = {}): McSummary {
     const n = this.completed;
     const classes: Record<string, ClassSummary> = {};
+    // classes seen in exactly the same runs share one row, one repro, one column
+    const sameRuns = new Map<string, string[]>();
+    for (const c of [...this.counts.keys()].sort()) {
+      const e = this.counts.get(c)!;
+      const k = `${e.count}:${e.first}:${e.h1}:${e.h2}`;
+      sameRuns.set(k, [...(sameRuns.get(k) ?? []), c]);
+    }
     for (const c of [...this.counts.keys()].sort()) {
       const e = this.counts.get(c)!;
       const [lo, hi] = wilson(e.count, n);
       classes[c] = { count: e.count, probability: tidy(e.count / n), wilson95: [tidy(lo), tidy(hi)], firstRun: e.first };
-      if (e.best && opts.outDir !== undefined) classes[c].repro = writeRepro(model, e.best, c, opts.outDir, opts.shrinkBudget);
+      const group = sameRuns.get(`${e.count}:${e.first}:${e.h1}:${e.h2}`)!;
+      if (group.length > 1) classes[c].sameRunsAs = group.filter((x) => x !== c);
+      const lead = classes[group[0]!];
+      if (e.best && opts.outDir !== undefined) {
+        // one repro for the group: the first class's, shrunk to keep that class (the others come with it)
+        classes[c].repro = lead !== undefined && lead !== classes[c] && lead.repro ? lead.repro : writeRepro(model, e.best, c, opts.outDir, opts.shrinkBudget);
+      }
     }
     const metrics: Record<string, MetricSummary> = {};
     for (const k of [...this.metricVals.keys()].sort()) {

@@ -13,3 +13,4 @@ export { blktestsThrotl, type BlktestCase } from "./blktests.js";
 import "./iocost.js";
 import "./writeback.js";
 import "./rqos.js";
+export { readBufTrace, compareBufTrace, formatBufScore, type BufScore } from "./bufread.js";

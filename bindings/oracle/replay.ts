@@ -8,7 +8,7 @@
 // simulated jiffies equal the kernel's at every instant:
 //   jiffies_sim(s) = jiffies_trace(s + shift).
 
-import type { JobSpec, KernelVersion, Scenario } from "../scenario/types.js";
+import type { DeviceSpec, JobSpec, KernelVersion, Scenario } from "../scenario/types.js";
 import { jobDefaults, scenarioDefaults } from "../scenario/defaults.js";
 import { Simulation } from "../engine/simulation.js";
 import "../engine/modules/index.js"; // control modules (io.max, blkio.throttle.*)
@@ -29,6 +29,8 @@ export interface ReplayRun {
   scenario: Scenario;
   shiftNs: number;
   sims: SimIo[];
+  /** buffered reads: the readahead bios the page cache issued (trace time) */
+  bios?: Array<{ job: string; cgroup: string; off: number; size: number; submitNs: number; issueNs: number; completeNs: number }>;
   decisions?: Decision[];
 }
 
@@ -66,8 +68,10 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
   const jobs: JobSpec[] = [];
   for (const [name, list] of order) {
     list.sort((a, b) => a.submitNs - b.submitNs || a.seq - b.seq);
+    const pc = t.pageCache;
     jobs.push(jobDefaults({
       name, device: t.device.name, cgroup: list[0]!.cgroup, iodepth: list.length,
+      ...(pc ? { direct: false, fadvise: pc.fadvise[name] ?? "none", invalidate: false } : {}),
       pattern: { kind: "replay", ios: list.map((io) => ({ tNs: io.submitNs - shift, off: io.off, size: io.size, dir: io.dir })) },
       source: { file: t.file, line: list[0]!.line },
     }));
@@ -78,7 +82,12 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
     cgroupVersion: t.cgroupVersion,
     seed: opts.seed ?? 1,
     clock: { hz: clock.hz, jiffiesAtZero, zeroAfterTickNs: after },
-    devices: [idealDevice(t.device.name, t.device.devno, { maxSectorsKb: t.device.maxSectorsKb, rotational: t.device.rotational, nrRequests: t.device.nrRequests })],
+    devices: [{
+      ...idealDevice(t.device.name, t.device.devno, { maxSectorsKb: t.device.maxSectorsKb, rotational: t.device.rotational, nrRequests: t.device.nrRequests }),
+      ...(t.pageCache ? { readAheadKb: t.pageCache.readAheadKb, sizeBytes: t.pageCache.sizeBytes } : {}),
+      ...(t.device.latencyNs !== undefined ? { latencyNs: t.device.latencyNs } : {}),
+      ...(t.device.fit ? fittedDevice(t.device.fit) : {}),
+    }],
     cgroups: t.cgroups.map((p) => ({ path: p })),
     jobs,
     writes: t.writes.map((w) => ({ atNs: w.atNs - shift, cgroup: w.cgroup, file: w.file, value: w.value, source: { file: t.file, line: w.line, field: w.file } })),
@@ -87,6 +96,14 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
   });
   scenario.throttle = { workLatencyNs: work, trace: opts.trace ?? false };
   return { scenario, shiftNs: shift, order };
+}
+
+/** A device whose service time is the recorded mean with the recorded spread (log-normal). */
+function fittedDevice(fit: { meanNs: number; sigma: number }): Pick<DeviceSpec, "latencyNs" | "jitterSigma" | "curve" | "channels"> {
+  const channels = 256;
+  const iops = (channels * 1e9) / Math.max(1, fit.meanNs);
+  const flat: Array<[number, number]> = [[512, iops], [1 << 20, iops]];
+  return { channels, latencyNs: 0, jitterSigma: fit.sigma, curve: { read: { seq: flat, rand: flat }, write: { seq: flat, rand: flat } } };
 }
 
 /** Calibrate the tick phase of a trace recorded without a jiffies map.
@@ -128,13 +145,18 @@ export function replayTrace(t: RecordedTrace, opts: ReplayOpts = {}): ReplayRun 
   const sim = new Simulation(scenario);
   const res = sim.runToEnd();
   const sims: SimIo[] = [];
+  const bios: NonNullable<ReplayRun["bios"]> = [];
   for (const r of res.records ?? []) {
+    if (r.readahead) {
+      bios.push({ job: r.job, cgroup: r.cgroup, off: r.off, size: r.size, submitNs: r.submitNs + shiftNs, issueNs: r.issueNs + shiftNs, completeNs: r.completeNs + shiftNs });
+      continue;
+    }
     const io = order.get(r.job)?.[r.seq];
     if (!io) continue;
     sims.push({ io, submitNs: r.submitNs + shiftNs, releaseNs: r.releaseNs + shiftNs, completeNs: r.completeNs + shiftNs });
   }
   const decisions = opts.trace ? readDecisionTrace(sim, shiftNs) : undefined;
-  return { trace: t, scenario, shiftNs, sims, decisions };
+  return { trace: t, scenario, shiftNs, sims, decisions, ...(t.pageCache ? { bios } : {}) };
 }
 
 export function replayText(text: string, file: string, opts: ReplayOpts = {}): ReplayRun {

@@ -15,6 +15,10 @@
 // cgroup "a" gives the CSV row
 //   100000000,0.1,a,read,25,102400,250,1024000,<mean>,<p99>
 // (t0_ns, t0_s, cgroup, dir, ios, bytes, iops, bw_bytes, ...).
+// A run with buffered reads adds dev_ios,dev_bytes: the readahead bios of the
+// cgroup completed in the bin (what io.stat counts), beside the application's
+// reads in ios/bytes; a bin with bios but no read completed has ios 0 and
+// empty latencies.
 
 import type { RunResult, SeriesBin } from "../scenario/types.js";
 
@@ -26,6 +30,9 @@ export interface DenseSeries {
   /** null where the bin has no IO */
   meanLatNs: Array<number | null>;
   p99LatNs: Array<number | null>;
+  /** with buffered reads (reads only): readahead bios completed and their bytes, io.stat's side */
+  deviceIos?: number[];
+  deviceBytes?: number[];
 }
 
 export interface SeriesJson {
@@ -63,6 +70,12 @@ export function denseSeries(result: RunResult): SeriesJson {
     const i = Math.floor(b.t0Ns / binNs);
     s.ios[i] += b.ios;
     s.bytes[i] += b.bytes;
+    if (b.deviceIos !== undefined) {
+      s.deviceIos ??= new Array(nBins).fill(0);
+      s.deviceBytes ??= new Array(nBins).fill(0);
+      s.deviceIos[i] += b.deviceIos;
+      s.deviceBytes![i] += b.deviceBytes ?? 0;
+    }
     if (b.ios > 0) {
       s.meanLatNs[i] = b.meanLatNs;
       s.p99LatNs[i] = b.p99LatNs;
@@ -95,10 +108,14 @@ function num(v: number): string {
 
 export const SERIES_CSV_HEADER = "t0_ns,t0_s,cgroup,dir,ios,bytes,iops,bw_bytes,mean_lat_ns,p99_lat_ns";
 
+/** With buffered reads, two more columns: the readahead bios (io.stat's side) of the row. */
+export const SERIES_CSV_DEVICE_COLUMNS = "dev_ios,dev_bytes";
+
 /** CSV, one row per bin per series, rows ordered by time then cgroup then direction. */
 export function toSeriesCsv(result: RunResult): string {
   const d = denseSeries(result);
-  const rows = [SERIES_CSV_HEADER];
+  const dev = d.series.some((x) => x.deviceIos !== undefined);
+  const rows = [dev ? `${SERIES_CSV_HEADER},${SERIES_CSV_DEVICE_COLUMNS}` : SERIES_CSV_HEADER];
   for (let i = 0; i < d.t0Ns.length; i++) {
     const t0 = d.t0Ns[i]!;
     for (const s of d.series) {
@@ -110,6 +127,7 @@ export function toSeriesCsv(result: RunResult): string {
         String(t0), num(t0 / 1e9), csvField(s.cgroup === "" ? "/" : s.cgroup), s.dir, String(ios), String(bytes),
         num((ios * 1e9) / d.binNs), num((bytes * 1e9) / d.binNs),
         mean === null || mean === undefined ? "" : num(mean), p99 === null || p99 === undefined ? "" : num(p99),
+        ...(dev ? [String(s.deviceIos?.[i] ?? 0), String(s.deviceBytes?.[i] ?? 0)] : []),
       ].join(","));
     }
   }

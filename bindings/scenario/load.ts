@@ -16,7 +16,7 @@
 //   devices:
 //     - preset: nvme                   # ssd | nvme | hdd | ideal | nullb
 //       name: nvme0n1                  # optional overrides: devno, channels, nr_requests,
-//                                      # latency, jitter, max_sectors_kb, rotational,
+//                                      # latency, jitter, max_sectors_kb, read_ahead_kb, rotational,
 //                                      # wbt_lat_usec (writeback throttling: -1 = the
 //                                      # kernel's default, 0 = off; unset = off)
 //     - file: my-device.yaml           # or a device file (see bindings/device)
@@ -54,6 +54,7 @@
 // plain values with a map of its fields' lines (a Monte Carlo sample,
 // bindings/mc/domains/io.ts), through the same loader (DocView below).
 
+import { parseYaml, resolveAlias } from "../util/yaml-guard.js";
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { InputError } from "./errors.js";
@@ -114,7 +115,7 @@ function yamlView(doc: Document, lc: LineCounter, text: string): DocView<YNode> 
   // an alias (*name) reads as the node its anchor (&name) marks, as the
   // document's values have it (and as bindings/mc reads a sweep); its line
   // is the anchor's
-  const res = (n: unknown): YNode => (isAlias(n) ? (n.resolve(doc) as YNode | undefined) ?? null : (n as YNode));
+  const res = (n: unknown): YNode => (isAlias(n) ? (resolveAlias(doc, n) as YNode | undefined) ?? null : (n as YNode));
   return {
     root: res(doc.contents),
     isMap: (n) => isMap(n),
@@ -174,14 +175,8 @@ function valueView(value: unknown, lines: ReadonlyMap<string, number>): DocView<
 }
 
 export function loadScenario(text: string, file: string, opts: LoadOptions = {}): LoadedScenario {
-  const lc = new LineCounter();
-  const doc: Document = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    throw new InputError(`YAML: ${e.message.split("\n")[0]}`, file, e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line, undefined);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new InputError(`YAML: ${merge.message}`, file, lc.linePos(merge.offset).line, undefined);
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new InputError(problem.message, file, problem.line, undefined);
   return loadView(yamlView(doc, lc, text), file, opts);
 }
 
@@ -302,6 +297,12 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
           case "latency": spec.latencyNs = time(k, v)!; break;
           case "jitter": spec.jitterSigma = n(); break;
           case "max_sectors_kb": spec.maxSectorsKb = n(); break;
+          case "read_ahead_kb": {
+            const x = n();
+            if (!Number.isInteger(x)) throw new InputError(`"read_ahead_kb" must be a whole number of KiB`, file, line, k);
+            spec.readAheadKb = x;
+            break;
+          }
           case "rotational": spec.rotational = ["1", "true", "yes"].includes(str(k, v).toLowerCase()); break;
           // /sys/block/<dev>/queue/wbt_lat_usec, written at t = 0 with the kernel's rules (bindings/cgroup/iolatency.ts)
           case "wbt_lat_usec": spec.wbtLatUsec = str(k, v); break;
@@ -322,6 +323,7 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
       }
       devices.push(spec);
     }
+    if (devices.length === 0) throw new InputError("devices: the list is empty; a scenario needs at least one device (or no devices: key for an ssd)", file, lineOf(devNode), "devices");
   }
 
   // cgroups
@@ -358,7 +360,15 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
     view.items(jobsNode).forEach((j, idx) => {
       if (!view.isMap(j)) throw new InputError("each job is a mapping of fio options", file, lineOf(j), "jobs");
       const jname = get(j, "name");
-      iniLines.push(`[${jname !== undefined ? str("name", jname) : `job${idx}`}]`);
+      // a value is one line of the job file it becomes: a newline or a bracket in
+      // a name would start another section ("4k\n[evil]\nrw=write")
+      const oneLine = (k: string, x: string, n: N | undefined) => {
+        if (/[\r\n]/.test(x)) throw new InputError(`"${k}": a fio option's value is one line (this one holds a line break)`, file, lineOf(n), k);
+        return x;
+      };
+      const jn = jname !== undefined ? oneLine("name", str("name", jname), jname) : `job${idx}`;
+      if (/[\[\]]/.test(jn)) throw new InputError(`"name": a job name cannot hold "[" or "]" (they end a fio section name)`, file, lineOf(jname), "name");
+      iniLines.push(`[${jn}]`);
       iniToYaml.push(lineOf(j) ?? 0);
       for (const it of view.pairs(j)) {
         const k = it.key ?? "";
@@ -366,7 +376,8 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
         const v = it.value;
         if (!view.isScalar(v)) throw new InputError(`fio option "${k}" must be a single value`, file, lineOf(v), k);
         const x = view.value(v!);
-        iniLines.push(x === null || x === true ? k : `${k}=${String(x === false ? 0 : x)}`);
+        oneLine(k, k, it.keyNode);
+        iniLines.push(x === null || x === true ? k : `${k}=${oneLine(k, String(x === false ? 0 : x), v)}`);
         iniToYaml.push(lineOf(it.keyNode) ?? 0);
       }
     });

@@ -51,6 +51,8 @@ export interface DeviceSpec {
   jitterSigma: number;
   /** queue/max_sectors_kb: blk-mq splits bios larger than this. */
   maxSectorsKb: number;
+  /** queue/read_ahead_kb: the readahead window of buffered reads (default 128, the kernel's VM_READAHEAD_PAGES) */
+  readAheadKb?: number;
   rotational: boolean;
   /** capacity in bytes (for fio's size=N% and jobs without size=) */
   sizeBytes?: number;
@@ -165,8 +167,14 @@ export interface JobSpec {
   runtimeNs?: number;
   /** with runtime: keep going over the region until runtime (fio time_based) */
   timeBased: boolean;
-  /** O_DIRECT; buffered writes go through the page cache and writeback */
+  /** O_DIRECT; buffered writes go through the page cache and writeback, buffered reads through
+   *  the page cache and readahead (assembly/pagecache) */
   direct: boolean;
+  /** buffered reads: posix_fadvise at open, as fio's fadvise_hint ("type" = fio's default 1:
+   *  SEQUENTIAL for a sequential job, RANDOM for a random one); default "none" */
+  fadvise?: "none" | "type" | "sequential" | "random";
+  /** buffered reads: drop the job's range from the page cache at its first read (fio invalidate=1) */
+  invalidate?: boolean;
   /** fio's group/job numbering for output (jobname, groupid) */
   groupId?: number;
   source?: SourceRef;
@@ -324,6 +332,11 @@ export interface SeriesBin {
   bytes: number;
   meanLatNs: number;
   p99LatNs: number;
+  /** with buffered reads: the readahead bios of this cgroup that completed in the bin, and their
+   *  bytes (what io.stat counts; ios/bytes above are the application's reads). A bin with bios
+   *  and no read completed has ios 0 and latencies 0. */
+  deviceIos?: number;
+  deviceBytes?: number;
 }
 
 export interface BioRecord {
@@ -338,6 +351,9 @@ export interface BioRecord {
   releaseNs: number;
   issueNs: number;
   completeNs: number;
+  /** a page-cache readahead bio (REQ_RAHEAD) issued for the job's buffered reads; the job's
+   *  own buffered reads are records without it (their release/issue = submit) */
+  readahead?: true;
 }
 
 export interface RunResult {

@@ -67,6 +67,7 @@
 // timeBased: true, direct: true, pattern: {kind: "closed"} }, and no
 // warnings (ioengine=libaio is modelled: it allows the depth of 16).
 
+import { maxOf } from "../util/extent.js";
 import { besideFile } from "../util/beside-file.js";
 import { nearestName } from "../util/nearest-name.js";
 import { normCgroupPath } from "../cgroup/path.js";
@@ -184,13 +185,13 @@ const MODELLED = new Set([
   "thinktime", "thinktime_blocks", "thinktime_iotime", "thinktime_spin", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
   "name", "filename", "cgroup", "kb_base", "ioengine", "stonewall", "wait_for_previous", "new_group",
   "group_reporting", "read_iolog", "replay_no_stall", "replay_time_scale", "replay_redirect", "percentile_list",
-  "disk_util",
+  "disk_util", "invalidate", "fadvise_hint",
 ]);
 
 /** Options that only change the host, buffers, logging or output: no effect on simulated timing. */
 const NO_EFFECT = new Set([
   "description", "thread", "randrepeat", "allrandrepeat", "randseed", "norandommap", "softrandommap",
-  "random_generator", "invalidate", "refill_buffers", "zero_buffers", "scramble_buffers",
+  "random_generator", "refill_buffers", "zero_buffers", "scramble_buffers",
   "buffer_compress_percentage", "buffer_compress_chunk", "buffer_pattern", "dedupe_percentage", "dedupe_mode",
   "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec", "log_hist_msec",
   "log_max_value", "log_offset", "log_compression", "per_job_logs", "log_unix_epoch", "log_alternate_epoch",
@@ -200,7 +201,7 @@ const NO_EFFECT = new Set([
   "unlink", "unlink_each_loop", "overwrite", "fallocate", "pre_read", "lockmem", "iomem", "mem", "iomem_align",
   "mem_align", "hugepage-size", "uid", "gid", "unified_rw_reporting", "clat_percentiles", "lat_percentiles",
   "slat_percentiles", "significant_figures", "unit_base", "exec_prerun", "exec_postrun",
-  "cgroup_nodelete", "continue_on_error", "ignore_error", "error_dump", "fadvise_hint", "filename_format",
+  "cgroup_nodelete", "continue_on_error", "ignore_error", "error_dump", "filename_format",
   "unique_filename", "lockfile", "nice", "verify", "do_verify", "verify_pattern", "verify_fatal",
   "verify_dump", "verify_backlog", "verify_async", "verify_interval", "verify_offset", "verify_state_save",
   "experimental_verify", "trim_percentage", "serialize_overlap", "hipri", "fixedbufs", "registerfiles", "sqthread_poll",
@@ -581,8 +582,9 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
     const nE = merged.get("numjobs");
     const n = nE ? Number(nE.value) : 1;
     if (Number.isFinite(n) && jobs.length + n > FIO_MAX_JOBS) {
-      throw new InputError(`fio runs at most ${FIO_MAX_JOBS} jobs (REAL_MAX_JOBS); this file asks for ${jobs.length + n}`,
-        nE?.file ?? sec.file, nE?.line ?? sec.line, "numjobs");
+      // (blamed on numjobs only where numjobs is given: a file of 5,000 sections names the section)
+      throw new InputError(`fio runs at most ${FIO_MAX_JOBS} jobs (REAL_MAX_JOBS); this file asks for ${jobs.length + n}${nE ? "" : ` at job [${sec.name}]`}`,
+        nE?.file ?? sec.file, nE?.line ?? sec.line, nE ? "numjobs" : sec.name);
     }
     const built = buildJobs(sec, merged, own, groupid, opts, warn);
     jobs.push(...built.jobs);
@@ -782,6 +784,9 @@ function badOption(e: Entry, engine: string): InputError {
   return new InputError(`fio does not know the option "${k}" (fio: Bad option <${fioLine(e)}>)${hint}`, e.file, e.line, k);
 }
 
+/** the deepest queue a job may ask for (fs.aio-max-nr's default) */
+export const MAX_IODEPTH = 65536;
+
 function buildJobs(
   sec: Section, o: Opts, own: Opts, groupid: number, opts: FioParseOptions, warn: (m: string) => void,
 ): { jobs: JobSpec[]; meta: FioJobMeta[] } {
@@ -963,6 +968,10 @@ function buildJobs(
   const engine = engE ? val(engE).toLowerCase() : FIO_DEFAULT_ENGINE;
   const depE = o.get("iodepth");
   let iodepth = depE ? int(depE, 1) : 1;
+  // fio keeps iodepth in an unsigned int; libaio's io_setup refuses more than
+  // fs.aio-max-nr (65536 by default) events. The core gives each a worker, so
+  // 4294967297 wrapped to 1 and 1e8 ran it out of memory.
+  if (iodepth > MAX_IODEPTH) throw bad(depE!, `iodepth ${iodepth} is above ${MAX_IODEPTH}, the most iosim simulates (libaio's default fs.aio-max-nr)`);
   const iodepthOption = iodepth;
   if (iodepth > 1 && FIO_SYNC_ENGINES.has(engine)) {
     warn(`${at(depE!)}: iodepth=${iodepth} with ioengine=${engine}: a synchronous engine keeps one IO in flight; iodepth 1 is used`);
@@ -987,13 +996,24 @@ function buildJobs(
   else if (dirE) direct = wrap(dirE, parseBool);
   else if (bufE) direct = !wrap(bufE, parseBool);
   if (!direct && engine === "libaio" && iodepth > 1) {
-    warn(`${sec.file}:${sec.line}: [${sec.name}]: libaio without direct=1 is not asynchronous on Linux; fio will not reach iodepth=${iodepth} (iosim keeps the depth)`);
+    // io_submit() on a buffered file does the read (or the copy into the
+    // page cache) before it returns: the job has one IO at a time
+    warn(`${sec.file}:${sec.line}: [${sec.name}]: libaio without direct=1 is not asynchronous on Linux (io_submit() completes each buffered IO before it returns); iosim runs the job at depth 1, not iodepth=${iodepth}`);
+    iodepth = 1;
   }
-  if (!direct && rwi.rw !== "write") {
-    const where = dirE ?? bufE;
-    warn(`${where ? at(where) : `${sec.file}:${sec.line}`}: [${sec.name}]: buffered reads (direct=0, fio's default) go to the device as direct ` +
-      `reads: iosim models the page cache for writes only (no cache hits, no readahead)`);
+  // buffered reads: fio's fadvise_hint (default 1: the workload's type) and
+  // invalidate (default 1), read by the page cache model
+  const advE = o.get("fadvise_hint");
+  let fadvise: "none" | "type" | "sequential" | "random" = "type";
+  if (advE) {
+    const v = (advE.value ?? "1").trim().toLowerCase();
+    if (v === "0" || v === "false" || v === "none") fadvise = "none";
+    else if (v === "1" || v === "true" || v === "" || v === "type") fadvise = "type";
+    else if (v === "sequential" || v === "random") fadvise = v;
+    else throw new InputError(`fadvise_hint: "${advE.value}" is not one of 0, 1, sequential, random`, advE.file, advE.line, "fadvise_hint");
   }
+  const invE = o.get("invalidate");
+  const invalidate = invE ? wrap(invE, parseBool) : true;
 
   // pacing, as fio's fixup_options(), __setup_rate() and usec_for_io() do
   // (checked against fio 3.33 and 3.39):
@@ -1115,7 +1135,7 @@ function buildJobs(
     }
     offset = 0;
     offInc = 0;
-    regionLen = Math.max(...replay.ios.map((io) => io.off + io.size));
+    regionLen = maxOf(replay.ios.map((io) => io.off + io.size));
   }
 
   const cgE = o.get("cgroup");
@@ -1171,6 +1191,7 @@ function buildJobs(
       startNs,
       timeBased,
       direct,
+      ...(direct ? {} : { fadvise, invalidate }),
       groupId: groupid,
       source: { file: sec.file, line: sec.line, field: sec.name },
     };

@@ -169,7 +169,7 @@ describe("files a scenario names", () => {
   it("a fio_file's own includes are found beside it, not in the process's directory", () => {
     const files: Record<string, string> = {
       "/w/jobs/j.fio": "[j]\nfilename=/dev/sda\nsize=1m\ninclude common.inc\n",
-      "/w/jobs/common.inc": "ioengine=libaio\niodepth=8\n",
+      "/w/jobs/common.inc": "ioengine=libaio\ndirect=1\niodepth=8\n",
     };
     const readFile = readFromMemory(files);
     const { scenario } = loadScenario("name: x\nfio_file: jobs/j.fio\n", "/w/sc.yaml", { readFile });

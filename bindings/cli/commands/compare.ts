@@ -6,13 +6,16 @@
 //     error p50/p99/max, per-job total-time error, and an overall line against
 //     the bar (>= 99% overall, every trace with >= 20 IOs >= 90%);
 //   - guest iocost traces: B/A share, per-bin error, vrate trajectory, idle times;
-//   - guest writeback traces: owner per round, switch round, wbytes per owner.
-// Exit status: 0 all good, 1 the throttle fidelity bar is missed, 2 unreadable input.
+//   - guest writeback traces: owner per round, switch round, wbytes per owner;
+//   - guest buffered-read traces: application reads within 4 ms (pooled bar
+//     95%) and readahead bios' count and size distribution (5% per trace).
+// Exit status: 0 all good, 1 the throttle or buffered-read bar is missed, 2 unreadable input.
 import type { Command } from "commander";
 import { readTrace } from "../../oracle/traces.js";
 import { compareTrace, overall, type TraceScore } from "../../oracle/compare.js";
 import { formatScore } from "../../oracle/score.js";
 import { handlerFor, traceHandlers } from "../../oracle/registry.js";
+import { BIO_BAR, READ_BAR, type BufScore } from "../../oracle/bufread.js";
 
 import { InputError } from "../../scenario/errors.js";
 import { kernelOption, periodTimerOption, seedOption } from "../options.js";
@@ -21,7 +24,7 @@ import { readInputFile } from "../read-input.js";
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
 
 export function readTraceText(file: string): string {
-  return readInputFile(file, "trace");
+  return readInputFile(file, "trace", file, "trace");
 }
 
 export function traceHandler(text: string, file: string) {
@@ -77,6 +80,21 @@ export function register(program: Command): void {
           const m = rq.reduce((a, t) => a + t.matched, 0);
           process.stdout.write(`io.latency/wbt traces pooled: ${m}/${ios} IOs matched within 4 ms (${(100 * m / (ios || 1)).toFixed(2)}%)\n`);
         }
+      }
+      // buffered reads: application reads pooled over the traces given, bios per trace
+      const buf = others.filter((x) => x.kind === "guest-bufread").map((x) => x.score as unknown as BufScore);
+      if (buf.length) {
+        const ios = buf.reduce((a, s) => a + s.reads.ios, 0);
+        const m = buf.reduce((a, s) => a + s.reads.matched, 0);
+        const share = ios ? m / ios : 1;
+        const bad = buf.filter((s) => !s.pass).map((s) => s.file);
+        const ok = share >= READ_BAR && bad.length === 0;
+        if (!o.json) {
+          process.stdout.write(`buffered reads: ${m}/${ios} reads matched (${(100 * share).toFixed(2)}%, bar ${100 * READ_BAR}%)` +
+            (bad.length ? `; bio count or sizes off by more than ${100 * BIO_BAR}%: ${bad.join(", ")}` : `; bio count and sizes within ${100 * BIO_BAR}% in every trace`) +
+            ` -> ${ok ? "PASS" : "FAIL"}\n`);
+        }
+        if (!ok) process.exitCode = 1;
       }
       if (all && !all.pass) process.exitCode = 1;
     });

@@ -7,7 +7,7 @@ import { loadScenario, simulate, InputError, type KernelVersion } from "../../in
 
 const yaml = (ioMax: string, kernel: KernelVersion = "6.18", file = "io.max") =>
   `name: x\nkernel: "${kernel}"\ncgroup_version: ${file === "io.max" ? 2 : 1}\ncgroups:\n  a:\n    ${file}: ${JSON.stringify(ioMax)}\n` +
-  `jobs:\n  - name: j\n    cgroup: a\n    bs: 4k\n    number_ios: 200\n`;
+  `jobs:\n  - name: j\n    cgroup: a\n    bs: 4k\n    direct: 1\n    number_ios: 200\n`;
 
 /** The job's read IOPS, and the run's warnings. */
 function run(ioMax: string, kernel?: KernelVersion, file?: string) {

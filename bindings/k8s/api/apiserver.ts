@@ -28,6 +28,15 @@
 //    error, NotFound) a number of times, to replay e.g. a failing node status
 //    PATCH (#111000).
 //
+// 4. The process. The API server can be down (`goDown`/`comeUp`: a timeline
+//    outage, or the static pod of a control plane whose node reboots): every
+//    request fails with "connect: connection refused" (an ApiError with
+//    reason InternalError, code 503, so every caller's error path runs), no
+//    write happens so no watch event is sent, and an informer started during
+//    the outage (a kubelet restarting) LISTs when the server is back. Reads
+//    the model makes on the store itself (tryGet, list: the replay's own
+//    checks, and caches the components would hold) are not requests.
+//
 // Worked example: the kubelet PATCHes node-1 volumesInUse at t = 10,000 ms
 // with resourceVersion 41 -> 42. The ADC's node informer (latency 20 ms) sees
 // it at 10,020; a watch-delay fault of +5 s on the controller-manager from 9 s
@@ -103,6 +112,20 @@ export interface ApiFault {
   name?: string;
   reason: "Conflict" | "InternalError" | "NotFound";
   message?: string;
+  /**
+   * (k8s-releases) the client it hits: "kube-controller-manager",
+   * "csi-attacher", "kubelet" (every kubelet) or "kubelet/NODE"; undefined =
+   * any client, except a kubelet's own status writes (below)
+   */
+  component?: string;
+  /**
+   * (k8s-releases) "status" = only writes of the status subresource
+   * (nodes/status, pods/status); "" = only the object itself; undefined =
+   * both, except that a kubelet's status writes are hit only by a fault that
+   * names `subresource: status` or that kubelet as `component:` (a fault on
+   * `patch Node` is not a fault on every kubelet's heartbeat)
+   */
+  subresource?: string;
   /** remaining failures; Infinity = always */
   count: number;
   fromMs: number;
@@ -218,7 +241,7 @@ export class ApiServer {
   }
   private readonly otherKeys: string[] = [];
   /** objects written, for the final-objects output */
-  onWrite: ((type: WatchType, obj: KObj) => void) | null = null;
+  onWrite: ((type: WatchType, obj: KObj, old: KObj | undefined) => void) | null = null;
 
   /**
    * Loops that read a kind straight from the store (not through an informer),
@@ -230,6 +253,34 @@ export class ApiServer {
   private otherReaders: Map<Kind, WakeGroup> | undefined = undefined;
 
   constructor(private readonly sim: Sim) {}
+
+  // ---- the process (section 4) ----
+
+  /** when the kube-apiserver process went down, or -1 while it serves */
+  private downSince = -1;
+  /** informers started while it was down: their initial LIST waits for it */
+  private waitingLists: Array<() => void> | undefined = undefined;
+
+  get down(): boolean {
+    return this.downSince >= 0;
+  }
+
+  /** the process stops (an outage, or the node of its static pod goes down): every request fails until comeUp */
+  goDown(): void {
+    if (this.downSince >= 0) return;
+    this.downSince = this.sim.now;
+    this.sim.bump();
+  }
+
+  /** the process serves again: the informers that waited LIST now (a watch that was open resumes where it was) */
+  comeUp(): void {
+    if (this.downSince < 0) return;
+    this.downSince = -1;
+    this.sim.bump();
+    const w = this.waitingLists;
+    this.waitingLists = undefined;
+    if (w !== undefined) for (const f of w) f();
+  }
 
   /** the wake group of the loops that read `kind` from the store directly */
   storeReaders(kind: Kind): WakeGroup {
@@ -310,10 +361,42 @@ export class ApiServer {
     if (this.counts[slot]++ === 0) this.countOrder.push(slot);
   }
 
+  /**
+   * (k8s-releases) The client of the request being made and its subresource,
+   * set around a call by the writers that API faults can be scoped to (a
+   * kubelet's node and pod status writes, the attach/detach controller's node
+   * status updater); "" = not said.
+   */
+  caller = "";
+  subresource = "";
+  /**
+   * (k8s-releases) The next write changes nothing any loop reads from the
+   * store (a kubelet's report of an unchanged node status: only the Ready
+   * condition's lastHeartbeatTime is new), so it does not wake the store's
+   * readers; its watchers still get it (engine/sim.ts section 3). Reset by
+   * that write, or by the writer when the call throws.
+   */
+  unreadWrite = false;
+
+  /** whether fault `f` (verb, kind and name matched) is scoped to this request's client and subresource */
+  private faultScoped(f: ApiFault): boolean {
+    const caller = this.caller;
+    if (f.component !== undefined) {
+      if (caller === "") return false;
+      if (f.component !== caller && !(f.component === "kubelet" && caller.startsWith("kubelet/"))) return false;
+    }
+    if (f.subresource !== undefined && f.subresource !== this.subresource) return false;
+    // a kubelet's own status writes: only a fault that asks for them
+    if (f.component === undefined && f.subresource === undefined && this.subresource === "status" && caller.startsWith("kubelet/")) return false;
+    return true;
+  }
+
   private fault(verb: ApiFault["verb"], kind: Kind, name: string): ApiError | null {
+    if (this.downSince >= 0) return new ApiError("InternalError", 503, `Get "https://10.96.0.1:443/api/v1/${kind.toLowerCase()}s/${name.split("/").pop()}": dial tcp 10.96.0.1:443: connect: connection refused`);
     for (const f of this.faults) {
       if (f.count <= 0 || f.verb !== verb || f.kind !== kind) continue;
       if (f.name !== undefined && f.name !== name) continue;
+      if ((f.component !== undefined || f.subresource !== undefined || this.caller !== "") && !this.faultScoped(f)) continue;
       const now = this.sim.now;
       if (now < f.fromMs || now >= f.untilMs) continue;
       f.count--;
@@ -482,9 +565,11 @@ export class ApiServer {
 
   /** `key`: the object's key in the store (deliveries use it rather than building it again) */
   private emit(type: WatchType, obj: KObj, old: KObj | undefined, key: string): void {
+    const unread = this.unreadWrite;
     if (obj.kind === "CSIDriver") this.sim.bump();
+    else if (unread) this.unreadWrite = false;
     else this.sim.bump(this.storeReaders(obj.kind));
-    this.onWrite?.(type, obj);
+    this.onWrite?.(type, obj, old);
     const now = this.sim.now;
     const slot = kindSlot(obj.kind);
     const bit = slot >= 0 ? 1 << slot : 0;
@@ -503,7 +588,7 @@ export class ApiServer {
       if (inf.selects !== undefined && !inf.selects(obj, inf.selectArg)) continue;
       if (batch !== null && batch.at === at) batch.to.push(inf);
       else {
-        batch = new Delivery(this.sim, at, inf, type, obj, old, key);
+        batch = new Delivery(this.sim, at, inf, type, obj, old, key, unread);
         this.sim.call(at, deliverBatch, batch);
       }
     }
@@ -546,6 +631,15 @@ export class ApiServer {
       kindMask,
     };
     this.informers.push(inf);
+    if (this.downSince >= 0) (this.waitingLists ??= []).push(() => this.startList(inf, kinds, selects, selectArg, onSynced));
+    else this.startList(inf, kinds, selects, selectArg, onSynced);
+    return inf;
+  }
+
+  /** an informer's initial LIST, delivered after its latency */
+  private startList(inf: Informer, kinds: readonly Kind[], selects: Informer["selects"], selectArg: unknown, onSynced: () => void): void {
+    if (inf.dead) return;
+    const { latencyMs, extraDelay } = inf;
     const now = this.sim.now;
     const at = now + latencyMs + extraDelay(now);
     inf.lastDeliverAt = at;
@@ -559,7 +653,6 @@ export class ApiServer {
       for (const [key, o] of b) if (selects === undefined || selects(o, selectArg)) list.push(key, o);
     }
     this.sim.call(at, deliverList, new InitialList(this.sim, inf, list, onSynced));
-    return inf;
   }
 
   stopInformer(inf: Informer): void {
@@ -587,6 +680,8 @@ class Delivery {
     readonly obj: KObj,
     readonly old: KObj | undefined,
     readonly key: string,
+    /** (k8s-releases) ApiServer.unreadWrite: the watchers' caches change in nothing their loops read */
+    readonly unread = false,
   ) {
     this.to = [first];
   }
@@ -614,10 +709,10 @@ function deliverList(l: InitialList): void {
 
 function deliverBatch(d: Delivery): void {
   const to = d.to;
-  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old, d.key);
+  for (let i = 0; i < to.length; i++) deliver(d.sim, to[i]!, d.type, d.obj, d.old, d.key, d.unread);
 }
 
-function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined, key: string): void {
+function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj | undefined, key: string, unread = false): void {
   if (inf.dead) return;
   const store = inf.cache.kind(obj.kind);
   const prev = store.get(key);
@@ -629,7 +724,8 @@ function deliver(sim: Sim, inf: Informer, type: WatchType, obj: KObj, old: KObj 
     if (prev && rvAtLeast(prev.metadata.resourceVersion, obj.metadata.resourceVersion)) return;
     store.set(key, obj);
   }
-  sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
+  // (an unread write's delivery: the handler bumps what it changes itself)
+  if (!unread) sim.bump((inf.groupBySlot !== undefined ? inf.groupBySlot[kindSlot(obj.kind)] : undefined) ?? inf.group);
   inf.onEvent(type === "ADDED" && prev ? "MODIFIED" : type, obj, prev ?? old);
 }
 

@@ -40,6 +40,7 @@ import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
 import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
 import { type Done, FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
+import { adcOperationName, attachDetachKey } from "../util/operationexecutor.js";
 import { isMultiAttachAllowed, joinOnce, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
@@ -193,12 +194,39 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
       (type, obj, old) => {
         if (!this.inf?.synced) return;
         this.handle(type, obj, old);
+        if (this.sharedListeners !== undefined) for (const l of this.sharedListeners) l(type, obj);
       },
-      () => this.run(),
+      () => {
+        this.run();
+        if (this.sharedListeners !== undefined) for (const s of this.sharedSynced!) s();
+      },
       this.wake,
       { Node: this.nodeWake, Pod: this.podWake, PersistentVolume: this.podWake, PersistentVolumeClaim: this.podWake, VolumeAttachment: this.unreadWake, CSIDriver: this.unreadWake },
     );
   }
+
+  // ---- the controller-manager's shared informers (k8s-incidents: podgc/) ----
+  // Upstream's controllers share one SharedInformerFactory: the pod garbage
+  // collector reads the same pod and node caches as this controller. Its
+  // listeners are called after this controller's handler, for every delivery
+  // once the caches synced, and at the sync itself; its loops wake with this
+  // controller's node and pod groups.
+  private sharedListeners: Array<(type: string, obj: KObj) => void> | undefined = undefined;
+  private sharedSynced: Array<() => void> | undefined = undefined;
+  /** subscribe another controller of the controller-manager to the shared informers */
+  shareInformers(onEvent: (type: string, obj: KObj) => void, onSynced: () => void): void {
+    (this.sharedListeners ??= []).push(onEvent);
+    (this.sharedSynced ??= []).push(onSynced);
+  }
+  /** the shared informer cache (undefined before start) */
+  get sharedCache(): Informer["cache"] | undefined {
+    return this.inf?.cache;
+  }
+  /** the wake groups of the shared node and pod deliveries */
+  get sharedWakes(): readonly WakeGroup[] {
+    return [this.nodeWake, this.podWake];
+  }
+  // ---- end of the shared informers ----
 
   /** NodeLister: a node from the informer cache */
   getNode(name: string): KObj | undefined {
@@ -403,12 +431,13 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
   }
 
   isOperationSafeToRetry(volumeName: string, podName: string, nodeName: string, operationName: string): boolean {
-    return this.npo.isOperationSafeToRetry(volumeName, podName, nodeName, operationName);
+    const name = operationName === "volume_attach" || operationName === "volume_detach" ? adcOperationName(this.ctx.profile, operationName) : operationName;
+    return this.npo.isOperationSafeToRetry(volumeName, podName, nodeName, name);
   }
 
   attachVolume(v: VolumeToAttach): RunResult {
-    const key = { volumeName: v.volumeName, podName: "", nodeName: isMultiAttachAllowed(v.spec) ? v.nodeName : "" };
-    return this.npo.run(key, "volume_attach", this.runAttachVolume, v, this);
+    const key = attachDetachKey(v.volumeName, v.nodeName, v.spec);
+    return this.npo.run(key, adcOperationName(this.ctx.profile, "volume_attach"), this.runAttachVolume, v, this);
   }
   /** the operation itself */
   private runAttachVolume(op: Done, v: VolumeToAttach): void {
@@ -437,8 +466,8 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
     // without a spec (a volume known from node status alone) the plugin is found by the name's first two parts
     const pluginName = av.spec ? "" : splitUniqueNamePlugin(av.volumeName);
     const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
-    const key = { volumeName: av.volumeName, podName: "", nodeName: isMultiAttachAllowed(av.spec) ? av.nodeName : "" };
-    return this.npo.run(key, "volume_detach", (op) => {
+    const key = attachDetachKey(av.volumeName, av.nodeName, av.spec);
+    return this.npo.run(key, adcOperationName(this.ctx.profile, "volume_detach"), (op) => {
       // a failure's text is read by its log line and its causal note alone: built when one of them is
       const fail = (err: ErrorText): void => {
         this.asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);

@@ -91,6 +91,8 @@ export interface ReconcilerDeps {
 
 export interface Reconciler {
   reconcile(): void;
+  /** reportMultiAttachError (upstream's tests call it directly) */
+  reportMultiAttachError(v: VolumeToAttach, nodes: readonly string[]): void;
 }
 
 export function volDetail(av: { volumeName: string; spec?: { name: string } | undefined }, node: string, from = "on"): string {
@@ -225,14 +227,7 @@ class reconciler implements Reconciler {
       // (the other nodes' list is built only when there is one: this runs for every volume at every pass)
       if (!multi && profile.version.minor >= 7 && asw.isAttachedElsewhere(v.volumeName, v.nodeName)) {
         if (!v.multiAttachErrorReported) {
-          const nodes = asw.getNodesForAttachedVolume(v.volumeName).filter((n) => n !== v.nodeName);
-          const others = dsw.getVolumePodsOnNodes(nodes, v.volumeName);
-          const msg =
-            others.length > 0
-              ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
-              : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
-          d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
-          out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
+          this.reportMultiAttachError(v, asw.getNodesForAttachedVolume(v.volumeName));
           dsw.setMultiAttachError(v.volumeName, v.nodeName);
         }
         continue;
@@ -241,6 +236,63 @@ class reconciler implements Reconciler {
       if (r === null) out.on && out.wants(component) && out.log(component, ...adcAttachStartedLine(v, profile));
     }
   }
+
+  /**
+   * reportMultiAttachError: the FailedAttachVolume event on the pods of `v`
+   * and the administrator's log line; `nodes` are the nodes the volume is
+   * attached to (`v`'s own is left out).
+   */
+  reportMultiAttachError(v: VolumeToAttach, nodes: readonly string[]): void {
+    const { profile, out, component, dsw, d } = this;
+    const otherNodes = nodes.filter((n) => n !== v.nodeName);
+    const others = dsw.getVolumePodsOnNodes(otherNodes, v.volumeName);
+    const prefix = `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} `;
+    if (others.length === 0) d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `${prefix}Volume is already exclusively attached to one node and can't be attached to another`);
+    else if (others.every((k) => namespaceOf(k) === podNamespace(v.scheduledPods)))
+      // every blocking pod in the namespace of every scheduled pod: one text for all (the common case)
+      d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `${prefix}${usedByMessage(others, podNamespace(v.scheduledPods))}`);
+    else
+      // each scheduled pod gets its own text: pods of other namespaces are
+      // counted, not named (PR #56288, 1.10: "user of a namespace should not
+      // see names of pods in other namespaces")
+      for (const [uid, key] of v.scheduledPods) d.recorder.podEvents(new Map([[uid, key]]), "Warning", "FailedAttachVolume", `${prefix}${usedByMessage(others, namespaceOf(key))}`);
+    out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, otherNodes, profile));
+  }
+}
+
+/** a pod key's namespace ("ns/name", or "name" for a pod without one: api/types.ts keyOf) */
+function namespaceOf(key: string): string {
+  const i = key.indexOf("/");
+  return i < 0 ? "" : key.slice(0, i);
+}
+
+/** the one namespace of the scheduled pods, or "\u0000" when they are in several */
+function podNamespace(pods: ReadonlyMap<string, string>): string {
+  let ns: string | undefined;
+  for (const key of pods.values()) {
+    const n = namespaceOf(key);
+    if (ns === undefined) ns = n;
+    else if (ns !== n) return "\u0000";
+  }
+  return ns ?? "";
+}
+
+/**
+ * reportMultiAttachError's text for a pod of namespace `ns`: the blocking
+ * pods of its namespace by name, the others counted ("Volume is already used
+ * by pod(s) a, b and 1 pod(s) in different namespaces"; reconciler.go since
+ * PR #56288, 1.10).
+ */
+export function usedByMessage(others: readonly string[], ns: string): string {
+  const local: string[] = [];
+  let otherPods = 0;
+  for (const k of others) {
+    if (namespaceOf(k) === ns) local.push(k.slice(k.indexOf("/") + 1));
+    else otherPods++;
+  }
+  if (local.length === 0) return `Volume is already used by ${otherPods} pod(s) in different namespaces`;
+  const msg = `Volume is already used by pod(s) ${local.join(", ")}`;
+  return otherPods > 0 ? `${msg} and ${otherPods} pod(s) in different namespaces` : msg;
 }
 
 // ---- the reconciler's log lines by release (Profile.adcLogs) ----------------

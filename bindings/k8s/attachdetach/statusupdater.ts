@@ -84,6 +84,9 @@ class nodeStatusUpdater implements NodeStatusUpdater {
       return null;
     }
     wrote = false;
+    // (k8s-releases) nodes/status, as the controller's client (API faults can be scoped to it)
+    this.api.caller = component;
+    this.api.subresource = "status";
     try {
       this.api.patch("Node", nodeName, setVolumesAttached, volumesAttachedDiffer, list);
     } catch (e) {
@@ -94,6 +97,9 @@ class nodeStatusUpdater implements NodeStatusUpdater {
       const msg = `failed to patch node status for ${JSON.stringify(nodeName)}: ${(e as Error).message}`;
       out.on && out.wants(component) && out.log(component, "W", "node_status_updater.go:86", `Could not update node status for ${JSON.stringify(nodeName)}; re-marking for update. ${(e as Error).message}`);
       return msg;
+    } finally {
+      this.api.caller = "";
+      this.api.subresource = "";
     }
     // a patch that would change nothing is not sent (and not logged): the model's
     // idle-tick skipping relies on a pass without effect leaving no trace

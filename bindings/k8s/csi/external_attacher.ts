@@ -126,8 +126,15 @@ export class ExternalAttacher {
               : { attached: true, attachmentMetadata: {} };
             return true;
           });
-        } catch {
-          /* object gone */
+        } catch (e) {
+          // (k8s-incidents) the status could not be saved (the API server is down or
+          // refuses): logged and retried, as the attacher's workqueue does
+          // (csi_handler.go: the item is re-queued with its backoff); an object gone is not retried
+          if (e instanceof ApiError && e.reason !== "NotFound") {
+            ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:226", `Error saving VolumeAttachment ${JSON.stringify(name)} as attached: ${e.message}`);
+            this.requeue(name, w);
+            return;
+          }
         }
         if (err) {
           ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:600", `Error processing ${JSON.stringify(name)}: failed to attach: rpc error: code = Internal desc = ${err}`);
@@ -161,8 +168,13 @@ export class ExternalAttacher {
             return true;
           });
         }
-      } catch {
-        /* gone */
+      } catch (e) {
+        // (k8s-incidents) as above: a refused status write is retried; an object gone is not
+        if (e instanceof ApiError && e.reason !== "NotFound") {
+          ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:245", `Error saving VolumeAttachment ${JSON.stringify(name)} as detached: ${e.message}`);
+          this.requeue(name, w);
+          return;
+        }
       }
       if (r.error) {
         ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:640", `Error processing ${JSON.stringify(name)}: failed to detach: rpc error: code = Internal desc = ${r.error}`);

@@ -22,6 +22,8 @@ export const STEP_NAMES = [
   "kubelet.VolumeNotAttachedAccordingToNodeStatus", "kubelet.TearDownSucceeded", "kubelet.UnmountDeviceFailed",
   "kubelet.ReconstructFailed", "kubelet.CleanupMountsFailed", "kubelet.WaitForAttachAndMountTimeout", "kubelet.PodRunning",
   "runtime.ContainersStopped", "rbd.UnmapBusy",
+  // the components that decide node-loss incidents (podgc/, nodelifecycle/, the node and API server actions of scenario/run.ts)
+  "podgc.PodForceDeleted", "nodelifecycle.NodeUnreachable", "nodelifecycle.PodEvicted", "node.Rebooted", "apiserver.Down", "apiserver.Up",
 ] as const;
 export type StepName = (typeof STEP_NAMES)[number];
 

@@ -225,6 +225,38 @@ export class Host {
    */
   dirsVersion = 0;
 
+  /**
+   * CSI node plugins are registered with the kubelet from this time on (0:
+   * always). After a reboot the node plugin (a DaemonSet pod) has to be
+   * started by the new kubelet and register over its socket again; until then
+   * every node-side CSI call fails with "driver name X not found in the list
+   * of registered CSI drivers" (volume/csi.ts).
+   */
+  csiRegisteredAt = 0;
+
+  /**
+   * The host goes down (reboot or power-off): every container and process
+   * is gone with its mount namespace, the mount table and the kernel's rbd
+   * mappings are empty. What is on disk stays: pod directories and the
+   * plugins' metadata files (vol_data.json), the global mount directories.
+   * A cloud disk stays attached to the VM at the storage backend.
+   */
+  powerOff(): void {
+    const sim = this.sim;
+    for (const rt of this.runtimePods.values()) {
+      rt.running = false;
+      rt.stopping = false;
+      rt.nsIds.length = 0;
+    }
+    this.namespaces.clear();
+    this.mounts.clear();
+    this.csiUnpublishing.clear();
+    this.rbdDevices?.clear();
+    this.nextRbd = 0;
+    sim.bump(this.runtimeWake);
+    sim.bump(this.fsWake);
+  }
+
   /** rbd map: the next /dev/rbdN */
   rbdMap(image: string): string {
     const devs = (this.rbdDevices ??= new Map());

@@ -310,10 +310,16 @@ export class Kubelet implements PodLookup {
   private patchPod(pod: KObj, phase: string, running: boolean, terminated = false): void {
     this.podPhase = phase;
     this.podState = running ? "running" : terminated ? "terminated" : "waiting";
+    const api = this.ctx.api;
+    api.caller = this.component;
+    api.subresource = "status";
     try {
-      this.ctx.api.patch("Pod", keyOf(pod), Kubelet.mutatePodStatus, undefined, this);
+      api.patch("Pod", keyOf(pod), Kubelet.mutatePodStatus, undefined, this);
     } catch {
-      /* pod gone */
+      /* pod gone, or the write refused */
+    } finally {
+      api.caller = "";
+      api.subresource = "";
     }
   }
   /** the pod status patch in progress (read by mutatePodStatus) */
@@ -363,6 +369,7 @@ export class Kubelet implements PodLookup {
           if (!this.vm.dsw.has(w.uid) && !this.vm.podHasMountedVolumes(w.uid) && this.vm.statesSynced) {
             if (now < w.deleteRetryAt) ctx.sim.wakeAt(w.deleteRetryAt);
             else if (ctx.api.tryGet("Pod", w.key)?.metadata.uid === w.uid) {
+              ctx.api.caller = this.component;
               try {
                 ctx.api.delete("Pod", w.key, 0);
               } catch (e) {
@@ -376,6 +383,8 @@ export class Kubelet implements PodLookup {
                   this.log("I", "status_manager.go:700", structured ? `"Failed to delete status for pod" pod=${JSON.stringify(w.key)} err=${JSON.stringify(e.message)}` : `Failed to delete status for pod "${pod.metadata.name}_${pod.metadata.namespace}(${w.uid})": ${e.message}`);
                 w.deleteRetryAt = now + STATUS_SYNC_PERIOD_MS;
                 ctx.sim.wakeAt(w.deleteRetryAt);
+              } finally {
+                ctx.api.caller = "";
               }
             }
           }
@@ -505,18 +514,53 @@ export class Kubelet implements PodLookup {
     s.kubelet.runContainers(s.pod, s.w);
   }
 
+  // ---- node status reporting (k8s-releases: #72096, #84007) ----
+  /**
+   * kubelet_node_status.go tryUpdateNodeStatus: the status is written when
+   * it changed (Ready, volumesInUse) or, unchanged, when
+   * nodeStatusReportFrequency has passed since the last write (1.10-1.13:
+   * every nodeStatusUpdateFrequency, 10 s; #72096, 1.14: 1 min; #84007, 1.17:
+   * 5 min). Each write sets the Ready condition's lastHeartbeatTime, so an
+   * unchanged report is a real write: every watcher of the Node gets an
+   * update (the attach/detach controller re-reads volumesInUse, which is
+   * how it learns that a volume it assumed mounted after an attach is not).
+   */
   private syncNodeStatus(): void {
     const { ctx } = this;
+    const now = ctx.sim.now;
     const inUse = this.vm.statesSynced ? this.vm.getVolumesInUse() : null;
+    const reportMs = ctx.profile.nodeStatusReportMs || ctx.timers.NODE_STATUS_UPDATE_FREQUENCY_MS;
+    const arg = this.statusArg;
+    arg.inUse = inUse;
+    arg.now = now;
+    arg.report = now - this.lastStatusWriteAt >= reportMs;
+    let written: KObj;
+    const before = ctx.api.tryGet("Node", this.nodeName);
+    ctx.api.caller = this.component;
+    ctx.api.subresource = "status";
+    // an unchanged report: no loop reads the heartbeat time from the store
+    ctx.api.unreadWrite = arg.report && before !== undefined && !notReady(before) && (inUse === null || !volumesInUseDiffer(before, inUse));
     try {
-      ctx.api.patch("Node", this.nodeName, mutateNodeStatus, nodeStatusChanges, inUse);
+      written = ctx.api.patch("Node", this.nodeName, mutateNodeStatus, nodeStatusChanges, arg);
     } catch {
       // the status is sent again on the next pass: that pass is not idle (engine/sim.ts section 3)
-      ctx.sim.wakeAt(ctx.sim.now + 1);
+      ctx.sim.wakeAt(now + 1);
       return;
+    } finally {
+      ctx.api.caller = "";
+      ctx.api.subresource = "";
+      ctx.api.unreadWrite = false;
     }
+    if (written !== before) this.lastStatusWriteAt = now;
+    // the next unchanged report: the pass at or after it is not idle
+    ctx.sim.wakeAt(this.lastStatusWriteAt + reportMs);
     if (inUse) this.vm.markVolumesAsReportedInUse(inUse);
   }
+  /** when this kubelet last wrote its node's status */
+  private lastStatusWriteAt = -Infinity;
+  /** syncNodeStatus's patch argument (one object per kubelet, not one per pass) */
+  private readonly statusArg: NodeStatusArg = { inUse: null, now: 0, report: false };
+  // ---- end node status reporting ----
 
   private housekeeping(): void {
     const logged = (this.orphansLogged ??= new Set());
@@ -635,21 +679,43 @@ const kubeletNames = boundedMemo(1024, (nodeName: string): KubeletNames => {
  * The node status patch: Ready, and volumesInUse when the volume manager's
  * states are synced (`inUse` not null). Made once (api/apiserver.ts patch).
  */
-function nodeStatusChanges(cur: KObj, inUse: readonly string[] | null): boolean {
-  return notReady(cur) || (inUse !== null && volumesInUseDiffer(cur, inUse));
+interface NodeStatusArg {
+  inUse: readonly string[] | null;
+  now: number;
+  /** nodeStatusReportFrequency has passed: write even if nothing changed */
+  report: boolean;
 }
-function mutateNodeStatus(d: KObj, inUse: readonly string[] | null): boolean {
-  let changed = false;
-  if (notReady(d)) {
-    const conds = (d.status?.conditions ?? []) as Array<{ type: string; status: string }>;
-    d.status = Object.assign({}, d.status, { conditions: [...conds.filter((c) => c.type !== "Ready"), { type: "Ready", status: "True", reason: "KubeletReady" }] });
-    changed = true;
+function nodeStatusChanges(cur: KObj, a: NodeStatusArg): boolean {
+  return a.report || notReady(cur) || (a.inUse !== null && volumesInUseDiffer(cur, a.inUse));
+}
+function mutateNodeStatus(d: KObj, a: NodeStatusArg): boolean {
+  const inUse = a.inUse;
+  const setInUse = inUse !== null && volumesInUseDiffer(d, inUse);
+  if (!a.report && !setInUse && !notReady(d)) return false;
+  // every write renews the Ready condition's heartbeat (setNodeReadyCondition):
+  // the other conditions as they are, Ready last (loops, one shape: no spread)
+  const st = d.status;
+  const conds = (st?.conditions ?? EMPTY_CONDS) as ReadonlyArray<{ type: string }>;
+  const out: Array<{ type: string }> = [];
+  for (let i = 0; i < conds.length; i++) if (conds[i]!.type !== "Ready") out.push(conds[i]!);
+  out.push(new ReadyCondition(a.now));
+  d.status = Object.assign({}, st, setInUse ? { conditions: out, volumesInUse: inUse } : { conditions: out });
+  return true;
+}
+const EMPTY_CONDS: ReadonlyArray<{ type: string }> = [];
+/** the Ready condition a kubelet writes (a class: one shape for every write) */
+class ReadyCondition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly lastHeartbeatTime: number;
+  constructor(t: number) {
+    // (in this order: the JSON of the final objects lists the keys so)
+    this.type = "Ready";
+    this.status = "True";
+    this.reason = "KubeletReady";
+    this.lastHeartbeatTime = t;
   }
-  if (inUse !== null && volumesInUseDiffer(d, inUse)) {
-    d.status = Object.assign({}, d.status, { volumesInUse: inUse });
-    changed = true;
-  }
-  return changed;
 }
 
 /**

@@ -43,9 +43,10 @@
 import type { KObj, PodVolume } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import type { WakeGroup } from "../engine/sim.js";
-import { errorText } from "../util/exponentialbackoff.js";
+import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
 import { Done, FailureMessages, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
-import { PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
+import { attachDetachKey, mountVolumeKey, unmountDeviceKey, unmountVolumeKey, verifyControllerAttachedVolumeKey } from "../util/operationexecutor.js";
+import { isBlockVolume, isMultiAttachAllowed, PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
 export interface DesiredVolume {
   volumeName: string;
@@ -229,6 +230,44 @@ export class VolumeManager {
     return was !== is && this.pods.containersStopped(uid);
   }
 
+  /**
+   * DesiredStateOfWorld.AddPodToVolume: what the populator does for one
+   * volume of a pod, for upstream's tests (bindings/k8s/volume/testing.ts).
+   * Returns the volume's unique name, or throws when no plugin supports it.
+   */
+  addPodToVolume(pod: KObj, spec: VolumeSpec, outerVolumeSpecName: string): string {
+    const { ctx } = this;
+    const uid = pod.metadata.uid;
+    const plugin = this.plugins.findBySpec(spec);
+    if (!plugin) throw new PluginError(`failed to get Plugin from volumeSpec for volume ${JSON.stringify(spec.name)} err=no volume plugin matched`);
+    const volumeName = uniqueVolumeName(plugin, spec, uid, ctx);
+    let vols = this.dsw.get(uid);
+    if (!vols) this.dsw.set(uid, (vols = new Map()));
+    const prev = vols.get(volumeName);
+    vols.set(volumeName, {
+      volumeName,
+      podUID: uid,
+      podKey: `${pod.metadata.namespace ?? ""}/${pod.metadata.name}`,
+      outer: outerVolumeSpecName,
+      spec,
+      plugin,
+      attachable: plugin.isAttachable(spec, ctx),
+      deviceMountable: plugin.isDeviceMountable(spec, ctx),
+      reportedInUse: prev?.reportedInUse ?? false,
+    });
+    ctx.sim.bump(this.wake);
+    return volumeName;
+  }
+
+  /** DesiredStateOfWorld.DeletePodFromVolume */
+  deletePodFromVolume(podUID: string, volumeName: string): void {
+    const vols = this.dsw.get(podUID);
+    if (vols?.delete(volumeName)) {
+      if (vols.size === 0) this.dsw.delete(podUID);
+      this.ctx.sim.bump(this.wake);
+    }
+  }
+
   /** volumesInUse: attachable volumes in the DSW or the ASW */
   getVolumesInUse(): string[] {
     const s: string[] = [];
@@ -310,7 +349,8 @@ export class VolumeManager {
 
   /** operationExecutor.UnmountVolume (TearDown) of a's mount for pod `uid` */
   private unmountVolume(a: ActualVolume, uid: string, specName: string): void {
-    const key = { volumeName: a.volumeName, podName: uid, nodeName: "" };
+    if (isBlockVolume(a.spec)) return this.unmapVolume(a, uid, specName);
+    const key = unmountVolumeKey(a.volumeName, uid);
     const r = this.npo.run(key, "volume_unmount", (op) => {
       a.plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
@@ -329,6 +369,11 @@ export class VolumeManager {
       for (const v of vols.values()) {
         const a = this.asw.get(v.volumeName);
         if (a !== undefined && a.pods.has(v.podUID)) continue;
+        if (a === undefined && v.attachable && !this.controllerAttachDetachEnabled) {
+          // kubelet-managed attach (--enable-controller-attach-detach=false): the kubelet attaches itself
+          if (this.npo.isOperationSafeToRetry(v.volumeName, "", isMultiAttachAllowed(v.spec) ? this.nodeName : "", "volume_attach")) this.attachVolume(v);
+          continue;
+        }
         if (a !== undefined || (v.attachable && v.reportedInUse)) {
           // would the operation start? (the same answer, and wake-up, as Run's refusal, without building the operation)
           const podName = a !== undefined && !(v.attachable || v.deviceMountable) ? v.podUID : "";
@@ -349,9 +394,60 @@ export class VolumeManager {
     }
   }
 
+  /**
+   * kubelet-managed attach and detach (a kubelet started with
+   * --enable-controller-attach-detach=false, `controllerAttachDetachEnabled`
+   * false): the reconciler attaches an attachable volume itself
+   * (operationExecutor.AttachVolume, no wait for node status or for the
+   * volume to be reported in use) and, once its device is unmounted and no
+   * pod wants it, detaches it (DetachVolume without the safe-to-detach
+   * check). Only upstream's ported tests use it: no scenario setting turns
+   * it on yet.
+   */
+  controllerAttachDetachEnabled = true;
+
+  /** operationExecutor.AttachVolume (kubelet-managed attach) */
+  private attachVolume(v: DesiredVolume): void {
+    const key = attachDetachKey(v.volumeName, this.nodeName, v.spec);
+    const r = this.npo.run(key, "volume_attach", (op) => {
+      v.plugin.attach!(this.env, v.spec, this.nodeName, (err, devicePath) => {
+        if (this.dead) return;
+        if (err) return op.done(() => `AttachVolume.Attach failed ${this.desiredDetail(v)}: ${err}`);
+        if (!this.asw.has(v.volumeName)) {
+          this.asw.set(v.volumeName, newActual(v, devicePath ?? ""));
+          this.ctx.sim.bump(this.wake);
+        }
+        this.ctx.out.on && this.log("I", "operation_generator.go:360", vmMsg(this.ctx.profile.structuredLogs, `AttachVolume.Attach succeeded ${this.desiredDetail(v)}`, v.podKey));
+        op.done(null);
+      });
+    });
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:247", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.AttachVolume started ${this.desiredDetail(v)}`, v.podKey));
+  }
+
+  /** operationExecutor.DetachVolume (kubelet-managed detach) of a volume whose device is unmounted */
+  private detachVolume(a: ActualVolume): void {
+    const key = attachDetachKey(a.volumeName, this.nodeName, a.spec);
+    const r = this.npo.run(key, "volume_detach", (op) => {
+      a.plugin.detach!(this.env, a.plugin.getVolumeName(a.spec), this.nodeName, (err) => {
+        if (this.dead) return;
+        if (err) return op.done(() => `DetachVolume.Detach failed ${this.deviceDetail(a)}: ${errorText(err)}`);
+        this.asw.delete(a.volumeName);
+        this.ctx.sim.bump(this.wake);
+        this.ctx.out.on && this.log("I", "operation_generator.go:472", `DetachVolume.Detach succeeded ${this.deviceDetail(a)}`);
+        op.done(null);
+      });
+    });
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:338", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.DetachVolume started ${this.deviceDetail(a)}`));
+  }
+
+  /** the kubelet detaches `a` itself once its device is unmounted */
+  private kubeletDetaches(a: ActualVolume): boolean {
+    return !this.controllerAttachDetachEnabled && a.attachable && a.plugin.detach !== undefined;
+  }
+
   /** operationExecutor.VerifyControllerAttachedVolume: wait for v in node.status.volumesAttached */
   private verifyControllerAttachedVolume(v: DesiredVolume): void {
-    const key = { volumeName: v.volumeName, podName: "", nodeName: "" };
+    const key = verifyControllerAttachedVolumeKey(v.volumeName);
     const r = this.npo.run(key, "verify_controller_attached_volume", this.runVerifyControllerAttachedVolume, v, this);
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:238", this.verifyStartedMsg(this.desiredDetail(v), v.podKey));
   }
@@ -399,8 +495,8 @@ export class VolumeManager {
   /** operationExecutor.MountVolume (WaitForAttach, MountDevice, SetUp) of v on a */
   private startMountVolume(v: DesiredVolume, a: ActualVolume): void {
     const det = (): string => this.detail(v.volumeName, v.spec.name, v.podKey, v.podUID);
-    const key = { volumeName: v.volumeName, podName: v.attachable || v.deviceMountable ? "" : v.podUID, nodeName: "" };
-    const r = this.npo.run(key, "volume_mount", (op) => this.mountVolume(v, a, det, op));
+    const key = mountVolumeKey(v.volumeName, v.podUID, v.attachable, v.deviceMountable);
+    const r = isBlockVolume(v.spec) ? this.npo.run(key, "map_volume", (op) => this.mapVolume(v, a, det, op)) : this.npo.run(key, "volume_mount", (op) => this.mountVolume(v, a, det, op));
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:262", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.MountVolume started ${det()}`, v.podKey));
   }
 
@@ -451,8 +547,148 @@ export class VolumeManager {
     mountDevice(a.devicePath);
   }
 
-  private mountFailedEvent(v: DesiredVolume, msg: string): void {
-    this.ctx.out.event("Warning", "FailedMount", `pod/${v.podKey.split("/").pop()}`, msg, this.eventSource, v.podKey.split("/")[0], v.podUID);
+  // ---- volumeMode: Block (operation_generator.go GenerateMapVolumeFunc,
+  // GenerateUnmapVolumeFunc, GenerateUnmapDeviceFunc) ---------------------
+  //
+  // MapVolume: WaitForAttach (attachable plugins), then, once per volume,
+  // SetUpDevice (CSI NodeStageVolume) at the global map path
+  // plugins/<plugin>/volumeDevices/<volume>, which from then on stands for
+  // the device ("device mounted" in the actual state); then per pod
+  // MapPodDevice (CSI NodePublishVolume) and util.MapBlockVolume: the pod's
+  // device map path pods/<uid>/volumeDevices/<plugin dir>/<spec name> and the
+  // global map path's link for the pod (<global map path>/<uid>), both to
+  // the device. UnmapVolume removes the two links and calls UnmapPodDevice
+  // (NodeUnpublishVolume); UnmapDevice, once no pod has the volume mapped,
+  // calls TearDownDevice (NodeUnstageVolume) and removes the global map path.
+  // The keys are MountVolume's, UnmountVolume's and UnmountDevice's
+  // (util/operationexecutor.ts). A kubelet restart reconstructs a mapped
+  // volume from the pod's device map path (reconstructBlockVolume). Not
+  // modelled: the loop device AttachFileDevice holds on the global map path.
+  // A plugin without block support fails MapVolume as upstream does a plugin
+  // without a BlockVolumeMapper.
+  //
+  // Worked example (a GCE PD PV with volumeMode: Block, controller attach):
+  // the pod's volume is reported in use, node status lists it, MapVolume
+  // waits for the attach (devicePath /dev/disk/by-id/virtio-disk-1), makes
+  // plugins/kubernetes.io/gce-pd/volumeDevices/disk-1 and its pod link, and
+  // pods/<uid>/volumeDevices/kubernetes.io~gce-pd/<pv>; the pod starts. When
+  // it is deleted UnmapVolume removes both links, UnmapDevice the global map
+  // path, and the controller detaches the disk.
+
+  /** the global map path of a block volume */
+  private globalMapPath(p: VolumePlugin, spec: VolumeSpec): string {
+    return p.getGlobalMapPath ? p.getGlobalMapPath(this.env, spec) : `${this.ctx.kubeletRoot}/plugins/${p.name}/volumeDevices/${p.getVolumeName(spec)}`;
+  }
+
+  /** the pod's device map path (util.MapBlockVolume's podVolumeMapPath) */
+  private podDeviceMapPath(p: VolumePlugin, podUID: string, specName: string): string {
+    return `${this.ctx.kubeletRoot}/pods/${podUID}/volumeDevices/${p.dirName}/${specName}`;
+  }
+
+  /** operationExecutor.MountVolume of a block volume: MapVolume */
+  private mapVolume(v: DesiredVolume, a: ActualVolume, det: () => string, op: Done): void {
+    const p = v.plugin;
+    const host = this.env.host!;
+    const mapPodDevice = p.mapPodDevice;
+    if (!mapPodDevice) return op.done(() => `MapVolume.FindMapperPluginBySpec failed to find BlockVolumeMapper plugin. Volume plugin is nil. ${det()}`);
+    const gmp = this.globalMapPath(p, v.spec);
+    const mapPod = (devicePath: string): void => {
+      mapPodDevice.call(p, this.env, v.spec, v.podUID, devicePath, (err, publishPath) => {
+        if (this.dead) return;
+        if (err) {
+          this.mountFailedEvent(v, `MapVolume.MapPodDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`, "FailedMapVolume");
+          return op.done(() => `MapVolume.MapPodDevice failed ${det()}: ${err}`);
+        }
+        // util.MapBlockVolume: the pod's link and the global map path's link for the pod
+        const device = publishPath || devicePath;
+        const podMap = this.podDeviceMapPath(p, v.podUID, v.spec.name);
+        // (what reconstruction reads back after a kubelet restart)
+        host.mkdir(podMap, { plugin: p.name, podUID: v.podUID, specName: v.spec.name, data: { device, volumeName: v.volumeName, pv: v.spec.pv?.metadata.name ?? "" } });
+        host.mkdir(`${gmp}/${v.podUID}`, { plugin: p.name, podUID: v.podUID, data: { device } });
+        if (!a.pods.has(v.podUID)) {
+          a.pods.set(v.podUID, v.spec.name);
+          this.ctx.sim.bump(this.wake);
+        }
+        this.ctx.out.on && this.log("I", "operation_generator.go:1010", vmMsg(this.ctx.profile.structuredLogs, `MapVolume.MapPodDevice succeeded ${det()}volumeMapPath ${JSON.stringify(podMap)}`, v.podKey));
+        op.done(null);
+      });
+    };
+    const setUpDevice = (devicePath: string): void => {
+      if (a.deviceMounted) return mapPod(devicePath);
+      const staged = (err: string | null): void => {
+        if (this.dead) return;
+        if (err) {
+          this.mountFailedEvent(v, `MapVolume.SetUpDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`, "FailedMapVolume");
+          return op.done(() => `MapVolume.SetUpDevice failed ${det()}: ${err}`);
+        }
+        host.mkdir(gmp, { plugin: p.name, data: { device: devicePath } });
+        a.deviceMounted = true;
+        a.deviceMountPath = gmp;
+        this.ctx.sim.bump(this.wake);
+        mapPod(devicePath);
+      };
+      if (p.setUpDevice) p.setUpDevice(this.env, v.spec, devicePath, gmp, staged);
+      else staged(null);
+    };
+    if (v.attachable && p.waitForAttach) {
+      p.waitForAttach(this.env, v.spec, a.devicePath, (err, devicePath) => {
+        if (this.dead) return;
+        if (err) return op.done(() => `MapVolume.WaitForAttach failed ${det()}: ${errorText(err)}`);
+        if (devicePath) a.devicePath = devicePath;
+        this.ctx.out.on && this.log("I", "operation_generator.go:587", vmMsg(this.ctx.profile.structuredLogs, `MapVolume.WaitForAttach succeeded ${det()}DevicePath ${JSON.stringify(a.devicePath)}`, v.podKey));
+        setUpDevice(a.devicePath);
+      });
+      return;
+    }
+    setUpDevice(a.devicePath);
+  }
+
+  /** operationExecutor.UnmountVolume of a block volume: UnmapVolume */
+  private unmapVolume(a: ActualVolume, uid: string, specName: string): void {
+    const p = a.plugin;
+    const key = unmountVolumeKey(a.volumeName, uid);
+    const r = this.npo.run(key, "unmap_volume", (op) => {
+      const host = this.env.host!;
+      // util.UnmapBlockVolume: the pod's link and the global map path's link for the pod
+      host.rmdir(this.podDeviceMapPath(p, uid, specName));
+      host.rmdir(`${this.globalMapPath(p, a.spec)}/${uid}`);
+      const unmapped = (err: ErrorText | null): void => {
+        if (this.dead) return;
+        if (err) return op.done(() => `UnmapVolume.UnmapPodDevice failed ${this.detail(a.volumeName, specName, uid, uid)}: ${errorText(err)}`);
+        if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
+        this.ctx.out.on && this.log("I", "operation_generator.go:1124", `UnmapVolume succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(p.name)}, VolumeGidValue ""`);
+        op.done(null);
+      };
+      if (p.unmapPodDevice) p.unmapPodDevice(this.env, specName, uid, unmapped);
+      else unmapped(null);
+    });
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmapVolume started ${this.detail(a.volumeName, specName, uid, uid)}`));
+  }
+
+  /** operationExecutor.UnmountDevice of a block volume: UnmapDevice */
+  private unmapDevice(a: ActualVolume): void {
+    const key = unmountDeviceKey(a.volumeName);
+    const r = this.npo.run(key, "unmap_device", (op) => {
+      const p = a.plugin;
+      const unstaged = (err: ErrorText | null): void => {
+        if (this.dead) return;
+        if (err) return op.done(() => `UnmapDevice.TearDownDevice failed ${this.deviceDetail(a)}: ${errorText(err)}`);
+        this.env.host!.rmdir(a.deviceMountPath);
+        a.deviceMounted = false;
+        if (!this.kubeletDetaches(a)) this.asw.delete(a.volumeName);
+        this.ctx.sim.bump(this.wake);
+        this.ctx.out.on && this.log("I", "operation_generator.go:1232", `UnmapDevice succeeded ${this.deviceDetail(a)}`);
+        this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(this.ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
+        op.done(null);
+      };
+      if (p.tearDownDevice) p.tearDownDevice(this.env, a.deviceMountPath, a.devicePath, unstaged);
+      else unstaged(null);
+    });
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmapDevice started ${this.deviceDetail(a)}`));
+  }
+
+  private mountFailedEvent(v: DesiredVolume, msg: string, reason = "FailedMount"): void {
+    this.ctx.out.event("Warning", reason, `pod/${v.podKey.split("/").pop()}`, msg, this.eventSource, v.podKey.split("/")[0], v.podUID);
   }
 
   private unmountDetachDevices(): void {
@@ -463,6 +699,14 @@ export class VolumeManager {
       for (const vols of this.dsw.values()) if (vols.has(a.volumeName)) desired = true;
       if (desired) continue;
       if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
+      if (a.deviceMounted && isBlockVolume(a.spec)) {
+        this.unmapDevice(a);
+        continue;
+      }
+      if (!a.deviceMounted && this.kubeletDetaches(a)) {
+        this.detachVolume(a);
+        continue;
+      }
       if (!a.deviceMounted || !a.plugin.unmountDevice) {
         this.asw.delete(a.volumeName);
         this.ctx.sim.bump(this.wake);
@@ -476,7 +720,7 @@ export class VolumeManager {
 
   /** operationExecutor.UnmountDevice of a's device mount */
   private unmountDevice(a: ActualVolume): void {
-    const key = { volumeName: a.volumeName, podName: "", nodeName: "" };
+    const key = unmountDeviceKey(a.volumeName);
     const r = this.npo.run(key, "unmount_device", this.runUnmountDevice, a, this);
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:313", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountDevice started ${this.deviceDetail(a)}`));
   }
@@ -490,12 +734,13 @@ export class VolumeManager {
         return op.done(() => `UnmountDevice failed ${this.deviceDetail(a)}: ${errorText(err)}`);
       }
       a.deviceMounted = false;
-      this.asw.delete(a.volumeName);
+      // (the kubelet detaching itself: the next pass detaches it, upstream's MarkVolumeAsDetached comes after)
+      if (!this.kubeletDetaches(a)) this.asw.delete(a.volumeName);
       ctx.sim.bump(this.wake);
       this.ctx.out.on && this.log("I", "operation_generator.go:1010", `UnmountDevice succeeded ${this.deviceDetail(a)}`);
       // upstream's next reconciler pass marks the volume detached and logs it (reconciler.go
       // unmountDetachDevices); the replay drops the entry here, so the line is logged here too
-      this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
+      this.ctx.out.on && !this.kubeletDetaches(a) && this.log("I", "reconciler.go:326", vmMsg(ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));
       op.done(null);
     });
   }
@@ -509,11 +754,14 @@ export class VolumeManager {
   private reconstruct(): void {
     const { ctx } = this;
     const host = this.env.host!;
-    const structured = ctx.profile.structuredLogs;
-    // (nothing in this loop makes or removes a directory: the cleanups it
-    // starts run later, and no timeline action a step can fire touches them)
+    // (nothing in this loop makes or removes a directory: the cleanups
+    // cleanOrphanVolumes starts run later, and no timeline action a step can fire touches them)
     for (const [dir, info] of host.dirs) {
       if (!info.podUID || !info.specName) continue;
+      if (info.data.volumeName !== undefined && dir.includes(`/pods/${info.podUID}/volumeDevices/`)) {
+        this.reconstructBlockVolume(info.podUID, info.specName, info.plugin, info.data);
+        continue;
+      }
       if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
       const uid = info.podUID;
       const specName = info.specName;
@@ -546,23 +794,8 @@ export class VolumeManager {
         if (!ctx.profile.fix["108997"] && plugin.name === "kubernetes.io/csi" && !host.isMountPoint(`${dir}/mount`))
           throw new PluginError(`volume: ${JSON.stringify(specName)} is not mounted`);
       } catch (e) {
-        const err = (e as Error).message;
-        const inDSW = [...(this.dsw.get(uid)?.values() ?? [])].some((d) => d.spec.name === specName || d.spec.inline?.name === specName);
-        if (inDSW) {
-          this.ctx.out.on && this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
-          continue;
-        }
-        this.ctx.out.on && this.log(
-          "I",
-          "reconciler.go:388",
-          structured
-            ? `"Could not construct volume information, cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)} err=${JSON.stringify(err)}`
-            : `Could not construct volume information, cleanup the mounts. (pod.UID ${uid}, volume.SpecName ${specName}): ${err}`,
-        );
-        const node = this.nodeName;
-        ctx.out.note(`pod:${uid}`, () => `after the kubelet restart on ${node}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
-        ctx.steps.step("kubelet.ReconstructFailed", specName);
-        this.cleanupMounts(plugin, uid, specName);
+        // remembered, and cleaned up below once every directory has been seen
+        this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName: plugin.name, err: (e as Error).message });
         continue;
       }
       const desired = this.dsw.get(uid)?.get(volumeName);
@@ -588,6 +821,88 @@ export class VolumeManager {
       ctx.sim.bump(this.wake);
       this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
     }
+    this.cleanOrphanVolumes();
+  }
+
+  /**
+   * Reconstruction of a mapped block volume from the pod's device map path
+   * (upstream reads pods/<uid>/volumeDevices/<plugin dir>/<spec> too, and the
+   * plugin's ConstructBlockVolumeSpec): the volume's unique name and PV are
+   * the ones MapVolume left there, the PV's source is read from the informer
+   * cache (upstream's plugins rebuild it from their own files), the device
+   * counts as set up while its global map path exists.
+   */
+  private reconstructBlockVolume(uid: string, specName: string, pluginName: string, data: Record<string, string>): void {
+    const { ctx } = this;
+    const host = this.env.host!;
+    const plugin = this.plugins.findByName(pluginName);
+    const volumeName = data.volumeName!;
+    if (!plugin) return;
+    if (this.asw.get(volumeName)?.pods.has(uid)) return;
+    const pv = data.pv ? this.pods.lookup("PersistentVolume", data.pv) : undefined;
+    if (!pv) {
+      this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName, err: `failed to construct the block volume spec: persistentvolume ${JSON.stringify(data.pv ?? "")} not found` });
+      return;
+    }
+    const desired = this.dsw.get(uid)?.get(volumeName);
+    if (desired) {
+      desired.reportedInUse = true;
+      return;
+    }
+    const spec: VolumeSpec = { name: pv.metadata.name, pv, readOnly: false };
+    const gmp = this.globalMapPath(plugin, spec);
+    const prev = this.asw.get(volumeName);
+    if (prev) prev.pods.set(uid, specName);
+    else
+      this.asw.set(volumeName, {
+        volumeName,
+        spec,
+        plugin,
+        attachable: plugin.isAttachable(spec, ctx),
+        deviceMountable: plugin.isDeviceMountable(spec, ctx),
+        devicePath: data.device ?? "",
+        deviceMounted: host.dirs.has(gmp),
+        deviceMountPath: gmp,
+        pods: new Map([[uid, specName]]),
+      });
+    ctx.sim.bump(this.wake);
+    this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
+  }
+
+  /**
+   * volumesFailedReconstruction: pod volumes reconstruction could not
+   * rebuild (upstream keeps this list from 1.27, reconstruct.go; before, its
+   * syncStates did the same per volume): cleanOrphanVolumes cleans up those no
+   * pod of the desired state wants and empties it.
+   */
+  volumesFailedReconstruction: Array<{ podName: string; volumeSpecName: string; pluginName: string; err: string }> = [];
+
+  /** cleanOrphanVolumes: one cleanupMounts for each failed volume no pod wants */
+  cleanOrphanVolumes(): void {
+    const { ctx } = this;
+    const structured = ctx.profile.structuredLogs;
+    const failed = this.volumesFailedReconstruction;
+    this.volumesFailedReconstruction = [];
+    for (const { podName: uid, volumeSpecName: specName, pluginName, err } of failed) {
+      const plugin = this.plugins.findByName(pluginName);
+      if (!plugin) continue;
+      const inDSW = [...(this.dsw.get(uid)?.values() ?? [])].some((d) => d.spec.name === specName || d.spec.inline?.name === specName);
+      if (inDSW) {
+        this.ctx.out.on && this.log("I", "reconciler.go:383", structured ? `"Volume exists in desired state, skip cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)}` : `Volume exists in desired state (volume.SpecName=${specName}, pod.UID=${uid}), skip cleaning up mounts`);
+        continue;
+      }
+      this.ctx.out.on && this.log(
+        "I",
+        "reconciler.go:388",
+        structured
+          ? `"Could not construct volume information, cleaning up mounts" podName=${uid} volumeSpecName=${JSON.stringify(specName)} err=${JSON.stringify(err)}`
+          : `Could not construct volume information, cleanup the mounts. (pod.UID ${uid}, volume.SpecName ${specName}): ${err}`,
+      );
+      const node = this.nodeName;
+      ctx.out.note(`pod:${uid}`, () => `after the kubelet restart on ${node}, volume "${specName}" of pod ${uid} could not be reconstructed (${err}); the pod is terminating so no pod wants it, and the kubelet tries exactly once to clean it up (cleanupMounts)`);
+      ctx.steps.step("kubelet.ReconstructFailed", specName);
+      this.cleanupMounts(plugin, uid, specName);
+    }
   }
 
   private cleanupMounts(plugin: VolumePlugin, uid: string, specName: string): void {
@@ -600,7 +915,7 @@ export class VolumeManager {
         : `Reconciler sync states: could not find volume information in desired state, clean up the mount points podName=${uid} volumeSpecName=${specName}`,
     );
     const det = (): string => `for volume "" (UniqueName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) `;
-    const key = { volumeName: specName, podName: uid, nodeName: "" };
+    const key = unmountVolumeKey(specName, uid);
     this.npo.run(key, "volume_unmount", (op) => {
       this.ctx.out.on && this.log("E", "operation_generator.go:952", `UnmountVolume.MarkVolumeMountAsUncertain failed ${det()}: no volume with the name ${JSON.stringify(specName)} exists in the list of attached volumes`);
       plugin.tearDown(this.env, specName, uid, (err) => {

@@ -47,6 +47,12 @@ export function kubernetesObjectJson(o: KObj, clock: WallClock): Record<string, 
       });
     out.status = s;
   }
+  if (o.kind === "Node" && status && Array.isArray(status.conditions)) {
+    // (k8s-releases) a kubelet's report sets the Ready condition's lastHeartbeatTime
+    const s: Record<string, unknown> = { ...status };
+    s.conditions = (status.conditions as Array<Record<string, unknown>>).map((c) => ("lastHeartbeatTime" in c ? { ...c, lastHeartbeatTime: time(c.lastHeartbeatTime) } : c));
+    out.status = s;
+  }
   if (status && (status.attachError || status.detachError)) {
     const s: Record<string, unknown> = { ...status };
     for (const k of ["attachError", "detachError"] as const) {

@@ -37,7 +37,8 @@ describe("scenario loader", () => {
     expect(e.message).toContain("unknown action");
   });
   it("rejects a pod without a node, an unknown field, a bad version and a YAML syntax error", () => {
-    expect(err(base + "  - kind: Pod\n    metadata: {name: p}\n    spec: {containers: [{name: c}]}\n").message).toMatch(/^bad\.yaml:7: objects\[1\]\.spec\.nodeName: pods must name their node/);
+    // (k8s-incidents) no nodeName: the scheduler's (scheduler/); an empty one is still refused
+    expect(err(base + "  - kind: Pod\n    metadata: {name: p}\n    spec: {nodeName: \"\", containers: [{name: c}]}\n").message).toMatch(/^bad\.yaml:7: objects\[1\]\.spec\.nodeName: expected a node name/);
     expect(err(base + "colour: blue\n").message).toMatch(/^bad\.yaml:5: colour: unknown field/);
     expect(err(base + "version: '2.0'\n").message).toMatch(/^bad\.yaml:5: version: bad Kubernetes version/);
     expect(err("name: [\n").message).toMatch(/^bad\.yaml:\d+: YAML:/);
@@ -263,6 +264,13 @@ objects:
     );
     expect(bad("timeline:\n  - {at: 1s, action: createPod, manifest: {kind: Pod, metadata: {name: p}, spec: {nodeName: n9, containers: [{name: c}]}}}\n")).toMatch(/timeline\[0\]\.manifest\.spec\.nodeName: node "n9" is not in this scenario/);
     expect(bad("settings:\n  noKubelet: [n2]\n")).toMatch(/^bad\.yaml:10: settings\.noKubelet\[0\]: node "n2" is not in this scenario/);
+    // (k8s-incidents) the node actions and the static API server's node
+    expect(bad("timeline:\n  - {at: 1s, action: rebootNode, node: n0, down: 1m}\n")).toMatch(/timeline\[0\]\.node: node "n0"/);
+    expect(bad("timeline:\n  - {at: 1s, action: shutdownNode, node: n1, down: 1m}\n")).toMatch(/timeline\[0\]\.down: shutdownNode does not take down/);
+    expect(bad("timeline:\n  - {at: 1s, action: restartApiServer, down: soon}\n")).toMatch(/timeline\[0\]\.down: expected a duration/);
+    expect(bad("settings:\n  apiServer: {node: n7}\n")).toMatch(/settings\.apiServer\.node: node "n7" is not in this scenario/);
+    expect(bad("settings:\n  apiServer: {node: n1, port: 6443}\n")).toMatch(/settings\.apiServer/);
+    expect(bad("settings:\n  csiNodeRegistration: later\n")).toMatch(/settings\.csiNodeRegistration: expected a duration/);
   });
 
   it("an object naming a node, claim or volume that is not there", () => {
@@ -372,7 +380,7 @@ expect:
   });
 
   it("version: 1.20 unquoted (YAML's number 1.2) says to quote it; an unquoted 1.22 still loads", () => {
-    expect(bad("version: 1.20\n")).toBe('bad.yaml:9: version: Kubernetes version 1.2 is outside the modelled range 1.10-1.31: YAML reads an unquoted 1.20 as the number 1.2; quote the version, e.g. version: "1.20"');
+    expect(bad("version: 1.20\n")).toBe('bad.yaml:9: version: Kubernetes version 1.2 is outside the modelled range 1.10-1.35: YAML reads an unquoted 1.20 as the number 1.2; quote the version, e.g. version: "1.20"');
     expect(bad('version: "1.20"\nincident: {title: t, affected: 1.10, fixed: "1.22"}\n')).toMatch(/^bad\.yaml:10: incident\.affected: .*quote the version, e\.g\. affected: "1\.10"$/);
     expect(loadK8sScenario(world + "version: 1.22\n", "ok.yaml").version).toBe("1.22");
     expect(loadK8sScenario(world + 'version: "1.20"\n', "ok.yaml").version).toBe("1.20");

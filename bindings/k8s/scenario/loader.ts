@@ -6,6 +6,8 @@
 // field path. Once every key is loaded, the names the timeline, faults and
 // checks give are checked against what the scenario defines (references.ts).
 
+import { shown } from "../../util/shown.js";
+import { parseYaml, yamlToJS } from "../../util/yaml-guard.js";
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import type { ApiFault } from "../api/apiserver.js";
@@ -19,7 +21,7 @@ import { InputError } from "../../scenario/errors.js";
 import { lineOfPath, yamlFieldLines } from "../../util/line-of-path.js";
 import { checkReferences } from "./references.js";
 import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
-import { FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
+import { badFixMessage, FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
 import type { Action, Check, Expectation, K8sScenario, TimelineItem, WatchFault } from "./schema.js";
 
@@ -63,13 +65,13 @@ class Cx {
     }
   }
   str(v: unknown, path: string): string {
-    if (typeof v !== "string" || v === "") this.fail(path, `expected a non-empty string, got ${JSON.stringify(v)}`);
+    if (typeof v !== "string" || v === "") this.fail(path, `expected a non-empty string, got ${shown(v)}`);
     return v;
   }
   /** a whole number >= min (YAML may give it as a string: "3") */
   int(v: unknown, path: string, min: number): number {
     const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n) || n < min) this.fail(path, `expected a whole number >= ${min}, got ${JSON.stringify(v)}`);
+    if (!Number.isSafeInteger(n) || n < min) this.fail(path, `expected a whole number >= ${min}, got ${shown(v)}`);
     return n;
   }
   /** a step name a component announces (engine/context.ts STEP_NAMES) */
@@ -83,7 +85,7 @@ class Cx {
     return v === undefined || v === "always" ? Infinity : this.int(v, path, 0);
   }
   map(v: unknown, path: string): J {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, `expected a mapping, got ${JSON.stringify(v)}`);
+    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, `expected a mapping, got ${shown(v)}`);
     return v as J;
   }
   list(v: unknown, path: string): unknown[] {
@@ -94,7 +96,7 @@ class Cx {
   /** true or false (YAML's own booleans: a quoted "false" or a YAML 1.1 `no` was read as true) */
   bool(v: unknown, path: string, dflt: boolean): boolean {
     if (v === undefined) return dflt;
-    if (typeof v !== "boolean") this.fail(path, `expected true or false, got ${JSON.stringify(v)}`);
+    if (typeof v !== "boolean") this.fail(path, `expected true or false, got ${shown(v)}`);
     return v;
   }
   only(o: J, path: string, keys: readonly string[]): void {
@@ -102,19 +104,14 @@ class Cx {
   }
 }
 
+const MAX_DURATION_MS = 876000 * 3600_000;
+
 const TOP = ["name", "description", "incident", "version", "fixes", "seed", "duration", "clock", "settings", "objects", "timeline", "faults", "expect", "symptom"];
 
 export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const line = e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line;
-    throw new ScenarioError(file, line, "", `YAML: ${e.message.split("\n")[0]}`);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new ScenarioError(file, lc.linePos(merge.offset).line, "", `YAML: ${merge.message}`);
-  return k8sScenarioFromValue(internStrings(doc.toJS()), file, yamlFieldLines(doc.contents, lc, doc));
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new ScenarioError(file, problem.line, "", problem.message);
+  return k8sScenarioFromValue(internStrings(yamlToJS(doc)), file, yamlFieldLines(doc.contents, lc, doc));
 }
 
 /**
@@ -196,11 +193,11 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
       // (Object.keys: the order of Object.entries, without an array per entry)
       for (const k of Object.keys(f)) {
         const id = k.charCodeAt(0) === 35 /* # */ ? k.slice(1) : k;
-        if (!isFixId(id)) cx.fail(`fixes.${k}`, `unknown fix (known: 104526, 107025, 108997, 79940, 108167, 110721, out-of-service, disable-force-detach-on-timeout)`);
+        if (!isFixId(id)) cx.fail(`fixes.${k}`, badFixMessage("unknown fix", id).replace(/^unknown fix: /, ""));
         const v = f[k];
         // on/off as `--fix ID=on|off` takes them, or a YAML boolean; anything
         // else (`yes`, `1`, `enabled`) was read as off, whatever the version had
-        if (v !== true && v !== false && v !== "on" && v !== "off") cx.fail(`fixes.${k}`, `expected on or off, got ${JSON.stringify(v)}`);
+        if (v !== true && v !== false && v !== "on" && v !== "off") cx.fail(`fixes.${k}`, `expected on or off, got ${shown(v)}`);
         fixes[id as keyof FixOverrides] = v === true || v === "on";
       }
     }
@@ -214,7 +211,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   const latencies: Partial<Record<BackendOp, number>> = {};
   const wlc: Record<string, number> = {};
   if (wantSettings) {
-    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet"]);
+    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "csiNodeRegistration", "apiServer"]);
     if (settingsIn.timers !== undefined) {
       for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
         if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
@@ -232,6 +229,18 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   }
 
   const objects = want("objects") ? cx.list(root.objects, "objects").map((o, i) => manifest(cx, o, `objects[${i}]`)) : undefined;
+  // the API server keys an object by kind, namespace and name: a second of one key was a create the
+  // set-up could not do ('nodes "x" already exists' thrown out of the replay, exit 3)
+  if (objects !== undefined) {
+    const seen = new Map<string, number>();
+    objects.forEach((o, i) => {
+      const md = o.metadata as { name: string; namespace?: string };
+      const key = `${o.kind}/${md.namespace ?? ""}/${md.name}`;
+      const first = seen.get(key);
+      if (first !== undefined) cx.fail(`objects[${i}].metadata.name`, `a second ${o.kind} named ${JSON.stringify(md.namespace ? `${md.namespace}/${md.name}` : md.name)} (objects[${first}] is the first); object names are unique per kind${md.namespace ? " and namespace" : ""}`);
+      seen.set(key, i);
+    });
+  }
   const timeline = want("timeline") ? cx.list(root.timeline, "timeline").map((t, i) => timelineItem(cx, t, `timeline[${i}]`)) : undefined;
   let storageFaults: StorageFault[] | undefined;
   let apiFaults: ApiFault[] | undefined;
@@ -248,6 +257,10 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   const seed = !want("seed") ? undefined : root.seed === undefined ? 1 : cx.int(root.seed, "seed", 0);
   // an `at:` past the end of the run never fired, silently
   const durationMs = !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration");
+  // a run of no time replays nothing; a century is the most a replay's clock is asked to hold
+  if (durationMs !== undefined && root.duration !== undefined && !(durationMs > 0 && durationMs <= MAX_DURATION_MS)) {
+    cx.fail("duration", `a run lasts more than 0s and at most 876000h (100 years), got ${shown(root.duration)}`);
+  }
   if (timeline !== undefined && durationMs !== undefined)
     for (let i = 0; i < timeline.length; i++) {
       const at = timeline[i]!.atMs;
@@ -272,6 +285,8 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
           timers,
           latencies,
           noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
+          csiNodeRegistrationMs: settingsIn.csiNodeRegistration === undefined ? 0 : cx.dur(settingsIn.csiNodeRegistration, "settings.csiNodeRegistration"),
+          apiServer: settingsIn.apiServer === undefined ? undefined : loadApiServerSetting(cx, settingsIn.apiServer),
         },
     objects,
     timeline,
@@ -304,6 +319,13 @@ function versionOf(cx: Cx, v: unknown, path: string): void {
 /** an absent mapping (never written to) */
 const EMPTY: J = Object.freeze({}) as J;
 
+/** settings.apiServer: {node, startup} (kube-apiserver as a static pod on that node) */
+function loadApiServerSetting(cx: Cx, v: unknown): { node: string; startupMs: number } {
+  const m = cx.map(v, "settings.apiServer");
+  cx.only(m, "settings.apiServer", ["node", "startup"]);
+  return { node: cx.str(m.node, "settings.apiServer.node"), startupMs: m.startup === undefined ? 15_000 : cx.dur(m.startup, "settings.apiServer.startup") };
+}
+
 function loadIncident(cx: Cx, root: J): K8sScenario["incident"] {
   if (root.incident === undefined) return undefined;
   const i = cx.map(root.incident, "incident");
@@ -328,14 +350,16 @@ function loadClock(cx: Cx, root: J): WallClock {
   if (clockIn.start !== undefined) {
     const startText = String(clockIn.start instanceof Date ? (clockIn.start as Date).toISOString() : clockIn.start);
     startUtcMs = Date.parse(startText);
-    if (Number.isNaN(startUtcMs)) cx.fail("clock.start", `expected an RFC 3339 time, got ${JSON.stringify(clockIn.start)}`);
+    if (Number.isNaN(startUtcMs)) cx.fail("clock.start", `expected an RFC 3339 time, got ${shown(clockIn.start)}`);
   }
   let offsetMin = 0;
   let off = "+00:00";
   if (clockIn.utcOffset !== undefined) {
     off = String(clockIn.utcOffset);
     const om = /^([+-])(\d\d):?(\d\d)$/.exec(off);
-    if (!om) cx.fail("clock.utcOffset", `expected "+08:00" or "-0700", got ${JSON.stringify(off)}`);
+    if (!om) cx.fail("clock.utcOffset", `expected "+08:00" or "-0700", got ${shown(off)}`);
+    // UTC-12:00 to UTC+14:00 are the offsets in use; minutes below 60
+    if (Number(om[3]) >= 60 || Number(om[2]) * 60 + Number(om[3]) > 14 * 60) cx.fail("clock.utcOffset", `an offset from UTC is at most 14 hours with minutes below 60, got ${shown(off)}`);
     offsetMin = (om[1] === "-" ? -1 : 1) * (Number(om[2]) * 60 + Number(om[3]));
   }
   return { startUtcMs, offsetMin, zone: clockIn.zone === undefined ? (offsetMin === 0 ? "UTC" : off.replace(":", "")) : String(clockIn.zone) };
@@ -400,14 +424,15 @@ function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
   // (an Obj: the same five keys in the same order, which the API server copies by constructor without checking them; api/types.ts cloneObj)
   const obj: KObj = manifestObj(apiVersion, canonicalKind(kind), manifestMeta(meta), o.spec === undefined ? {} : cx.map(o.spec, `${path}.spec`), o.status === undefined ? undefined : cx.map(o.status, `${path}.status`));
   if (kind === "Pod") {
-    if (!obj.spec.nodeName) cx.fail(`${path}.spec.nodeName`, "pods must name their node (the replay has no scheduler)");
+    // (k8s-incidents) a pod without spec.nodeName is scheduled by the minimal kube-scheduler (scheduler/)
+    if (obj.spec.nodeName !== undefined && (typeof obj.spec.nodeName !== "string" || obj.spec.nodeName === "")) cx.fail(`${path}.spec.nodeName`, "expected a node name (or no nodeName: the scheduler picks the node)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
     if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
     // an int64 of seconds in the Pod API ("30s" does not decode); a string or
     // fraction was read as no grace at all (the pod deleted at once)
     const tg = obj.spec.terminationGracePeriodSeconds;
     if (tg !== undefined && !(typeof tg === "number" && Number.isInteger(tg) && tg >= 0))
-      cx.fail(`${path}.spec.terminationGracePeriodSeconds`, `expected a whole number of seconds >= 0 (the Pod API's int64), got ${JSON.stringify(tg)}${typeof tg === "number" && tg < 0 ? " (a negative grace period is not modelled)" : ""}`);
+      cx.fail(`${path}.spec.terminationGracePeriodSeconds`, `expected a whole number of seconds >= 0 (the Pod API's int64), got ${shown(tg)}${typeof tg === "number" && tg < 0 ? " (a negative grace period is not modelled)" : ""}`);
     const vols = cx.list(obj.spec.volumes, `${path}.spec.volumes`) as J[];
     for (let i = 0; i < vols.length; i++) {
       const vol = vols[i]!;
@@ -530,10 +555,24 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
     case "releaseMount":
       action = { kind: a, node: node(), process: cx.str(o.process, `${path}.process`) };
       break;
+    case "rebootNode":
+      action = { kind: a, node: node(), downMs: o.down === undefined ? 60_000 : cx.dur(o.down, `${path}.down`) };
+      break;
+    case "shutdownNode":
+    case "startNode":
+      action = { kind: a, node: node() };
+      break;
+    case "stopApiServer":
+    case "startApiServer":
+      action = { kind: a };
+      break;
+    case "restartApiServer":
+      action = { kind: a, downMs: o.down === undefined ? 10_000 : cx.dur(o.down, `${path}.down`) };
+      break;
     default:
       cx.fail(
         `${path}.action`,
-        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount)`,
+        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount, rebootNode, shutdownNode, startNode, stopApiServer, startApiServer, restartApiServer)`,
       );
   }
   // a field the action does not take was dropped (`{at: 60s, action:
@@ -567,6 +606,12 @@ const ACTION_FIELDS: Record<string, readonly string[]> = {
   untaintNode: ["node", "key"],
   holdMount: ["node", "process", "path", "propagation"],
   releaseMount: ["node", "process"],
+  rebootNode: ["node", "down"],
+  shutdownNode: ["node"],
+  startNode: ["node"],
+  stopApiServer: [],
+  startApiServer: [],
+  restartApiServer: ["down"],
 };
 
 function podKey(s: string): string {
@@ -599,7 +644,7 @@ function storageFault(cx: Cx, v: unknown, path: string): StorageFault {
 
 function apiFault(cx: Cx, v: unknown, path: string): ApiFault {
   const o = cx.map(v, path);
-  cx.only(o, path, ["verb", "kind", "name", "reason", "message", "count", "from", "until"]);
+  cx.only(o, path, ["verb", "kind", "name", "reason", "message", "count", "from", "until", "component", "subresource"]);
   const verb = cx.str(o.verb, `${path}.verb`);
   if (!["create", "update", "patch", "delete", "get"].includes(verb)) cx.fail(`${path}.verb`, "expected create, update, patch, delete or get");
   const kind = cx.str(o.kind, `${path}.kind`) as Kind;
@@ -617,7 +662,30 @@ function apiFault(cx: Cx, v: unknown, path: string): ApiFault {
     message: o.message === undefined ? undefined : String(o.message),
     count: cx.times(o.count, `${path}.count`),
     ...window(cx, o, path),
+    ...apiFaultScope(cx, o, path),
   };
+}
+
+/**
+ * (k8s-releases) An API fault's client and subresource: `component:`
+ * kube-controller-manager, csi-attacher, kubelet or kubelet/NODE;
+ * `subresource: status` (nodes/status, pods/status) or "" (the object itself).
+ */
+function apiFaultScope(cx: Cx, o: Record<string, unknown>, path: string): { component?: string; subresource?: string } {
+  const out: { component?: string; subresource?: string } = {};
+  if (o.component !== undefined) {
+    const c = cx.str(o.component, `${path}.component`);
+    const head = c.includes("/") ? c.slice(0, c.indexOf("/")) : c;
+    if (!["kube-controller-manager", "csi-attacher", "kubelet"].includes(head) || (head !== "kubelet" && c !== head))
+      cx.fail(`${path}.component`, `expected kube-controller-manager, csi-attacher, kubelet or kubelet/NODE, got ${JSON.stringify(c)}`);
+    out.component = c;
+  }
+  if (o.subresource !== undefined) {
+    const r = o.subresource === null ? "" : String(o.subresource);
+    if (r !== "status" && r !== "") cx.fail(`${path}.subresource`, `expected status (nodes/status, pods/status) or "" (the object itself), got ${JSON.stringify(o.subresource)}`);
+    out.subresource = r;
+  }
+  return out;
 }
 
 function watchFault(cx: Cx, v: unknown, path: string): WatchFault {
@@ -650,18 +718,18 @@ const SHORTHAND_FIELD: Record<string, string | undefined> = { podPhase: "pod", p
 /** each check's fields */
 const CHECK_FIELDS: Record<string, readonly string[]> = {
   podPhase: ["pod", "phase"],
-  podRunning: ["pod"],
-  podNotRunning: ["pod"],
+  podRunning: ["pod", "until"],
+  podNotRunning: ["pod", "until"],
   podGone: ["pod"],
   log: ["contains", "component"],
   noLog: ["contains", "component"],
-  event: ["reason", "object", "contains"],
-  noEvent: ["reason", "object", "contains"],
+  event: ["reason", "object", "contains", "from", "until"],
+  noEvent: ["reason", "object", "contains", "from", "until"],
   nodeVolumesAttached: ["node", "contains", "lacks"],
   volumeAttachment: ["volumeHandle", "node", "exists"],
   hostMount: ["node", "pathContains", "present"],
   rbdMapped: ["node", "image", "mapped"],
-  step: ["name", "min", "max"],
+  step: ["name", "min", "max", "from", "until"],
 };
 
 const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "step"];
@@ -680,7 +748,7 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
   let a: J;
   if (typeof raw === "string") {
     const field = SHORTHAND_FIELD[kind];
-    if (field === undefined) cx.fail(p, `expected a mapping (${CHECK_FIELDS[kind]!.join(", ")}), got ${JSON.stringify(raw)}`);
+    if (field === undefined) cx.fail(p, `expected a mapping (${CHECK_FIELDS[kind]!.join(", ")}), got ${shown(raw)}`);
     a = { [field]: raw };
   } else {
     a = cx.map(raw, p);
@@ -730,5 +798,13 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
       check = { kind: "step", name: cx.step(a.name, `${p}.name`), min, max };
     }
   }
-  return { check, name: o.name === undefined ? `${kind} ${JSON.stringify(raw)}` : String(o.name), line: cx.line(path) };
+  const e: Expectation = { check, name: o.name === undefined ? `${kind} ${JSON.stringify(raw)}` : String(o.name), line: cx.line(path) };
+  // (k8s-releases) a check bounded in time
+  if (typeof raw !== "string" && (a.from !== undefined || a.until !== undefined)) {
+    const w = window(cx, a, p);
+    if (w.untilMs <= w.fromMs) cx.fail(`${p}.until`, `until must come after from`);
+    if (a.from !== undefined) e.fromMs = w.fromMs;
+    if (a.until !== undefined) e.untilMs = w.untilMs;
+  }
+  return e;
 }

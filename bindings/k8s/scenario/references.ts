@@ -255,7 +255,7 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
   // ---- the objects' own references ----------------------------------------------
   const manifestRefs = (o: KObj, path: string): void => {
     if (o.kind === "Pod") {
-      node(String(o.spec.nodeName), `${path}.spec.nodeName`);
+      if (o.spec.nodeName !== undefined) node(String(o.spec.nodeName), `${path}.spec.nodeName`);
       const vols = (o.spec.volumes ?? []) as Array<Record<string, any>>;
       for (let i = 0; i < vols.length; i++) {
         const c = vols[i]!.persistentVolumeClaim;
@@ -272,6 +272,7 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
   // ---- settings --------------------------------------------------------------------
   section("settings", sc.settings, () => {
     for (let i = 0; i < sc.settings.noKubelet.length; i++) hostNode(sc.settings.noKubelet[i]!, `settings.noKubelet[${i}]`);
+    if (sc.settings.apiServer !== undefined) hostNode(sc.settings.apiServer.node, "settings.apiServer.node");
     for (const k of Object.keys(sc.settings.watchLatencyByComponent)) watchComponent(k, `settings.watchLatencyByComponent.${k}`, false);
   });
 
@@ -321,6 +322,9 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
         case "startKubelet":
         case "restartKubelet":
         case "holdMount":
+        case "rebootNode":
+        case "shutdownNode":
+        case "startNode":
           hostNode(a.node, `${p}.node`);
           break;
         case "releaseMount":

@@ -29,6 +29,9 @@ import { Rng, Sim } from "../engine/sim.js";
 import { Backend, type BackendVolume } from "../host/backend.js";
 import { Host } from "../host/mount.js";
 import { Kubelet } from "../kubelet/kubelet.js";
+import { NodeLifecycleController } from "../nodelifecycle/node_lifecycle_controller.js";
+import { PodGCController } from "../podgc/gc_controller.js";
+import { Scheduler } from "../scheduler/scheduler.js";
 import { K8sEvent, LogLine, LogNeedle, Recorder, relTime } from "../output/recorder.js";
 import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
@@ -41,6 +44,9 @@ import type { Check, Expectation, K8sScenario, TimelineItem } from "./schema.js"
 const API_ACTIONS: ReadonlySet<string> = new Set(["createPod", "create", "deletePod", "delete", "nodeNotReady", "nodeReady", "taintNode", "untaintNode"]);
 
 export const NODE_STATUS_GRACE_MS = 60_000;
+/** kube-controller-manager --leader-elect-renew-deadline, --leader-elect-retry-period (defaults) */
+const LEADER_ELECT_RENEW_DEADLINE_MS = 10_000;
+const LEADER_ELECT_RETRY_PERIOD_MS = 2_000;
 export const LIVENESS_MS = 5 * 60_000;
 
 export interface Violation {
@@ -94,6 +100,31 @@ export interface K8sRunResult {
   symptoms: CheckResult[];
   steps: Array<{ t: number; name: string; detail: string }>;
   stats: { endMs: number; events: number; nodePatches: number; storageCalls: number };
+  /** (k8s-releases) how long each pod waited for its containers, in creation order */
+  podWaits: PodWait[];
+}
+
+/**
+ * A pod's wait (k8s-releases): from its creation, and from its kubelet's
+ * first sync (the time in ContainerCreating), to its first Running status,
+ * or to the end of the run (`waiting`) or its deletion (`deleted`) if it
+ * never ran. Times in simulated ms.
+ */
+export interface PodWait {
+  /** namespace/name */
+  pod: string;
+  uid: string;
+  node: string;
+  createdAt: number;
+  /** the kubelet's first sync of it (ContainerCreating from here); null if no kubelet synced it */
+  syncedAt: number | null;
+  runningAt: number | null;
+  /** running: ran; waiting: still not running at the end; deleted: deleted before it ran */
+  state: "running" | "waiting" | "deleted";
+  /** creation to Running, to the end, or to the deletion */
+  waitedMs: number;
+  /** the kubelet's first sync to Running (or to the end or the deletion); null if never synced */
+  containerCreatingMs: number | null;
 }
 
 /** The volume plugins; they keep no state of their own (it lives on the hosts and in the API), so every run shares them. */
@@ -309,9 +340,15 @@ class ClusterRun implements Ctx, Monitor {
   // ---- the cluster's processes ----
   private adc: AttachDetachController | null = null;
   private adcStarts = 0;
+  /** the controller-manager's other controllers that decide incidents (podgc/, nodelifecycle/) */
+  private podgc: PodGCController | null = null;
+  private nlcImpl: NodeLifecycleController | undefined = undefined;
+  /** the node lifecycle controller (made by the first kubelet stop: most runs have none) */
+  private get nlc(): NodeLifecycleController {
+    return (this.nlcImpl ??= new NodeLifecycleController(this, (node, status, reason) => this.setReady(node, status, reason)));
+  }
   private readonly kubelets = new Map<string, Kubelet>();
-  /** (this and `holders` are made by the first crash or mount holder: most runs have neither) */
-  private notReadyTimers: Map<string, number> | undefined = undefined;
+  /** (made by the first mount holder: most runs have none) */
   private holders: Map<string, string> | undefined = undefined;
   /** the end of the run (play) */
   private end = 0;
@@ -345,7 +382,7 @@ class ClusterRun implements Ctx, Monitor {
     // "The garbage collector trap"): an API or backend calls its hook on
     // itself, so these two are closures.
     if (!logChecksOnly) {
-      const onApiWrite: ApiServer["onWrite"] = (type, obj) => this.onApiWrite(type, obj);
+      const onApiWrite: ApiServer["onWrite"] = (type, obj, old) => this.onApiWrite(type, obj, old);
       const onBackendAttach: Backend["onAttach"] = (v, node) => this.onBackendAttach(v, node);
       api.onWrite = onApiWrite;
       backend.onAttach = onBackendAttach;
@@ -395,18 +432,67 @@ class ClusterRun implements Ctx, Monitor {
     return false;
   }
 
+  /**
+   * (k8s-releases) released-after-pods follows the release's own rules: a
+   * release with #110721 (1.25+) never force-detaches a volume its kubelet
+   * still reports in use from a Ready node, and --disable-force-detach-on-timeout
+   * never does it on the timer at all; the volume staying attached there is
+   * upstream's correct behaviour (the kubelet's unmount is what is stuck, which
+   * no-orphaned-mounts and the kubelet's own errors show), not a leak.
+   */
+  private keptByReleaseRules(node: string, id: string): boolean {
+    const fix = this.profile.fix;
+    if (!fix["110721"] && !fix["disable-force-detach-on-timeout"]) return false;
+    const n = this.api.tryGet("Node", node);
+    if (!n) return false;
+    const inUse = (n.status?.volumesInUse ?? []) as string[];
+    if (!inUse.some((u) => u.endsWith(`^${id}`) || u.endsWith(`/${id}`))) return false;
+    if (fix["disable-force-detach-on-timeout"]) return true;
+    const conds = (n.status?.conditions ?? []) as Array<{ type: string; status: string }>;
+    return conds.some((c) => c.type === "Ready" && c.status === "True");
+  }
+
+  // ---- pod waits (k8s-releases) ----
+  /** by UID: each pod's creation, first Running and deletion, as the API saw them */
+  private readonly podWaitsByUID = new Map<string, { pod: string; node: string; createdAt: number; runningAt: number | null; deletedAt: number | null }>();
+  private trackPodWait(type: WatchType, obj: KObj, old: KObj | undefined): void {
+    const uid = obj.metadata.uid;
+    let w = this.podWaitsByUID.get(uid);
+    if (w === undefined) {
+      if (type === "DELETED") return;
+      w = { pod: keyOf(obj), node: obj.spec?.nodeName ?? "", createdAt: obj.metadata.creationTimestamp ?? this.sim.now, runningAt: null, deletedAt: null };
+      this.podWaitsByUID.set(uid, w);
+    }
+    if (w.runningAt === null && obj.status?.phase === "Running" && old?.status?.phase !== "Running") w.runningAt = this.sim.now;
+    if (w.deletedAt === null && (type === "DELETED" || obj.metadata.deletionTimestamp !== undefined)) w.deletedAt = this.sim.now;
+  }
+  private podWaits(end: number): PodWait[] {
+    const out: PodWait[] = [];
+    for (const [uid, w] of this.podWaitsByUID) {
+      const synced = this.out.podSyncedAt.get(uid);
+      const syncedAt = synced === undefined ? null : synced;
+      const state = w.runningAt !== null ? "running" : w.deletedAt !== null ? "deleted" : "waiting";
+      const stop = w.runningAt ?? w.deletedAt ?? end;
+      out.push({ pod: w.pod, uid, node: w.node, createdAt: w.createdAt, syncedAt, runningAt: w.runningAt, state, waitedMs: stop - w.createdAt, containerCreatingMs: syncedAt === null ? null : Math.max(0, stop - syncedAt) });
+    }
+    return out;
+  }
+  // ---- end pod waits ----
+
   /** a volume of `pod` is backend volume `id` */
   private podUses(pod: KObj, id: string): boolean {
     for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", this.api) === id) return true;
     return false;
   }
 
-  private onApiWrite(type: WatchType, obj: KObj): void {
+  private onApiWrite(type: WatchType, obj: KObj, old: KObj | undefined): void {
     const now = this.sim.now;
     if (obj.kind === "Node") {
       this.nodePatches++;
-      this.nodeStatusChangedAt.set(obj.metadata.name, now);
+      // a kubelet's unchanged report (only its heartbeat time is new) is not a change of status
+      if (!heartbeatOnly(obj, old)) this.nodeStatusChangedAt.set(obj.metadata.name, now);
     }
+    if (obj.kind === "Pod") this.trackPodWait(type, obj, old);
     if (obj.kind === "Pod" && (type === "DELETED" || obj.metadata.deletionTimestamp !== undefined)) {
       // (every status write of a terminating pod comes here: no arrays, no keys built)
       const vols = (obj.spec?.volumes ?? []) as PodVolume[];
@@ -473,9 +559,11 @@ class ClusterRun implements Ctx, Monitor {
     const attacher = new ExternalAttacher(this);
     attacher.start();
     for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) this.startKubelet(n);
+    // the scheduler runs only where some pod does not name its node (scheduler/)
+    if (needsScheduler(sc)) new Scheduler(this).start();
     for (let i = 0; i < sc.objects.length; i++) {
       const o = sc.objects[i]!;
-      if (o.kind !== "Pod") continue;
+      if (o.kind !== "Pod" || !o.spec.nodeName) continue;
       const key = plainKeyOf(o);
       out.event("Normal", "Scheduled", `pod/${o.metadata.name}`, `Successfully assigned ${key} to ${o.spec.nodeName}`, "default-scheduler", o.metadata.namespace, api.tryGet("Pod", key)?.metadata.uid);
     }
@@ -499,6 +587,15 @@ class ClusterRun implements Ctx, Monitor {
     this.adcStarts++;
     this.adc = new AttachDetachController(this, PLUGINS);
     this.adc.start();
+    this.podgc = new PodGCController(this, this.adc);
+    this.podgc.start();
+  }
+  /** kube-controller-manager exits: its controllers' state goes with it */
+  private stopControllerManager(): void {
+    this.adc?.stop();
+    this.adc = null;
+    this.podgc?.stop();
+    this.podgc = null;
   }
   /** Sim.call's function for a controller-manager restart (made once) */
   private static startADCIfDown(run: ClusterRun): void {
@@ -506,28 +603,21 @@ class ClusterRun implements Ctx, Monitor {
   }
 
   private startKubelet(node: string): void {
-    if (this.kubelets.has(node) || !this.hosts.has(node)) return;
+    if (this.kubelets.has(node) || !this.hosts.has(node) || this.nodesOff?.has(node)) return;
     const k = new Kubelet(this, node, PLUGINS);
     this.kubelets.set(node, k);
-    this.notReadyTimers?.delete(node);
+    this.nlcImpl?.kubeletStarted(node);
     k.start();
   }
 
-  private crashKubelet(node: string): void {
+  private crashKubelet(node: string, line = `systemd[1]: kubelet.service: Main process exited, code=killed, status=9/KILL`): void {
     const k = this.kubelets.get(node);
     if (!k) return;
     k.stop();
     this.kubelets.delete(node);
-    this.out.on && this.out.raw(`kubelet/${node}`, "E", `systemd[1]: kubelet.service: Main process exited, code=killed, status=9/KILL`);
-    const token = this.sim.now;
-    (this.notReadyTimers ??= new Map()).set(node, token);
-    this.sim.call(this.sim.now + this.timers.NODE_MONITOR_GRACE_PERIOD_MS, ClusterRun.nodeMonitorGraceOver, new NodeTimer(this, node, token));
-  }
-  /** the node lifecycle controller's grace period after a kubelet crash is over (crashKubelet) */
-  private static nodeMonitorGraceOver(t: NodeTimer): void {
-    const run = t.run;
-    if (run.notReadyTimers!.get(t.node) !== t.token) return;
-    run.setReady(t.node, "Unknown", "NodeStatusUnknown");
+    this.out.on && this.out.raw(`kubelet/${node}`, "E", line);
+    // the node lifecycle controller's grace period starts (nodelifecycle/)
+    this.nlc.kubeletStopped(node);
   }
   /** Sim.call's function for a kubelet restart (made once) */
   private static startKubeletOf(t: NodeTimer): void {
@@ -574,7 +664,7 @@ class ClusterRun implements Ctx, Monitor {
         const uid = c.kind === "Pod" ? api.newUid("Pod") : undefined;
         try {
           api.create(c, uid);
-          if (c.kind === "Pod") out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${plainKeyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
+          if (c.kind === "Pod" && c.spec.nodeName) out.event("Normal", "Scheduled", `pod/${c.metadata.name}`, `Successfully assigned ${plainKeyOf(c)} to ${c.spec.nodeName}`, "default-scheduler", c.metadata.namespace, uid);
         } catch (e) {
           out.note("timeline", `create ${plainKeyOf(c)} failed: ${(e as Error).message}`);
         }
@@ -605,15 +695,13 @@ class ClusterRun implements Ctx, Monitor {
         sim.call(sim.now + a.downMs, ClusterRun.startKubeletOf, new NodeTimer(this, a.node, 0));
         break;
       case "crashControllerManager":
-        this.adc?.stop();
-        this.adc = null;
+        this.stopControllerManager();
         break;
       case "startControllerManager":
         if (!this.adc) this.startADC();
         break;
       case "restartControllerManager":
-        this.adc?.stop();
-        this.adc = null;
+        this.stopControllerManager();
         sim.call(sim.now + a.downMs, ClusterRun.startADCIfDown, this);
         break;
       case "nodeNotReady":
@@ -658,7 +746,116 @@ class ClusterRun implements Ctx, Monitor {
         if (id) hosts.get(a.node)?.stopNamespace(id);
         break;
       }
+      case "rebootNode":
+        if (this.powerOff(a.node, "reboot")) sim.call(sim.now + a.downMs, ClusterRun.bootNode, new NodeTimer(this, a.node, 0));
+        break;
+      case "shutdownNode":
+        this.powerOff(a.node, "poweroff");
+        break;
+      case "startNode":
+        if (this.nodesOff?.has(a.node)) this.boot(a.node);
+        break;
+      case "stopApiServer":
+        this.apiDown();
+        break;
+      case "startApiServer":
+        this.apiUp();
+        break;
+      case "restartApiServer":
+        this.apiDown();
+        sim.call(sim.now + a.downMs, ClusterRun.apiUpDue, this);
+        break;
     }
+  }
+
+  // ---- nodes as hosts, and the API server as a process ----
+
+  /** nodes powered off (made by the first shutdown or reboot) */
+  private nodesOff: Set<string> | undefined = undefined;
+
+  /**
+   * A node goes down (reboot or power-off): the kubelet dies with the host,
+   * every container and mount goes (Host.powerOff), and a kube-apiserver
+   * static pod there stops. The node lifecycle controller's grace period
+   * starts as for any kubelet that stops posting status.
+   */
+  private powerOff(node: string, how: "reboot" | "poweroff"): boolean {
+    const h = this.hosts.get(node);
+    if (!h || this.nodesOff?.has(node)) return false;
+    (this.nodesOff ??= new Set()).add(node);
+    this.crashKubelet(node, how === "reboot" ? `systemd-logind[812]: System is rebooting.` : `systemd-logind[812]: System is powering down.`);
+    h.powerOff();
+    this.out.note(`node:${node}`, `${node} ${how === "reboot" ? "rebooted" : "was powered off"}: its containers, mounts and device maps are gone; its pod directories stay on disk`);
+    if (this.sc.settings.apiServer?.node === node) this.apiDown();
+    return true;
+  }
+  /** Sim.call's function for the end of a reboot */
+  private static bootNode(t: NodeTimer): void {
+    t.run.boot(t.node);
+  }
+  /** the node is up again: its kubelet starts; CSI node plugins register later (settings.csiNodeRegistration); a static kube-apiserver starts */
+  private boot(node: string): void {
+    const h = this.hosts.get(node);
+    if (!h || !this.nodesOff?.delete(node)) return;
+    this.sim.bump();
+    h.csiRegisteredAt = this.sim.now + this.sc.settings.csiNodeRegistrationMs;
+    this.steps.step("node.Rebooted", node);
+    if (!this.sc.settings.noKubelet.includes(node)) this.startKubelet(node);
+    const as = this.sc.settings.apiServer;
+    if (as?.node === node) this.sim.call(this.sim.now + as.startupMs, ClusterRun.apiUpDue, this);
+  }
+
+  /**
+   * The API server stops. kube-controller-manager runs with leader election
+   * (--leader-elect, the default): it renews its Lease every 2 s and exits
+   * ("leaderelection lost") when it could not for --leader-elect-renew-deadline
+   * (10 s); its supervisor (kubelet static pod, systemd) starts it again at
+   * once, but the new process can only take the lease, and start its
+   * controllers, once the API server answers (the old lease, last renewed
+   * before the outage, has expired by then: --leader-elect-lease-duration
+   * 15 s); it acquires it at its next retry (--leader-elect-retry-period, 2 s).
+   * So an outage longer than 10 s restarts every controller of the
+   * controller-manager, with what that loses (attach_detach_controller.ts).
+   */
+  private apiDown(): void {
+    if (this.api.down) return;
+    this.api.goDown();
+    this.apiDownSince = this.sim.now;
+    this.out.on && this.out.raw("kube-apiserver", "E", "kube-apiserver stopped");
+    this.out.note("apiserver", "the kube-apiserver stopped: every request fails with connection refused until it is back");
+    this.steps.step("apiserver.Down", "");
+    this.sim.call(this.sim.now + LEADER_ELECT_RENEW_DEADLINE_MS, ClusterRun.leaseRenewDeadline, new NodeTimer(this, "", this.sim.now));
+  }
+  private apiUp(): void {
+    const as = this.sc.settings.apiServer;
+    // a static pod runs only while its node is up
+    if (!this.api.down || (as !== undefined && this.nodesOff?.has(as.node))) return;
+    this.api.comeUp();
+    this.apiDownSince = -1;
+    this.out.on && this.out.raw("kube-apiserver", "I", "kube-apiserver is serving again");
+    this.steps.step("apiserver.Up", "");
+    if (this.kcmLostLease) {
+      this.kcmLostLease = false;
+      this.sim.call(this.sim.now + LEADER_ELECT_RETRY_PERIOD_MS, ClusterRun.startADCIfDown, this);
+    }
+  }
+  /** when the API server went down (-1: up) */
+  private apiDownSince = -1;
+  /** kube-controller-manager exited for its lease and waits for the API server to take it again */
+  private kcmLostLease = false;
+  /** the renew deadline after an API server stop at `token` */
+  private static leaseRenewDeadline(t: NodeTimer): void {
+    const run = t.run;
+    if (run.apiDownSince !== t.token || !run.adc) return;
+    run.out.on && run.out.log("kube-controller-manager", "E", "leaderelection.go:330", `error retrieving resource lock kube-system/kube-controller-manager: Get "https://10.96.0.1:443/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager?timeout=5s": dial tcp 10.96.0.1:443: connect: connection refused`);
+    run.out.on && run.out.log("kube-controller-manager", "E", "controllermanager.go:294", "leaderelection lost");
+    run.out.note("kube-controller-manager", "kube-controller-manager lost its leader election lease (no renewal for 10 s while the API server was down) and exited; its controllers start again when it takes the lease back");
+    run.stopControllerManager();
+    run.kcmLostLease = true;
+  }
+  /** Sim.call's function for an API server restart or a static pod's start */
+  private static apiUpDue(run: ClusterRun): void {
+    run.apiUp();
   }
 
   // ---- end-of-run invariants, expectations and the result ----
@@ -739,6 +936,7 @@ class ClusterRun implements Ctx, Monitor {
     for (const v of backend.volumes.values()) {
       for (const node of v.attachedTo) {
         if (this.usedOn(pods, node, v.id)) continue;
+        if (this.keptByReleaseRules(node, v.id)) continue;
         const since = Math.max(this.lastPodGone.get(v.id)?.get(node) ?? 0, v.changedAt);
         if (end - since > releaseBound) {
           violations.push(
@@ -754,6 +952,8 @@ class ClusterRun implements Ctx, Monitor {
     // no-orphaned-mounts
     const prefix = `${kubeletRoot}/pods/`;
     for (const [node, h] of hosts) {
+      // a node that is powered off at the end cleans its disk when it boots (the kubelet's reconstruction): nothing to judge yet
+      if (this.nodesOff?.has(node)) continue;
       // every mounted path, then every directory not mounted (one a plugin
       // wrote), under a pod no longer in the API, by pod UID (usually none: no map)
       let byUID: Map<string, string[]> | undefined;
@@ -817,6 +1017,7 @@ class ClusterRun implements Ctx, Monitor {
     r.symptoms = symptoms;
     r.steps = steps.seen;
     r.stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls };
+    r.podWaits = this.podWaits(end);
     return r;
   }
 
@@ -828,10 +1029,46 @@ class ClusterRun implements Ctx, Monitor {
   }
 
   private evalCheck(e: Expectation): CheckResult {
-    const r = this.check(e.check);
+    const r = e.fromMs !== undefined || e.untilMs !== undefined ? this.checkWindow(e.check, e.fromMs ?? 0, e.untilMs ?? Infinity) : this.check(e.check);
     const res: CheckResult = { name: e.name, held: r.held, detail: r.detail, line: e.line };
     if (r.checked === false) res.checked = false;
     return res;
+  }
+
+  /**
+   * (k8s-releases) A check bounded in time: events and steps that happen in
+   * [from, until); a pod's first Running at or before `until`.
+   */
+  private checkWindow(c: Check, from: number, until: number): { held: boolean; detail: string; checked?: false } {
+    const span = `in [+${relTime(from)}, ${until === Infinity ? "end" : `+${relTime(until)}`})`;
+    switch (c.kind) {
+      case "event":
+      case "noEvent": {
+        const occ = this.out.occurrences;
+        const evs = this.out.events;
+        let hit: { t: number; e: K8sEvent } | null = null;
+        for (let i = 0; i < occ.length && hit === null; i += 2) {
+          const t = occ[i]!;
+          if (t < from || t >= until) continue;
+          const e = evs[occ[i + 1]!]!;
+          if (e.reason === c.reason && (!c.object || e.object === c.object) && (!c.contains || e.message.includes(c.contains))) hit = { t, e };
+        }
+        return { held: c.kind === "event" ? hit !== null : hit === null, detail: hit ? `event ${hit.e.reason} ${hit.e.object} at +${relTime(hit.t)}: ${hit.e.message}` : `no ${c.reason} event${c.object ? ` on ${c.object}` : ""} ${span}` };
+      }
+      case "step": {
+        const n = this.steps.seen.filter((s) => s.name === c.name && s.t >= from && s.t < until).length;
+        return { held: n >= (c.min ?? 1) && (c.max === undefined || n <= c.max), detail: `step ${c.name} seen ${n} times ${span}` };
+      }
+      case "podRunning":
+      case "podNotRunning": {
+        let runningAt: number | null = null;
+        for (const w of this.podWaitsByUID.values()) if (w.pod === c.pod && w.runningAt !== null && (runningAt === null || w.runningAt < runningAt)) runningAt = w.runningAt;
+        const ran = runningAt !== null && runningAt <= until;
+        return { held: c.kind === "podRunning" ? ran : !ran, detail: runningAt === null ? `pod ${c.pod} never Running` : `pod ${c.pod} Running at +${relTime(runningAt)}${ran ? "" : `, after +${relTime(until)}`}` };
+      }
+      default:
+        return this.check(c);
+    }
   }
 
   private check(c: Check): { held: boolean; detail: string; checked?: false } {
@@ -1106,6 +1343,16 @@ function hasStepCheck(es: readonly Expectation[]): boolean {
   return false;
 }
 
+/** a pod of objects: or of a timeline create that does not name its node */
+function needsScheduler(sc: K8sScenario): boolean {
+  for (let i = 0; i < sc.objects.length; i++) if (sc.objects[i]!.kind === "Pod" && !sc.objects[i]!.spec?.nodeName) return true;
+  for (let i = 0; i < sc.timeline.length; i++) {
+    const a = sc.timeline[i]!.action;
+    if ((a.kind === "create" || a.kind === "createPod") && a.manifest.kind === "Pod" && !a.manifest.spec?.nodeName) return true;
+  }
+  return false;
+}
+
 /** a `between:` item in the timeline */
 function hasBetween(timeline: readonly TimelineItem[]): boolean {
   for (let i = 0; i < timeline.length; i++) if (timeline[i]!.between) return true;
@@ -1294,4 +1541,23 @@ function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer): string | null {
   if (src.hostPath) return `kubernetes.io/host-path/${pod.metadata.uid}-${v.name}`;
   if (src.emptyDir) return `kubernetes.io/empty-dir/${pod.metadata.uid}-${v.name}`;
   return null;
+}
+
+/**
+ * (k8s-releases) A Node write that changed nothing but its Ready condition's
+ * lastHeartbeatTime (a kubelet's report of an unchanged status,
+ * kubelet/kubelet.ts syncNodeStatus).
+ */
+function heartbeatOnly(obj: KObj, old: KObj | undefined): boolean {
+  if (old === undefined || obj.spec !== old.spec) return false;
+  const a = obj.status, b = old.status;
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.volumesAttached !== b.volumesAttached || a.volumesInUse !== b.volumesInUse) return false;
+  const ra = readyOf(a.conditions), rb = readyOf(b.conditions);
+  return ra === rb && (a.conditions?.length ?? 0) === (b.conditions?.length ?? 0);
+}
+function readyOf(conds: Array<{ type: string; status: string }> | undefined): string | undefined {
+  if (conds === undefined) return undefined;
+  for (let i = 0; i < conds.length; i++) if (conds[i]!.type === "Ready") return conds[i]!.status;
+  return undefined;
 }

@@ -39,7 +39,15 @@ export type Action =
   | { kind: "taintNode"; node: string; key: string; effect: "NoExecute" | "NoSchedule"; value?: string }
   | { kind: "untaintNode"; node: string; key: string }
   | { kind: "holdMount"; node: string; process: string; path: string; propagation: "None" | "HostToContainer" }
-  | { kind: "releaseMount"; node: string; process: string };
+  | { kind: "releaseMount"; node: string; process: string }
+  // a node's host: reboot (down for downMs, then the kubelet starts again), power-off, power-on
+  | { kind: "rebootNode"; node: string; downMs: number }
+  | { kind: "shutdownNode"; node: string }
+  | { kind: "startNode"; node: string }
+  // the kube-apiserver process
+  | { kind: "stopApiServer" }
+  | { kind: "startApiServer" }
+  | { kind: "restartApiServer"; downMs: number };
 
 export interface TimelineItem {
   /** absolute time, or */
@@ -75,6 +83,13 @@ export interface Expectation {
   /** human name, default derived from the check */
   name: string;
   line?: number;
+  /**
+   * (k8s-releases) `from:`/`until:` of an event, noEvent, step, podRunning
+   * or podNotRunning check: only what happens in [from, until) counts (a pod
+   * check: the pod's first Running at or before `until`); absent = the run
+   */
+  fromMs?: number;
+  untilMs?: number;
 }
 
 export interface WatchFault {
@@ -102,6 +117,10 @@ export interface K8sScenario {
     latencies: Partial<Record<BackendOp, number>>;
     /** nodes without a kubelet (objects only) */
     noKubelet: string[];
+    /** after a node boots, how long until its CSI node plugins register with the new kubelet (default 0) */
+    csiNodeRegistrationMs: number;
+    /** kube-apiserver runs as a static pod on this node: down while the node is, up `startupMs` after its kubelet starts */
+    apiServer?: { node: string; startupMs: number };
   };
   objects: KObj[];
   timeline: TimelineItem[];

@@ -22,7 +22,7 @@
 // including the order of keys in the final objects (the CLI prints them).
 
 import { sha256Hex } from "../../util/sha256.js";
-import { FIXES, type FixId } from "../versions/profile.js";
+import { FIXES, MAX_MINOR, MIN_MINOR, type FixId } from "../versions/profile.js";
 import { builtinK8sScenarios } from "../index.js";
 import { runK8sScenario, type K8sRunOptions, type K8sRunResult } from "../scenario/run.js";
 
@@ -58,7 +58,7 @@ export function digestCases(): GoldenCase[] {
   const out: GoldenCase[] = [];
   for (const sc of builtinK8sScenarios()) {
     const inc = sc.incident!;
-    for (let minor = 10; minor <= 31; minor++) out.push({ id: `${sc.name} 1.${minor}`, scenario: sc.name, opts: { version: `1.${minor}`, logs: true, steps: true } });
+    for (let minor = MIN_MINOR; minor <= MAX_MINOR; minor++) out.push({ id: `${sc.name} 1.${minor}`, scenario: sc.name, opts: { version: `1.${minor}`, logs: true, steps: true } });
     out.push({ id: `${sc.name} ${inc.affected} all-fixes-on`, scenario: sc.name, opts: { version: inc.affected, fixes: allFixes(true), logs: true, steps: true } });
     out.push({ id: `${sc.name} ${inc.fixed} all-fixes-off`, scenario: sc.name, opts: { version: inc.fixed, fixes: allFixes(false), logs: true, steps: true } });
     for (const version of [inc.affected, inc.fixed]) {

@@ -3,6 +3,7 @@ import { formatGoDuration, Sim } from "../engine/sim.js";
 import { resolveProfile } from "../versions/profile.js";
 import { backoffUpdate, inBackoff, newBackoff } from "./exponentialbackoff.js";
 import { Done, FailureInfo, FailureMessages, formatOpKey, NestedPendingOperations } from "./nestedpendingoperations.js";
+import { adcOperationName } from "./operationexecutor.js";
 
 function setup(version = "1.22") {
   const sim = new Sim({ seed: 1 });
@@ -77,12 +78,21 @@ describe("nestedpendingoperations", () => {
     sim.at(1501, () => expect(npo.run(key("v"), "volume_detach", () => {})).toBeNull());
     sim.run(1501);
   });
-  it(">= 1.19: a different operationName resets the backoff; <= 1.18 attach and detach share it (#41307)", () => {
-    for (const [version, expected] of [["1.22", null], ["1.18", "ExponentialBackoff"]] as const) {
+  it(">= 1.19: a different operationName resets the backoff; <= 1.18 the controller's attach and detach share it (#41307)", () => {
+    for (const [version, expected] of [["1.22", null], ["1.18", "ExponentialBackoff"], ["1.14", "ExponentialBackoff"]] as const) {
       const { sim, npo } = setup(version);
-      npo.run(key("v"), "volume_detach", (op) => op.done("fail"));
+      const p = resolveProfile(version);
+      npo.run(key("v"), adcOperationName(p, "volume_detach"), (op) => op.done("fail"));
       sim.run(10);
-      expect(npo.run(key("v"), "volume_attach", () => {})).toBe(expected);
+      expect(npo.run(key("v"), adcOperationName(p, "volume_attach"), () => {})).toBe(expected);
+    }
+  });
+  it("from 1.15 (#75213) a differently named operation resets the backoff; up to 1.14 the key's backoff holds any operation", () => {
+    for (const [version, expected] of [["1.15", null], ["1.14", "ExponentialBackoff"]] as const) {
+      const { sim, npo } = setup(version);
+      npo.run(key("v"), "unmount_device", (op) => op.done("fail"));
+      sim.run(10);
+      expect(npo.run(key("v"), "volume_mount", () => {})).toBe(expected);
     }
   });
   it("IsOperationSafeToRetry (#104526) is false while pending and while backing off", () => {

@@ -3,9 +3,11 @@
 //
 // Keys and matching depend on the era:
 //   <= 1.18: key (volumeName, podName); two keys match when the volume names
-//            are equal and either pod name is empty or both are equal. The
-//            backoff belongs to the key, whatever the operation: attach and
-//            detach of one volume share one timer (#41307).
+//            are equal and either pod name is empty or both are equal. Up to
+//            1.14 the backoff belongs to the key, whatever the operation; from
+//            1.15 (#75213) as below, but the controller's attach and detach
+//            have no operation name until 1.19, so they share one timer
+//            (#41307).
 //   >= 1.19: key (volumeName, podName, nodeName) plus the operationName. An
 //            empty pod or node name matches any; an empty volume name never
 //            matches. When the matching operation failed and is backing off, a
@@ -107,11 +109,28 @@ export class NestedPendingOperations {
      * report made)
      */
     private readonly reportFailures: { readonly on: boolean } = ALWAYS,
-  ) {}
+  ) {
+    this.namesMatter = profile.version.minor >= 15;
+  }
+
+  /**
+   * exponentialBackOffOnError (NewNestedPendingOperations' argument): false
+   * forgets a failed operation at once, so a retry may start straight away
+   * (upstream's tests; every owner in the replay backs off)
+   */
+  exponentialBackOffOnError = true;
+
+  /**
+   * A backing-off operation refuses only a retry under its own operation
+   * name (#75213, 1.15); before, any operation on the key. The attach/detach
+   * controller's attach and detach carry no name until 1.19
+   * (util/operationexecutor.ts adcOperationName), so theirs share one backoff
+   * up to 1.18 (#41307).
+   */
+  private readonly namesMatter: boolean;
 
   private matches(a: OpKey, volumeName: string, podName: string, nodeName: string): boolean {
-    // an empty volume name (per-node VerifyVolumesAreAttached) only matches itself on the same node
-    if (a.volumeName === "" || volumeName === "") return a.volumeName === volumeName && a.nodeName === nodeName;
+    // (an empty volume name never reaches here: see find)
     if (a.volumeName !== volumeName) return false;
     const podOk = a.podName === "" || podName === "" || a.podName === podName;
     if (!this.profile.npoKeyStruct) return podOk;
@@ -128,6 +147,10 @@ export class NestedPendingOperations {
    * backoff and ran beside B's unmount (issue #109047).
    */
   private find(volumeName: string, podName: string, nodeName: string): Operation | undefined {
+    // "If volumeName is empty, operation can be executed concurrently"
+    // (isOperationExists): such a key conflicts with nothing, and an entry
+    // under it matches no named volume
+    if (volumeName === "") return undefined;
     const ops = this.ops;
     if (!this.profile.npoPendingFirst) {
       for (let i = 0; i < ops.length; i++) if (this.matches(ops[i]!.key, volumeName, podName, nodeName)) return ops[i];
@@ -155,10 +178,10 @@ export class NestedPendingOperations {
     let op: Operation;
     if (prev) {
       if (prev.pending) {
-        if (this.profile.npoKeyStruct && prev.operationName !== operationName) prev.observed = true;
+        if (this.namesMatter && prev.operationName !== operationName) prev.observed = true;
         return "AlreadyExists";
       }
-      const sameName = !this.profile.npoKeyStruct || prev.operationName === operationName;
+      const sameName = !this.namesMatter || prev.operationName === operationName;
       if (sameName && inBackoff(prev.backoff, now)) {
         this.sim.wakeAt(retryAllowedAt(prev.backoff));
         return "ExponentialBackoff";
@@ -205,6 +228,14 @@ export class NestedPendingOperations {
       }
       return;
     }
+    if (!this.exponentialBackOffOnError) {
+      // operationComplete without backoff: the entry goes as on success
+      this.sim.bump(this.group);
+      const ops = this.ops;
+      const i = ops.indexOf(op);
+      if (i >= 0) ops.splice(i, 1);
+      return;
+    }
     op.pending = false;
     backoffUpdate(op.backoff, err, this.sim.now, this.initialMs, this.maxMs);
     if (op.observed || this.group === undefined) this.sim.bump(this.group);
@@ -231,10 +262,10 @@ export class NestedPendingOperations {
     const op = this.find(volumeName, podName, nodeName);
     if (!op) return true;
     if (op.pending) {
-      if (this.profile.npoKeyStruct && op.operationName !== operationName) op.observed = true;
+      if (this.namesMatter && op.operationName !== operationName) op.observed = true;
       return false;
     }
-    if (this.profile.npoKeyStruct && op.operationName !== operationName) return true;
+    if (this.namesMatter && op.operationName !== operationName) return true;
     if (inBackoff(op.backoff, this.sim.now)) {
       this.sim.wakeAt(retryAllowedAt(op.backoff));
       return false;

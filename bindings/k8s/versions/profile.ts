@@ -5,31 +5,15 @@
 // is a named switch, so a user can ask "what if 1.22.0 had had #104526" without
 // inventing a version that never existed.
 //
-// Release numbers: [V] = read in the PR thread, [I] = inferred from merge and
-// cherry-pick dates (see the table in bindings/k8s/README.md).
-//
-//   switch                           master   backports
-//   104526 detach backoff vs status  1.23.0   1.22.4, 1.21.7            [I]
-//   107025 attachment-name check     1.24.0   1.23.11, 1.22.14          [V master, I backports]
-//   108997 CSI inline reconstruction 1.25.0   1.24.9, 1.23.15           [V master, I backports]
-//   79940  rbd UnmountDevice retry   1.16.0                             [I]
-//   108167 per-node status update    1.24.0   1.23.5, 1.22.8, 1.21.13   [V cherry-picks #108461,
-//                                                                        #108462, #109206; I releases]
-//   110721 force detach only when    1.25.0                             [I]
-//          the node is unhealthy
-//   out-of-service taint (KEP-2268)  1.26.0 (beta, on by default; alpha 1.24 off)
-//   disable-force-detach-on-timeout  a controller-manager flag, 1.30+ (#120344), default off
-//
-// Not switches (no built-in incident turns on them), but followed per release:
-//   #111205 re-add to the report list when the detach path's node status
-//           update fails           1.26.0   1.25.1, 1.24.5, 1.23.11, 1.22.14  [V cherry-picks
-//                                             #112305, #112304, #112303, #112302; I releases]
-//   #110951 nestedpendingoperations: a pending match wins, then an exact one
-//           (issue #109047)        1.26.0   1.25.1, 1.24.5, 1.23.11           [V cherry-picks
-//                                             #112079, #112101, #112102; I releases]
+// Every switch is a modelled entry of the fix catalogue (versions/fixes.ts:
+// the PR, its issue, the releases and patch releases that carry it, the
+// source read); the catalogue's other entries say why they are not modelled.
+// What is not a fix (log formats, paths, the klog era) follows the minor here.
 //
 // Worked example: "1.22.3" has neither 104526 (needs 1.22.4) nor 107025
 // (needs 1.22.14); "1.22.14" has both; "1.22" means 1.22.0.
+
+import { catalogueEntry, MODELLED } from "./fixes.js";
 
 export type FixId =
   | "104526"
@@ -39,7 +23,13 @@ export type FixId =
   | "108167"
   | "110721"
   | "out-of-service"
-  | "disable-force-detach-on-timeout";
+  | "disable-force-detach-on-timeout"
+  | "111205"
+  | "110951"
+  | "96617"
+  | "102344"
+  | "72096"
+  | "84007";
 
 export interface FixInfo {
   id: FixId;
@@ -49,19 +39,14 @@ export interface FixInfo {
   seed?: string;
 }
 
-export const FIXES: readonly FixInfo[] = [
-  { id: "104526", title: "ADC: no detach-path side effects while a detach is pending or backing off; re-add to the report list on any DetachVolume error", since: [[23, 0], [22, 4], [21, 7]], seed: "002" },
-  { id: "107025", title: "CSI Detach: always compute the VolumeAttachment name (drop isAttachmentName)", since: [[24, 0], [23, 11], [22, 14]], seed: "004" },
-  { id: "108997", title: "kubelet: reconstruct CSI inline (ephemeral) volumes with the pod-scoped unique name", since: [[25, 0], [24, 9], [23, 15]], seed: "000/003" },
-  { id: "79940", title: "rbd UnmountDevice: rediscover the mapped device from the image and retry the unmap", since: [[16, 0]], seed: "001" },
-  { id: "108167", title: "ADC node status updater: per-node update, do not stop at the first failing node", since: [[24, 0], [23, 5], [22, 8], [21, 13]] },
-  { id: "110721", title: "ADC: force detach after the 6-minute timeout only when the node is not healthy", since: [[25, 0]] },
-  { id: "out-of-service", title: "ADC: node.kubernetes.io/out-of-service taint forces detach without waiting (NodeOutOfServiceVolumeDetach)", since: [[26, 0]] },
-  { id: "disable-force-detach-on-timeout", title: "kube-controller-manager --disable-force-detach-on-timeout (never force detach on the 6-minute timer)", since: [] },
-];
+/**
+ * The switches: the catalogue's modelled entries (versions/fixes.ts), in a
+ * fixed order (scenario/run.ts numbers override sets by it).
+ */
+export const FIXES: readonly FixInfo[] = MODELLED.map((e) => ({ id: e.id as FixId, title: e.title, since: e.since, ...(e.seed ? { seed: e.seed } : {}) }));
 
 export const MIN_MINOR = 10;
-export const MAX_MINOR = 31;
+export const MAX_MINOR = 35;
 
 export interface Version {
   major: 1;
@@ -94,6 +79,13 @@ export interface Profile {
   processVolumeAttachmentsAtStart: boolean;
   /** kubelet DSW populator does not (re)add pods whose containers are terminating (1.22+) */
   dswSkipsTerminatingPods: boolean;
+  /**
+   * kubelet nodeStatusReportFrequency: an unchanged node status is written
+   * again this long after the last write (kubelet_node_status.go
+   * tryUpdateNodeStatus); 0 = every nodeStatusUpdateFrequency (NodeLease
+   * off: every 10 s). #72096 (1.14): 1 min; #84007 (1.17): 5 min.
+   */
+  nodeStatusReportMs: number;
   /** klog structured logging (InfoS) in the kubelet's volume manager (1.21+): kubelet/volume_manager.ts vmMsg */
   structuredLogs: boolean;
   /**
@@ -141,10 +133,6 @@ export function inRelease(since: ReadonlyArray<readonly [number, number]>, v: Ve
   return since.some(([minor, patch]) => v.minor === minor && v.patch >= patch);
 }
 
-/** #111205, see the table at the top */
-const RE_ADD_ON_STATUS_UPDATE_FAILURE: ReadonlyArray<readonly [number, number]> = [[26, 0], [25, 1], [24, 5], [23, 11], [22, 14]];
-/** #110951, see the table at the top */
-const NPO_PENDING_FIRST: ReadonlyArray<readonly [number, number]> = [[26, 0], [25, 1], [24, 5], [23, 11]];
 
 export type FixOverrides = Partial<Record<FixId, boolean>>;
 
@@ -152,13 +140,22 @@ export function isFixId(s: string): s is FixId {
   return FIXES.some((f) => f.id === s);
 }
 
+/**
+ * The error for a fix id that is not a switch: a catalogued change the
+ * replay does not model says so (with the reason), anything else lists the switches.
+ */
+export function badFixMessage(what: string, id: string | undefined): string {
+  const e = id === undefined ? undefined : catalogueEntry(id);
+  if (e && e.modelled !== true) return `${what}: #${e.pr ?? e.id} is catalogued but not modelled (${e.modelled}), so it is not a switch`;
+  return `${what}: expected ID=on|off with ID one of ${FIXES.map((f) => f.id).join(", ")}`;
+}
+
 /** Parse CLI-style overrides: ["104526=on", "107025=off"]. */
 export function parseFixOverrides(items: readonly string[]): FixOverrides {
   const out: FixOverrides = {};
   for (const it of items) {
     const m = /^#?([\w-]+)(?:=(on|off|true|false|1|0))?$/.exec(it.trim());
-    if (!m || !isFixId(m[1]!))
-      throw new Error(`bad --fix ${JSON.stringify(it)}: expected ID=on|off with ID one of ${FIXES.map((f) => f.id).join(", ")}`);
+    if (!m || !isFixId(m[1]!)) throw new Error(badFixMessage(`bad --fix ${JSON.stringify(it)}`, m?.[1]));
     const v = m[2] ?? "on";
     out[m[1] as FixId] = v === "on" || v === "true" || v === "1";
   }
@@ -180,11 +177,12 @@ export function resolveProfile(versionText: string = DEFAULT_VERSION, overrides:
     npoLogLine: m <= 14 ? 267 : m <= 18 ? 270 : m <= 21 ? 301 : 335,
     npoErrorQuoted: m <= 21,
     perNodeStatusUpdate: fix["108167"],
-    reAddOnStatusUpdateFailure: inRelease(RE_ADD_ON_STATUS_UPDATE_FAILURE, v),
-    npoPendingFirst: m >= 19 && inRelease(NPO_PENDING_FIRST, v),
+    reAddOnStatusUpdateFailure: fix["111205"],
+    npoPendingFirst: m >= 19 && fix["110951"],
     attachUncertain: m >= 14,
-    processVolumeAttachmentsAtStart: m >= 21,
-    dswSkipsTerminatingPods: m >= 22,
+    processVolumeAttachmentsAtStart: fix["96617"],
+    dswSkipsTerminatingPods: fix["102344"],
+    nodeStatusReportMs: fix["84007"] ? 5 * 60_000 : fix["72096"] ? 60_000 : 0,
     structuredLogs: m >= 21,
     adcLogs: m <= 23 ? "text" : m <= 26 ? "structured" : m <= 29 ? "contextual" : "named",
     rbdOutputAsBytes: m <= 17,

@@ -92,6 +92,17 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
     podVolumeDir(env, podUID, specName) {
       return podVolumePaths(env.host!, podUID, dirName, specName).dir;
     },
+    // volumeMode: Block: the attached device itself is the pod's device (an
+    // in-tree disk's BlockVolumeMapper has no SetUpDevice/TearDownDevice of its own)
+    getGlobalMapPath(env, spec) {
+      return `${env.ctx.kubeletRoot}/plugins/kubernetes.io/${kind}/volumeDevices/${src(spec)!.diskId}`;
+    },
+    mapPodDevice(_env, spec, _podUID, devicePath, done) {
+      done(null, devicePath || `/dev/disk/by-id/virtio-${src(spec)!.diskId}`);
+    },
+    unmapPodDevice(_env, _specName, _podUID, done) {
+      done(null);
+    },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const dir = plugin.podVolumeDir(env, podUID, spec.name);
       env.host!.mkdir(dir, { plugin: name, podUID, specName: spec.name, data: { disk: src(spec)!.diskId, pv: spec.pv?.metadata.name ?? "" } });

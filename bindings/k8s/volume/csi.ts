@@ -220,6 +220,7 @@ export function createCSIPlugin(): VolumePlugin {
       }
       const attachID = getAttachmentName(s.volumeHandle, s.driver, node);
       let created: KObj | null;
+      ctx.api.caller = env.component;
       try {
         created = ctx.api.createIfAbsent({
           apiVersion: "storage.k8s.io/v1",
@@ -230,6 +231,8 @@ export function createCSIPlugin(): VolumePlugin {
         });
       } catch (e) {
         return done(log(`attacher.Attach failed: ${(e as Error).message}`));
+      } finally {
+        ctx.api.caller = "";
       }
       if (created !== null) ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:110", log(`attachment [${attachID}] for volume [${s.volumeHandle}] created successfully`));
       else ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:103", log(`attachment [${attachID}] for volume [${s.volumeHandle}] already exists (will not be recreated)`));
@@ -258,6 +261,7 @@ export function createCSIPlugin(): VolumePlugin {
         ctx.out.log(env.component, "I", "round_trippers.go:420", `DELETE https://kube-apiserver:6443/apis/storage.k8s.io/v1/volumeattachments/${encodeURIComponent(attachID)}`);
       // (404 answered without an exception; an injected fault still throws, NotFound included)
       let found: boolean;
+      ctx.api.caller = env.component;
       try {
         found = ctx.api.deleteIfPresent("VolumeAttachment", attachID) !== null;
       } catch (e) {
@@ -266,6 +270,8 @@ export function createCSIPlugin(): VolumePlugin {
           return done(() => log(`detacher.Detach failed to delete VolumeAttachment [${attachID}]: ${msg}`));
         }
         found = false;
+      } finally {
+        ctx.api.caller = "";
       }
       if (!found) {
         ctx.out.on && ctx.out.log(env.component, "I", "round_trippers.go:446", `Response Status: 404 Not Found in 8 milliseconds`);
@@ -305,6 +311,15 @@ export function createCSIPlugin(): VolumePlugin {
       const attachID = getAttachmentName(s.volumeHandle, s.driver, env.nodeName!);
       const va = ctx.api.tryGet("VolumeAttachment", attachID);
       if (!va) return done(() => log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volumeattachments.storage.k8s.io "${attachID}" not found`));
+      // (k8s-releases) verifyAttachmentStatus checks the deletion timestamp
+      // before status.attached, in every release (csi_attacher.go v1.10 to
+      // master; #96952, which would have checked it last, was closed
+      // unmerged): a VolumeAttachment being deleted fails the wait even while
+      // it still says attached, and the mount is retried after the backoff
+      if (va.metadata.deletionTimestamp !== undefined) {
+        ctx.out.on && ctx.out.log(env.component, "E", "csi_attacher.go:462", log(`VolumeAttachment [${attachID}] has deletion timestamp, will not continue to wait for attachment`));
+        return done(() => "volume attachment is being deleted");
+      }
       if (va.status?.attached) return done(null, attachID);
       return done(() => log(`attacher.WaitForAttach failed for volume [${s.volumeHandle}] (will continue to try): volume ${s.volumeHandle} is not attached yet`));
     },
@@ -325,6 +340,7 @@ export function createCSIPlugin(): VolumePlugin {
         ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:302", log(`attacher.MountDevice STAGE_UNSTAGE_VOLUME capability not set. Skipping MountDevice...`));
         return done(null);
       }
+      if (host.csiRegisteredAt > ctx.sim.now) return done(log(`attacher.MountDevice failed to create newCsiDriverClient: driver name ${s.driver} not found in the list of registered CSI drivers`));
       const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         if (r.error) return done(log(`attacher.MountDevice failed: rpc error: code = Internal desc = ${r.error}`));
@@ -340,6 +356,10 @@ export function createCSIPlugin(): VolumePlugin {
       const meta = host.dirs.get(stagingDir(deviceMountPath));
       const handle = meta?.data.volumeHandle ?? "";
       if (meta && !stageUnstage(ctx, meta.data.driverName ?? "")) return done(null);
+      if (host.csiRegisteredAt > ctx.sim.now) {
+        const drv = meta?.data.driverName ?? "";
+        return done(() => log(`attacher.UnmountDevice failed to create newCsiDriverClient: driver name ${drv} not found in the list of registered CSI drivers`));
+      }
       const r = ctx.backend.call("nodeUnstage", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         const error = r.error;
@@ -353,6 +373,63 @@ export function createCSIPlugin(): VolumePlugin {
     podVolumeDir(env, podUID, specName) {
       return podVolumePaths(env.host!, podUID, DIR_NAME, specName).dir;
     },
+    // ---- volumeMode: Block (csi_block.go) ------------------------------
+    // global map path plugins/kubernetes.io/csi/volumeDevices/<pv>/dev,
+    // staging path .../volumeDevices/staging/<pv> (NodeStageVolume when the
+    // driver stages), publish path .../volumeDevices/publish/<pv>/<pod uid>
+    // (NodePublishVolume); the pod gets the publish path as its device
+    getGlobalMapPath(env, spec) {
+      return `${env.ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/${spec.name}/dev`;
+    },
+    setUpDevice(env, spec, _devicePath, _globalMapPath, done) {
+      const s = pvSource(spec)!;
+      const { ctx } = env;
+      if (!stageUnstage(ctx, s.driver)) return done(null);
+      const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(log(`blockMapper.SetUpDevice failed: rpc error: code = Internal desc = ${r.error}`));
+        env.host!.mkdir(`${ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/staging/${spec.name}`, { plugin: CSI_PLUGIN_NAME, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
+        done(null);
+      });
+    },
+    mapPodDevice(env, spec, podUID, _devicePath, done) {
+      const s = pvSource(spec);
+      const { ctx } = env;
+      if (!s) return done(log(`blockMapper.MapPodDevice failed: a CSI inline volume cannot be a block volume`));
+      const publishPath = `${ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/publish/${spec.name}/${podUID}`;
+      const r = ctx.backend.call("nodePublish", s.volumeHandle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        if (r.error) return done(log(`blockMapper.MapPodDevice failed: rpc error: code = Internal desc = ${r.error}`));
+        env.host!.mkdir(publishPath, { plugin: CSI_PLUGIN_NAME, podUID, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
+        done(null, publishPath);
+      });
+    },
+    unmapPodDevice(env, specName, podUID, done) {
+      const { ctx } = env;
+      const publishPath = `${ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/publish/${specName}/${podUID}`;
+      const handle = env.host!.dirs.get(publishPath)?.data.volumeHandle ?? "";
+      const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        const error = r.error;
+        if (error) return done(() => log(`blockMapper.UnmapPodDevice failed: rpc error: code = Internal desc = ${error}`));
+        env.host!.rmdir(publishPath);
+        done(null);
+      });
+    },
+    tearDownDevice(env, globalMapPath, _devicePath, done) {
+      const { ctx } = env;
+      const specName = globalMapPath.slice(0, -"/dev".length).split("/").pop()!;
+      const staging = `${ctx.kubeletRoot}/plugins/kubernetes.io/csi/volumeDevices/staging/${specName}`;
+      const meta = env.host!.dirs.get(staging);
+      if (!meta) return done(null);
+      const r = ctx.backend.call("nodeUnstage", meta.data.volumeHandle ?? "", env.nodeName!);
+      ctx.sim.after(r.latencyMs, () => {
+        const error = r.error;
+        if (error) return done(() => log(`blockMapper.TearDownDevice failed: rpc error: code = Internal desc = ${error}`));
+        env.host!.rmdir(staging);
+        done(null);
+      });
+    },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const { ctx } = env;
       const host = env.host!;
@@ -361,6 +438,7 @@ export function createCSIPlugin(): VolumePlugin {
       const ephemeral = !s;
       const driver = s ? s.driver : spec.inline!.csi!.driver;
       const handle = s ? s.volumeHandle : makeVolumeHandle(podUID, spec.name);
+      if (host.csiRegisteredAt > ctx.sim.now) return done(log(`mounter.SetUpAt failed to get CSI client: driver name ${driver} not found in the list of registered CSI drivers`));
       const r = ctx.backend.call("nodePublish", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {
         if (r.error) return done(log(`mounter.SetupAt failed: rpc error: code = Internal desc = ${r.error}`));
@@ -392,6 +470,10 @@ export function createCSIPlugin(): VolumePlugin {
       const calls = host.csiUnpublishing;
       if (calls.has(handle))
         return done(() => log(`Unmounter.TearDownAt failed: rpc error: code = Aborted desc = NodeUnpublish operation for volume ${handle} still ongoing`));
+      if (host.csiRegisteredAt > ctx.sim.now) {
+        const drv = info.data.driverName ?? "";
+        return done(() => log(`Unmounter.TearDownAt failed to get CSI client: driver name ${drv} not found in the list of registered CSI drivers`));
+      }
       calls.add(handle);
       const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
       ctx.sim.after(r.latencyMs, () => {

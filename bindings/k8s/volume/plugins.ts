@@ -114,6 +114,18 @@ export interface VolumePlugin {
   getDeviceMountPath?(env: PluginEnv, spec: VolumeSpec): string;
   mountDevice?(env: PluginEnv, spec: VolumeSpec, devicePath: string, deviceMountPath: string, done: Cb): void;
   unmountDevice?(env: PluginEnv, deviceMountPath: string, done: LazyCb): void;
+  // kubelet side, volumeMode: Block (BlockVolumePlugin / BlockVolumeMapper);
+  // a plugin without mapPodDevice has no block support
+  /** GetGlobalMapPath: plugins/<plugin>/volumeDevices/<volume> */
+  getGlobalMapPath?(env: PluginEnv, spec: VolumeSpec): string;
+  /** SetUpDevice (CSI NodeStageVolume for a block volume): optional */
+  setUpDevice?(env: PluginEnv, spec: VolumeSpec, devicePath: string, globalMapPath: string, done: Cb): void;
+  /** MapPodDevice (CSI NodePublishVolume for a block volume): answers the device path the pod gets */
+  mapPodDevice?(env: PluginEnv, spec: VolumeSpec, podUID: string, devicePath: string, done: Cb): void;
+  /** UnmapPodDevice (CSI NodeUnpublishVolume) */
+  unmapPodDevice?(env: PluginEnv, specName: string, podUID: string, done: LazyCb): void;
+  /** TearDownDevice (CSI NodeUnstageVolume) */
+  tearDownDevice?(env: PluginEnv, globalMapPath: string, devicePath: string, done: LazyCb): void;
   setUp(env: PluginEnv, spec: VolumeSpec, podUID: string, deviceMountPath: string, done: Cb): void;
   tearDown(env: PluginEnv, specName: string, podUID: string, done: LazyCb): void;
   /** reconstruction: rebuild a spec from what is on disk */
@@ -256,6 +268,15 @@ export function specForPodVolume(
     return { name: pvName, pv, readOnly: v.persistentVolumeClaim.readOnly ?? false };
   }
   return { name: v.name, inline: v, readOnly: false };
+}
+
+/**
+ * volumeMode: Block (util.GetVolumeMode / IsBlockVolume... of the spec): only
+ * a PersistentVolume can be a block volume; the claim's volumeMode must match
+ * for the PV controller to bind it, so the PV's field decides.
+ */
+export function isBlockVolume(spec: VolumeSpec | undefined): boolean {
+  return spec?.pv?.spec?.volumeMode === "Block";
 }
 
 /** PV access modes allow attachment to several nodes (util.IsMultiAttachAllowed). */

@@ -21,7 +21,7 @@
 // statusUpdateNeeded is transient bookkeeping and does not.
 
 import type { Sim, WakeGroup } from "../../engine/sim.js";
-import type { VolumeSpec } from "../../volume/plugins.js";
+import { uniqueNameFromSpec, type PluginMgr, type VolumeSpec } from "../../volume/plugins.js";
 
 export type AttachState = "Attached" | "Uncertain" | "Detached";
 
@@ -66,10 +66,26 @@ export class ActualStateOfWorld {
     private readonly sim: Sim,
     /** the controller's wake group (engine/sim.ts section 3) */
     private readonly group?: WakeGroup,
+    /** volumePluginMgr: names a volume given without its unique name (AddVolumeNode with an empty name) */
+    private readonly volumePluginMgr?: PluginMgr,
   ) {}
 
-  /** AddVolumeNode: create entries; a new node entry starts mounted; isAttached raises attachedConfirmed. */
-  addVolumeNode(volumeName: string, spec: VolumeSpec | undefined, nodeName: string, devicePath: string, isAttached: boolean): void {
+  /**
+   * AddVolumeNode: create entries; a new node entry starts mounted; isAttached
+   * raises attachedConfirmed. Returns the volume's unique name: an empty
+   * `volumeName` is named from the spec by its attachable plugin, as upstream
+   * (GetUniqueVolumeNameFromSpec); an error text when it cannot be.
+   */
+  addVolumeNode(volumeName: string, spec: VolumeSpec | undefined, nodeName: string, devicePath: string, isAttached: boolean): string | { error: string } {
+    if (volumeName === "") {
+      const plugin = spec && this.volumePluginMgr?.findBySpec(spec);
+      if (!spec || !plugin) return { error: `failed to get AttachablePlugin from volumeSpec for volume ${JSON.stringify(spec?.name ?? "")} err=no volume plugin matched` };
+      try {
+        volumeName = uniqueNameFromSpec(plugin, spec);
+      } catch (e) {
+        return { error: `failed to get UniqueVolumeName from volumeSpec for plugin=${JSON.stringify(plugin.name)} and volume=${JSON.stringify(spec.name)} err=${(e as Error).message}` };
+      }
+    }
     let v = this.attachedVolumes.get(volumeName);
     if (!v) {
       v = { volumeName, spec, devicePath, nodesAttachedTo: new Map() };
@@ -88,6 +104,7 @@ export class ActualStateOfWorld {
       this.sim.bump(this.group);
     }
     if (isAttached) this.addVolumeToReportAsAttached(volumeName, nodeName);
+    return volumeName;
   }
 
   markVolumeAsAttached(volumeName: string, spec: VolumeSpec | undefined, nodeName: string, devicePath: string): void {
@@ -174,10 +191,26 @@ export class ActualStateOfWorld {
     return null;
   }
 
+  /**
+   * SetNodeStatusUpdateNeeded: upstream logs a warning and adds nothing for a
+   * node it has no entry for (updateNodeStatusUpdateNeeded's error;
+   * Test_SetNodeStatusUpdateNeededError).
+   */
   setNodeStatusUpdateNeeded(nodeName: string): void {
+    this.updateNodeStatusUpdateNeeded(nodeName, true);
+  }
+
+  /** updateNodeStatusUpdateNeeded: an error text for a node without an entry */
+  updateNodeStatusUpdateNeeded(nodeName: string, needed: boolean): string | null {
     const n = this.nodesToUpdateStatusFor.get(nodeName);
-    if (n) n.statusUpdateNeeded = true;
-    else this.nodesToUpdateStatusFor.set(nodeName, { nodeName, statusUpdateNeeded: true, volumesToReportAsAttached: new Map() });
+    if (!n) return `failed to set statusUpdateNeeded to needed ${needed}, because nodeName=${JSON.stringify(nodeName)} does not exist`;
+    n.statusUpdateNeeded = needed;
+    return null;
+  }
+
+  /** GetNodesToUpdateStatusFor: the node entries (live) */
+  getNodesToUpdateStatusFor(): ReadonlyMap<string, NodeToUpdateStatusFor> {
+    return this.nodesToUpdateStatusFor;
   }
 
   /** Report lists of all dirty nodes; resets their flags (on read). */
@@ -210,6 +243,29 @@ export class ActualStateOfWorld {
   getAttachedVolumes(): AttachedVolumeRef[] {
     const out: AttachedVolumeRef[] = [];
     for (const v of this.attachedVolumes.values()) for (const n of v.nodesAttachedTo.values()) out.push(attachedVolumeRef(v, n));
+    return out;
+  }
+
+  /** GetAttachedVolumesForNode: every entry on the node, attach confirmed or not */
+  getAttachedVolumesForNode(nodeName: string): AttachedVolumeRef[] {
+    const out: AttachedVolumeRef[] = [];
+    for (const v of this.attachedVolumes.values()) {
+      const n = v.nodesAttachedTo.get(nodeName);
+      if (n) out.push(attachedVolumeRef(v, n));
+    }
+    return out;
+  }
+
+  /** GetAttachedVolumesPerNode: the confirmed attachments, by node */
+  getAttachedVolumesPerNode(): Map<string, AttachedVolumeRef[]> {
+    const out = new Map<string, AttachedVolumeRef[]>();
+    for (const v of this.attachedVolumes.values())
+      for (const n of v.nodesAttachedTo.values()) {
+        if (!n.attachedConfirmed) continue;
+        let l = out.get(n.nodeName);
+        if (!l) out.set(n.nodeName, (l = []));
+        l.push(attachedVolumeRef(v, n));
+      }
     return out;
   }
 

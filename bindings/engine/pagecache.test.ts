@@ -1,0 +1,174 @@
+// Buffered reads through the page cache (assembly/pagecache): the readahead
+// window ramp of mm/readahead.c, cache hits, fio's fadvise_hint and
+// invalidate, memory.max reclaim, io.max acting on readahead bios, and the
+// recorded 6.1 guest traces. Expected figures are worked out in each test
+// from the kernel's formulas or from the run's own records.
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { loadScenario } from "../scenario/load.js";
+import { simulate } from "./simulation.js";
+import type { BioRecord, RunResult } from "../scenario/types.js";
+import { parseFioJobFile } from "../workload/fio-jobfile.js";
+import { compareBufTrace, BIO_BAR, READ_BAR } from "../oracle/bufread.js";
+
+const run = (yaml: string): RunResult => simulate(loadScenario(yaml, "pagecache.yaml").scenario);
+
+function scenario(jobs: string, opts: { cgroupFiles?: string; raKb?: number } = {}): string {
+  return `
+name: pc
+kernel: "6.1"
+record: true
+devices:
+  - preset: nvme
+    read_ahead_kb: ${opts.raKb ?? 128}
+cgroups:
+  app:
+${opts.cgroupFiles ?? '    io.weight: "default 100"'}
+jobs:
+${jobs}`;
+}
+
+const job = (name: string, extra: string) => `
+  - name: ${name}
+    cgroup: app
+    ioengine: psync
+    direct: 0
+    bs: 4k
+${extra.split("\n").filter((l) => l.trim()).map((l) => "    " + l.trim()).join("\n")}`;
+
+const ra = (r: RunResult): BioRecord[] => (r.records ?? []).filter((b) => b.readahead).sort((a, b) => a.submitNs - b.submitNs || a.off - b.off);
+const reads = (r: RunResult, jobName: string): BioRecord[] => (r.records ?? []).filter((b) => !b.readahead && b.job === jobName);
+
+// mm/readahead.c (6.1)
+const initSize = (req: number, max: number) => {
+  let n = 1;
+  while (n < req) n *= 2;
+  return n <= max / 32 ? n * 4 : n <= max / 4 ? n * 2 : max;
+};
+const nextSize = (cur: number, max: number) => (cur < max / 16 ? 4 * cur : cur <= max / 2 ? 2 * cur : max);
+
+describe("readahead of a sequential buffered reader", () => {
+  it("ramps the window as get_init_ra_size / get_next_ra_size and reads ahead in bios of the window", () => {
+    const r = run(scenario(job("seq", "rw: read\nsize: 4m\nfadvise_hint: 0")));
+    const bios = ra(r);
+    // the windows the kernel's formulas give for 4 KiB reads from offset 0, read_ahead_kb 128
+    const max = 32;
+    const want: number[] = [];
+    let size = initSize(1, max);
+    let start = 0;
+    want.push(size);
+    // the initial window marks page start + size - async_size (async = size - 1 page);
+    // reading a marked page reads the next window, which is marked at its start
+    // (async_size = size); the reader reads pages 0-1023
+    let mark = start + size - (size - 1);
+    while (mark <= 1023) {
+      start += size;
+      size = Math.max(size, nextSize(size, max));
+      want.push(size);
+      mark = start;
+    }
+    expect(bios.map((b) => b.size / 4096)).toEqual(want);
+    // contiguous, from offset 0
+    let off = 0;
+    for (const b of bios) {
+      expect(b.off).toBe(off);
+      off += b.size;
+    }
+    // fio counts the application's reads; io.stat the bios (more: read ahead past 4 MiB)
+    expect(reads(r, "seq").length).toBe(1024);
+    const st = r.cgroups.find((c) => c.path === "app")!.own["259:0"]!;
+    expect(st.rios).toBe(bios.length);
+    expect(st.rbytes).toBe(bios.reduce((a, b) => a + b.size, 0));
+    expect(st.rbytes).toBeGreaterThan(4 << 20);
+  });
+
+  it("fadvise_hint=1 (POSIX_FADV_SEQUENTIAL) doubles the window, read_ahead_kb sets it", () => {
+    const steady = (r: RunResult) => Math.max(...ra(r).map((b) => b.size));
+    expect(steady(run(scenario(job("seq", "rw: read\nsize: 8m"))))).toBe(256 << 10);
+    expect(steady(run(scenario(job("seq", "rw: read\nsize: 8m\nfadvise_hint: 0"))))).toBe(128 << 10);
+    expect(steady(run(scenario(job("seq", "rw: read\nsize: 8m\nfadvise_hint: 0"), { raKb: 512 })))).toBe(512 << 10);
+  });
+});
+
+describe("cache hits", () => {
+  it("a second pass over cached pages issues no bio and completes without device time; invalidate=1 drops them", () => {
+    const two = (inv: number) => run(scenario(job("first", "rw: read\nsize: 2m\nfadvise_hint: 0") + job("again", `rw: read\nsize: 2m\nfadvise_hint: 0\nstartdelay: 2s\ninvalidate: ${inv}`)));
+    const keep = two(0);
+    const firstBios = ra(keep).filter((b) => b.submitNs < 2e9).length;
+    expect(ra(keep).length).toBe(firstBios);
+    const again = reads(keep, "again");
+    expect(again.length).toBe(512);
+    for (const x of again) expect(x.completeNs - x.submitNs).toBeLessThan(10_000);
+    // invalidate=1 drops the job's 2 MiB (not what was read ahead past it): the
+    // second pass reads its 2 MiB from the device again
+    const drop = two(1);
+    const inRange = (bs: BioRecord[]) => bs.reduce((a, b) => a + Math.max(0, Math.min(b.off + b.size, 2 << 20) - b.off), 0);
+    expect(inRange(ra(drop).filter((b) => b.submitNs >= 2e9))).toBe(2 << 20);
+  });
+
+  it("POSIX_FADV_RANDOM (fio's fadvise_hint=1 on a random job) reads exactly the missed page, once", () => {
+    const r = run(scenario(job("rand", "rw: randread\nsize: 1m\nnumber_ios: 600")));
+    const seen = new Set<number>();
+    let misses = 0;
+    for (const x of reads(r, "rand").sort((a, b) => a.submitNs - b.submitNs)) {
+      if (!seen.has(x.off)) misses++;
+      seen.add(x.off);
+    }
+    const bios = ra(r);
+    expect(bios.every((b) => b.size === 4096)).toBe(true);
+    expect(bios.length).toBe(misses);
+    expect(misses).toBeLessThan(600); // 600 reads over 256 pages: some hit
+  });
+});
+
+describe("memory.max and io.max", () => {
+  it("memory.max reclaims the cgroup's oldest pages: a re-read of the start reads it again", () => {
+    const jobs = job("first", "rw: read\nsize: 8m\nfadvise_hint: 0") + job("again", "rw: read\nsize: 1m\nfadvise_hint: 0\nstartdelay: 2s\ninvalidate: 0");
+    const free = run(scenario(jobs));
+    const tight = run(scenario(jobs, { cgroupFiles: '    memory.max: "2097152"' }));
+    expect(ra(free).filter((b) => b.submitNs >= 2e9).length).toBe(0);
+    const reread = ra(tight).filter((b) => b.submitNs >= 2e9);
+    expect(reread.reduce((a, b) => a + b.size, 0)).toBeGreaterThanOrEqual(1 << 20);
+  });
+
+  it("io.max rbps paces the readahead bios, not the application's reads", () => {
+    const r = run(scenario(job("seq", "rw: read\nsize: 4m\nfadvise_hint: 0"), { cgroupFiles: '    io.max: "259:0 rbps=1048576"' }));
+    const bytes = r.cgroups.find((c) => c.path === "app")!.own["259:0"]!.rbytes;
+    const bios = ra(r);
+    const lastBio = Math.max(...bios.map((b) => b.completeNs));
+    // the bios charged pass at 1 MiB/s (less the first slice's allowance: one 100 ms slice of bytes)
+    expect(lastBio / 1e9).toBeGreaterThan(bytes / 1048576 - 0.25);
+    expect(lastBio / 1e9).toBeLessThan(bytes / 1048576 + 0.05);
+    // and the application's reads end before the last readahead bio (read ahead past 4 MiB)
+    expect(Math.max(...reads(r, "seq").map((x) => x.completeNs))).toBeLessThan(lastBio);
+  });
+});
+
+describe("fio job files", () => {
+  it("libaio on a buffered file runs at depth 1; fadvise_hint and invalidate are read", () => {
+    const f = parseFioJobFile("[j]\nfilename=/dev/nvme0n1\nioengine=libaio\niodepth=32\nrw=read\nbs=4k\nsize=1m\nfadvise_hint=0\ninvalidate=0\n", "j.fio");
+    expect(f.jobs[0]!.iodepth).toBe(1);
+    expect(f.jobs[0]!.fadvise).toBe("none");
+    expect(f.jobs[0]!.invalidate).toBe(false);
+    expect(f.warnings.some((w) => /libaio without direct=1/.test(w))).toBe(true);
+    const d = parseFioJobFile("[j]\nfilename=/dev/nvme0n1\nioengine=libaio\niodepth=32\nrw=read\nbs=4k\nsize=1m\ndirect=1\n", "j.fio");
+    expect(d.jobs[0]!.iodepth).toBe(32);
+    expect(d.jobs[0]!.fadvise).toBeUndefined();
+  });
+});
+
+describe("oracle: Linux 6.1 guest buffered reads under io.max", () => {
+  it("reads within 4 ms >= 95% pooled, readahead bios' count and sizes within 5% per trace", () => {
+    let ios = 0;
+    let matched = 0;
+    for (const f of ["bufread.jsonl", "bufread.r2.jsonl", "bufread.r3.jsonl"]) {
+      const file = `test/fixtures/oracle/bufread/${f}`;
+      const s = compareBufTrace(readFileSync(file, "utf8"), file);
+      ios += s.reads.ios;
+      matched += s.reads.matched;
+      expect(Math.abs(s.bios.countErr)).toBeLessThanOrEqual(BIO_BAR);
+      expect(s.bios.sizeTv).toBeLessThanOrEqual(BIO_BAR);
+    }
+    expect(matched / ios).toBeGreaterThanOrEqual(READ_BAR);
+  });
+});

@@ -1,0 +1,248 @@
+// The fix catalogue: every change of volume-lifecycle behaviour found in
+// upstream's history of the loops the replay models, release by release.
+//
+// One entry per upstream change (a PR, or a feature gate's default flip),
+// with the releases that carry it: `since` lists [minor, patch] of the first
+// master release and of each patch release a cherry-pick reached (the
+// versions/profile.ts rule: a minor above the master release always has it;
+// a minor listed has it from that patch on; any other minor has not).
+// `releases` says how those numbers were found: "V" read in the PR thread or
+// the CHANGELOG, "I" inferred from merge and cherry-pick dates.
+//
+// `modelled` is true when the replay implements the change and `--fix ID=on|off`
+// switches it; otherwise it is the sentence that says why not, and `--fix ID`
+// is refused with that sentence (no switch that silently does nothing).
+// `test` names the scenario and versions whose `iosim k8s diff` shows the
+// change (versions/fixes.test.ts runs each).
+//
+// Worked example: 84007 (kubelet: an unchanged node status is reported every
+// 5 min, not every minute) has since [[17, 0]]: `iosim k8s versions` shows it
+// off up to 1.16 and on from 1.17.0; `--version 1.16 --fix 84007=on` gives
+// 1.16 the 5-minute report; `iosim k8s diff node-status-heartbeat --version
+// 1.16 --version 1.17` differs where the attach/detach controller, which
+// waits for a Node update, detaches at +1m10s on 1.16 and at +5m10s on 1.17.
+//
+// docs/k8s-fixes.md is generated from this file (scripts/k8s-fixes-doc.mjs).
+
+export type Area =
+  | "attachdetach"
+  | "kubelet/volumemanager"
+  | "kubelet/nodestatus"
+  | "operationexecutor"
+  | "nestedpendingoperations"
+  | "csi"
+  | "rbd"
+  | "podgc"
+  | "nodelifecycle";
+
+export interface CatalogueEntry {
+  /** the switch name: the PR number, or a feature or flag name */
+  id: string;
+  /** the upstream PR (kubernetes/kubernetes), if there is one */
+  pr: number | null;
+  title: string;
+  area: Area;
+  /** which process changes */
+  side: "controller" | "kubelet" | "both";
+  /** first releases with it: [minor, patch] of master and of each cherry-pick; [] = never on by default */
+  since: Array<[number, number]>;
+  releases: "V" | "I";
+  /** the issue it fixes (kubernetes/kubernetes unless it says otherwise) */
+  issue: string | null;
+  /** what was read to model it */
+  source: string;
+  /** true, or why the replay does not model it */
+  modelled: true | string;
+  /** the built-in seed that depends on it */
+  seed?: string;
+  /**
+   * the scenario (a built-in, or versions/scenarios/NAME.yaml) and the
+   * releases on either side whose diff shows it (modelled entries); for a flag
+   * (since []), the same release with the switch off and on
+   */
+  test?: { scenario: string; before: string; after: string };
+}
+
+export const CATALOGUE: readonly CatalogueEntry[] = [
+  // ---- attach/detach controller ----
+  {
+    id: "96617", pr: 96617, title: "ADC start-up: a VolumeAttachment of a volume the ASW does not know is marked uncertain, so a dangling attachment is detached",
+    area: "attachdetach", side: "controller", since: [[21, 0]], releases: "I", issue: null,
+    source: "PR thread (attach_detach_controller.go processVolumeAttachments); v1.21 attach_detach_controller.go", modelled: true, test: { scenario: "adc-restart-dangling-va", before: "1.20", after: "1.21" },
+  },
+  {
+    id: "104526", pr: 104526, title: "ADC: no detach-path side effects while a detach is pending or backing off; re-add to the report list on any DetachVolume error",
+    area: "attachdetach", side: "controller", since: [[23, 0], [22, 4], [21, 7]], releases: "I", issue: "#72181, #88565",
+    source: "PR thread; reconciler.go v1.22.0 vs v1.22.4", modelled: true, test: { scenario: "detach-backoff-node-status", before: "1.22.3", after: "1.22.4" }, seed: "002",
+  },
+  {
+    id: "108167", pr: 108167, title: "ADC node status updater: per-node update (UpdateNodeStatusForNode), does not stop at the first failing node",
+    area: "attachdetach", side: "controller", since: [[24, 0], [23, 5], [22, 8], [21, 13]], releases: "V", issue: null,
+    source: "PR thread and cherry-picks #108461, #108462, #109206; node_status_updater.go v1.24", modelled: true, test: { scenario: "detach-status-update-fails", before: "1.22.7", after: "1.22.8" },
+  },
+  {
+    id: "111205", pr: 111205, title: "ADC detach path: re-add the volume to the report list when the node status update fails",
+    area: "attachdetach", side: "controller", since: [[26, 0], [25, 1], [24, 5], [23, 11], [22, 14]], releases: "V", issue: "#111000",
+    source: "PR thread and cherry-picks #112305, #112304, #112303, #112302; reconciler.go v1.26", modelled: true, test: { scenario: "detach-status-update-fails", before: "1.24.4", after: "1.24.5" },
+  },
+  {
+    id: "110721", pr: 110721, title: "ADC: force detach after the 6-minute maxWaitForUnmountDuration only when the node is not Ready",
+    area: "attachdetach", side: "controller", since: [[25, 0]], releases: "V", issue: "#106710, #106902",
+    source: "PR thread (reconciler.go: forceDetach := !isHealthy && timeout); v1.25 reconciler.go", modelled: true, test: { scenario: "unmount-stuck-ready-node", before: "1.24", after: "1.25" },
+  },
+  {
+    id: "out-of-service", pr: 108486, title: "ADC and PodGC: node.kubernetes.io/out-of-service taint forces detach without waiting (NodeOutOfServiceVolumeDetach: alpha 1.24, beta on 1.26, GA 1.28)",
+    area: "attachdetach", side: "controller", since: [[26, 0]], releases: "V", issue: "KEP-2268 (non-graceful node shutdown)",
+    source: "PR #108486 thread (reconciler.go hasOutOfServiceTaint, podgc gcTerminating); feature gate table", modelled: true, test: { scenario: "out-of-service-taint", before: "1.25", after: "1.26" },
+  },
+  {
+    id: "disable-force-detach-on-timeout", pr: 120344, title: "kube-controller-manager --disable-force-detach-on-timeout: never force detach on the 6-minute timer (a flag, default off)",
+    area: "attachdetach", side: "controller", since: [], releases: "V", issue: null,
+    source: "PR thread (forceDetach := !isHealthy && timeout && !rc.disableForceDetachOnUnmount); website PR #45119 (1.30)", modelled: true, test: { scenario: "node-down-force-detach", before: "1.30", after: "1.30" },
+  },
+  {
+    id: "56288", pr: 56288, title: "ADC: the Multi-Attach event names the pods that use the volume (\"Volume is already used by pod(s) ...\")",
+    area: "attachdetach", side: "controller", since: [[10, 0]], releases: "I", issue: null,
+    source: "PR thread (the two event texts, reconciler.go reportMultiAttachError)",
+    modelled: "not a switch: every modelled release has it, and the replay's Multi-Attach event does (attachdetach/reconciler.ts)",
+  },
+  // ---- CSI ----
+  {
+    id: "107025", pr: 107025, title: "CSI Detach: always compute the VolumeAttachment name csi-<sha256> (drop isAttachmentName)",
+    area: "csi", side: "controller", since: [[24, 0], [23, 11], [22, 14]], releases: "I", issue: "#97230",
+    source: "PR thread; csi_attacher.go v1.22 vs v1.24", modelled: true, test: { scenario: "csi-attachment-name", before: "1.22.13", after: "1.22.14" }, seed: "004",
+  },
+  {
+    id: "96952", pr: 96952, title: "CSI verifyAttachmentStatus: check the deletion timestamp after status.attached (closed unmerged: every release fails a wait on a VolumeAttachment being deleted)",
+    area: "csi", side: "both", since: [], releases: "V", issue: null,
+    source: "PR thread (closed); csi_attacher.go verifyAttachmentStatus in v1.14 and master: the deletion timestamp is checked first",
+    modelled: "never merged: the replay follows every release, whose kubelet WaitForAttach fails with \"volume attachment is being deleted\" (volume/csi.ts)",
+  },
+  // ---- kubelet volume manager ----
+  {
+    id: "108997", pr: 108997, title: "kubelet reconstruction: find plugins by spec; CSI inline volumes get the pod-scoped unique name; no mount-point check",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[25, 0], [24, 9], [23, 15]], releases: "I", issue: "#79980",
+    source: "PR thread; reconciler.go reconstructVolume v1.23 vs v1.25", modelled: true, test: { scenario: "csi-inline-orphan", before: "1.24.8", after: "1.24.9" }, seed: "000/003",
+  },
+  {
+    id: "102344", pr: 102344, title: "kubelet pod lifecycle in the pod worker: the DSW populator does not (re)add volumes of a pod whose containers are terminating",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[22, 0]], releases: "V", issue: null,
+    source: "PR thread; desired_state_of_world_populator.go v1.22 findAndAddNewPods (ShouldPodContainersBeTerminating)", modelled: true, test: { scenario: "csi-inline-orphan", before: "1.21", after: "1.22" },
+  },
+  {
+    id: "71145", pr: 71145, title: "kubelet GetVolumesInUse also lists volumes attached in the ASW, so a pod deleted while its mount is pending does not drop the volume from volumesInUse",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[13, 0]], releases: "I", issue: "#70319",
+    source: "PR thread (actual_state_of_world.go GetAttachedVolumes)",
+    modelled: "not switched: the replay's GetVolumesInUse (DSW or ASW) is the fixed one in every release, 1.10-1.12 included",
+  },
+  {
+    id: "106853", pr: 106853, title: "kubelet: VerifyControllerAttachedVolume waits for the volume to be reported in use before it starts, instead of failing into exponential backoff",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[24, 0]], releases: "I", issue: null,
+    source: "PR thread (reconciler.go mountAttachVolumes: skip until ReportedInUse)",
+    modelled: "not switched: the replay's reconciler waits for reportedInUse in every release (the fixed behaviour); before 1.24 upstream backed off",
+  },
+  {
+    id: "113262", pr: 113262, title: "kubelet volume reconstruction at start-up, before the DSW is populated (NewVolumeManagerReconstruction: beta on 1.27, off again in 1.27.2 by #117752, on 1.28, GA 1.30 #123442)",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[28, 0]], releases: "V", issue: "KEP-3756; #117745 (the 1.27 regression)",
+    source: "PR threads #113262, #115268, #117752, #123442; website PR #45282 (gate table)",
+    modelled: "not modelled: the replay reconstructs after the DSW populator's first pass in every release (the old order)",
+  },
+  {
+    id: "114326", pr: 114326, title: "kubelet DSW populator: add a pod whose termination is not complete during reconstruction",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[27, 0]], releases: "I", issue: null,
+    source: "PR thread (desired_state_of_world_populator.go hasAddedPods)",
+    modelled: "not modelled: no built-in or catalogued scenario restarts a kubelet while a pod's termination is incomplete and its volumes are not yet reconstructed",
+  },
+  {
+    id: "110670", pr: 110670, title: "kubelet reconciler: unmount a volume that was in the DSW at start-up and is no longer needed (the workaround KEP-3756 names)",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[25, 0]], releases: "I", issue: null,
+    source: "KEP-3756 text (kubernetes/enhancements#3763 review)", modelled: "not modelled: the replay's reconciler unmounts every volume that leaves the DSW in every release",
+  },
+  // ---- operation executor: uncertain mount states ----
+  {
+    id: "82492", pr: 82492, title: "operation executor: a MountDevice/SetUp that may still be in progress (timeout) leaves the volume uncertain in the kubelet's ASW, so it is cleaned up when the pod goes",
+    area: "operationexecutor", side: "kubelet", since: [[17, 0]], releases: "I", issue: "#82426, #82340, #83129",
+    source: "PR thread (TransientOperationFailure, UncertainProgressError in operation_generator.go)",
+    modelled: "not modelled in this branch: the replay's mount operations finish or fail, never uncertain (uncertain states are the operation executor work beside it)",
+  },
+  {
+    id: "100183", pr: 100183, title: "operation executor: a failed UnmountDevice/UnmountVolume marks the device or mount uncertain, so a new pod's MountDevice/SetUp runs again",
+    area: "operationexecutor", side: "kubelet", since: [[21, 0]], releases: "I", issue: "#100182",
+    source: "PR thread (release note: starting new pods after a previous pod timed out unmounting)",
+    modelled: "not modelled in this branch: no uncertain mount state (see 82492)",
+  },
+  {
+    id: "107789", pr: 107789, title: "operation executor: UnmountDevice that finds the device still in use marks the device mount uncertain",
+    area: "operationexecutor", side: "kubelet", since: [[24, 0]], releases: "I", issue: null,
+    source: "PR thread (vSphere log: \"the device is in use when it was no longer expected to be in use\")",
+    modelled: "not modelled in this branch: no uncertain mount state (see 82492)",
+  },
+  {
+    id: "122211", pr: 122211, title: "operation executor: a reconstructed uncertain device stays uncertain when MountDevice fails after a reboot",
+    area: "operationexecutor", side: "kubelet", since: [[30, 0]], releases: "I", issue: null,
+    source: "PR thread (operation_generator.go markDeviceErrorState, IsVolumeDeviceReconstructed)",
+    modelled: "not modelled in this branch: no uncertain mount state and no node reboot (see 82492)",
+  },
+  {
+    id: "128219", pr: 128219, title: "kubelet volume manager: check the device mount state in the ASW before marking a volume detached",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[32, 0]], releases: "I", issue: "#127520",
+    source: "PR thread (the Test_UncertainDeviceGlobalMounts flake and its log)",
+    modelled: "not modelled in this branch: no uncertain device mount state (see 82492)",
+  },
+  // ---- nestedpendingoperations ----
+  {
+    id: "110951", pr: 110951, title: "nestedpendingoperations: isOperationExists prefers a pending matching operation, then an exact match",
+    area: "nestedpendingoperations", side: "both", since: [[26, 0], [25, 1], [24, 5], [23, 11]], releases: "V", issue: "#109047",
+    source: "PR thread and cherry-picks #112079, #112101, #112102; nestedpendingoperations.go v1.26", modelled: true, test: { scenario: "npo-pending-first", before: "1.25.0", after: "1.25.1" },
+  },
+  // ---- rbd ----
+  {
+    id: "79940", pr: 79940, title: "rbd UnmountDevice: rediscover the mapped device from the image and retry the unmap",
+    area: "rbd", side: "kubelet", since: [[16, 0]], releases: "I", issue: "#54214",
+    source: "PR thread; rbd/attacher.go v1.14 vs v1.16", modelled: true, test: { scenario: "rbd-unmap-busy", before: "1.15", after: "1.16" }, seed: "001",
+  },
+  // ---- kubelet node status ----
+  {
+    id: "72096", pr: 72096, title: "kubelet: NodeLease beta, on by default; an unchanged node status is reported every nodeStatusReportFrequency (1 min) instead of every nodeStatusUpdateFrequency (10 s)",
+    area: "kubelet/nodestatus", side: "kubelet", since: [[14, 0]], releases: "V", issue: "#14733 (KEP-0009 node heartbeats)",
+    source: "PR #72096 release note (10s to 1m); #69753 (kubelet_node_status.go: report on change or after nodeStatusReportFrequency, 1.13 alpha); website PR #16112",
+    modelled: true, test: { scenario: "node-status-heartbeat", before: "1.13", after: "1.14" },
+  },
+  {
+    id: "84007", pr: 84007, title: "kubelet: NodeStatusReportFrequency default 1 min -> 5 min (an unchanged status every 5 min)",
+    area: "kubelet/nodestatus", side: "kubelet", since: [[17, 0]], releases: "V", issue: "kubernetes/enhancements#589",
+    source: "PR thread release note (1.17 bug triage); #95135 (types.go comment); defaults.go", modelled: true, test: { scenario: "node-status-heartbeat", before: "1.16", after: "1.17" },
+  },
+  {
+    id: "128394", pr: 128394, title: "kubelet: randomness added to nodeStatusReportFrequency (the next report within [freq, 1.25 freq))",
+    area: "kubelet/nodestatus", side: "kubelet", since: [[32, 0]], releases: "I", issue: null,
+    source: "PR thread (kubelet.go nextNodeStatusReportInterval, kubelet_node_status.go)",
+    modelled: "not modelled: the replay reports an unchanged status at exactly nodeStatusReportFrequency (the distribution of the jitter was not read in source)",
+  },
+  // ---- pod GC and node lifecycle ----
+  {
+    id: "podgc-out-of-service", pr: 108486, title: "PodGC: force-delete terminating pods on a NotReady node with the out-of-service taint (gcTerminating)",
+    area: "podgc", side: "controller", since: [[26, 0]], releases: "V", issue: "KEP-2268",
+    source: "PR #108486 review thread (gc_controller.go gcTerminating)",
+    modelled: "not modelled in this branch: the replay has no pod garbage collector; a scenario force-deletes the pod (the pod GC is being added beside it)",
+  },
+  {
+    id: "node-lease-ga", pr: 105222, title: "NodeLease GA and locked on (1.17), gate removed (1.23): leases, not node status, are the node lifecycle controller's heartbeat",
+    area: "nodelifecycle", side: "controller", since: [[17, 0]], releases: "V", issue: "kubernetes/enhancements#589",
+    source: "PR #105222 thread; website PR #17189 (gate table)",
+    modelled: "not modelled: the replay has no node lifecycle controller; nodeNotReady/nodeReady are timeline actions",
+  },
+  {
+    id: "taint-based-evictions", pr: 69824, title: "node lifecycle: TaintBasedEvictions beta, on (1.13): NotReady/unreachable nodes get NoExecute taints and the taint manager evicts; GA 1.18",
+    area: "nodelifecycle", side: "controller", since: [[13, 0]], releases: "V", issue: "#69533 (the 1.13 umbrella issue); kubernetes/enhancements#166",
+    source: "issue #69533 task list (#69824 enables the gate); website PR #19302 (GA in 1.18)",
+    modelled: "not modelled in this branch: the replay has no node lifecycle controller or taint manager",
+  },
+];
+
+/** the entries the replay implements: each a `--fix` switch */
+export const MODELLED: readonly CatalogueEntry[] = CATALOGUE.filter((e) => e.modelled === true);
+
+export function catalogueEntry(id: string): CatalogueEntry | undefined {
+  return CATALOGUE.find((e) => e.id === id);
+}
