@@ -12,12 +12,16 @@ import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
-import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat } from "./device/device";
+import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay } from "./device/device";
 import { resetJobs, addJob, jobs, startJob } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
 import { resetIocost } from "./iocost/iocost";
 import { resetWriteback } from "./writeback/writeback";
+import { resetIolatency } from "./iolatency/iolatency";
+import { resetWbt } from "./wbt/wbt";
+import { iolatReset } from "./iolatency/api";
+import { wbtReset } from "./wbt/api";
 import { resetPagecache, pcEnable, pcDevice, pcJob, pcMemoryMax, pcStat, devDoneT, devDoneCg, devDoneBytes } from "./pagecache/pagecache";
 import { Vec } from "./engine/vec";
 
@@ -39,6 +43,10 @@ export function reset(runSeed: u64, hz: u32, jiffiesAtZero: u64, zeroAfterTickNs
   resetThrottle();
   resetIocost();
   resetWriteback();
+  resetIolatency();
+  resetWbt();
+  iolatReset();
+  wbtReset();
   resetPagecache();
   S.setSeries(0);
   S.setRecord(false);
@@ -122,6 +130,11 @@ export function jobAdd(cg: i32, dev: i32, rw: i32, mixReadPct: i32, random: bool
   return id;
 }
 
+/** The bio flags of a job's IOs (default REQ_SYNC; engine/bios.ts BIO_*). */
+export function jobSetBioFlags(job: i32, flags: u32): void {
+  jobs[job].bioFlags = flags;
+}
+
 export function jobBs(job: i32, size: u32, weight: u32): void {
   const j = jobs[job];
   const n = j.bsCum.length;
@@ -165,6 +178,14 @@ let staging = new StaticArray<u8>(64);
 export function stagingAlloc(bytes: i32): usize {
   if (staging.length < bytes) staging = new StaticArray<u8>(bytes);
   return changetype<usize>(staging);
+}
+
+/** Load `n` recorded driver times (i64 ns per IO in issue order, -1 = none) from staging (device.ts svcReplay). */
+export function jobLoadService(job: i32, n: i32): void {
+  const p = changetype<usize>(staging);
+  const v = new Vec<i64>(n);
+  for (let i = 0; i < n; i++) v.push(load<i64>(p + (<usize>i << 3)));
+  setServiceReplay(job, v);
 }
 
 /** Load `n` submit times (i64 ns, relative to the job start) from staging. */
@@ -406,3 +427,5 @@ export function seriesOpenBin(): i64 {
 export * from "./throttle/api";
 export * from "./iocost/api";
 export * from "./writeback/api";
+export * from "./iolatency/api";
+export * from "./wbt/api";

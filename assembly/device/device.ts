@@ -91,9 +91,12 @@
 // jiffies = 12 ms; ticks = 8 + 8 = 16 ms; time_in_queue = 16 ms.
 
 import { Rng } from "../engine/random";
+import { Vec } from "../engine/vec";
 import { scheduleLane, EV_DEVICE_DONE } from "../engine/events";
-import { bioAt, BIO_SEQ } from "../engine/bios";
+import { bioAt, BIO_SEQ, Bio } from "../engine/bios";
 import { jiffiesAt, tickTime, timeAfter, HZ } from "../engine/clock";
+import { wbtActive, wbtIssue } from "../wbt/wbt";
+import { deviceStartHooks, setRqosFlags } from "../iolatency/log";
 
 export const TABLE_POINTS: i32 = 32;
 
@@ -186,6 +189,38 @@ export class Device {
 }
 
 export const devices = new Array<Device>();
+
+// Recorded per-request driver times (a trace replay, bindings/oracle/rqos.ts):
+// per job, per IO in issue order, the ns from reaching the driver to
+// completion (block_rq_issue -> block_rq_complete), -1 = not recorded. When
+// set, it replaces the request's service and latency: the device is then the
+// recording, and what the replay models is everything before the driver.
+export let svcReplay: bool = false;
+const svcTab = new Array<Vec<i64>>();
+
+export function resetServiceReplay(): void {
+  svcReplay = false;
+  svcTab.length = 0;
+  setRqosFlags(-1, -1, 0);
+}
+
+/** What start() does only when a policy or a replay asks (log.ts deviceStartHooks). */
+function startHooks(d: Device, b: Bio, slot: i32, now: i64): void {
+  if (wbtActive) wbtIssue(slot, now); // rq_qos_issue: wbt notes the oldest read in flight
+}
+
+export function setServiceReplay(job: i32, ns: Vec<i64>): void {
+  while (svcTab.length <= job) svcTab.push(new Vec<i64>(1));
+  svcTab[job] = ns;
+  svcReplay = true;
+  setRqosFlags(-1, -1, 1);
+}
+
+function recordedService(job: i32, seq: i32): i64 {
+  if (job < 0 || job >= svcTab.length) return -1;
+  const v = unchecked(svcTab[job]);
+  return seq < v.length ? v.get(seq) : -1;
+}
 // The same references in a table of our own whose address is a plain global:
 // deviceAt(i) is two loads (table, entry) where devices[i] is three (array,
 // its data pointer, entry) on the per-bio path.
@@ -198,6 +233,7 @@ let deviceTableCap: i32 = 8;
 
 export function resetDevices(): void {
   devices.length = 0;
+  resetServiceReplay();
 }
 
 export function addDevice(seed: u64): i32 {
@@ -284,6 +320,17 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     // the same integers as the jitter path's conversions with j = 1, kept with the memo
     occNs = d.svcOccNs;
     latNs = d.svcLatNs;
+  }
+  if (deviceStartHooks) {
+    // rq_qos_issue (wbt notes the oldest read in flight) and recorded driver times
+    startHooks(d, b, slot, now);
+    if (svcReplay) {
+      const rec = recordedService(b.job, b.seq);
+      if (rec >= 0) {
+        occNs = 0;
+        latNs = rec;
+      }
+    }
   }
   d.busyNs += occNs;
   d.ios++;

@@ -36,6 +36,8 @@ export const BIO_SEQ: u32 = 1 << 6; // device classified it as sequential
 export const BIO_THROTTLED: u32 = 1 << 7; // waited in blk-throttle at least once
 export const BIO_SPLIT_REMAINDER: u32 = 1 << 8;
 export const BIO_READAHEAD: u32 = 1 << 9; // REQ_RAHEAD: a page-cache readahead bio (pagecache.ts)
+export const BIO_BUFWRITE: u32 = 1 << 11; // a buffered (page cache) write replayed as its writeback request: wbt tracks it
+export const BIO_BACKGROUND: u32 = 1 << 12; // REQ_BACKGROUND (background / periodic writeback)
 
 @unmanaged export class Bio {
   off: i64;

@@ -6,8 +6,9 @@
 // Each stage either passes the bio on at once or keeps it and hands it on
 // later from one of its own events (a throttle timer, an iocost wake-up).
 // This is the order of the kernel's submit path: blk-throttle runs in
-// submit_bio_noacct() before splitting and request allocation; iocost is an
-// rq_qos hook in blk_mq_submit_bio(). Events are processed strictly in
+// submit_bio_noacct() before splitting and request allocation; iocost, wbt
+// and blk-iolatency are rq_qos hooks in blk_mq_submit_bio() (rqosChain
+// below), before the request (tag) allocation the device models. Events are processed strictly in
 // (time, scheduling order), so a run is a pure function of its inputs.
 //
 // The per-bio path of an unthrottled closed loop has two shortcuts, both
@@ -34,7 +35,7 @@
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
   laneZeroFirst, popLaneZeroFirst, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
-  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
+  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD } from "./bios";
 import { deviceSubmit, deviceComplete, deviceAt, requestsOf } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
@@ -42,6 +43,11 @@ import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateN
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
 import { iocostActive, iocSubmit, iocDone, iocTimer, iocWake, iocConfigEvent } from "../iocost/iocost";
 import { writebackActive, wbWrite, wbEvent, wbBioDone } from "../writeback/writeback";
+import { iolatActive, iolatThrottle, iolatDone, iolatTimer, iolatLazyInit } from "../iolatency/iolatency";
+import { wbtActive, wbtThrottle, wbtDone, wbtTimer } from "../wbt/wbt";
+import { iolatConfigEvent } from "../iolatency/api";
+import { rqosActive, anyQos } from "../iolatency/log";
+import { wbtConfigEvent } from "../wbt/api";
 import { pagecacheActive, pcRead, pcBioDone } from "../pagecache/pagecache";
 
 export let now: i64 = 0;
@@ -50,6 +56,8 @@ export let stopped: bool = false;
 // Config-change events carry (module << 20) | index.
 export const CFG_THROTTLE: u32 = 1;
 export const CFG_IOCOST: u32 = 2;
+export const CFG_IOLAT: u32 = 3;
+export const CFG_WBT: u32 = 4;
 
 export function resetPath(): void {
   now = 0;
@@ -147,6 +155,8 @@ function dispatch(kind: u32, arg: u32, t: i64): void {
     const idx = arg & 0xfffff;
     if (mod == CFG_THROTTLE) throtlConfigEvent(idx, t);
     else if (mod == CFG_IOCOST) iocConfigEvent(idx, t);
+    else if (mod == CFG_IOLAT) iolatConfigEvent(idx, t);
+    else if (mod == CFG_WBT) wbtConfigEvent(idx, t);
   } else if (kind == EV_IOCOST_TIMER) {
     iocTimer(arg, t);
   } else if (kind == EV_IOCOST_WAKE) {
@@ -155,6 +165,10 @@ function dispatch(kind: u32, arg: u32, t: i64): void {
     wbEvent(arg, t);
   } else if (kind == EV_DEVICE_ISSUE) {
     toDevice(<i32>arg, t);
+  } else if (kind == EV_IOLAT_TIMER) {
+    iolatTimer(arg, t);
+  } else if (kind == EV_WBT_TIMER) {
+    wbtTimer(arg, t);
   }
 }
 
@@ -230,9 +244,9 @@ export function jobTryIssue(j: Job, t: i64): void {
   // buffered IO (page cache) out of line: the direct path pays one test
   if (!j.direct && issueBuffered(j, worker, slot, seq, t, handOver)) return;
   if (handOver) {
-    fillBioShape(slot, seq, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
+    fillBioShape(slot, seq, j.dev, shapeDir, shapeOff, shapeSize, j.bioFlags, t);
   } else {
-    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.sync ? BIO_SYNC : 0, t);
+    fillBio(slot, j.id, seq, worker, j.cg, j.dev, shapeDir, shapeOff, shapeSize, j.bioFlags, t);
     noteSubmit(j.id, t);
   }
   submitBio(slot, t);
@@ -305,8 +319,41 @@ export function afterThrottle(slot: i32, t: i64): void {
 
 @inline function passThrottle(slot: i32, t: i64): void {
   bioAt(slot).release = t;
-  if (iocostActive) {
-    if (!iocSubmit(slot, t)) return;
+  if (anyQos) {
+    // the rq-qos chain: iocost, then wbt / blk-iolatency (one check when none is on)
+    if (iocostActive && !iocSubmit(slot, t)) return;
+    afterIocost(slot, t);
+    return;
+  }
+  toDevice(slot, t);
+}
+
+// ---- the rest of the rq-qos chain: wbt and blk-iolatency (assembly/wbt/,
+// assembly/iolatency/). rq_qos_add() puts a policy at the head of the chain:
+// iocost (created by the first io.cost write) runs first; in 6.1 iolatency is
+// created at disk init and wbt at registration, so wbt comes before it; from
+// 6.2 iolatency is created by the first io.latency write and comes first.
+// A policy that keeps a bio resumes the chain at the next stage when it lets
+// it go.
+
+/** iocost let the bio go (at once or from its wait list). */
+@inline export function afterIocost(slot: i32, t: i64): void {
+  if (rqosActive) {
+    rqosChain(slot, t, 0);
+    return;
+  }
+  toDevice(slot, t);
+}
+
+/** Stages `from`.. of the wbt / iolatency chain, then the device. */
+export function rqosChain(slot: i32, t: i64, from: i32): void {
+  const latFirst = iolatLazyInit();
+  for (let k = from; k < 2; k++) {
+    if ((k == 0) == latFirst) {
+      if (iolatActive && !iolatThrottle(slot, t, k)) return;
+    } else {
+      if (wbtActive && !wbtThrottle(slot, t, k)) return;
+    }
   }
   toDevice(slot, t);
 }
@@ -326,13 +373,22 @@ export function afterThrottle(slot: i32, t: i64): void {
   }
   const slot = arg;
   deviceComplete(slot, t);
-  if (iocostActive) iocDone(slot, t);
+  if (anyQos) {
+    if (iocostActive) iocDone(slot, t);
+    if (rqosActive) rqosDone(slot, t);
+  }
   // (the global first: a run without buffered reads does not load the flags)
   if (pagecacheActive && (bioAt(slot).flags & BIO_READAHEAD) != 0) {
     pcBioDone(slot, t); // pages uptodate, waiting readers carry on
     return;
   }
   completeBio(slot, t);
+}
+
+/** rq_qos_done (wbt, per request) and rq_qos_done_bio (iolatency). */
+function rqosDone(slot: i32, t: i64): void {
+  if (wbtActive) wbtDone(slot, t);
+  if (iolatActive) iolatDone(slot, t);
 }
 
 @inline function completeBio(slot: i32, t: i64): void {

@@ -51,7 +51,8 @@ import { bioAt, BIO_META, BIO_SWAP } from "../engine/bios";
 import { cgParent } from "../engine/cgroups";
 import { devices, deviceAt, requestsOf } from "../device/device";
 import { jiffiesAt, tickTime, HZ } from "../engine/clock";
-import { toDevice } from "../engine/path";
+import { afterIocost } from "../engine/path";
+import { setIocostFlag } from "../iolatency/log";
 import * as P from "./params";
 import { divRoundUp, after64, beforeEq64, WEIGHT_ONE, VTIME_PER_USEC, MILLION } from "./params";
 import * as T from "./trace";
@@ -209,6 +210,7 @@ const timerHintCursor = new Vec<i32>(0); // per device: first hint not yet behin
 
 export function resetIocost(): void {
   iocostActive = false;
+  setIocostFlag(false);
   kernelVersion = 601;
   iocs.length = 0;
   iocgs.length = 0;
@@ -770,7 +772,7 @@ function iocgKickWaitq(g: Iocg, payDebt: bool): void {
     bioAt(slot).next = -1;
     commitBio(g, slot, abs, cost);
     slotAlloc.set(slot, nNs);
-    toDevice(slot, nNs);
+    afterIocost(slot, nNs);
   }
   if (g.waitCount == 0) {
     if (g.waitSince) {
@@ -1478,6 +1480,7 @@ function updateActive(): void {
   let on = false;
   for (let d = 0; d < iocs.length; d++) if (iocs[d] !== null) on = true;
   iocostActive = on;
+  setIocostFlag(on);
 }
 
 // ------------------------------------------------------------------ readers

@@ -92,6 +92,7 @@
 // clear_io_state() sets rwmix_issues = 0 before each) and ramp_time's
 // reset_all_stats() (io_issues = 0 too); iosim runs one pass, unramped.
 
+import { BIO_SYNC } from "../engine/bios";
 import { Vec } from "../engine/vec";
 import { Rng } from "../engine/random";
 import { schedule, EV_JOB_WAKE } from "../engine/events";
@@ -115,7 +116,9 @@ export class Job {
   mixReadPct: i32 = 50;
   random: bool = false;
   direct: bool = true;
-  sync: bool = true;
+  // the bio flags of the job's IOs: REQ_SYNC (O_DIRECT, the oracle's synchronous
+  // pread/pwrite); a replayed writeback request sets its own (jobSetBioFlags)
+  bioFlags: u32 = BIO_SYNC;
   bsSize: Vec<u32> = new Vec<u32>(4);
   bsCum: Vec<u32> = new Vec<u32>(4); // cumulative weights
   bsSlots: Vec<i64> = new Vec<i64>(4); // random offsets possible per block size

@@ -89,6 +89,7 @@
 
 import { schedule, EV_WRITEBACK } from "../engine/events";
 import { allocBio, bioAt, BIO_WRITEBACK, BIO_SYNC } from "../engine/bios";
+import { wbtActive, wbtDirtySleep } from "../wbt/wbt";
 import { fillBio, submitBio } from "../engine/path";
 import { HZ, TICK_NS, jiffiesAt, timeAfterEq, timeBefore } from "../engine/clock";
 import { cgParent } from "../engine/cgroups";
@@ -656,7 +657,10 @@ export function wbWrite(job: i32, cg: i32, dev: i32, off: i64, size: u32, now: i
     n.callC.push(c);
   }
   if (foreign > 0) trackForeignDirty(n, w, foreignMemcg, foreign, now);
-  return <i64>(p1 - p0) * c + balanceDirtyPages(cg, dev, p1 - p0, now);
+  const pause = balanceDirtyPages(cg, dev, p1 - p0, now);
+  // wb->dirty_sleep of the disk's root wb, which wbt's wb_recent_wait() reads
+  if (pause > 0 && wbtActive && unchecked(wbs[attachWbFor(dev, cg)]).memcg == 0) wbtDirtySleep(now);
+  return <i64>(p1 - p0) * c + pause;
 }
 
 /** mem_cgroup_track_foreign_dirty(): aggregated over one write call. */

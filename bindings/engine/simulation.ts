@@ -17,7 +17,7 @@
 import { budgetError, checkBudgets, checkScenario, DEFAULT_LIMITS, type RunLimits } from "../scenario/limits.js";
 import { instantiateCore, type CoreExports } from "../core/core.js";
 import { COL, DS, RATE_FIELDS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
-import type {
+import type { RqosTimelines,
   BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RateSamples, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
@@ -26,6 +26,7 @@ import { scanDevno } from "../cgroup/kstr.js";
 import { devnoToDev, mkdev } from "../cgroup/write.js";
 import { controlModules, type ControlContext, type ControlModule } from "./control.js";
 import "./modules/index.js"; // io.max, blkio.throttle.*, io.weight, io.cost.*, writeback
+import { rqosTimelines } from "./modules/iolatency.js";
 import { latencyStats } from "./latency.js";
 import { percentilesFromPlat } from "../report/percentiles.js";
 
@@ -315,6 +316,12 @@ export class Simulation {
       BigInt(Math.round(j.thinktimeNs)), j.thinktimeBlocks, BigInt(Math.round(j.startNs)), big(j.count), big(j.bytes),
       big(j.runtimeNs), j.timeBased ? 1 : 0);
     for (const b of j.bs) c.jobBs(id, b.size, b.weight);
+    // a replayed writeback request: a buffered write as wbt sees it (BIO_BUFWRITE), from background
+    // writeback (BIO_BACKGROUND) or a sync (REQ_SYNC: BIO_SYNC); assembly/engine/bios.ts
+    if (j.replayWriteback) {
+      (c as unknown as { jobSetBioFlags(job: number, f: number): void }).jobSetBioFlags(id,
+        (1 << 11) | (j.replayWriteback === "sync" ? 1 << 4 : 1 << 12));
+    }
     for (const b of j.bsWrite ?? []) c.jobBsWrite(id, b.size, b.weight);
     if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
     if (j.thinktimeIotimeNs) c.jobThinkIotime(id, BigInt(Math.round(j.thinktimeIotimeNs)), j.thinktimeBlocksSet ? 1 : 0);
@@ -344,6 +351,13 @@ export class Simulation {
         dr[i] = io.dir === "W" ? 1 : 0;
       });
       c.jobLoadReplay(id, n);
+      if (p.ios.some((io) => io.serviceNs !== undefined)) {
+        // recorded driver times (assembly/device/device.ts svcReplay)
+        const sp = c.stagingAlloc(n * 8) >>> 0;
+        const sv = new BigInt64Array(c.memory.buffer, sp, n);
+        p.ios.forEach((io, i) => { sv[i] = io.serviceNs === undefined ? -1n : BigInt(Math.round(io.serviceNs)); });
+        (c as unknown as { jobLoadService(job: number, n: number): void }).jobLoadService(id, n);
+      }
       this.totalIos += n;
     } else if (j.count !== undefined) {
       this.totalIos += j.count;
@@ -650,6 +664,7 @@ export class Simulation {
       series,
       seriesBinNs: s.seriesBinNs,
       records,
+      ...rqosOf(this.ctx, this.cgPathsById),
       warnings: [...this.warnings, ...this.lateWrites(Number(c.simNow()))],
     };
   }
@@ -697,4 +712,10 @@ function isWithin(p: string, ancestor: string): boolean {
 
 function now(): number {
   return typeof performance !== "undefined" ? performance.now() : Date.now();
+}
+
+/** RunResult.rqos: present only when io.latency or wbt_lat_usec was written (results of other runs stay as they were). */
+function rqosOf(ctx: ControlContext, paths: readonly string[]): { rqos?: RqosTimelines } {
+  const t = rqosTimelines(ctx, [...paths]);
+  return t ? { rqos: t } : {};
 }

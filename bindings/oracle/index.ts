@@ -12,4 +12,5 @@ export { explainDecisions, explainText } from "./explain.js";
 export { blktestsThrotl, type BlktestCase } from "./blktests.js";
 import "./iocost.js";
 import "./writeback.js";
+import "./rqos.js";
 export { readBufTrace, compareBufTrace, formatBufScore, type BufScore } from "./bufread.js";

@@ -16,7 +16,9 @@
 //   devices:
 //     - preset: nvme                   # ssd | nvme | hdd | ideal | nullb
 //       name: nvme0n1                  # optional overrides: devno, channels, nr_requests,
-//                                      # latency, jitter, max_sectors_kb, read_ahead_kb, rotational
+//                                      # latency, jitter, max_sectors_kb, read_ahead_kb, rotational,
+//                                      # wbt_lat_usec (writeback throttling: -1 = the
+//                                      # kernel's default, 0 = off; unset = off)
 //     - file: my-device.yaml           # or a device file (see bindings/device)
 //   cgroups:
 //     tenants/a:
@@ -302,6 +304,8 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
             break;
           }
           case "rotational": spec.rotational = ["1", "true", "yes"].includes(str(k, v).toLowerCase()); break;
+          // /sys/block/<dev>/queue/wbt_lat_usec, written at t = 0 with the kernel's rules (bindings/cgroup/iolatency.ts)
+          case "wbt_lat_usec": spec.wbtLatUsec = str(k, v); break;
           default: throw new InputError(`unknown device key "${k}"`, file, lineOf(it.keyNode), k);
         }
       }

@@ -64,6 +64,12 @@ export interface DeviceSpec {
    * own timing.
    */
   iocostTimerNs?: number[];
+  /**
+   * /sys/block/<dev>/queue/wbt_lat_usec written at t = 0 (writeback throttling, assembly/wbt/):
+   * "-1" the kernel's default (2000 us, 75000 us rotational), "0" off. Unset: no wbt (iosim's
+   * default; the kernel enables it by default on blk-mq disks).
+   */
+  wbtLatUsec?: string;
 }
 
 /** A cgroup, named by its path below the root ("" is the root), e.g. "web/frontend". */
@@ -109,10 +115,18 @@ export interface ReplayIo {
   off: number;
   size: number;
   dir: "R" | "W";
+  /** the recorded driver time (rq_issue -> rq_complete) that replaces the device's service, ns */
+  serviceNs?: number;
 }
 
 export interface JobSpec {
   name: string;
+  /**
+   * The job's IOs are writeback requests replayed from a trace: "background" (the flusher's
+   * background or periodic writeback, REQ_BACKGROUND) or "sync" (WB_SYNC_ALL, REQ_SYNC). wbt
+   * tracks and limits them.
+   */
+  replayWriteback?: "background" | "sync";
   /** cgroup path the job runs in ("" = root). */
   cgroup: string;
   /** device name (DeviceSpec.name). */
@@ -356,5 +370,35 @@ export interface RunResult {
   series: SeriesBin[];
   seriesBinNs: number;
   records?: BioRecord[];
+  /** blk-iolatency groups' depth and scale state and wbt's limits over time (only when either was configured) */
+  rqos?: RqosTimelines;
   warnings: string[];
 }
+
+export interface IolatTimelinePoint {
+  tNs: number;
+  /** rq_depth.max_depth, null = unthrottled (UINT_MAX) */
+  depth: number | null;
+  useDelay: number;
+  /** the group's own scale_cookie, as 1,000,000 - cookie: how many steps below the default */
+  cookieDown: number;
+}
+
+export interface WbtTimelinePoint {
+  tNs: number;
+  step: number;
+  maxDepth: number;
+  normal: number;
+  background: number;
+  /** the window the timer uses next, ns */
+  windowNs: number;
+}
+
+export interface RqosTimelines {
+  /** per cgroup path, per devno: the group's depth and scale state after each change */
+  iolatency: Record<string, Record<string, IolatTimelinePoint[]>>;
+  /** per devno: wbt's limits after each change */
+  wbt: Record<string, WbtTimelinePoint[]>;
+}
+
+

@@ -65,6 +65,14 @@ export function compareAction(traces: string[], o: { kernel?: string; json?: boo
         (all.weak.length ? `; below 90%: ${all.weak.join(", ")}` : "") + ` -> ${all.pass ? "PASS" : "FAIL"}\n`);
     }
     for (const x of others) process.stdout.write(`== ${x.file} (${x.kind})\n${x.text}\n`);
+    // io.latency and wbt traces, pooled (bindings/oracle/rqos.ts)
+    const rq = others.filter((x) => x.kind === "guest-iolat" || x.kind === "guest-wbt")
+      .map((x) => x.score.total as { ios: number; matched: number });
+    if (rq.length > 1) {
+      const ios = rq.reduce((a, t) => a + t.ios, 0);
+      const m = rq.reduce((a, t) => a + t.matched, 0);
+      process.stdout.write(`io.latency/wbt traces pooled: ${m}/${ios} IOs matched within 4 ms (${(100 * m / (ios || 1)).toFixed(2)}%)\n`);
+    }
   }
   // buffered reads: application reads pooled over the traces given, bios per trace
   const buf = others.filter((x) => x.kind === "guest-bufread").map((x) => x.score as unknown as BufScore);

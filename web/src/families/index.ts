@@ -4,10 +4,11 @@ import { engineFamily } from "./engine.js";
 import { throttleFamily } from "./throttle.js";
 import { iocostFamily } from "./iocost.js";
 import { writebackFamily } from "./writeback.js";
+import { rqosFamily } from "./rqos.js";
 import { k8sFamily } from "./k8s.js";
 import type { Family } from "./types.js";
 
-export const FAMILIES: readonly Family[] = [throttleFamily, iocostFamily, writebackFamily, k8sFamily, engineFamily];
+export const FAMILIES: readonly Family[] = [throttleFamily, iocostFamily, rqosFamily, writebackFamily, k8sFamily, engineFamily];
 
 export function family(id: string): Family | undefined {
   return FAMILIES.find((f) => f.id === id);

@@ -1,0 +1,359 @@
+// Guest io.latency and wbt traces (test/fixtures/oracle/guest/iolat*.jsonl,
+// wbt*.jsonl; recorder: test/fixtures/oracle/guest/recorder, tests iolat.sh
+// and wbt.sh): rebuild what was run, replay it with the recorded arrivals and
+// score it.
+//
+// Both ran on null_blk in timer mode (irqmode=2): a request completes
+// completion_nsec after it reaches the driver, up to hw_queue_depth requests
+// at once (scheduler none: nr_requests = hw_queue_depth), so a bio waits for
+// a tag when the queue is full, and latency grows with the load. The replay:
+//
+//   device  channels = nr_requests = hw_queue_depth, latency = the service
+//           time measured in the trace (wbt: the median of the write
+//           requests' rq_issue -> rq_complete; io.latency: the 5th percentile
+//           of all IOs' latency, the IOs that did not wait): the guest runs
+//           under emulation and null_blk's hrtimer fires 1-3 ms after
+//           completion_nsec. One parameter measured from the trace, applied
+//           the same way to any trace of the kind.
+//   jobs    every recorded IO submitted at its recorded time in its cgroup
+//           (iotest's threads: submit_ns); wbt traces also replay each
+//           writeback request at the time its first bio was queued
+//           (block_bio_queue), as a background writeback request of cgroup W.
+//   config  io.latency targets / wbt_lat_usec as written.
+//
+// Score: every IO (reads, and wbt's write requests) paired k-th with k-th
+// completion per cgroup and direction, matched within 4 ms (score.ts); for
+// io.latency also the protected cgroup's p50/p99 latency and the noisy
+// sibling's completions per 100 ms bin after the first second.
+
+import { Simulation } from "../engine/simulation.js";
+import { defaultClock, jobDefaults, scenarioDefaults } from "../scenario/defaults.js";
+import type { DeviceSpec, JobSpec, KernelVersion, Scenario } from "../scenario/types.js";
+import { InputError } from "../scenario/errors.js";
+import "../engine/modules/index.js";
+import { registerTraceHandler, type ReplayOptions, type TraceHandler } from "./registry.js";
+import { scoreSims, formatScore, type Score } from "./score.js";
+import type { RecordedIo } from "./traces.js";
+import type { SimIo } from "./replay.js";
+import { kernelProfileOf } from "./traces.js";
+
+const BIN_NS = 100_000_000;
+
+interface Rec {
+  [k: string]: any;
+}
+
+function parse(text: string, file: string): { header: Rec; recs: Array<{ r: Rec; line: number }> } {
+  const recs: Array<{ r: Rec; line: number }> = [];
+  let header: Rec | undefined;
+  text.split("\n").forEach((l, i) => {
+    if (!l.trim()) return;
+    let r: Rec;
+    try {
+      r = JSON.parse(l);
+    } catch {
+      throw new InputError("not JSON", file, i + 1);
+    }
+    if (r.type === "test") header = r;
+    else recs.push({ r, line: i + 1 });
+  });
+  if (!header) throw new InputError('no header record ({"type":"test"})', file, 1);
+  return { header, recs };
+}
+
+function nullbParams(header: Rec): { depth: number; completionNs: number; devno: string; rotational: boolean; maxSectorsKb: number } {
+  const dev = (header.device ?? {}) as Record<string, string>;
+  const nb = String(dev.null_blk ?? "");
+  const kv = (k: string, d: number) => {
+    const m = new RegExp(`(?:^|\\s)${k}=(\\d+)`).exec(nb);
+    return m ? Number(m[1]) : d;
+  };
+  const depth = Number(dev.nr_requests ?? kv("hw_queue_depth", 64));
+  return {
+    depth, completionNs: kv("completion_nsec", 2_000_000), devno: String(dev.dev ?? "253:0"),
+    rotational: String(dev.rotational ?? "0") === "1", maxSectorsKb: Number(dev.max_sectors_kb ?? 127),
+  };
+}
+
+function nullbDevice(p: ReturnType<typeof nullbParams>, latencyNs: number, wbtLatUsec?: string): DeviceSpec {
+  const pts: Array<[number, number]> = [[512, 1e10], [1 << 20, 1e10]];
+  return {
+    name: "nullb0", devno: p.devno, kind: "custom", channels: p.depth, nrRequests: p.depth, latencyNs: Math.round(latencyNs),
+    jitterSigma: 0, maxSectorsKb: p.maxSectorsKb, rotational: p.rotational,
+    curve: { read: { seq: pts, rand: pts }, write: { seq: pts, rand: pts } }, ...(wbtLatUsec !== undefined ? { wbtLatUsec } : {}),
+  };
+}
+
+function quantile(sorted: number[], p: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1)))]!;
+}
+
+interface Replayed {
+  sims: SimIo[];
+  scenario: Scenario;
+  shiftNs: number;
+}
+
+/** Run `scenario` (times shifted by -shift) and pair its records with the recorded IOs per job. */
+function runReplay(scenario: Scenario, order: Map<string, RecordedIo[]>, shiftNs: number): Replayed {
+  const res = new Simulation(scenario).runToEnd();
+  const sims: SimIo[] = [];
+  for (const r of res.records ?? []) {
+    const io = order.get(r.job)?.[r.seq];
+    if (!io) continue;
+    sims.push({ io, submitNs: r.submitNs + shiftNs, releaseNs: r.releaseNs + shiftNs, completeNs: r.completeNs + shiftNs });
+  }
+  return { sims, scenario, shiftNs };
+}
+
+/** Recorded driver time per IO (rq_issue -> rq_complete), where the trace has it. */
+const svc = new WeakMap<RecordedIo, number>();
+
+function replayJobs(order: Map<string, RecordedIo[]>, shift: number, file: string, writeback: Map<string, "background" | "sync">): JobSpec[] {
+  const jobs: JobSpec[] = [];
+  for (const [name, list] of order) {
+    list.sort((a, b) => a.submitNs - b.submitNs || a.seq - b.seq);
+    jobs.push(jobDefaults({
+      name, device: "nullb0", cgroup: list[0]!.cgroup, iodepth: list.length, direct: true,
+      pattern: { kind: "replay", ios: list.map((io) => ({ tNs: io.submitNs - shift, off: io.off, size: io.size, dir: io.dir,
+        ...(svc.has(io) ? { serviceNs: svc.get(io) } : {}) })) },
+      source: { file, line: list[0]!.line }, ...(writeback.has(name) ? { replayWriteback: writeback.get(name) } : {}),
+    }));
+  }
+  return jobs;
+}
+
+// ---------------------------------------------------------------- io.latency
+
+export interface IolatScore {
+  file: string;
+  total: Score;
+  /** the cgroup with the lowest target: p50/p99 latency, real and simulated (ns) */
+  protected: { cgroup: string; realP50: number; simP50: number; realP99: number; simP99: number; p50Err: number; p99Err: number };
+  /** the cgroup without a target: completions per 100 ms bin after the first second */
+  sibling: { cgroup: string; bins: number; binsWithin10: number; meanAbsErr: number; realTotal: number; simTotal: number };
+  latencyNs: number;
+}
+
+function iolatReplay(text: string, file: string, opts: ReplayOptions): { rep: Replayed; header: Rec; targets: Map<string, number>; startNs: number; latencyNs: number } {
+  const { header, recs } = parse(text, file);
+  const cfg = (header.config ?? {}) as Record<string, string>;
+  const p = nullbParams(header);
+  const order = new Map<string, RecordedIo[]>();
+  const lats: number[] = [];
+  for (const { r, line } of recs) {
+    if (r.type !== "io" || r.ret < 0) continue;
+    const io: RecordedIo = { job: r.cg, seq: 0, thread: r.tid ?? 0, cgroup: r.cg, dir: "R", off: r.offset ?? 0, size: 4096,
+      submitNs: r.submit_ns, completeNs: r.complete_ns, line };
+    if (typeof r.svc_ns === "number") svc.set(io, r.svc_ns);
+    const l = order.get(r.cg) ?? [];
+    l.push(io);
+    order.set(r.cg, l);
+    lats.push(r.complete_ns - r.submit_ns);
+  }
+  if (!lats.length) throw new InputError("the trace has no IO records", file, 1);
+  lats.sort((a, b) => a - b);
+  const latencyNs = quantile(lats, 0.05);
+  const targets = new Map<string, number>();
+  const writes: Array<{ cg: string; value: string; at: number }> = [];
+  for (const cg of order.keys()) {
+    const v = cfg[`${cg}.io.latency`];
+    if (v && v.trim()) {
+      targets.set(cg, Number(/target=(\d+)/.exec(v)?.[1] ?? 0));
+      writes.push({ cg, value: v.trim(), at: Number(cfg[`${cg}.set_ns`] ?? 0) });
+    }
+  }
+  let shift = Infinity;
+  for (const l of order.values()) for (const io of l) shift = Math.min(shift, io.submitNs);
+  for (const w of writes) if (w.at > 0) shift = Math.min(shift, w.at);
+  shift = Math.floor(shift) - 1_000_000;
+  const rel = String((header.meta ?? {}).uname ?? "").match(/Linux \S+ (\d+\.\d+)/)?.[1] ?? "6.1";
+  const kernel = (opts.kernel ?? kernelProfileOf(rel)) as KernelVersion;
+  const scenario = scenarioDefaults({
+    name: `replay ${file}`, kernel, seed: opts.seed ?? 1, clock: defaultClock(250), record: true, blkcgDebugStats: true,
+    devices: [nullbDevice(p, latencyNs)],
+    cgroups: [...order.keys()].map((cg) => ({ path: cg })),
+    jobs: replayJobs(order, shift, file, new Map()),
+    writes: writes.map((w) => ({ atNs: Math.max(0, w.at - shift), cgroup: w.cg, file: "io.latency", value: w.value, source: { file, field: "io.latency" } })),
+    source: { file },
+  });
+  return { rep: runReplay(scenario, order, shift), header, targets, startNs: Number(cfg.start_ns ?? shift), latencyNs };
+}
+
+export function scoreIolat(text: string, file: string, opts: ReplayOptions = {}): IolatScore {
+  const { rep, targets, startNs, latencyNs } = iolatReplay(text, file, opts);
+  const total = scoreSims(file.replace(/^.*\//, ""), rep.sims);
+  const prot = [...targets.entries()].sort((a, b) => a[1] - b[1])[0]?.[0] ?? "A";
+  const cgs = [...new Set(rep.sims.map((s) => s.io.cgroup))];
+  const sib = cgs.find((c) => !targets.has(c)) ?? cgs[cgs.length - 1]!;
+  const pl = rep.sims.filter((s) => s.io.cgroup === prot);
+  const real = pl.map((s) => s.io.completeNs - s.io.submitNs).sort((a, b) => a - b);
+  const sim = pl.map((s) => s.completeNs - s.submitNs).sort((a, b) => a - b);
+  const rel = (a: number, b: number) => (b ? Math.abs(a - b) / b : 0);
+  const protectedScore = {
+    cgroup: prot, realP50: quantile(real, 0.5), simP50: quantile(sim, 0.5), realP99: quantile(real, 0.99), simP99: quantile(sim, 0.99),
+    p50Err: rel(quantile(sim, 0.5), quantile(real, 0.5)), p99Err: rel(quantile(sim, 0.99), quantile(real, 0.99)),
+  };
+  const sl = rep.sims.filter((s) => s.io.cgroup === sib);
+  const rb = new Map<number, number>();
+  const sb = new Map<number, number>();
+  for (const s of sl) {
+    const kr = Math.floor((s.io.completeNs - startNs) / BIN_NS);
+    const ks = Math.floor((s.completeNs - startNs) / BIN_NS);
+    rb.set(kr, (rb.get(kr) ?? 0) + 1);
+    sb.set(ks, (sb.get(ks) ?? 0) + 1);
+  }
+  const last = Math.max(...rb.keys());
+  let bins = 0;
+  let within = 0;
+  let errSum = 0;
+  for (let k = 10; k < last; k++) {
+    const r = rb.get(k) ?? 0;
+    const s = sb.get(k) ?? 0;
+    if (!r) continue;
+    bins++;
+    const e = Math.abs(s - r) / r;
+    errSum += e;
+    if (e <= 0.1) within++;
+  }
+  return {
+    file, total, protected: protectedScore, latencyNs,
+    sibling: { cgroup: sib, bins, binsWithin10: within, meanAbsErr: bins ? errSum / bins : 0, realTotal: sl.length, simTotal: sl.length },
+  };
+}
+
+export function formatIolatScore(s: IolatScore): string {
+  const ms = (x: number) => (x / 1e6).toFixed(1);
+  const p = s.protected;
+  return [
+    formatScore(s.total),
+    `  protected ${p.cgroup}: p50 real ${ms(p.realP50)} ms sim ${ms(p.simP50)} ms (${(100 * p.p50Err).toFixed(1)}%), ` +
+      `p99 real ${ms(p.realP99)} ms sim ${ms(p.simP99)} ms (${(100 * p.p99Err).toFixed(1)}%)`,
+    `  sibling ${s.sibling.cgroup}: ${s.sibling.binsWithin10}/${s.sibling.bins} 100 ms bins after 1 s within 10% ` +
+      `(mean |err| ${(100 * s.sibling.meanAbsErr).toFixed(1)}%)`,
+    `  device latency from the trace (p5 of IO latency): ${ms(s.latencyNs)} ms`,
+  ].join("\n");
+}
+
+// ---------------------------------------------------------------- wbt
+
+export interface WbtCaseScore {
+  case: string;
+  wbtLatUsec: string;
+  score: Score;
+  reads: { realP50: number; simP50: number; realP99: number; simP99: number };
+  latencyNs: number;
+  /** matched / IOs, reads and write requests apart */
+  split: { reads: [number, number]; writes: [number, number] };
+  /** median time outside the driver (latency - recorded driver time), real and simulated, ns */
+  waits: { readReal: number; readSim: number; writeReal: number; writeSim: number };
+}
+
+export interface WbtScore {
+  file: string;
+  cases: WbtCaseScore[];
+  total: { ios: number; matched: number; share: number };
+}
+
+export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): WbtScore {
+  const { header, recs } = parse(text, file);
+  const p = nullbParams(header);
+  const rel = String((header.meta ?? {}).uname ?? "").match(/Linux \S+ (\d+\.\d+)/)?.[1] ?? "6.1";
+  const kernel = (opts.kernel ?? kernelProfileOf(rel)) as KernelVersion;
+  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[] }>();
+  for (const { r, line } of recs) {
+    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [] });
+    const c = cases.get(r.case);
+    if (!c) continue;
+    if (r.type === "io" && r.ret >= 0) {
+      const io: RecordedIo = { job: "R", seq: 0, thread: r.tid ?? 0, cgroup: "R", dir: "R", off: r.offset ?? 0, size: 4096, submitNs: r.submit_ns, completeNs: r.complete_ns, line };
+      if (typeof r.svc_ns === "number") svc.set(io, r.svc_ns);
+      c.reads.push(io);
+    } else if (r.type === "wreq" && typeof r.complete_ns === "number") {
+      // rwbs "WS": a REQ_SYNC write (the sync on close of the block device after the writer ends)
+      const io: RecordedIo = { job: String(r.rwbs).includes("S") ? "WS" : "W", seq: 0, thread: 0, cgroup: "W", dir: "W", off: r.sector * 512, size: r.nr * 512, submitNs: r.queue_ns, completeNs: r.complete_ns, line };
+      svc.set(io, r.complete_ns - r.issue_ns);
+      (String(r.rwbs).includes("S") ? c.wsync : c.wreqs).push(io);
+      (c as any).svc = [...((c as any).svc ?? []), r.complete_ns - r.issue_ns];
+    }
+  }
+  const out: WbtCaseScore[] = [];
+  let ios = 0;
+  let matched = 0;
+  for (const [name, c] of cases) {
+    const svcs = ((c as any).svc as number[] | undefined ?? []).sort((a, b) => a - b);
+    const latencyNs = svcs.length ? quantile(svcs, 0.5) : p.completionNs;
+    const order = new Map<string, RecordedIo[]>([["R", c.reads], ["W", c.wreqs], ["WS", c.wsync]].filter(([, l]) => (l as RecordedIo[]).length > 0) as Array<[string, RecordedIo[]]>);
+    let shift = Infinity;
+    for (const l of order.values()) for (const io of l) shift = Math.min(shift, io.submitNs);
+    shift = Math.floor(shift) - 1_000_000;
+    const lat = String(c.meta.wbt_lat_usec_written ?? "-1");
+    const scenario = scenarioDefaults({
+      name: `replay ${file}#${name}`, kernel, seed: opts.seed ?? 1, clock: defaultClock(250), record: true,
+      devices: [nullbDevice(p, latencyNs, lat)],
+      cgroups: [{ path: "R" }, { path: "W" }],
+      jobs: replayJobs(order, shift, file, new Map([["W", "background"], ["WS", "sync"]])),
+      source: { file },
+    });
+    const rep = runReplay(scenario, order, shift);
+    const score = scoreSims(`${file.replace(/^.*\//, "")}#${name}`, rep.sims);
+    const rs = rep.sims.filter((s) => s.io.dir === "R");
+    const real = rs.map((s) => s.io.completeNs - s.io.submitNs).sort((a, b) => a - b);
+    const sim = rs.map((s) => s.completeNs - s.submitNs).sort((a, b) => a - b);
+    const rsc = scoreSims("reads", rs);
+    const wsc = scoreSims("writes", rep.sims.filter((x) => x.io.dir === "W"));
+    const waits = (l: SimIo[], sim: boolean) => l.map((x) => (sim ? x.completeNs - x.submitNs : x.io.completeNs - x.io.submitNs) - (svc.get(x.io) ?? 0)).sort((a, b) => a - b);
+    const ws = rep.sims.filter((x) => x.io.dir === "W");
+    out.push({
+      case: name, wbtLatUsec: lat, score, latencyNs,
+      split: { reads: [rsc.matched, rsc.ios], writes: [wsc.matched, wsc.ios] },
+      waits: { readReal: quantile(waits(rs, false), 0.5), readSim: quantile(waits(rs, true), 0.5), writeReal: quantile(waits(ws, false), 0.5), writeSim: quantile(waits(ws, true), 0.5) },
+      reads: { realP50: quantile(real, 0.5), simP50: quantile(sim, 0.5), realP99: quantile(real, 0.99), simP99: quantile(sim, 0.99) },
+    });
+    ios += score.ios;
+    matched += score.matched;
+  }
+  return { file, cases: out, total: { ios, matched, share: ios ? matched / ios : 1 } };
+}
+
+export function formatWbtScore(s: WbtScore): string {
+  const ms = (x: number) => (x / 1e6).toFixed(1);
+  const lines: string[] = [];
+  for (const c of s.cases) {
+    lines.push(`${formatScore(c.score).split("\n")[0]}  [wbt_lat_usec ${c.wbtLatUsec}]`);
+    lines.push(`  reads: p50 real ${ms(c.reads.realP50)} ms sim ${ms(c.reads.simP50)} ms, p99 real ${ms(c.reads.realP99)} ms sim ${ms(c.reads.simP99)} ms; ` +
+      `matched reads ${c.split.reads[0]}/${c.split.reads[1]}, write requests ${c.split.writes[0]}/${c.split.writes[1]}; ` +
+      `median wait outside the driver: reads ${ms(c.waits.readReal)} vs ${ms(c.waits.readSim)} ms, writes ${ms(c.waits.writeReal)} vs ${ms(c.waits.writeSim)} ms`);
+  }
+  lines.push(`${s.file}: ${s.total.matched}/${s.total.ios} matched (${(100 * s.total.share).toFixed(2)}%)`);
+  return lines.join("\n");
+}
+
+function simLines(kind: string, text: string, file: string, o: ReplayOptions): string[] {
+  const s = kind === "iolat" ? scoreIolat(text, file, o) : scoreWbt(text, file, o);
+  return [JSON.stringify({ type: "replay", source: file, trace_kind: `guest-${kind}`, score: s })];
+}
+
+const iolatHandler: TraceHandler = {
+  kind: "guest-iolat",
+  detect: (h) => h.type === "test" && h.test === "iolat",
+  replay: (text, file, o) => simLines("iolat", text, file, o),
+  compare: (text, file, o) => {
+    const s = scoreIolat(text, file, o);
+    return { score: s as unknown as Record<string, unknown>, text: formatIolatScore(s) };
+  },
+};
+
+const wbtHandler: TraceHandler = {
+  kind: "guest-wbt",
+  detect: (h) => h.type === "test" && h.test === "wbt",
+  replay: (text, file, o) => simLines("wbt", text, file, o),
+  compare: (text, file, o) => {
+    const s = scoreWbt(text, file, o);
+    return { score: s as unknown as Record<string, unknown>, text: formatWbtScore(s) };
+  },
+};
+
+registerTraceHandler(iolatHandler);
+registerTraceHandler(wbtHandler);
