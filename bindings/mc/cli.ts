@@ -11,7 +11,7 @@
 // only when one of them runs.
 
 import type { Command } from "commander";
-import { SWEEP_ONLY_OPTIONS } from "./commands.js";
+import { DEFAULT_MAX_RUNS, SWEEP_ONLY_OPTIONS } from "./commands.js";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { makeDirs } from "../cli/make-dirs.js";
 import { basename, dirname, join } from "node:path";
@@ -38,6 +38,7 @@ export interface RunOpts {
   shrinkBudget?: string;
   by?: string[];
   progress: boolean;
+  maxRuns?: string;
 }
 
 /**
@@ -78,6 +79,9 @@ function byAxes(list: string[] | undefined, model: TemplateModel): TableAxis[] |
 
 /** the most --workers per core: more only adds heaps and switching */
 const MAX_WORKERS_PER_CORE = 4;
+
+/** runs one process may sweep unless --max-runs says otherwise, and the largest --runs (31-bit run indices) */
+export const MAX_RUN_INDEX = 2 ** 31 - 1;
 
 function intArg(v: string | undefined, name: string, dflt: number, min: number): number {
   if (v === undefined) return dflt;
@@ -195,6 +199,16 @@ export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   if (workers > maxWorkers) throw new InputError(`--workers ${workers} is more than ${MAX_WORKERS_PER_CORE} per core (${maxWorkers} on this machine); a worker per core is the fastest`, "command line", undefined, "--workers");
   if (o.resume && o.force) throw new InputError("--resume continues the journal and --force starts it over: give one", "command line", undefined, "--resume");
   const shard = o.shard ? parseShard(o.shard) : { index: 0, count: 1 };
+  // runs per process: each run's metrics are kept for the percentiles (8 bytes a metric a run), and
+  // run indices are 31-bit; --runs 4294967296 died in V8 ("invalid size"), 1e9 exhausted the heap
+  if (runs > MAX_RUN_INDEX) throw new InputError(`--runs ${runs} is more than ${MAX_RUN_INDEX} (run indices are 31-bit numbers)`, "command line", undefined, "--runs");
+  const maxRuns = o.maxRuns === undefined ? DEFAULT_MAX_RUNS : intArg(o.maxRuns, "--max-runs", DEFAULT_MAX_RUNS, 1);
+  {
+    const [lo, hi] = shardRange(runs, shard);
+    if (hi - lo > maxRuns) {
+      throw new InputError(`--runs ${runs} gives this process ${hi - lo} runs, more than the ${maxRuns} one process sweeps (~${Math.ceil(((hi - lo) * 64) / 2 ** 20)} MiB for eight metrics alone); split it with --shard i/N, or --max-runs raises the budget`, "command line", undefined, "--runs");
+    }
+  }
   const outDir = o.out ?? `mc-${model.name.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
   makeDirs(outDir);
   const journal = join(outDir, journalName(shard));

@@ -3,6 +3,9 @@
 import { Option, type Command } from "commander";
 import type { RunOpts } from "./cli.js";
 
+/** the most runs one process sweeps unless --max-runs says otherwise (a journal's bit per run and eight metrics' values: ~640 MB at 10 M) */
+export const DEFAULT_MAX_RUNS = 10_000_000;
+
 /** Options of a sweep that name what a merge reads from the journals' headers. */
 export const SWEEP_ONLY_OPTIONS = ["--runs <n>", "--seed <s>", "--workers <w>", "--shard <i/N>", "--resume", "--force"];
 
@@ -23,6 +26,7 @@ export function registerMcCommands(program: Command): void {
     .option("--shrink-budget <runs>", "runs the shrinker may spend per class")
     .option("--by <param[:edges]>", "tabulate class probabilities by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
     .option("--no-progress", "no progress output on stderr")
+    .option("--max-runs <n>", `the most runs one process sweeps (default ${DEFAULT_MAX_RUNS}; more: --shard)`)
     .action(async (scenario: string | undefined, o: RunOpts) => {
       if (!scenario) {
         mc.help({ error: true });

@@ -15,7 +15,7 @@
 // (rng.ts), and the summary only on the set of records (summary.ts). Workers
 // and chunking change when a run happens, never what it gives.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { dirname, join, resolve } from "node:path";
@@ -279,6 +279,16 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   let table = o.table ?? model.spec.mc.table;
   let tally = new SweepTally({ table, metrics: model.spec.mc.metrics });
   let writer: JournalWriter;
+  // one sweep writes a journal at a time: two --resume of one journal at once each ran the runs
+  // the other was running (2,743 duplicate lines in one try)
+  const unlock = lockJournal(o.journal);
+  try {
+    writer = openJournal();
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+  function openJournal(): JournalWriter {
   if (o.resume && existsSync(o.journal)) {
     const j = scanJournal(o.journal, (r) => void tally.add(r), (h) => {
       const why = sameSweep(h, header);
@@ -293,9 +303,9 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
         tally = new SweepTally({ table, metrics: model.spec.mc.metrics });
       }
     });
-    writer = JournalWriter.reopen(o.journal, j.goodBytes);
-  } else {
-    writer = JournalWriter.create(o.journal, header, o.force);
+    return JournalWriter.reopen(o.journal, j.goodBytes);
+  }
+  return JournalWriter.create(o.journal, header, o.force);
   }
   const [lo, hi] = shardRange(o.runs, shard);
   const todo: number[] = [];
@@ -344,6 +354,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     }
   } finally {
     writer.close();
+    unlock();
   }
   const journal = o.journal;
   return {
@@ -459,4 +470,61 @@ export function workerUrl(): URL {
   const built = join(root, "dist", "bindings", "mc", "worker.js");
   if (existsSync(built)) return pathToFileURL(built);
   throw new Error(`mc: no compiled worker at ${built}: run \`npm run build\` first`);
+}
+
+/**
+ * Take `<journal>.lock` (created exclusively, holding this process's pid) for
+ * the sweep; another live process holding it is an input error naming it. A
+ * lock left by a process that is gone (kill -9) is taken over. Returns the
+ * release, also run at exit.
+ */
+export function lockJournal(journal: string): () => void {
+  const lock = `${journal}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) {
+        if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new InputError(`the journal is locked by ${lock}, which another sweep keeps taking`, journal, undefined, "--resume");
+        throw e;
+      }
+      let pid = NaN;
+      try {
+        pid = Number(readFileSync(lock, "utf8").trim());
+      } catch {
+        // gone meanwhile: try again
+      }
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new InputError(`another sweep (process ${pid}) is writing this journal; wait for it, or remove ${lock} if it is not running`, journal, undefined, "--resume");
+      }
+      try {
+        unlinkSync(lock); // stale: its process is gone
+      } catch {
+        // removed by someone else
+      }
+    }
+  }
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    process.removeListener("exit", release);
+    try {
+      unlinkSync(lock);
+    } catch {
+      // already gone
+    }
+  };
+  process.on("exit", release);
+  return release;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

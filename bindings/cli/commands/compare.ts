@@ -26,7 +26,7 @@ import { readInputFile } from "../read-input.js";
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
 
 export function readTraceText(file: string): string {
-  return readInputFile(file, "trace");
+  return readInputFile(file, "trace", file, "trace");
 }
 
 export function traceHandler(text: string, file: string) {

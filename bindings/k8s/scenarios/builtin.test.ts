@@ -118,9 +118,6 @@ const INCIDENTS_WANTED = 10;
  * have yet; each says which. (A todo, not a test that passes whatever happens.)
  */
 const NEWEST_BLOCKED: Record<string, string> = {
-  // the restarted controller's uncertain volume starts mountedByNode (AddVolumeNode: "assume mounted");
-  // upstream's kubelet rewrites its node status at least every nodeStatusReportFrequency (5 min), whose
-  // node update clears it; the model's kubelet writes only changes, so from 1.25 (#110721: no timeout
-  // force detach from a Ready node) the volume is never detached
-  "csi-dangling-attachment": "needs the kubelet's periodic node status report (nodeStatusReportFrequency) to clear mountedByNode after the restart",
+  // (csi-dangling-attachment was here until the kubelet's periodic node status report, #72096/#84007,
+  // cleared the restarted controller's "assume mounted" on the newest release)
 };
