@@ -225,6 +225,10 @@ describe("the recording's parts", () => {
     expect(readTrace(rec.lines.join("\n"), "a.jsonl").clock.source).toBe("header");
     const h = { ...rec.header, jiffies: { ...(rec.header.jiffies as object), reliable: false } };
     expect(readTrace([JSON.stringify(h), ...rec.lines.slice(1)].join("\n"), "b.jsonl").clock.source).toBe("estimated");
+    // --no-jiffies-map: the map is kept for reference but marked, so compare estimates the phase
+    const g = await record(machine().host, throtl("iops100_qd1_read"), { jiffiesMap: false });
+    expect((g.header.jiffies as Record<string, unknown>).reliable).toBe(false);
+    expect(readTrace(g.lines.join("\n"), "c.jsonl").clock.source).toBe("estimated");
   });
 });
 

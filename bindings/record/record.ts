@@ -68,6 +68,13 @@ export interface RecordOptions {
   shm?: string;
   /** a recorder binary built beforehand (cc -O2 -pthread [-static] iosim_rec.c): no compiler needed */
   recorder?: string;
+  /**
+   * false: the jiffies map is recorded but marked not to be trusted, so
+   * compare estimates the tick phase from the trace (a guest under software
+   * emulation, whose ticks are delivered late by a varying amount, as the
+   * oracle's guest traces are scored)
+   */
+  jiffiesMap?: boolean;
   say?: (line: string) => void;
 }
 
@@ -370,6 +377,10 @@ export async function record(h: Host, s: Scenario, o: RecordOptions = {}): Promi
       sleepMs(1.3);
     }
     const jm = jiffiesMap(reads, hz) as ReturnType<typeof jiffiesMap> & Record<string, unknown>;
+    if (o.jiffiesMap === false) {
+      jm.reliable = false;
+      jm.note = "recorded with --no-jiffies-map: the tick phase is estimated from the trace";
+    }
 
     // t = 0: the initial writes
     const limitsWritten: Array<Record<string, unknown>> = [];

@@ -75,6 +75,7 @@ export function registerCommands(program: Command): void {
     .option("--null-blk <k=v,...>", "null_blk parameters: irqmode, completion_nsec, queue_mode, ...")
     .option("--repeats <n>", "record the scenario this many times", "1")
     .option("--no-tracepoints", "do not read block tracepoints (needs no tracefs)")
+    .option("--no-jiffies-map", "mark the tick map from /proc/timer_list as not to be trusted: compare estimates the tick phase from the trace (a guest under software emulation)")
     .option("--timeout <s>", "stop the jobs and fail after this many seconds", "600")
     .option("--seed <n>", "seed for the jobs' offsets and sizes (default: the scenario's)")
     .option("--recorder <path>", "a recorder binary built beforehand from bindings/record/iosim_rec.c (default: compiled now with cc)")

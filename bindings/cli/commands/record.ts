@@ -15,6 +15,7 @@ export interface RecordCliOptions {
   yes?: boolean;
   repeats: string;
   tracepoints: boolean;
+  jiffiesMap: boolean;
   dryRun?: boolean;
   nullBlk?: string;
   timeout: string;
@@ -41,7 +42,7 @@ export async function recordAction(target: string, o: RecordCliOptions): Promise
   const host = o.dryRun ? dryRun(realHost(), (l) => process.stdout.write(l + "\n")) : realHost();
   for (let k = 1; k <= (o.dryRun ? 1 : repeats); k++) {
     try {
-      const rec = await record(host, scenario, { device: o.device, file: o.file, yes: o.yes, tracepoints: o.tracepoints, repeat: k, timeoutS, nullBlk, say, recorder: o.recorder });
+      const rec = await record(host, scenario, { device: o.device, file: o.file, yes: o.yes, tracepoints: o.tracepoints, jiffiesMap: o.jiffiesMap, repeat: k, timeoutS, nullBlk, say, recorder: o.recorder });
       if (o.dryRun) return;
       const path = repeatPath(o.out!, k, repeats);
       writeFileSync(path + ".part", rec.lines.join("\n") + "\n");
