@@ -227,11 +227,9 @@ class reconciler implements Reconciler {
         if (!v.multiAttachErrorReported) {
           const nodes = asw.getNodesForAttachedVolume(v.volumeName).filter((n) => n !== v.nodeName);
           const others = dsw.getVolumePodsOnNodes(nodes, v.volumeName);
-          const msg =
-            others.length > 0
-              ? `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already used by pod(s) ${others.map((k) => k.split("/").pop()).join(", ")}`
-              : `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`;
-          d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", msg);
+          if (others.length === 0)
+            d.recorder.podEvents(v.scheduledPods, "Warning", "FailedAttachVolume", `Multi-Attach error for volume ${JSON.stringify(v.spec.name)} Volume is already exclusively attached to one node and can't be attached to another`);
+          else for (const [uid, podKey] of v.scheduledPods) d.recorder.podEvents(new Map([[uid, podKey]]), "Warning", "FailedAttachVolume", multiAttachUsedBy(v.spec.name, podKey, others));
           out.on && out.wants(component) && out.log(component, ...adcMultiAttachLine(v, others, nodes, profile));
           dsw.setMultiAttachError(v.volumeName, v.nodeName);
         }
@@ -241,6 +239,32 @@ class reconciler implements Reconciler {
       if (r === null) out.on && out.wants(component) && out.log(component, ...adcAttachStartedLine(v, profile));
     }
   }
+}
+
+/**
+ * The Multi-Attach event one scheduled pod gets when pods on other nodes use
+ * the volume (reconciler.go reportMultiAttachError since PR #56288, v1.10):
+ * each pod's own text, naming only the pods of its namespace and counting the
+ * others, "Volume is already used by pod(s) a, b and 2 pod(s) in different
+ * namespaces" or "Volume is already used by 1 pod(s) in different
+ * namespaces" (upstream's Test_ReportMultiAttachError cases). `others` are
+ * "ns/name" keys.
+ */
+export function multiAttachUsedBy(specName: string, podKey: string, others: readonly string[]): string {
+  const ns = podKey.slice(0, podKey.indexOf("/"));
+  const local: string[] = [];
+  let otherPods = 0;
+  for (const k of others) {
+    const i = k.indexOf("/");
+    if (k.slice(0, i) === ns) local.push(k.slice(i + 1));
+    else otherPods++;
+  }
+  let msg: string;
+  if (local.length > 0) {
+    msg = `Volume is already used by pod(s) ${local.join(", ")}`;
+    if (otherPods > 0) msg = `${msg} and ${otherPods} pod(s) in different namespaces`;
+  } else msg = `Volume is already used by ${otherPods} pod(s) in different namespaces`;
+  return `Multi-Attach error for volume ${JSON.stringify(specName)} ${msg}`;
 }
 
 // ---- the reconciler's log lines by release (Profile.adcLogs) ----------------

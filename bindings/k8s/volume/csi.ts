@@ -84,7 +84,6 @@ export function makeVolumeHandle(podUID: string, volSourceSpecName: string): str
 }
 
 const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
-const ATTACH_FAILED = log("attacher.Attach failed: rpc error: ");
 
 /** the staging directory of a global mount (".../globalmount" without its last part), one string per path */
 const stagingDir = boundedMemo(4096, (deviceMountPath: string): string =>
@@ -138,9 +137,10 @@ class AttachWait implements VAWaiter {
       return true;
     }
     if (va.status?.attachError) {
-      // (one string per message: the controller's FailedAttachVolume event
-      // quotes it, and the recorder compares it with the last one's)
-      this.finish(joinOnce(ATTACH_FAILED, "", va.status.attachError.message));
+      // verifyAttachmentStatus: errors.New(attachErr.Message), the
+      // external-attacher's text as it is ("rpc error: code = ... desc = ...",
+      // one prefix; csi_attacher.go since the lister wait, v1.22-v1.31)
+      this.finish(va.status.attachError.message);
       return true;
     }
     return false;
