@@ -414,6 +414,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
   private runAttachVolume(op: Done, v: VolumeToAttach): void {
     const { ctx } = this;
     const plugin = this.plugins.findBySpec(v.spec)!;
+    ctx.steps.step("adc.AttachStarted", v.volumeName);
     plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
       if (this.dead) return;
       // (the events go to the pods scheduled now; marking the ASW does not change them)

@@ -25,7 +25,12 @@ export type BackendOp =
   | "nodePublish"
   | "nodeUnpublish"
   | "rbdMap"
-  | "rbdUnmap";
+  | "rbdUnmap"
+  // node-local operations of in-tree plugins (volume/operation.ts): no storage backend call, not in `calls`
+  | "mountDevice"
+  | "setUp"
+  | "tearDown"
+  | "unmountDevice";
 
 export const BACKEND_OPS: readonly BackendOp[] = [
   "attach",
@@ -38,7 +43,45 @@ export const BACKEND_OPS: readonly BackendOp[] = [
   "nodeUnpublish",
   "rbdMap",
   "rbdUnmap",
+  "mountDevice",
+  "setUp",
+  "tearDown",
+  "unmountDevice",
 ];
+
+/** the in-tree plugins' node-local operations (no storage backend call: not counted in `Backend.calls`) */
+export const NODE_LOCAL_OPS: readonly BackendOp[] = ["mountDevice", "setUp", "tearDown", "unmountDevice"];
+
+/**
+ * What a call does when a fault says so (volume/operation.ts, section 2):
+ *   error        the call fails after its latency; nothing is done
+ *   timeout      the caller gives up at its timeout (DeadlineExceeded); nothing is done
+ *   timeoutDone  the caller gives up at its timeout; the work is done anyway, at the latency
+ *   hang         no answer until the fault's `until` (then the work is done and the call
+ *                succeeds), or never; a CSI caller still gives up at its timeout
+ */
+export type CallOutcome = "error" | "timeout" | "timeoutDone" | "hang";
+export const CALL_OUTCOMES: readonly CallOutcome[] = ["error", "timeout", "timeoutDone", "hang"];
+
+/** gRPC status codes (google.golang.org/grpc/codes), the names CSI errors carry */
+export const GRPC_CODES = [
+  "OK", "Canceled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound", "AlreadyExists", "PermissionDenied",
+  "ResourceExhausted", "FailedPrecondition", "Aborted", "OutOfRange", "Unimplemented", "Internal", "Unavailable", "DataLoss", "Unauthenticated",
+] as const;
+export type GrpcCode = (typeof GRPC_CODES)[number];
+
+/** One call's fate, drawn when it is made (Backend.call). */
+export interface CallPlan {
+  latencyMs: number;
+  /** the error text a failing call returns (outcome error) */
+  error: string | null;
+  /** null: the call succeeds after latencyMs, or fails with `error` */
+  outcome: CallOutcome | null;
+  /** the gRPC code of the error (CSI calls; default Internal) */
+  code: GrpcCode | null;
+  /** a hang ends here (the fault's `until`), Infinity: never */
+  hangUntilMs: number;
+}
 
 export interface StorageFault {
   op: BackendOp;
@@ -51,6 +94,10 @@ export interface StorageFault {
   fromMs: number;
   untilMs: number;
   latencyMs?: number;
+  /** what the call does (default: error if `error` is given, else only the latency) */
+  outcome?: CallOutcome;
+  /** gRPC code of a CSI call's error (default Internal; a timeout is DeadlineExceeded) */
+  code?: GrpcCode;
 }
 
 export interface BackendVolume {
@@ -73,6 +120,12 @@ export const DEFAULT_LATENCY_MS: Record<BackendOp, number> = {
   nodeUnpublish: 100,
   rbdMap: 300,
   rbdUnmap: 100,
+  // in-tree mounts take no simulated time unless a scenario says so (and run
+  // synchronously then, as before operations took time: volume/operation.ts)
+  mountDevice: 0,
+  setUp: 0,
+  tearDown: 0,
+  unmountDevice: 0,
 };
 
 export class Backend {
@@ -100,11 +153,30 @@ export class Backend {
     return v;
   }
 
-  /** Latency and injected error for one call. */
-  call(op: BackendOp, volume: string, node: string): { latencyMs: number; error: string | null } {
-    this.calls++;
+  /**
+   * Per-plugin latencies (`settings.latencies: {PLUGIN: {op: d}}`), over
+   * `latency`; null when the scenario gives none (most runs).
+   */
+  pluginLatency: Map<string, Partial<Record<BackendOp, number>>> | null = null;
+  /**
+   * calls[op][volume][node]: every call made, whatever its fate (the run's
+   * `stats.calls`; node-local in-tree operations included)
+   */
+  readonly callCounts = new Map<string, Map<string, Map<string, number>>>();
+
+  /** Latency, outcome and injected error for one call of `op` on `volume` from `node` by `plugin`. */
+  call(op: BackendOp, volume: string, node: string, plugin?: string): CallPlan {
+    if (!isNodeLocal(op)) this.calls++;
+    this.count(op, volume, node);
     let latencyMs = this.latency[op];
+    if (this.pluginLatency !== null && plugin !== undefined) {
+      const l = this.pluginLatency.get(plugin)?.[op];
+      if (l !== undefined) latencyMs = l;
+    }
     let error: string | null = null;
+    let outcome: CallOutcome | null = null;
+    let code: GrpcCode | null = null;
+    let hangUntilMs = Infinity;
     const now = this.sim.now;
     for (const f of this.faults) {
       if (f.count <= 0 || f.op !== op) continue;
@@ -114,9 +186,37 @@ export class Backend {
       f.count--;
       if (f.latencyMs !== undefined) latencyMs = f.latencyMs;
       if (f.error !== undefined) error = f.error;
+      if (f.outcome !== undefined) outcome = f.outcome;
+      else if (f.error !== undefined) outcome = "error";
+      if (f.code !== undefined) code = f.code;
+      hangUntilMs = f.untilMs;
       break;
     }
-    return { latencyMs, error };
+    return { latencyMs, error, outcome, code, hangUntilMs };
+  }
+
+  /** a call the driver answered at once, before any work (a CSI driver's Aborted for a volume it is busy with): counted, not planned */
+  countCall(op: BackendOp, volume: string, node: string): void {
+    if (!isNodeLocal(op)) this.calls++;
+    this.count(op, volume, node);
+  }
+
+  private count(op: string, volume: string, node: string): void {
+    let byVolume = this.callCounts.get(op);
+    if (byVolume === undefined) this.callCounts.set(op, (byVolume = new Map()));
+    let byNode = byVolume.get(volume);
+    if (byNode === undefined) byVolume.set(volume, (byNode = new Map()));
+    byNode.set(node, (byNode.get(node) ?? 0) + 1);
+  }
+
+  /** stats.calls: {op: {volume: {node: n}}} in the order first called */
+  callsTable(): Record<string, Record<string, Record<string, number>>> {
+    const out: Record<string, Record<string, Record<string, number>>> = {};
+    for (const [op, byVolume] of this.callCounts) {
+      const v: Record<string, Record<string, number>> = (out[op] = {});
+      for (const [volume, byNode] of byVolume) v[volume] = Object.fromEntries(byNode);
+    }
+    return out;
   }
 
   /** Attach or publish: fails for an exclusive volume attached to another node. */
@@ -138,4 +238,8 @@ export class Backend {
       this.sim.bump(this.wake);
     }
   }
+}
+
+function isNodeLocal(op: BackendOp): boolean {
+  return op === "mountDevice" || op === "setUp" || op === "tearDown" || op === "unmountDevice";
 }

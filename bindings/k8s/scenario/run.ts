@@ -93,7 +93,14 @@ export interface K8sRunResult {
   expectations: CheckResult[];
   symptoms: CheckResult[];
   steps: Array<{ t: number; name: string; detail: string }>;
-  stats: { endMs: number; events: number; nodePatches: number; storageCalls: number };
+  stats: {
+    endMs: number;
+    events: number;
+    nodePatches: number;
+    storageCalls: number;
+    /** calls[op][volume][node]: every storage and node-local call (volume/operation.ts), in the order first made */
+    calls: Record<string, Record<string, Record<string, number>>>;
+  };
 }
 
 /** The volume plugins; they keep no state of their own (it lives on the hosts and in the API), so every run shares them. */
@@ -331,6 +338,7 @@ class ClusterRun implements Ctx, Monitor {
     const api = (this.api = new ApiServer(sim));
     const backend = (this.backend = new Backend(sim));
     Object.assign(backend.latency, sc.settings.latencies);
+    if (sc.settings.pluginLatencies !== undefined) backend.pluginLatency = new Map(Object.entries(sc.settings.pluginLatencies));
     for (const f of sc.storageFaults) backend.faults.push({ ...f });
     // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
     // (a run that gives its log checks alone gives no steps and decides no step check: none recorded)
@@ -816,7 +824,7 @@ class ClusterRun implements Ctx, Monitor {
     r.expectations = expectations;
     r.symptoms = symptoms;
     r.steps = steps.seen;
-    r.stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls };
+    r.stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls, calls: backend.callsTable() };
     return r;
   }
 
@@ -883,6 +891,17 @@ class ClusterRun implements Ctx, Monitor {
         const n = steps.seen.filter((s) => s.name === c.name).length;
         const ok = n >= (c.min ?? 1) && (c.max === undefined || n <= c.max);
         return { held: ok, detail: `step ${c.name} seen ${n} times` };
+      }
+      case "calls": {
+        let n = 0;
+        const byVolume = this.backend.callCounts.get(c.op);
+        if (byVolume !== undefined)
+          for (const [volume, byNode] of byVolume) {
+            if (c.volume !== undefined && volume !== c.volume) continue;
+            for (const [node, k] of byNode) if (c.node === undefined || node === c.node) n += k;
+          }
+        const ok = n >= (c.min ?? 1) && (c.max === undefined || n <= c.max);
+        return { held: ok, detail: `${c.op} called ${n} times${c.volume !== undefined ? ` on ${c.volume}` : ""}${c.node !== undefined ? ` from ${c.node}` : ""}` };
       }
     }
   }

@@ -10,8 +10,9 @@ import { generate } from "./gen.mjs";
 const scenarios = builtinK8sScenarios();
 
 describe("built-in incident scenarios", () => {
-  it("ship the four seed incidents", () => {
-    expect(scenarios.map((s) => s.incident?.seed).sort()).toEqual(["000/003", "001", "002", "004"]);
+  it("ship the four seed incidents, and the operations' scenarios (no seed)", () => {
+    expect(scenarios.map((s) => s.incident?.seed).filter((s) => s).sort()).toEqual(["000/003", "001", "002", "004"]);
+    expect(scenarios.filter((s) => !s.incident?.seed).map((s) => s.name).sort()).toEqual(["csi-nodestage-timeout", "detach-during-unmount"]);
   });
 
   for (const sc of scenarios) {

@@ -19,6 +19,8 @@
 //          the node is unhealthy
 //   out-of-service taint (KEP-2268)  1.26.0 (beta, on by default; alpha 1.24 off)
 //   disable-force-detach-on-timeout  a controller-manager flag, 1.30+ (#120344), default off
+//   82492  uncertain device/volume     1.18.0                             [V CHANGELOG-1.18 alpha.1]
+//          mounts (kubelet)
 //
 // Not switches (no built-in incident turns on them), but followed per release:
 //   #111205 re-add to the report list when the detach path's node status
@@ -39,7 +41,10 @@ export type FixId =
   | "108167"
   | "110721"
   | "out-of-service"
-  | "disable-force-detach-on-timeout";
+  | "disable-force-detach-on-timeout"
+  // ---- operations (branch k8s-ops: volume/operation.ts) ----
+  | "82492";
+  // ---- end operations ----
 
 export interface FixInfo {
   id: FixId;
@@ -58,6 +63,10 @@ export const FIXES: readonly FixInfo[] = [
   { id: "110721", title: "ADC: force detach after the 6-minute timeout only when the node is not healthy", since: [[25, 0]] },
   { id: "out-of-service", title: "ADC: node.kubernetes.io/out-of-service taint forces detach without waiting (NodeOutOfServiceVolumeDetach)", since: [[26, 0]] },
   { id: "disable-force-detach-on-timeout", title: "kube-controller-manager --disable-force-detach-on-timeout (never force detach on the 6-minute timer)", since: [] },
+  // ---- operations (branch k8s-ops: volume/operation.ts, kubelet/volume_manager.ts section 5) ----
+  // #82492 "Fix uncertain mounts" (gnufied): first in v1.18.0-alpha.1 (CHANGELOG-1.18.md) [V], no backport
+  { id: "82492", title: "kubelet: a non-final CSI NodeStage/NodePublish error (DeadlineExceeded, Unavailable, Aborted, ResourceExhausted, Canceled) marks the device or volume mount uncertain, so UnmountDevice/TearDown run when no pod wants it", since: [[18, 0]] },
+  // ---- end operations ----
 ];
 
 export const MIN_MINOR = 10;
