@@ -215,7 +215,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   let pluginLatencies: Record<string, Partial<Record<BackendOp, number>>> | undefined;
   const wlc: Record<string, number> = {};
   if (wantSettings) {
-    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet"]);
+    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "interleave"]);
     if (settingsIn.timers !== undefined) {
       for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
         if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
@@ -284,6 +284,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
           latencies,
           ...(pluginLatencies !== undefined ? { pluginLatencies } : {}),
           noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
+          ...(settingsIn.interleave !== undefined ? { interleave: cx.bool(settingsIn.interleave, "settings.interleave", false) } : {}),
         },
     objects,
     timeline,

@@ -332,6 +332,7 @@ class ClusterRun implements Ctx, Monitor {
     this.profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
     this.timers = timersFor(sc.settings.timers);
     const sim = (this.sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod }));
+    if (sc.settings.interleave === true) sim.interleave = true;
     this.needles = opts.logs === "checks" ? logNeedles(sc) : null;
     // (a run that gives its log checks alone keeps no events: nothing reads them)
     this.out = new Recorder(this.needles ?? opts.logs !== false, sc.clock, () => sim.now, !logChecksOnly);

@@ -104,6 +104,8 @@ export interface K8sScenario {
     latencies: Partial<Record<BackendOp, number>>;
     /** per plugin (`settings.latencies: {kubernetes.io/aws-ebs: {mountDevice: 3s}}`), over `latencies` */
     pluginLatencies?: Record<string, Partial<Record<BackendOp, number>>>;
+    /** the seed orders a call's end against the loop passes due at the same instant (volume/operation.ts section 3) */
+    interleave?: boolean;
     /** nodes without a kubelet (objects only) */
     noKubelet: string[];
   };

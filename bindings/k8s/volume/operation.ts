@@ -70,9 +70,16 @@
 //    actual state of world, the pending operations) stay atomic: upstream a
 //    completion can land between the reconciler's snapshot of the actual
 //    state and its IsOperationPending check, which the replay does not
-//    model; the next pass sees it (<= 100 ms later). Equal-time order is
-//    fixed (scheduling order), so a seed does not reorder calls that end at
-//    the same millisecond.
+//    model; the next pass sees it (<= 100 ms later). Equal-time order:
+//    by default a call's end lands before every pass due at its instant
+//    (scheduling order, as before calls were modelled). With
+//    `settings.interleave: true` the run's seed draws, for each call's end,
+//    whether it lands before the passes at its instant or after all of them
+//    (engine/sim.ts `afterCall`), so `iosim mc` over seeds explores both
+//    sides: e.g. a NodeStage ending at 2,000 ms exactly, on the kubelet
+//    reconciler's grid, is seen by the 2,000 ms pass (before) or the
+//    2,100 ms one (after), and a controller pass due at 2,000 ms reads the
+//    node's volumesInUse before or after the kubelet's change.
 //
 // 4. Worked example (1.17 vs 1.18, a NodeStage that times out but completes).
 //    A CSI PV's pod starts at 0 s on n1; `faults.storage: [{op: nodeStage,
@@ -199,7 +206,7 @@ export function perform(
   if (o === null || o === "error") {
     // (a node-local call of no latency, an in-tree mount by default, runs at once, as before calls took time)
     if (plan.latencyMs === 0 && (kind === "mountDevice" || kind === "setUp" || kind === "tearDown" || kind === "unmountDevice")) return finish(ctx, steps, plan, csi, volume, land, reply, settled);
-    ctx.sim.after(plan.latencyMs, () => finish(ctx, steps, plan, csi, volume, land, reply, settled));
+    ctx.sim.afterCall(plan.latencyMs, () => finish(ctx, steps, plan, csi, volume, land, reply, settled));
     return;
   }
   const deadline = csi ? ctx.timers.CSI_TIMEOUT_MS : plan.latencyMs;
@@ -212,24 +219,24 @@ export function perform(
   };
   if (o === "timeout") {
     // (the driver gives up at the latency, having done nothing)
-    if (settled !== undefined) ctx.sim.after(plan.latencyMs, settled);
-    ctx.sim.after(deadline, timeOut);
+    if (settled !== undefined) ctx.sim.afterCall(plan.latencyMs, settled);
+    ctx.sim.afterCall(deadline, timeOut);
     return;
   }
   if (o === "timeoutDone") {
     // (at one instant the work lands first: the caller's error arrives after the driver finished)
-    ctx.sim.after(plan.latencyMs, () => {
+    ctx.sim.afterCall(plan.latencyMs, () => {
       const e = land();
       if (e === null) ctx.steps.step(steps.landed, volume);
       settled?.();
     });
-    ctx.sim.after(deadline, timeOut);
+    ctx.sim.afterCall(deadline, timeOut);
     return;
   }
   // hang
-  if (csi) ctx.sim.after(deadline, timeOut);
+  if (csi) ctx.sim.afterCall(deadline, timeOut);
   if (plan.hangUntilMs !== Infinity)
-    ctx.sim.at(plan.hangUntilMs, () => {
+    ctx.sim.afterCall(plan.hangUntilMs - ctx.sim.now, () => {
       const e = land();
       if (e === null) ctx.steps.step(steps.landed, volume);
       settled?.();
