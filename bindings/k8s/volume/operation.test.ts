@@ -223,3 +223,20 @@ describe("settings.interleave: the seed orders a call's end against same-instant
     for (let seed = 2; seed <= 4; seed++) expect(order(runK8sScenario(off, { seed, steps: true }))).toBe(a);
   });
 });
+
+describe("the external-attacher's calls", () => {
+  it("a ControllerPublish that times out at the sidecar's 15 s but completes: attachError DeadlineExceeded, then the retry finds it attached", () => {
+    const r = run(
+      scenario({
+        csi: true,
+        faults: "faults:\n  storage:\n    - {op: controllerPublish, count: 1, outcome: timeoutDone, latency: 20s}",
+        expect: "expect:\n  - podRunning: app-0\n  - calls: {op: controllerPublish, volume: vol-1, node: node-1, min: 2}",
+      }),
+    );
+    expect(r.violations).toEqual([]);
+    const start = stepAt(r, "csi.ControllerPublishStarted");
+    expect(stepAt(r, "csi.ControllerPublishTimedOut") - start).toBe(15_000);
+    expect(stepAt(r, "csi.ControllerPublishLanded") - start).toBe(20_000);
+    expect(r.logs.some((l) => l.text.includes("failed to attach: rpc error: code = DeadlineExceeded desc = context deadline exceeded"))).toBe(true);
+  });
+});

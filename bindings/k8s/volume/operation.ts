@@ -199,6 +199,8 @@ export function perform(
   reply: (err: CallError | null) => void,
   /** the driver's side of the call is over (it landed, failed or gave up), whatever the caller was told: a CSI driver's per-volume lock */
   settled?: () => void,
+  /** the caller's deadline when not csiTimeout (the external-attacher's --timeout) */
+  deadlineMs?: number,
 ): void {
   const steps = stepsOf(kind);
   ctx.steps.step(steps.started, volume);
@@ -209,7 +211,7 @@ export function perform(
     ctx.sim.afterCall(plan.latencyMs, () => finish(ctx, steps, plan, csi, volume, land, reply, settled));
     return;
   }
-  const deadline = csi ? ctx.timers.CSI_TIMEOUT_MS : plan.latencyMs;
+  const deadline = deadlineMs ?? (csi ? ctx.timers.CSI_TIMEOUT_MS : plan.latencyMs);
   let answered = false;
   const timeOut = (): void => {
     if (answered) return;
