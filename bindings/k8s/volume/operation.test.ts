@@ -240,3 +240,32 @@ describe("the external-attacher's calls", () => {
     expect(r.logs.some((l) => l.text.includes("failed to attach: rpc error: code = DeadlineExceeded desc = context deadline exceeded"))).toBe(true);
   });
 });
+
+describe("restarts inside an operation", () => {
+  it("a controller-manager restart inside a cloud attach: the call still lands, the restarted controller finds the disk attached (node status) or attaches it, the pod runs", () => {
+    const r = run(
+      scenario({
+        settings: "settings: {latencies: {attach: 10s}}",
+        timeline: "timeline:\n  - {between: [cloud.AttachStarted, cloud.AttachSucceeded], action: restartControllerManager, down: 2s}",
+        expect: "expect:\n  - podRunning: app-0",
+      }),
+    );
+    expect(r.violations).toEqual([]);
+    expect(stepAt(r, "cloud.AttachSucceeded")).toBe(stepAt(r, "cloud.AttachStarted") + 10_000);
+  });
+
+  it("a kubelet restart after a NodeStage timed out (uncertain on 1.18) and before it lands: the new kubelet has no uncertain mark; its MountDevice retries get Aborted until the stage lands", () => {
+    const yaml = scenario({
+      csi: true,
+      faults: "faults:\n  storage:\n    - {op: nodeStage, count: 1, outcome: timeoutDone, latency: 150s}",
+      timeline: "timeline:\n  - {after: csi.NodeStageTimedOut, delay: 2s, action: restartKubelet, node: node-1, down: 3s}",
+      expect: "expect:\n  - podRunning: app-0",
+    });
+    for (const v of ["1.17", "1.18"]) {
+      const r = run(yaml, v);
+      expect(r.violations, v).toEqual([]);
+      expect(r.timeline.some((e) => e.message.includes("code = Aborted")), v).toBe(true);
+      expect(stepAt(r, "kubelet.MountDeviceSucceeded"), v).toBeGreaterThan(stepAt(r, "csi.NodeStageLanded"));
+    }
+  });
+});
