@@ -119,6 +119,13 @@ export function jobBsWrite(job: i32, size: u32, weight: u32): void {
   j.bsCum.push(prev + (weight < 1 ? 1 : weight));
 }
 
+/** fio's thinktime_iotime (ns) and whether thinktime_blocks was given beside it (workload/jobs.ts thinkStall()). */
+export function jobThinkIotime(job: i32, iotimeNs: i64, blocksSet: bool): void {
+  const j = jobs[job];
+  j.thinkIotimeNs = iotimeNs;
+  j.thinkBlocksSet = blocksSet;
+}
+
 export function jobGap(job: i32, gapNs: i64): void {
   jobs[job].gaps.push(gapNs);
 }

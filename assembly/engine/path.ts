@@ -37,7 +37,7 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK } from "./bios";
 import { deviceSubmit, deviceComplete, deviceAt, requestsOf } from "../device/device";
-import { jobAt, jobs, Job, earliestNext, nextShape, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
+import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
 import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext } from "../stats/stats";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
 import { iocostActive, iocSubmit, iocDone, iocTimer, iocWake, iocConfigEvent } from "../iocost/iocost";
@@ -219,6 +219,7 @@ export function jobTryIssue(j: Job, t: i64): void {
 @inline function issueNext(j: Job, worker: i32, slot: i32, t: i64, handOver: bool = false): void {
   nextShape(j);
   const seq = <i32>j.issued;
+  thinkNoteIssue(j, j.issued, t);
   j.issued++;
   j.bytesIssued += <i64>shapeSize;
   if (!handOver) j.inflight++;

@@ -14,7 +14,8 @@
 //   PAT_REPLAY  start + times[i], offsets/sizes/directions from the list
 //
 // plus fio's thinktime (after every `thinktimeBlocks` IOs the next waits
-// thinktime after the last completion) and startdelay. A job stops
+// thinktime after the last completion; with thinktime_iotime, after every
+// `thinkIotimeNs` of IO, see thinkStall()) and startdelay. A job stops
 // submitting at `count` IOs, `bytesLimit` bytes, or `runtimeNs` after its
 // start, whichever comes first; with `timeBased` it wraps the region and
 // stops only at runtime.
@@ -153,6 +154,12 @@ export class Job {
   gaps: Vec<i64> = new Vec<i64>(4);
   thinkNs: i64 = 0;
   thinkBlocks: i32 = 1;
+  // fio's thinktime_iotime (jobThinkIotime()): stall after this much IO time; 0 = by blocks only
+  thinkIotimeNs: i64 = 0;
+  thinkBlocksSet: bool = false; // thinktime_blocks given beside thinktime_iotime
+  lastThinkNs: i64 = 0; // td->last_thinktime: the job's start, then the end of each stall
+  lastThinkBlocks: i64 = 0; // td->last_thinktime_blocks
+  lastIssueNs: i64 = 0;
   startNs: i64 = 0;
   count: i64 = i64.MAX_VALUE;
   bytesLimit: i64 = i64.MAX_VALUE;
@@ -221,6 +228,8 @@ export function startJob(j: Job): void {
   j.pos = 0;
   j.posW = 0;
   j.pendingDir = -1;
+  j.lastThinkNs = j.startNs;
+  j.lastThinkBlocks = 0;
   rwmixReset(j);
   if (j.bsSize.length == 0) {
     j.bsSize.push(4096);
@@ -296,12 +305,43 @@ function earliestNextPattern(j: Job, now: i64): i64 {
       t = j.lastDone + gap;
     }
   }
-  if (j.thinkNs > 0 && i > 0 && i % <i64>j.thinkBlocks == 0) {
+  if (j.thinkNs > 0 && i > 0 && (j.thinkIotimeNs > 0 ? thinkStall(j, i) : i % <i64>j.thinkBlocks == 0)) {
     if (j.completed < i) return -1;
     const tt = j.lastDone + j.thinkNs;
     if (tt > t) t = tt;
   }
   return t;
+}
+
+/**
+ * fio's handle_thinktime() with thinktime_iotime (fio 3.39 backend.c): after
+ * an IO is queued, the job stalls (quiesces, then thinks) when the time since
+ * td->last_thinktime reaches thinktime_iotime, or, only where thinktime_blocks
+ * was given too, when thinktime_blocks IOs have passed since the last stall.
+ * fio looks at the clock right after queuing IO i-1, so the time checked is
+ * that IO's issue time; a stall ends at td->last_thinktime = the end of the
+ * sleep, i.e. when IO i is issued (thinkNoteIssue()).
+ *
+ * Worked example (thinktime=350ms, thinktime_iotime=150ms, QD 16, job start
+ * 0): IOs issue until one is issued at >= 150 ms; the next waits for all 16 in
+ * flight to complete (say at 151 ms), then 350 ms: it issues at 501 ms, and
+ * the next stall comes after the first IO issued at >= 651 ms. So 150 ms of
+ * IO in every ~500 ms.
+ */
+@inline function thinkStall(j: Job, i: i64): bool {
+  if (j.lastIssueNs - j.lastThinkNs >= j.thinkIotimeNs) return true;
+  return j.thinkBlocksSet && i >= j.lastThinkBlocks + <i64>j.thinkBlocks;
+}
+
+/** Issue-time bookkeeping of thinktime_iotime (a no-op for every other job). */
+@inline export function thinkNoteIssue(j: Job, i: i64, t: i64): void {
+  if (j.thinkIotimeNs > 0) {
+    if (i > 0 && j.thinkNs > 0 && thinkStall(j, i)) {
+      j.lastThinkNs = t;
+      j.lastThinkBlocks = i;
+    }
+    j.lastIssueNs = t;
+  }
 }
 
 /** The direction of a job's next IO: fio's rwmix rule for a mix, else fixed (or alternating). */

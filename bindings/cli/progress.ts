@@ -8,13 +8,28 @@ export interface ProgressSink {
   stop(): void;
 }
 
+/** seconds as the bar shows them: "--" while unknown (no progress yet) */
+export function etaText(eta: number, progress: number): string {
+  if (!Number.isFinite(eta) || eta < 0 || progress <= 0) return "--";
+  if (eta < 60) return `${Math.round(eta)}s`;
+  if (eta < 3600) return `${Math.floor(eta / 60)}m${String(Math.round(eta % 60)).padStart(2, "0")}s`;
+  return `${Math.floor(eta / 3600)}h${String(Math.floor((eta % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** One line of the bar: with a known fraction, bar, percent and ETA; without one, only what is done so far. */
+export function progressLine(label: string, progress: number, eta: number, known: boolean, detail: string, bar: string): string {
+  if (!known) return `${label} | ${detail}`;
+  return `${label} [${bar}] ${Math.floor(progress * 100)}% | ETA ${etaText(eta, progress)} | ${detail}`;
+}
+
 export function progressBar(label: string): ProgressSink {
   const tty = Boolean(process.stderr.isTTY) && !process.env.CI;
   if (!tty) return { update() {}, stop() {} };
   const bar = new cliProgress.SingleBar(
     {
       stream: process.stderr,
-      format: `${label} [{bar}] {percentage}% | ETA {eta_formatted} | {detail}`,
+      format: (options, params, payload: { detail: string; known: boolean }) =>
+        progressLine(label, params.progress, params.eta, payload.known, payload.detail, cliProgress.Format.BarFormat(params.progress, options)),
       barCompleteChar: "#",
       barIncompleteChar: "-",
       hideCursor: true,
@@ -29,11 +44,12 @@ export function progressBar(label: string): ProgressSink {
   let started = false;
   return {
     update(fraction, detail) {
+      const known = fraction !== undefined;
       if (!started) {
-        bar.start(1000, 0, { detail });
+        bar.start(1000, 0, { detail, known });
         started = true;
       }
-      bar.update(Math.round((fraction ?? 0) * 1000), { detail });
+      bar.update(Math.round((fraction ?? 0) * 1000), { detail, known });
     },
     stop() {
       if (started) bar.stop();

@@ -27,14 +27,26 @@ function hashOf(r: RunResult): string {
   }
 }
 
-export function summaryText(r: RunResult): string {
-  const lines: string[] = [];
+/** One line of the summary: what a cgroup got in one direction and what held it back. */
+export interface SummaryRow {
+  cgroup: string;
+  dir: "read" | "write";
+  ios: number;
+  bytes: number;
+  /** from the first of the cgroup's jobs' starts to its last completion (s) */
+  spanS: number;
+  mibPerS: number;
+  iops: number;
+  meanLatNs: number;
+  /** over all the cgroup's IOs: its jobs' histograms merged as fio merges a group's, fio's arithmetic */
+  p99LatNs: number;
+  /** mean time a bio waited in blk-throttle (0: none waited) */
+  throttleWaitNs: number;
+}
+
+export function summaryRows(r: RunResult): SummaryRow[] {
   const secs = r.simulatedNs / 1e9;
-  lines.push(`${r.scenario}: ${secs.toFixed(3)} s simulated (kernel ${r.kernel}, seed ${r.seed}), ` +
-    `${r.events.toLocaleString("en-US")} events in ${r.wallMs.toFixed(0)} ms wall`);
-  lines.push(`result sha256 ${hashOf(r)} (the playground shows a run's first 16 digits)`);
-  lines.push("");
-  lines.push("cgroup                dir     IOs        MiB/s    IOPS      mean lat   p99 lat    throttled");
+  const rows: SummaryRow[] = [];
   const byCg = new Map<string, RunResult["jobs"]>();
   for (const j of r.jobs) byCg.set(j.cgroup, [...(byCg.get(j.cgroup) ?? []), j]);
   for (const [cg, jobs] of byCg) {
@@ -58,16 +70,62 @@ export function summaryText(r: RunResult): string {
       const p99 = percentilesFromPlat(g.hist, [99], g.n)[0]?.ns ?? 0;
       const cgr = r.cgroups.find((c) => c.path === cg);
       const waited = cgr ? cgr.throttleWaitNs[dir] : 0;
-      lines.push(
-        `${(cg || "/").padEnd(21)} ${dir.padEnd(6)} ${String(ios).padStart(9)} ${(bytes / MiB / span).toFixed(2).padStart(10)} ` +
-          `${Math.round(ios / span).toString().padStart(8)}   ${fmtNs(mean).padStart(9)}  ${fmtNs(p99).padStart(9)}  ` +
-          `${waited > 0 ? `${fmtNs(waited / ios)} avg` : "-"}`,
-      );
+      rows.push({ cgroup: cg, dir, ios, bytes, spanS: span, mibPerS: bytes / MiB / span, iops: ios / span, meanLatNs: mean, p99LatNs: p99, throttleWaitNs: waited > 0 ? waited / ios : 0 });
     }
+  }
+  return rows;
+}
+
+/** The warnings as one block, printed before any result. */
+export function warningBlock(warnings: readonly string[]): string {
+  const n = warnings.length;
+  return `iosim: ${n} warning${n === 1 ? "" : "s"} (run with --strict to make ${n === 1 ? "it an error" : "them errors"}):\n` + warnings.map((w) => `  ${w}\n`).join("");
+}
+
+export function summaryText(r: RunResult, opts: { warningsAbove?: boolean } = {}): string {
+  const lines: string[] = [];
+  const secs = r.simulatedNs / 1e9;
+  lines.push(`${r.scenario}: ${secs.toFixed(3)} s simulated (kernel ${r.kernel}, seed ${r.seed}), ` +
+    `${r.events.toLocaleString("en-US")} events in ${r.wallMs.toFixed(0)} ms wall`);
+  lines.push(`result sha256 ${hashOf(r)} (the playground shows a run's first 16 digits)`);
+  lines.push("");
+  lines.push("cgroup                dir     IOs        MiB/s    IOPS      mean lat   p99 lat    throttled");
+  for (const x of summaryRows(r)) {
+    lines.push(
+      `${(x.cgroup || "/").padEnd(21)} ${x.dir.padEnd(6)} ${String(x.ios).padStart(9)} ${x.mibPerS.toFixed(2).padStart(10)} ` +
+        `${Math.round(x.iops).toString().padStart(8)}   ${fmtNs(x.meanLatNs).padStart(9)}  ${fmtNs(x.p99LatNs).padStart(9)}  ` +
+        `${x.throttleWaitNs > 0 ? `${fmtNs(x.throttleWaitNs)} avg` : "-"}`,
+    );
   }
   if (r.warnings.length) {
     lines.push("");
-    for (const w of r.warnings) lines.push(`warning: ${w}`);
+    if (opts.warningsAbove) lines.push(`${r.warnings.length} warning${r.warnings.length === 1 ? "" : "s"}: see the top of this output`);
+    else for (const w of r.warnings) lines.push(`warning: ${w}`);
   }
   return lines.join("\n") + "\n";
+}
+
+/** The version of summaryJson's shape; docs/summary-json.md describes each version. */
+export const SUMMARY_SCHEMA = "iosim-summary/1";
+
+/**
+ * iosim's own summary as data (`iosim run --summary-json`, summary.json in
+ * --out): what summaryText prints, and io.stat, per-device disk statistics and
+ * the warnings. Numbers are plain (ns, bytes, per second); nothing is rounded.
+ */
+export function summaryJson(r: RunResult, ioStat: Record<string, string>): Record<string, unknown> {
+  return {
+    schema: SUMMARY_SCHEMA,
+    scenario: r.scenario,
+    kernel: r.kernel,
+    seed: r.seed,
+    simulatedNs: r.simulatedNs,
+    events: r.events,
+    wallMs: r.wallMs,
+    resultSha256: hashOf(r),
+    warnings: r.warnings,
+    cgroups: summaryRows(r),
+    ioStat,
+    devices: (r.devices ?? []).map((d) => ({ ...d })),
+  };
 }

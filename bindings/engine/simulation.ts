@@ -48,12 +48,20 @@ export class Simulation {
   private readonly devs: Array<{ id: number; spec: DeviceSpec }> = [];
   private readonly jobIds: number[] = [];
   private readonly warnings: string[] = [];
+  /** warnings the scenario's set-up gave so far (its writes at t = 0), before any run */
+  setupWarnings(): readonly string[] {
+    return this.warnings;
+  }
   private readonly ctx: ControlContext;
   private finished = false;
   /** config writes that create blkgs (blkg_conf_prep): cgroup, devno, time, in the order applied */
   private readonly confBlkgs: Array<{ cgroup: string; devno: string; atNs: number }> = [];
   private wallMs = 0;
   private totalIos = 0;
+  /** when every job bounded by time (runtime) has ended: the progress of a run without duration: */
+  private timeEndNs = 0;
+  private countedJobs = 0;
+  private timedJobs = 0;
 
   constructor(scenario: Scenario, core: CoreExports = instantiateCore()) {
     this.core = core;
@@ -243,6 +251,7 @@ export class Simulation {
     for (const b of j.bs) c.jobBs(id, b.size, b.weight);
     for (const b of j.bsWrite ?? []) c.jobBsWrite(id, b.size, b.weight);
     if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
+    if (j.thinktimeIotimeNs) c.jobThinkIotime(id, BigInt(Math.round(j.thinktimeIotimeNs)), j.thinktimeBlocksSet ? 1 : 0);
     if (p.kind === "rate" && (p.read || p.write)) {
       c.jobRateDir(id, 0, p.read?.iops ?? 0, p.read?.bps ?? 0);
       c.jobRateDir(id, 1, p.write?.iops ?? 0, p.write?.bps ?? 0);
@@ -272,7 +281,17 @@ export class Simulation {
       this.totalIos += n;
     } else if (j.count !== undefined) {
       this.totalIos += j.count;
+    } else if (j.bytes !== undefined && !j.timeBased) {
+      // size / io_size: about this many IOs of the job's mean block size
+      const w = j.bs.reduce((a, b) => a + b.weight, 0);
+      const mean = j.bs.reduce((a, b) => a + b.size * b.weight, 0) / (w || 1);
+      this.totalIos += Math.ceil(j.bytes / (mean || 4096));
     }
+    // progress: a job ends by its runtime, or by its IOs
+    if (j.runtimeNs !== undefined) {
+      this.timedJobs++;
+      this.timeEndNs = Math.max(this.timeEndNs, j.startNs + j.runtimeNs);
+    } else this.countedJobs++;
     return id;
   }
 
@@ -290,11 +309,18 @@ export class Simulation {
     const simulatedNs = Number(this.core.simNow());
     const events = Number(this.core.eventCount());
     let fraction: number | undefined;
-    if (this.scenario.durationNs) fraction = Math.min(1, simulatedNs / this.scenario.durationNs);
-    else if (this.totalIos > 0) {
-      let done = 0;
-      this.jobIds.forEach((id) => (done += Number(this.core.jobCompleted(id))));
-      fraction = Math.min(1, done / this.totalIos);
+    if (this.finished) fraction = 1;
+    else if (this.scenario.durationNs) fraction = Math.min(1, simulatedNs / this.scenario.durationNs);
+    else {
+      // jobs bounded by time are done at timeEndNs, the others after their IOs: the run is as far as the slower
+      const byTime = this.timedJobs > 0 && this.timeEndNs > 0 ? Math.min(1, simulatedNs / this.timeEndNs) : undefined;
+      let byIos: number | undefined;
+      if (this.countedJobs > 0 && this.totalIos > 0) {
+        let done = 0;
+        this.jobIds.forEach((id) => (done += Number(this.core.jobCompleted(id))));
+        byIos = Math.min(1, done / this.totalIos);
+      }
+      fraction = byTime === undefined ? byIos : byIos === undefined ? byTime : Math.min(byTime, byIos);
     }
     return { simulatedNs, events, fraction };
   }

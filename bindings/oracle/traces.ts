@@ -8,7 +8,9 @@
 //    with `t_ns`, mid-run `events` with `write_return_ns`) and the jiffies map
 //    jiffies(t) = floor((t0_mono_ns + t - grid_offset_ns) / tick_ns) + offset;
 //    then one record per IO (job, seq, thread, dir, off, size, submit_ns,
-//    complete_ns, ret), times relative to t0. cgroup v1 blkio.throttle files.
+//    complete_ns, ret), times relative to t0. cgroup v1 blkio.throttle files;
+//    a trace of `iosim record` (bindings/record) may say `cgroup_version: 2`
+//    and name each write's `file` and `value` as written (io.max, io.cost.*).
 //  * "guest-iomax" (oracle/guest/traces/iomax*.jsonl): a "test" header, per
 //    case a "case" record (io.max limit, set_ns = when the write returned) and
 //    its "io" records (absolute CLOCK_MONOTONIC ns). cgroup v2 io.max. No
@@ -154,7 +156,7 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
   const hz = num(h, "hz", file, hl);
   const base = t0 - BigInt(grid);
   const tick = BigInt(tickNs);
-  const clock: TraceClock = {
+  let clock: TraceClock = {
     hz, tickNs, source: "header",
     jiffiesAtOrigin: base / tick + offset,
     originAfterTickNs: Number(base % tick),
@@ -181,6 +183,11 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
   const cgroups = [...parentOf.keys()].map(pathOf).sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : 1));
   const writes: LimitWrite[] = [];
   const addWrite = (o: Record<string, unknown>, at: number) => {
+    // `iosim record` names the file and the value as written (any cgroup v1 or v2 file)
+    if (typeof o.file === "string") {
+      writes.push({ atNs: at, cgroup: pathOf(str(o, "cgroup", file, hl)), file: o.file, value: str(o, "value", file, hl), line: hl });
+      return;
+    }
     const lim = str(o, "limit", file, hl);
     const f = V1_FILE[lim];
     if (!f) throw new InputError(`unknown limit "${lim}"`, file, hl, "limit");
@@ -208,10 +215,13 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
       submitNs: num(r, "submit_ns", file, line), completeNs: num(r, "complete_ns", file, line), line,
     });
   }
+  // a map its recorder marked unreliable (`iosim record` on a machine whose ticks ran late): the phase
+  // is estimated from the trace and calibrated, as for a trace without a map
+  if (jm.reliable === false) clock = { ...clock, source: "estimated", originAfterTickNs: (tickNs - estimateTickPhase(ios, tickNs)) % tickNs };
   const kernelString = typeof h.kernel === "string" ? h.kernel : "6.18";
   const name = typeof h.scenario === "string" ? `${h.scenario}/run${h.repeat ?? "?"}` : file;
   return {
-    kind: "throtl", file, name, kernel: kernelProfileOf(kernelString), kernelString, cgroupVersion: 1,
+    kind: "throtl", file, name, kernel: kernelProfileOf(kernelString), kernelString, cgroupVersion: h.cgroup_version === 2 ? 2 : 1,
     device: { name: path.replace(/^\/dev\//, ""), devno, maxSectorsKb: Number(dev.max_sectors_kb ?? 1280), rotational: rot, nrRequests: Number(dev.nr_requests ?? 128) },
     cgroups, writes, ios, clock, parts: [{ name, cgroups }], header: h,
   };

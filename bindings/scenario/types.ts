@@ -138,6 +138,10 @@ export interface JobSpec {
   pattern: Pattern;
   thinktimeNs: number;
   thinktimeBlocks: number;
+  /** fio's thinktime_iotime: think after this much IO time (ns; 0 or unset = by blocks only) */
+  thinktimeIotimeNs?: number;
+  /** thinktime_blocks was given beside thinktime_iotime (fio then also stalls by blocks) */
+  thinktimeBlocksSet?: boolean;
   startNs: number;
   /** stop after this many IOs (fio number_ios) */
   count?: number;

@@ -181,7 +181,7 @@ interface Section {
 const MODELLED = new Set([
   "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bsrange", "blocksize_range", "bssplit", "blockalign", "ba", "size", "io_size",
   "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops",
-  "thinktime", "thinktime_blocks", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
+  "thinktime", "thinktime_blocks", "thinktime_iotime", "thinktime_spin", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
   "name", "filename", "cgroup", "kb_base", "ioengine", "stonewall", "wait_for_previous", "new_group",
   "group_reporting", "read_iolog", "replay_no_stall", "replay_time_scale", "replay_redirect", "percentile_list",
   "disk_util",
@@ -227,8 +227,7 @@ const NOT_MODELLED: Record<string, string> = {
   rate_min: "no minimum rate is enforced", rate_iops_min: "no minimum rate is enforced",
   rate_process: "rated IO is issued linearly", rate_cycle: "the rate is not averaged over a cycle",
   rate_ignore_thinktime: "thinktime and rate interact as in iosim's job model",
-  thinktime_spin: "thinktime is all sleep", thinktime_blocks_type: "thinktime triggers on completions",
-  thinktime_iotime: "thinktime is by blocks only",
+  thinktime_blocks_type: "thinktime triggers on completions",
   latency_target: "no latency-target depth search", latency_window: "no latency-target depth search",
   latency_percentile: "no latency-target depth search", latency_run: "no latency-target depth search",
   max_latency: "no latency limit", prio: "IO priority is not modelled", prioclass: "IO priority is not modelled",
@@ -1054,11 +1053,19 @@ function buildJobs(
       pattern = { kind: "rate", ...(has(read) ? { read } : {}), ...(has(write) ? { write } : {}) };
     }
   }
+  // fio 3.39 backend.c handle_thinktime(): spin thinktime_spin, then sleep
+  // what is left of thinktime: the next IO waits max(thinktime, thinktime_spin)
+  // (spinning only burns CPU, which iosim does not model)
   const ttE = o.get("thinktime");
-  const thinktimeNs = ttE ? wrap(ttE, (v) => parseTimeNs(v, "us")) : 0;
+  const spinE = o.get("thinktime_spin");
+  const thinktimeNs = Math.max(ttE ? wrap(ttE, (v) => parseTimeNs(v, "us")) : 0, ttE && spinE ? wrap(spinE, (v) => parseTimeNs(v, "us")) : 0);
   const tbkE = o.get("thinktime_blocks");
   const thinktimeBlocks = tbkE ? int(tbkE, 1) : 1;
   if (tbkE && !ttE) warn(`${at(tbkE)}: thinktime_blocks without thinktime has no effect`);
+  const tioE = o.get("thinktime_iotime");
+  const thinktimeIotimeNs = tioE ? wrap(tioE, (v) => parseTimeNs(v, "s")) : 0;
+  if (tioE && !ttE) warn(`${at(tioE)}: thinktime_iotime without thinktime has no effect`);
+  if (spinE && !ttE) warn(`${at(spinE)}: thinktime_spin without thinktime has no effect`);
   const sdE = o.get("startdelay");
   let startNs = 0;
   if (sdE) {
@@ -1160,6 +1167,7 @@ function buildJobs(
       pattern: pattern.kind === "replay" ? { kind: "replay", ios: pattern.ios } : { ...pattern },
       thinktimeNs,
       thinktimeBlocks,
+      ...(thinktimeIotimeNs > 0 ? { thinktimeIotimeNs, thinktimeBlocksSet: tbkE !== undefined } : {}),
       startNs,
       timeBased,
       direct,

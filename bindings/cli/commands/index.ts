@@ -6,6 +6,7 @@ import { register as registerRun } from "./run.js";
 import { register as registerReplay } from "./replay.js";
 import { register as registerCompare } from "./compare.js";
 import { register as registerExplain } from "./explain.js";
+import { register as registerRecord } from "./record.js";
 import { registerK8sCommands } from "../../k8s/cli.js";
 import { registerMcCommands } from "../../mc/cli.js";
 
@@ -14,6 +15,7 @@ export function registerCommands(program: Command): void {
   registerReplay(program);
   registerCompare(program);
   registerExplain(program);
+  registerRecord(program);
   registerK8sCommands(program);
   registerMcCommands(program);
 }

@@ -9,14 +9,15 @@ import { readInputFile } from "../read-input.js";
 import { loadScenario } from "../../scenario/load.js";
 import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
-import { KERNEL_VERSIONS, type DeviceSpec, type Scenario } from "../../scenario/types.js";
+import { KERNEL_VERSIONS, type DeviceSpec, type RunResult, type Scenario } from "../../scenario/types.js";
 import { kernelOption, outputFormatOption, seedOption } from "../options.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
-import { summaryText } from "../summary.js";
+import { summaryJson, summaryText, warningBlock } from "../summary.js";
+import { lintResult, lintScenario } from "../../scenario/lint.js";
 
 export interface RunCliOptions {
   device?: string;
@@ -26,6 +27,8 @@ export interface RunCliOptions {
   seed?: string;
   kernel?: string;
   quiet?: boolean;
+  strict?: boolean;
+  summaryJson?: string;
 }
 
 const PRESETS = ["ssd", "nvme", "hdd", "ideal", "nullb"];
@@ -125,21 +128,33 @@ export function register(program: Command): void {
     .option("--seed <n>", "override the scenario's seed")
     .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
     .option("-q, --quiet", "no progress bar")
+    .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
+    .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
     .action((target: string | undefined, o: RunCliOptions) => {
       const format = outputFormatOption(o.outputFormat, o.json);
       const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+      const pre = [...warnings, ...lintScenario(scenario)];
       const sim = new Simulation(scenario);
+      if (o.strict && pre.length + sim.setupWarnings().length > 0) {
+        const all = [...pre, ...sim.setupWarnings()];
+        process.stderr.write(warningBlock(all));
+        throw new InputError(`${all.length} warning${all.length === 1 ? "" : "s"} (above) with --strict; nothing was run`, target ?? "demo", undefined, "--strict");
+      }
       const bar = o.quiet ? undefined : progressBar(scenario.name);
       const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
       bar?.stop();
-      result.warnings.unshift(...warnings);
+      result.warnings.unshift(...pre);
+      result.warnings.push(...lintResult(scenario, result, truePercentileOf(scenario, result)));
       const fioOpts = { jobs: fioJobs, globalOptions: fioGlobalOptions };
       const ioStat = toIoStat(result);
       const ioStatText = Object.entries(ioStat)
         .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
         .join("");
+      const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat) : undefined;
+      if (o.summaryJson) writeFileSync(o.summaryJson, JSON.stringify(summaryDoc, null, 2) + "\n");
       if (o.out) {
         makeDirs(o.out);
+        writeFileSync(join(o.out, "summary.json"), JSON.stringify(summaryDoc, null, 2) + "\n");
         writeFileSync(join(o.out, "fio.json"), fioJsonText(toFioJson(result, fioOpts)));
         writeFileSync(join(o.out, "io.stat"), ioStatText);
         writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
@@ -154,10 +169,16 @@ export function register(program: Command): void {
         // stdout stays one JSON document; the warnings go where fio's go
         for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
       } else {
+        // the warnings first: a result read under a mistaken setting is no result
+        if (result.warnings.length) process.stdout.write(warningBlock(result.warnings) + "\n");
         process.stdout.write(toFioText(result, fioOpts));
-        process.stdout.write("\n" + summaryText(result));
+        process.stdout.write("\n" + summaryText(result, { warningsAbove: true }));
         process.stdout.write("\n" + ioStatText);
-        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, series.csv, series.json, summary.txt to ${o.out}\n`);
+        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, series.csv, series.json, summary.txt, summary.json to ${o.out}\n`);
+      }
+      if (o.strict && result.warnings.length) {
+        process.stderr.write(`iosim: --strict: ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}\n`);
+        process.exitCode = 2;
       }
     });
 }
@@ -167,3 +188,21 @@ export function jsonReplacer(_k: string, v: unknown): unknown {
   if (typeof v === "bigint") return v.toString();
   return v;
 }
+
+/**
+ * The true percentile of a job's latencies from the run's own records, for
+ * lintResult when fio's histogram tops out: the scenario is run again with
+ * every bio recorded (deterministic, so the same run), only when asked.
+ */
+function truePercentileOf(s: Scenario, r: RunResult): (job: string, dir: "read" | "write", p: number) => number | undefined {
+  let recs: RunResult["records"] | undefined = r.records;
+  return (job, dir, p) => {
+    recs ??= new Simulation({ ...s, record: true }).runToEnd().records ?? [];
+    const lat = recs
+      .filter((b) => b.job === job && (b.dir === "W") === (dir === "write"))
+      .map((b) => b.completeNs - b.submitNs)
+      .sort((a, b) => a - b);
+    return lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : undefined;
+  };
+}
+
