@@ -162,7 +162,24 @@ export class Backend {
    * calls[op][volume][node]: every call made, whatever its fate (the run's
    * `stats.calls`; node-local in-tree operations included)
    */
-  readonly callCounts = new Map<string, Map<string, Map<string, number>>>();
+  get callCounts(): Map<string, Map<string, Map<string, number>>> {
+    // (counted on first read from the log of calls: most runs never read them)
+    const counts = new Map<string, Map<string, Map<string, number>>>();
+    const log = this.callLog;
+    for (let i = 0; i < log.length; i += 3) {
+      const op = log[i]!;
+      const volume = log[i + 1]!;
+      const node = log[i + 2]!;
+      let byVolume = counts.get(op);
+      if (byVolume === undefined) counts.set(op, (byVolume = new Map()));
+      let byNode = byVolume.get(volume);
+      if (byNode === undefined) byVolume.set(volume, (byNode = new Map()));
+      byNode.set(node, (byNode.get(node) ?? 0) + 1);
+    }
+    return counts;
+  }
+  /** every call as op, volume, node, flat */
+  private readonly callLog: string[] = [];
 
   /** Latency, outcome and injected error for one call of `op` on `volume` from `node` by `plugin`. */
   call(op: BackendOp, volume: string, node: string, plugin?: string): CallPlan {
@@ -202,17 +219,13 @@ export class Backend {
   }
 
   private count(op: string, volume: string, node: string): void {
-    let byVolume = this.callCounts.get(op);
-    if (byVolume === undefined) this.callCounts.set(op, (byVolume = new Map()));
-    let byNode = byVolume.get(volume);
-    if (byNode === undefined) byVolume.set(volume, (byNode = new Map()));
-    byNode.set(node, (byNode.get(node) ?? 0) + 1);
+    this.callLog.push(op, volume, node);
   }
 
   /** stats.calls: {op: {volume: {node: n}}} in the order first called */
   callsTable(): Record<string, Record<string, Record<string, number>>> {
     const out: Record<string, Record<string, Record<string, number>>> = {};
-    for (const [op, byVolume] of this.callCounts) {
+    for (const [op, byVolume] of this.callCounts.entries()) {
       const v: Record<string, Record<string, number>> = (out[op] = {});
       for (const [volume, byNode] of byVolume) v[volume] = Object.fromEntries(byNode);
     }
