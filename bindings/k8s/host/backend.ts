@@ -30,7 +30,9 @@ export type BackendOp =
   | "mountDevice"
   | "setUp"
   | "tearDown"
-  | "unmountDevice";
+  | "unmountDevice"
+  // the attach/detach controller's VerifyVolumesAreAttached (a cloud DescribeInstances, a VolumeAttachment read)
+  | "verifyAttached";
 
 export const BACKEND_OPS: readonly BackendOp[] = [
   "attach",
@@ -47,6 +49,7 @@ export const BACKEND_OPS: readonly BackendOp[] = [
   "setUp",
   "tearDown",
   "unmountDevice",
+  "verifyAttached",
 ];
 
 /** the in-tree plugins' node-local operations (no storage backend call: not counted in `Backend.calls`) */
@@ -126,6 +129,8 @@ export const DEFAULT_LATENCY_MS: Record<BackendOp, number> = {
   setUp: 0,
   tearDown: 0,
   unmountDevice: 0,
+  // 0 and no fault: checked in the controller's sync pass itself, as before (attach_detach_controller.ts sync)
+  verifyAttached: 0,
 };
 
 export class Backend {
@@ -180,6 +185,14 @@ export class Backend {
   }
   /** every call as op, volume, node, flat */
   private readonly callLog: string[] = [];
+
+  /** the scenario gives `op` a latency or a fault (a call of it is then an operation of its own) */
+  modelled(op: BackendOp): boolean {
+    if (this.latency[op] > 0) return true;
+    if (this.pluginLatency !== null) for (const l of this.pluginLatency.values()) if ((l[op] ?? 0) > 0) return true;
+    for (const f of this.faults) if (f.op === op) return true;
+    return false;
+  }
 
   /** Latency, outcome and injected error for one call of `op` on `volume` from `node` by `plugin`. */
   call(op: BackendOp, volume: string, node: string, plugin?: string): CallPlan {

@@ -41,9 +41,9 @@ type Fail = (path: string, msg: string) => never;
 type VolumeType = "disk" | "csi" | "inline-csi" | "rbd";
 const OPS_OF: Record<VolumeType, readonly BackendOp[]> = {
   // in-tree cloud disks (volume/clouddisk.ts): the controller's attach/detach
-  disk: ["attach", "detach", "mountDevice", "setUp", "tearDown", "unmountDevice"],
+  disk: ["attach", "detach", "verifyAttached", "mountDevice", "setUp", "tearDown", "unmountDevice"],
   // a CSI PersistentVolume: the external-attacher's ControllerPublish/Unpublish, the kubelet's stage and publish
-  csi: ["controllerPublish", "controllerUnpublish", "nodeStage", "nodeUnstage", "nodePublish", "nodeUnpublish"],
+  csi: ["controllerPublish", "controllerUnpublish", "verifyAttached", "nodeStage", "nodeUnstage", "nodePublish", "nodeUnpublish"],
   // an inline (ephemeral) CSI volume is neither attached nor staged (csi.ts: no PV source), only published
   "inline-csi": ["nodePublish", "nodeUnpublish"],
   // rbd (volume/rbd.ts): map and unmap by the node's rbd CLI

@@ -269,3 +269,26 @@ describe("restarts inside an operation", () => {
     }
   });
 });
+
+describe("VerifyVolumesAreAttached as a call", () => {
+  it("with a latency each check is a call of its own (steps, stats.calls); a failing check keeps the volume attached; without one nothing is called", () => {
+    const plain = run(scenario({}));
+    expect(plain.stats.calls.verifyAttached).toBeUndefined();
+    const r = run(
+      scenario({
+        settings: "settings: {latencies: {verifyAttached: 5s}}",
+        faults: "faults:\n  storage:\n    - {op: verifyAttached, count: 1, error: RequestLimitExceeded}",
+        expect: "expect:\n  - podRunning: app-0\n  - calls: {op: verifyAttached, volume: vol-1, node: node-1, min: 5}",
+      }),
+    );
+    expect(r.violations.map((v) => `${v.name}: ${v.explanation}`)).toEqual([]);
+    expect(stepAt(r, "adc.VerifyVolumesAreAttachedFailed") - stepAt(r, "adc.VerifyVolumesAreAttachedStarted")).toBe(5_000);
+    expect(stepAt(r, "adc.VerifyVolumesAreAttachedSucceeded", 0) - stepAt(r, "adc.VerifyVolumesAreAttachedStarted", 1)).toBe(5_000);
+    expect(r.logs.some((l) => l.text.includes("VolumesAreAttached failed for checking on node \"node-1\" with: RequestLimitExceeded"))).toBe(true);
+    // the same calls and steps ticking every period
+    const slow = runK8sScenario(loadK8sScenario(scenario({ settings: "settings: {latencies: {verifyAttached: 5s}}" }), "t.yaml"), { steps: true, tickEveryPeriod: true });
+    const fast = run(scenario({ settings: "settings: {latencies: {verifyAttached: 5s}}" }));
+    expect(fast.steps).toEqual(slow.steps);
+    expect(fast.stats.calls).toEqual(slow.stats.calls);
+  });
+});

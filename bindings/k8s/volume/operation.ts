@@ -128,6 +128,7 @@ export const CALL_STEP_PREFIX = {
   nodeUnpublish: "csi.NodeUnpublish",
   rbdMap: "rbd.Map",
   rbdUnmap: "rbd.Unmap",
+  verifyAttached: "adc.VerifyVolumesAreAttached",
   mountDevice: "mount.MountDevice",
   setUp: "mount.SetUp",
   tearDown: "mount.TearDown",
