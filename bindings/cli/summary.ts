@@ -18,6 +18,10 @@ export function fmtNs(ns: number): string {
  * The result's hash (report/result-hash.ts), or why there is none: a run
  * that kept every bio's record can be too large for one JSON text.
  */
+export function resultHashOrNote(r: RunResult): string {
+  return hashOf(r);
+}
+
 function hashOf(r: RunResult): string {
   try {
     return resultHash(r);

@@ -19,7 +19,7 @@ import { unreadParams } from "./distributions.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText, uniqueSorted } from "./run-one.js";
 import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
-import { metricUnit, OK_CLASS, SweepTally, type McSummary } from "./summary.js";
+import { humanValue, metricUnit, OK_CLASS, SweepTally, type McSummary } from "./summary.js";
 
 interface RunOpts {
   runs: string;
@@ -98,13 +98,15 @@ export function formatSummary(s: McSummary, outDir?: string): string {
   const ms = Object.entries(s.metrics);
   if (ms.length) {
     const mw = Math.max(6, ...ms.map(([k]) => k.length));
-    // the unit each name implies (metricUnit): the numbers are the metrics' own, as mc.expect bounds read them
+    // each value in human units from the unit its name implies (metricUnit); summary.json keeps the metrics' own numbers,
+    // as mc.expect bounds read them
     const units = ms.map(([k]) => metricUnit(k));
-    const uw = Math.max(4, ...units.map((u) => u.length));
     lines.push("");
-    lines.push(`${"metric".padEnd(mw)}  ${"unit".padEnd(uw)}  ${"p50".padStart(12)}  ${"p90".padStart(12)}  ${"p99".padStart(12)}  ${"n".padStart(7)}`);
-    const f = (x: number) => (Math.abs(x) >= 1e6 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(3) : String(Number(x.toPrecision(6))));
-    ms.forEach(([k, m], i) => lines.push(`${k.padEnd(mw)}  ${units[i]!.padEnd(uw)}  ${f(m.p50).padStart(12)}  ${f(m.p90).padStart(12)}  ${f(m.p99).padStart(12)}  ${String(m.n).padStart(7)}`));
+    lines.push(`${"metric".padEnd(mw)}  ${"p50".padStart(12)}  ${"p90".padStart(12)}  ${"p99".padStart(12)}  ${"n".padStart(7)}`);
+    ms.forEach(([k, m], i) => {
+      const f = (x: number) => humanValue(x, units[i]!).padStart(12);
+      lines.push(`${k.padEnd(mw)}  ${f(m.p50)}  ${f(m.p90)}  ${f(m.p99)}  ${String(m.n).padStart(7)}`);
+    });
   }
   const table = s.table;
   if (table) {

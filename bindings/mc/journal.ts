@@ -219,7 +219,7 @@ export class JournalWriter {
   /** Start a new journal (the file must not exist unless `overwrite`). */
   static create(path: string, header: JournalHeader, overwrite = false): JournalWriter {
     if (existsSync(path) && !overwrite) {
-      throw new InputError("journal exists: pass --resume to continue it or --force to start over", path);
+      throw new InputError("journal exists: pass --resume to continue it (a finished sweep is then tabulated again, e.g. --by another parameter, and no run is repeated) or --force to start over", path);
     }
     const fd = openSync(path, "w");
     writeSync(fd, JSON.stringify(header) + "\n");

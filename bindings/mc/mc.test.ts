@@ -137,7 +137,13 @@ describe("iosim mc", () => {
 
   it("a finished journal is not overwritten without --resume or --force, and bad options are named", () => {
     cli("mc", SCENARIO, "--runs", "20", "--out", "twice", "--no-shrink");
-    expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "twice")).toThrow(/journal exists: pass --resume/);
+    expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "twice")).toThrow(/journal exists: pass --resume to continue it \(a finished sweep is then tabulated again, e\.g\. --by another parameter, and no run is repeated\)/);
+    // the hint holds: --resume on the finished sweep tabulates it again by another parameter, running nothing
+    const journal = readFileSync(join(tmp, "twice", "runs.jsonl"), "utf8");
+    const again = JSON.parse(cli("mc", SCENARIO, "--runs", "20", "--out", "twice", "--resume", "--by", "depth", "--no-shrink", "--json")) as McSummary;
+    expect(again.table?.axes).toEqual(["depth"]);
+    expect(again.table!.cells.reduce((a, c) => a + c.runs, 0)).toBe(20);
+    expect(readFileSync(join(tmp, "twice", "runs.jsonl"), "utf8")).toBe(journal);
     expect(() => cli("mc", SCENARIO, "--runs", "20", "--out", "x", "--shard", "4/4")).toThrow(/--shard 4\/4/);
     expect(() => cli("mc", SCENARIO, "--runs", "zero", "--out", "y")).toThrow(/--runs takes a whole number/);
     // 1000 workers took minutes for 1000 runs: more than 4 per core is refused

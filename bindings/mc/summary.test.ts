@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { JournalHeader, RunRecord } from "./journal.js";
 import type { McModel } from "./model.js";
-import { SweepTally } from "./summary.js";
+import { humanValue, SweepTally } from "./summary.js";
 
 const header: JournalHeader = { mc: 1, scenario: { file: "s.yaml", digest: "d", text: "" }, seed: "1", runs: 64, shard: { index: 0, count: 1 } };
 const model = { name: "m", domain: "k8s" } as unknown as McModel<unknown>;
@@ -105,15 +105,21 @@ describe("the metric table's units", () => {
     expect(Object.fromEntries(Object.keys(want).map((k) => [k, metricUnit(k)]))).toEqual(want);
   });
 
-  it("the table prints them in a unit column", async () => {
+  it("the table prints each value in human units of the unit its name implies (no raw ns, no e-notation)", async () => {
     const { formatSummary } = await import("./cli.js");
     const t = new SweepTally();
     for (let i = 0; i < 4; i++) {
-      t.add({ i, seed: i, classes: [], metrics: { "job.a.read.bw": 100 + i, "pod.default/web-0.runningAtMs": 81420, events: 7 }, params: {}, size: 0 });
+      t.add({ i, seed: i, classes: [], metrics: { "job.a.read.bw": 100 + i, "job.a.read.lat.p99": 1.085e8, "pod.default/web-0.runningAtMs": 81420, events: 7, "job.a.read.bw_bytes": 1.536e8 }, params: {}, size: 0 });
     }
     const text = formatSummary(t.summary(header, model, {}));
-    const rows = text.split("\n").filter((l) => /^(metric|job|pod|events)/.test(l)).map((l) => l.trim().split(/\s+/).slice(0, 3));
-    expect(rows).toEqual([["metric", "unit", "p50"], ["events", "count", "7"], ["job.a.read.bw", "KiB/s", "101"], ["pod.default/web-0.runningAtMs", "ms", "81420"]]);
+    const rows = text.split("\n").filter((l) => /^(metric|job|pod|events)/.test(l)).map((l) => l.trim().split(/\s{2,}/).slice(0, 2));
+    expect(rows).toEqual([["metric", "p50"], ["events", "7"], ["job.a.read.bw", "101 KiB/s"], ["job.a.read.bw_bytes", "146 MiB/s"], ["job.a.read.lat.p99", "109 ms"], ["pod.default/web-0.runningAtMs", "81.4 s"]]);
+    expect(text).not.toMatch(/\de[+-]\d/);
+  });
+
+  it("humanValue scales times, rates and counts", () => {
+    expect([humanValue(536576, "ns"), humanValue(0, "ns"), humanValue(81420, "ms"), humanValue(2.405e10, "ns")]).toEqual(["537 µs", "0 ns", "81.4 s", "24.1 s"]);
+    expect([humanValue(1.536e8, "bytes/s"), humanValue(2_400_000, "KiB/s"), humanValue(37500, "IOPS"), humanValue(3.2e7, "")]).toEqual(["146 MiB/s", "2.29 GiB/s", "37.5 k IOPS", "32.0 M"]);
   });
 });
 

@@ -358,6 +358,39 @@ export function metricUnit(name: string): string {
   return "";
 }
 
+/**
+ * A metric's value as a person reads it, from the unit its name implies
+ * (metricUnit): times scaled to ns, µs, ms or s; bytes/s and KiB/s to
+ * B/s ... GiB/s (1024-based, as fio's bw); IOPS and counts with k and M; three
+ * significant digits. 536576 ns -> "537 µs"; 1.536e8 bytes/s -> "146 MiB/s".
+ */
+export function humanValue(x: number, unit: string): string {
+  if (!Number.isFinite(x)) return String(x);
+  const sig = (v: number) => (Math.abs(v) >= 100 ? String(Math.round(v)) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+  const scale = (v: number, steps: Array<[number, string]>) => {
+    let [f, u] = steps[0]!;
+    for (const s of steps) if (Math.abs(v) >= s[0]) [f, u] = s;
+    return `${sig(v / f)} ${u}`;
+  };
+  if (x === 0) return unit ? `0 ${unit === "bytes/s" ? "B/s" : unit === "count" ? "" : unit === "us" ? "µs" : unit}`.trim() : "0";
+  switch (unit) {
+    case "ns":
+    case "us":
+    case "ms": {
+      const ns = x * (unit === "ns" ? 1 : unit === "us" ? 1e3 : 1e6);
+      return scale(ns, [[1, "ns"], [1e3, "µs"], [1e6, "ms"], [1e9, "s"]]);
+    }
+    case "bytes/s":
+      return scale(x, [[1, "B/s"], [1024, "KiB/s"], [1024 ** 2, "MiB/s"], [1024 ** 3, "GiB/s"]]);
+    case "KiB/s":
+      return scale(x * 1024, [[1, "B/s"], [1024, "KiB/s"], [1024 ** 2, "MiB/s"], [1024 ** 3, "GiB/s"]]);
+    case "IOPS":
+      return scale(x, [[1, "IOPS"], [1e3, "k IOPS"], [1e6, "M IOPS"]]);
+    default:
+      return Math.abs(x) >= 1e6 ? scale(x, [[1, ""], [1e6, "M"], [1e9, "G"]]).trim() : String(Number(x.toPrecision(6)));
+  }
+}
+
 export function classSlug(c: string): string {
   const s = c.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
   return s || "class";

@@ -16,7 +16,10 @@ import { devicePreset, loadDeviceFile, type PresetName } from "../../device/inde
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
-import { summaryJson, summaryText, warningBlock } from "../summary.js";
+import { resultHashOrNote, summaryJson, summaryRows, summaryText, warningBlock } from "../summary.js";
+import { htmlReport } from "../../report/html-report.js";
+import { readIocostTrace, VTIME_PER_USEC } from "../../engine/modules/iocost.js";
+import { createRequire } from "node:module";
 import { lintResult, lintScenario } from "../../scenario/lint.js";
 
 export interface RunCliOptions {
@@ -29,6 +32,7 @@ export interface RunCliOptions {
   quiet?: boolean;
   strict?: boolean;
   summaryJson?: string;
+  report?: string;
 }
 
 const PRESETS = ["ssd", "nvme", "hdd", "ideal", "nullb"];
@@ -124,12 +128,13 @@ export function register(program: Command): void {
     .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
     .option("--json", "print fio-style JSON instead of text (--output-format json)")
     .option("--output-format <fmt>", "fio's output format: normal (default), json, or json+ (json with the latency histogram bins)")
-    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt (and records.jsonl if recorded) to DIR")
+    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt, summary.json, report.html (and records.jsonl if recorded) to DIR")
     .option("--seed <n>", "override the scenario's seed")
     .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
     .option("-q, --quiet", "no progress bar")
     .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
     .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
+    .option("--report <file.html>", "also write the run as one self-contained web page: charts over time, the summary, io.stat (opens offline)")
     .action((target: string | undefined, o: RunCliOptions) => {
       const format = outputFormatOption(o.outputFormat, o.json);
       const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
@@ -152,13 +157,19 @@ export function register(program: Command): void {
         .join("");
       const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat) : undefined;
       if (o.summaryJson) writeFileSync(o.summaryJson, JSON.stringify(summaryDoc, null, 2) + "\n");
+      const report = o.report || o.out ? runReportHtml(sim, result, ioStat) : undefined;
+      if (o.report) writeFileSync(o.report, report!);
       if (o.out) {
         makeDirs(o.out);
         writeFileSync(join(o.out, "summary.json"), JSON.stringify(summaryDoc, null, 2) + "\n");
+        writeFileSync(join(o.out, "report.html"), report!);
         writeFileSync(join(o.out, "fio.json"), fioJsonText(toFioJson(result, fioOpts)));
         writeFileSync(join(o.out, "io.stat"), ioStatText);
-        writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
-        writeFileSync(join(o.out, "series.json"), toSeriesJson(result));
+        // a run without a time series (series: 0, oracle scenarios) has none to write
+        if (result.seriesBinNs > 0) {
+          writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
+          writeFileSync(join(o.out, "series.json"), toSeriesJson(result));
+        }
         writeFileSync(join(o.out, "summary.txt"), summaryText(result));
         if (result.records) {
           writeFileSync(join(o.out, "records.jsonl"), result.records.map((r) => JSON.stringify(r)).join("\n") + "\n");
@@ -174,7 +185,7 @@ export function register(program: Command): void {
         process.stdout.write(toFioText(result, fioOpts));
         process.stdout.write("\n" + summaryText(result, { warningsAbove: true }));
         process.stdout.write("\n" + ioStatText);
-        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, series.csv, series.json, summary.txt, summary.json to ${o.out}\n`);
+        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, ${result.seriesBinNs > 0 ? "series.csv, series.json, " : ""}summary.txt, summary.json, report.html to ${o.out}${result.seriesBinNs > 0 ? "" : " (no time series: the scenario has series: 0)"}\n`);
       }
       if (o.strict && result.warnings.length) {
         process.stderr.write(`iosim: --strict: ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}\n`);
@@ -204,5 +215,29 @@ function truePercentileOf(s: Scenario, r: RunResult): (job: string, dir: "read" 
       .sort((a, b) => a - b);
     return lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : undefined;
   };
+}
+
+/** The run as one web page (bindings/report/html-report.ts), with blk-iocost's vrate where the run had it. */
+export function runReportHtml(sim: Simulation, result: RunResult, ioStat: Record<string, string>): string {
+  const req = createRequire(import.meta.url);
+  const uplot = {
+    js: readFileSync(req.resolve("uplot/dist/uPlot.iife.min.js"), "utf8"),
+    css: readFileSync(req.resolve("uplot/dist/uPlot.min.css"), "utf8"),
+  };
+  const ctx = sim.context();
+  const devs = ctx.devices().map((d) => d.spec.name);
+  const vr = readIocostTrace(sim.core, ctx.cgroupPaths(), devs).filter((e) => e.event === "iocost_ioc_vrate_adj");
+  const end = result.simulatedNs / 1e9;
+  const vrate = devs
+    .map((dev) => {
+      const ev = vr.filter((e) => e.dev === dev);
+      if (!ev.length) return undefined;
+      const pct = (v: number) => (v * 100) / VTIME_PER_USEC;
+      const first = (ev[0]!.vrate as number[])[0]!;
+      return { dev, x: [0, ...ev.map((e) => e.tNs / 1e9), end], y: [pct(first), ...ev.map((e) => pct((e.vrate as number[])[1]!)), pct((ev[ev.length - 1]!.vrate as number[])[1]!)] };
+    })
+    .filter((v): v is NonNullable<typeof v> => v !== undefined);
+  const rows = summaryRows(result);
+  return htmlReport({ result, rows, ioStat, hash: resultHashOrNote(result), vrate, uplot });
 }
 
