@@ -28,9 +28,12 @@ for (const [path, meta] of Object.entries(pk)) {
       console.warn(`no lock entry for ${dep}@${version} and no platform in its name: left alone`);
       continue;
     }
-    const entry = { version, cpu: [CPU[m[2]]], license: "MIT", optional: true, os: [OS[m[1]]] };
-    if (m[3] && /gnu|musl/.test(m[3])) entry.libc = [m[3].startsWith("musl") ? "musl" : "glibc"];
+    // the keys in the order npm writes them (alphabetical after "version"), so
+    // a later `npm install` finds the entry as it would write it and leaves the lock alone
+    const entry = { version, cpu: [CPU[m[2]]] };
     if (meta.dev) entry.dev = true;
+    if (m[3] && /gnu|musl/.test(m[3])) entry.libc = [m[3].startsWith("musl") ? "musl" : "glibc"];
+    Object.assign(entry, { license: "MIT", optional: true, os: [OS[m[1]]] });
     pk[key] = entry;
     added++;
   }

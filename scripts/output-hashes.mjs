@@ -7,13 +7,15 @@
 // Usage: node scripts/output-hashes.mjs > before.txt; (change); node scripts/output-hashes.mjs | diff before.txt -
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const cli = join(root, "dist", "bindings", "cli", "main.js");
+// the command users run: package.json's "bin" (the bundle in dist/cli/ since it exists, dist/bindings/cli/main.js before)
+const pkgBin = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).bin;
+const cli = join(root, typeof pkgBin === "string" ? pkgBin : pkgBin.iosim);
 function walk(dir, out = []) {
   for (const f of readdirSync(dir).sort()) {
     const p = join(dir, f);

@@ -45,6 +45,7 @@
 // rlat=5000 min=50 max=150" gives enable=1 ctrl=user rpct=95.00 rlat=5000
 // wpct=0.00 wlat=25000 min=50.00 max=150.00 (wlat keeps the class value).
 
+import { shown } from "../util/shown.js";
 import { LINEAR_KEYS } from "../device/linear.js";
 import { cgroupParseFloat, kstrtoull, matchPattern, s64, scanSurprise, scanUnsigned, skipSpaces, strsepAll } from "./kstr.js";
 import { kernelBuffer, openBdev, reject, devnoToDev, type WriteContext, type WriteRejection } from "./write.js";
@@ -98,7 +99,7 @@ export function parseIoWeight(
   if (open.body.startsWith("default")) return { ok: true, kind: "device", device: open.device, weight: null };
   const n = scanUnsigned(open.body, 0, 32);
   const tok = open.body.trim().split(/\s+/, 1)[0] ?? "";
-  if (!n) return reject(ctx, "EINVAL", tok, `expected a weight or "default", got ${JSON.stringify(tok)}`);
+  if (!n) return reject(ctx, "EINVAL", tok, `expected a weight or "default", got ${shown(tok)}`);
   const v = Number(n.val);
   if (v < CGROUP_WEIGHT_MIN || v > CGROUP_WEIGHT_MAX) {
     return reject(ctx, "EINVAL", tok, `weight ${v} outside [${CGROUP_WEIGHT_MIN}, ${CGROUP_WEIGHT_MAX}]`);
@@ -280,7 +281,12 @@ export function parseIoCostQos(
         break;
       }
     }
-    if (!hit) return reject(ctx, "EINVAL", p, `unknown field (enable, ctrl, rpct, rlat, wpct, wlat, min, max)`);
+    if (!hit) {
+      // a known key with a value it cannot take is said so, not called unknown (same EINVAL)
+      const known = ["enable", "ctrl", "rpct", "rlat", "wpct", "wlat", "min", "max"].find((k) => p.startsWith(`${k}=`));
+      if (known) return reject(ctx, "EINVAL", p, `${known} does not take ${JSON.stringify(p.slice(known.length + 1))}`);
+      return reject(ctx, "EINVAL", p, `unknown field (enable, ctrl, rpct, rlat, wpct, wlat, min, max)`);
+    }
     user = true;
   }
   if (qos.minPpm > qos.maxPpm) {
@@ -352,7 +358,11 @@ export function parseIoCostModel(
       continue;
     }
     const key = COST_MODEL_KEYS.find((k) => matchPattern(p, `${k}=%u`) !== null);
-    if (!key) return reject(ctx, "EINVAL", p, `unknown field (ctrl, model, ${COST_MODEL_KEYS.join(", ")})`);
+    if (!key) {
+      const known = COST_MODEL_KEYS.find((k) => p.startsWith(`${k}=`));
+      if (known) return reject(ctx, "EINVAL", p, `${known} takes an unsigned integer, not ${JSON.stringify(p.slice(known.length + 1))}`);
+      return reject(ctx, "EINVAL", p, `unknown field (ctrl, model, ${COST_MODEL_KEYS.join(", ")})`);
+    }
     const r = kstrtoull(matchPattern(p, `${key}=%u`)!);
     if ("errno" in r) return reject(ctx, "EINVAL", p, `${key} out of range`);
     u[key] = r.val;

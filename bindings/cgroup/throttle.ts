@@ -42,6 +42,7 @@
 // wiops unlimited, wbps unchanged; reads back as
 // "8:0 rbps=1048576 wbps=max riops=max wiops=max".
 
+import { shown } from "../util/shown.js";
 import { scanSurprise, scanToken, scanUnsigned, U64_MAX, UINT_MAX } from "./kstr.js";
 import { kernelBuffer, openBdev, reject, type WriteContext, type WriteRejection } from "./write.js";
 
@@ -109,14 +110,14 @@ export function parseIoMax(
     pos = t.end;
     const tok = t.tok;
     const eq = tok.indexOf("=");
-    if (eq < 0) return reject(ctx, "EINVAL", tok, `expected key=value, got ${JSON.stringify(tok)}`);
+    if (eq < 0) return reject(ctx, "EINVAL", tok, `expected key=value, got ${shown(tok)}`);
     const key = tok.slice(0, eq);
     const p = tok.slice(eq + 1);
     let val = U64_MAX;
     const n = scanUnsigned(p, 0, 64);
     if (n) val = n.val;
     else if (p !== "max") {
-      return reject(ctx, "EINVAL", tok, `value must be a number or "max", got ${JSON.stringify(p)}`);
+      return reject(ctx, "EINVAL", tok, `value must be a number or "max", got ${shown(p)}`);
     }
     if (val === 0n) return reject(ctx, "ERANGE", tok, `0 is out of range (use "max" for no limit)`);
     const one = ctx.version !== "6.18" && val === 1n;
@@ -193,7 +194,7 @@ export function parseBlkioThrottle(
   const n = scanUnsigned(open.body, 0, 64);
   if (!n) {
     const tok = open.body.trim().split(/\s+/, 1)[0] ?? "";
-    return reject(ctx, "EINVAL", tok, `expected a number (0 = no limit), got ${JSON.stringify(tok)}`);
+    return reject(ctx, "EINVAL", tok, `expected a number (0 = no limit), got ${shown(tok)}`);
   }
   let v = n.val === 0n ? U64_MAX : n.val;
   let warning = scanSurprise(open.body, 0, 64, key.endsWith("iops") ? "" : "B/s");

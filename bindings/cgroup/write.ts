@@ -13,6 +13,7 @@
 // MKDEV is ((major << 20) | minor) in a 32-bit dev_t, so "8:1048576" names
 // 9:0 — as in the kernel. The device is reported in canonical "MAJ:MIN".
 
+import { shown } from "../util/shown.js";
 import { InputError } from "../scenario/errors.js";
 import type { KernelVersion } from "../scenario/types.js";
 import { isspace, scanDevno, skipSpaces } from "./kstr.js";
@@ -108,9 +109,9 @@ export function openBdev(
 ): { ok: true; device: string; body: string } | WriteRejection {
   const d = scanDevno(buf);
   const head = buf.split(/\s/, 1)[0] ?? buf;
-  if (!d) return reject(ctx, "EINVAL", head, `expected "MAJ:MIN" device number at the start, got ${JSON.stringify(head)}`);
+  if (!d) return reject(ctx, "EINVAL", head, `expected "MAJ:MIN" device number at the start, got ${shown(head)}`);
   if (!isspace(buf[d.end])) {
-    return reject(ctx, "EINVAL", head, `device number must be followed by white space, got ${JSON.stringify(head)}`);
+    return reject(ctx, "EINVAL", head, `device number must be followed by white space, got ${shown(head)}`);
   }
   const dev = mkdev(d.major, d.minor);
   const name = devName(dev);

@@ -9,22 +9,30 @@
 import { Command, CommanderError } from "commander";
 import { InputError } from "../scenario/errors.js";
 import { registerCommands } from "./commands/index.js";
-import { readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 export const EXIT_OK = 0;
 export const EXIT_FINDING = 1;
 export const EXIT_INPUT = 2;
 export const EXIT_INTERNAL = 3;
 
+/** The package's version: from the package.json above this file (dist/bindings/cli/ when built by tsc, dist/cli/ when bundled). */
 function version(): string {
   try {
-    const here = dirname(fileURLToPath(import.meta.url));
-    return JSON.parse(readFileSync(join(here, "..", "..", "..", "package.json"), "utf8")).version as string;
+    let dir = dirname(fileURLToPath(import.meta.url));
+    for (let up = 0; up < 4; up++, dir = dirname(dir)) {
+      const p = join(dir, "package.json");
+      if (!existsSync(p)) continue;
+      const pkg = JSON.parse(readFileSync(p, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "iosim") return pkg.version ?? "unknown";
+    }
   } catch {
-    return "unknown";
+    // unreadable: "unknown"
   }
+  return "unknown";
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -60,9 +68,66 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`iosim: ${io}\n`);
       return EXIT_INPUT;
     }
-    process.stderr.write(`iosim: internal error: ${(e as Error).stack ?? e}\n`);
+    const saved = saveBugReport(argv, e);
+    process.stderr.write(
+      `iosim: internal error: this is a bug in iosim, not a problem with your input.\n` +
+        `Please report it at ${REPORT_TO}` +
+        (saved ? ` and attach ${saved} (the command line, the files it names, and this error).\n` : ` with the command line and the files it names.\n`) +
+        `${(e as Error).stack ?? e}\n`,
+    );
     return EXIT_INTERNAL;
   }
+}
+
+/** where exit 3 asks to report (the project keeps its issues in one tracker; no host is named here) */
+export const REPORT_TO = "the iosim issue tracker";
+
+/** the most of one named file a bug report copies */
+const REPORT_FILE_BYTES = 4 << 20;
+
+/**
+ * Exit 3's attachment: a JSON file holding the command line, the working
+ * directory, the version, the error and the text of every file the command
+ * line names (up to 4 MiB each), written beside the output (the --out or -o
+ * directory's parent when given, else the working directory, else the
+ * system's temporary directory). Returns its path, or undefined if none could
+ * be written.
+ */
+export function saveBugReport(argv: string[], e: unknown): string | undefined {
+  const args = argv.slice(2);
+  const files: Record<string, string> = {};
+  for (const a of args) {
+    if (a.startsWith("-") || a.length > 4096) continue;
+    try {
+      const st = statSync(a);
+      if (!st.isFile()) continue;
+      const fd = openSync(a, "r");
+      try {
+        const buf = Buffer.alloc(Math.min(st.size, REPORT_FILE_BYTES));
+        const n = readSync(fd, buf, 0, buf.length, 0);
+        files[a] = buf.subarray(0, n).toString("utf8");
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // not a file: only an argument
+    }
+  }
+  const report = JSON.stringify({ iosim: version(), node: process.version, argv: args, cwd: process.cwd(), error: String((e as Error)?.stack ?? e), files }, null, 2) + "\n";
+  const name = `iosim-bug-${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}.json`;
+  const outAt = args.findIndex((a) => a === "--out" || a === "-o" || a === "--output");
+  const dirs = [outAt >= 0 && args[outAt + 1] ? dirname(resolve(args[outAt + 1]!)) : undefined, process.cwd(), tmpdir()];
+  for (const d of dirs) {
+    if (!d) continue;
+    try {
+      const p = join(d, name);
+      writeFileSync(p, report, { flag: "wx" });
+      return p;
+    } catch {
+      // read-only or gone: the next place
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -88,7 +153,7 @@ function quietOnClosedPipe(): void {
   }
 }
 
-const isMain = process.argv[1] && fileURLToPath(import.meta.url) === (await import("node:fs")).realpathSync(process.argv[1]);
+const isMain = process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1]);
 if (isMain) {
   quietOnClosedPipe();
   main(process.argv).then((code) => {

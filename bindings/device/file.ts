@@ -24,6 +24,8 @@
 // Without a preset one of curve / model / points is required. Every error is
 // an InputError naming the file, the line and the field.
 
+import { shown } from "../util/shown.js";
+import { parseYaml } from "../util/yaml-guard.js";
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { InputError } from "../scenario/errors.js";
@@ -60,14 +62,14 @@ export function parseDurationNs(v: unknown): number {
     const m = /^\s*([0-9]*\.?[0-9]+)\s*(ns|us|µs|ms|s)?\s*$/.exec(v);
     if (m) return Math.round(Number(m[1]) * UNIT_NS[m[2] ?? "ns"]!);
   }
-  throw new RangeError(`expected a duration such as 1500, "20us" or "2ms", got ${JSON.stringify(v)}`);
+  throw new RangeError(`expected a duration such as 1500, "20us" or "2ms", got ${shown(v)}`);
 }
 
 function pointsOf(v: unknown, where: string): CurvePoints {
   if (!Array.isArray(v) || v.length === 0) throw new RangeError(`${where}: expected a list of [bytes, iops] pairs`);
   return v.map((p, i) => {
     if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "number" || typeof p[1] !== "number") {
-      throw new RangeError(`${where}[${i}]: expected [bytes, iops], got ${JSON.stringify(p)}`);
+      throw new RangeError(`${where}[${i}]: expected [bytes, iops], got ${shown(p)}`);
     }
     return [p[0], p[1]] as [number, number];
   });
@@ -114,14 +116,8 @@ function modelParams(v: unknown): LinearModelParams {
 
 /** Load a device file: a DeviceSpec, or an InputError naming file, line and field. */
 export function loadDeviceFile(text: string, file: string): DeviceSpec {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc });
-  if (doc.errors.length) {
-    const e = doc.errors[0]!;
-    throw new InputError(e.message.split("\n")[0]!, file, e.linePos?.[0]?.line);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new InputError(merge.message, file, lc.linePos(merge.offset).line);
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new InputError(problem.message, file, problem.line);
   const root = doc.contents;
   if (!isMap(root)) throw new InputError("a device file is a map of fields (preset, name, devno, channels, ...)", file, 1);
   const lines = new Map<string, number>();
@@ -136,7 +132,7 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
     lines.set(key, line ?? 1);
     const node = item.value;
     // (toJS with the document: aliases and merge keys inside the value resolved)
-    raw[key] = isNode(node) ? node.toJS(doc) : node;
+    raw[key] = isNode(node) ? node.toJS(doc, { maxAliasCount: -1 }) : node;
   }
   const firstLine = root.range ? lc.linePos(root.range[0]).line : 1;
   const fail = (field: string, msg: string): never => {
@@ -162,20 +158,20 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
   const over: Partial<DeviceSpec> = {};
   const str = (k: string) => {
     const v = raw[k];
-    if (typeof v !== "string" || v === "") fail(k, `expected a string, got ${JSON.stringify(v)}`);
+    if (typeof v !== "string" || v === "") fail(k, `expected a string, got ${shown(v)}`);
     return v as string;
   };
   const num = (k: string, integer: boolean) => {
     const v = raw[k];
     if (typeof v !== "number" || !Number.isFinite(v) || (integer && !Number.isInteger(v))) {
-      fail(k, `expected a ${integer ? "whole " : ""}number, got ${JSON.stringify(v)}`);
+      fail(k, `expected a ${integer ? "whole " : ""}number, got ${shown(v)}`);
     }
     return v as number;
   };
   if (raw["name"] !== undefined) over.name = str("name");
   if (raw["devno"] !== undefined) {
     const d = raw["devno"];
-    if (typeof d !== "string" || !/^\d+:\d+$/.test(d)) fail("devno", `expected "MAJ:MIN" (quoted), got ${JSON.stringify(d)}`);
+    if (typeof d !== "string" || !/^\d+:\d+$/.test(d)) fail("devno", `expected "MAJ:MIN" (quoted), got ${shown(d)}`);
     over.devno = d as string;
   }
   if (raw["kind"] !== undefined) {
@@ -195,7 +191,7 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
     if (!Number.isInteger(over.readAheadKb)) fail("read_ahead_kb", `must be a whole number of KiB, got ${over.readAheadKb}`);
   }
   if (raw["rotational"] !== undefined) {
-    if (typeof raw["rotational"] !== "boolean") fail("rotational", `expected true or false, got ${JSON.stringify(raw["rotational"])}`);
+    if (typeof raw["rotational"] !== "boolean") fail("rotational", `expected true or false, got ${shown(raw["rotational"])}`);
     over.rotational = raw["rotational"] as boolean;
   }
   if (raw["curve"] !== undefined) {

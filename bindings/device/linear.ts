@@ -27,6 +27,7 @@
 // 861,607; a 64 KiB random read costs 861,607 + 16 * 242,800 = 4,746,407
 // vtime = 34.53 µs of device time (28,956 IOPS with the device busy).
 
+import { shown } from "../util/shown.js";
 import type { CurvePoints, DeviceCurve } from "../scenario/types.js";
 
 export const VTIME_PER_SEC = 1n << 37n;
@@ -111,7 +112,7 @@ export function checkLinearParams(p: Partial<LinearModelParams>, where = "linear
   for (const k of LINEAR_KEYS) {
     const v = p[k];
     if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
-      throw new RangeError(`${where}: ${k} must be a positive number, got ${JSON.stringify(v)}`);
+      throw new RangeError(`${where}: ${k} must be a positive number, got ${shown(v)}`);
     }
   }
   return p as LinearModelParams;
@@ -181,18 +182,18 @@ export function parseIoCostModelLine(line: string): { devno?: string; params: Li
   const p: Partial<LinearModelParams> = {};
   for (const t of toks) {
     const eq = t.indexOf("=");
-    if (eq < 0) throw new SyntaxError(`io.cost.model: expected key=value, got ${JSON.stringify(t)}`);
+    if (eq < 0) throw new SyntaxError(`io.cost.model: expected key=value, got ${shown(t)}`);
     const k = t.slice(0, eq);
     const v = t.slice(eq + 1);
     if (k === "ctrl") continue;
     if (k === "model") {
-      if (v !== "linear") throw new SyntaxError(`io.cost.model: only model=linear exists, got ${JSON.stringify(v)}`);
+      if (v !== "linear") throw new SyntaxError(`io.cost.model: only model=linear exists, got ${shown(v)}`);
       continue;
     }
     if (!(LINEAR_KEYS as readonly string[]).includes(k)) {
       throw new SyntaxError(`io.cost.model: unknown key ${JSON.stringify(k)} (${LINEAR_KEYS.join(", ")})`);
     }
-    if (!/^\d+$/.test(v)) throw new SyntaxError(`io.cost.model: ${k} must be a whole number, got ${JSON.stringify(v)}`);
+    if (!/^\d+$/.test(v)) throw new SyntaxError(`io.cost.model: ${k} must be a whole number, got ${shown(v)}`);
     p[k as keyof LinearModelParams] = Number(v);
   }
   return { devno, params: checkLinearParams(p, "io.cost.model") };

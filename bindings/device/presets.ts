@@ -40,6 +40,7 @@
 // (the oracle's tmpfs backing file), nullb 250 GiB (null_blk's gb=250).
 // All presets are deterministic (jitterSigma 0) unless overridden.
 
+import { shown } from "../util/shown.js";
 import type { DeviceKind, DeviceSpec } from "../scenario/types.js";
 import { uniformCurve, seedCurve } from "./seed.js";
 
@@ -114,12 +115,18 @@ export function validateDeviceSpec(d: DeviceSpec): void {
     throw new RangeError(`device ${d.name || "?"}: ${field} ${why}`);
   };
   if (!d.name) bad("name", "must not be empty");
-  if (!/^\d+:\d+$/.test(d.devno)) bad("devno", `must be "MAJ:MIN", got ${JSON.stringify(d.devno)}`);
+  if (!/^\d+:\d+$/.test(d.devno)) bad("devno", `must be "MAJ:MIN", got ${shown(d.devno)}`);
+  // (the core keeps these in 32-bit fields: 4294967297 channels wrapped to 1)
   if (!Number.isInteger(d.channels) || d.channels < 1) bad("channels", `must be a whole number >= 1, got ${d.channels}`);
+  if (d.channels > 65536) bad("channels", `must be at most 65536, got ${d.channels}`);
   if (!Number.isInteger(d.nrRequests) || d.nrRequests < 1) bad("nr_requests", `must be a whole number >= 1, got ${d.nrRequests}`);
+  if (d.nrRequests > 65536) bad("nr_requests", `must be at most 65536, got ${d.nrRequests}`);
+  const maj = devnoMajorFor(d.name);
+  if (maj && !maj.majors.includes(Number(d.devno.split(":")[0]))) bad("devno", `${d.devno} is not a ${maj.what} number (major ${maj.text}) but the name is ${d.name}: give a devno that agrees with the name`);
   if (!(d.latencyNs >= 0) || !Number.isFinite(d.latencyNs)) bad("latency", `must be >= 0, got ${d.latencyNs}`);
   if (!(d.jitterSigma >= 0) || d.jitterSigma > 3) bad("jitter", `must be within [0, 3], got ${d.jitterSigma}`);
   if (!Number.isInteger(d.maxSectorsKb) || d.maxSectorsKb < 4) bad("max_sectors_kb", `must be a whole number >= 4, got ${d.maxSectorsKb}`);
+  if (d.maxSectorsKb > 1 << 21) bad("max_sectors_kb", `must be at most 2097152, got ${d.maxSectorsKb}`);
   for (const dir of ["read", "write"] as const) {
     for (const pat of ["seq", "rand"] as const) {
       const pts = d.curve?.[dir]?.[pat];
@@ -131,8 +138,24 @@ export function validateDeviceSpec(d: DeviceSpec): void {
         if (!(s > last) || !Number.isFinite(s)) bad(where, `sizes must be positive and increasing, got ${s} after ${last}`);
         // (0.01 IOPS is 100 s a bio: slower would run simulated time past what an i64 of ns holds)
         if (!(i >= 0.01) || !Number.isFinite(i)) bad(where, `IOPS must be at least 0.01, got ${i} at ${s} bytes`);
+        // (a bio faster than a nanosecond takes no simulated time: a run at 1e12 IOPS never left time 0)
+        if (i > 1e9) bad(where, `IOPS must be at most 1e9 (a bio of at least 1 ns), got ${i} at ${s} bytes`);
+        if (s > 2 ** 31) bad(where, `sizes must be at most 2 GiB, got ${s}`);
         last = s;
       }
     }
   }
+}
+
+/**
+ * The majors a kernel name implies (Documentation/admin-guide/devices.txt):
+ * sd* SCSI disks 8, 65-71, 128-135; nvme*n* the block-extended major 259;
+ * loop* 7 (259 past its minors). Other names (nullb, vd, dm-, custom) take
+ * dynamic majors: not checked.
+ */
+export function devnoMajorFor(name: string): { what: string; majors: number[]; text: string } | undefined {
+  if (/^sd[a-z]+$/.test(name)) return { what: "SCSI disk", majors: [8, 65, 66, 67, 68, 69, 70, 71, 128, 129, 130, 131, 132, 133, 134, 135], text: "8, 65-71 or 128-135" };
+  if (/^nvme\d+n\d+$/.test(name)) return { what: "NVMe namespace", majors: [259], text: "259" };
+  if (/^loop\d+$/.test(name)) return { what: "loop device", majors: [7, 259], text: "7 or 259" };
+  return undefined;
 }

@@ -14,6 +14,7 @@
 // bytes out, on any host (the core is integer time and a seeded
 // xoshiro256** stream per job and device).
 
+import { budgetError, checkBudgets, checkScenario, DEFAULT_LIMITS, type RunLimits } from "../scenario/limits.js";
 import { instantiateCore, type CoreExports } from "../core/core.js";
 import { COL, DS, RATE_FIELDS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type {
@@ -64,7 +65,13 @@ export class Simulation {
   private countedJobs = 0;
   private timedJobs = 0;
 
-  constructor(scenario: Scenario, core: CoreExports = instantiateCore()) {
+  private readonly limits: RunLimits;
+
+  constructor(scenario: Scenario, core: CoreExports = instantiateCore(), limits: Partial<RunLimits> = {}) {
+    // the last edge before the core: a value no loader checked is an input error here, not a trap (scenario/limits.ts)
+    checkScenario(scenario);
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+    checkBudgets(scenario, this.limits);
     this.core = core;
     this.scenario = scenario;
     const self = this;
@@ -201,6 +208,28 @@ export class Simulation {
    * The root has a blkg per disk from the disk's creation (blkcg_init_disk):
    * taken as the scenario's device order, so the last device is listed first.
    */
+  private subtreeIndex?: { writes: Map<string, number[]>; jobs: Map<string, number[]> };
+
+  /** For each path: the indices (in order) of the blkg-creating writes and of the jobs whose cgroup is it or below it (isWithin). */
+  private buildSubtreeIndex(jobs: JobResult[]): { writes: Map<string, number[]>; jobs: Map<string, number[]> } {
+    const under = (p: string, i: number, m: Map<string, number[]>) => {
+      // p itself and every q with p.startsWith(q + "/"), as isWithin reads them
+      for (let q = p; ; ) {
+        let l = m.get(q);
+        if (!l) m.set(q, (l = []));
+        l.push(i);
+        const cut = q.lastIndexOf("/");
+        if (cut < 0) break;
+        q = q.slice(0, cut);
+      }
+    };
+    const writes = new Map<string, number[]>();
+    this.confBlkgs.forEach((w, i) => under(w.cgroup, i, writes));
+    const js = new Map<string, number[]>();
+    jobs.forEach((r, k) => under(r.cgroup, k, js));
+    return { writes, jobs: js };
+  }
+
   private ioStatDevices(path: string, jobs: JobResult[], total: Record<string, IoStatCounts>, endNs: number): string[] {
     const devnos = this.devs.map((d) => d.spec.devno);
     if (path === "") return [...devnos].reverse();
@@ -213,12 +242,19 @@ export class Simulation {
       const cur = born.get(devno);
       if (!cur || t < cur[0]) born.set(devno, [t, s]);
     };
-    for (const w of this.confBlkgs) if (w.atNs <= endNs && isWithin(w.cgroup, path)) note(w.devno, w.atNs);
-    this.scenario.jobs.forEach((j, k) => {
+    // (the writes and jobs in each cgroup's subtree, indexed once: a scan of all of them
+    // per cgroup was quadratic in a scenario of 10,000 cgroups)
+    const idx = (this.subtreeIndex ??= this.buildSubtreeIndex(jobs));
+    for (const i of idx.writes.get(path) ?? []) {
+      const w = this.confBlkgs[i]!;
+      if (w.atNs <= endNs) note(w.devno, w.atNs);
+    }
+    for (const k of idx.jobs.get(path) ?? []) {
+      const j = this.scenario.jobs[k]!;
       const r = jobs[k]!;
       const devno = nameToDevno.get(j.device);
-      if (devno !== undefined && j.direct && r.firstSubmitNs >= 0 && isWithin(r.cgroup, path)) note(devno, r.firstSubmitNs);
-    });
+      if (devno !== undefined && j.direct && r.firstSubmitNs >= 0) note(devno, r.firstSubmitNs);
+    }
     for (const devno of devnos) {
       const t = total[devno];
       if (t && (t.rios || t.wios || t.rbytes || t.wbytes) && !born.has(devno)) note(devno, Infinity);
@@ -329,10 +365,26 @@ export class Simulation {
   step(maxEvents = 1 << 20): boolean {
     if (this.finished) return true;
     const t0 = now();
-    const status = this.core.run(I64_MAX, maxEvents);
+    // (a batch stops where a budget would be passed, so the check below sees it exactly;
+    // where the core stops a batch changes nothing else: assembly/engine/path.ts run)
+    const l = this.limits;
+    let n = Math.min(maxEvents, l.maxEvents - Number(this.core.eventCount()) + 1);
+    if (this.scenario.record) n = Math.min(n, l.maxRecords - this.core.columnLength(COL.REC_JOB) + 1);
+    const status = this.core.run(I64_MAX, Math.max(1, Math.min(n, 0x7fffffff)));
     this.wallMs += now() - t0;
     if (status === 0) this.finished = true;
+    else this.checkBudget();
     return this.finished;
+  }
+
+  /** Between batches: a budget passed (events, series bins, records) ends the run with an input error naming its option. */
+  private checkBudget(): void {
+    const c = this.core;
+    const l = this.limits;
+    const at = () => Number(c.simNow());
+    if (Number(c.eventCount()) > l.maxEvents) throw budgetError(this.scenario, "maxEvents", l, at());
+    if (this.scenario.seriesBinNs > 0 && Number(c.seriesOpenBin()) > l.maxSeriesBins) throw budgetError(this.scenario, "maxSeriesBins", l, at());
+    if (this.scenario.record && c.columnLength(COL.REC_JOB) > l.maxRecords) throw budgetError(this.scenario, "maxRecords", l, at());
   }
 
   progress(): Progress {
@@ -457,6 +509,28 @@ export class Simulation {
         },
       };
     });
+    // each cgroup's subtree sums, children into parents: ids are given parents first
+    // (configure), so one pass from the last id up adds every subtree once; a sum over
+    // every pair of cgroups made 10,000 cgroups cost 11x 2,500 (the counts are whole
+    // numbers below 2^53: the order of the additions changes nothing)
+    const subtree: Array<Record<string, IoStatCounts>> = own.map((rec) => {
+      const t: Record<string, IoStatCounts> = {};
+      for (const d of this.devs) {
+        const o = rec[d.spec.devno]!;
+        t[d.spec.devno] = { rbytes: o.rbytes, wbytes: o.wbytes, rios: o.rios, wios: o.wios, dbytes: 0, dios: 0 };
+      }
+      return t;
+    });
+    for (let g = this.cgPathsById.length - 1; g > 0; g--) {
+      const p = this.cgPathsById[g]!;
+      const parent = this.cgIds.get(p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "")!;
+      if (parent === 0) continue; // the root's totals are the disk's (below)
+      for (const d of this.devs) {
+        const from = subtree[g]![d.spec.devno]!;
+        const to = subtree[parent]![d.spec.devno]!;
+        to.rbytes += from.rbytes; to.wbytes += from.wbytes; to.rios += from.rios; to.wios += from.wios;
+      }
+    }
     const cgroups: CgroupResult[] = this.cgPathsById.map((path, g) => {
       const total: Record<string, IoStatCounts> = {};
       for (const [k, d] of this.devs.entries()) {
@@ -468,14 +542,7 @@ export class Simulation {
           total[d.spec.devno] = { rbytes: st.readSectors * 512, wbytes: st.writeSectors * 512, rios: st.readIos, wios: st.writeIos, dbytes: 0, dios: 0 };
           continue;
         }
-        const t: IoStatCounts = { rbytes: 0, wbytes: 0, rios: 0, wios: 0, dbytes: 0, dios: 0 };
-        this.cgPathsById.forEach((p2, g2) => {
-          if (isWithin(p2, path)) {
-            const o = own[g2]![d.spec.devno]!;
-            t.rbytes += o.rbytes; t.wbytes += o.wbytes; t.rios += o.rios; t.wios += o.wios;
-          }
-        });
-        total[d.spec.devno] = t;
+        total[d.spec.devno] = subtree[g]![d.spec.devno]!;
       }
       const ioStatExtra: Record<string, Record<string, string | number>> = {};
       for (const d of this.devs) {

@@ -5,19 +5,20 @@
 //   iosim k8s list [--json]
 //   iosim k8s diff SCENARIO --version A --version B [--json]   (exit 1 when they diverge)
 //   iosim k8s versions [--json]                                 (releases and their switches)
+//
+// The commands' options are declared in commands.ts, which loads this module
+// only when one of them runs.
 
 import { resultHash } from "../report/result-hash.js";
 import { existsSync } from "node:fs";
 import { readInputFile } from "../cli/read-input.js";
 import { seedOption } from "../cli/options.js";
-import type { Command } from "commander";
 import { builtinK8sScenario, builtinK8sScenarios, diffK8sRuns, formatK8sDiff, formatEvents, relTime, loadK8sScenario, parseFixOverrides, parseVersion, runK8sScenario, type FixOverrides } from "./index.js";
 import { InputError } from "../scenario/errors.js";
 import { kubernetesEventJson, kubernetesObjectJson } from "./output/objects.js";
 import type { K8sScenario } from "./scenario/schema.js";
 import { formatPodWaits, formatVersions, versionsTable } from "./versions/table.js";
 
-const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
 function resolveScenario(arg: string): K8sScenario {
   const b = builtinK8sScenario(arg);
@@ -49,121 +50,96 @@ function fixOption(items: readonly string[]): FixOverrides {
   }
 }
 
-export function registerK8sCommands(program: Command): void {
-  const k8s = program.command("k8s").description("replay Kubernetes volume attach/detach/mount incidents on simulated time");
+export interface K8sRunOptions { version?: string; fix: string[]; seed?: string; json?: boolean; logs?: boolean; events: boolean }
+export interface K8sDiffOptions { version: string[]; fix: string[]; fixA: string[]; fixB: string[]; seed?: string; json?: boolean }
 
-  k8s
-    .command("run")
-    .argument("<scenario>", "a scenario YAML file or a built-in name (see `iosim k8s list`)")
-    .option("--version <version>", "Kubernetes version (1.MINOR or 1.MINOR.PATCH); default: the scenario's")
-    .option("--fix <id=on|off>", "turn an upstream fix on or off (repeatable), e.g. 104526=on; a bare ID is on", collect, [] as string[])
-    .option("--seed <n>", "PRNG seed")
-    .option("--json", "print one JSON object: violations, timeline, logs, objects")
-    .option("--logs", "print the component logs (klog format)")
-    .option("--no-events", "do not print the event timeline")
-    .description("run a scenario; exit code 0 only when every invariant and expectation holds")
-    .action((arg: string, o: { version?: string; fix: string[]; seed?: string; json?: boolean; logs?: boolean; events: boolean }) => {
-      const opts = { version: versionOption(o.version), fixes: fixOption(o.fix), seed: seedOption(o.seed) };
-      const sc = resolveScenario(arg);
-      const r = runK8sScenario(sc, opts);
-      if (o.json) {
-        process.stdout.write(
-          JSON.stringify(
-            {
-              scenario: r.scenario,
-              version: r.version,
-              fixes: r.fixes,
-              violations: r.violations,
-              expectations: r.expectations,
-              symptoms: r.symptoms,
-              timeline: r.timeline.map((e) => kubernetesEventJson(e, sc.clock)),
-              logs: r.logs.map((l) => `${l.component}: ${l.text}`),
-              objects: r.objects.map((x) => kubernetesObjectJson(x, sc.clock)),
-              stats: r.stats,
-              podWaits: r.podWaits,
-            },
-            null,
-            2,
-          ) + "\n",
-        );
-      } else {
-        const w = (s: string): boolean => process.stdout.write(s + "\n");
-        w(`scenario ${r.scenario} on Kubernetes ${r.version}  (fixes on: ${Object.entries(r.fixes).filter(([, v]) => v).map(([k]) => k).join(", ") || "none"})`);
-        if (o.events) w(`\nevents as \`kubectl events\` lists them at the end of the run (+${relTime(r.stats.endMs)}):\n` + formatEvents(r.timeline, r.stats.endMs));
-        if (o.logs) {
-          w("");
-          for (const l of r.logs) w(`${l.component}: ${l.text}`);
-        }
-        if (r.symptoms.length > 0) {
-          // the incident the scenario describes: shown, but not a violation (an affected version is meant to show it)
-          const held = r.symptoms.filter((x) => x.held).length;
-          w(`\nsymptom${sc.incident ? ` of incident ${sc.incident.seed}` : "s"}: ${held === r.symptoms.length ? "reproduced" : "not reproduced"} (${held} of ${r.symptoms.length} checks hold)`);
-          for (const x of r.symptoms) w(`  ${x.held ? "holds " : "absent"}  ${x.name}${x.line ? ` (line ${x.line})` : ""}: ${x.detail}`);
-        }
-        if (r.podWaits.length > 0) w(`\npods (time to Running; ContainerCreating from the kubelet's first sync):\n${formatPodWaits(r.podWaits)}`);
-        w("");
-        if (r.violations.length === 0) w("all invariants and expectations hold");
-        for (const v of r.violations) w(`VIOLATION ${v.name} at ${v.time}: ${v.explanation}`);
-        w(`result sha256 ${resultHash(r)} (the playground shows a run's first 16 digits)`);
-      }
-      process.exitCode = r.violations.length === 0 ? 0 : 1;
-    });
+/** `iosim k8s run` */
+export function k8sRunAction(arg: string, o: K8sRunOptions): void {
+  const opts = { version: versionOption(o.version), fixes: fixOption(o.fix), seed: seedOption(o.seed) };
+  const sc = resolveScenario(arg);
+  const r = runK8sScenario(sc, opts);
+  if (o.json) {
+    process.stdout.write(
+      JSON.stringify(
+        {
+          scenario: r.scenario,
+          version: r.version,
+          fixes: r.fixes,
+          violations: r.violations,
+          expectations: r.expectations,
+          symptoms: r.symptoms,
+          timeline: r.timeline.map((e) => kubernetesEventJson(e, sc.clock)),
+          logs: r.logs.map((l) => `${l.component}: ${l.text}`),
+          objects: r.objects.map((x) => kubernetesObjectJson(x, sc.clock)),
+          stats: r.stats,
+          podWaits: r.podWaits,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+  } else {
+    const w = (s: string): boolean => process.stdout.write(s + "\n");
+    w(`scenario ${r.scenario} on Kubernetes ${r.version}  (fixes on: ${Object.entries(r.fixes).filter(([, v]) => v).map(([k]) => k).join(", ") || "none"})`);
+    if (o.events) w(`\nevents as \`kubectl events\` lists them at the end of the run (+${relTime(r.stats.endMs)}):\n` + formatEvents(r.timeline, r.stats.endMs));
+    if (o.logs) {
+      w("");
+      for (const l of r.logs) w(`${l.component}: ${l.text}`);
+    }
+    if (r.symptoms.length > 0) {
+      // the incident the scenario describes: shown, but not a violation (an affected version is meant to show it)
+      const held = r.symptoms.filter((x) => x.held).length;
+      w(`\nsymptom${sc.incident ? ` of incident ${sc.incident.seed}` : "s"}: ${held === r.symptoms.length ? "reproduced" : "not reproduced"} (${held} of ${r.symptoms.length} checks hold)`);
+      for (const x of r.symptoms) w(`  ${x.held ? "holds " : "absent"}  ${x.name}${x.line ? ` (line ${x.line})` : ""}: ${x.detail}`);
+    }
+    if (r.podWaits.length > 0) w(`\npods (time to Running; ContainerCreating from the kubelet's first sync):\n${formatPodWaits(r.podWaits)}`);
+    w("");
+    if (r.violations.length === 0) w("all invariants and expectations hold");
+    for (const v of r.violations) w(`VIOLATION ${v.name} at ${v.time}: ${v.explanation}`);
+    w(`result sha256 ${resultHash(r)} (the playground shows a run's first 16 digits)`);
+  }
+  process.exitCode = r.violations.length === 0 ? 0 : 1;
+}
 
-  k8s
-    .command("list")
-    .option("--json", "print [{name, incident, affected, fixed}]")
-    .description("list the built-in incident scenarios")
-    .action((o: { json?: boolean }) => {
-      const rows = builtinK8sScenarios().map((s) => ({
-        name: s.name,
-        incident: s.incident ? `${s.incident.seed}: ${s.incident.title}` : s.description ?? "",
-        affected: s.incident?.affected ?? s.version,
-        fixed: s.incident?.fixed ?? s.version,
-        fix: s.incident?.fix ?? "",
-      }));
-      if (o.json) {
-        process.stdout.write(JSON.stringify(rows.map(({ name, incident, affected, fixed }) => ({ name, incident, affected, fixed })), null, 2) + "\n");
-        return;
-      }
-      for (const r of rows) process.stdout.write(`${r.name.padEnd(28)} affected ${r.affected.padEnd(6)} fixed ${r.fixed.padEnd(6)} #${r.fix.padEnd(7)} ${r.incident}\n`);
-    });
+/** `iosim k8s list` */
+export function k8sListAction(o: { json?: boolean }): void {
+  const rows = builtinK8sScenarios().map((s) => ({
+    name: s.name,
+    incident: s.incident ? `${s.incident.seed}: ${s.incident.title}` : s.description ?? "",
+    affected: s.incident?.affected ?? s.version,
+    fixed: s.incident?.fixed ?? s.version,
+    fix: s.incident?.fix ?? "",
+  }));
+  if (o.json) {
+    process.stdout.write(JSON.stringify(rows.map(({ name, incident, affected, fixed }) => ({ name, incident, affected, fixed })), null, 2) + "\n");
+    return;
+  }
+  for (const r of rows) process.stdout.write(`${r.name.padEnd(28)} affected ${r.affected.padEnd(6)} fixed ${r.fixed.padEnd(6)} #${r.fix.padEnd(7)} ${r.incident}\n`);
+}
 
-  k8s
-    .command("diff")
-    .argument("<scenario>", "a scenario YAML file or a built-in name")
-    .option("--version <version>", "give twice: the two versions to compare", collect, [] as string[])
-    .option("--fix <id=on|off>", "fix overrides applied to both runs", collect, [] as string[])
-    .option("--fix-a <id=on|off>", "fix overrides of the first run only (after --fix)", collect, [] as string[])
-    .option("--fix-b <id=on|off>", "fix overrides of the second run only (after --fix); with one --version, both runs are that version", collect, [] as string[])
-    .option("--seed <n>", "PRNG seed of both runs (default: the scenario's)")
-    .option("--json", "print the divergence as JSON: {scenario, a, b, events, logs, violationsA, violationsB}")
-    .description("where two versions' timelines diverge; exit code 1 when they do, 0 when they agree")
-    .action((arg: string, o: { version: string[]; fix: string[]; fixA: string[]; fixB: string[]; seed?: string; json?: boolean }) => {
-      const oneVersion = o.version.length === 1 && (o.fixA.length > 0 || o.fixB.length > 0);
-      if (o.version.length !== 2 && !oneVersion) throw new InputError("diff needs exactly two --version options (or one with --fix-a/--fix-b)", "command line", undefined, "--version");
-      o.version.forEach(versionOption);
-      const versions = oneVersion ? [o.version[0], o.version[0]] : o.version;
-      const fixes = fixOption(o.fix);
-      const fixesA = { ...fixes, ...fixOption(o.fixA) };
-      const fixesB = { ...fixes, ...fixOption(o.fixB) };
-      const seed = seedOption(o.seed);
-      const sc = resolveScenario(arg);
-      const a = runK8sScenario(sc, { version: versions[0], fixes: fixesA, seed });
-      const b = runK8sScenario(sc, { version: versions[1], fixes: fixesB, seed });
-      const d = diffK8sRuns(a, b);
-      if (o.json) process.stdout.write(JSON.stringify({ scenario: sc.name, ...d }, null, 2) + "\n");
-      else process.stdout.write(formatK8sDiff(d, sc.name) + "\n");
-      // as diff(1): 0 the runs agree, 1 they diverge (2 bad input, 3 internal error)
-      process.exitCode = d.events || d.logs ? 1 : 0;
-    });
+/** `iosim k8s diff` */
+export function k8sDiffAction(arg: string, o: K8sDiffOptions): void {
+  const oneVersion = o.version.length === 1 && (o.fixA.length > 0 || o.fixB.length > 0);
+  if (o.version.length !== 2 && !oneVersion) throw new InputError("diff needs exactly two --version options (or one with --fix-a/--fix-b)", "command line", undefined, "--version");
+  o.version.forEach(versionOption);
+  const versions = oneVersion ? [o.version[0], o.version[0]] : o.version;
+  const fixes = fixOption(o.fix);
+  const fixesA = { ...fixes, ...fixOption(o.fixA) };
+  const fixesB = { ...fixes, ...fixOption(o.fixB) };
+  const seed = seedOption(o.seed);
+  const sc = resolveScenario(arg);
+  const a = runK8sScenario(sc, { version: versions[0], fixes: fixesA, seed });
+  const b = runK8sScenario(sc, { version: versions[1], fixes: fixesB, seed });
+  const d = diffK8sRuns(a, b);
+  if (o.json) process.stdout.write(JSON.stringify({ scenario: sc.name, ...d }, null, 2) + "\n");
+  else process.stdout.write(formatK8sDiff(d, sc.name) + "\n");
+  // as diff(1): 0 the runs agree, 1 they diverge (2 bad input, 3 internal error)
+  process.exitCode = d.events || d.logs ? 1 : 0;
+}
 
-  k8s
-    .command("versions")
-    .option("--json", "print [{version, minor, patches, switches: {ID: {on, since}}}]")
-    .description("the modelled Kubernetes releases (1.10 to the newest) and, for each, which fix switches it has on, with the patch release a cherry-pick brought one in")
-    .action((o: { json?: boolean }) => {
-      const t = versionsTable();
-      if (o.json) process.stdout.write(JSON.stringify(t, null, 2) + "\n");
-      else process.stdout.write(formatVersions(t) + "\n");
-    });
+/** `iosim k8s versions` */
+export function k8sVersionsAction(o: { json?: boolean }): void {
+  const t = versionsTable();
+  if (o.json) process.stdout.write(JSON.stringify(t, null, 2) + "\n");
+  else process.stdout.write(formatVersions(t) + "\n");
 }

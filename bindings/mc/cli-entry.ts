@@ -4,7 +4,7 @@
 //   node dist/bindings/mc/cli-entry.js mc SCENARIO --runs 1000
 import { Command } from "commander";
 import { InputError } from "../scenario/errors.js";
-import { registerMcCommands } from "./cli.js";
+import { registerMcCommands } from "./commands.js";
 
 // options are read where they are written, as in the main CLI (bindings/cli/main.ts)
 const program = new Command("iosim").description("iosim Monte Carlo commands").enablePositionalOptions();

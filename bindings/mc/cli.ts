@@ -6,8 +6,12 @@
 //
 // Output directory (default mc-<scenario name>): runs.jsonl (the journal; for
 // a shard runs.shard-<i>-of-<N>.jsonl), summary.json, repro-<class>.yaml.
+//
+// The commands' options are declared in commands.ts, which loads this module
+// only when one of them runs.
 
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
+import { DEFAULT_MAX_RUNS, SWEEP_ONLY_OPTIONS } from "./commands.js";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { makeDirs } from "../cli/make-dirs.js";
 import { basename, dirname, join } from "node:path";
@@ -21,7 +25,7 @@ import { modelFromText, uniqueSorted } from "./run-one.js";
 import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
 import { humanValue, metricUnit, OK_CLASS, SweepTally, type McSummary } from "./summary.js";
 
-interface RunOpts {
+export interface RunOpts {
   runs: string;
   seed: string;
   workers?: string;
@@ -34,6 +38,7 @@ interface RunOpts {
   shrinkBudget?: string;
   by?: string[];
   progress: boolean;
+  maxRuns?: string;
 }
 
 /**
@@ -74,6 +79,9 @@ function byAxes(list: string[] | undefined, model: TemplateModel): TableAxis[] |
 
 /** the most --workers per core: more only adds heaps and switching */
 const MAX_WORKERS_PER_CORE = 4;
+
+/** runs one process may sweep unless --max-runs says otherwise, and the largest --runs (31-bit run indices) */
+export const MAX_RUN_INDEX = 2 ** 31 - 1;
 
 function intArg(v: string | undefined, name: string, dflt: number, min: number): number {
   if (v === undefined) return dflt;
@@ -170,7 +178,8 @@ function warnUnreadParams(model: TemplateModel): void {
   }
 }
 
-async function runCommand(scenario: string, o: RunOpts): Promise<void> {
+/** `iosim mc SCENARIO` (its options: commands.ts) */
+export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const text = readInputFile(scenario, "scenario");
   const model = modelFromText(text, scenario);
   // a value the file fixes that no run can load: bad input, before the output directory is made
@@ -182,12 +191,24 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
   const runs = intArg(o.runs, "--runs", 1000, 1);
   const seed = parseSeed(o.seed);
-  const workers = intArg(o.workers, "--workers", defaultWorkers(), 0);
+  // default: one worker, more while the sweep runs when the first one's warm-up says they pay (runner.ts growthPays)
+  const workers = intArg(o.workers, "--workers", 1, 0);
+  const growTo = o.workers === undefined ? defaultWorkers() : undefined;
   // each worker holds a V8 heap with 32 MB semi-spaces and a copy of the model: far more than the cores only thrashes
   const maxWorkers = MAX_WORKERS_PER_CORE * defaultWorkers();
   if (workers > maxWorkers) throw new InputError(`--workers ${workers} is more than ${MAX_WORKERS_PER_CORE} per core (${maxWorkers} on this machine); a worker per core is the fastest`, "command line", undefined, "--workers");
   if (o.resume && o.force) throw new InputError("--resume continues the journal and --force starts it over: give one", "command line", undefined, "--resume");
   const shard = o.shard ? parseShard(o.shard) : { index: 0, count: 1 };
+  // runs per process: each run's metrics are kept for the percentiles (8 bytes a metric a run), and
+  // run indices are 31-bit; --runs 4294967296 died in V8 ("invalid size"), 1e9 exhausted the heap
+  if (runs > MAX_RUN_INDEX) throw new InputError(`--runs ${runs} is more than ${MAX_RUN_INDEX} (run indices are 31-bit numbers)`, "command line", undefined, "--runs");
+  const maxRuns = o.maxRuns === undefined ? DEFAULT_MAX_RUNS : intArg(o.maxRuns, "--max-runs", DEFAULT_MAX_RUNS, 1);
+  {
+    const [lo, hi] = shardRange(runs, shard);
+    if (hi - lo > maxRuns) {
+      throw new InputError(`--runs ${runs} gives this process ${hi - lo} runs, more than the ${maxRuns} one process sweeps (~${Math.ceil(((hi - lo) * 64) / 2 ** 20)} MiB for eight metrics alone); split it with --shard i/N, or --max-runs raises the budget`, "command line", undefined, "--runs");
+    }
+  }
   const outDir = o.out ?? `mc-${model.name.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
   makeDirs(outDir);
   const journal = join(outDir, journalName(shard));
@@ -201,7 +222,7 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
     : undefined;
   let res;
   try {
-    res = await runSweep({ file: scenario, text, runs, seed, workers, shard, journal, resume: o.resume, force: o.force,
+    res = await runSweep({ file: scenario, text, runs, seed, workers, growTo, shard, journal, resume: o.resume, force: o.force,
       table: by, onProgress: (p) => bar?.update(p), signal: ac.signal });
   } finally {
     process.off("SIGINT", onSig);
@@ -214,7 +235,12 @@ async function runCommand(scenario: string, o: RunOpts): Promise<void> {
     process.exitCode = 130;
     return;
   }
-  process.stderr.write(`mc: ${res.ranNow} runs in ${(res.wallMs / 1000).toFixed(2)} s (${fmtRate((res.ranNow * 1000) / res.wallMs)} runs/s, ${workers} worker${workers === 1 ? "" : "s"})\n`);
+  // the sweep's own rate, and the whole process's (node's start-up, loading, the model: what the user waited for)
+  const used = res.workersUsed;
+  const wholeS = process.uptime();
+  process.stderr.write(`mc: ${res.ranNow} runs in ${(res.wallMs / 1000).toFixed(2)} s (${fmtRate((res.ranNow * 1000) / res.wallMs)} runs/s, ` +
+    `${used === 0 ? "in this thread" : `${used} worker${used === 1 ? "" : "s"}`}${growTo !== undefined && used > 0 ? ` of up to ${growTo}` : ""}); ` +
+    `whole process ${wholeS.toFixed(2)} s, ${fmtRate(res.ranNow / wholeS)} runs/s\n`);
   const summary = res.tally.summary(res.header, res.model, {
     outDir: o.shrink && shard.count === 1 ? outDir : undefined,
     shrinkBudget,
@@ -278,8 +304,6 @@ function givenOpts(cmd: Command): Record<string, unknown> {
   return out;
 }
 
-/** Options of a sweep that name what a merge reads from the journals' headers. */
-const SWEEP_ONLY_OPTIONS = ["--runs <n>", "--seed <s>", "--workers <w>", "--shard <i/N>", "--resume", "--force"];
 const SWEEP_ONLY_WHY: Record<string, string> = {
   runs: "the runs and seed of the sweep are in the journals' headers",
   seed: "the runs and seed of the sweep are in the journals' headers",
@@ -289,75 +313,34 @@ const SWEEP_ONLY_WHY: Record<string, string> = {
   force: "a merge writes no journal, only summary.json and the repro files, which it always writes anew",
 };
 
-export function registerMcCommands(program: Command): void {
-  const mc = program
-    .command("mc")
-    .description("Monte Carlo sweep of a randomised scenario: outcome probabilities, metric percentiles, shrunk repros")
-    .argument("[scenario]", "randomised scenario file (YAML with distributions, see bindings/mc/README.md)")
-    .option("-n, --runs <n>", "number of runs", "1000")
-    .option("-s, --seed <s>", "sweep seed (run i gets SplitMix64(seed, i))", "1")
-    .option("-w, --workers <w>", `worker threads (default: all cores; 0 = this thread)`)
-    .option("--shard <i/N>", "run only slice i of N of the run indices (merge with `iosim mc merge`)")
-    .option("-o, --out <dir>", "output directory (default mc-<scenario name>)")
-    .option("--resume", "continue an interrupted sweep from its journal")
-    .option("--force", "start over even if a journal exists")
-    .option("--json", "print the summary as one JSON object")
-    .option("--no-shrink", "do not shrink and write repro files")
-    .option("--shrink-budget <runs>", "runs the shrinker may spend per class")
-    .option("--by <param[:edges]>", "tabulate class probabilities by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
-    .option("--no-progress", "no progress output on stderr")
-    .action(async (scenario: string | undefined, o: RunOpts) => {
-      if (!scenario) {
-        mc.help({ error: true });
-        return;
-      }
-      await runCommand(scenario, o);
-    });
-
-  const merge = mc.command("merge")
-    .description("combine shard journals into one summary (equal to an unsharded sweep's)")
-    .argument("<journals...>", "the shards' journals (runs.shard-*-of-N.jsonl)")
-    .option("-o, --out <dir>", "where to write summary.json and repro files (default: the first journal's directory)")
-    .option("--json", "print the summary as one JSON object")
-    .option("--no-shrink", "do not shrink and write repro files")
-    .option("--by <param[:edges]>", "tabulate by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
-    .option("--shrink-budget <runs>", "runs the shrinker may spend per class")
-    .option("--no-progress", "no progress output on stderr (merge draws none; accepted as a sweep's command line gives it)");
-  // a sweep's options that a merge takes from the journals' headers: refused
-  // with a word on why, not with the help text
-  for (const flag of SWEEP_ONLY_OPTIONS) merge.addOption(new Option(flag).hideHelp());
-  merge.action((paths: string[], _o: unknown, cmd: Command) => {
-    const own = cmd.opts() as Record<string, unknown>;
-    for (const flag of SWEEP_ONLY_OPTIONS) {
-      const key = flag.replace(/^--/, "").replace(/ .*$/, "");
-      if (own[key] !== undefined) {
-        throw new InputError(`mc merge takes no ${flag.replace(/ .*$/, "")}: ${SWEEP_ONLY_WHY[key]}`, "command line", undefined, flag.replace(/ .*$/, ""));
-      }
+/** `iosim mc merge` (its options: commands.ts) */
+export function mergeAction(paths: string[], cmd: Command): void {
+  const own = cmd.opts() as Record<string, unknown>;
+  for (const flag of SWEEP_ONLY_OPTIONS) {
+    const key = flag.replace(/^--/, "").replace(/ .*$/, "");
+    if (own[key] !== undefined) {
+      throw new InputError(`mc merge takes no ${flag.replace(/ .*$/, "")}: ${SWEEP_ONLY_WHY[key]}`, "command line", undefined, flag.replace(/ .*$/, ""));
     }
-    const o = givenOpts(cmd) as { out?: string; json?: boolean; shrink: boolean; by?: string[]; shrinkBudget?: string };
-    const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
-    const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
-    const outDir = o.out ?? dirname(paths[0]!);
-    makeDirs(outDir);
-    if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
-    const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined, shrinkBudget });
-    writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
-    warnUnreported(model, summary, "mc merge");
-    process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
-  });
+  }
+  const o = givenOpts(cmd) as { out?: string; json?: boolean; shrink: boolean; by?: string[]; shrinkBudget?: string };
+  const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
+  const { header, model, tally, missing } = mergeJournals(paths, (model) => byAxes(o.by, model));
+  const outDir = o.out ?? dirname(paths[0]!);
+  makeDirs(outDir);
+  if (missing > 0) process.stderr.write(`mc merge: warning: ${missing} of ${header.runs} runs are missing (a shard is absent or unfinished)\n`);
+  const summary = tally.summary(header, model, { outDir: o.shrink ? outDir : undefined, shrinkBudget });
+  writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+  warnUnreported(model, summary, "mc merge");
+  process.stdout.write((o.json ? JSON.stringify(summary) : formatSummary(summary, outDir)) + "\n");
+}
 
-  mc.command("replay")
-    .description("run one concrete scenario file (e.g. a shrunk repro) with its seed and print its outcome classes; " +
-      "exit 0 when it ends ok, 1 when it shows a failure class, 2 when the file does not load")
-    .argument("<file>", "scenario file")
-    .option("--json", "print {classes, metrics} as JSON")
-    .action((file: string, _o: unknown, cmd: Command) => {
-      const o = givenOpts(cmd) as { json?: boolean };
-      const out = replayFile(file);
-      if (o.json) process.stdout.write(JSON.stringify(out) + "\n");
-      else process.stdout.write(`${basename(file)}: seed ${out.seed}: ${out.classes.length ? out.classes.join(", ") : OK_CLASS}\n`);
-      process.exitCode = out.classes.length ? 1 : 0;
-    });
+/** `iosim mc replay` */
+export function mcReplayAction(file: string, cmd: Command): void {
+  const o = givenOpts(cmd) as { json?: boolean };
+  const out = replayFile(file);
+  if (o.json) process.stdout.write(JSON.stringify(out) + "\n");
+  else process.stdout.write(`${basename(file)}: seed ${out.seed}: ${out.classes.length ? out.classes.join(", ") : OK_CLASS}\n`);
+  process.exitCode = out.classes.length ? 1 : 0;
 }
 
 /** Run a scenario file once with the seed it names (a repro). */

@@ -50,6 +50,8 @@
 //    `{uniform: ["0ms", "5000ms"]}` drawn as "3120ms" shrinks by bisection on
 //    [0, 3120] to the earliest time that still shows the failure.
 
+import { shown } from "../util/shown.js";
+import { parseYaml, yamlToJS } from "../util/yaml-guard.js";
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { yamlFieldLines } from "../util/line-of-path.js";
@@ -123,17 +125,11 @@ export interface Template {
 
 /** Where each path of a YAML document starts (1-based lines), for error messages. */
 export function yamlLines(text: string): { value: unknown; lines: Map<string, number> } {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
-  if (doc.errors.length) {
-    const e = doc.errors[0]!;
-    throw new InputError(e.message.split("\n")[0]!, "", e.linePos?.[0]?.line);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new InputError(merge.message, "", lc.linePos(merge.offset).line);
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new InputError(problem.message, "", problem.line);
   const lines = yamlFieldLines(doc.contents, lc, doc);
   // (strings internalised: a k8s scenario's names are map keys the replay compares; util/intern.ts)
-  return { value: internStrings(doc.toJS({ maxAliasCount: 1000 })), lines };
+  return { value: internStrings(yamlToJS(doc)), lines };
 }
 
 /** Compile a document (plain JS values) whose values may be distributions. */
@@ -151,10 +147,10 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
       const m = UNIT_RE.exec(v);
       if (m) return { n: Number(m[1]), unit: m[2]! };
     }
-    return fail(path, `${what} must be a number (optionally with a unit, e.g. "250ms"), got ${JSON.stringify(v)}`);
+    return fail(path, `${what} must be a number (optionally with a unit, e.g. "250ms"), got ${shown(v)}`);
   };
   const ends = (v: unknown, path: string, kind: string): NumEnds => {
-    if (!Array.isArray(v) || v.length !== 2) fail(path, `${kind} takes [low, high], got ${JSON.stringify(v)}`);
+    if (!Array.isArray(v) || v.length !== 2) fail(path, `${kind} takes [low, high], got ${shown(v)}`);
     const x = num((v as unknown[])[0], path, `${kind} low end`);
     const y = num((v as unknown[])[1], path, `${kind} high end`);
     let unit = x.unit || y.unit;
@@ -164,7 +160,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     return { a: x.n, b: y.n, unit };
   };
   const prob = (v: unknown, path: string, what: string): number => {
-    if (typeof v !== "number" || !(v >= 0 && v <= 1)) fail(path, `${what} must be a probability in [0, 1], got ${JSON.stringify(v)}`);
+    if (typeof v !== "number" || !(v >= 0 && v <= 1)) fail(path, `${what} must be a probability in [0, 1], got ${shown(v)}`);
     return v as number;
   };
 
@@ -228,7 +224,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
       if (o.round === undefined) return unit ? 1 : dflt;
       const x = num(o.round, `${path}.round`, "round");
       if (x.unit && x.unit !== unit) fail(`${path}.round`, `round has unit "${x.unit}", the distribution ${unit ? `"${unit}"` : "none"}`);
-      if (!(x.n > 0) || (whole && !Number.isInteger(x.n))) fail(`${path}.round`, `round must be a ${whole ? "whole number" : "number"} above 0, got ${JSON.stringify(o.round)}`);
+      if (!(x.n > 0) || (whole && !Number.isInteger(x.n))) fail(`${path}.round`, `round must be a ${whole ? "whole number" : "number"} above 0, got ${shown(o.round)}`);
       return x.n;
     };
     /**
@@ -409,6 +405,9 @@ function namesDraw(v: unknown, n: string): boolean {
   if (String(o.name) === n && DIST_KEYS.some((k) => k in o)) return true;
   return Object.values(o).some((x) => namesDraw(x, n));
 }
+
+/** the most copies one {repeat} splices into a list (a sweep repeating a huge list exhausted the heap) */
+export const MAX_REPEAT = 10_000;
 
 /** Does a repeat count always draw a whole number >= 0? (`params`: the compiled mc.params a {param} reads) */
 function wholeCount(t: Tpl, params: ReadonlyMap<string, Tpl>, seen = new Set<string>()): boolean {
@@ -592,6 +591,7 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
             const key = prefix + c.path;
             const n = Number(gen(c.count, prefix));
             if (!(Number.isInteger(n) && n >= 0)) throw new InputError(`repeat count must be a whole number >= 0, drew ${n}`, c.src.file, c.src.line, c.src.field);
+            if (n > MAX_REPEAT) throw new InputError(`repeat count ${n} is more than the ${MAX_REPEAT} copies one list may splice in`, c.src.file, c.src.line, c.src.field);
             for (let k = 0; k < n; k++) {
               const ik = `${key}#${k}`;
               const keep = take(`${ik}!`, () => 1);
@@ -748,6 +748,7 @@ function compileSampler(tpl: Template): (rng: Rng) => Sampled {
               const key = prefix + c.path;
               const n = Number(it.count!(prefix));
               if (!(Number.isInteger(n) && n >= 0)) throw new InputError(`repeat count must be a whole number >= 0, drew ${n}`, c.src.file, c.src.line, c.src.field);
+            if (n > MAX_REPEAT) throw new InputError(`repeat count ${n} is more than the ${MAX_REPEAT} copies one list may splice in`, c.src.file, c.src.line, c.src.field);
               for (let k = 0; k < n; k++) {
                 const ik = `${key}#${k}`;
                 draws.push({ key: `${ik}!`, kind: "keep", value: 1, target: 0, lo: 0, hi: 1, quantum: 1 });

@@ -19,6 +19,7 @@
 // a McDomain adapter that knows how to load and run a plain document of its
 // kind.
 
+import { shown } from "../util/shown.js";
 import { isDeepStrictEqual } from "node:util";
 import { InputError } from "../scenario/errors.js";
 import { compileTemplate, drawUnits, freezeLiterals, quantise, sampleCompiled, sampleTemplate, yamlLines, type Draw, type Json, type Template } from "./distributions.js";
@@ -254,7 +255,7 @@ function validateSection(mc: McSection, file: string, lines: Map<string, number>
     throw new InputError("mc.params is a mapping of names to distributions", file, lines.get("mc.params"), "mc.params");
   }
   (mc.metrics ?? []).forEach((m, i) => {
-    if (typeof m !== "string") throw new InputError(`a metric name is a string, got ${JSON.stringify(m)}`, file, lines.get(`mc.metrics[${i}]`) ?? lines.get("mc.metrics"), `mc.metrics[${i}]`);
+    if (typeof m !== "string") throw new InputError(`a metric name is a string, got ${shown(m)}`, file, lines.get(`mc.metrics[${i}]`) ?? lines.get("mc.metrics"), `mc.metrics[${i}]`);
   });
   (mc.expect ?? []).forEach((e, i) => {
     const at = `mc.expect[${i}]`;
@@ -482,8 +483,11 @@ export class TemplateModel implements McModel<Concrete> {
       try {
         out = this.spec.domain.run(this.spec.domain.prepare(c.doc, this.spec.file, this.spec.docLines), runSeed);
       } catch (e) {
-        // a sampled value the domain rejects, or a crash: an outcome too
-        const msg = e instanceof Error ? e.message : String(e);
+        // a sampled value the domain rejects is an outcome ("error:<why>"); anything else is a bug
+        // in iosim, not a class of the sweep: it ends the sweep with exit 3 (it was counted as a
+        // class and the sweep exited 0)
+        if (!(e instanceof InputError)) throw e;
+        const msg = e.message;
         return { classes: [`error:${msg.split("\n")[0]!.slice(0, 160)}`], metrics: {} };
       }
     }

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseSeed, WORKER_SEMI_SPACE_MB, workerSemiSpaceMb } from "./runner.js";
+import { GROW_MARGIN, GROW_MIN_WARM_MS, growthPays, parseSeed, WarmupMeter, WORKER_SEMI_SPACE_MB, workerSemiSpaceMb } from "./runner.js";
 
 describe("workerSemiSpaceMb", () => {
   it("32 MB while the pool's semi-spaces fit in an eighth of the memory, halved beyond, V8's default below 16 MB", () => {
@@ -102,5 +102,55 @@ describe("parseSeed", () => {
     expect(parseSeed("7")).toBe(7n);
     expect(parseSeed("0x10")).toBe(16n);
     expect(parseSeed(String((1n << 64n) - 1n))).toBe((1n << 64n) - 1n);
+  });
+});
+
+// The default pool (the CLI's: one worker, growing to the cores): a worker is
+// added only when what is left, at the first worker's steady time per run,
+// saves more than GROW_MARGIN of the warm-up that worker paid.
+describe("growing the pool (growthPays, WarmupMeter)", () => {
+  it("grows when the runs left are long against the first worker's warm-up, not when they are short", () => {
+    // a replay: ~1 s warm-up, 0.08 ms a run once fast
+    expect(growthPays(1, 0.08, 1000, 16_000)).toBe(false); // 0.64 s saved < 2 s
+    expect(growthPays(1, 0.08, 1000, 200_000)).toBe(true); // 8 s saved
+    // a WebAssembly io run: 1 ms a run, little warm-up
+    expect(growthPays(1, 1, 50, 1000)).toBe(true);
+    expect(growthPays(1, 1, 50, 150)).toBe(false); // below the floor GROW_MIN_WARM_MS
+    // a third worker saves a third, not a half
+    expect(growthPays(2, 0.08, 1000, 100_000)).toBe(growthPays(1, 0.08, 1000, 100_000 * (1 / 3) / (1 / 2)));
+    expect(GROW_MARGIN * GROW_MIN_WARM_MS).toBeGreaterThan(0);
+  });
+
+  it("has no steady time while the time per run still falls, or before a second of runs; then the median of the last six chunks", () => {
+    const m = new WarmupMeter();
+    // 2, 1, 0.5, 0.3 ms a run in chunks of 100 ms: still falling
+    for (const c of [2, 1, 0.5, 0.3, 0.2, 0.12]) m.add(100 / c, 100);
+    expect(m.steadyPerRunMs()).toBeUndefined();
+    for (const c of [0.1, 0.1, 0.09, 0.1, 0.09, 0.1]) m.add(1000, 1000 * c, 100);
+    expect(m.steadyPerRunMs()).toBeCloseTo(0.1, 5);
+    // the warm-up: what the runs took beyond 0.1 ms each
+    expect(m.warmMs(0.1)).toBeCloseTo(m.ms - m.runs * 0.1, 6);
+    // chunks of a few ms of wall time are not measured (a tick, a scavenge): nothing changes
+    const before = m.steadyPerRunMs();
+    m.add(1, 5, 5);
+    expect(m.steadyPerRunMs()).toBe(before);
+    const short = new WarmupMeter();
+    for (let k = 0; k < 10; k++) short.add(10, 50);
+    expect(short.steadyPerRunMs()).toBeUndefined(); // 0.5 s of runs only
+  });
+
+  it("a sweep started with growTo runs on one worker when it is short, records how many it used, and gives the fixed pool's records", async () => {
+    const { runSweep } = await import("./runner.js");
+    const dir = mkdtempSync(join(tmpdir(), "mc-grow-"));
+    try {
+      const file = join(resolve(__dirname, "..", ".."), "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
+      const grown = await runSweep({ file, runs: 60, seed: 5n, workers: 1, growTo: 4, journal: join(dir, "a.jsonl") });
+      const fixed = await runSweep({ file, runs: 60, seed: 5n, workers: 2, journal: join(dir, "b.jsonl") });
+      expect(grown.workersUsed).toBe(1);
+      expect(fixed.workersUsed).toBe(2);
+      expect(grown.records).toEqual(fixed.records);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

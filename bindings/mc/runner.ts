@@ -15,7 +15,7 @@
 // (rng.ts), and the summary only on the set of records (summary.ts). Workers
 // and chunking change when a run happens, never what it gives.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { dirname, join, resolve } from "node:path";
@@ -53,6 +53,12 @@ export interface SweepOptions {
   seed: bigint;
   /** worker threads; 0 = run in this thread */
   workers: number;
+  /**
+   * Let the pool grow from `workers` up to this many workers while the sweep
+   * runs, when the first worker's own measurements say one more pays for its
+   * warm-up (see growthPays()); the CLI's default: 1 growing to the cores.
+   */
+  growTo?: number;
   shard?: ShardSpec;
   journal: string;
   resume?: boolean;
@@ -168,10 +174,79 @@ export interface SweepResult {
   /** summed time the runs took inside the workers (or this thread): busy / (wall x workers) is the pool's utilisation */
   busyMs: number;
   aborted: boolean;
+  /** workers the pool ended with (0: this thread) */
+  workersUsed: number;
 }
 
 export function defaultWorkers(): number {
   return Math.max(1, availableParallelism());
+}
+
+/**
+ * Should a pool of `workers` start one more? Every worker warms up on its own
+ * (V8 runs a run's code in its interpreter, then compiles it on helper
+ * threads: a Kubernetes replay costs ~25x its steady time at first and
+ * ~1 s of CPU before it is fast, bench/mc.ts), so a second worker saves
+ * time only when what is left is long against that warm-up: on a quiet
+ * 2-core machine the 20,000-run detach-backoff sweep took 5.7 s on one
+ * worker and 7.9 s on two (issue #34), while a sweep of the WebAssembly
+ * io domain, with little JavaScript to warm up, gains from its first
+ * seconds. Decided from the first worker's chunks (the CPU time its thread
+ * spent on them where Linux tells it, which a busy machine does not stretch
+ * as it does the wall-clock time) once its time per run has
+ * stopped falling (after a second of its runs, the median of its last three
+ * chunks within 25 % of the three before: WarmupMeter): `perRunMs` its steady time per run, `warmMs` what its runs so far
+ * took beyond that, `left` the runs not handed out yet. One more worker
+ * saves about left x perRunMs x (1 - workers/(workers+1)) and costs a warm-up
+ * of its own, which on a machine whose cores the pool fills also slows the
+ * others (its compiler threads take their cores): GROW_MARGIN of it.
+ */
+export function growthPays(workers: number, perRunMs: number, warmMs: number, left: number): boolean {
+  const saved = left * perRunMs * (1 - workers / (workers + 1));
+  return saved > GROW_MARGIN * Math.max(warmMs, GROW_MIN_WARM_MS);
+}
+export const GROW_MARGIN = 2;
+/** a warm-up below this is measurement noise: a worker's start-up (loading the bundle, the model) costs about this */
+export const GROW_MIN_WARM_MS = 100;
+
+const WARMUP_MIN_CHUNK_MS = 20;
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const WARMUP_MIN_MS = 1000;
+
+/** The first worker's chunks: its time per run, and whether that has stopped falling. */
+export class WarmupMeter {
+  private perRun: number[] = [];
+  runs = 0;
+  ms = 0;
+  /** a chunk of `runs` that took `ms` of the worker's time (its CPU where known) over `wallMs` */
+  add(runs: number, ms: number, wallMs = ms): void {
+    this.runs += runs;
+    this.ms += ms;
+    // a chunk of a few ms says little (a timer tick, a scavenge, the thread descheduled)
+    if (runs > 0 && wallMs >= WARMUP_MIN_CHUNK_MS) this.perRun.push(ms / runs);
+  }
+  /**
+   * steady time per run (the median of its last six chunks' of
+   * WARMUP_MIN_CHUNK_MS or more) once the first worker has run WARMUP_MIN_MS
+   * and the median of the last three is within 25 % of the three before's,
+   * else undefined
+   */
+  steadyPerRunMs(): number | undefined {
+    const n = this.perRun.length;
+    if (n < 6 || this.ms < WARMUP_MIN_MS) return undefined;
+    const last = median(this.perRun.slice(n - 3));
+    const before = median(this.perRun.slice(n - 6, n - 3));
+    // the median of the last six: a sweep's runs differ in length (its params), and a chunk
+    // slowed by a scavenge or a neighbour's cache misses would shrink the warm-up it implies
+    return last >= 0.75 * before ? median(this.perRun.slice(n - 6)) : undefined;
+  }
+  /** what the runs so far took beyond `perRunMs` each */
+  warmMs(perRunMs: number): number {
+    return Math.max(0, this.ms - this.runs * perRunMs);
+  }
 }
 
 /** Parse a sweep seed: a decimal or 0x integer below 2^64. */
@@ -204,6 +279,16 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   let table = o.table ?? model.spec.mc.table;
   let tally = new SweepTally({ table, metrics: model.spec.mc.metrics });
   let writer: JournalWriter;
+  // one sweep writes a journal at a time: two --resume of one journal at once each ran the runs
+  // the other was running (2,743 duplicate lines in one try)
+  const unlock = lockJournal(o.journal);
+  try {
+    writer = openJournal();
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+  function openJournal(): JournalWriter {
   if (o.resume && existsSync(o.journal)) {
     const j = scanJournal(o.journal, (r) => void tally.add(r), (h) => {
       const why = sameSweep(h, header);
@@ -218,9 +303,9 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
         tally = new SweepTally({ table, metrics: model.spec.mc.metrics });
       }
     });
-    writer = JournalWriter.reopen(o.journal, j.goodBytes);
-  } else {
-    writer = JournalWriter.create(o.journal, header, o.force);
+    return JournalWriter.reopen(o.journal, j.goodBytes);
+  }
+  return JournalWriter.create(o.journal, header, o.force);
   }
   const [lo, hi] = shardRange(o.runs, shard);
   const todo: number[] = [];
@@ -247,6 +332,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const metrics = model.spec.mc.metrics;
   let aborted = false;
   let busyMs = 0;
+  let workersUsed = 0;
   try {
     if (o.workers <= 0) {
       let next = 0;
@@ -262,14 +348,17 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
         await new Promise((r) => setImmediate(r));
       }
     } else {
-      aborted = await runPool(o, text, todo, metrics, table, acceptChunk, (ms) => (busyMs += ms));
+      const pool = await runPool(o, text, todo, metrics, table, acceptChunk, (ms) => (busyMs += ms));
+      aborted = pool.aborted;
+      workersUsed = pool.workers;
     }
   } finally {
     writer.close();
+    unlock();
   }
   const journal = o.journal;
   return {
-    header, tally, completed: tally.completed, model, ranNow: doneNow, wallMs: performance.now() - t0, busyMs, aborted,
+    header, tally, completed: tally.completed, model, ranNow: doneNow, wallMs: performance.now() - t0, busyMs, aborted, workersUsed,
     get records() {
       if (!existsSync(journal)) throw new Error(`mc: SweepResult.records reads the journal back, and ${journal} is gone (read records before removing it, or use tally)`);
       return canonicalRecords(readJournal(journal).records);
@@ -287,13 +376,13 @@ function nextChunk(cur: number, ran: number, ms: number, left: number, workers: 
 }
 
 function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[] | undefined, table: TableAxis[] | undefined,
-  accept: (m: ChunkDone) => void, busy: (ms: number) => void): Promise<boolean> {
+  accept: (m: ChunkDone) => void, busy: (ms: number) => void): Promise<{ aborted: boolean; workers: number }> {
   const nWorkers = Math.max(1, Math.min(o.workers, todo.length || 1));
+  const maxWorkers = Math.max(nWorkers, Math.min(o.growTo ?? nWorkers, todo.length || 1));
   return new Promise((resolveAll, rejectAll) => {
-    if (todo.length === 0) return resolveAll(false);
+    if (todo.length === 0) return resolveAll({ aborted: false, workers: 0 });
     const url = workerUrl();
-    const resourceLimits = workerHeap(o.semiSpaceMb ?? workerSemiSpaceMb(nWorkers));
-    const restoreScavenge = serialScavenge(nWorkers, o.parallelScavenge);
+    const undo: Array<() => void> = [];
     let next = 0;
     let inFlight = 0;
     let chunk = 4;
@@ -301,13 +390,15 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
     let msgId = 0;
     const pool: Worker[] = [];
     let online = 0;
+    let started = 0;
+    const meter = new WarmupMeter();
     const finish = (err?: unknown, aborted = false) => {
       if (finished) return;
       finished = true;
-      if (online < nWorkers) restoreYoungGenFlag();
-      restoreScavenge();
+      if (online < started) restoreYoungGenFlag();
+      for (const u of undo) u();
       o.signal?.removeEventListener("abort", onAbort);
-      Promise.all(pool.map((w) => w.terminate())).finally(() => (err ? rejectAll(err) : resolveAll(aborted)));
+      Promise.all(pool.map((w) => w.terminate())).finally(() => (err ? rejectAll(err) : resolveAll({ aborted, workers: pool.length })));
     };
     const onAbort = () => finish(undefined, true);
     o.signal?.addEventListener("abort", onAbort);
@@ -322,29 +413,48 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
       inFlight++;
       w.postMessage({ id: msgId++, indices: idx });
     };
-    for (let k = 0; k < nWorkers; k++) {
-      const w = new Worker(url, { workerData: { text, file: o.file, seed: o.seed.toString(), metrics, table }, resourceLimits });
-      w.on("message", (m: ChunkDone) => {
-        if (finished) return;
-        inFlight--;
-        busy(m.ms);
-        try {
-          accept(m);
-        } catch (e) {
-          return finish(e);
-        }
-        chunk = nextChunk(chunk, m.runs, m.ms, todo.length - next, nWorkers);
-        feed(w);
-      });
-      w.on("online", () => {
-        if (++online === nWorkers) restoreYoungGenFlag(); // every worker's isolate has been created
-      });
-      w.on("error", (e) => finish(e));
-      w.on("exit", (code) => {
-        if (!finished && code !== 0) finish(new Error(`mc worker exited with code ${code}`));
-      });
-      pool.push(w);
-    }
+    /** start `n` more workers (their heap flags are process-wide: set for the pool's new size, undone once they are online) */
+    const spawn = (n: number) => {
+      const size = pool.length + n;
+      const resourceLimits = workerHeap(o.semiSpaceMb ?? workerSemiSpaceMb(size));
+      undo.push(serialScavenge(size, o.parallelScavenge));
+      started += n;
+      for (let k = 0; k < n; k++) {
+        const w = new Worker(url, { workerData: { text, file: o.file, seed: o.seed.toString(), metrics, table }, resourceLimits });
+        const first = pool.length === 0;
+        w.on("message", (m: ChunkDone) => {
+          if (finished) return;
+          inFlight--;
+          busy(m.ms);
+          try {
+            accept(m);
+          } catch (e) {
+            return finish(e);
+          }
+          chunk = nextChunk(chunk, m.runs, m.ms, todo.length - next, pool.length);
+          if (first && pool.length < maxWorkers) {
+            meter.add(m.runs, m.cpuMs ?? m.ms, m.ms);
+            const c = meter.steadyPerRunMs();
+            if (c !== undefined && growthPays(pool.length, c, meter.warmMs(c), todo.length - next)) {
+              const added = spawn(1);
+              feed(added[0]!);
+              feed(added[0]!);
+            }
+          }
+          feed(w);
+        });
+        w.on("online", () => {
+          if (++online === started) restoreYoungGenFlag(); // every worker's isolate has been created
+        });
+        w.on("error", (e) => finish(e));
+        w.on("exit", (code) => {
+          if (!finished && code !== 0) finish(new Error(`mc worker exited with code ${code}`));
+        });
+        pool.push(w);
+      }
+      return pool.slice(pool.length - n);
+    };
+    spawn(nWorkers);
     if (o.signal?.aborted) return finish(undefined, true);
     // two chunks in flight per worker keeps it busy while the main thread writes
     for (const w of pool) { feed(w); feed(w); }
@@ -360,4 +470,61 @@ export function workerUrl(): URL {
   const built = join(root, "dist", "bindings", "mc", "worker.js");
   if (existsSync(built)) return pathToFileURL(built);
   throw new Error(`mc: no compiled worker at ${built}: run \`npm run build\` first`);
+}
+
+/**
+ * Take `<journal>.lock` (created exclusively, holding this process's pid) for
+ * the sweep; another live process holding it is an input error naming it. A
+ * lock left by a process that is gone (kill -9) is taken over. Returns the
+ * release, also run at exit.
+ */
+export function lockJournal(journal: string): () => void {
+  const lock = `${journal}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) {
+        if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new InputError(`the journal is locked by ${lock}, which another sweep keeps taking`, journal, undefined, "--resume");
+        throw e;
+      }
+      let pid = NaN;
+      try {
+        pid = Number(readFileSync(lock, "utf8").trim());
+      } catch {
+        // gone meanwhile: try again
+      }
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new InputError(`another sweep (process ${pid}) is writing this journal; wait for it, or remove ${lock} if it is not running`, journal, undefined, "--resume");
+      }
+      try {
+        unlinkSync(lock); // stale: its process is gone
+      } catch {
+        // removed by someone else
+      }
+    }
+  }
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    process.removeListener("exit", release);
+    try {
+      unlinkSync(lock);
+    } catch {
+      // already gone
+    }
+  };
+  process.on("exit", release);
+  return release;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

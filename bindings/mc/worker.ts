@@ -6,6 +6,7 @@
 // lines and adds the counts: no per-record structured clone, JSON encoding
 // or parsing there (parsing each line took ~6 us a run of the main thread,
 // which on two cores is taken from the workers).
+import { readFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import type { TableAxis } from "./model.js";
 import { modelFromText, runLine } from "./run-one.js";
@@ -28,8 +29,22 @@ export interface ChunkDone {
   runs: number;
   /** time the runs took in this worker */
   ms: number;
+  /** CPU time this worker's thread spent on them (Linux; undefined elsewhere): unlike ms, not stretched when the machine is busy */
+  cpuMs?: number;
   /** the chunk's runs counted for the summary (the main thread merges it instead of parsing the lines) */
   tally: TallyDelta;
+}
+
+/** This thread's time on a CPU in ms (Linux's /proc/thread-self/schedstat, ns), or undefined where there is none. */
+let schedstat = true;
+function threadCpuMs(): number | undefined {
+  if (!schedstat) return undefined;
+  try {
+    return Number(readFileSync("/proc/thread-self/schedstat", "latin1").split(" ", 1)[0]) / 1e6;
+  } catch {
+    schedstat = false;
+    return undefined;
+  }
 }
 
 const init = workerData as Init;
@@ -38,9 +53,12 @@ const seed = BigInt(init.seed);
 
 parentPort!.on("message", (msg: { id: number; indices: number[] }) => {
   const t0 = performance.now();
+  const c0 = threadCpuMs();
   let lines = "";
   const tally = new SweepTally({ table: init.table, metrics: init.metrics });
   for (const i of msg.indices) lines += runLine(model, seed, i, init.metrics, tally) + "\n";
-  const done: ChunkDone = { id: msg.id, lines, runs: msg.indices.length, ms: performance.now() - t0, tally: tally.delta(msg.indices) };
+  const ms = performance.now() - t0;
+  const c1 = c0 === undefined ? undefined : threadCpuMs();
+  const done: ChunkDone = { id: msg.id, lines, runs: msg.indices.length, ms, cpuMs: c1 === undefined ? undefined : c1 - c0!, tally: tally.delta(msg.indices) };
   parentPort!.postMessage(done);
 });

@@ -33,6 +33,7 @@
 // Outputs: 100 ms bins of completions per cgroup (same shape as
 // iocost_*_bins.jsonl) and vrate samples from iocost_ioc_vrate_adj.
 
+import { maxOf, minOf } from "../util/extent.js";
 import { Simulation } from "../engine/simulation.js";
 import { defaultClock, jobDefaults, scenarioDefaults } from "../scenario/defaults.js";
 import type { DeviceSpec, JobSpec, KernelVersion, Scenario } from "../scenario/types.js";
@@ -173,7 +174,7 @@ export function iocostScenario(tr: IocostTrace, opts: ReplayOptions = {}): Scena
     const t0 = Number(it.t0_ns) - tr.startNs;
     const endT = t0 + Number(it.dur_ms) * 1e6;
     const rec = tr.ios.get(t.cg) ?? [];
-    const first = rec.length ? Math.min(...rec.map((r) => r.submit)) - tr.startNs : t0;
+    const first = rec.length ? minOf(rec.map((r) => r.submit)) - tr.startNs : t0;
     const base = jobDefaults({
       name: t.cg, device: devName, cgroup: t.cg, rw: it.op === "write" ? "write" : "read",
       random: it.pattern === "rand", bs: [{ size: Number(it.bs), weight: 1 }], regionLen: Number(it.span),
@@ -360,7 +361,7 @@ export function scoreIocost(tr: IocostTrace, real: IocostOutcome, sim: IocostOut
   return {
     test: tr.test,
     shareBA: { real: rShare, sim: sShare, relErr: Math.abs(sShare - rShare) / rShare },
-    perBinShareB: { maxAbsErr: errs.length ? Math.max(...errs) : 0, meanAbsErr: errs.length ? errs.reduce((s, e) => s + e, 0) / errs.length : 0, bins: errs.length },
+    perBinShareB: { maxAbsErr: errs.length ? maxOf(errs) : 0, meanAbsErr: errs.length ? errs.reduce((s, e) => s + e, 0) / errs.length : 0, bins: errs.length },
     vrate: { meanAbsErrPct: vErr, reachBoundMs: { real: reach(real), sim: reach(sim) } },
     firstIdleMs: firstIdle,
     idleAfterBurstMs: idleAfter,

@@ -7,6 +7,7 @@
 // The bar: >= 99% of all IOs matched over all traces, and every trace with
 // >= 20 IOs >= 90% matched.
 
+import { maxOf, minOf } from "../util/extent.js";
 import type { SimIo } from "./replay.js";
 
 export const MATCH_NS = 4_000_000;
@@ -58,9 +59,9 @@ export function scoreSims(name: string, sims: readonly SimIo[], matchNs = MATCH_
   }
   const jobs: Score["jobs"] = [];
   for (const [job, l] of byJob) {
-    const first = Math.min(...l.map((s) => s.io.submitNs));
-    const realTotal = Math.max(...l.map((s) => s.io.completeNs)) - first;
-    const simTotal = Math.max(...l.map((s) => s.completeNs)) - first;
+    const first = minOf(l.map((s) => s.io.submitNs));
+    const realTotal = maxOf(l.map((s) => s.io.completeNs)) - first;
+    const simTotal = maxOf(l.map((s) => s.completeNs)) - first;
     jobs.push({ job, ios: l.length, realTotalNs: realTotal, simTotalNs: simTotal, errNs: simTotal - realTotal });
   }
   return {

@@ -19,6 +19,7 @@
 //
 // Every error names the file, the line and the field.
 
+import { shown } from "../util/shown.js";
 import { InputError } from "../scenario/errors.js";
 import type { KernelVersion } from "../scenario/types.js";
 
@@ -113,6 +114,13 @@ function num(o: Record<string, unknown>, k: string, file: string, line: number):
   return v;
 }
 
+/** a whole number (a count, an offset, a time in ns) in [min, 2^53): a fraction or 1e300 is refused here, not at a BigInt() in the replay */
+function int(o: Record<string, unknown>, k: string, file: string, line: number, min = 0): number {
+  const v = num(o, k, file, line);
+  if (!Number.isSafeInteger(v) || v < min) throw new InputError(`field "${k}" must be a whole number${min === 0 ? " >= 0" : min > 0 ? ` >= ${min}` : ` (at most 2^53 in size)`}, got ${v}`, file, line, k);
+  return v;
+}
+
 function str(o: Record<string, unknown>, k: string, file: string, line: number): string {
   const v = o[k];
   if (typeof v !== "string") throw new InputError(`field "${k}" must be a string`, file, line, k);
@@ -134,11 +142,29 @@ export function detectKind(header: Record<string, unknown>): RecordedTrace["kind
   return undefined;
 }
 
+/**
+ * Each IO once: a job's sequence number names one IO (explain --seq picks it
+ * by that number, the score pairs the k-th with the k-th); a repeated one is
+ * a damaged or concatenated capture. A completion before its submission is
+ * one too.
+ */
+function checkIos(ios: RecordedIo[], file: string, seqField: string): void {
+  const seen = new Map<string, number>();
+  for (const io of ios) {
+    const k = `${io.job}\u0000${io.seq}`;
+    const first = seen.get(k);
+    if (first !== undefined) throw new InputError(`job "${io.job}" has IO ${seqField} ${io.seq} twice (first at line ${first})`, file, io.line, seqField);
+    seen.set(k, io.line);
+    if (io.completeNs < io.submitNs) throw new InputError(`complete_ns ${io.completeNs} is before submit_ns ${io.submitNs}`, file, io.line, "complete_ns");
+  }
+}
+
 export function readTrace(text: string, file: string): RecordedTrace {
   const recs = parseLines(text, file);
   const kind = detectKind(recs[0]!.obj);
   const t = kind === "throtl" ? readThrotl(recs, file) : kind === "guest-iomax" ? readGuestIomax(recs, file) : undefined;
   if (t !== undefined) {
+    checkIos(t.ios, file, kind === "throtl" ? "seq" : "idx");
     // a capture cut short after its header would otherwise score 0/0 and pass
     if (t.ios.length === 0) throw new InputError("the trace has a header but no IO records to score (a capture cut short?)", file, recs[recs.length - 1]!.line);
     return t;
@@ -159,11 +185,13 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
   const h = recs[0]!.obj;
   const hl = recs[0]!.line;
   const jm = h.jiffies as Record<string, unknown>;
-  const tickNs = num(jm, "tick_ns", file, hl);
-  const grid = num(jm, "grid_offset_ns", file, hl);
-  const offset = BigInt(num(jm, "offset", file, hl));
-  const t0 = BigInt(num(h, "t0_mono_ns", file, hl));
-  const hz = num(h, "hz", file, hl);
+  if (typeof jm !== "object" || jm === null) throw new InputError(`field "jiffies" must be an object (tick_ns, grid_offset_ns, offset)`, file, hl, "jiffies");
+  const tickNs = int(jm, "tick_ns", file, hl, 1);
+  const grid = int(jm, "grid_offset_ns", file, hl, -(2 ** 53));
+  const offset = BigInt(int(jm, "offset", file, hl, -(2 ** 53)));
+  const t0 = BigInt(int(h, "t0_mono_ns", file, hl));
+  const hz = int(h, "hz", file, hl, 1);
+  if (hz < 100 || hz > 10000) throw new InputError(`field "hz" must be a kernel's CONFIG_HZ (100 to 10000; 100, 250, 300 or 1000 on x86), got ${hz}`, file, hl, "hz");
   const base = t0 - BigInt(grid);
   const tick = BigInt(tickNs);
   let clock: TraceClock = {
@@ -201,12 +229,12 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
     const lim = str(o, "limit", file, hl);
     const f = V1_FILE[lim];
     if (!f) throw new InputError(`unknown limit "${lim}"`, file, hl, "limit");
-    const value = num(o, "value", file, hl);
+    const value = int(o, "value", file, hl);
     writes.push({ atNs: at, cgroup: pathOf(str(o, "cgroup", file, hl)), file: f, value: `${devno} ${value}`, line: hl });
   };
-  for (const w of (Array.isArray(h.limits_written) ? h.limits_written : []) as Array<Record<string, unknown>>) addWrite(w, num(w, "t_ns", file, hl));
+  for (const w of (Array.isArray(h.limits_written) ? h.limits_written : []) as Array<Record<string, unknown>>) addWrite(w, int(w, "t_ns", file, hl, -(2 ** 53)));
   for (const e of (Array.isArray(h.events) ? h.events : []) as Array<Record<string, unknown>>) {
-    addWrite(e, num(e, "write_return_ns", file, hl));
+    addWrite(e, int(e, "write_return_ns", file, hl, -(2 ** 53)));
   }
   const jobs = (Array.isArray(h.jobs) ? h.jobs : ((h.scenario_spec as Record<string, unknown>)?.jobs ?? [])) as Array<Record<string, unknown>>;
   const jobCg = new Map<string, string>();
@@ -220,9 +248,9 @@ function readThrotl(recs: Array<{ obj: Record<string, unknown>; line: number }>,
     if (dir !== "R" && dir !== "W") throw new InputError(`dir must be "R" or "W"`, file, line, "dir");
     if (typeof r.errno !== "undefined") continue; // failed IO: not a completion
     ios.push({
-      job, seq: num(r, "seq", file, line), thread: typeof r.thread === "number" ? r.thread : 0,
-      cgroup: jobCg.get(job) ?? "", dir, off: num(r, "off", file, line), size: num(r, "size", file, line),
-      submitNs: num(r, "submit_ns", file, line), completeNs: num(r, "complete_ns", file, line), line,
+      job, seq: int(r, "seq", file, line), thread: typeof r.thread === "number" ? r.thread : 0,
+      cgroup: jobCg.get(job) ?? "", dir, off: int(r, "off", file, line), size: int(r, "size", file, line, 1),
+      submitNs: int(r, "submit_ns", file, line, -(2 ** 53)), completeNs: int(r, "complete_ns", file, line, -(2 ** 53)), line,
     });
   }
   // a map its recorder marked unreliable (`iosim record` on a machine whose ticks ran late): the phase
@@ -247,6 +275,7 @@ function readGuestIomax(recs: Array<{ obj: Record<string, unknown>; line: number
   const uname = typeof meta.uname === "string" ? meta.uname : "";
   const rel = /Linux \S+ (\d+\.\d+\S*)/.exec(uname)?.[1] ?? "6.1";
   const hz = Number((h.kconfig as Record<string, unknown> | undefined)?.CONFIG_HZ ?? 250);
+  if (!Number.isInteger(hz) || hz < 100 || hz > 10000) throw new InputError(`kconfig.CONFIG_HZ must be a kernel's HZ (100 to 1000), got ${shown((h.kconfig as Record<string, unknown>)?.CONFIG_HZ)}`, file, recs[0]!.line, "CONFIG_HZ");
   const cases = new Map<string, { op: "R" | "W"; bs: number; line: number }>();
   const writes: LimitWrite[] = [];
   const ios: RecordedIo[] = [];
@@ -256,8 +285,10 @@ function readGuestIomax(recs: Array<{ obj: Record<string, unknown>; line: number
       const name = str(r, "case", file, line);
       const it = (r.iotest ?? {}) as Record<string, unknown>;
       const op = it.op === "write" ? "W" : "R";
-      cases.set(name, { op, bs: Number(it.bs ?? 4096), line });
-      writes.push({ atNs: num(r, "set_ns", file, line), cgroup: name, file: "io.max", value: `${devno} ${str(r, "limit", file, line)}`, line });
+      const bs = Number(it.bs ?? 4096);
+      if (!Number.isInteger(bs) || bs < 1 || bs > 2 ** 31) throw new InputError(`iotest.bs must be a whole number of bytes in [1, 2 GiB], got ${shown(it.bs)}`, file, line, "bs");
+      cases.set(name, { op, bs, line });
+      writes.push({ atNs: int(r, "set_ns", file, line), cgroup: name, file: "io.max", value: `${devno} ${str(r, "limit", file, line)}`, line });
     } else if (r.type === "io") {
       const name = str(r, "case", file, line);
       const c = cases.get(name);
@@ -265,9 +296,9 @@ function readGuestIomax(recs: Array<{ obj: Record<string, unknown>; line: number
       const ret = num(r, "ret", file, line);
       if (ret < 0) continue;
       ios.push({
-        job: name, seq: num(r, "idx", file, line), thread: typeof r.tid === "number" ? r.tid : 0, cgroup: name, dir: c.op,
-        off: num(r, "offset", file, line), size: c.bs, submitNs: num(r, "submit_ns", file, line),
-        completeNs: num(r, "complete_ns", file, line), line,
+        job: name, seq: int(r, "idx", file, line), thread: typeof r.tid === "number" ? r.tid : 0, cgroup: name, dir: c.op,
+        off: int(r, "offset", file, line), size: c.bs, submitNs: int(r, "submit_ns", file, line),
+        completeNs: int(r, "complete_ns", file, line), line,
       });
     }
   }

@@ -27,6 +27,7 @@
 // one run. `compare` replays several seeds and sets the distribution of
 // rounds-to-switch beside the recorded round.
 
+import { minOf } from "../util/extent.js";
 import type { ReplayOptions, TraceHandler } from "./registry.js";
 import { registerTraceHandler } from "./registry.js";
 import { Simulation } from "../engine/simulation.js";
@@ -196,7 +197,7 @@ export function wbScenario(tr: WbTrace, opts: ReplayOptions = {}): WbReplayScena
     }));
   }));
   // the fastest recorded copy rate: no replayed write falls behind its record
-  const copy = Math.max(1, Math.floor(Math.min(...copyNs, 1e9)));
+  const copy = Math.max(1, Math.floor(Math.min(minOf(copyNs), 1e9)));
   const writes: ConfigWrite[] = [];
   const root = (file: string, value: string, atNs = 0) => writes.push({ atNs, cgroup: "", file, value });
   const num = (s: string | undefined) => (s !== undefined && /^\d+$/.test(s.trim()) ? s.trim() : undefined);

@@ -234,7 +234,8 @@ function statOrCreate(file: string, bytes: number, undo: Undo): { dev: number; s
 /** the recorder's C source, shipped beside this module's source */
 export function recorderSource(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  for (const p of [join(here, "iosim_rec.c"), join(here, "..", "..", "..", "bindings", "record", "iosim_rec.c")]) {
+  // beside this module (tsx), from dist/bindings/record/ (tsc) and from dist/cli/ (the bundle, scripts/bundle.mjs)
+  for (const p of [join(here, "iosim_rec.c"), join(here, "..", "..", "..", "bindings", "record", "iosim_rec.c"), join(here, "..", "..", "bindings", "record", "iosim_rec.c")]) {
     try {
       return readFileSync(p, "utf8");
     } catch {

@@ -52,6 +52,7 @@
 // plain values with a map of its fields' lines (a Monte Carlo sample,
 // bindings/mc/domains/io.ts), through the same loader (DocView below).
 
+import { parseYaml, resolveAlias } from "../util/yaml-guard.js";
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { InputError } from "./errors.js";
@@ -112,7 +113,7 @@ function yamlView(doc: Document, lc: LineCounter, text: string): DocView<YNode> 
   // an alias (*name) reads as the node its anchor (&name) marks, as the
   // document's values have it (and as bindings/mc reads a sweep); its line
   // is the anchor's
-  const res = (n: unknown): YNode => (isAlias(n) ? (n.resolve(doc) as YNode | undefined) ?? null : (n as YNode));
+  const res = (n: unknown): YNode => (isAlias(n) ? (resolveAlias(doc, n) as YNode | undefined) ?? null : (n as YNode));
   return {
     root: res(doc.contents),
     isMap: (n) => isMap(n),
@@ -172,14 +173,8 @@ function valueView(value: unknown, lines: ReadonlyMap<string, number>): DocView<
 }
 
 export function loadScenario(text: string, file: string, opts: LoadOptions = {}): LoadedScenario {
-  const lc = new LineCounter();
-  const doc: Document = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    throw new InputError(`YAML: ${e.message.split("\n")[0]}`, file, e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line, undefined);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new InputError(`YAML: ${merge.message}`, file, lc.linePos(merge.offset).line, undefined);
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new InputError(problem.message, file, problem.line, undefined);
   return loadView(yamlView(doc, lc, text), file, opts);
 }
 
@@ -324,6 +319,7 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
       }
       devices.push(spec);
     }
+    if (devices.length === 0) throw new InputError("devices: the list is empty; a scenario needs at least one device (or no devices: key for an ssd)", file, lineOf(devNode), "devices");
   }
 
   // cgroups
@@ -360,7 +356,15 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
     view.items(jobsNode).forEach((j, idx) => {
       if (!view.isMap(j)) throw new InputError("each job is a mapping of fio options", file, lineOf(j), "jobs");
       const jname = get(j, "name");
-      iniLines.push(`[${jname !== undefined ? str("name", jname) : `job${idx}`}]`);
+      // a value is one line of the job file it becomes: a newline or a bracket in
+      // a name would start another section ("4k\n[evil]\nrw=write")
+      const oneLine = (k: string, x: string, n: N | undefined) => {
+        if (/[\r\n]/.test(x)) throw new InputError(`"${k}": a fio option's value is one line (this one holds a line break)`, file, lineOf(n), k);
+        return x;
+      };
+      const jn = jname !== undefined ? oneLine("name", str("name", jname), jname) : `job${idx}`;
+      if (/[\[\]]/.test(jn)) throw new InputError(`"name": a job name cannot hold "[" or "]" (they end a fio section name)`, file, lineOf(jname), "name");
+      iniLines.push(`[${jn}]`);
       iniToYaml.push(lineOf(j) ?? 0);
       for (const it of view.pairs(j)) {
         const k = it.key ?? "";
@@ -368,7 +372,8 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
         const v = it.value;
         if (!view.isScalar(v)) throw new InputError(`fio option "${k}" must be a single value`, file, lineOf(v), k);
         const x = view.value(v!);
-        iniLines.push(x === null || x === true ? k : `${k}=${String(x === false ? 0 : x)}`);
+        oneLine(k, k, it.keyNode);
+        iniLines.push(x === null || x === true ? k : `${k}=${oneLine(k, String(x === false ? 0 : x), v)}`);
         iniToYaml.push(lineOf(it.keyNode) ?? 0);
       }
     });

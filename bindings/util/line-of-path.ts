@@ -8,6 +8,7 @@
 
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter } from "yaml";
 import { mergedPairs } from "./yaml-merge.js";
+import { resolveAlias } from "./yaml-guard.js";
 
 /**
  * The 1-based line of every node of a parsed YAML document by field path:
@@ -22,7 +23,7 @@ export function yamlFieldLines(contents: unknown, lc: LineCounter, doc?: Documen
     // a mapping value keeps its key's line (set below): a block value starts a line later
     const r = (node as { range?: [number, number, number] } | null)?.range;
     if (r && !out.has(path)) out.set(path, lc.linePos(r[0]).line);
-    if (doc !== undefined && isAlias(node)) node = node.resolve(doc);
+    if (doc !== undefined && isAlias(node)) node = resolveAlias(doc, node);
     if (isMap(node)) {
       for (const it of doc !== undefined ? mergedPairs(doc, node) : node.items) {
         if (!isPair(it)) continue;

@@ -38,6 +38,7 @@
 // `containers` field is at line 6, where the anchor's mapping has it.
 
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Pair } from "yaml";
+import { resolveAlias } from "./yaml-guard.js";
 
 /** parseDocument options of every loader: merge keys on */
 export const PARSE_OPTIONS = { merge: true } as const;
@@ -47,10 +48,13 @@ export function isMergeKey(key: unknown): boolean {
   return isScalar(key) && (typeof key.value === "symbol" || key.value === "<<");
 }
 
-/** an alias's node, anything else itself */
+/** an alias's node (yaml-guard.ts's cached resolution), anything else itself */
 function resolved(doc: Document, n: unknown): unknown {
-  return isAlias(n) ? n.resolve(doc) : n;
+  return isAlias(n) ? resolveAlias(doc, n) : n;
 }
+
+/** mergedPairs of each mapping, once: a merge source named by many merges (or a diamond of them) is expanded once */
+const mergedOf = new WeakMap<object, Pair[]>();
 
 /** the mappings a merge key's value names, in order; null if one is not a mapping */
 function sources(doc: Document, value: unknown): unknown[] | null {
@@ -72,6 +76,8 @@ export function mergedPairs(doc: Document, m: unknown): Pair[] {
   if (!isMap(m)) return [];
   const items = m.items.filter((p): p is Pair => isPair(p));
   if (!items.some((p) => isMergeKey(p.key))) return items;
+  const memo = mergedOf.get(m);
+  if (memo) return memo;
   // in the order toJS builds the object: a key takes its place when first
   // given (written, or by a merge); a key written after a merge that gave it
   // replaces the merged value in that place; a merge never replaces
@@ -92,6 +98,7 @@ export function mergedPairs(doc: Document, m: unknown): Pair[] {
       }
     }
   }
+  mergedOf.set(m, out);
   return out;
 }
 

@@ -67,6 +67,7 @@
 // timeBased: true, direct: true, pattern: {kind: "closed"} }, and no
 // warnings (ioengine=libaio is modelled: it allows the depth of 16).
 
+import { maxOf } from "../util/extent.js";
 import { besideFile } from "../util/beside-file.js";
 import { nearestName } from "../util/nearest-name.js";
 import { normCgroupPath } from "../cgroup/path.js";
@@ -581,8 +582,9 @@ export function parseFioJobFile(text: string, file: string, opts: FioParseOption
     const nE = merged.get("numjobs");
     const n = nE ? Number(nE.value) : 1;
     if (Number.isFinite(n) && jobs.length + n > FIO_MAX_JOBS) {
-      throw new InputError(`fio runs at most ${FIO_MAX_JOBS} jobs (REAL_MAX_JOBS); this file asks for ${jobs.length + n}`,
-        nE?.file ?? sec.file, nE?.line ?? sec.line, "numjobs");
+      // (blamed on numjobs only where numjobs is given: a file of 5,000 sections names the section)
+      throw new InputError(`fio runs at most ${FIO_MAX_JOBS} jobs (REAL_MAX_JOBS); this file asks for ${jobs.length + n}${nE ? "" : ` at job [${sec.name}]`}`,
+        nE?.file ?? sec.file, nE?.line ?? sec.line, nE ? "numjobs" : sec.name);
     }
     const built = buildJobs(sec, merged, own, groupid, opts, warn);
     jobs.push(...built.jobs);
@@ -782,6 +784,9 @@ function badOption(e: Entry, engine: string): InputError {
   return new InputError(`fio does not know the option "${k}" (fio: Bad option <${fioLine(e)}>)${hint}`, e.file, e.line, k);
 }
 
+/** the deepest queue a job may ask for (fs.aio-max-nr's default) */
+export const MAX_IODEPTH = 65536;
+
 function buildJobs(
   sec: Section, o: Opts, own: Opts, groupid: number, opts: FioParseOptions, warn: (m: string) => void,
 ): { jobs: JobSpec[]; meta: FioJobMeta[] } {
@@ -963,6 +968,10 @@ function buildJobs(
   const engine = engE ? val(engE).toLowerCase() : FIO_DEFAULT_ENGINE;
   const depE = o.get("iodepth");
   let iodepth = depE ? int(depE, 1) : 1;
+  // fio keeps iodepth in an unsigned int; libaio's io_setup refuses more than
+  // fs.aio-max-nr (65536 by default) events. The core gives each a worker, so
+  // 4294967297 wrapped to 1 and 1e8 ran it out of memory.
+  if (iodepth > MAX_IODEPTH) throw bad(depE!, `iodepth ${iodepth} is above ${MAX_IODEPTH}, the most iosim simulates (libaio's default fs.aio-max-nr)`);
   const iodepthOption = iodepth;
   if (iodepth > 1 && FIO_SYNC_ENGINES.has(engine)) {
     warn(`${at(depE!)}: iodepth=${iodepth} with ioengine=${engine}: a synchronous engine keeps one IO in flight; iodepth 1 is used`);
@@ -1126,7 +1135,7 @@ function buildJobs(
     }
     offset = 0;
     offInc = 0;
-    regionLen = Math.max(...replay.ios.map((io) => io.off + io.size));
+    regionLen = maxOf(replay.ios.map((io) => io.off + io.size));
   }
 
   const cgE = o.get("cgroup");

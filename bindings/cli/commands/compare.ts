@@ -10,7 +10,9 @@
 //   - guest buffered-read traces: application reads within 4 ms (pooled bar
 //     95%) and readahead bios' count and size distribution (5% per trace).
 // Exit status: 0 all good, 1 the throttle or buffered-read bar is missed, 2 unreadable input.
-import type { Command } from "commander";
+// (The command's options are declared in commands/index.ts, which loads this
+// module only when `compare`, `replay` or `explain` is the command.)
+import "../../oracle/index.js"; // trace handlers: throttle, iocost, writeback
 import { readTrace } from "../../oracle/traces.js";
 import { compareTrace, overall, type TraceScore } from "../../oracle/compare.js";
 import { formatScore } from "../../oracle/score.js";
@@ -24,7 +26,7 @@ import { readInputFile } from "../read-input.js";
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
 
 export function readTraceText(file: string): string {
-  return readInputFile(file, "trace");
+  return readInputFile(file, "trace", file, "trace");
 }
 
 export function traceHandler(text: string, file: string) {
@@ -36,58 +38,48 @@ export function traceHandler(text: string, file: string) {
 }
 
 
-export function register(program: Command): void {
-  program
-    .command("compare")
-    .description("score simulated completions against recorded kernel traces (throttle, iocost, writeback)")
-    .argument("<traces...>", "trace files (.jsonl)")
-    .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: each trace's)")
-    .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
-    .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
-    .option("--json", "print one JSON object")
-    .action((traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }) => {
-      const kernel = kernelOption(o.kernel);
-      const periodTimer = periodTimerOption(o.periodTimer);
-      const seed = seedOption(o.seed);
-      const throttle: TraceScore[] = [];
-      const others: Array<{ file: string; kind: string; score: Record<string, unknown>; text: string }> = [];
-      // every file is read and its throttle records parsed before any replay,
-      // so a bad file late in the list does not throw away replays already run
-      const inputs = traces.map((f) => {
-        const text = readTraceText(f);
-        const h = traceHandler(text, f);
-        return { f, text, h, trace: THROTTLE_KINDS.has(h.kind) ? readTrace(text, f) : undefined };
-      });
-      for (const { f, text, h, trace } of inputs) {
-        if (trace !== undefined) throttle.push(compareTrace(trace, { kernel, seed }));
-        else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer }) });
-      }
-      const all = throttle.length ? overall(throttle) : undefined;
-      if (o.json) {
-        process.stdout.write(JSON.stringify({ traces: throttle, overall: all, others }, null, 2) + "\n");
-      } else {
-        for (const s of throttle) for (const p of s.parts) process.stdout.write(formatScore(p) + "\n");
-        if (all) {
-          process.stdout.write(`overall: ${all.matched}/${all.ios} IOs matched (${(100 * all.share).toFixed(2)}%)` +
-            (all.weak.length ? `; below 90%: ${all.weak.join(", ")}` : "") + ` -> ${all.pass ? "PASS" : "FAIL"}\n`);
-        }
-        for (const x of others) process.stdout.write(`== ${x.file} (${x.kind})\n${x.text}\n`);
-      }
-      // buffered reads: application reads pooled over the traces given, bios per trace
-      const buf = others.filter((x) => x.kind === "guest-bufread").map((x) => x.score as unknown as BufScore);
-      if (buf.length) {
-        const ios = buf.reduce((a, s) => a + s.reads.ios, 0);
-        const m = buf.reduce((a, s) => a + s.reads.matched, 0);
-        const share = ios ? m / ios : 1;
-        const bad = buf.filter((s) => !s.pass).map((s) => s.file);
-        const ok = share >= READ_BAR && bad.length === 0;
-        if (!o.json) {
-          process.stdout.write(`buffered reads: ${m}/${ios} reads matched (${(100 * share).toFixed(2)}%, bar ${100 * READ_BAR}%)` +
-            (bad.length ? `; bio count or sizes off by more than ${100 * BIO_BAR}%: ${bad.join(", ")}` : `; bio count and sizes within ${100 * BIO_BAR}% in every trace`) +
-            ` -> ${ok ? "PASS" : "FAIL"}\n`);
-        }
-        if (!ok) process.exitCode = 1;
-      }
-      if (all && !all.pass) process.exitCode = 1;
-    });
+export function compareAction(traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }): void {
+  const kernel = kernelOption(o.kernel);
+  const periodTimer = periodTimerOption(o.periodTimer);
+  const seed = seedOption(o.seed);
+  const throttle: TraceScore[] = [];
+  const others: Array<{ file: string; kind: string; score: Record<string, unknown>; text: string }> = [];
+  // every file is read and its throttle records parsed before any replay,
+  // so a bad file late in the list does not throw away replays already run
+  const inputs = traces.map((f) => {
+    const text = readTraceText(f);
+    const h = traceHandler(text, f);
+    return { f, text, h, trace: THROTTLE_KINDS.has(h.kind) ? readTrace(text, f) : undefined };
+  });
+  for (const { f, text, h, trace } of inputs) {
+    if (trace !== undefined) throttle.push(compareTrace(trace, { kernel, seed }));
+    else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer }) });
+  }
+  const all = throttle.length ? overall(throttle) : undefined;
+  if (o.json) {
+    process.stdout.write(JSON.stringify({ traces: throttle, overall: all, others }, null, 2) + "\n");
+  } else {
+    for (const s of throttle) for (const p of s.parts) process.stdout.write(formatScore(p) + "\n");
+    if (all) {
+      process.stdout.write(`overall: ${all.matched}/${all.ios} IOs matched (${(100 * all.share).toFixed(2)}%)` +
+        (all.weak.length ? `; below 90%: ${all.weak.join(", ")}` : "") + ` -> ${all.pass ? "PASS" : "FAIL"}\n`);
+    }
+    for (const x of others) process.stdout.write(`== ${x.file} (${x.kind})\n${x.text}\n`);
+  }
+  // buffered reads: application reads pooled over the traces given, bios per trace
+  const buf = others.filter((x) => x.kind === "guest-bufread").map((x) => x.score as unknown as BufScore);
+  if (buf.length) {
+    const ios = buf.reduce((a, s) => a + s.reads.ios, 0);
+    const m = buf.reduce((a, s) => a + s.reads.matched, 0);
+    const share = ios ? m / ios : 1;
+    const bad = buf.filter((s) => !s.pass).map((s) => s.file);
+    const ok = share >= READ_BAR && bad.length === 0;
+    if (!o.json) {
+      process.stdout.write(`buffered reads: ${m}/${ios} reads matched (${(100 * share).toFixed(2)}%, bar ${100 * READ_BAR}%)` +
+        (bad.length ? `; bio count or sizes off by more than ${100 * BIO_BAR}%: ${bad.join(", ")}` : `; bio count and sizes within ${100 * BIO_BAR}% in every trace`) +
+        ` -> ${ok ? "PASS" : "FAIL"}\n`);
+    }
+    if (!ok) process.exitCode = 1;
+  }
+  if (all && !all.pass) process.exitCode = 1;
 }

@@ -1,16 +1,17 @@
 // `iosim run [SCENARIO | JOBFILE.fio]`: run a scenario and report it.
-import type { Command } from "commander";
-import { readFileSync, writeFileSync } from "node:fs";
+import "../../engine/modules/index.js"; // control modules: io.max, io.weight, io.cost.*, writeback
+import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { makeDirs } from "../make-dirs.js";
-import { dirname, extname, join, resolve } from "node:path";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { Simulation } from "../../engine/simulation.js";
 import { InputError } from "../../scenario/errors.js";
-import { readInputFile } from "../read-input.js";
+import { inputCap, readCapped, readInputFile } from "../read-input.js";
 import { loadScenario } from "../../scenario/load.js";
 import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
-import { KERNEL_VERSIONS, type DeviceSpec, type RunResult, type Scenario } from "../../scenario/types.js";
-import { kernelOption, outputFormatOption, seedOption } from "../options.js";
+import { type DeviceSpec, type RunResult, type Scenario } from "../../scenario/types.js";
+import { kernelOption, outputFormatOption, seedOption, wholeNumberOption } from "../options.js";
+import { DEFAULT_LIMITS, type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
@@ -30,15 +31,27 @@ export interface RunCliOptions {
   seed?: string;
   kernel?: string;
   quiet?: boolean;
+  maxEvents?: string;
+  maxSeriesBins?: string;
+  maxRecords?: string;
   strict?: boolean;
   summaryJson?: string;
   report?: string;
 }
 
+/** --max-events / --max-series-bins / --max-records (scenario/limits.ts) */
+export function limitsOption(o: RunCliOptions): Partial<RunLimits> {
+  const out: Partial<RunLimits> = {};
+  if (o.maxEvents !== undefined) out.maxEvents = wholeNumberOption("--max-events", o.maxEvents);
+  if (o.maxSeriesBins !== undefined) out.maxSeriesBins = wholeNumberOption("--max-series-bins", o.maxSeriesBins);
+  if (o.maxRecords !== undefined) out.maxRecords = wholeNumberOption("--max-records", o.maxRecords);
+  return out;
+}
+
 const PRESETS = ["ssd", "nvme", "hdd", "ideal", "nullb"];
 
 export function readRelative(path: string, from: string): string {
-  return readInputFile(resolve(dirname(from), path), `file ${path}`, from);
+  return readInputFile(resolve(dirname(from), path), `file ${path}`, from, "trace");
 }
 
 export function sizesOf(devs: DeviceSpec[]): Record<string, number> {
@@ -52,8 +65,9 @@ function deviceFromFlag(flag: string | undefined): DeviceSpec {
   if (PRESETS.includes(v)) return devicePreset(v as PresetName);
   let text: string;
   try {
-    text = readFileSync(v, "utf8");
-  } catch {
+    text = readCapped(v, inputCap("text"), v, "device file");
+  } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(`--device: "${v}" is neither a preset (${PRESETS.join(", ")}) nor a readable device file`, "command line", undefined, "--device");
   }
   return loadDeviceFile(text, v);
@@ -120,78 +134,75 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
   return { scenario, warnings, fioJobs, fioGlobalOptions };
 }
 
-export function register(program: Command): void {
-  program
-    .command("run")
-    .description("run a scenario (YAML), a fio job file, an oracle throttle scenario (.json), or the built-in io.max demo when none is given")
-    .argument("[scenario]", "scenario YAML, fio job file (.fio), oracle throtl scenario (.json), or 'demo'")
-    .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
-    .option("--json", "print fio-style JSON instead of text (--output-format json)")
-    .option("--output-format <fmt>", "fio's output format: normal (default), json, or json+ (json with the latency histogram bins)")
-    .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt, summary.json, report.html (and records.jsonl if recorded) to DIR")
-    .option("--seed <n>", "override the scenario's seed")
-    .option("--kernel <version>", `kernel profile (${KERNEL_VERSIONS.join(", ")})`)
-    .option("-q, --quiet", "no progress bar")
-    .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
-    .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
-    .option("--report <file.html>", "also write the run as one self-contained web page: charts over time, the summary, io.stat (opens offline)")
-    .action((target: string | undefined, o: RunCliOptions) => {
-      const format = outputFormatOption(o.outputFormat, o.json);
-      const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
-      const pre = [...warnings, ...lintScenario(scenario)];
-      const sim = new Simulation(scenario);
-      if (o.strict && pre.length + sim.setupWarnings().length > 0) {
-        const all = [...pre, ...sim.setupWarnings()];
-        process.stderr.write(warningBlock(all));
-        throw new InputError(`${all.length} warning${all.length === 1 ? "" : "s"} (above) with --strict; nothing was run`, target ?? "demo", undefined, "--strict");
-      }
-      const bar = o.quiet ? undefined : progressBar(scenario.name);
-      const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
-      bar?.stop();
-      result.warnings.unshift(...pre);
-      result.warnings.push(...lintResult(scenario, result, truePercentileOf(scenario, result)));
-      const fioOpts = { jobs: fioJobs, globalOptions: fioGlobalOptions };
-      const ioStat = toIoStat(result);
-      const ioStatText = Object.entries(ioStat)
-        .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
-        .join("");
-      const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat) : undefined;
-      if (o.summaryJson) writeFileSync(o.summaryJson, JSON.stringify(summaryDoc, null, 2) + "\n");
-      const report = o.report || o.out ? runReportHtml(sim, result, ioStat) : undefined;
-      if (o.report) writeFileSync(o.report, report!);
-      if (o.out) {
-        makeDirs(o.out);
-        writeFileSync(join(o.out, "summary.json"), JSON.stringify(summaryDoc, null, 2) + "\n");
-        writeFileSync(join(o.out, "report.html"), report!);
-        writeFileSync(join(o.out, "fio.json"), fioJsonText(toFioJson(result, fioOpts)));
-        writeFileSync(join(o.out, "io.stat"), ioStatText);
-        // a run without a time series (series: 0, oracle scenarios) has none to write
-        if (result.seriesBinNs > 0) {
-          writeFileSync(join(o.out, "series.csv"), toSeriesCsv(result));
-          writeFileSync(join(o.out, "series.json"), toSeriesJson(result));
-        }
-        writeFileSync(join(o.out, "summary.txt"), summaryText(result));
-        if (result.records) {
-          writeFileSync(join(o.out, "records.jsonl"), result.records.map((r) => JSON.stringify(r)).join("\n") + "\n");
-        }
-      }
-      if (format !== "normal") {
-        process.stdout.write(fioJsonText(toFioJson(result, { ...fioOpts, plus: format === "json+" })));
-        // stdout stays one JSON document; the warnings go where fio's go
-        for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
-      } else {
-        // the warnings first: a result read under a mistaken setting is no result
-        if (result.warnings.length) process.stdout.write(warningBlock(result.warnings) + "\n");
-        process.stdout.write(toFioText(result, fioOpts));
-        process.stdout.write("\n" + summaryText(result, { warningsAbove: true }));
-        process.stdout.write("\n" + ioStatText);
-        if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, ${result.seriesBinNs > 0 ? "series.csv, series.json, " : ""}summary.txt, summary.json, report.html to ${o.out}${result.seriesBinNs > 0 ? "" : " (no time series: the scenario has series: 0)"}\n`);
-      }
-      if (o.strict && result.warnings.length) {
-        process.stderr.write(`iosim: --strict: ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}\n`);
-        process.exitCode = 2;
-      }
-    });
+/** `iosim run`'s action (declared in commands/index.ts, which loads this module only when `run` is the command). */
+export function runAction(target: string | undefined, o: RunCliOptions): void {
+  const format = outputFormatOption(o.outputFormat, o.json);
+  const limits = limitsOption(o);
+  const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+  const pre = [...warnings, ...lintScenario(scenario)];
+  const sim = new Simulation(scenario, undefined, limits);
+  if (o.strict && pre.length + sim.setupWarnings().length > 0) {
+    const all = [...pre, ...sim.setupWarnings()];
+    process.stderr.write(warningBlock(all));
+    throw new InputError(`${all.length} warning${all.length === 1 ? "" : "s"} (above) with --strict; nothing was run`, target ?? "demo", undefined, "--strict");
+  }
+  const bar = o.quiet ? undefined : progressBar(scenario.name);
+  const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
+  bar?.stop();
+  result.warnings.unshift(...pre);
+  result.warnings.push(...lintResult(scenario, result, truePercentileOf(scenario, result, limits)));
+  const fioOpts = { jobs: fioJobs, globalOptions: fioGlobalOptions };
+  const ioStat = toIoStat(result);
+  const ioStatText = Object.entries(ioStat)
+    .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
+    .join("");
+  const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat) : undefined;
+  if (o.summaryJson) writeFileSync(o.summaryJson, JSON.stringify(summaryDoc, null, 2) + "\n");
+  const report = o.report || o.out ? runReportHtml(sim, result, ioStat) : undefined;
+  if (o.report) writeFileSync(o.report, report!);
+  if (o.out) {
+    // written whole into a temporary directory beside DIR, then moved in file by file: a run
+    // that dies part-way leaves DIR as it was (and a ".DIR.iosim-partial-PID" directory that
+    // says it is incomplete), never a DIR with some of this run's files and some of the last's
+    makeDirs(o.out);
+    const tmp = join(dirname(resolve(o.out)), `.${basename(resolve(o.out))}.iosim-partial-${process.pid}`);
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp);
+    const files: Array<[string, () => string]> = [
+      ["summary.json", () => JSON.stringify(summaryDoc, null, 2) + "\n"],
+      ["report.html", () => report!],
+      ["fio.json", () => fioJsonText(toFioJson(result, fioOpts))],
+      ["io.stat", () => ioStatText],
+    ];
+    // a run without a time series (series: 0, oracle scenarios) has none to write
+    if (result.seriesBinNs > 0) files.push(["series.csv", () => toSeriesCsv(result)], ["series.json", () => toSeriesJson(result)]);
+    files.push(["summary.txt", () => summaryText(result)]);
+    if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
+    try {
+      for (const [name, text] of files) writeFileSync(join(tmp, name), text());
+      for (const [name] of files) renameSync(join(tmp, name), join(o.out, name));
+      rmdirSync(tmp);
+    } catch (e) {
+      rmSync(tmp, { recursive: true, force: true });
+      throw e;
+    }
+  }
+  if (format !== "normal") {
+    process.stdout.write(fioJsonText(toFioJson(result, { ...fioOpts, plus: format === "json+" })));
+    // stdout stays one JSON document; the warnings go where fio's go
+    for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
+  } else {
+    // the warnings first: a result read under a mistaken setting is no result
+    if (result.warnings.length) process.stdout.write(warningBlock(result.warnings) + "\n");
+    process.stdout.write(toFioText(result, fioOpts));
+    process.stdout.write("\n" + summaryText(result, { warningsAbove: true }));
+    process.stdout.write("\n" + ioStatText);
+    if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, ${result.seriesBinNs > 0 ? "series.csv, series.json, " : ""}summary.txt, summary.json, report.html to ${o.out}${result.seriesBinNs > 0 ? "" : " (no time series: the scenario has series: 0)"}\n`);
+  }
+  if (o.strict && result.warnings.length) {
+    process.stderr.write(`iosim: --strict: ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}\n`);
+    process.exitCode = 2;
+  }
 }
 
 export function jsonReplacer(_k: string, v: unknown): unknown {
@@ -200,15 +211,30 @@ export function jsonReplacer(_k: string, v: unknown): unknown {
   return v;
 }
 
+/** records.jsonl: one line per bio, built in pieces (one string of 5 M records would pass V8's string limit) */
+function recordsText(records: ReadonlyArray<unknown>): string {
+  const parts: string[] = [];
+  for (let i = 0; i < records.length; i += 10000) parts.push(records.slice(i, i + 10000).map((r) => JSON.stringify(r)).join("\n"));
+  return parts.join("\n") + "\n";
+}
+
 /**
  * The true percentile of a job's latencies from the run's own records, for
  * lintResult when fio's histogram tops out: the scenario is run again with
  * every bio recorded (deterministic, so the same run), only when asked.
  */
-function truePercentileOf(s: Scenario, r: RunResult): (job: string, dir: "read" | "write", p: number) => number | undefined {
+function truePercentileOf(s: Scenario, r: RunResult, limits: Partial<RunLimits> = {}): (job: string, dir: "read" | "write", p: number) => number | undefined {
   let recs: RunResult["records"] | undefined = r.records;
   return (job, dir, p) => {
-    recs ??= new Simulation({ ...s, record: true }).runToEnd().records ?? [];
+    if (recs === undefined) {
+      try {
+        recs = new Simulation({ ...s, record: true }, undefined, limits).runToEnd().records ?? [];
+      } catch (e) {
+        // more bios than the record budget: no true percentile (the lint says less), not a failed run
+        if (!(e instanceof InputError)) throw e;
+        recs = [];
+      }
+    }
     const lat = recs
       .filter((b) => b.job === job && (b.dir === "W") === (dir === "write"))
       .map((b) => b.completeNs - b.submitNs)

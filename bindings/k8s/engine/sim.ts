@@ -1,3 +1,4 @@
+import { shown } from "../../util/shown.js";
 // The simulation kernel of the Kubernetes replay: one clock, one ordered event
 // queue, a few periodic loops ("tickers") that sleep while nothing changes.
 //
@@ -517,7 +518,7 @@ export class Sim {
 /** Parse "100ms", "2m2s", "1h", "1.5s" or a number of ms. */
 export function parseDurationMs(v: unknown): Ms {
   if (typeof v === "number" && Number.isFinite(v) && v >= 0) return Math.round(v);
-  if (typeof v !== "string") throw new Error(`expected a duration like "500ms" or "2m2s", got ${JSON.stringify(v)}`);
+  if (typeof v !== "string") throw new Error(`expected a duration like "500ms" or "2m2s", got ${shown(v)}`);
   const s = v.trim();
   if (/^\d+$/.test(s)) return Number(s);
   const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
@@ -530,7 +531,7 @@ export function parseDurationMs(v: unknown): Ms {
     const n = Number(m[1]);
     total += m[2] === "ms" ? n : m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60000 : n * 3600000;
   }
-  if (consumed !== s.length || s.length === 0) throw new Error(`expected a duration like "500ms" or "2m2s", got ${JSON.stringify(v)}`);
+  if (consumed !== s.length || s.length === 0) throw new Error(`expected a duration like "500ms" or "2m2s", got ${shown(v)}`);
   return Math.round(total);
 }
 

@@ -6,6 +6,8 @@
 // field path. Once every key is loaded, the names the timeline, faults and
 // checks give are checked against what the scenario defines (references.ts).
 
+import { shown } from "../../util/shown.js";
+import { parseYaml, yamlToJS } from "../../util/yaml-guard.js";
 import { LineCounter, parseDocument } from "yaml";
 import { mergeProblem, PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import type { ApiFault } from "../api/apiserver.js";
@@ -63,13 +65,13 @@ class Cx {
     }
   }
   str(v: unknown, path: string): string {
-    if (typeof v !== "string" || v === "") this.fail(path, `expected a non-empty string, got ${JSON.stringify(v)}`);
+    if (typeof v !== "string" || v === "") this.fail(path, `expected a non-empty string, got ${shown(v)}`);
     return v;
   }
   /** a whole number >= min (YAML may give it as a string: "3") */
   int(v: unknown, path: string, min: number): number {
     const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n) || n < min) this.fail(path, `expected a whole number >= ${min}, got ${JSON.stringify(v)}`);
+    if (!Number.isSafeInteger(n) || n < min) this.fail(path, `expected a whole number >= ${min}, got ${shown(v)}`);
     return n;
   }
   /** a step name a component announces (engine/context.ts STEP_NAMES) */
@@ -83,7 +85,7 @@ class Cx {
     return v === undefined || v === "always" ? Infinity : this.int(v, path, 0);
   }
   map(v: unknown, path: string): J {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, `expected a mapping, got ${JSON.stringify(v)}`);
+    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, `expected a mapping, got ${shown(v)}`);
     return v as J;
   }
   list(v: unknown, path: string): unknown[] {
@@ -94,7 +96,7 @@ class Cx {
   /** true or false (YAML's own booleans: a quoted "false" or a YAML 1.1 `no` was read as true) */
   bool(v: unknown, path: string, dflt: boolean): boolean {
     if (v === undefined) return dflt;
-    if (typeof v !== "boolean") this.fail(path, `expected true or false, got ${JSON.stringify(v)}`);
+    if (typeof v !== "boolean") this.fail(path, `expected true or false, got ${shown(v)}`);
     return v;
   }
   only(o: J, path: string, keys: readonly string[]): void {
@@ -102,19 +104,14 @@ class Cx {
   }
 }
 
+const MAX_DURATION_MS = 876000 * 3600_000;
+
 const TOP = ["name", "description", "incident", "version", "fixes", "seed", "duration", "clock", "settings", "objects", "timeline", "faults", "expect", "symptom"];
 
 export function loadK8sScenario(text: string, file = "<scenario>"): K8sScenario {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { ...PARSE_OPTIONS, lineCounter: lc, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const line = e.linePos?.[0]?.line ?? lc.linePos(e.pos[0]).line;
-    throw new ScenarioError(file, line, "", `YAML: ${e.message.split("\n")[0]}`);
-  }
-  const merge = mergeProblem(doc);
-  if (merge) throw new ScenarioError(file, lc.linePos(merge.offset).line, "", `YAML: ${merge.message}`);
-  return k8sScenarioFromValue(internStrings(doc.toJS()), file, yamlFieldLines(doc.contents, lc, doc));
+  const { doc, lc, problem } = parseYaml(text);
+  if (problem) throw new ScenarioError(file, problem.line, "", problem.message);
+  return k8sScenarioFromValue(internStrings(yamlToJS(doc)), file, yamlFieldLines(doc.contents, lc, doc));
 }
 
 /**
@@ -200,7 +197,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
         const v = f[k];
         // on/off as `--fix ID=on|off` takes them, or a YAML boolean; anything
         // else (`yes`, `1`, `enabled`) was read as off, whatever the version had
-        if (v !== true && v !== false && v !== "on" && v !== "off") cx.fail(`fixes.${k}`, `expected on or off, got ${JSON.stringify(v)}`);
+        if (v !== true && v !== false && v !== "on" && v !== "off") cx.fail(`fixes.${k}`, `expected on or off, got ${shown(v)}`);
         fixes[id as keyof FixOverrides] = v === true || v === "on";
       }
     }
@@ -243,6 +240,18 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   }
 
   const objects = want("objects") ? cx.list(root.objects, "objects").map((o, i) => manifest(cx, o, `objects[${i}]`)) : undefined;
+  // the API server keys an object by kind, namespace and name: a second of one key was a create the
+  // set-up could not do ('nodes "x" already exists' thrown out of the replay, exit 3)
+  if (objects !== undefined) {
+    const seen = new Map<string, number>();
+    objects.forEach((o, i) => {
+      const md = o.metadata as { name: string; namespace?: string };
+      const key = `${o.kind}/${md.namespace ?? ""}/${md.name}`;
+      const first = seen.get(key);
+      if (first !== undefined) cx.fail(`objects[${i}].metadata.name`, `a second ${o.kind} named ${JSON.stringify(md.namespace ? `${md.namespace}/${md.name}` : md.name)} (objects[${first}] is the first); object names are unique per kind${md.namespace ? " and namespace" : ""}`);
+      seen.set(key, i);
+    });
+  }
   const timeline = want("timeline") ? cx.list(root.timeline, "timeline").map((t, i) => timelineItem(cx, t, `timeline[${i}]`)) : undefined;
   let storageFaults: StorageFault[] | undefined;
   let apiFaults: ApiFault[] | undefined;
@@ -259,6 +268,10 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   const seed = !want("seed") ? undefined : root.seed === undefined ? 1 : cx.int(root.seed, "seed", 0);
   // an `at:` past the end of the run never fired, silently
   const durationMs = !want("duration") ? undefined : root.duration === undefined ? 20 * 60_000 : cx.dur(root.duration, "duration");
+  // a run of no time replays nothing; a century is the most a replay's clock is asked to hold
+  if (durationMs !== undefined && root.duration !== undefined && !(durationMs > 0 && durationMs <= MAX_DURATION_MS)) {
+    cx.fail("duration", `a run lasts more than 0s and at most 876000h (100 years), got ${shown(root.duration)}`);
+  }
   if (timeline !== undefined && durationMs !== undefined)
     for (let i = 0; i < timeline.length; i++) {
       const at = timeline[i]!.atMs;
@@ -350,14 +363,16 @@ function loadClock(cx: Cx, root: J): WallClock {
   if (clockIn.start !== undefined) {
     const startText = String(clockIn.start instanceof Date ? (clockIn.start as Date).toISOString() : clockIn.start);
     startUtcMs = Date.parse(startText);
-    if (Number.isNaN(startUtcMs)) cx.fail("clock.start", `expected an RFC 3339 time, got ${JSON.stringify(clockIn.start)}`);
+    if (Number.isNaN(startUtcMs)) cx.fail("clock.start", `expected an RFC 3339 time, got ${shown(clockIn.start)}`);
   }
   let offsetMin = 0;
   let off = "+00:00";
   if (clockIn.utcOffset !== undefined) {
     off = String(clockIn.utcOffset);
     const om = /^([+-])(\d\d):?(\d\d)$/.exec(off);
-    if (!om) cx.fail("clock.utcOffset", `expected "+08:00" or "-0700", got ${JSON.stringify(off)}`);
+    if (!om) cx.fail("clock.utcOffset", `expected "+08:00" or "-0700", got ${shown(off)}`);
+    // UTC-12:00 to UTC+14:00 are the offsets in use; minutes below 60
+    if (Number(om[3]) >= 60 || Number(om[2]) * 60 + Number(om[3]) > 14 * 60) cx.fail("clock.utcOffset", `an offset from UTC is at most 14 hours with minutes below 60, got ${shown(off)}`);
     offsetMin = (om[1] === "-" ? -1 : 1) * (Number(om[2]) * 60 + Number(om[3]));
   }
   return { startUtcMs, offsetMin, zone: clockIn.zone === undefined ? (offsetMin === 0 ? "UTC" : off.replace(":", "")) : String(clockIn.zone) };
@@ -430,7 +445,7 @@ function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
     // fraction was read as no grace at all (the pod deleted at once)
     const tg = obj.spec.terminationGracePeriodSeconds;
     if (tg !== undefined && !(typeof tg === "number" && Number.isInteger(tg) && tg >= 0))
-      cx.fail(`${path}.spec.terminationGracePeriodSeconds`, `expected a whole number of seconds >= 0 (the Pod API's int64), got ${JSON.stringify(tg)}${typeof tg === "number" && tg < 0 ? " (a negative grace period is not modelled)" : ""}`);
+      cx.fail(`${path}.spec.terminationGracePeriodSeconds`, `expected a whole number of seconds >= 0 (the Pod API's int64), got ${shown(tg)}${typeof tg === "number" && tg < 0 ? " (a negative grace period is not modelled)" : ""}`);
     const vols = cx.list(obj.spec.volumes, `${path}.spec.volumes`) as J[];
     for (let i = 0; i < vols.length; i++) {
       const vol = vols[i]!;
@@ -754,7 +769,7 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
   let a: J;
   if (typeof raw === "string") {
     const field = SHORTHAND_FIELD[kind];
-    if (field === undefined) cx.fail(p, `expected a mapping (${CHECK_FIELDS[kind]!.join(", ")}), got ${JSON.stringify(raw)}`);
+    if (field === undefined) cx.fail(p, `expected a mapping (${CHECK_FIELDS[kind]!.join(", ")}), got ${shown(raw)}`);
     a = { [field]: raw };
   } else {
     a = cx.map(raw, p);

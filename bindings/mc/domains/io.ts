@@ -57,7 +57,7 @@
 // them: an option ignored, iodepth under a synchronous engine) and of the
 // engine, and "error:..." if a run throws.
 
-import { readFileSync } from "node:fs";
+import { readInputFile } from "../../cli/read-input.js";
 import { dirname, resolve } from "node:path";
 import { stringify } from "yaml";
 import { instantiateCore, type CoreExports } from "../../core/core.js";
@@ -148,7 +148,7 @@ function pathAtLine(text: string, line: number, key?: string): string | undefine
 }
 
 /** Files a scenario names (device files, fio_file), relative to the randomised file. */
-const READ: LoadOptions = { readFile: (p, from) => readFileSync(resolve(dirname(from), p), "utf8") };
+const READ: LoadOptions = { readFile: (p, from) => readInputFile(resolve(dirname(from), p), `file ${p}`, from, "trace") };
 
 /**
  * A sample loaded from its YAML text, as every run did before: the loader on
