@@ -85,7 +85,7 @@ function ratesInterleaved(cases: readonly Case[], opts: K8sRunOptions, budgetMs 
 }
 
 const fmt = (x: number): string => Math.round(x).toLocaleString("en-US");
-// the four seed incidents (the other built-in incidents are not part of this bench's figures)
+// the seed incidents (built-ins without a seed — the other incidents and the operations' scenarios — are not in the figures)
 const scenarios = builtinK8sScenarios().filter((sc) => sc.incident?.seed);
 const cases = scenarios.flatMap((sc) => [
   { sc, version: sc.incident!.affected, label: "affected" },

@@ -41,7 +41,8 @@ import type { Ticker, WakeGroup } from "../engine/sim.js";
 import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
 import { type Done, FailureMessages, NestedPendingOperations, RunResult } from "../util/nestedpendingoperations.js";
 import { adcOperationName, attachDetachKey } from "../util/operationexecutor.js";
-import { isMultiAttachAllowed, joinOnce, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumeSpec } from "../volume/plugins.js";
+import { isMultiAttachAllowed, joinOnce, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
+import { perform } from "../volume/operation.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
 import { type AttacherDetacher, createReconciler, type NodeLister, type PodEventRecorder, Reconciler, volDetail } from "./reconciler.js";
@@ -412,15 +413,41 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
 
   /** reconciler sync: VerifyVolumesAreAttached */
   private sync(): void {
+    // a scenario that gives VerifyVolumesAreAttached a latency or a fault makes each check a call of its own (volume/operation.ts)
+    const timed = this.ctx.backend.modelled("verifyAttached");
     for (const av of this.asw.getAttachedVolumes()) {
       if (!av.spec || !av.attachedConfirmed) continue;
       const plugin = this.plugins.findBySpec(av.spec);
       if (!plugin?.volumeIsAttached) continue;
-      if (!plugin.volumeIsAttached(this.env, av.spec, av.nodeName)) {
-        this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:194", `VerifyVolumesAreAttached determined volume ${JSON.stringify(av.spec.name)} (spec.Name: ${JSON.stringify(av.spec.name)}) is no longer attached to node ${JSON.stringify(av.nodeName)}, therefore it was marked as detached.`);
-        this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
+      if (timed) {
+        this.verifyAttachedCall(plugin, av);
+        // (a pass that makes calls is not idle: its next period makes them again, ticking or skipping)
+        this.ctx.sim.wakeAt(this.ctx.sim.now + 1);
+        continue;
       }
+      if (!plugin.volumeIsAttached(this.env, av.spec, av.nodeName)) this.noLongerAttached(av);
     }
+  }
+  private noLongerAttached(av: { volumeName: string; nodeName: string; spec?: VolumeSpec }): void {
+    this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "I", "operation_generator.go:194", `VerifyVolumesAreAttached determined volume ${JSON.stringify(av.spec!.name)} (spec.Name: ${JSON.stringify(av.spec!.name)}) is no longer attached to node ${JSON.stringify(av.nodeName)}, therefore it was marked as detached.`);
+    this.asw.markVolumeAsDetached(av.volumeName, av.nodeName);
+  }
+  /** one volume's check as a call: the answer is the backend's at the call's end, applied then (an error keeps the volume as it is) */
+  private verifyAttachedCall(plugin: VolumePlugin, av: { volumeName: string; nodeName: string; spec?: VolumeSpec }): void {
+    const { ctx } = this;
+    const name = av.volumeName.slice(plugin.name.length + 1);
+    const id = name.includes("^") ? name.slice(name.indexOf("^") + 1) : name;
+    const spec = av.spec!;
+    perform(ctx, "verifyAttached", ctx.backend.call("verifyAttached", id, av.nodeName, plugin.name), plugin.name === "kubernetes.io/csi", id, () => null, (err) => {
+      if (this.dead) return;
+      if (err !== null) {
+        ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "E", "operation_generator.go:176", `VolumesAreAttached failed for checking on node ${JSON.stringify(av.nodeName)} with: ${err.text}`);
+        return;
+      }
+      const cur = this.asw.attachedVolumes.get(av.volumeName)?.nodesAttachedTo.get(av.nodeName);
+      if (cur === undefined || !cur.attachedConfirmed) return;
+      if (!plugin.volumeIsAttached!(this.env, spec, av.nodeName)) this.noLongerAttached(av);
+    });
   }
 
   // ---- operation executor (operation_generator.go) --------------------
@@ -443,6 +470,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
   private runAttachVolume(op: Done, v: VolumeToAttach): void {
     const { ctx } = this;
     const plugin = this.plugins.findBySpec(v.spec)!;
+    ctx.steps.step("adc.AttachStarted", v.volumeName);
     plugin.attach!(this.env, v.spec, v.nodeName, (err, devicePath) => {
       if (this.dead) return;
       // (the events go to the pods scheduled now; marking the ASW does not change them)

@@ -17,6 +17,7 @@ const spec: VolumeSpec = { name: "pv-1", readOnly: false, pv: { apiVersion: "v1"
 const V = "kubernetes.io/fake/vol-1";
 
 function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors?: number; ready?: boolean; taint?: boolean | string; logs?: boolean; statusFails?: number; onStatusFail?: () => void } = {}) {
+  const events: string[] = [];
   const sim = new Sim({ seed: 1 });
   const profile = resolveProfile(version, fixes);
   const out = new Recorder(opts.logs ?? false, { startUtcMs: 0, offsetMin: 0, zone: "UTC" }, () => sim.now);
@@ -65,7 +66,7 @@ function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors
         return write(n, list);
       },
     },
-    recorder: { podEvents: () => {} },
+    recorder: { podEvents: (pods: ReadonlyMap<string, string>, _type: string, reason: string, message: string) => { for (const k of pods.values()) events.push(`${k} ${reason} ${message}`); } },
     steps: { step: () => {} },
     ad: {
       attachVolume: (v) =>
@@ -95,7 +96,7 @@ function harness(version: string, fixes: FixOverrides = {}, opts: { detachErrors
   });
   sim.ticker("reconciler", 100, 0, () => rc.reconcile());
   dsw.addNode("node-1");
-  return { sim, asw, dsw, status, calls, out, node };
+  return { sim, asw, dsw, status, calls, out, node, events };
 }
 
 describe("ADC reconciler", () => {
@@ -310,6 +311,24 @@ describe("ADC reconciler", () => {
     expect(l24[0]).toMatch(/^I reconciler\.go:385\] "Multi-Attach error: volume is already exclusively attached and can't be attached to another node" attachedTo=\[node-1\] volume=\{VolumeToAttach:\{MultiAttachErrorReported:false VolumeName:kubernetes\.io\/fake\/vol-1 .*NodeName:node-2 ScheduledPods:\[&Pod\{ObjectMeta:\{q  default  uid-2 /);
     expect(multi("1.24", true)[0]).toMatch(/^I reconciler\.go:421\] "Multi-Attach error: volume is already used by pods" pods=\[default\/p\] attachedTo=\[node-1\] volume=\{VolumeToAttach:/);
     expect(multi("1.30", true)[0]).toMatch(/^I reconciler\.go:433\] "Multi-Attach error: volume is already used by pods" logger="persistentvolume-attach-detach-controller" pods=\["default\/p"\] attachedTo=\[node-1\] volume=\{VolumeToAttach:/);
+  });
+
+  it("Multi-Attach event per scheduled pod: names its namespace's pods, counts the others (PR #56288, upstream Test_ReportMultiAttachError's cases)", () => {
+    const run = (users: Array<[string, string]>, scheduled: string): string[] => {
+      const h = harness("1.22");
+      h.dsw.addNode("node-9");
+      users.forEach(([key, node], i) => {
+        h.dsw.addNode(node);
+        h.dsw.addPod(`uid-${i}`, key, spec, V, node);
+      });
+      h.sim.run(5000);
+      h.dsw.addPod("uid-s", scheduled, spec, V, "node-9");
+      h.sim.run(5200);
+      return h.events.filter((e) => e.includes("Multi-Attach"));
+    };
+    expect(run([["ns1/pod2", "node-1"]], "ns1/pod1")).toEqual([`ns1/pod1 FailedAttachVolume Multi-Attach error for volume "pv-1" Volume is already used by pod(s) pod2`]);
+    expect(run([["ns2/pod2", "node-1"]], "ns1/pod1")).toEqual([`ns1/pod1 FailedAttachVolume Multi-Attach error for volume "pv-1" Volume is already used by 1 pod(s) in different namespaces`]);
+    expect(run([["ns2/pod2", "node-1"], ["ns1/pod3", "node-1"]], "ns1/pod1")).toEqual([`ns1/pod1 FailedAttachVolume Multi-Attach error for volume "pv-1" Volume is already used by pod(s) pod3 and 1 pod(s) in different namespaces`]);
   });
 
   it("issue #111000: a failed node status update before the detach takes the volume off node status for good without #111205 (1.22.13), not with it (1.22.14)", () => {

@@ -19,6 +19,7 @@ import { cloneMeta, type KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { joinOnce } from "../volume/plugins.js";
 import { boundedMemo } from "../../util/bounded-memo.js";
+import { perform } from "../volume/operation.js";
 
 interface Work {
   pending: boolean;
@@ -114,15 +115,17 @@ export class ExternalAttacher {
       }
       ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:140", `Starting attach operation for ${JSON.stringify(name)}`);
       w.pending = true;
-      const r = ctx.backend.call("controllerPublish", handle, node);
-      ctx.sim.after(r.latencyMs, () => {
+      const r = ctx.backend.call("controllerPublish", handle, node, "kubernetes.io/csi");
+      // (the controller service does the work whether or not this sidecar is still there to hear of it)
+      perform(ctx, "controllerPublish", r, true, handle, () => ctx.backend.attach(handle, node, "Volume has been published to a different host already"), (e) => {
         if (this.dead) return;
         w.pending = false;
-        const err = r.error ?? ctx.backend.attach(handle, node, "Volume has been published to a different host already");
+        const err = e === null ? null : e.text;
+        const rpc = e === null ? "" : joinOnce(`rpc error: code = ${e.code ?? "Internal"} desc = `, "", e.text);
         try {
           ctx.api.patch("VolumeAttachment", name, (d) => {
             d.status = err
-              ? Object.assign({}, d.status, { attached: false, attachError: { time: ctx.sim.now, message: joinOnce("rpc error: code = Internal desc = ", "", err) } })
+              ? Object.assign({}, d.status, { attached: false, attachError: { time: ctx.sim.now, message: rpc } })
               : { attached: true, attachmentMetadata: {} };
             return true;
           });
@@ -137,7 +140,7 @@ export class ExternalAttacher {
           }
         }
         if (err) {
-          ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:600", `Error processing ${JSON.stringify(name)}: failed to attach: rpc error: code = Internal desc = ${err}`);
+          ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:600", `Error processing ${JSON.stringify(name)}: failed to attach: ${rpc}`);
           ctx.out.event("Warning", "FailedAttach", eventObject(name), err, "csi-attacher");
           this.requeue(name, w);
         } else {
@@ -145,23 +148,26 @@ export class ExternalAttacher {
           w.retryAt = 0;
           ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:612", `Attached ${JSON.stringify(name)}`);
         }
-      });
+      }, undefined, ctx.timers.EXTERNAL_ATTACHER_TIMEOUT_MS);
       return;
     }
     ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:170", `Starting detach operation for ${JSON.stringify(name)}`);
     w.pending = true;
-    const r = ctx.backend.call("controllerUnpublish", handle, node);
-    ctx.sim.after(r.latencyMs, () => {
+    const r = ctx.backend.call("controllerUnpublish", handle, node, "kubernetes.io/csi");
+    perform(ctx, "controllerUnpublish", r, true, handle, () => {
+      ctx.backend.detach(handle, node);
+      return null;
+    }, (e) => {
       if (this.dead) return;
       w.pending = false;
+      const rpc = e === null ? "" : `rpc error: code = ${e.code ?? "Internal"} desc = ${e.text}`;
       try {
-        if (r.error) {
+        if (e !== null) {
           ctx.api.patch("VolumeAttachment", name, (d) => {
-            d.status = Object.assign({}, d.status, { detachError: { time: ctx.sim.now, message: `rpc error: code = Internal desc = ${r.error}` } });
+            d.status = Object.assign({}, d.status, { detachError: { time: ctx.sim.now, message: rpc } });
             return true;
           });
         } else {
-          ctx.backend.detach(handle, node);
           ctx.api.patch("VolumeAttachment", name, (d) => {
             d.status = { attached: false };
             d.metadata.finalizers = (d.metadata.finalizers ?? []).filter((f: string) => f !== fin);
@@ -176,12 +182,12 @@ export class ExternalAttacher {
           return;
         }
       }
-      if (r.error) {
-        ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:640", `Error processing ${JSON.stringify(name)}: failed to detach: rpc error: code = Internal desc = ${r.error}`);
+      if (e !== null) {
+        ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "E", "csi_handler.go:640", `Error processing ${JSON.stringify(name)}: failed to detach: ${rpc}`);
         this.requeue(name, w);
       } else {
         ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:652", `Detached ${JSON.stringify(name)}`);
       }
-    });
+    }, undefined, ctx.timers.EXTERNAL_ATTACHER_TIMEOUT_MS);
   }
 }

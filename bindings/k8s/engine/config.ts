@@ -33,6 +33,8 @@ export interface TimerConfig {
   HOUSEKEEPING_PERIOD_MS: number;
   /** CSI attacher: csiTimeout waiting for a VolumeAttachment (2 min) [U] */
   CSI_TIMEOUT_MS: number;
+  /** external-attacher: --timeout, its ControllerPublish/Unpublish deadline (15 s) [U] */
+  EXTERNAL_ATTACHER_TIMEOUT_MS: number;
   /** external-attacher: --retry-interval-start / --retry-interval-max [U] */
   EXTERNAL_ATTACHER_RETRY_START_MS: number;
   EXTERNAL_ATTACHER_RETRY_MAX_MS: number;
@@ -65,6 +67,7 @@ export const DEFAULT_TIMERS: Readonly<TimerConfig> = Object.freeze({
   POD_WORKER_BACKOFF_MS: 10_000,
   HOUSEKEEPING_PERIOD_MS: 2_000,
   CSI_TIMEOUT_MS: 2 * 60_000,
+  EXTERNAL_ATTACHER_TIMEOUT_MS: 15_000,
   EXTERNAL_ATTACHER_RETRY_START_MS: 1_000,
   EXTERNAL_ATTACHER_RETRY_MAX_MS: 5 * 60_000,
   INITIAL_DURATION_BEFORE_RETRY_MS: 500,

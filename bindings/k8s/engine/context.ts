@@ -9,6 +9,7 @@ import type { Recorder } from "../output/recorder.js";
 import type { Profile } from "../versions/profile.js";
 import type { TimerConfig } from "./config.js";
 import type { Sim } from "./sim.js";
+import { operationStepNames, type CallStepName, type OperationStepName } from "../volume/operation.js";
 
 /**
  * Every step a component can announce: what `after:`/`between:` items and
@@ -16,16 +17,22 @@ import type { Sim } from "./sim.js";
  * is an error instead of a trigger that never fires). `Steps.step` takes only
  * these, so the compiler keeps the list complete.
  */
-export const STEP_NAMES = [
+const BASE_STEP_NAMES = [
   "adc.AttachSucceeded", "adc.AttachFailed", "adc.DetachStarted", "adc.DetachFailed", "adc.DetachSucceeded",
   "adc.DetachSkippedAfterRemove", "adc.ForceDetachTimeout", "csi.VolumeAttachmentNotFound",
   "kubelet.VolumeNotAttachedAccordingToNodeStatus", "kubelet.TearDownSucceeded", "kubelet.UnmountDeviceFailed",
   "kubelet.ReconstructFailed", "kubelet.CleanupMountsFailed", "kubelet.WaitForAttachAndMountTimeout", "kubelet.PodRunning",
-  "runtime.ContainersStopped", "rbd.UnmapBusy",
+  "runtime.ContainersStopped", "rbd.UnmapBusy", "cloud.DetachedWhileMounted",
   // the components that decide node-loss incidents (podgc/, nodelifecycle/, the node and API server actions of scenario/run.ts)
   "podgc.PodForceDeleted", "nodelifecycle.NodeUnreachable", "nodelifecycle.PodEvicted", "node.Rebooted", "apiserver.Down", "apiserver.Up",
 ] as const;
-export type StepName = (typeof STEP_NAMES)[number];
+/**
+ * The base steps, then every call's and operation's start and end
+ * (volume/operation.ts: `csi.NodeStageStarted` ... `csi.NodeStageLanded`,
+ * `kubelet.MountDeviceStarted` ... `adc.DetachFailed`), each once.
+ */
+export const STEP_NAMES: readonly string[] = [...new Set<string>([...BASE_STEP_NAMES, ...operationStepNames()])];
+export type StepName = (typeof BASE_STEP_NAMES)[number] | CallStepName | OperationStepName;
 
 /**
  * Named steps components announce ("DetachVolume.Detach failed",

@@ -102,7 +102,11 @@ import { shown } from "../../util/shown.js";
 // 4. Randomness
 //
 // One seeded PRNG (xorshift128+, split into 32-bit halves for exactness) for
-// the few random choices (kubelet pod-worker jitter, fault probabilities).
+// the few random choices (kubelet pod-worker jitter, fault probabilities),
+// and, with `interleave` (a scenario's `settings.interleave`), the order of
+// a volume call's end against the loop passes due at the same instant
+// (`afterCall`: class 0, before them, or class 2, after every pass at that
+// instant; volume/operation.ts section 3).
 
 export type Ms = number;
 
@@ -285,6 +289,20 @@ export class Sim {
   /** Run `fn` after d ms. */
   after(d: Ms, fn: () => void): void {
     this.at(this.now + d, fn);
+  }
+
+  /** draw the order of call ends against same-instant passes (see section 4) */
+  interleave = false;
+  /**
+   * `after` for the end of a volume call (volume/operation.ts): without
+   * `interleave` exactly `after`; with it, the seed puts the event before
+   * the loop passes due at its instant (class 0) or after all of them
+   * (class 2), as upstream's goroutines may finish either side of a pass.
+   */
+  afterCall(d: Ms, fn: () => void): void {
+    if (!this.interleave) return this.at(this.now + d, fn);
+    const late = (this.rng.u32() & 1) === 1;
+    this.push(this.ev(this.now + d, late ? 2 : 0, this.seq++, fn, undefined, null));
   }
 
   /** A wake group (section 3). */

@@ -74,6 +74,8 @@ export class Host {
   readonly runtimePods = new Map<string, RuntimePod>();
   /** volume handles with a CSI NodeUnpublish in flight (volume/csi.ts) */
   readonly csiUnpublishing = new Set<string>();
+  /** volume handles with a CSI NodeStage the driver is still working on (volume/csi.ts) */
+  readonly csiNodeBusy = new Set<string>();
   readonly namespaces = new Map<string, MountNamespace>();
   /** directories that exist, with the metadata file a plugin keeps in them */
   readonly dirs = new Map<string, DirInfo>();
@@ -119,6 +121,12 @@ export class Host {
     this.runtimeWake = sim.group(names[2]);
   }
 
+  /** a host mount of filesystem `fs` exists */
+  isMountedFs(fs: string): boolean {
+    for (const m of this.mounts.values()) if (m.fs === fs) return true;
+    return false;
+  }
+
   isMountPoint(path: string): boolean {
     return this.mounts.has(path);
   }
@@ -143,8 +151,26 @@ export class Host {
     return null;
   }
 
+  /**
+   * A process started by a timeline `holdMount` (a namespace "proc/...") has
+   * its working directory or open files at or below `path` (its `path:`):
+   * umount(8) of a mount at `path` fails with EBUSY, "target is busy"
+   * (for in-tree plugins and CSI drivers alike). A process holding "/" (the
+   * node_exporter of seed 001) holds no kubelet mount this way.
+   */
+  isBusy(path: string): boolean {
+    if (this.namespaces.size === 0) return false;
+    for (const ns of this.namespaces.values()) {
+      if (!ns.id.startsWith("proc/")) continue;
+      const src = ns.source;
+      if (src === path || (src.length > path.length && src.startsWith(path) && src.charCodeAt(path.length) === 47)) return true;
+    }
+    return false;
+  }
+
   /** umount(8) on the host; propagates to slave namespaces after their delay. */
   unmount(path: string): string | null {
+    if (this.namespaces.size > 0 && this.mounts.has(path) && this.isBusy(path)) return busyText(path);
     if (!this.mounts.delete(path)) return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: not mounted\n`;
     this.sim.bump(this.fsWake);
     for (const ns of this.namespaces.values()) {
@@ -316,4 +342,9 @@ class Propagated {
 }
 function dropPropagated(p: Propagated): void {
   p.host.dropPropagated(p.ns, p.path);
+}
+
+/** umount(8)'s EBUSY, as mount-utils reports it */
+export function busyText(path: string): string {
+  return `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: target is busy.\n`;
 }

@@ -29,6 +29,30 @@
 //    GetVolumeName (plugin looked up by name -> "attachable"), which fails:
 //    "unexpected api.CSIVolumeSource found in volume.Spec".
 //
+// 5. Uncertain device and volume mounts (#82492, 1.18.0; switch `82492`).
+//    Every MountDevice/SetUp and their unmounts are operations whose calls
+//    take time and may time out (volume/operation.ts). When a CSI NodeStage
+//    or NodePublish ends with a non-final error (DeadlineExceeded,
+//    Unavailable, Aborted, ResourceExhausted, Canceled), the driver may have
+//    done or still be doing the work. Since 1.18 the kubelet then records
+//    the device mount (`deviceUncertain`) or the pod's volume mount
+//    (`uncertainPods`) as uncertain: the pod still waits (an uncertain mount
+//    is not mounted for WaitForAttachAndMount), a retry calls MountDevice /
+//    SetUp again, and once no pod wants the volume the reconciler calls
+//    TearDown / UnmountDevice for it (NodeUnpublish / NodeUnstage, which the
+//    driver answers Aborted while its own call is still running: retried with
+//    backoff). Before 1.18 a failed MountDevice / SetUp leaves no trace: on
+//    pod deletion the volume is dropped without UnmountDevice or TearDown, and
+//    a stage or publish the driver completes afterwards stays mounted for
+//    ever (built-in csi-nodestage-timeout). On a kubelet restart the
+//    uncertain marks, in memory, are lost in every release; reconstruction
+//    finds a pod's volume from its directory, which SetUp writes (with
+//    vol_data.json) before NodePublish, and follows its release's rules
+//    (section 4); a staging mount with no pod directory left is found by no
+//    modelled release (upstream reconstructs device mounts only since 1.26's
+//    NewVolumeManagerReconstruction, not modelled). In-tree plugins return
+//    plain errors, which are final: no uncertain state.
+//
 // Worked example (seed 003, 1.23): pod fio-test with inline CSI volume "data"
 // is deleted at 60 s; its container takes 30 s to stop. kubelet restarts at
 // 61 s..64 s. At ~66 s reconstruction fails for "data", the pod is
@@ -69,9 +93,13 @@ export interface ActualVolume {
   deviceMountable: boolean;
   devicePath: string;
   deviceMounted: boolean;
+  /** DeviceMountUncertain (#82492, 1.18+): a MountDevice ended with a non-final error; the device may be mounted */
+  deviceUncertain: boolean;
   deviceMountPath: string;
   /** podUID -> spec name mounted for it */
   pods: Map<string, string>;
+  /** VolumeMountUncertain (#82492): podUID -> spec name whose SetUp ended with a non-final error (null: none yet) */
+  uncertainPods: Map<string, string> | null;
 }
 
 export interface PodLookup {
@@ -315,7 +343,7 @@ export class VolumeManager {
 
   /** mounted volumes the ASW knows for a pod (PodResourcesAreReclaimed) */
   podHasMountedVolumes(uid: string): boolean {
-    for (const v of this.asw.values()) if (v.pods.has(uid)) return true;
+    for (const v of this.asw.values()) if (v.pods.has(uid) || (v.uncertainPods !== null && v.uncertainPods.has(uid))) return true;
     return false;
   }
 
@@ -344,6 +372,14 @@ export class VolumeManager {
         if (!this.npo.isOperationSafeToRetry(a.volumeName, uid, "", "volume_unmount")) continue;
         this.unmountVolume(a, uid, a.pods.get(uid)!);
       }
+      // (GetAllMountedVolumes includes the uncertain mounts, #82492: they are torn down too)
+      const unc = a.uncertainPods;
+      if (unc !== null)
+        for (const uid of unc.keys()) {
+          if (a.pods.has(uid) || this.dsw.get(uid)?.has(a.volumeName)) continue;
+          if (!this.npo.isOperationSafeToRetry(a.volumeName, uid, "", "volume_unmount")) continue;
+          this.unmountVolume(a, uid, unc.get(uid)!);
+        }
     }
   }
 
@@ -352,10 +388,15 @@ export class VolumeManager {
     if (isBlockVolume(a.spec)) return this.unmapVolume(a, uid, specName);
     const key = unmountVolumeKey(a.volumeName, uid);
     const r = this.npo.run(key, "volume_unmount", (op) => {
+      this.ctx.steps.step("kubelet.TearDownStarted", a.volumeName);
       a.plugin.tearDown(this.env, specName, uid, (err) => {
         if (this.dead) return;
-        if (err) return op.done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${errorText(err)}`);
+        if (err) {
+          this.ctx.steps.step("kubelet.TearDownFailed", a.volumeName);
+          return op.done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${errorText(err)}`);
+        }
         if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
+        if (a.uncertainPods?.delete(uid)) this.ctx.sim.bump(this.wake);
         this.ctx.out.on && this.log("I", "operation_generator.go:910", `UnmountVolume.TearDown succeeded for volume ${JSON.stringify(a.volumeName)} (OuterVolumeSpecName: ${JSON.stringify(specName)}) pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}). InnerVolumeSpecName ${JSON.stringify(specName)}. PluginName ${JSON.stringify(a.plugin.name)}, VolumeGidValue ""`);
         this.ctx.steps.step("kubelet.TearDownSucceeded", a.volumeName);
         op.done(null);
@@ -503,12 +544,21 @@ export class VolumeManager {
   private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, op: Done): void {
     const p = v.plugin;
     const setUp = (): void => {
-      p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err) => {
+      this.ctx.steps.step("kubelet.SetUpStarted", v.volumeName);
+      p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err, _r, uncertain) => {
         if (this.dead) return;
         if (err) {
+          this.ctx.steps.step("kubelet.SetUpFailed", v.volumeName);
+          // MarkVolumeMountAsUncertain (#82492): the pod's unmount will call TearDown
+          if (uncertain === true && !a.pods.has(v.podUID) && !a.uncertainPods?.has(v.podUID)) {
+            (a.uncertainPods ??= new Map()).set(v.podUID, v.spec.name);
+            this.ctx.sim.bump(this.wake);
+          }
           this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
           return op.done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
         }
+        this.ctx.steps.step("kubelet.SetUpSucceeded", v.volumeName);
+        if (a.uncertainPods?.delete(v.podUID)) this.ctx.sim.bump(this.wake);
         if (!a.pods.has(v.podUID)) {
           a.pods.set(v.podUID, v.spec.name);
           this.ctx.sim.bump(this.wake);
@@ -520,12 +570,22 @@ export class VolumeManager {
     const mountDevice = (devicePath: string): void => {
       if (!v.deviceMountable || a.deviceMounted || !p.mountDevice) return setUp();
       const dmp = p.getDeviceMountPath!(this.env, v.spec);
-      p.mountDevice(this.env, v.spec, devicePath, dmp, (err) => {
+      this.ctx.steps.step("kubelet.MountDeviceStarted", v.volumeName);
+      p.mountDevice(this.env, v.spec, devicePath, dmp, (err, _r, uncertain) => {
         if (this.dead) return;
         if (err) {
+          this.ctx.steps.step("kubelet.MountDeviceFailed", v.volumeName);
+          // MarkDeviceAsUncertain (#82492): a volume no pod wants any more gets UnmountDevice
+          if (uncertain === true && !a.deviceUncertain) {
+            a.deviceUncertain = true;
+            a.deviceMountPath = dmp;
+            this.ctx.sim.bump(this.wake);
+          }
           this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
           return op.done(() => `MountVolume.MountDevice failed ${det()}: ${err}`);
         }
+        this.ctx.steps.step("kubelet.MountDeviceSucceeded", v.volumeName);
+        a.deviceUncertain = false;
         a.deviceMounted = true;
         a.deviceMountPath = dmp;
         this.ctx.sim.bump(this.wake);
@@ -694,7 +754,7 @@ export class VolumeManager {
   private unmountDetachDevices(): void {
     // (deleting the entry being visited does not disturb a Map's iteration)
     for (const a of this.asw.values()) {
-      if (a.pods.size > 0) continue;
+      if (a.pods.size > 0 || (a.uncertainPods !== null && a.uncertainPods.size > 0)) continue;
       let desired = false;
       for (const vols of this.dsw.values()) if (vols.has(a.volumeName)) desired = true;
       if (desired) continue;
@@ -703,11 +763,13 @@ export class VolumeManager {
         this.unmapDevice(a);
         continue;
       }
-      if (!a.deviceMounted && this.kubeletDetaches(a)) {
+      if (!a.deviceMounted && !a.deviceUncertain && this.kubeletDetaches(a)) {
         this.detachVolume(a);
         continue;
       }
-      if (!a.deviceMounted || !a.plugin.unmountDevice) {
+      if ((!a.deviceMounted && !a.deviceUncertain) || !a.plugin.unmountDevice) {
+        if (a.deviceMountPath !== "" && !a.deviceMounted && this.env.host!.isMountPoint(a.deviceMountPath))
+          this.ctx.out.note(`volume:${a.volumeName}`, `the kubelet on ${this.nodeName} dropped ${a.volumeName} without UnmountDevice: its MountDevice had failed, so the volume was not known as device-mounted, but ${a.deviceMountPath} is mounted (the driver finished staging after the kubelet gave up; uncertain device mounts since #82492, 1.18)`);
         this.asw.delete(a.volumeName);
         this.ctx.sim.bump(this.wake);
         // GenerateMsgDetailed("Volume detached", fmt.Sprintf("DevicePath %q", ...)), as kubelets from 1.10 on print it
@@ -727,13 +789,16 @@ export class VolumeManager {
   /** the operation itself */
   private runUnmountDevice(op: Done, a: ActualVolume): void {
     const { ctx } = this;
+    ctx.steps.step("kubelet.UnmountDeviceStarted", a.volumeName);
     a.plugin.unmountDevice!(this.env, a.deviceMountPath, (err) => {
       if (this.dead) return;
       if (err) {
         ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
         return op.done(() => `UnmountDevice failed ${this.deviceDetail(a)}: ${errorText(err)}`);
       }
+      ctx.steps.step("kubelet.UnmountDeviceSucceeded", a.volumeName);
       a.deviceMounted = false;
+      a.deviceUncertain = false;
       // (the kubelet detaching itself: the next pass detaches it, upstream's MarkVolumeAsDetached comes after)
       if (!this.kubeletDetaches(a)) this.asw.delete(a.volumeName);
       ctx.sim.bump(this.wake);
@@ -812,8 +877,10 @@ export class VolumeManager {
         deviceMountable,
         devicePath: "",
         deviceMounted: dmp !== "" && host.isMountPoint(dmp),
+        deviceUncertain: false,
         deviceMountPath: dmp,
         pods: new Map([[uid, specName]]),
+        uncertainPods: null,
       };
       const prev = this.asw.get(volumeName);
       if (prev) prev.pods.set(uid, specName);
@@ -862,8 +929,10 @@ export class VolumeManager {
         deviceMountable: plugin.isDeviceMountable(spec, ctx),
         devicePath: data.device ?? "",
         deviceMounted: host.dirs.has(gmp),
+        deviceUncertain: false,
         deviceMountPath: gmp,
         pods: new Map([[uid, specName]]),
+        uncertainPods: null,
       });
     ctx.sim.bump(this.wake);
     this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
@@ -963,8 +1032,10 @@ function newActual(v: DesiredVolume, devicePath: string): ActualVolume {
     deviceMountable: v.deviceMountable,
     devicePath,
     deviceMounted: false,
+    deviceUncertain: false,
     deviceMountPath: "",
     pods: new Map(),
+    uncertainPods: null,
   };
 }
 

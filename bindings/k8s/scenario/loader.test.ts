@@ -314,7 +314,7 @@ objects:
     expect(bad("faults:\n  storage:\n    - {op: detach, volume: c1, error: busy}\n")).toMatch(/"c1" is a PersistentVolumeClaim's name; .*: "disk-1"$/);
     expect(bad("faults:\n  storage:\n    - {op: detach, volume: disk-2, error: busy}\n")).toMatch(/^bad\.yaml:11: faults\.storage\[0\]\.volume: no volume of this scenario is "disk-2" .*did you mean "disk-1"\?$/);
     expect(bad("faults:\n  storage:\n    - {op: detach, volume: vol-2, error: busy}\n")).toBe(
-      'bad.yaml:11: faults.storage[0].op: detach is never called for volume "vol-2": it is a CSI volume (PersistentVolume pv2), whose operations are controllerPublish, controllerUnpublish, nodeStage, nodeUnstage, nodePublish, nodeUnpublish',
+      'bad.yaml:11: faults.storage[0].op: detach is never called for volume "vol-2": it is a CSI volume (PersistentVolume pv2), whose operations are controllerPublish, controllerUnpublish, verifyAttached, nodeStage, nodeUnstage, nodePublish, nodeUnpublish',
     );
     expect(bad("faults:\n  storage:\n    - {op: controllerPublish, volume: disk-1, error: busy}\n")).toMatch(/controllerPublish is never called for volume "disk-1": it is an in-tree cloud disk/);
     expect(bad("faults:\n  storage:\n    - {op: rbdUnmap, error: busy}\n")).toBe(

@@ -20,7 +20,7 @@ import { internStrings } from "../../util/intern.js";
 import { InputError } from "../../scenario/errors.js";
 import { lineOfPath, yamlFieldLines } from "../../util/line-of-path.js";
 import { checkReferences } from "./references.js";
-import { BACKEND_OPS, BackendOp, StorageFault } from "../host/backend.js";
+import { BACKEND_OPS, BackendOp, CALL_OUTCOMES, CallOutcome, GRPC_CODES, GrpcCode, StorageFault } from "../host/backend.js";
 import { badFixMessage, FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
 import type { Action, Check, Expectation, K8sScenario, TimelineItem, WatchFault } from "./schema.js";
@@ -209,9 +209,10 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   const settingsIn = !wantSettings || root.settings === undefined ? EMPTY : cx.map(root.settings, "settings");
   const timers: Partial<TimerConfig> = {};
   const latencies: Partial<Record<BackendOp, number>> = {};
+  let pluginLatencies: Record<string, Partial<Record<BackendOp, number>>> | undefined;
   const wlc: Record<string, number> = {};
   if (wantSettings) {
-    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "csiNodeRegistration", "apiServer"]);
+    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "csiNodeRegistration", "apiServer", "interleave"]);
     if (settingsIn.timers !== undefined) {
       for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
         if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
@@ -220,7 +221,17 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
     }
     if (settingsIn.latencies !== undefined) {
       for (const [k, v] of Object.entries(cx.map(settingsIn.latencies, "settings.latencies"))) {
-        if (!BACKEND_OPS.includes(k as BackendOp)) cx.fail(`settings.latencies.${k}`, `unknown storage operation (known: ${BACKEND_OPS.join(", ")})`);
+        if (k.startsWith("kubernetes.io/")) {
+          // per plugin: {kubernetes.io/aws-ebs: {mountDevice: 3s}} (volume/operation.ts)
+          const per: Partial<Record<BackendOp, number>> = {};
+          for (const [op, d] of Object.entries(cx.map(v, `settings.latencies.${k}`))) {
+            if (!BACKEND_OPS.includes(op as BackendOp)) cx.fail(`settings.latencies.${k}.${op}`, `unknown storage operation (known: ${BACKEND_OPS.join(", ")})`);
+            per[op as BackendOp] = cx.dur(d, `settings.latencies.${k}.${op}`);
+          }
+          (pluginLatencies ??= {})[k] = per;
+          continue;
+        }
+        if (!BACKEND_OPS.includes(k as BackendOp)) cx.fail(`settings.latencies.${k}`, `unknown storage operation (known: ${BACKEND_OPS.join(", ")}; or a plugin name, kubernetes.io/..., with its own)`);
         latencies[k as BackendOp] = cx.dur(v, `settings.latencies.${k}`);
       }
     }
@@ -284,9 +295,11 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
           kubeletRoot: settingsIn.kubeletRoot === undefined ? "/var/lib/kubelet" : cx.str(settingsIn.kubeletRoot, "settings.kubeletRoot"),
           timers,
           latencies,
+          ...(pluginLatencies !== undefined ? { pluginLatencies } : {}),
           noKubelet: cx.list(settingsIn.noKubelet, "settings.noKubelet").map((x, i) => cx.str(x, `settings.noKubelet[${i}]`)),
           csiNodeRegistrationMs: settingsIn.csiNodeRegistration === undefined ? 0 : cx.dur(settingsIn.csiNodeRegistration, "settings.csiNodeRegistration"),
           apiServer: settingsIn.apiServer === undefined ? undefined : loadApiServerSetting(cx, settingsIn.apiServer),
+          ...(settingsIn.interleave !== undefined ? { interleave: cx.bool(settingsIn.interleave, "settings.interleave", false) } : {}),
         },
     objects,
     timeline,
@@ -627,11 +640,18 @@ function window(cx: Cx, o: J, path: string): { fromMs: number; untilMs: number }
 
 function storageFault(cx: Cx, v: unknown, path: string): StorageFault {
   const o = cx.map(v, path);
-  cx.only(o, path, ["op", "volume", "node", "error", "count", "from", "until", "latency"]);
+  cx.only(o, path, ["op", "volume", "node", "error", "count", "from", "until", "latency", "outcome", "code"]);
   const op = cx.str(o.op, `${path}.op`) as BackendOp;
   if (!BACKEND_OPS.includes(op)) cx.fail(`${path}.op`, `unknown storage operation ${JSON.stringify(op)} (known: ${BACKEND_OPS.join(", ")})`);
-  if (o.error === undefined && o.latency === undefined) cx.fail(path, "a storage fault needs an error or a latency");
+  const outcome = o.outcome === undefined ? undefined : (cx.str(o.outcome, `${path}.outcome`) as CallOutcome);
+  if (outcome !== undefined && !CALL_OUTCOMES.includes(outcome)) cx.fail(`${path}.outcome`, `unknown outcome ${JSON.stringify(outcome)} (known: ${CALL_OUTCOMES.join(", ")})`);
+  if (o.error === undefined && o.latency === undefined && outcome === undefined) cx.fail(path, "a storage fault needs an error, a latency or an outcome");
+  if (outcome === "error" && o.error === undefined) cx.fail(`${path}.error`, "outcome error needs the error's text");
+  const code = o.code === undefined ? undefined : (cx.str(o.code, `${path}.code`) as GrpcCode);
+  if (code !== undefined && !(GRPC_CODES as readonly string[]).includes(code)) cx.fail(`${path}.code`, `unknown gRPC code ${JSON.stringify(code)} (known: ${GRPC_CODES.join(", ")})`);
   return {
+    ...(outcome !== undefined ? { outcome } : {}),
+    ...(code !== undefined ? { code } : {}),
     op,
     volume: o.volume === undefined ? undefined : String(o.volume),
     node: o.node === undefined ? undefined : String(o.node),
@@ -730,9 +750,10 @@ const CHECK_FIELDS: Record<string, readonly string[]> = {
   hostMount: ["node", "pathContains", "present"],
   rbdMapped: ["node", "image", "mapped"],
   step: ["name", "min", "max", "from", "until"],
+  calls: ["op", "volume", "node", "min", "max"],
 };
 
-const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "step"];
+const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "step", "calls"];
 
 function expectation(cx: Cx, v: unknown, path: string): Expectation {
   const o = cx.map(v, path);
@@ -789,6 +810,15 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
     case "rbdMapped":
       check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: cx.bool(a.mapped, `${p}.mapped`, true) };
       break;
+    case "calls": {
+      const op = cx.str(a.op, `${p}.op`);
+      if (!BACKEND_OPS.includes(op as BackendOp)) cx.fail(`${p}.op`, `unknown storage operation ${JSON.stringify(op)} (known: ${BACKEND_OPS.join(", ")})`);
+      const max = a.max === undefined ? undefined : cx.int(a.max, `${p}.max`, 0);
+      const min = a.min === undefined ? Math.min(1, max ?? 1) : cx.int(a.min, `${p}.min`, 0);
+      if (max !== undefined && a.min !== undefined && min > max) cx.fail(`${p}.max`, `max ${max} is below min ${min}: the check could never hold`);
+      check = { kind: "calls", op, volume: a.volume === undefined ? undefined : String(a.volume), node: a.node === undefined ? undefined : String(a.node), min, max };
+      break;
+    }
     default: {
       const max = a.max === undefined ? undefined : cx.int(a.max, `${p}.max`, 0);
       // min defaults to 1 ("it happens"), but `{name: X, max: 0}` says "never": a

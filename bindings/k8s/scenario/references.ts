@@ -41,13 +41,13 @@ type Fail = (path: string, msg: string) => never;
 type VolumeType = "disk" | "csi" | "inline-csi" | "rbd";
 const OPS_OF: Record<VolumeType, readonly BackendOp[]> = {
   // in-tree cloud disks (volume/clouddisk.ts): the controller's attach/detach
-  disk: ["attach", "detach"],
+  disk: ["attach", "detach", "verifyAttached", "mountDevice", "setUp", "tearDown", "unmountDevice"],
   // a CSI PersistentVolume: the external-attacher's ControllerPublish/Unpublish, the kubelet's stage and publish
-  csi: ["controllerPublish", "controllerUnpublish", "nodeStage", "nodeUnstage", "nodePublish", "nodeUnpublish"],
+  csi: ["controllerPublish", "controllerUnpublish", "verifyAttached", "nodeStage", "nodeUnstage", "nodePublish", "nodeUnpublish"],
   // an inline (ephemeral) CSI volume is neither attached nor staged (csi.ts: no PV source), only published
   "inline-csi": ["nodePublish", "nodeUnpublish"],
   // rbd (volume/rbd.ts): map and unmap by the node's rbd CLI
-  rbd: ["rbdMap", "rbdUnmap"],
+  rbd: ["rbdMap", "rbdUnmap", "mountDevice", "setUp", "tearDown"],
 };
 const TYPE_WORD: Record<VolumeType, string> = { disk: "an in-tree cloud disk", csi: "a CSI volume", "inline-csi": "an inline CSI volume", rbd: "an rbd image" };
 const TYPE_PLURAL: Record<VolumeType, string> = { disk: "in-tree cloud disks", csi: "CSI PersistentVolumes", "inline-csi": "inline CSI volumes", rbd: "rbd images" };
@@ -479,6 +479,9 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
         if (!n.rbdImages.has(c.image)) fail(`${p}.image`, `no rbd volume of this scenario has image ${q(c.image)}, as POOL/IMAGE (the pool "rbd" unless the volume gives one)${hint(c.image, n.rbdImages)}`);
         break;
       case "step":
+        break;
+      case "calls":
+        if (c.node !== undefined) hostNode(c.node, `${p}.node`);
         break;
     }
   };

@@ -269,3 +269,15 @@ describe("a run's events", () => {
     expect(housekeeping).toBeGreaterThan(0);
   });
 });
+
+describe("attach failure event text", () => {
+  it("quotes the VolumeAttachment's attachError as it is: one `rpc error:` prefix (csi_attacher.go verifyAttachmentStatus: errors.New(attachErr.Message))", () => {
+    const r = runK8sScenario(builtinK8sScenario("csi-attachment-name")!, { version: "1.22" });
+    const failed = r.timeline.filter((e) => e.reason === "FailedAttachVolume" && e.message.startsWith("AttachVolume.Attach failed"));
+    expect(failed.length).toBeGreaterThan(0);
+    for (const e of failed) {
+      expect(e.message).toMatch(/^AttachVolume\.Attach failed for volume "[^"]+" : rpc error: code = Internal desc = Volume has been published to a different host already$/);
+      expect(e.message).not.toContain("rpc error: rpc error:");
+    }
+  });
+});

@@ -99,7 +99,14 @@ export interface K8sRunResult {
   expectations: CheckResult[];
   symptoms: CheckResult[];
   steps: Array<{ t: number; name: string; detail: string }>;
-  stats: { endMs: number; events: number; nodePatches: number; storageCalls: number };
+  stats: {
+    endMs: number;
+    events: number;
+    nodePatches: number;
+    storageCalls: number;
+    /** calls[op][volume][node]: every storage and node-local call (volume/operation.ts), in the order first made */
+    calls: Record<string, Record<string, Record<string, number>>>;
+  };
   /** (k8s-releases) how long each pod waited for its containers, in creation order */
   podWaits: PodWait[];
 }
@@ -362,12 +369,14 @@ class ClusterRun implements Ctx, Monitor {
     this.profile = profileFor(opts.version ?? sc.version, sc.fixes, opts.fixes);
     this.timers = timersFor(sc.settings.timers);
     const sim = (this.sim = new Sim({ seed: opts.seed ?? sc.seed, tickEveryPeriod: opts.tickEveryPeriod }));
+    if (sc.settings.interleave === true) sim.interleave = true;
     this.needles = opts.logs === "checks" ? logNeedles(sc) : null;
     // (a run that gives its log checks alone keeps no events: nothing reads them)
     this.out = new Recorder(this.needles ?? opts.logs !== false, sc.clock, () => sim.now, !logChecksOnly);
     const api = (this.api = new ApiServer(sim));
     const backend = (this.backend = new Backend(sim));
     Object.assign(backend.latency, sc.settings.latencies);
+    if (sc.settings.pluginLatencies !== undefined) backend.pluginLatency = new Map(Object.entries(sc.settings.pluginLatencies));
     for (const f of sc.storageFaults) backend.faults.push({ ...f });
     // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
     // (a run that gives its log checks alone gives no steps and decides no step check: none recorded)
@@ -1016,7 +1025,11 @@ class ClusterRun implements Ctx, Monitor {
     r.expectations = expectations;
     r.symptoms = symptoms;
     r.steps = steps.seen;
-    r.stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls };
+    const stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls } as K8sRunResult["stats"];
+    // calls: built on first read (most sweeps never read it), from the backend's counts
+    Object.defineProperty(stats, CALLS_SOURCE, { value: backend });
+    Object.defineProperty(stats, "calls", CALLS_PROPERTY);
+    r.stats = stats;
     r.podWaits = this.podWaits(end);
     return r;
   }
@@ -1120,6 +1133,17 @@ class ClusterRun implements Ctx, Monitor {
         const n = steps.seen.filter((s) => s.name === c.name).length;
         const ok = n >= (c.min ?? 1) && (c.max === undefined || n <= c.max);
         return { held: ok, detail: `step ${c.name} seen ${n} times` };
+      }
+      case "calls": {
+        let n = 0;
+        const byVolume = this.backend.callCounts.get(c.op);
+        if (byVolume !== undefined)
+          for (const [volume, byNode] of byVolume) {
+            if (c.volume !== undefined && volume !== c.volume) continue;
+            for (const [node, k] of byNode) if (c.node === undefined || node === c.node) n += k;
+          }
+        const ok = n >= (c.min ?? 1) && (c.max === undefined || n <= c.max);
+        return { held: ok, detail: `${c.op} called ${n} times${c.volume !== undefined ? ` on ${c.volume}` : ""}${c.node !== undefined ? ` from ${c.node}` : ""}` };
       }
     }
   }
@@ -1253,6 +1277,18 @@ function resultObj(o: KObj): KObj {
   if (c.status !== undefined) c.status = structuredClone(c.status);
   return c;
 }
+/** stats.calls, as Backend.callsTable gives it, on first read (then a plain value) */
+const CALLS_SOURCE = Symbol("calls source");
+const CALLS_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: Record<symbol, Backend>): unknown {
+    const value = this[CALLS_SOURCE]!.callsTable();
+    Object.defineProperty(this, "calls", { value, enumerable: true, writable: true, configurable: true });
+    return value;
+  },
+};
+
 const OBJECTS_PROPERTY: PropertyDescriptor = {
   enumerable: true,
   configurable: true,

@@ -76,7 +76,9 @@ export type Check =
   | { kind: "volumeAttachment"; volumeHandle: string; node: string; exists: boolean }
   | { kind: "hostMount"; node: string; pathContains: string; present: boolean }
   | { kind: "rbdMapped"; node: string; image: string; mapped: boolean }
-  | { kind: "step"; name: string; min?: number; max?: number };
+  | { kind: "step"; name: string; min?: number; max?: number }
+  /** calls of `op` (a storage or node-local operation, volume/operation.ts) on volume from node: stats.calls[op][volume][node] */
+  | { kind: "calls"; op: string; volume?: string; node?: string; min?: number; max?: number };
 
 export interface Expectation {
   check: Check;
@@ -115,6 +117,10 @@ export interface K8sScenario {
     kubeletRoot: string;
     timers: Partial<TimerConfig>;
     latencies: Partial<Record<BackendOp, number>>;
+    /** per plugin (`settings.latencies: {kubernetes.io/aws-ebs: {mountDevice: 3s}}`), over `latencies` */
+    pluginLatencies?: Record<string, Partial<Record<BackendOp, number>>>;
+    /** the seed orders a call's end against the loop passes due at the same instant (volume/operation.ts section 3) */
+    interleave?: boolean;
     /** nodes without a kubelet (objects only) */
     noKubelet: string[];
     /** after a node boots, how long until its CSI node plugins register with the new kubelet (default 0) */

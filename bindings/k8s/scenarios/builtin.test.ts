@@ -18,6 +18,11 @@ describe("built-in incident scenarios", () => {
     expect(scenarios.map((s) => s.incident?.seed).filter((x) => x).sort()).toEqual(["000/003", "001", "002", "004"]);
   });
 
+  it("ship the operations' scenarios (k8s-ops: no seed)", () => {
+    const names = scenarios.map((s) => s.name);
+    for (const n of ["csi-nodestage-timeout", "detach-during-unmount"]) expect(names).toContain(n);
+  });
+
   it(`ship at least ${INCIDENTS_WANTED} incidents beyond the seeds, each citing its upstream issue and fix`, () => {
     const more = scenarios.filter((s) => !s.incident?.seed);
     expect(more.length).toBeGreaterThanOrEqual(INCIDENTS_WANTED);

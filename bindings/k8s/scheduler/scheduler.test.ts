@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { loadK8sScenario } from "../scenario/loader.js";
 import { runK8sScenario } from "../scenario/run.js";
+import { nodeSchedulingPropertiesChange } from "./scheduler.js";
 
 const scenario = (pods: string, timeline = "", nodeB = "{name: node-b, labels: {zone: b}}", pvAffinity = "b"): string => `name: sched
 version: "1.26"
@@ -74,5 +75,17 @@ describe("minimal scheduler", () => {
     expect(fast.logs.map((l) => l.text)).toEqual(slow.logs.map((l) => l.text));
     expect(JSON.stringify(fast.objects)).toEqual(JSON.stringify(slow.objects));
     expect(fast.stats.events).toBeLessThan(slow.stats.events);
+  });
+
+  it("a Node update moves unschedulable pods only when it changes what scheduling reads (a heartbeat does not)", () => {
+    const node = (hb: string, ready = "True", taints?: unknown[]) => ({
+      kind: "Node",
+      metadata: { name: "n", labels: { zone: "a" } },
+      spec: taints ? { taints } : {},
+      status: { conditions: [{ type: "Ready", status: ready, lastHeartbeatTime: hb }], volumesAttached: [] },
+    }) as never;
+    expect(nodeSchedulingPropertiesChange(node("t2"), node("t1"))).toBe(false);
+    expect(nodeSchedulingPropertiesChange(node("t2", "Unknown"), node("t1"))).toBe(true);
+    expect(nodeSchedulingPropertiesChange(node("t1", "True", [{ key: "k", effect: "NoSchedule" }]), node("t1"))).toBe(true);
   });
 });

@@ -85,9 +85,16 @@ export class Scheduler {
       ["Pod", "Node", "PersistentVolume", "PersistentVolumeClaim"],
       ctx.watchLatency(SCHEDULER_COMPONENT),
       ctx.watchExtra(SCHEDULER_COMPONENT),
-      () => {
-        // a cluster event moves the unschedulable pods back to the active queue
-        if (this.retryAt.size > 0) this.retryAt.clear();
+      (type, obj, old) => {
+        // a cluster event moves the unschedulable pods back to the active queue;
+        // a Node update only when it changes what scheduling reads
+        // (eventhandlers.go updateNodeInCache, nodeSchedulingPropertiesChange:
+        // a kubelet's heartbeat, or the controller's volumesAttached, moves none)
+        if (this.retryAt.size === 0) return;
+        if (type === "MODIFIED" && obj.kind === "Node" && old !== undefined && !nodeSchedulingPropertiesChange(obj, old)) return;
+        this.retryAt.clear();
+        // (a delivery of an unread write does not wake the loop: the handler does, engine/sim.ts section 3)
+        ctx.sim.bump(this.wake);
       },
       () => {
         this.ticker = ctx.sim.loop("kube-scheduler", SCHEDULER_PERIOD_MS, ctx.sim.now, this.schedule, this, this.wake);
@@ -279,4 +286,25 @@ function bind(d: KObj, node: string): boolean {
   if (d.spec?.nodeName) return false;
   d.spec = Object.assign({}, d.spec, { nodeName: node });
   return true;
+}
+
+/**
+ * eventhandlers.go nodeSchedulingPropertiesChange: whether a Node update
+ * changes what the scheduler's filters read (unschedulable, allocatable,
+ * labels, taints, the conditions' statuses with their heartbeat times left
+ * out: nodeConditionsChanged; annotations).
+ */
+export function nodeSchedulingPropertiesChange(n: KObj, o: KObj): boolean {
+  const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  if (!same(n.spec?.unschedulable ?? false, o.spec?.unschedulable ?? false)) return true;
+  if (!same(n.status?.allocatable, o.status?.allocatable)) return true;
+  if (!same(n.metadata.labels, o.metadata.labels)) return true;
+  if (!same(n.spec?.taints, o.spec?.taints)) return true;
+  if (!same(n.metadata.annotations, o.metadata.annotations)) return true;
+  const statuses = (x: KObj): Record<string, unknown> => {
+    const m: Record<string, unknown> = {};
+    for (const c of (x.status?.conditions ?? []) as Array<{ type: string; status: unknown }>) m[c.type] = c.status;
+    return m;
+  };
+  return !same(statuses(n), statuses(o));
 }

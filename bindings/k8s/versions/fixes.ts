@@ -160,34 +160,34 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   },
   // ---- operation executor: uncertain mount states ----
   {
-    id: "82492", pr: 82492, title: "operation executor: a MountDevice/SetUp that may still be in progress (timeout) leaves the volume uncertain in the kubelet's ASW, so it is cleaned up when the pod goes",
-    area: "operationexecutor", side: "kubelet", since: [[17, 0]], releases: "I", issue: "#82426, #82340, #83129",
-    source: "PR thread (TransientOperationFailure, UncertainProgressError in operation_generator.go)",
-    modelled: "not modelled in this branch: the replay's mount operations finish or fail, never uncertain (uncertain states are the operation executor work beside it)",
+    id: "82492", pr: 82492, title: "operation executor: a non-final CSI NodeStage/NodePublish error (DeadlineExceeded, Unavailable, Aborted, ResourceExhausted, Canceled) leaves the device or volume mount uncertain in the kubelet's ASW, so UnmountDevice/TearDown run when no pod wants it",
+    area: "operationexecutor", side: "kubelet", since: [[18, 0]], releases: "V", issue: "#82426, #82340, #83129",
+    source: "PR thread (TransientOperationFailure, UncertainProgressError in operation_generator.go; csi_client.go isFinalError); CHANGELOG-1.18 (v1.18.0-alpha.1)",
+    modelled: true, test: { scenario: "csi-nodestage-timeout", before: "1.17", after: "1.18" },
   },
   {
     id: "100183", pr: 100183, title: "operation executor: a failed UnmountDevice/UnmountVolume marks the device or mount uncertain, so a new pod's MountDevice/SetUp runs again",
     area: "operationexecutor", side: "kubelet", since: [[21, 0]], releases: "I", issue: "#100182",
     source: "PR thread (release note: starting new pods after a previous pod timed out unmounting)",
-    modelled: "not modelled in this branch: no uncertain mount state (see 82492)",
+    modelled: "not modelled: the replay's uncertain mount states come only from a non-final CSI NodeStage/NodePublish error (82492); a failed unmount leaves the mount as it was",
   },
   {
     id: "107789", pr: 107789, title: "operation executor: UnmountDevice that finds the device still in use marks the device mount uncertain",
     area: "operationexecutor", side: "kubelet", since: [[24, 0]], releases: "I", issue: null,
     source: "PR thread (vSphere log: \"the device is in use when it was no longer expected to be in use\")",
-    modelled: "not modelled in this branch: no uncertain mount state (see 82492)",
+    modelled: "not modelled: the replay's uncertain mount states come only from a non-final CSI NodeStage/NodePublish error (82492); a failed unmount leaves the mount as it was",
   },
   {
     id: "122211", pr: 122211, title: "operation executor: a reconstructed uncertain device stays uncertain when MountDevice fails after a reboot",
     area: "operationexecutor", side: "kubelet", since: [[30, 0]], releases: "I", issue: null,
     source: "PR thread (operation_generator.go markDeviceErrorState, IsVolumeDeviceReconstructed)",
-    modelled: "not modelled in this branch: no uncertain mount state and no node reboot (see 82492)",
+    modelled: "not modelled: the replay reconstructs no uncertain device after a reboot (its uncertain states come only from a non-final CSI error, 82492)",
   },
   {
     id: "128219", pr: 128219, title: "kubelet volume manager: check the device mount state in the ASW before marking a volume detached",
     area: "kubelet/volumemanager", side: "kubelet", since: [[32, 0]], releases: "I", issue: "#127520",
     source: "PR thread (the Test_UncertainDeviceGlobalMounts flake and its log)",
-    modelled: "not modelled in this branch: no uncertain device mount state (see 82492)",
+    modelled: "not modelled yet: 82492's uncertain device mounts are, this later check of the device state before MarkVolumeAsDetached is not",
   },
   // ---- nestedpendingoperations ----
   {

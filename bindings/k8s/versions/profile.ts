@@ -29,7 +29,10 @@ export type FixId =
   | "96617"
   | "102344"
   | "72096"
-  | "84007";
+  | "84007"
+  // ---- operations (branch k8s-ops: volume/operation.ts) ----
+  | "82492";
+  // ---- end operations ----
 
 export interface FixInfo {
   id: FixId;

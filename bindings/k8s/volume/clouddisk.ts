@@ -8,6 +8,12 @@
 import type { CloudDiskSource } from "../api/types.js";
 import { joinInterned, PluginError, podVolumePaths, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 import { intern } from "../../util/intern.js";
+import { perform } from "./operation.js";
+
+/** the disk id of a device mount path (.../mounts/<disk>) */
+function diskOfMountPath(p: string): string {
+  return p.slice(p.lastIndexOf("/") + 1);
+}
 
 function src(spec: VolumeSpec): CloudDiskSource | null {
   const s = spec.pv?.spec ?? spec.inline;
@@ -47,22 +53,25 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
     attach(env, spec, node, done) {
       const { ctx } = env;
       const disk = src(spec)!.diskId;
-      const r = ctx.backend.call("attach", disk, node);
-      ctx.sim.after(r.latencyMs, () => {
-        if (r.error) return done(r.error);
-        const err = ctx.backend.attach(disk, node, `disk ${disk} is attached to another instance`);
-        if (err) return done(err);
+      const r = ctx.backend.call("attach", disk, node, name);
+      perform(ctx, "attach", r, false, disk, () => ctx.backend.attach(disk, node, `disk ${disk} is attached to another instance`), (err) => {
+        if (err !== null) return done(err.text, undefined, err.timedOut);
         done(null, `/dev/disk/by-id/virtio-${disk}`);
       });
     },
     detach(env, volumeName, node, done) {
       const { ctx } = env;
-      const r = ctx.backend.call("detach", volumeName, node);
-      ctx.sim.after(r.latencyMs, () => {
-        if (r.error) return done(r.error);
+      const r = ctx.backend.call("detach", volumeName, node, name);
+      perform(ctx, "detach", r, false, volumeName, () => {
+        // a disk detached under a filesystem the node still has mounted (the cloud does not ask)
+        const host = ctx.hosts.get(node);
+        if (host !== undefined && host.isMountedFs(`/dev/disk/by-id/virtio-${volumeName}`)) {
+          ctx.steps.step("cloud.DetachedWhileMounted", volumeName);
+          ctx.out.note(`volume:${name}/${volumeName}`, `the cloud detached ${volumeName} from ${node} while the node still had its filesystem mounted (an unmount was still running or had not started): writes not yet flushed are lost`);
+        }
         ctx.backend.detach(volumeName, node);
-        done(null);
-      });
+        return null;
+      }, (err) => done(err === null ? null : err.text));
     },
     volumeIsAttached(env, spec, node) {
       return env.ctx.backend.volume(src(spec)!.diskId).attachedTo.has(node);
@@ -77,17 +86,25 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
       return joinInterned(env.ctx.kubeletRoot, mountsDir, src(spec)!.diskId);
     },
     mountDevice(env, spec, devicePath, deviceMountPath, done) {
-      env.host!.mkdir(deviceMountPath, { plugin: name, data: { disk: src(spec)!.diskId } });
-      env.host!.mount(devicePath || `/dev/disk/by-id/virtio-${src(spec)!.diskId}`, deviceMountPath);
-      done(null);
+      const disk = src(spec)!.diskId;
+      const host = env.host!;
+      perform(env.ctx, "mountDevice", env.ctx.backend.call("mountDevice", disk, env.nodeName!, name), false, disk, () => {
+        host.mkdir(deviceMountPath, { plugin: name, data: { disk } });
+        host.mount(devicePath || `/dev/disk/by-id/virtio-${disk}`, deviceMountPath);
+        return null;
+      }, (err) => done(err === null ? null : err.text));
     },
     unmountDevice(env, deviceMountPath, done) {
-      if (env.host!.isMountPoint(deviceMountPath)) {
-        const err = env.host!.unmount(deviceMountPath);
-        if (err) return done(err);
-      }
-      env.host!.rmdir(deviceMountPath);
-      done(null);
+      const host = env.host!;
+      const disk = diskOfMountPath(deviceMountPath);
+      perform(env.ctx, "unmountDevice", env.ctx.backend.call("unmountDevice", disk, env.nodeName!, name), false, disk, () => {
+        if (host.isMountPoint(deviceMountPath)) {
+          const err = host.unmount(deviceMountPath);
+          if (err) return err;
+        }
+        host.rmdir(deviceMountPath);
+        return null;
+      }, (err) => done(err === null ? null : err.text));
     },
     podVolumeDir(env, podUID, specName) {
       return podVolumePaths(env.host!, podUID, dirName, specName).dir;
@@ -105,14 +122,26 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
     },
     setUp(env, spec, podUID, deviceMountPath, done) {
       const dir = plugin.podVolumeDir(env, podUID, spec.name);
-      env.host!.mkdir(dir, { plugin: name, podUID, specName: spec.name, data: { disk: src(spec)!.diskId, pv: spec.pv?.metadata.name ?? "" } });
-      done(env.host!.bind(deviceMountPath, dir));
+      const disk = src(spec)!.diskId;
+      const host = env.host!;
+      perform(env.ctx, "setUp", env.ctx.backend.call("setUp", disk, env.nodeName!, name), false, disk, () => {
+        host.mkdir(dir, { plugin: name, podUID, specName: spec.name, data: { disk, pv: spec.pv?.metadata.name ?? "" } });
+        return host.bind(deviceMountPath, dir);
+      }, (err) => done(err === null ? null : err.text));
     },
     tearDown(env, specName, podUID, done) {
       const dir = plugin.podVolumeDir(env, podUID, specName);
-      env.host!.unmount(dir);
-      env.host!.rmdir(dir);
-      done(null);
+      const host = env.host!;
+      const disk = host.dirs.get(dir)?.data.disk ?? specName;
+      perform(env.ctx, "tearDown", env.ctx.backend.call("tearDown", disk, env.nodeName!, name), false, disk, () => {
+        // (a path that is not mounted is no error: UnmountMountPoint's IsLikelyNotMountPoint)
+        if (host.isMountPoint(dir)) {
+          const err = host.unmount(dir);
+          if (err) return err;
+        }
+        host.rmdir(dir);
+        return null;
+      }, (err) => done(err === null ? null : err.text));
     },
     constructVolumeSpec(env, specName, podUID) {
       const info = env.host!.dirs.get(plugin.podVolumeDir(env, podUID, specName));

@@ -36,6 +36,8 @@ import type { Host } from "../host/mount.js";
 import type { ErrorText } from "../util/exponentialbackoff.js";
 import { joinInterned, joinOnce, PluginError, podVolumePaths, type Cb, type LazyCb, type PluginEnv, type VAWaiter, type VAWaiters, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 import { boundedMemo } from "../../util/bounded-memo.js";
+import { busyText } from "../host/mount.js";
+import { csiErrorText, perform, rpcError } from "./operation.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
 const DIR_NAME = "kubernetes.io~csi";
@@ -84,7 +86,6 @@ export function makeVolumeHandle(podUID: string, volSourceSpecName: string): str
 }
 
 const log = (msg: string): string => `kubernetes.io/csi: ${msg}`;
-const ATTACH_FAILED = log("attacher.Attach failed: rpc error: ");
 
 /** the staging directory of a global mount (".../globalmount" without its last part), one string per path */
 const stagingDir = boundedMemo(4096, (deviceMountPath: string): string =>
@@ -138,9 +139,10 @@ class AttachWait implements VAWaiter {
       return true;
     }
     if (va.status?.attachError) {
-      // (one string per message: the controller's FailedAttachVolume event
-      // quotes it, and the recorder compares it with the last one's)
-      this.finish(joinOnce(ATTACH_FAILED, "", va.status.attachError.message));
+      // verifyAttachmentStatus: errors.New(attachErr.Message), the
+      // external-attacher's text as it is ("rpc error: code = ... desc = ...",
+      // one prefix; csi_attacher.go since the lister wait, v1.22-v1.31)
+      this.finish(va.status.attachError.message);
       return true;
     }
     return false;
@@ -341,14 +343,38 @@ export function createCSIPlugin(): VolumePlugin {
         return done(null);
       }
       if (host.csiRegisteredAt > ctx.sim.now) return done(log(`attacher.MountDevice failed to create newCsiDriverClient: driver name ${s.driver} not found in the list of registered CSI drivers`));
-      const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!);
-      ctx.sim.after(r.latencyMs, () => {
-        if (r.error) return done(log(`attacher.MountDevice failed: rpc error: code = Internal desc = ${r.error}`));
-        host.mkdir(stagingDir(deviceMountPath), { plugin: CSI_PLUGIN_NAME, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
-        host.mkdir(deviceMountPath, { plugin: CSI_PLUGIN_NAME, data: {} });
+      // the driver serialises a volume's calls: one still staging answers Aborted
+      // ("an operation with the given Volume ID ... already exists", the CSI spec's
+      // advice and csi-driver-host-path's answer), a non-final error
+      const busy = host.csiNodeBusy;
+      if (busy.has(s.volumeHandle)) {
+        ctx.backend.countCall("nodeStage", s.volumeHandle, env.nodeName!);
+        return done(log(`attacher.MountDevice failed: ${rpcError("Aborted", `an operation with the given Volume ID ${s.volumeHandle} already exists`)}`), undefined, ctx.profile.fix["82492"]);
+      }
+      busy.add(s.volumeHandle);
+      const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!, CSI_PLUGIN_NAME);
+      // MountDevice writes the staging directory and its vol_data.json before
+      // NodeStageVolume (csi_attacher.go), so UnmountDevice can find the handle
+      // of a stage still in flight
+      const dataDir = stagingDir(deviceMountPath);
+      host.mkdir(dataDir, { plugin: CSI_PLUGIN_NAME, data: { driverName: s.driver, volumeHandle: s.volumeHandle } });
+      host.mkdir(deviceMountPath, { plugin: CSI_PLUGIN_NAME, data: {} });
+      perform(ctx, "nodeStage", r, true, s.volumeHandle, () => {
+        // (the driver makes the target if the kubelet's cleanup removed it)
+        if (!host.dirs.has(deviceMountPath)) host.mkdir(deviceMountPath, { plugin: CSI_PLUGIN_NAME, data: {} });
         host.mount(`csi:${s.volumeHandle}`, deviceMountPath);
-        done(null);
-      });
+        return null;
+      }, (err) => {
+        if (err === null) return done(null);
+        // a non-final error is an UncertainProgressError since #82492 (csi_client.go NodeStageVolume)
+        const uncertain = err.nonFinal && ctx.profile.fix["82492"];
+        // the deferred cleanup: on an error (since #82492 only a final one) removeMountDir, unless mounted
+        if (!uncertain && !host.isMountPoint(deviceMountPath)) {
+          host.rmdir(deviceMountPath);
+          host.rmdir(dataDir);
+        }
+        done(log(`attacher.MountDevice failed: ${csiErrorText(err)}`), undefined, uncertain);
+      }, () => busy.delete(s.volumeHandle));
     },
     unmountDevice(env, deviceMountPath, done) {
       const { ctx } = env;
@@ -360,14 +386,21 @@ export function createCSIPlugin(): VolumePlugin {
         const drv = meta?.data.driverName ?? "";
         return done(() => log(`attacher.UnmountDevice failed to create newCsiDriverClient: driver name ${drv} not found in the list of registered CSI drivers`));
       }
-      const r = ctx.backend.call("nodeUnstage", handle, env.nodeName!);
-      ctx.sim.after(r.latencyMs, () => {
-        const error = r.error;
-        if (error) return done(() => log(`attacher.UnmountDevice failed: rpc error: code = Internal desc = ${error}`));
-        host.unmount(deviceMountPath);
+      if (host.csiNodeBusy.has(handle)) {
+        ctx.backend.countCall("nodeUnstage", handle, env.nodeName!);
+        return done(() => log(`attacher.UnmountDevice failed: ${rpcError("Aborted", `an operation with the given Volume ID ${handle} already exists`)}`));
+      }
+      const r = ctx.backend.call("nodeUnstage", handle, env.nodeName!, CSI_PLUGIN_NAME);
+      perform(ctx, "nodeUnstage", r, true, handle, () => {
+        // the driver's umount: EBUSY while a process holds the mount (an unmounted path is no error: NodeUnstage is idempotent)
+        if (host.isBusy(deviceMountPath)) return busyText(deviceMountPath);
+        if (host.isMountPoint(deviceMountPath)) host.unmount(deviceMountPath);
         host.rmdir(deviceMountPath);
         host.rmdir(stagingDir(deviceMountPath));
-        done(null);
+        return null;
+      }, (err) => {
+        if (err === null) return done(null);
+        done(() => log(`attacher.UnmountDevice failed: ${csiErrorText(err)}`));
       });
     },
     podVolumeDir(env, podUID, specName) {
@@ -439,20 +472,36 @@ export function createCSIPlugin(): VolumePlugin {
       const driver = s ? s.driver : spec.inline!.csi!.driver;
       const handle = s ? s.volumeHandle : makeVolumeHandle(podUID, spec.name);
       if (host.csiRegisteredAt > ctx.sim.now) return done(log(`mounter.SetUpAt failed to get CSI client: driver name ${driver} not found in the list of registered CSI drivers`));
-      const r = ctx.backend.call("nodePublish", handle, env.nodeName!);
-      ctx.sim.after(r.latencyMs, () => {
-        if (r.error) return done(log(`mounter.SetupAt failed: rpc error: code = Internal desc = ${r.error}`));
-        host.mkdir(dir, {
-          plugin: CSI_PLUGIN_NAME,
-          podUID,
-          specName: spec.name,
-          data: { driverName: driver, volumeHandle: handle, specVolID: spec.name, volumeLifecycleMode: ephemeral ? "Ephemeral" : "Persistent", podUID },
-        });
+      // the driver serialises calls for a target: a publish still in flight answers Aborted (non-final)
+      const busy = host.csiNodeBusy;
+      if (busy.has(target)) {
+        ctx.backend.countCall("nodePublish", handle, env.nodeName!);
+        return done(log(`mounter.SetupAt failed: ${rpcError("Aborted", `an operation with the given Volume ID ${handle} already exists`)}`), undefined, ctx.profile.fix["82492"]);
+      }
+      // SetUpAt writes the volume's directory and vol_data.json before NodePublishVolume (csi_mounter.go),
+      // so a TearDown of a publish still in flight finds the handle
+      const hadDir = host.dirs.has(dir);
+      host.mkdir(dir, {
+        plugin: CSI_PLUGIN_NAME,
+        podUID,
+        specName: spec.name,
+        data: { driverName: driver, volumeHandle: handle, specVolID: spec.name, volumeLifecycleMode: ephemeral ? "Ephemeral" : "Persistent", podUID },
+      });
+      busy.add(target);
+      const r = ctx.backend.call("nodePublish", handle, env.nodeName!, CSI_PLUGIN_NAME);
+      perform(ctx, "nodePublish", r, true, handle, () => {
         if (ephemeral) host.mount(joinOnce("lv", ":", handle), target);
         else if (stageUnstage(ctx, driver) && host.isMountPoint(deviceMountPath)) host.bind(deviceMountPath, target);
         else host.mount(`csi:${handle}`, target);
-        done(null);
-      });
+        return null;
+      }, (err) => {
+        if (err === null) return done(null);
+        // csi_mounter.go SetUpAt: a non-final NodePublish error is an UncertainProgressError since #82492
+        const uncertain = err.nonFinal && ctx.profile.fix["82492"];
+        // removeMountDir on an error (since #82492 a final one), unless mounted
+        if (!uncertain && !hadDir && !host.isMountPoint(target)) host.rmdir(dir);
+        done(log(`mounter.SetupAt failed: ${csiErrorText(err)}`), undefined, uncertain);
+      }, () => busy.delete(target));
     },
     tearDown(env, specName, podUID, done) {
       const { ctx } = env;
@@ -466,6 +515,10 @@ export function createCSIPlugin(): VolumePlugin {
       }
       const handle = info.data.volumeHandle ?? "";
       const ephemeral = info.data.volumeLifecycleMode === "Ephemeral";
+      if (host.csiNodeBusy.has(target)) {
+        ctx.backend.countCall("nodeUnpublish", handle, env.nodeName!);
+        return done(() => log(`Unmounter.TearDownAt failed: ${rpcError("Aborted", `an operation with the given Volume ID ${handle} already exists`)}`));
+      }
       // in-flight NodeUnpublish calls, for the driver's "still ongoing" answer
       const calls = host.csiUnpublishing;
       if (calls.has(handle))
@@ -475,11 +528,10 @@ export function createCSIPlugin(): VolumePlugin {
         return done(() => log(`Unmounter.TearDownAt failed to get CSI client: driver name ${drv} not found in the list of registered CSI drivers`));
       }
       calls.add(handle);
-      const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!);
-      ctx.sim.after(r.latencyMs, () => {
-        calls.delete(handle);
-        const error = r.error;
-        if (error) return done(() => log(`Unmounter.TearDownAt failed: rpc error: code = Internal desc = ${error}`));
+      const r = ctx.backend.call("nodeUnpublish", handle, env.nodeName!, CSI_PLUGIN_NAME);
+      // (what the driver's work met, for the reply: the ephemeral volume's holders)
+      let lvBusy: (() => string) | null = null;
+      perform(ctx, "nodeUnpublish", r, true, handle, () => {
         if (ephemeral) {
           // (the holders now; the texts are built only if read)
           const holders = host.holders(joinOnce("lv", ":", handle));
@@ -488,17 +540,24 @@ export function createCSIPlugin(): VolumePlugin {
               `volume:${handle}`,
               () => `NodeUnpublish of ephemeral volume ${handle} failed: the logical volume is still mounted in the mount namespace of ${holders.join(", ")} (the container has not exited yet)`,
             );
-            return done(() => {
+            lvBusy = () => {
               const lv = `vg10000/vg10000_${handle}`;
               return log(
                 `Unmounter.TearDownAt failed: rpc error: code = Internal desc = rpc error: code = Internal desc = Failed to remove volume: Failed to lvremove lv ${lv}: Logical volume ${lv} contains a filesystem in use.`,
               );
-            });
+            };
+            return "busy";
           }
         }
+        if (host.isBusy(target)) return busyText(target);
         host.unmount(target);
         host.rmdir(dir);
-        done(null);
+        return null;
+      }, (err) => {
+        calls.delete(handle);
+        if (err === null) return done(null);
+        if (lvBusy !== null) return done(lvBusy);
+        done(() => log(`Unmounter.TearDownAt failed: ${csiErrorText(err)}`));
       });
     },
     constructVolumeSpec(env, specName, podUID) {

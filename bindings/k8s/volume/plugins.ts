@@ -37,7 +37,13 @@ export interface PluginEnv {
   vaWaiters?: VAWaiters;
 }
 
-export type Cb = (err: string | null, result?: string) => void;
+/**
+ * An operation's callback: the error (null on success), a result (a device
+ * path), and whether the error leaves the operation's work possibly in
+ * progress or done (a CSI error the plugin returns as an
+ * UncertainProgressError, #82492: volume/operation.ts section 2).
+ */
+export type Cb = (err: string | null, result?: string, uncertain?: boolean) => void;
 
 /**
  * The callback of the operations whose error only the owner's failure log
@@ -47,7 +53,7 @@ export type Cb = (err: string | null, result?: string) => void;
  * Attach, MountDevice and SetUp errors go into events (FailedAttachVolume,
  * FailedMount) and stay strings.
  */
-export type LazyCb = (err: ErrorText | null, result?: string) => void;
+export type LazyCb = (err: ErrorText | null, result?: string, uncertain?: boolean) => void;
 
 /**
  * An error a volume plugin or the kubelet's reconstruction answers with

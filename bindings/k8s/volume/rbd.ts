@@ -19,6 +19,8 @@
 
 import { joinInterned, PluginError, podVolumePaths, type LazyCb, type PluginEnv, type VolumePlugin, type VolumeSpec } from "./plugins.js";
 
+import { perform } from "./operation.js";
+
 export const RBD_PLUGIN_NAME = "kubernetes.io/rbd";
 
 function src(spec: VolumeSpec): { pool: string; image: string } | null {
@@ -112,9 +114,13 @@ export function createRBDPlugin(): VolumePlugin {
     },
     mountDevice(env, spec, devicePath, deviceMountPath, done) {
       const s = src(spec)!;
-      env.host!.mkdir(deviceMountPath, { plugin: RBD_PLUGIN_NAME, data: { pool: s.pool, image: s.image } });
-      env.host!.mount(devicePath, deviceMountPath);
-      done(null);
+      const host = env.host!;
+      const id = joinInterned("rbd", ":", joinInterned(s.pool, "/", s.image));
+      perform(env.ctx, "mountDevice", env.ctx.backend.call("mountDevice", id, env.nodeName!, RBD_PLUGIN_NAME), false, id, () => {
+        host.mkdir(deviceMountPath, { plugin: RBD_PLUGIN_NAME, data: { pool: s.pool, image: s.image } });
+        host.mount(devicePath, deviceMountPath);
+        return null;
+      }, (err) => done(err === null ? null : err.text));
     },
     unmountDevice(env, deviceMountPath, done) {
       const { ctx } = env;
@@ -174,15 +180,26 @@ export function createRBDPlugin(): VolumePlugin {
     setUp(env, spec, podUID, deviceMountPath, done) {
       const s = src(spec)!;
       const dir = plugin.podVolumeDir(env, podUID, spec.name);
-      env.host!.mkdir(dir, { plugin: RBD_PLUGIN_NAME, podUID, specName: spec.name, data: { pool: s.pool, image: s.image, pv: spec.pv?.metadata.name ?? "" } });
-      const err = env.host!.bind(deviceMountPath, dir);
-      done(err);
+      const host = env.host!;
+      const id = joinInterned("rbd", ":", joinInterned(s.pool, "/", s.image));
+      perform(env.ctx, "setUp", env.ctx.backend.call("setUp", id, env.nodeName!, RBD_PLUGIN_NAME), false, id, () => {
+        host.mkdir(dir, { plugin: RBD_PLUGIN_NAME, podUID, specName: spec.name, data: { pool: s.pool, image: s.image, pv: spec.pv?.metadata.name ?? "" } });
+        return host.bind(deviceMountPath, dir);
+      }, (err) => done(err === null ? null : err.text));
     },
     tearDown(env, specName, podUID, done) {
       const dir = plugin.podVolumeDir(env, podUID, specName);
-      env.host!.unmount(dir);
-      env.host!.rmdir(dir);
-      done(null);
+      const host = env.host!;
+      const info = host.dirs.get(dir);
+      const id = info !== undefined ? joinInterned("rbd", ":", joinInterned(info.data.pool!, "/", info.data.image!)) : specName;
+      perform(env.ctx, "tearDown", env.ctx.backend.call("tearDown", id, env.nodeName!, RBD_PLUGIN_NAME), false, id, () => {
+        if (host.isMountPoint(dir)) {
+          const err = host.unmount(dir);
+          if (err) return err;
+        }
+        host.rmdir(dir);
+        return null;
+      }, (err) => done(err === null ? null : err.text));
     },
     constructVolumeSpec(env, specName, podUID) {
       const info = env.host!.dirs.get(plugin.podVolumeDir(env, podUID, specName));
