@@ -23,6 +23,8 @@ const BASE_STEP_NAMES = [
   "kubelet.VolumeNotAttachedAccordingToNodeStatus", "kubelet.TearDownSucceeded", "kubelet.UnmountDeviceFailed",
   "kubelet.ReconstructFailed", "kubelet.CleanupMountsFailed", "kubelet.WaitForAttachAndMountTimeout", "kubelet.PodRunning",
   "runtime.ContainersStopped", "rbd.UnmapBusy", "cloud.DetachedWhileMounted",
+  // (k8s-releases) NodePublish without NodeStage (#100182); a disk detached while MountDevice formats it (#70319)
+  "csi.NodePublishUnstaged", "cloud.DetachedDuringMountDevice",
   // the components that decide node-loss incidents (podgc/, nodelifecycle/, the node and API server actions of scenario/run.ts)
   "podgc.PodForceDeleted", "nodelifecycle.NodeUnreachable", "nodelifecycle.PodEvicted", "node.Rebooted", "apiserver.Down", "apiserver.Up",
 ] as const;

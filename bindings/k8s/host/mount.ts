@@ -259,6 +259,8 @@ export class Host {
    * of registered CSI drivers" (volume/csi.ts).
    */
   csiRegisteredAt = 0;
+  /** disks whose in-tree MountDevice (format and mount) is running (volume/clouddisk.ts; #70319) */
+  readonly mountingDevices = new Set<string>();
 
   /**
    * The host goes down (reboot or power-off): every container and process

@@ -296,11 +296,19 @@ export class VolumeManager {
     }
   }
 
-  /** volumesInUse: attachable volumes in the DSW or the ASW */
+  /**
+   * volumesInUse: attachable volumes in the DSW or the ASW. The ASW part is
+   * GetAttachedVolumes since #71145 (1.13, issue #70319): every volume the
+   * kubelet knows attached, a MountDevice (format and mount) still running
+   * included. Before, it was GetGloballyMountedVolumes: a volume whose
+   * MountDevice had not finished left volumesInUse as soon as its pod left
+   * the DSW, and the attach/detach controller detached it under the format.
+   */
   getVolumesInUse(): string[] {
     const s: string[] = [];
+    const attached = this.ctx.profile.fix["71145"];
     for (const vols of this.dsw.values()) for (const v of vols.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
-    for (const v of this.asw.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
+    for (const v of this.asw.values()) if ((v.attachable || v.deviceMountable) && (attached || v.deviceMounted) && !s.includes(v.volumeName)) s.push(v.volumeName);
     return s.sort();
   }
 
@@ -358,6 +366,46 @@ export class VolumeManager {
     this.unmountVolumes();
     this.mountAttachVolumes();
     this.unmountDetachDevices();
+    if (this.skippedDuringReconstruction !== null && this.skippedDuringReconstruction.size > 0) this.processReconstructedVolumes();
+  }
+
+  /**
+   * Volumes reconstruction found on disk for a pod the DSW already had
+   * (#110670, 1.25; issues #96635, #70044): reconstruction skips them on the
+   * assumption that the reconciler will mount them, and since #110670 it
+   * remembers them (reconciler.go skippedDuringReconstruction). Before, a
+   * mount that then failed (a CSI node plugin not registered yet after the
+   * restart) left the pod's mount known to no one: once the pod was gone
+   * nothing unmounted it.
+   */
+  private skippedDuringReconstruction: Map<string, { deviceMountPath: string; pods: Map<string, string> }> | null = null;
+
+  /**
+   * reconciler_common.go processReconstructedVolumes: a skipped volume the
+   * ASW now knows attached gets, for each of its pods not mounted yet, an
+   * uncertain pod mount (CheckAndMarkVolumeAsUncertainViaReconstruction),
+   * and its device, if not mounted, an uncertain device mount
+   * (CheckAndMarkDeviceUncertainViaReconstruction): TearDown and
+   * UnmountDevice then run when no pod wants it.
+   */
+  private processReconstructedVolumes(): void {
+    for (const [volumeName, g] of this.skippedDuringReconstruction!) {
+      const a = this.asw.get(volumeName);
+      if (a === undefined) continue;
+      this.skippedDuringReconstruction!.delete(volumeName);
+      let added = 0;
+      for (const [uid, specName] of g.pods) {
+        if (a.pods.has(uid) || a.uncertainPods?.has(uid)) continue;
+        (a.uncertainPods ??= new Map()).set(uid, specName);
+        added++;
+      }
+      if (added === 0) continue;
+      if (a.deviceMountable && !a.deviceMounted && !a.deviceUncertain && g.deviceMountPath !== "") {
+        a.deviceUncertain = true;
+        a.deviceMountPath = g.deviceMountPath;
+      }
+      this.ctx.sim.bump(this.wake);
+    }
   }
 
   // The three passes below only look: starting an operation is a method of
@@ -393,6 +441,12 @@ export class VolumeManager {
         if (this.dead) return;
         if (err) {
           this.ctx.steps.step("kubelet.TearDownFailed", a.volumeName);
+          // MarkVolumeMountAsUncertain (#100183, 1.21): the kubelet cannot tell what the
+          // failed TearDown left, so a pod that wants the volume again gets SetUp again
+          if (this.ctx.profile.fix["100183"] && a.pods.delete(uid)) {
+            (a.uncertainPods ??= new Map()).set(uid, specName);
+            this.ctx.sim.bump(this.wake);
+          }
           return op.done(() => `UnmountVolume.TearDown failed ${this.detail(a.volumeName, specName, uid, uid)}: ${errorText(err)}`);
         }
         if (a.pods.delete(uid)) this.ctx.sim.bump(this.wake);
@@ -794,6 +848,16 @@ export class VolumeManager {
       if (this.dead) return;
       if (err) {
         ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
+        // MarkDeviceAsUncertain (#100183, 1.21; issue #100182): a failed UnmountDevice,
+        // final error or not, may have unstaged the device (a NodeUnstage that timed out
+        // and finished in the driver), so a pod that wants the volume again gets
+        // MountDevice (NodeStage) before SetUp. Before, the device stays "globally
+        // mounted" and the next pod gets NodePublish alone.
+        if (ctx.profile.fix["100183"] && a.deviceMounted) {
+          a.deviceMounted = false;
+          a.deviceUncertain = true;
+          ctx.sim.bump(this.wake);
+        }
         return op.done(() => `UnmountDevice failed ${this.deviceDetail(a)}: ${errorText(err)}`);
       }
       ctx.steps.step("kubelet.UnmountDeviceSucceeded", a.volumeName);
@@ -864,11 +928,17 @@ export class VolumeManager {
         continue;
       }
       const desired = this.dsw.get(uid)?.get(volumeName);
+      const dmp = deviceMountable && plugin.getDeviceMountPath ? plugin.getDeviceMountPath(this.env, spec) : "";
       if (desired) {
         desired.reportedInUse = true;
+        if (ctx.profile.fix["110670"]) {
+          const skipped = (this.skippedDuringReconstruction ??= new Map());
+          let g = skipped.get(volumeName);
+          if (g === undefined) skipped.set(volumeName, (g = { deviceMountPath: dmp, pods: new Map() }));
+          g.pods.set(uid, specName);
+        }
         continue;
       }
-      const dmp = deviceMountable && plugin.getDeviceMountPath ? plugin.getDeviceMountPath(this.env, spec) : "";
       const a: ActualVolume = {
         volumeName,
         spec,

@@ -16,7 +16,8 @@
 // event (what ClusterRun did before this module; those writes are unchanged);
 // then, per release:
 //
-//   1.13+  TaintBasedEvictions (beta, on by default; GA 1.18): PATCH the
+//   1.13+  TaintBasedEvictions (beta, on by default; GA 1.18; switch
+//          `taint-based-evictions`, #69824): PATCH the
 //          unreachable:NoExecute taint (doNoExecuteTaintingPass). The taint
 //          manager (NoExecuteTaintManager; from 1.29 the separate
 //          taint-eviction-controller, same behaviour) deletes each pod on the
@@ -98,7 +99,7 @@ export class NodeLifecycleController {
     this.setReady(node, "Unknown", "NodeStatusUnknown");
     this.ctx.steps.step("nodelifecycle.NodeUnreachable", node);
     const { ctx } = this;
-    const taintBased = ctx.profile.version.minor >= 13;
+    const taintBased = ctx.profile.fix["taint-based-evictions"];
     if (taintBased) {
       try {
         ctx.api.patch("Node", node, addUnreachableTaint);
@@ -127,7 +128,7 @@ export class NodeLifecycleController {
       const n = ctx.api.tryGet("Node", node);
       if (n !== undefined && !nodeReady(n)) continue;
       this.tainted.delete(node);
-      if (n === undefined || ctx.profile.version.minor < 13) continue;
+      if (n === undefined || !ctx.profile.fix["taint-based-evictions"]) continue;
       try {
         ctx.api.patch("Node", node, removeUnreachableTaint);
       } catch (e) {
@@ -142,7 +143,7 @@ export class NodeLifecycleController {
     if (this.tainted.get(x.node) !== x.since) return;
     const pod = ctx.api.tryGet("Pod", x.podKey);
     if (!pod || pod.metadata.uid !== x.uid || pod.metadata.deletionTimestamp !== undefined) return;
-    const taintBased = ctx.profile.version.minor >= 13;
+    const taintBased = ctx.profile.fix["taint-based-evictions"];
     ctx.out.event("Normal", "TaintManagerEviction", `pod/${pod.metadata.name}`, `Marking for deletion Pod ${x.podKey}`, taintBased ? "taint-controller" : "node-controller", pod.metadata.namespace, x.uid);
     try {
       ctx.api.delete("Pod", x.podKey);

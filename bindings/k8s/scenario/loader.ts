@@ -488,7 +488,7 @@ function timelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
 
 function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
   const o = cx.map(v, path);
-  cx.only(o, path, ["at", "after", "between", "action", "pod", "node", "grace", "down", "manifest", "kind", "name", "key", "effect", "value", "process", "path", "propagation", "delay", "count"]);
+  cx.only(o, path, ["at", "after", "between", "action", "pod", "node", "grace", "down", "manifest", "kind", "name", "key", "effect", "value", "process", "path", "propagation", "csiNodeRegistration", "delay", "count"]);
   const item: Partial<TimelineItem> = { line: cx.line(path) };
   const nWhen = [o.at, o.after, o.between].filter((x) => x !== undefined).length;
   if (nWhen !== 1) cx.fail(path, `give exactly one of at, after, between`);
@@ -541,7 +541,12 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
       action = { kind: a, node: node() };
       break;
     case "restartKubelet":
-      action = { kind: a, node: node(), downMs: o.down === undefined ? 2000 : cx.dur(o.down, `${path}.down`) };
+      action = {
+        kind: a,
+        node: node(),
+        downMs: o.down === undefined ? 2000 : cx.dur(o.down, `${path}.down`),
+        ...(o.csiNodeRegistration === undefined ? {} : { csiNodeRegistrationMs: cx.dur(o.csiNodeRegistration, `${path}.csiNodeRegistration`) }),
+      };
       break;
     case "crashControllerManager":
     case "startControllerManager":
@@ -611,7 +616,7 @@ const ACTION_FIELDS: Record<string, readonly string[]> = {
   startKubelet: ["node"],
   nodeNotReady: ["node"],
   nodeReady: ["node"],
-  restartKubelet: ["node", "down"],
+  restartKubelet: ["node", "down", "csiNodeRegistration"],
   crashControllerManager: [],
   startControllerManager: [],
   restartControllerManager: ["down"],

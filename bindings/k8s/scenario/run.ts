@@ -165,6 +165,22 @@ function backendId(v: PodVolume, ns: string, api: ApiServer): string | null {
 }
 
 /**
+ * Whether the volume is attached at the storage backend before a pod may use
+ * it: not a CSI volume whose CSIDriver says attachRequired: false (no
+ * ControllerPublish, no VolumeAttachment: the node plugin alone makes it
+ * available, csi_attacher.go's "skip attach" path)
+ */
+function attachExpected(v: PodVolume, ns: string, api: ApiServer): boolean {
+  let src: Record<string, any> | undefined = v as unknown as Record<string, any>;
+  if (v.persistentVolumeClaim) {
+    const pvc = api.tryGet("PersistentVolumeClaim", nsKey(ns, v.persistentVolumeClaim.claimName));
+    src = pvc?.spec?.volumeName ? api.tryGet("PersistentVolume", pvc.spec.volumeName)?.spec : undefined;
+  }
+  const driver = src?.csi?.driver;
+  return driver === undefined || api.tryGet("CSIDriver", driver)?.spec?.attachRequired !== false;
+}
+
+/**
  * Profiles are resolved once per (version, fix overrides) and shared by the
  * runs that ask for the same: a Monte Carlo sweep runs thousands of replays
  * on a handful of them. A profile is never written to.
@@ -529,7 +545,7 @@ class ClusterRun implements Ctx, Monitor {
     const missing: string[] = [];
     for (const v of (pod.spec.volumes ?? []) as PodVolume[]) {
       const b = backendId(v, pod.metadata.namespace ?? "default", api);
-      if (b !== null && !backend.volume(b).attachedTo.has(node) && !b.startsWith("csi-")) missing.push(`${v.name} (not attached to ${node} at the storage backend)`);
+      if (b !== null && !backend.volume(b).attachedTo.has(node) && !b.startsWith("csi-") && attachExpected(v, pod.metadata.namespace ?? "default", api)) missing.push(`${v.name} (not attached to ${node} at the storage backend)`);
     }
     // (a pod without volumes has none to mount: the volume manager keeps no entry for it)
     if (kl && (pod.spec.volumes?.length ?? 0) > 0) {
@@ -701,6 +717,11 @@ class ClusterRun implements Ctx, Monitor {
         break;
       case "restartKubelet":
         this.crashKubelet(a.node);
+        // (the CSI node plugins' pods restarted too: they register again this long after the kubelet starts)
+        if (a.csiNodeRegistrationMs !== undefined) {
+          const h = this.hosts.get(a.node);
+          if (h) h.csiRegisteredAt = sim.now + a.downMs + a.csiNodeRegistrationMs;
+        }
         sim.call(sim.now + a.downMs, ClusterRun.startKubeletOf, new NodeTimer(this, a.node, 0));
         break;
       case "crashControllerManager":

@@ -30,7 +30,13 @@ export type Action =
   | { kind: "delete"; objectKind: KObj["kind"]; name: string }
   | { kind: "crashKubelet"; node: string }
   | { kind: "startKubelet"; node: string }
-  | { kind: "restartKubelet"; node: string; downMs: number }
+  | {
+      kind: "restartKubelet";
+      node: string;
+      downMs: number;
+      /** the node's CSI node plugins register this long after the kubelet is back (their pods restarted with it: a container runtime restart); absent: at once */
+      csiNodeRegistrationMs?: number;
+    }
   | { kind: "crashControllerManager" }
   | { kind: "startControllerManager" }
   | { kind: "restartControllerManager"; downMs: number }

@@ -112,11 +112,11 @@ describe("built-in incident scenarios", () => {
 });
 
 /**
- * Incidents beyond the seeds (#27 item 5 asks for 12; this branch ships 10,
+ * Incidents beyond the seeds (#27 item 5 asks for 12; this branch ships 14 from the tracker, plus the two operations' scenarios,
  * each a distinct upstream issue: bindings/k8s/README.md, "Built-in incidents
  * from upstream's tracker")
  */
-const INCIDENTS_WANTED = 10;
+const INCIDENTS_WANTED = 14;
 
 /**
  * Incidents whose newest-release run needs a mechanism the model does not

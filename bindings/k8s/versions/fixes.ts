@@ -132,14 +132,14 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   {
     id: "71145", pr: 71145, title: "kubelet GetVolumesInUse also lists volumes attached in the ASW, so a pod deleted while its mount is pending does not drop the volume from volumesInUse",
     area: "kubelet/volumemanager", side: "kubelet", since: [[13, 0]], releases: "I", issue: "#70319",
-    source: "PR thread (actual_state_of_world.go GetAttachedVolumes)",
-    modelled: "not switched: the replay's GetVolumesInUse (DSW or ASW) is the fixed one in every release, 1.10-1.12 included",
+    source: "PR thread (volume_manager.go GetVolumesInUse: GetGloballyMountedVolumes -> GetAttachedVolumes; actual_state_of_world.go GetAttachedVolumes); issue #70319 thread",
+    modelled: true, test: { scenario: "detach-while-formatting", before: "1.12", after: "1.13" },
   },
   {
     id: "106853", pr: 106853, title: "kubelet: VerifyControllerAttachedVolume waits for the volume to be reported in use before it starts, instead of failing into exponential backoff",
     area: "kubelet/volumemanager", side: "kubelet", since: [[24, 0]], releases: "I", issue: null,
     source: "PR thread (reconciler.go mountAttachVolumes: skip until ReportedInUse)",
-    modelled: "not switched: the replay's reconciler waits for reportedInUse in every release (the fixed behaviour); before 1.24 upstream backed off",
+    modelled: "not switched: the replay's reconciler starts VerifyControllerAttachedVolume only once the volume is reportedInUse, in every release (the fixed order). Before 1.24 upstream ran it at once and failed it (\"Volume has not been added to the list of VolumesInUse in the node's volume status\") into exponential backoff from 500 ms, which delays a mount by up to the backoff step reached when the status write lands; modelled, it would change every pre-1.24 replay, the four seeds' included (their extra log lines and the shared backoff of the verify operation that seed 002 saturates at 2m2s), so it waits for a change that reviews the seed replays against their logs",
   },
   {
     id: "113262", pr: 113262, title: "kubelet volume reconstruction at start-up, before the DSW is populated (NewVolumeManagerReconstruction: beta on 1.27, off again in 1.27.2 by #117752, on 1.28, GA 1.30 #123442)",
@@ -154,9 +154,9 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     modelled: "not modelled: no built-in or catalogued scenario restarts a kubelet while a pod's termination is incomplete and its volumes are not yet reconstructed",
   },
   {
-    id: "110670", pr: 110670, title: "kubelet reconciler: unmount a volume that was in the DSW at start-up and is no longer needed (the workaround KEP-3756 names)",
-    area: "kubelet/volumemanager", side: "kubelet", since: [[25, 0]], releases: "I", issue: null,
-    source: "KEP-3756 text (kubernetes/enhancements#3763 review)", modelled: "not modelled: the replay's reconciler unmounts every volume that leaves the DSW in every release",
+    id: "110670", pr: 110670, title: "kubelet reconstruction: a volume skipped because its pod is in the DSW is added to the ASW as uncertain once known attached (skippedDuringReconstruction, processReconstructedVolumes), so a remount that fails and a pod deleted meanwhile still get TearDown and UnmountDevice",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[25, 0]], releases: "I", issue: "#96635, #70044",
+    source: "PR thread (\"Fix pod stuck in termination state when mount fails or gets skipped after kubelet restart\"); reconciler_common.go processReconstructedVolumes (the runOld path); KEP-3756 text", modelled: true, test: { scenario: "kubelet-restart-mount-fails", before: "1.24", after: "1.25" },
   },
   // ---- operation executor: uncertain mount states ----
   {
@@ -168,8 +168,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   {
     id: "100183", pr: 100183, title: "operation executor: a failed UnmountDevice/UnmountVolume marks the device or mount uncertain, so a new pod's MountDevice/SetUp runs again",
     area: "operationexecutor", side: "kubelet", since: [[21, 0]], releases: "I", issue: "#100182",
-    source: "PR thread (release note: starting new pods after a previous pod timed out unmounting)",
-    modelled: "not modelled: the replay's uncertain mount states come only from a non-final CSI NodeStage/NodePublish error (82492); a failed unmount leaves the mount as it was",
+    source: "PR thread (release note: starting new pods after a previous pod timed out unmounting; operation_generator.go MarkDeviceAsUncertain / MarkVolumeMountAsUncertain on Unmount* errors); issue #100182 reproducer",
+    modelled: true, test: { scenario: "csi-unstage-error-no-restage", before: "1.20", after: "1.21" },
   },
   {
     id: "107789", pr: 107789, title: "operation executor: UnmountDevice that finds the device still in use marks the device mount uncertain",
@@ -214,29 +214,29 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     source: "PR thread release note (1.17 bug triage); #95135 (types.go comment); defaults.go", modelled: true, test: { scenario: "node-status-heartbeat", before: "1.16", after: "1.17" },
   },
   {
-    id: "128394", pr: 128394, title: "kubelet: randomness added to nodeStatusReportFrequency (the next report within [freq, 1.25 freq))",
+    id: "128394", pr: 128394, title: "kubelet: a random delay (delayAfterNodeStatusChange, uniform over [-0.5, 0.5] x nodeStatusReportFrequency) added to the next report deadline after a status change or a kubelet restart",
     area: "kubelet/nodestatus", side: "kubelet", since: [[32, 0]], releases: "I", issue: null,
-    source: "PR thread (kubelet.go nextNodeStatusReportInterval, kubelet_node_status.go)",
-    modelled: "not modelled: the replay reports an unchanged status at exactly nodeStatusReportFrequency (the distribution of the jitter was not read in source)",
+    source: "PR thread (kubelet.go delayAfterNodeStatusChange and its comment, kubelet_node_status.go tryUpdateNodeStatus / shouldPatchNodeStatus as copied in a downstream fork)",
+    modelled: "not modelled: the draw needs the run's seed, and the copy of tryUpdateNodeStatus read resets the delay to 0 on every try without a change, before shouldPatchNodeStatus compares it, which would make it inert for the unchanged reports the attach/detach controller waits for; which of the two upstream releases do was not settled in upstream's own source, so the replay keeps exactly nodeStatusReportFrequency"
   },
   // ---- pod GC and node lifecycle ----
   {
     id: "podgc-out-of-service", pr: 108486, title: "PodGC: force-delete terminating pods on a NotReady node with the out-of-service taint (gcTerminating)",
     area: "podgc", side: "controller", since: [[26, 0]], releases: "V", issue: "KEP-2268",
     source: "PR #108486 review thread (gc_controller.go gcTerminating)",
-    modelled: "not modelled in this branch: the replay has no pod garbage collector; a scenario force-deletes the pod (the pod GC is being added beside it)",
+    modelled: "not a switch of its own: the same change and feature gate (NodeOutOfServiceVolumeDetach, #108486) as the switch `out-of-service`, which turns on both halves, the pod GC's gcTerminating (podgc/gc_controller.ts) and the attach/detach controller's forced detach; upstream cannot enable one without the other",
   },
   {
     id: "node-lease-ga", pr: 105222, title: "NodeLease GA and locked on (1.17), gate removed (1.23): leases, not node status, are the node lifecycle controller's heartbeat",
     area: "nodelifecycle", side: "controller", since: [[17, 0]], releases: "V", issue: "kubernetes/enhancements#589",
     source: "PR #105222 thread; website PR #17189 (gate table)",
-    modelled: "not modelled: the replay has no node lifecycle controller; nodeNotReady/nodeReady are timeline actions",
+    modelled: "not a switch: no default behaviour changed in 1.17 or 1.23. The gate was on from 1.14 (beta, switch 72096, which also makes the kubelet report an unchanged status every nodeStatusReportFrequency); GA locked it on and 1.23 removed it. The replay's node lifecycle controller starts its grace period when a node's kubelet stops, so leases and status posts are one heartbeat in every release (a kubelet whose status PATCHes fail while its lease renews is not told apart: nodelifecycle/node_lifecycle_controller.ts)",
   },
   {
     id: "taint-based-evictions", pr: 69824, title: "node lifecycle: TaintBasedEvictions beta, on (1.13): NotReady/unreachable nodes get NoExecute taints and the taint manager evicts; GA 1.18",
     area: "nodelifecycle", side: "controller", since: [[13, 0]], releases: "V", issue: "#69533 (the 1.13 umbrella issue); kubernetes/enhancements#166",
-    source: "issue #69533 task list (#69824 enables the gate); website PR #19302 (GA in 1.18)",
-    modelled: "not modelled in this branch: the replay has no node lifecycle controller or taint manager",
+    source: "issue #69533 task list (#69824 enables the gate); website PR #19302 (GA in 1.18); node_lifecycle_controller.go v1.13 doNoExecuteTaintingPass, v1.12 evictPods (podEvictionTimeout)",
+    modelled: true, test: { scenario: "node-power-off-evictions", before: "1.12", after: "1.13" },
   },
 ];
 

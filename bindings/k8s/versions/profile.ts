@@ -31,7 +31,12 @@ export type FixId =
   | "72096"
   | "84007"
   // ---- operations (branch k8s-ops: volume/operation.ts) ----
-  | "82492";
+  | "82492"
+  // ---- k8s-releases: catalogued changes made switches ----
+  | "100183"
+  | "71145"
+  | "110670"
+  | "taint-based-evictions";
   // ---- end operations ----
 
 export interface FixInfo {

@@ -68,6 +68,10 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
         if (host !== undefined && host.isMountedFs(`/dev/disk/by-id/virtio-${volumeName}`)) {
           ctx.steps.step("cloud.DetachedWhileMounted", volumeName);
           ctx.out.note(`volume:${name}/${volumeName}`, `the cloud detached ${volumeName} from ${node} while the node still had its filesystem mounted (an unmount was still running or had not started): writes not yet flushed are lost`);
+        } else if (host !== undefined && host.mountingDevices.has(volumeName)) {
+          // a MountDevice (mkfs, then mount) still running on the node (#70319)
+          ctx.steps.step("cloud.DetachedDuringMountDevice", volumeName);
+          ctx.out.note(`volume:${name}/${volumeName}`, `the cloud detached ${volumeName} from ${node} while the kubelet's MountDevice was still formatting and mounting it: the kubelet no longer reported it in node.status.volumesInUse (before #71145, 1.13, a volume whose MountDevice had not finished was not "in use" once its pod was gone)`);
         }
         ctx.backend.detach(volumeName, node);
         return null;
@@ -88,11 +92,17 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
     mountDevice(env, spec, devicePath, deviceMountPath, done) {
       const disk = src(spec)!.diskId;
       const host = env.host!;
-      perform(env.ctx, "mountDevice", env.ctx.backend.call("mountDevice", disk, env.nodeName!, name), false, disk, () => {
+      const node = env.nodeName!;
+      const dev = devicePath || `/dev/disk/by-id/virtio-${disk}`;
+      // (while it runs a detach of the disk pulls it from under mkfs: Host.mountingDevices)
+      host.mountingDevices.add(disk);
+      perform(env.ctx, "mountDevice", env.ctx.backend.call("mountDevice", disk, node, name), false, disk, () => {
+        // the device went away under the format: mount(8) finds no special device
+        if (!env.ctx.backend.volume(disk).attachedTo.has(node)) return `mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t ext4 -o defaults ${dev} ${deviceMountPath}\nOutput: mount: special device ${dev} does not exist\n`;
         host.mkdir(deviceMountPath, { plugin: name, data: { disk } });
-        host.mount(devicePath || `/dev/disk/by-id/virtio-${disk}`, deviceMountPath);
+        host.mount(dev, deviceMountPath);
         return null;
-      }, (err) => done(err === null ? null : err.text));
+      }, (err) => done(err === null ? null : err.text), () => host.mountingDevices.delete(disk));
     },
     unmountDevice(env, deviceMountPath, done) {
       const host = env.host!;

@@ -26,6 +26,18 @@
 //    global mount; an ephemeral (inline) volume is a logical volume
 //    "lv:<handle>" created by NodePublish and removed by NodeUnpublish, which
 //    fails ("contains a filesystem in use") while a container still holds it.
+//
+// 5. NodePublish of a volume that is not staged (#100182). A driver with
+//    STAGE_UNSTAGE_VOLUME publishes by bind-mounting its staging path into
+//    the pod (aws-ebs-csi-driver, gcp-compute-persistent-disk-csi-driver
+//    NodePublishVolume: mount --bind staging target; they do not check that
+//    the staging path is a mount). When the kubelet skips NodeStage for a
+//    volume the driver has unstaged (a NodeUnstage that timed out at the
+//    kubelet but finished in the driver, before #100183), the bind is of an
+//    empty directory on the node's root filesystem: the pod runs, and its
+//    writes go to the node's disk (the data loss of #120455). The replay
+//    mounts "rootfs:<staging path>" there and announces
+//    `csi.NodePublishUnstaged`.
 
 import { isNotFound } from "../api/apiserver.js";
 import type { KObj } from "../api/types.js";
@@ -492,7 +504,14 @@ export function createCSIPlugin(): VolumePlugin {
       perform(ctx, "nodePublish", r, true, handle, () => {
         if (ephemeral) host.mount(joinOnce("lv", ":", handle), target);
         else if (stageUnstage(ctx, driver) && host.isMountPoint(deviceMountPath)) host.bind(deviceMountPath, target);
-        else host.mount(`csi:${handle}`, target);
+        else if (stageUnstage(ctx, driver)) {
+          // NodePublish of a volume that is not staged (section 5): the driver bind-mounts
+          // its staging path, an empty directory of the node's root filesystem
+          host.mount(joinOnce("rootfs", ":", deviceMountPath), target);
+          ctx.steps.step("csi.NodePublishUnstaged", handle);
+          const node = env.nodeName!;
+          ctx.out.note(`volume:kubernetes.io/csi/${driver}^${handle}`, () => `the kubelet on ${node} called NodePublishVolume for ${handle} without NodeStageVolume: its staging path ${deviceMountPath} is not mounted (a NodeUnstage that failed had unstaged it, and the kubelet still counted the device as mounted), so the pod's volume is a bind of an empty directory on the node's root filesystem and its writes never reach the volume`);
+        } else host.mount(`csi:${handle}`, target);
         return null;
       }, (err) => {
         if (err === null) return done(null);

@@ -65,3 +65,59 @@ describe("k8s-dangling-attach-apiserver-outage (#94912, #96617)", () => {
     expect(dangling).toBeGreaterThan(10);
   });
 });
+
+describe("k8s-csi-unstage-error-no-restage (#100182, fixed by #100183)", () => {
+  const records = sweep("k8s-csi-unstage-error-no-restage");
+  it("the re-created pod gets NodePublish without NodeStage exactly while the failed NodeUnstage is out (+62 s .. ~+181 s), and only on 1.20", () => {
+    let hit = 0;
+    for (const r of records) {
+      const t = ms(r.params.recreateAt);
+      if (r.params.version === "1.21" || t > 183_000) expect(incident(r), `run ${r.i}: ${t} ms, ${String(r.params.version)}`).toBe(false);
+      else if (t > 64_000 && t < 180_000) expect(incident(r), `run ${r.i}: ${t} ms`).toBe(true);
+      if (incident(r)) hit++;
+    }
+    expect(hit).toBeGreaterThan(10);
+  });
+});
+
+describe("k8s-detach-while-formatting (#70319, fixed by #71145)", () => {
+  const records = sweep("k8s-detach-while-formatting");
+  it("the disk is detached under mkfs when the pod goes while MountDevice runs (~+6 s .. ~+92 s), and only on 1.12", () => {
+    let hit = 0;
+    for (const r of records) {
+      const t = ms(r.params.deleteAt);
+      if (r.params.version === "1.13" || t > 94_000) expect(incident(r), `run ${r.i}: ${t} ms, ${String(r.params.version)}`).toBe(false);
+      else if (t > 6_000 && t < 90_000) expect(incident(r), `run ${r.i}: ${t} ms`).toBe(true);
+      if (incident(r)) hit++;
+    }
+    expect(hit).toBeGreaterThan(10);
+  });
+});
+
+describe("k8s-kubelet-restart-remount-fails (#70044, fixed by #110670)", () => {
+  const records = sweep("k8s-kubelet-restart-remount-fails");
+  it("the deleted pod's mounts are left when it goes before the CSI plugin registers and the remount succeeds (~+127 s), and only on 1.24", () => {
+    let hit = 0;
+    for (const r of records) {
+      const t = ms(r.params.deleteAt);
+      if (r.params.version === "1.25" || t > 128_000) expect(incident(r), `run ${r.i}: ${t} ms, ${String(r.params.version)}`).toBe(false);
+      else if (t < 122_000) expect(incident(r), `run ${r.i}: ${t} ms`).toBe(true);
+      if (incident(r)) hit++;
+    }
+    expect(hit).toBeGreaterThan(10);
+  });
+});
+
+describe("k8s-csi-nodepublish-timeout-stale-mount (#89112, fixed by #82492)", () => {
+  const records = sweep("k8s-csi-nodepublish-timeout-stale-mount");
+  it("the pod's mount is left exactly when NodePublish lands after the pod's deletion (+130 s), and only on 1.17", () => {
+    let hit = 0;
+    for (const r of records) {
+      const t = ms(r.params.publishLatency);
+      if (r.params.version === "1.18" || t < 129_000) expect(incident(r), `run ${r.i}: ${t} ms, ${String(r.params.version)}`).toBe(false);
+      else if (t > 131_000) expect(incident(r), `run ${r.i}: ${t} ms`).toBe(true);
+      if (incident(r)) hit++;
+    }
+    expect(hit).toBeGreaterThan(10);
+  });
+});
