@@ -16,7 +16,7 @@ export { loadK8sScenario, ScenarioError } from "./scenario/loader.js";
 export { runK8sScenario, decideK8sLogChecks, logChecksOf, LIVENESS_MS, NODE_STATUS_GRACE_MS } from "./scenario/run.js";
 export type { K8sRunOptions, K8sRunResult, K8sLogChecks, Violation, CheckResult } from "./scenario/run.js";
 export type { K8sScenario, Incident, Action, Check, Expectation, TimelineItem } from "./scenario/schema.js";
-export { resolveProfile, parseFixOverrides, FIXES, parseVersion } from "./versions/profile.js";
+export { resolveProfile, parseFixOverrides, FIXES, parseVersion, MIN_MINOR, MAX_MINOR } from "./versions/profile.js";
 export type { FixId, FixOverrides, Profile } from "./versions/profile.js";
 export { DEFAULT_TIMERS } from "./engine/config.js";
 export type { TimerConfig } from "./engine/config.js";

@@ -266,6 +266,38 @@ describe.skipIf(!haveChromium)("the playground in a browser", () => {
     expect(await runs.nth(0).locator("svg.swimlane").count()).toBe(1);
   });
 
+  it("runs a Kubernetes scenario at the version its timeline names, follows an edited version: line, and reruns at a release picked in the selector", async () => {
+    // no version in the link: the built-in's `version: "1.22"`
+    await fresh(page, `${server.url}#family=k8s&scenario=csi-attachment-name&seed=3`);
+    expect(await page.inputValue("#version")).toBe("1.22");
+    expect(await page.textContent("#version-note")).toBe("as the timeline names");
+    const sc = nodeK8s.builtinK8sScenario("csi-attachment-name")!;
+    const at = (version: string, s = sc) => resultHash(nodeK8s.runK8sScenario(s, { version, fixes: {}, seed: 3 }));
+    expect(await page.locator(".run").first().getAttribute("data-hash")).toBe(at("1.22"));
+    expect(await page.locator(".run h2, .run h3").first().textContent()).toContain("as the timeline names");
+    // the newest release is offered
+    expect(await page.locator("#version option[value='1.35']").count()).toBe(1);
+    // edit the timeline to name a patch release: the selector follows, the run is at it
+    const text = (await page.inputValue("#editor textarea")).replace(/^version: "1\.22"$/m, 'version: "1.22.14"');
+    await page.fill("#editor textarea", text);
+    expect(await page.inputValue("#version")).toBe("1.22.14");
+    let n = await runNo(page);
+    await page.click("#run");
+    await waitRun(page, n);
+    const edited = nodeK8s.loadK8sScenario(text, "timeline.yaml");
+    expect(edited.version).toBe("1.22.14");
+    expect(await page.locator(".run").first().getAttribute("data-hash")).toBe(at("1.22.14", edited));
+    expect(at("1.22.14", edited)).not.toBe(at("1.22", edited)); // #107025 came in 1.22.14: the two runs differ
+    // another release from the selector reruns at once, and the label says what the timeline names
+    n = await runNo(page);
+    await page.selectOption("#version", "1.35");
+    await waitRun(page, n);
+    expect(await page.locator(".run").first().getAttribute("data-hash")).toBe(at("1.35", edited));
+    expect(await page.textContent("#version-note")).toBe("the timeline names 1.22.14");
+    expect(await page.locator(".run h2, .run h3").first().textContent()).toContain("the timeline names 1.22.14");
+    expect(decodeURIComponent(page.url())).toContain("v=1.35");
+  });
+
   it("Enter in the seed field re-runs; the comparison shows two columns that match Node", async () => {
     await fresh(page, `${server.url}#family=block&scenario=two-tenants&seed=1&v=6.18`);
     const n = await runNo(page);

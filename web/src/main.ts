@@ -19,6 +19,7 @@ const desc = $<HTMLParagraphElement>("scenario-desc");
 const seedIn = $<HTMLInputElement>("seed");
 const versionSel = $<HTMLSelectElement>("version");
 const versionLabel = $<HTMLLabelElement>("version-label");
+const versionNote = $<HTMLSpanElement>("version-note");
 const fixesA = $<HTMLFieldSetElement>("fixes-a");
 const deviceSel = $<HTMLSelectElement>("device");
 const deviceBox = $<HTMLDivElement>("device-box");
@@ -91,10 +92,55 @@ function checkedFixes(box: HTMLElement): string[] {
   return [...box.querySelectorAll<HTMLInputElement>("input[type=checkbox]")].filter((c) => c.checked).map((c) => c.value);
 }
 
-function fillVersions(sel: HTMLSelectElement, fam: FamilyInfo, value: string, fallback = fam.defaultVersion): void {
+/**
+ * Fill a version selector; `named`, the version the scenario names, is
+ * offered too when the family's list lacks it (a patch release such as
+ * 1.22.3, placed after its minor).
+ */
+function fillVersions(sel: HTMLSelectElement, fam: FamilyInfo, value: string, fallback = fam.defaultVersion, named?: string): void {
   sel.innerHTML = "";
-  for (const v of fam.versions) sel.append(new Option(v, v));
-  sel.value = fam.versions.includes(value) ? value : fam.versions.includes(fallback) ? fallback : fam.defaultVersion;
+  const list = [...fam.versions];
+  if (named !== undefined && !list.includes(named)) {
+    const minor = named.split(".").slice(0, 2).join(".");
+    const at = list.indexOf(minor);
+    list.splice(at < 0 ? list.length : at + 1, 0, named);
+  }
+  for (const v of list) sel.append(new Option(v, v));
+  sel.value = list.includes(value) ? value : list.includes(fallback) ? fallback : fam.defaultVersion;
+}
+
+/** the version a scenario's files name (a Kubernetes timeline's top-level `version:`), if its family reads one */
+function versionNamedIn(fam: FamilyInfo, texts: Record<string, string>): string | undefined {
+  const vi = fam.versionIn;
+  if (!vi) return undefined;
+  const m = new RegExp(`^${vi.key}:[ \\t]*["']?v?(1\\.\\d+(?:\\.\\d+)?)["']?[ \\t]*(?:#.*)?$`, "m").exec(texts[vi.file] ?? "");
+  return m?.[1];
+}
+/** the version the scenario in the editor names, as last followed */
+let lastNamed: string | undefined;
+
+/** Say which version the scenario names and whether the selector runs another. */
+function updateVersionNote(): void {
+  versionNote.hidden = lastNamed === undefined;
+  if (lastNamed === undefined) return;
+  versionNote.textContent = versionSel.value === lastNamed ? `as the timeline names` : `the timeline names ${lastNamed}`;
+}
+
+/**
+ * The user edited the scenario: when the version it names changed, the
+ * selector follows it (the scenario runs at the version it names); a version
+ * picked in the selector stays until the text names another.
+ */
+function followNamedVersion(): void {
+  const cur = current();
+  if (!cur) return;
+  const named = versionNamedIn(cur.fam, editor.texts());
+  if (named !== undefined && named !== lastNamed) {
+    const picked = versionSel.value;
+    fillVersions(versionSel, cur.fam, named, picked, named);
+  }
+  lastNamed = named;
+  updateVersionNote();
 }
 
 /** Put a scenario (and optionally a saved state) into the form. */
@@ -104,8 +150,12 @@ function applyScenario(st: Partial<PageState>): void {
   const { fam, sc } = cur;
   desc.textContent = sc.description;
   versionLabel.textContent = fam.versionLabel === "kernel" ? "Kernel" : `${fam.versionLabel} version`;
-  // a version this page does not offer falls back to the scenario's own (the incident's), not the family's
-  fillVersions(versionSel, fam, st.version ?? sc.version ?? fam.defaultVersion, sc.version ?? fam.defaultVersion);
+  const texts = { ...sc.files, ...(st.files ?? {}) };
+  // the version the scenario names runs unless the link picks another; a version
+  // this page does not offer falls back to the scenario's own (the incident's), not the family's
+  const named = versionNamedIn(fam, texts);
+  lastNamed = named;
+  fillVersions(versionSel, fam, st.version ?? named ?? sc.version ?? fam.defaultVersion, named ?? sc.version ?? fam.defaultVersion, named);
   deviceBox.hidden = !fam.devices?.length;
   deviceSel.innerHTML = "";
   deviceSel.append(new Option("as built in", ""));
@@ -121,9 +171,9 @@ function applyScenario(st: Partial<PageState>): void {
   fixBoxes(fixesB, fam, st.vs?.fixes ?? (fixes.length || sc.compareVersion ? [] : fam.fixes.map((f) => f.id)), "fb");
   syncCompare();
   if (st.seed !== undefined) seedIn.value = String(st.seed);
-  const texts = { ...sc.files, ...(st.files ?? {}) };
   editor.setFiles(fam.files.map((f) => ({ name: f.name, syntax: f.syntax, text: texts[f.name] ?? "", readOnly: /read-only/.test(f.syntax) })));
   updateResetButton();
+  updateVersionNote();
 }
 
 function syncCompare(): void {
@@ -302,7 +352,15 @@ resetBtn.addEventListener("click", () => {
   applyScenario({ version: versionSel.value, fixes: checkedFixes(fixesA), seed: Number(seedIn.value), device: deviceSel.value || undefined });
   editor.focus();
 });
-editor.onChange = updateResetButton;
+editor.onChange = () => {
+  updateResetButton();
+  followNamedVersion();
+};
+// another release: run at once (the selector is how a scenario is rerun at another release)
+versionSel.addEventListener("change", () => {
+  updateVersionNote();
+  void run();
+});
 linkBtn.addEventListener("click", async () => {
   const st = pageState();
   if (!st || !checkSeed()) return;

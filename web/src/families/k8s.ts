@@ -4,10 +4,14 @@
 // Uses the package's k8s API (bindings/k8s: builtinK8sScenarios,
 // loadK8sScenario, runK8sScenario, FIXES); no file system, no WASM.
 //
-// Version and fixes: the version decides which upstream fixes are in
-// (e.g. #104526 since 1.23.0 / 1.22.4 / 1.21.7); a checked fix is forced on
-// whatever the version. The comparison defaults to the incident's "fixed"
-// version, so one click shows the incident and its absence side by side.
+// Version and fixes: a scenario runs at the release its timeline names
+// (`version:`, which may be a patch release such as 1.22.3); the page's
+// version selector shows it and reruns at any other release 1.10-1.35, and
+// each run's label says which it ran and what the timeline names. The
+// version decides which upstream fixes are in (e.g. #104526 since 1.23.0 /
+// 1.22.4 / 1.21.7); a checked fix is forced on whatever the version. The
+// comparison defaults to the incident's "fixed" version, so one click shows
+// the incident and its absence side by side.
 //
 // Panels: the verdict (the first violated invariant or expectation and its
 // explanation, or "all invariants held"), every check with held / broken,
@@ -27,9 +31,10 @@ import type { CalloutPanel, Family, FamilyInfo, LaneEvent, Panel, RunView, Swiml
 export const TIMELINE_FILE = "timeline.yaml";
 const MAX_EVENTS_PER_LANE = 400;
 
+/** every modelled release, 1.10 to the newest (bindings/k8s/versions/profile.ts) */
 function versions(): string[] {
   const out: string[] = [];
-  for (let m = 10; m <= 31; m++) out.push(`1.${m}`);
+  for (let m = k8s.MIN_MINOR; m <= k8s.MAX_MINOR; m++) out.push(`1.${m}`);
   return out;
 }
 
@@ -48,12 +53,17 @@ export function k8sScenarioFor(text: string | undefined, name: string): K8sScena
 }
 
 export function runK8s(text: string | undefined, name: string, version: string, fixes: string[], seed: number): K8sRunResult {
-  const sc = k8sScenarioFor(text, name);
-  const overrides = Object.fromEntries(fixes.map((f) => [f, true]));
-  return k8s.runK8sScenario(sc, { version, fixes: overrides, seed });
+  return runK8sNamed(text, name, version, fixes, seed).r;
 }
 
-function view(r: K8sRunResult, name: string, seed: number): RunView {
+/** the run, and the version the scenario names (its `version:`) */
+function runK8sNamed(text: string | undefined, name: string, version: string, fixes: string[], seed: number): { r: K8sRunResult; named: string } {
+  const sc = k8sScenarioFor(text, name);
+  const overrides = Object.fromEntries(fixes.map((f) => [f, true]));
+  return { r: k8s.runK8sScenario(sc, { version, fixes: overrides, seed }), named: sc.version };
+}
+
+function view(r: K8sRunResult, name: string, seed: number, named?: string): RunView {
   const panels: Panel[] = [];
   const v = r.violations[0];
   panels.push({
@@ -90,12 +100,20 @@ function view(r: K8sRunResult, name: string, seed: number): RunView {
     ],
   };
   const fixesOn = Object.entries(r.fixes).filter(([, on]) => on).map(([id]) => `#${id}`);
-  const label = `Kubernetes ${r.version}${fixesOn.length ? ` (fixes ${fixesOn.join(" ")})` : " (no fixes)"}`;
+  // the release it ran at, and whether that is the one the timeline names
+  const asNamed = named === undefined ? "" : sameRelease(named, r.version) ? ", as the timeline names" : `; the timeline names ${named}`;
+  const label = `Kubernetes ${r.version}${fixesOn.length ? ` (fixes ${fixesOn.join(" ")}${asNamed})` : ` (no fixes${asNamed})`}`;
   return {
     family: "k8s", scenario: name, label, seed, hash: resultHash(r),
     wallMs: 0, simulatedNs: r.stats.endMs * 1e6, events: r.stats.events,
     summary, panels, warnings: [],
   } satisfies RunView;
+}
+
+/** "1.22" names 1.22.0 */
+function sameRelease(a: string, b: string): boolean {
+  const norm = (v: string) => (v.split(".").length === 2 ? `${v}.0` : v);
+  return norm(a) === norm(b);
 }
 
 export const k8sFamily: Family = {
@@ -107,19 +125,21 @@ export const k8sFamily: Family = {
       title: sc.incident ? `${sc.incident.title.slice(0, 60)}${sc.incident.title.length > 60 ? "…" : ""}` : sc.name,
       description: `${sc.description ?? ""}${sc.incident ? ` — affected ${sc.incident.affected}, fixed in ${sc.incident.fixed} (#${sc.incident.fix})` : ""}`,
       files: { [TIMELINE_FILE]: k8s.BUILTIN_YAML[sc.name as keyof typeof k8s.BUILTIN_YAML] ?? "" },
-      version: sc.incident?.affected ?? sc.version,
+      // run at the release the timeline names (its `version:`), compared with the fixed one
+      version: sc.version,
       compareVersion: sc.incident?.fixed,
     }));
     return {
       id: "k8s", title: "Kubernetes incidents", available: true, versions: versions(), defaultVersion: "1.22", versionLabel: "Kubernetes",
       fixes: k8s.FIXES.map((f) => ({ id: f.id, label: `#${f.id}`, detail: f.title })),
       files: [{ name: TIMELINE_FILE, syntax: "Kubernetes timeline YAML" }], scenarios,
+      versionIn: { file: TIMELINE_FILE, key: "version" },
     };
   },
   async run(req): Promise<RunView> {
     const t0 = performance.now();
-    const r = runK8s(req.files?.[TIMELINE_FILE], req.scenario, req.version, req.fixes, req.seed);
-    const v = view(r, req.scenario, req.seed);
+    const { r, named } = runK8sNamed(req.files?.[TIMELINE_FILE], req.scenario, req.version, req.fixes, req.seed);
+    const v = view(r, req.scenario, req.seed, named);
     v.wallMs = performance.now() - t0;
     return v;
   },

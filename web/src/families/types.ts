@@ -67,6 +67,12 @@ export interface FamilyInfo {
   fixes: FixInfo[];
   /** device presets the scenario's device can be swapped for (block IO) */
   devices?: string[];
+  /**
+   * The scenario names the version it runs at in one of its files (a
+   * Kubernetes timeline's top-level `version:`): the page runs at that
+   * version unless the user picks another, and says which it ran.
+   */
+  versionIn?: { file: string; key: string };
   /** editable file names, in tab order, with the syntax each uses */
   files: Array<{ name: string; syntax: string }>;
   scenarios: ScenarioInfo[];
