@@ -10,6 +10,12 @@
 //
 // 2. Actual state (ASW): volume -> {attached, devicePath, deviceMounted,
 //    pods mounted}. Lost on a kubelet restart; rebuilt by reconstruction.
+//    node.status.volumesInUse is the DSW's attachable volumes plus, since
+//    #71145 (1.13; switch `71145`, issue #70319), every volume the ASW knows
+//    attached; before, only the globally mounted ones, so a volume whose
+//    MountDevice (format and mount) was still running left the list when its
+//    pod was deleted, and the attach/detach controller detached it under
+//    mkfs (built-in detach-while-formatting).
 //
 // 3. Reconciler, every 100 ms: unmount (pod, volume) pairs not desired
 //    (TearDown), mount desired ones (VerifyControllerAttachedVolume -> waits for
@@ -28,6 +34,15 @@
 //    Before #108997 the unique name of a CSI inline volume was asked of
 //    GetVolumeName (plugin looked up by name -> "attachable"), which fails:
 //    "unexpected api.CSIVolumeSource found in volume.Spec".
+//    A volume on disk whose pod is in the DSW is skipped ("it will be
+//    mounted the usual way"); since #110670 (1.25; switch `110670`, issues
+//    #96635, #70044) it is remembered (skippedDuringReconstruction) and,
+//    once the ASW knows it attached, each of its pods not mounted yet gets an
+//    uncertain mount and its device an uncertain device mount
+//    (processReconstructedVolumes, after every pass): a remount that fails
+//    after the restart (a CSI node plugin not registered yet) and a pod
+//    deleted meanwhile still get TearDown and UnmountDevice. Before, nothing
+//    ever unmounted them (built-in kubelet-restart-remount-fails).
 //
 // 5. Uncertain device and volume mounts (#82492, 1.18.0; switch `82492`).
 //    Every MountDevice/SetUp and their unmounts are operations whose calls
@@ -52,6 +67,15 @@
 //    modelled release (upstream reconstructs device mounts only since 1.26's
 //    NewVolumeManagerReconstruction, not modelled). In-tree plugins return
 //    plain errors, which are final: no uncertain state.
+//    Since #100183 (1.21; switch `100183`, issue #100182) a failed
+//    UnmountDevice or TearDown, final error or not, leaves the device or the
+//    pod's mount uncertain too: a pod that wants the volume again gets
+//    MountDevice (NodeStage) before SetUp. Before, the device stayed
+//    "globally mounted" after a NodeUnstage that timed out at the kubelet but
+//    unstaged in the driver, and the next pod got NodePublish alone, a bind
+//    of an empty staging directory (volume/csi.ts section 5; built-in
+//    csi-unstage-error-no-restage). Block volumes' Unmap* failures, which
+//    #100183 marks as well, are not (unmapDevice keeps its state).
 //
 // Worked example (seed 003, 1.23): pod fio-test with inline CSI volume "data"
 // is deleted at 60 s; its container takes 30 s to stop. kubelet restarts at
@@ -859,6 +883,20 @@ export class VolumeManager {
           ctx.sim.bump(this.wake);
         }
         return op.done(() => `UnmountDevice failed ${this.deviceDetail(a)}: ${errorText(err)}`);
+      }
+      // isDeviceOpened: the device is still open elsewhere on the node; the caller logs
+      // and retries. Since #107789 (1.24; switch `107789`) the device mount is marked
+      // uncertain, so a pod that wants the volume again gets MountDevice; before, the
+      // ASW still says "globally mounted" although the global mount is gone, and the
+      // next pod's SetUp binds a path that is not mounted
+      if (a.plugin.deviceOpened !== undefined && a.plugin.deviceOpened(this.env, a.devicePath)) {
+        ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
+        if (ctx.profile.fix["107789"] && a.deviceMounted) {
+          a.deviceMounted = false;
+          a.deviceUncertain = true;
+          ctx.sim.bump(this.wake);
+        }
+        return op.done(() => `UnmountDevice failed ${this.deviceDetail(a)}: the device is in use when it was no longer expected to be in use`);
       }
       ctx.steps.step("kubelet.UnmountDeviceSucceeded", a.volumeName);
       a.deviceMounted = false;

@@ -174,8 +174,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   {
     id: "107789", pr: 107789, title: "operation executor: UnmountDevice that finds the device still in use marks the device mount uncertain",
     area: "operationexecutor", side: "kubelet", since: [[24, 0]], releases: "I", issue: null,
-    source: "PR thread (vSphere log: \"the device is in use when it was no longer expected to be in use\")",
-    modelled: "not modelled: the replay's uncertain mount states come only from a non-final CSI NodeStage/NodePublish error (82492); a failed unmount leaves the mount as it was",
+    source: "PR thread (vSphere log: \"the device is in use when it was no longer expected to be in use\"; operation_generator.go GenerateUnmountDeviceFunc isDeviceOpened, MarkDeviceAsUncertain)",
+    modelled: true, test: { scenario: "device-in-use-after-unmount", before: "1.23", after: "1.24" },
   },
   {
     id: "122211", pr: 122211, title: "operation executor: a reconstructed uncertain device stays uncertain when MountDevice fails after a reboot",

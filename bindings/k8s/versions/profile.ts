@@ -36,6 +36,7 @@ export type FixId =
   | "100183"
   | "71145"
   | "110670"
+  | "107789"
   | "taint-based-evictions";
   // ---- end operations ----
 

@@ -119,6 +119,11 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
     podVolumeDir(env, podUID, specName) {
       return podVolumePaths(env.host!, podUID, dirName, specName).dir;
     },
+    deviceOpened(env, devicePath) {
+      // hostutil.DeviceOpened: the block device is still mounted somewhere (a
+      // process's private mount namespace kept its copy of the global mount)
+      return devicePath !== "" && env.host!.refs(devicePath) > 0;
+    },
     // volumeMode: Block: the attached device itself is the pod's device (an
     // in-tree disk's BlockVolumeMapper has no SetUpDevice/TearDownDevice of its own)
     getGlobalMapPath(env, spec) {

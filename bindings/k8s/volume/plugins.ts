@@ -120,6 +120,13 @@ export interface VolumePlugin {
   getDeviceMountPath?(env: PluginEnv, spec: VolumeSpec): string;
   mountDevice?(env: PluginEnv, spec: VolumeSpec, devicePath: string, deviceMountPath: string, done: Cb): void;
   unmountDevice?(env: PluginEnv, deviceMountPath: string, done: LazyCb): void;
+  /**
+   * operation_generator.go isDeviceOpened after a successful UnmountDevice:
+   * the attached device is still open elsewhere on the node (a mount of it
+   * another mount namespace kept). Plugins whose device goes with the
+   * unmount (rbd unmaps, CSI's is the driver's) leave it out.
+   */
+  deviceOpened?(env: PluginEnv, devicePath: string): boolean;
   // kubelet side, volumeMode: Block (BlockVolumePlugin / BlockVolumeMapper);
   // a plugin without mapPodDevice has no block support
   /** GetGlobalMapPath: plugins/<plugin>/volumeDevices/<volume> */
