@@ -222,7 +222,10 @@ export class VolumeManager {
       const uid = pod.metadata.uid;
       if (this.processedPods.has(uid)) continue;
       if (isTerminal(pod)) continue;
-      if (pod.metadata.deletionTimestamp !== undefined && (ctx.profile.dswSkipsTerminatingPods || this.pods.containersStopped(uid))) continue;
+      // (#114326, 1.27: on the first pass after a start, before reconstruction, a
+      // terminating pod whose containers may still run is added, so reconstruction
+      // does not take its volumes for orphans while a container still uses them)
+      if (pod.metadata.deletionTimestamp !== undefined && ((ctx.profile.dswSkipsTerminatingPods && (this.hasAddedPods || !ctx.profile.fix["114326"])) || this.pods.containersStopped(uid))) continue;
       let vols = this.dsw.get(uid);
       let complete = true;
       for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {

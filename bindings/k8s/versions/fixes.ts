@@ -150,8 +150,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   {
     id: "114326", pr: 114326, title: "kubelet DSW populator: add a pod whose termination is not complete during reconstruction",
     area: "kubelet/volumemanager", side: "kubelet", since: [[27, 0]], releases: "I", issue: null,
-    source: "PR thread (desired_state_of_world_populator.go hasAddedPods)",
-    modelled: "not modelled: no built-in or catalogued scenario restarts a kubelet while a pod's termination is incomplete and its volumes are not yet reconstructed",
+    source: "PR thread (desired_state_of_world_populator.go findAndAddNewPods: before hasAddedPods only ShouldPodRuntimeBeRemoved skips a pod, after it ShouldPodContainersBeTerminating; the review on IsTerminationStarted)",
+    modelled: true, test: { scenario: "csi-inline-orphan", before: "1.26", after: "1.27" },
   },
   {
     id: "110670", pr: 110670, title: "kubelet reconstruction: a volume skipped because its pod is in the DSW is added to the ASW as uncertain once known attached (skippedDuringReconstruction, processReconstructedVolumes), so a remount that fails and a pod deleted meanwhile still get TearDown and UnmountDevice",

@@ -37,6 +37,7 @@ export type FixId =
   | "71145"
   | "110670"
   | "107789"
+  | "114326"
   | "taint-based-evictions";
   // ---- end operations ----
 
