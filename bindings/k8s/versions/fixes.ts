@@ -181,13 +181,13 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     id: "122211", pr: 122211, title: "operation executor: a reconstructed uncertain device stays uncertain when MountDevice fails after a reboot",
     area: "operationexecutor", side: "kubelet", since: [[30, 0]], releases: "I", issue: null,
     source: "PR thread (operation_generator.go markDeviceErrorState, IsVolumeDeviceReconstructed)",
-    modelled: "not modelled: the replay reconstructs no uncertain device after a reboot (its uncertain states come only from a non-final CSI error, 82492)",
+    modelled: "not modelled: it keeps uncertain a device that NewVolumeManagerReconstruction (#113262) reconstructed after a reboot; the replay reconstructs no device mount (113262 is not modelled), so there is no reconstructed uncertain device to keep",
   },
   {
     id: "128219", pr: 128219, title: "kubelet volume manager: check the device mount state in the ASW before marking a volume detached",
     area: "kubelet/volumemanager", side: "kubelet", since: [[32, 0]], releases: "I", issue: "#127520",
     source: "PR thread (the Test_UncertainDeviceGlobalMounts flake and its log)",
-    modelled: "not modelled yet: 82492's uncertain device mounts are, this later check of the device state before MarkVolumeAsDetached is not",
+    modelled: "not modelled: the race it closes is a MountDevice that marks the device uncertain between the reconciler's snapshot of unmounted volumes and its MarkVolumeAsDetached; the replay's reconciler reads the actual state atomically within a pass (volume/operation.ts section 3), so no stale snapshot exists to check",
   },
   // ---- nestedpendingoperations ----
   {
