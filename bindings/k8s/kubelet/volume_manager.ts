@@ -53,6 +53,39 @@
 //    NewVolumeManagerReconstruction, not modelled). In-tree plugins return
 //    plain errors, which are final: no uncertain state.
 //
+// 6. Volume expansion, the node's half (expand/expand_controller.ts has the
+//    controllers'). A volume needs the node when its PV's spec.capacity is
+//    above its claim's status.capacity (nodeExpandVolume reads the claim
+//    with a GET, the PV from the informer). During a mount the kubelet
+//    grows the filesystem right after MountDevice (at the staging path), or,
+//    when nothing was staged in this mount (a CSI driver without
+//    NodeStage, a device already mounted), after SetUp; an error fails the
+//    mount ("MountVolume.MountDevice failed while expanding volume",
+//    "MountVolume.Setup failed while expanding volume") and the mount is
+//    retried with backoff. Since #100567 (1.22) the SetUp that preceded such
+//    a failure is recorded as an uncertain mount (section 5), so the pod's
+//    deletion tears it down; before, nothing records it. A mounted volume is
+//    grown online (ExpandInUseVolume, operation `volume_fs_resize` under the
+//    volume's key) once the populator finds it bigger than its claim
+//    (checkVolumeFSResize, MarkFSResizeRequired: here at the populator's
+//    next pass after the informer delivers the PV or claim; upstream at the
+//    pod's next sync, ReprocessPod, up to the 1-minute resync later), if
+//    the kubelet expands in-use volumes (ExpandInUsePersistentVolumes, on
+//    from 1.15) of that plugin (CSI: ExpandCSIVolumes, on from 1.16). The
+//    call is CSI NodeExpandVolume (`nodeExpand`) or an in-tree plugin's
+//    resize2fs (`resizeFs`); success is FileSystemResizeSuccessful on the pod
+//    and the claim and MarkFSResizeFinished (status.capacity = the PV's, the
+//    conditions gone); an online failure is VolumeResizeFailed on the pod.
+//    FailedPrecondition ("volume in use"): since #92986 (1.19) the volume is
+//    marked for this node (MarkForInUseExpansionError: no online retry) and
+//    a mount goes on; before, it is an error like any other. With
+//    RecoverVolumeExpansionFailure (1.32) the kubelet expands only a claim
+//    whose allocatedResourceStatuses says NodeResizePending or
+//    NodeResizeInProgress (runPreCheck; anything else is assumed finished),
+//    marks it NodeResizeInProgress first, and after a final error writes
+//    NodeResizeInfeasible (InvalidArgument, OutOfRange: never tried again)
+//    or the condition NodeResizeError.
+//
 // Worked example (seed 003, 1.23): pod fio-test with inline CSI volume "data"
 // is deleted at 60 s; its container takes 30 s to stop. kubelet restarts at
 // 61 s..64 s. At ~66 s reconstruction fails for "data", the pod is
