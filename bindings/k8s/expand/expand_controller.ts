@@ -202,13 +202,21 @@ export class ExpandController {
     this.npo = new NestedPendingOperations(ctx.sim, ctx.profile, ctx.timers.INITIAL_DURATION_BEFORE_RETRY_MS, ctx.timers.MAX_DURATION_BEFORE_RETRY_MS, (f) => {
       if (this.dead) return;
       ctx.out.on && ctx.out.log(this.component, "E", `nestedpendingoperations.go:${ctx.profile.npoLogLine}`, failures.message(f, ctx.out.goTime(f.retryAt, this.component)));
-      // the workqueue hands the claim back after the backoff (a rate-limited requeue)
-      const key = this.keyOfVolume.get(f.key.volumeName);
-      if (key !== undefined) ctx.sim.after(f.durationBeforeRetry, () => this.sync(key));
     }, ctx.sim.group("expand-controller/operations"), ctx.out);
   }
-  /** the claim each volume's operation is for (a failed operation's requeue) */
-  private readonly keyOfVolume = new Map<string, string>();
+  /**
+   * A failed operation's claim comes back: syncHandler's error is a
+   * rate-limited requeue (5 ms doubling), refused while the operation backs
+   * off, so the claim is handled again at the first instant its backoff
+   * allows (500 ms doubling to 2m2s, the npo's own: mirrored here per volume).
+   */
+  private readonly backoffMs = new Map<string, number>();
+  private requeue(volumeName: string, key: string): void {
+    const t = this.ctx.timers;
+    const d = Math.min(2 * (this.backoffMs.get(volumeName) ?? t.INITIAL_DURATION_BEFORE_RETRY_MS / 2), t.MAX_DURATION_BEFORE_RETRY_MS);
+    this.backoffMs.set(volumeName, d);
+    this.ctx.sim.after(d + 1, () => this.sync(key));
+  }
 
   start(): void {
     const { ctx } = this;
@@ -248,12 +256,11 @@ export class ExpandController {
       return;
     }
     const volumeName = `${plugin}/${backendIdOfPV(pv)}`;
-    this.keyOfVolume.set(volumeName, key);
-    this.npo.run({ volumeName, podName: "", nodeName: "" }, "expand_volume", this.expandVolume, { key, pvName, plugin }, this);
+    this.npo.run({ volumeName, podName: "", nodeName: "" }, "expand_volume", this.expandVolume, { key, pvName, plugin, volumeName }, this);
   }
 
   /** GenerateExpandVolumeFunc's operation */
-  private expandVolume(op: Done, a: { key: string; pvName: string; plugin: string }): void {
+  private expandVolume(op: Done, a: { key: string; pvName: string; plugin: string; volumeName: string }): void {
     const { ctx } = this;
     // (the operation reads the claim and PV it was generated with: the cache's at its start)
     const pvc = this.inf!.cache.get("PersistentVolumeClaim", a.key);
@@ -276,6 +283,7 @@ export class ExpandController {
         ctx.out.on && ctx.out.log(c, "W", "operation_generator.go:1682", `Error updating pvc ${qualified} condition for fs resize : ${(e as Error).message}`);
       }
       ctx.steps.step("expand.ExpandVolumeSucceeded", a.pvName);
+      this.backoffMs.delete(a.volumeName);
       op.done(null);
     };
     ctx.steps.step("expand.ExpandVolumeStarted", a.pvName);
@@ -305,7 +313,8 @@ export class ExpandController {
           }
         }
         ctx.steps.step("expand.ExpandVolumeFailed", a.pvName);
-        return op.done(msg);
+        op.done(msg);
+        return this.requeue(a.volumeName, a.key);
       }
       ctx.out.on && ctx.out.log(c, "I", "operation_generator.go:1651", `ExpandVolume succeeded for volume ${qualified}`);
       try {
@@ -313,7 +322,8 @@ export class ExpandController {
       } catch (e) {
         const msg = `Error updating PV spec capacity for volume ${JSON.stringify(qualified)} with : ${(e as Error).message}`;
         ctx.steps.step("expand.ExpandVolumeFailed", a.pvName);
-        return op.done(msg);
+        op.done(msg);
+        return this.requeue(a.volumeName, a.key);
       }
       ctx.out.on && ctx.out.log(c, "I", "operation_generator.go:1663", `ExpandVolume.UpdatePV succeeded for volume ${qualified}`);
       finish();
