@@ -41,7 +41,10 @@
 //    SetUp again, and once no pod wants the volume the reconciler calls
 //    TearDown / UnmountDevice for it (NodeUnpublish / NodeUnstage, which the
 //    driver answers Aborted while its own call is still running: retried with
-//    backoff). Before 1.18 a failed MountDevice / SetUp leaves no trace: on
+//    backoff). A final error after an uncertain one marks the device or the
+//    pod's mount unmounted again (markDeviceErrorState, markVolumeErrorState:
+//    the driver has said it did not do the work), so no UnmountDevice /
+//    TearDown follows. Before 1.18 a failed MountDevice / SetUp leaves no trace: on
 //    pod deletion the volume is dropped without UnmountDevice or TearDown, and
 //    a stage or publish the driver completes afterwards stays mounted for
 //    ever (built-in csi-nodestage-timeout). On a kubelet restart the
@@ -599,6 +602,9 @@ export class VolumeManager {
           if (uncertain === true && !a.pods.has(v.podUID) && !a.uncertainPods?.has(v.podUID)) {
             (a.uncertainPods ??= new Map()).set(v.podUID, v.spec.name);
             this.ctx.sim.bump(this.wake);
+          } else if (uncertain !== true && this.ctx.profile.fix["82492"] && a.uncertainPods?.delete(v.podUID)) {
+            // markVolumeErrorState: a final error after an uncertain mount marks the volume unmounted (no TearDown)
+            this.ctx.sim.bump(this.wake);
           }
           this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
           return op.done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
@@ -644,6 +650,10 @@ export class VolumeManager {
           if (uncertain === true && !a.deviceUncertain) {
             a.deviceUncertain = true;
             a.deviceMountPath = dmp;
+            this.ctx.sim.bump(this.wake);
+          } else if (uncertain !== true && a.deviceUncertain && this.ctx.profile.fix["82492"]) {
+            // markDeviceErrorState: "Only devices which were uncertain can be marked as unmounted" after a final error
+            a.deviceUncertain = false;
             this.ctx.sim.bump(this.wake);
           }
           this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
