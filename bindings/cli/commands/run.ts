@@ -34,17 +34,22 @@ export interface RunCliOptions {
   maxEvents?: string;
   maxSeriesBins?: string;
   maxRecords?: string;
+  maxMemory?: string;
   strict?: boolean;
   summaryJson?: string;
   report?: string;
 }
 
-/** --max-events / --max-series-bins / --max-records (scenario/limits.ts) */
+/** --max-events / --max-series-bins / --max-records / --max-memory (scenario/limits.ts) */
 export function limitsOption(o: RunCliOptions): Partial<RunLimits> {
   const out: Partial<RunLimits> = {};
   if (o.maxEvents !== undefined) out.maxEvents = wholeNumberOption("--max-events", o.maxEvents);
   if (o.maxSeriesBins !== undefined) out.maxSeriesBins = wholeNumberOption("--max-series-bins", o.maxSeriesBins);
   if (o.maxRecords !== undefined) out.maxRecords = wholeNumberOption("--max-records", o.maxRecords);
+  if (o.maxMemory !== undefined) {
+    out.maxMemoryMiB = wholeNumberOption("--max-memory", o.maxMemory);
+    if (out.maxMemoryMiB > 4096) throw new InputError(`--max-memory takes MiB up to 4096 (the core's 4 GiB), got ${o.maxMemory}`, "command line", undefined, "--max-memory");
+  }
   return out;
 }
 
