@@ -34,6 +34,12 @@ const RW = { read: 0, write: 1, mix: 2, alt: 3 } as const;
 const PAT = { closed: 0, rate: 1, times: 2, bursts: 3, replay: 4 } as const;
 const MAX_TABLE_POINTS = 32;
 const I64_MAX = 0x7fffffffffffffffn;
+/** IOs the scenario's jobs list (replayed traces, read_iologs, submit-time lists) */
+function listedIos(s: Scenario): number {
+  let n = 0;
+  for (const j of s.jobs) n += j.pattern.kind === "replay" ? j.pattern.ios.length : j.pattern.kind === "times" ? j.pattern.timesNs.length : 0;
+  return n;
+}
 /** events one core.run() call processes at most (step() checks the budgets between calls) */
 const MAX_BATCH = 1 << 17;
 
@@ -74,6 +80,9 @@ export class Simulation {
     // the last edge before the core: a value no loader checked is an input error here, not a trap (scenario/limits.ts)
     checkScenario(scenario);
     this.limits = { ...DEFAULT_LIMITS, ...limits };
+    // IOs listed in an input (a replayed trace, a read_iolog) are bounded by that input's size cap:
+    // recording them all (compare, replay, explain record every bio) is not a runaway
+    if (limits.maxRecords === undefined) this.limits.maxRecords = Math.max(this.limits.maxRecords, 4 * listedIos(scenario));
     checkBudgets(scenario, this.limits);
     this.core = core;
     this.scenario = scenario;
