@@ -181,7 +181,7 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     ];
     // a run without a time series (series: 0, oracle scenarios) has none to write
     if (result.seriesBinNs > 0) files.push(["series.csv", () => toSeriesCsv(result)], ["series.json", () => toSeriesJson(result)]);
-    files.push(["summary.txt", () => summaryText(result)]);
+    files.push(["summary.txt", () => summaryText(result, { scenario })]);
     if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
     try {
       for (const [name, text] of files) writeFileSync(join(tmp, name), text());
@@ -200,7 +200,7 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     // the warnings first: a result read under a mistaken setting is no result
     if (result.warnings.length) process.stdout.write(warningBlock(result.warnings) + "\n");
     process.stdout.write(toFioText(result, fioOpts));
-    process.stdout.write("\n" + summaryText(result, { warningsAbove: true }));
+    process.stdout.write("\n" + summaryText(result, { warningsAbove: true, scenario }));
     process.stdout.write("\n" + ioStatText);
     if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, ${result.seriesBinNs > 0 ? "series.csv, series.json, " : ""}summary.txt, summary.json, report.html to ${o.out}${result.seriesBinNs > 0 ? "" : " (no time series: the scenario has series: 0)"}\n`);
   }
