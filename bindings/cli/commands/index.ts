@@ -29,6 +29,7 @@ export function registerCommands(program: Command): void {
     .option("--max-events <n>", `stop a run that passes N simulated events (default ${DEFAULT_LIMITS.maxEvents})`)
     .option("--max-series-bins <n>", `refuse a run of more than N time-series bins (default ${DEFAULT_LIMITS.maxSeriesBins})`)
     .option("--max-records <n>", `refuse a run that records more than N bios (default ${DEFAULT_LIMITS.maxRecords})`)
+    .option("--max-memory <MiB>", `stop a run whose simulator memory passes N MiB (default ${DEFAULT_LIMITS.maxMemoryMiB}, at most 4096)`)
     .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
     .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
     .option("--report <file.html>", "also write the run as one self-contained web page: charts over time, the summary, io.stat (opens offline)")
