@@ -12,7 +12,7 @@ import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
-import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay } from "./device/device";
+import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDeviceSigma, setDeviceQuantile, setDeviceMechanics } from "./device/device";
 import { resetJobs, addJob, jobs, startJob } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
@@ -91,9 +91,22 @@ export function deviceAdd(channels: i32, nrRequests: i32, fixedLatencyNs: i64, j
   d.nrRequests = nrRequests < 1 ? 1 : nrRequests;
   d.fixedLatencyNs = fixedLatencyNs;
   d.jitterSigma = jitterSigma;
+  for (let t = 0; t < 4; t++) setDeviceSigma(id, t, jitterSigma);
   d.maxSectorsBytes = maxSectorsBytes;
   d.rotational = rotational;
   return id;
+}
+
+export function deviceSigma(dev: i32, t: i32, sigma: f64): void {
+  setDeviceSigma(dev, t, sigma);
+}
+
+export function deviceQuantile(dev: i32, t: i32, p: i32, q: i32, n: i32, factor: f64): void {
+  setDeviceQuantile(dev, t, p, q, n, factor);
+}
+
+export function deviceMechanics(dev: i32, settleNs: f64, spanNs: f64, rotNs: f64, nsPerByte: f64, capBytes: f64): void {
+  setDeviceMechanics(dev, settleNs, spanNs, rotNs, nsPerByte, capBytes);
 }
 
 export function devicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64, iops: f64): void {

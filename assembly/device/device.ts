@@ -62,6 +62,28 @@
 //
 // jitter is 1 (fixed) or exp(sigma * N(0,1)) from the device's own stream.
 //
+// Shape (the `ssd` / `nvme` / `hdd` presets and fitted devices; `ideal`,
+// `nullb` and the oracle devices have none and take the fixed path). Each of
+// the four tables has its own latency distribution: a log-normal sigma
+// (tableSigma; deviceAdd's jitterSigma fills all four) or a measured one, a
+// quantile table of factors of mean 1 (quant, QUANT_POINTS points at
+// u = k / (QUANT_POINTS - 1), drawn by one uniform and linear interpolation:
+// the inverse CDF of a fio latency histogram, bindings/device/shape.ts). The
+// factor multiplies occupancy and latency as before, so the curve's IOPS is
+// kept in the mean. A rotational device may have mechanics: a random bio then
+// holds the arm for
+//   seek(d)  = d == 0 ? 0 : settle + span * sqrt(d / capacity)   (d = |off - head|)
+//   rotation = rotNs * u                                            (u uniform, the device's stream)
+//   transfer = size * nsPerByte
+// instead of its table's time; a sequential bio (it continues a stream, the
+// drive's read-ahead or write cache serves it) takes its seq table's time.
+// `head` is where the last started bio ended. Worked example (the `hdd`
+// preset: settle 0.8 ms, span 9.4 ms, 7200 rpm = 8.333 ms a turn, 200 MB/s,
+// 4 TB): a 4 KiB random read 1 TB from the head: 0.8 + 9.4 * sqrt(0.25) =
+// 5.5 ms seek, on average 4.17 ms rotation, 20.5 us transfer: 9.69 ms. Over
+// the whole disk E[sqrt(d/C)] = 8/15, so the mean is 0.8 + 9.4 * 8/15 + 4.17
+// + 0.02 = 10.0 ms: the seed's 100 IOPS.
+//
 // Disk statistics (/sys/block/<dev>/stat, what fio's disk_util and the root
 // cgroup's io.stat read). Followed: Linux 6.12 block/blk-mq.c
 // blk_account_io_start() / blk_account_io_done(), block/blk-core.c
@@ -99,6 +121,7 @@ import { wbtActive, wbtIssue } from "../wbt/wbt";
 import { deviceStartHooks, setRqosFlags } from "../iolatency/log";
 
 export const TABLE_POINTS: i32 = 32;
+export const QUANT_POINTS: i32 = 65;
 
 export class Device {
   channels: i32 = 1;
@@ -114,6 +137,22 @@ export class Device {
   tableSlope: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS); // ns per byte into point k
   tableSlopeTail: StaticArray<f64> = new StaticArray<f64>(4); // ns per byte past the last point
   rng: Rng;
+  // shape (design note above): per-table sigma, quantile factors, mechanics
+  shaped: bool = false;
+  tableSigma: StaticArray<f64> = new StaticArray<f64>(4);
+  // measured factors per table and table point (allocated when first set):
+  // quant[((t * TABLE_POINTS) + k) * QUANT_POINTS + q], quantN[t * TABLE_POINTS + k] (0 = none)
+  quant: StaticArray<f64> = new StaticArray<f64>(0);
+  quantN: StaticArray<i32> = new StaticArray<i32>(4 * TABLE_POINTS);
+  hasQuant: bool = false;
+  svcQuant: i32 = -1; // with the memo: the quantile row of the memo's table point, -1 none
+  mech: bool = false;
+  seekSettleNs: f64 = 0;
+  seekSpanNs: f64 = 0;
+  rotNs: f64 = 0;
+  nsPerByte: f64 = 0;
+  capBytes: f64 = 1;
+  head: i64 = 0;
   // the last serviceNs() asked for: (size << 2 | dir << 1 | rand) -> ns. A job
   // issues the same size and pattern again and again, and the table walk
   // and interpolation cost more than the rest of a bio's start.
@@ -305,13 +344,26 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     d.svcNs = svc;
     d.svcOccNs = <i64>svc;
     d.svcLatNs = <i64><f64>d.fixedLatencyNs;
+    if (d.hasQuant) d.svcQuant = quantRow(d, (<i32>dir) * 2 + rand, size);
   }
   let occNs: i64;
   let latNs: i64;
-  if (d.jitterSigma > 0) {
+  if (d.shaped) {
     let occ = d.svcNs;
     let lat = <f64>d.fixedLatencyNs;
-    const j = Math.exp(d.jitterSigma * gaussian(d.rng) - 0.5 * d.jitterSigma * d.jitterSigma);
+    if (d.mech) {
+      if (rand) occ = mechanicalNs(d, off, size);
+      d.head = off + <i64>size;
+    }
+    const t = (<i32>dir) * 2 + rand;
+    const row = d.svcQuant;
+    let j = 1.0;
+    if (row >= 0) {
+      j = quantileFactor(d, row, d.rng.unit());
+    } else {
+      const sg = unchecked(d.tableSigma[t]);
+      if (sg > 0) j = Math.exp(sg * gaussian(d.rng) - 0.5 * sg * sg);
+    }
     occ *= j;
     lat *= j;
     occNs = <i64>occ;
@@ -467,6 +519,77 @@ export function deviceDiskStat(dev: i32, field: i32, now: i64): u64 {
     case DS_TIME_IN_QUEUE_MS: return (d.dsNsR + d.dsNsW) / NSEC_PER_MSEC;
   }
   return 0; // merges
+}
+
+/** A random bio's arm time on a device with mechanics: seek + rotation + transfer (design note above). */
+function mechanicalNs(d: Device, off: i64, size: u32): f64 {
+  const dist = off > d.head ? off - d.head : d.head - off;
+  let seek = 0.0;
+  if (dist > 0) seek = d.seekSettleNs + d.seekSpanNs * Math.sqrt(Math.min(1.0, <f64>dist / d.capBytes));
+  return seek + d.rotNs * d.rng.unit() + <f64>size * d.nsPerByte;
+}
+
+/**
+ * The quantile row for a bio of `size` in table t: the table point nearest in
+ * log size that has measured factors, -1 when none has.
+ */
+function quantRow(d: Device, t: i32, size: u32): i32 {
+  const n = unchecked(d.tableLen[t]);
+  const lx = Math.log(<f64>size);
+  let best = -1;
+  let bestD = 0.0;
+  for (let k = 0; k < n; k++) {
+    if (unchecked(d.quantN[t * TABLE_POINTS + k]) == 0) continue;
+    const dist = Math.abs(Math.log(unchecked(d.tableSize[t * TABLE_POINTS + k])) - lx);
+    if (best < 0 || dist < bestD) {
+      best = k;
+      bestD = dist;
+    }
+  }
+  return best < 0 ? -1 : t * TABLE_POINTS + best;
+}
+
+/** The inverse CDF of a quantile row at u in [0, 1). */
+function quantileFactor(d: Device, row: i32, u: f64): f64 {
+  const n = unchecked(d.quantN[row]);
+  const x = u * <f64>(n - 1);
+  let k = <i32>x;
+  if (k >= n - 1) k = n - 2;
+  const base = row * QUANT_POINTS;
+  const a = unchecked(d.quant[base + k]);
+  const b = unchecked(d.quant[base + k + 1]);
+  return a + (b - a) * (x - <f64>k);
+}
+
+/** Table t's log-normal sigma (jitterSigma set all four). */
+export function setDeviceSigma(dev: i32, t: i32, sigma: f64): void {
+  const d = devices[dev];
+  unchecked((d.tableSigma[t] = sigma));
+  d.shaped = d.shaped || sigma > 0;
+}
+
+/** Table t's point p: its q-th quantile factor (of n, 2 <= n <= QUANT_POINTS). */
+export function setDeviceQuantile(dev: i32, t: i32, p: i32, q: i32, n: i32, factor: f64): void {
+  const d = devices[dev];
+  if (d.quant.length == 0) d.quant = new StaticArray<f64>(4 * TABLE_POINTS * QUANT_POINTS);
+  const row = t * TABLE_POINTS + p;
+  unchecked((d.quant[row * QUANT_POINTS + q] = factor));
+  unchecked((d.quantN[row] = n));
+  d.shaped = true;
+  d.hasQuant = true;
+  d.svcKey = u64.MAX_VALUE;
+}
+
+/** Mechanics of a rotational device (design note above). */
+export function setDeviceMechanics(dev: i32, settleNs: f64, spanNs: f64, rotNs: f64, nsPerByte: f64, capBytes: f64): void {
+  const d = devices[dev];
+  d.mech = true;
+  d.shaped = true;
+  d.seekSettleNs = settleNs;
+  d.seekSpanNs = spanNs;
+  d.rotNs = rotNs;
+  d.nsPerByte = nsPerByte;
+  d.capBytes = capBytes > 1 ? capBytes : 1;
 }
 
 function initChannels(d: Device): void {

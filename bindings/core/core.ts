@@ -22,6 +22,9 @@ export interface CoreExports {
   deviceAdd(channels: number, nrRequests: number, fixedLatencyNs: bigint, jitterSigma: number,
     maxSectorsBytes: number, rotational: number): number;
   devicePoint(dev: number, dir: number, rand: number, k: number, size: number, iops: number): void;
+  deviceSigma(dev: number, table: number, sigma: number): void;
+  deviceQuantile(dev: number, table: number, point: number, q: number, n: number, factor: number): void;
+  deviceMechanics(dev: number, settleNs: number, spanNs: number, rotNs: number, nsPerByte: number, capBytes: number): void;
   jobAdd(cg: number, dev: number, rw: number, mixReadPct: number, random: number, direct: number,
     regionOff: bigint, regionLen: bigint, align: bigint, qd: number, pattern: number, rateIops: number,
     rateBps: number, burst: number, thinkNs: bigint, thinkBlocks: number, startNs: bigint, count: bigint,

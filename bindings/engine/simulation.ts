@@ -277,6 +277,7 @@ export class Simulation {
     const tables: Array<[number, number, Array<[number, number]>]> = [
       [0, 0, d.curve.read.seq], [0, 1, d.curve.read.rand], [1, 0, d.curve.write.seq], [1, 1, d.curve.write.rand],
     ];
+    const loaded: Array<Array<[number, number]>> = [];
     for (const [dir, rand, pts0] of tables) {
       let pts = [...pts0].sort((a, b) => a[0] - b[0]);
       if (pts.length === 0) throw new InputError(`device ${d.name} has an empty ${dir ? "write" : "read"} ${rand ? "rand" : "seq"} curve`, "device", undefined, "curve");
@@ -288,6 +289,24 @@ export class Simulation {
         if (!(iops > 0)) throw new InputError(`device ${d.name}: IOPS must be > 0 at size ${size}`, "device", undefined, "curve");
         this.core.devicePoint(id, dir, rand, k, size, iops);
       });
+      loaded.push(pts);
+    }
+    const shape = d.shape;
+    if (!shape) return;
+    const names = [["read", "seq"], ["read", "rand"], ["write", "seq"], ["write", "rand"]] as const;
+    names.forEach(([dir, pat], t) => {
+      const sg = shape.sigma?.[dir][pat];
+      if (sg !== undefined && sg !== d.jitterSigma) this.core.deviceSigma(id, t, sg);
+      for (const row of shape.quantiles?.[dir][pat] ?? []) {
+        const p = loaded[t]!.findIndex(([size]) => size === row.size);
+        if (p < 0) throw new InputError(`device ${d.name}: a ${dir} ${pat} latency distribution is at ${row.size} bytes, which is not a point of its curve`, "device", undefined, "quantiles");
+        const n = row.factors.length;
+        row.factors.forEach((f, q) => this.core.deviceQuantile(id, t, p, q, n, f));
+      }
+    });
+    const m = shape.mechanics;
+    if (m) {
+      this.core.deviceMechanics(id, m.settleNs, m.fullStrokeNs - m.settleNs, 60e9 / m.rpm, 1e9 / m.mediaBytesPerSec, d.sizeBytes ?? 4e12);
     }
   }
 
@@ -516,6 +535,7 @@ export class Simulation {
       const f = (k: number) => Number(c.deviceStat(d.id, k));
       return {
         name: d.spec.name, devno: d.spec.devno,
+        ...(d.spec.card ? { model: d.spec.card.model } : {}),
         stat: {
           readIos: f(DS.READ_IOS), readMerges: f(DS.READ_MERGES), readSectors: f(DS.READ_SECTORS), readTicksMs: f(DS.READ_TICKS_MS),
           writeIos: f(DS.WRITE_IOS), writeMerges: f(DS.WRITE_MERGES), writeSectors: f(DS.WRITE_SECTORS), writeTicksMs: f(DS.WRITE_TICKS_MS),

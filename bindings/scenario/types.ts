@@ -33,7 +33,56 @@ export interface DeviceCurve {
   write: { seq: CurvePoints; rand: CurvePoints };
 }
 
-export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "nullb" | "linear" | "custom";
+export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "nullb" | "linear" | "custom" | "fitted";
+
+/** One number per direction and access pattern. */
+export interface PerTable<T> {
+  read: { seq: T; rand: T };
+  write: { seq: T; rand: T };
+}
+
+/**
+ * A measured latency distribution at one table point: factors of the mean at
+ * evenly spaced quantiles u = k / (n - 1), k = 0..n-1 (2 <= n <= 65), mean 1
+ * by the trapezoid rule (assembly/device/device.ts quantileFactor).
+ */
+export interface QuantileRow {
+  size: number;
+  factors: number[];
+}
+
+/** A rotational device's arm (assembly/device/device.ts mechanicalNs). */
+export interface DeviceMechanics {
+  /** seek time of the shortest seek, ns (track to track plus settle) */
+  settleNs: number;
+  /** seek time across the whole disk, ns */
+  fullStrokeNs: number;
+  rpm: number;
+  /** media rate, bytes/s (a random bio's transfer time) */
+  mediaBytesPerSec: number;
+}
+
+/**
+ * What gives a device's latencies their spread (the `ssd`, `nvme`, `hdd`
+ * presets and fitted devices; none: every bio of a size takes the same time).
+ */
+export interface DeviceShape {
+  /** log-normal sigma per table (jitterSigma is one sigma for all four) */
+  sigma?: PerTable<number>;
+  /** measured distributions per table point */
+  quantiles?: PerTable<QuantileRow[]>;
+  mechanics?: DeviceMechanics;
+}
+
+/** A device's card: what it is, its numbers and where they come from (`iosim devices`). */
+export interface DeviceCard {
+  /** the model, one line, e.g. "SATA SSD (seed curve, datasheet-class asymmetry)" */
+  model: string;
+  /** what it is and how it behaves, a few lines */
+  what: string[];
+  /** where the numbers come from */
+  sources: string[];
+}
 
 export interface DeviceSpec {
   /** Kernel name, e.g. "nvme0n1", "sda", "loop1". */
@@ -57,6 +106,10 @@ export interface DeviceSpec {
   /** capacity in bytes (for fio's size=N% and jobs without size=) */
   sizeBytes?: number;
   curve: DeviceCurve;
+  /** latency distributions and mechanics; unset: fixed service times */
+  shape?: DeviceShape;
+  /** what the device is (presets, fitted and file devices) */
+  card?: DeviceCard;
   /**
    * Recorded deliveries of this device's iocost period timer, ascending ns (a trace replay: the
    * host delivered the jiffies timer up to a tick late or early). The timer fires at the recorded
@@ -321,6 +374,8 @@ export interface DiskStats {
 export interface DeviceResult {
   name: string;
   devno: string;
+  /** the device card's model line (presets, fitted and file devices; the oracle's devices have none) */
+  model?: string;
   stat: DiskStats;
 }
 
