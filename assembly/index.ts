@@ -12,7 +12,7 @@ import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
-import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDeviceSigma, setDeviceQuantile, setDeviceMechanics } from "./device/device";
+import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale } from "./device/device";
 import { resetJobs, addJob, jobs, startJob } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
@@ -101,12 +101,20 @@ export function deviceSigma(dev: i32, t: i32, sigma: f64): void {
   setDeviceSigma(dev, t, sigma);
 }
 
-export function deviceQuantile(dev: i32, t: i32, p: i32, q: i32, n: i32, factor: f64): void {
-  setDeviceQuantile(dev, t, p, q, n, factor);
+export function deviceQuantileRow(dev: i32, t: i32, p: i32, depth: i32): i32 {
+  return addDeviceQuantileRow(dev, t, p, depth);
+}
+
+export function deviceQuantilePoint(dev: i32, u: f64, factor: f64): void {
+  addDeviceQuantilePoint(dev, u, factor);
 }
 
 export function deviceMechanics(dev: i32, settleNs: f64, spanNs: f64, rotNs: f64, nsPerByte: f64, capBytes: f64): void {
   setDeviceMechanics(dev, settleNs, spanNs, rotNs, nsPerByte, capBytes);
+}
+
+export function deviceDepthScale(dev: i32, k: i32, n: i32, scale: f64): void {
+  setDeviceDepthScale(dev, k, n, scale);
 }
 
 export function devicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64, iops: f64): void {

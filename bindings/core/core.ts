@@ -23,7 +23,9 @@ export interface CoreExports {
     maxSectorsBytes: number, rotational: number): number;
   devicePoint(dev: number, dir: number, rand: number, k: number, size: number, iops: number): void;
   deviceSigma(dev: number, table: number, sigma: number): void;
-  deviceQuantile(dev: number, table: number, point: number, q: number, n: number, factor: number): void;
+  deviceQuantileRow(dev: number, table: number, point: number, depth: number): number;
+  deviceQuantilePoint(dev: number, u: number, factor: number): void;
+  deviceDepthScale(dev: number, k: number, n: number, scale: number): void;
   deviceMechanics(dev: number, settleNs: number, spanNs: number, rotNs: number, nsPerByte: number, capBytes: number): void;
   jobAdd(cg: number, dev: number, rw: number, mixReadPct: number, random: number, direct: number,
     regionOff: bigint, regionLen: bigint, align: bigint, qd: number, pattern: number, rateIops: number,

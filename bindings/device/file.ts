@@ -25,6 +25,7 @@
 //   quantiles:              # measured: factors of the mean at evenly spaced quantiles
 //     read: {rand: [{size: 4096, factors: [0.5, 0.8, ..., 6.0]}]}   # per curve point
 //   mechanics: {settle: 0.8ms, full_stroke: 10.2ms, rpm: 7200, media_bps: 200e6}
+//   depth: [[1, 1], [4, 0.86]]   # fitted: multiplier of a bio's time by requests in flight
 //   card: {model: "...", what: ["..."], sources: ["..."]}   # what `iosim devices` shows
 //
 // Without a preset one of curve / model / points is required. Every error is
@@ -59,9 +60,10 @@ const KEYS = [
   "latency_sigma",
   "mechanics",
   "quantiles",
+  "depth",
   "card",
 ] as const;
-const KINDS: readonly DeviceKind[] = ["ssd", "nvme", "hdd", "ideal", "nullb", "linear", "custom"];
+const KINDS: readonly DeviceKind[] = ["ssd", "nvme", "hdd", "ideal", "nullb", "linear", "custom", "fitted"];
 
 const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, "µs": 1e3, ms: 1e6, s: 1e9 };
 
@@ -156,7 +158,10 @@ function quantilesOf(v: unknown): PerTable<QuantileRow[]> {
       if (!m || typeof m !== "object" || typeof m["size"] !== "number" || !Array.isArray(m["factors"]) || !(m["factors"] as unknown[]).every((f) => typeof f === "number")) {
         throw new RangeError(`${where}[${i}]: expected {size: bytes, factors: [numbers]}, got ${shown(r)}`);
       }
-      return { size: m["size"] as number, factors: [...(m["factors"] as number[])] };
+      if (m["u"] !== undefined && (!Array.isArray(m["u"]) || !(m["u"] as unknown[]).every((f) => typeof f === "number"))) throw new RangeError(`${where}[${i}].u: expected a list of numbers`);
+      for (const k of Object.keys(m)) if (!["size", "depth", "u", "factors"].includes(k)) throw new RangeError(`${where}[${i}]: unknown key ${JSON.stringify(k)} (size, depth, u, factors)`);
+      if (m["depth"] !== undefined && !(Number.isInteger(m["depth"]) && (m["depth"] as number) >= 1)) throw new RangeError(`${where}[${i}].depth: expected a whole number >= 1, got ${shown(m["depth"])}`);
+      return { size: m["size"] as number, ...(m["depth"] !== undefined ? { depth: m["depth"] as number } : {}), ...(m["u"] ? { u: [...(m["u"] as number[])] } : {}), factors: [...(m["factors"] as number[])] };
     });
   };
   const dir = (d: "read" | "write") => {
@@ -288,7 +293,14 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
     over.kind ??= "custom";
   }
 
-  const shapeOver: { sigma?: PerTable<number>; quantiles?: PerTable<QuantileRow[]>; mechanics?: DeviceMechanics } = {};
+  const shapeOver: { sigma?: PerTable<number>; quantiles?: PerTable<QuantileRow[]>; mechanics?: DeviceMechanics; depth?: Array<[number, number]> } = {};
+  if (raw["depth"] !== undefined) {
+    const v = raw["depth"];
+    if (!Array.isArray(v) || v.length === 0 || !v.every((p) => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === "number"))) {
+      fail("depth", `expected a list of [in flight, multiplier] pairs, got ${shown(v)}`);
+    }
+    shapeOver.depth = (v as Array<[number, number]>).map(([q, m]) => [q, m]);
+  }
   if (raw["latency_sigma"] !== undefined) shapeOver.sigma = guard("latency_sigma", () => perTableNumber(raw["latency_sigma"], "latency_sigma"));
   if (raw["quantiles"] !== undefined) shapeOver.quantiles = guard("quantiles", () => quantilesOf(raw["quantiles"]));
   if (raw["mechanics"] !== undefined) shapeOver.mechanics = guard("mechanics", () => mechanicsOf(raw["mechanics"]));
@@ -305,7 +317,7 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
   const shape = { ...(baseShape ?? {}), ...shapeOver };
   if (raw["jitter"] !== undefined && !shapeOver.sigma) delete shape.sigma;
   if (shape.quantiles && !shapeOver.quantiles) delete shape.quantiles;
-  if (shape.sigma || shape.quantiles || shape.mechanics) spec.shape = shape;
+  if (shape.sigma || shape.quantiles || shape.mechanics || shape.depth) spec.shape = shape;
   else delete spec.shape;
   if (!over.card) {
     const what = preset ? `${preset} preset` : "device file";

@@ -41,7 +41,7 @@
 // All presets are deterministic (jitterSigma 0) unless overridden.
 
 import { shown } from "../util/shown.js";
-import type { CurvePoints, DeviceCard, DeviceCurve, DeviceKind, DeviceShape, DeviceSpec, PerTable } from "../scenario/types.js";
+import { quantileUs, type CurvePoints, type DeviceCard, type DeviceCurve, type DeviceKind, type DeviceShape, type DeviceSpec, type PerTable } from "../scenario/types.js";
 import { uniformCurve, seedCurvePoints, SEED_CURVE_END_BYTES } from "./seed.js";
 
 export type PresetName = "ssd" | "nvme" | "hdd" | "ideal" | "nullb";
@@ -261,13 +261,24 @@ export function validateDeviceSpec(d: DeviceSpec): void {
     }
     if (m.fullStrokeNs < m.settleNs) bad("mechanics.full_stroke", `must be at least the settle time (${m.settleNs} ns), got ${m.fullStrokeNs}`);
   }
+  if (sh?.depth) {
+    let lastQ = 0;
+    for (const p of sh.depth) {
+      if (!Array.isArray(p) || !Number.isInteger(p[0]) || !(p[0] > lastQ) || p[0] > 4096) bad("depth", `points must be [in flight, multiplier] with whole, rising depths 1..4096, got ${shown(p)}`);
+      if (!(p[1] > 0 && p[1] <= 1000)) bad("depth", `multipliers must be within (0, 1000], got ${shown(p[1])} at depth ${p[0]}`);
+      lastQ = p[0];
+    }
+  }
   for (const dir of ["read", "write"] as const) {
     for (const pat of ["seq", "rand"] as const) {
       const sg = sh?.sigma?.[dir]?.[pat];
       if (sh?.sigma && !(typeof sg === "number" && sg >= 0 && sg <= 3)) bad(`latency_sigma.${dir}.${pat}`, `must be within [0, 3], got ${shown(sg)}`);
+      const rowsSeen = new Set<string>();
       for (const row of sh?.quantiles?.[dir]?.[pat] ?? []) {
         const where = `quantiles.${dir}.${pat}`;
         if (!d.curve?.[dir]?.[pat]?.some(([x]) => x === row.size)) bad(where, `size ${shown(row.size)} is not a point of the ${dir} ${pat} curve`);
+        if (rowsSeen.has(`${row.size}@${row.depth ?? 1}`)) bad(where, `two distributions at ${row.size} bytes, depth ${row.depth ?? 1}`);
+        rowsSeen.add(`${row.size}@${row.depth ?? 1}`);
         const f = row.factors;
         if (!Array.isArray(f) || f.length < 2 || f.length > 65) bad(where, `needs 2 to 65 factors at ${row.size} bytes, got ${Array.isArray(f) ? f.length : shown(f)}`);
         let prev = 0;
@@ -275,7 +286,11 @@ export function validateDeviceSpec(d: DeviceSpec): void {
           if (!(typeof x === "number" && x >= prev && Number.isFinite(x))) bad(where, `factors must be non-decreasing numbers >= 0, got ${shown(x)} after ${prev} at ${row.size} bytes`);
           prev = x;
         }
-        const mean = f.reduce((a, x, i) => a + (i === 0 || i === f.length - 1 ? x / 2 : x), 0) / (f.length - 1);
+        const us = quantileUs(row);
+        if (us.length !== f.length) bad(where, `u has ${us.length} values and factors ${f.length} at ${row.size} bytes`);
+        if (us[0] !== 0 || us[us.length - 1] !== 1 || us.some((u, i) => i > 0 && !(u > us[i - 1]!))) bad(where, `u must rise from 0 to 1 at ${row.size} bytes`);
+        let mean = 0;
+        for (let i = 1; i < f.length; i++) mean += ((f[i]! + f[i - 1]!) / 2) * (us[i]! - us[i - 1]!);
         if (Math.abs(mean - 1) > 0.01) bad(where, `factors must have mean 1 (trapezoid rule), got ${mean.toFixed(4)} at ${row.size} bytes`);
       }
       const pts = d.curve?.[dir]?.[pat];

@@ -21,6 +21,7 @@ import type { RqosTimelines,
   BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RateSamples, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
+import { quantileUs } from "../scenario/types.js";
 import { normCgroupPath, withAncestors } from "../cgroup/path.js";
 import { scanDevno } from "../cgroup/kstr.js";
 import { devnoToDev, mkdev } from "../cgroup/write.js";
@@ -297,13 +298,20 @@ export class Simulation {
     names.forEach(([dir, pat], t) => {
       const sg = shape.sigma?.[dir][pat];
       if (sg !== undefined && sg !== d.jitterSigma) this.core.deviceSigma(id, t, sg);
-      for (const row of shape.quantiles?.[dir][pat] ?? []) {
+      // a point's rows one after another (the core keeps them together), by depth
+      const rows = [...(shape.quantiles?.[dir][pat] ?? [])].sort((a, b) => a.size - b.size || (a.depth ?? 1) - (b.depth ?? 1));
+      for (const row of rows) {
         const p = loaded[t]!.findIndex(([size]) => size === row.size);
         if (p < 0) throw new InputError(`device ${d.name}: a ${dir} ${pat} latency distribution is at ${row.size} bytes, which is not a point of its curve`, "device", undefined, "quantiles");
-        const n = row.factors.length;
-        row.factors.forEach((f, q) => this.core.deviceQuantile(id, t, p, q, n, f));
+        const us = quantileUs(row);
+        this.core.deviceQuantileRow(id, t, p, row.depth ?? 1);
+        row.factors.forEach((f, q) => this.core.deviceQuantilePoint(id, us[q]!, f));
       }
     });
+    if (shape.depth?.length) {
+      const table = depthTable(shape.depth);
+      table.forEach((v, k) => this.core.deviceDepthScale(id, k, table.length, v));
+    }
     const m = shape.mechanics;
     if (m) {
       this.core.deviceMechanics(id, m.settleNs, m.fullStrokeNs - m.settleNs, 60e9 / m.rpm, 1e9 / m.mediaBytesPerSec, d.sizeBytes ?? 4e12);
@@ -738,4 +746,32 @@ function now(): number {
 function rqosOf(ctx: ControlContext, paths: readonly string[]): { rqos?: RqosTimelines } {
   const t = rqosTimelines(ctx, [...paths]);
   return t ? { rqos: t } : {};
+}
+
+/**
+ * A depth curve's points ([in flight, multiplier], ascending) as the core's
+ * table: index k = requests in flight, 0..max point (index 0 = 1's value);
+ * linear in log depth between points, the end values beyond.
+ */
+export function depthTable(points: Array<[number, number]>): number[] {
+  const pts = [...points].sort((a, b) => a[0] - b[0]);
+  const last = pts[pts.length - 1]![0];
+  const out: number[] = [];
+  for (let k = 0; k <= last; k++) {
+    const q = Math.max(1, k);
+    if (q <= pts[0]![0]) out.push(pts[0]![1]);
+    else {
+      let v = pts[pts.length - 1]![1];
+      for (let i = 1; i < pts.length; i++) {
+        const [q1, m1] = pts[i]!;
+        if (q <= q1) {
+          const [q0, m0] = pts[i - 1]!;
+          v = m0 + ((m1 - m0) * Math.log(q / q0)) / Math.log(q1 / q0);
+          break;
+        }
+      }
+      out.push(v);
+    }
+  }
+  return out;
 }

@@ -43,12 +43,22 @@ export interface PerTable<T> {
 
 /**
  * A measured latency distribution at one table point: factors of the mean at
- * evenly spaced quantiles u = k / (n - 1), k = 0..n-1 (2 <= n <= 65), mean 1
- * by the trapezoid rule (assembly/device/device.ts quantileFactor).
+ * quantiles u (ascending from 0 to 1; evenly spaced when not given), 2 to 65 of
+ * them, mean 1 by the trapezoid rule (assembly/device/device.ts quantileFactor).
  */
 export interface QuantileRow {
   size: number;
+  /** the requests in flight it was measured at (default 1): a bio takes the row nearest its in-flight count in log depth */
+  depth?: number;
+  /** the quantiles of the factors, ascending from 0 to 1 (default: evenly spaced) */
+  u?: number[];
   factors: number[];
+}
+
+/** A quantile row's u values (given, or evenly spaced). */
+export function quantileUs(row: QuantileRow): number[] {
+  const n = row.factors.length;
+  return row.u ?? Array.from({ length: n }, (_, k) => k / (n - 1));
 }
 
 /** A rotational device's arm (assembly/device/device.ts mechanicalNs). */
@@ -72,6 +82,11 @@ export interface DeviceShape {
   /** measured distributions per table point */
   quantiles?: PerTable<QuantileRow[]>;
   mechanics?: DeviceMechanics;
+  /**
+   * a fitted device's depth curve: [requests in flight, multiplier of a bio's time] points,
+   * ascending; linear in log depth between them, the end values beyond
+   */
+  depth?: Array<[number, number]>;
 }
 
 /** A device's card: what it is, its numbers and where they come from (`iosim devices`). */
