@@ -13,7 +13,7 @@ import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
 import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale } from "./device/device";
-import { resetJobs, addJob, jobs, startJob } from "./workload/jobs";
+import { resetJobs, addJob, jobs, startJob, setJobPoisson } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
 import { resetIocost } from "./iocost/iocost";
@@ -115,6 +115,10 @@ export function deviceMechanics(dev: i32, settleNs: f64, spanNs: f64, rotNs: f64
 
 export function deviceDepthScale(dev: i32, k: i32, n: i32, scale: f64): void {
   setDeviceDepthScale(dev, k, n, scale);
+}
+
+export function jobPoisson(job: i32, gapUs: i64): void {
+  setJobPoisson(job, gapUs, seed);
 }
 
 export function devicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64, iops: f64): void {

@@ -7,7 +7,9 @@
 // (index i) may be submitted, from its pattern:
 //
 //   PAT_CLOSED  now: issue as soon as a worker is free
-//   PAT_RATE    start + i * 1e9 / rateIops, and start + bytes * 1e9 / rateBps
+//   PAT_RATE    start + i * 1e9 / rateIops, and start + bytes * 1e9 / rateBps;
+//               with fio's rate_process=poisson, start + the sum of i
+//               exponential gaps of mean 1e6 / iops us (usec_for_io())
 //   PAT_TIMES   start + times[i]                      (open loop, listed times)
 //   PAT_BURSTS  closed inside a burst of `burst` IOs; the first IO of a later
 //               burst waits for every earlier IO to complete, then gap[k]
@@ -149,6 +151,12 @@ export class Job {
   dirIos: StaticArray<i64> = new StaticArray<i64>(2);
   dirBytes: StaticArray<i64> = new StaticArray<i64>(2);
   pendingDir: i32 = -1; // the next IO's direction, once drawn (rate_ddir may switch it)
+  // fio's rate_process=poisson (jobPoisson()): usec_for_io()'s mean gap in us
+  // (1000000 / iops, integer), the IO the sum is for, the sum (ns), its stream
+  poissonGapUs: i64 = 0;
+  poissonIdx: i64 = 0;
+  poissonAtNs: i64 = 0;
+  poissonRng: Rng | null = null;
   times: Vec<i64> = new Vec<i64>(4); // PAT_TIMES / PAT_REPLAY, relative to start
   rOff: Vec<i64> = new Vec<i64>(4); // PAT_REPLAY
   rSize: Vec<u32> = new Vec<u32>(4);
@@ -289,6 +297,20 @@ function earliestNextPattern(j: Job, now: i64): i64 {
   if (p == PAT_RATE && j.rateDir) {
     const at = rateDdir(j, now);
     if (at > t) t = at;
+  } else if (p == PAT_RATE && j.poissonGapUs > 0) {
+    // fio 3.39 backend.c usec_for_io() with rate_process=poisson: after each
+    // IO, last_usec += (int64)(1000000 / iops) * -logf(rand_0_1) (a float
+    // product, truncated to whole us); IO i waits for the sum of i gaps
+    const r = j.poissonRng!;
+    while (j.poissonIdx < i) {
+      j.poissonIdx++;
+      let u = <f32>r.unit();
+      if (u <= <f32>0) u = <f32>1e-7;
+      const v = <f32>j.poissonGapUs * -Mathf.log(u);
+      j.poissonAtNs += <i64>(<u64>v) * 1000;
+    }
+    const tp = j.startNs + j.poissonAtNs;
+    if (tp > t) t = tp;
   } else if (p == PAT_RATE) {
     if (j.rateIops > 0) {
       const ti = j.startNs + <i64>((<f64>i * 1e9) / j.rateIops);
@@ -517,3 +539,13 @@ function rateDdir(j: Job, now: i64): i64 {
 export let shapeDir: u8 = 0;
 export let shapeSize: u32 = 0;
 export let shapeOff: i64 = 0;
+
+/** fio's rate_process=poisson on a job of one direction: gaps of mean `gapUs` (1000000 / iops), its own stream. */
+export function setJobPoisson(job: i32, gapUs: i64, seed: u64): void {
+  const j = jobs[job];
+  j.poissonGapUs = gapUs;
+  j.poissonIdx = 0;
+  j.poissonAtNs = 0;
+  // (streams: 1.. jobs, 0x100000000.. mix, 0x200000000.. poisson)
+  j.poissonRng = new Rng(seed, 0x200000000 + <u64>job);
+}

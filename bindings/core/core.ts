@@ -35,6 +35,7 @@ export interface CoreExports {
   jobBsWrite(job: number, size: number, weight: number): void;
   jobRateDir(job: number, dir: number, iops: number, bps: number): void;
   jobGap(job: number, gapNs: bigint): void;
+  jobPoisson(job: number, gapUs: bigint): void;
   jobThinkIotime(job: number, iotimeNs: bigint, blocksSet: number): void;
   stagingAlloc(bytes: number): number;
   jobLoadTimes(job: number, n: number): void;

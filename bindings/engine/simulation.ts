@@ -352,6 +352,10 @@ export class Simulation {
     for (const b of j.bsWrite ?? []) c.jobBsWrite(id, b.size, b.weight);
     if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
     if (j.thinktimeIotimeNs) c.jobThinkIotime(id, BigInt(Math.round(j.thinktimeIotimeNs)), j.thinktimeBlocksSet ? 1 : 0);
+    if (p.kind === "rate" && p.poissonIops) {
+      if (p.read || p.write) throw new InputError(`job "${j.name}": a poisson rate paces a job of one direction`, j.source?.file ?? "scenario", j.source?.line, "rate_process");
+      c.jobPoisson(id, BigInt(Math.floor(1e6 / Math.floor(p.poissonIops))));
+    }
     if (p.kind === "rate" && (p.read || p.write)) {
       c.jobRateDir(id, 0, p.read?.iops ?? 0, p.read?.bps ?? 0);
       c.jobRateDir(id, 1, p.write?.iops ?? 0, p.write?.bps ?? 0);

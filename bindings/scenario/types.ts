@@ -172,6 +172,11 @@ export type Pattern =
       /** a mixed job's caps per direction (fio rate=R,W / rate_iops=R,W, paced as fio's rate_ddir() does) */
       read?: { iops?: number; bps?: number };
       write?: { iops?: number; bps?: number };
+      /**
+       * fio's rate_process=poisson: exponential gaps between IOs of mean 1e6 / poissonIops us
+       * (usec_for_io(): iops = rate_bps / min_bs, integer); a job of one direction
+       */
+      poissonIops?: number;
     }
   | { kind: "times"; timesNs: number[] }
   | { kind: "bursts"; burst: number; gapsNs: number[] }

@@ -19,6 +19,7 @@ import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
 import { resultHashOrNote, summaryJson, summaryRows, summaryText, warningBlock } from "../summary.js";
 import { htmlReport } from "../../report/html-report.js";
+import { fioJobLogs } from "../../report/fio-logs.js";
 import { readIocostTrace, VTIME_PER_USEC } from "../../engine/modules/iocost.js";
 import { createRequire } from "node:module";
 import { lintResult, lintScenario } from "../../scenario/lint.js";
@@ -139,7 +140,11 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
   const format = outputFormatOption(o.outputFormat, o.json);
   const limits = limitsOption(o);
   const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+  // fio's write_bw_log / write_lat_log / write_iops_log: from the per-bio records, into --out
+  const logJobs = (fioJobs ?? []).map((j, k) => ({ j, k })).filter(({ j }) => j.logs);
+  if (logJobs.length > 0 && o.out) scenario.record = true;
   const pre = [...warnings, ...lintScenario(scenario)];
+  if (logJobs.length > 0 && !o.out) pre.push(`${target}: write_*_log: fio's logs are written with --out DIR (none given)`);
   const sim = new Simulation(scenario, undefined, limits);
   if (o.strict && pre.length + sim.setupWarnings().length > 0) {
     const all = [...pre, ...sim.setupWarnings()];
@@ -178,6 +183,16 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     if (result.seriesBinNs > 0) files.push(["series.csv", () => toSeriesCsv(result)], ["series.json", () => toSeriesJson(result)]);
     files.push(["summary.txt", () => summaryText(result)]);
     if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
+    for (const { j, k } of logJobs) {
+      const l = j.logs!;
+      const logs = fioJobLogs(result, { spec: j.spec, jobname: j.jobname, threadNumber: k + 1, avgMsec: l.avgMsec, perJob: l.perJob,
+        ...(l.bw !== undefined ? { bw: l.bw } : {}), ...(l.lat !== undefined ? { lat: l.lat } : {}), ...(l.iops !== undefined ? { iops: l.iops } : {}),
+        ...(l.fixedBs ? { fixedBs: l.fixedBs } : {}) });
+      for (const [name, text] of logs) {
+        if (name.includes("/")) throw new InputError(`log name "${name}": a path; iosim writes fio's logs into --out`, target ?? "job file", undefined, "write_*_log");
+        files.push([name, () => text]);
+      }
+    }
     try {
       for (const [name, text] of files) writeFileSync(join(tmp, name), text());
       for (const [name] of files) renameSync(join(tmp, name), join(o.out, name));
