@@ -12,7 +12,7 @@ import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
-import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale } from "./device/device";
+import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale, setDeviceLnBin } from "./device/device";
 import { resetJobs, addJob, jobs, startJob, setJobPoisson } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
@@ -119,6 +119,10 @@ export function deviceDepthScale(dev: i32, k: i32, n: i32, scale: f64): void {
 
 export function jobPoisson(job: i32, gapUs: i64): void {
   setJobPoisson(job, gapUs, seed);
+}
+
+export function deviceLnBin(dev: i32, t: i32, k: i32, factor: f64): void {
+  setDeviceLnBin(dev, t, k, factor);
 }
 
 export function devicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64, iops: f64): void {

@@ -65,7 +65,9 @@
 // Shape (the `ssd` / `nvme` / `hdd` presets and fitted devices; `ideal`,
 // `nullb` and the oracle devices have none and take the fixed path). Each of
 // the four tables has its own latency distribution: a log-normal sigma
-// (tableSigma; deviceAdd's jitterSigma fills all four) or a measured one per
+// (tableSigma, drawn by Box-Muller: deviceAdd's jitterSigma fills all four;
+// the presets' sigmas come as LN_BINS equally likely bin means, one uniform
+// and a load per bio, bindings/device/lognormal.ts) or a measured one per
 // table point, up to QUANT_POINTS (u, factor) points of mean 1, drawn by one
 // uniform and linear interpolation: the inverse CDF of a fio latency
 // histogram (bindings/device/fit.ts); a bio takes the row of the table point
@@ -126,6 +128,7 @@ import { wbtActive, wbtIssue } from "../wbt/wbt";
 import { deviceStartHooks, setRqosFlags } from "../iolatency/log";
 
 export const TABLE_POINTS: i32 = 32;
+export const LN_BINS: i32 = 2048;
 
 export class Device {
   channels: i32 = 1;
@@ -144,6 +147,10 @@ export class Device {
   // shape (design note above): per-table sigma, quantile factors, mechanics
   shaped: bool = false;
   tableSigma: StaticArray<f64> = new StaticArray<f64>(4);
+  // the presets' log-normal spread as LN_BINS equally likely bin means per
+  // table (bindings/device/lognormal.ts); lnOn[t]: table t draws from it
+  lnTab: StaticArray<f64> = new StaticArray<f64>(0);
+  lnOn: StaticArray<bool> = new StaticArray<bool>(4);
   // measured distributions: rows of (u, factor) points, each for one table
   // point and one depth (requests in flight); a point's rows are consecutive
   qU: Array<f64> = new Array<f64>();
@@ -378,6 +385,10 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     if (row >= 0) {
       if (d.svcRowN > 1) row = rowForDepth(d, row, d.svcRowN, d.inFlight);
       j = quantileFactor(d, row, d.rng.unit());
+    } else if (unchecked(d.lnOn[t])) {
+      let k = <i32>(d.rng.unit() * <f64>LN_BINS);
+      if (k >= LN_BINS) k = LN_BINS - 1;
+      j = unchecked(d.lnTab[t * LN_BINS + k]);
     } else {
       const sg = unchecked(d.tableSigma[t]);
       if (sg > 0) j = Math.exp(sg * gaussian(d.rng) - 0.5 * sg * sg);
@@ -636,6 +647,15 @@ export function addDeviceQuantilePoint(dev: i32, u: f64, factor: f64): void {
   d.qU.push(u);
   d.qF.push(factor);
   d.rowN[d.rowN.length - 1] = d.rowN[d.rowN.length - 1] + 1;
+}
+
+/** Table t's log-normal spread: bin k's mean factor (of LN_BINS). */
+export function setDeviceLnBin(dev: i32, t: i32, k: i32, factor: f64): void {
+  const d = devices[dev];
+  if (d.lnTab.length == 0) d.lnTab = new StaticArray<f64>(4 * LN_BINS);
+  unchecked((d.lnTab[t * LN_BINS + k] = factor));
+  unchecked((d.lnOn[t] = true));
+  d.shaped = true;
 }
 
 /** A fitted device's depth curve: scale at k requests in flight, k = 0..n-1 (k >= n: the last). */

@@ -25,6 +25,7 @@ export interface CoreExports {
   deviceSigma(dev: number, table: number, sigma: number): void;
   deviceQuantileRow(dev: number, table: number, point: number, depth: number): number;
   deviceQuantilePoint(dev: number, u: number, factor: number): void;
+  deviceLnBin(dev: number, table: number, k: number, factor: number): void;
   deviceDepthScale(dev: number, k: number, n: number, scale: number): void;
   deviceMechanics(dev: number, settleNs: number, spanNs: number, rotNs: number, nsPerByte: number, capBytes: number): void;
   jobAdd(cg: number, dev: number, rw: number, mixReadPct: number, random: number, direct: number,

@@ -5,3 +5,4 @@ export * from "./linear.js";
 export * from "./presets.js";
 export * from "./file.js";
 export * from "./fit.js";
+export * from "./lognormal.js";

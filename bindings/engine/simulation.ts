@@ -22,6 +22,15 @@ import type { RqosTimelines,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import { quantileUs } from "../scenario/types.js";
+import { lognormalBins } from "../device/lognormal.js";
+
+const lnCache = new Map<number, number[]>();
+/** lognormalBins(sigma), computed once per sigma per process */
+function lognormalBinsCached(sigma: number): number[] {
+  let b = lnCache.get(sigma);
+  if (!b) lnCache.set(sigma, (b = lognormalBins(sigma)));
+  return b;
+}
 import { normCgroupPath, withAncestors } from "../cgroup/path.js";
 import { scanDevno } from "../cgroup/kstr.js";
 import { devnoToDev, mkdev } from "../cgroup/write.js";
@@ -297,7 +306,11 @@ export class Simulation {
     const names = [["read", "seq"], ["read", "rand"], ["write", "seq"], ["write", "rand"]] as const;
     names.forEach(([dir, pat], t) => {
       const sg = shape.sigma?.[dir][pat];
-      if (sg !== undefined && sg !== d.jitterSigma) this.core.deviceSigma(id, t, sg);
+      // (a shape's sigma as the tabulated log-normal, device/lognormal.ts; sigma 0: fixed)
+      if (sg !== undefined && sg !== d.jitterSigma) {
+        this.core.deviceSigma(id, t, 0);
+        if (sg > 0) lognormalBinsCached(sg).forEach((f, k) => this.core.deviceLnBin(id, t, k, f));
+      }
       // a point's rows one after another (the core keeps them together), by depth
       const rows = [...(shape.quantiles?.[dir][pat] ?? [])].sort((a, b) => a.size - b.size || (a.depth ?? 1) - (b.depth ?? 1));
       for (const row of rows) {
