@@ -117,6 +117,10 @@ export function deviceDepthScale(dev: i32, k: i32, n: i32, scale: f64): void {
   setDeviceDepthScale(dev, k, n, scale);
 }
 
+export function jobRamp(job: i32, rampNs: i64): void {
+  jobs[job].rampNs = rampNs > 0 ? rampNs : 0;
+}
+
 export function jobPoisson(job: i32, gapUs: i64): void {
   setJobPoisson(job, gapUs, seed);
 }
@@ -254,7 +258,9 @@ export function start(): void {
   S.resetStats(jobs.length, cgroupCount(), devices.length);
   for (let i = 0; i < jobs.length; i++) {
     startJob(jobs[i]);
-    S.rateSamplesStart(i, jobs[i].startNs);
+    const ramp = jobs[i].rampNs;
+    if (ramp > 0) S.setJobStatsFrom(i, jobs[i].startNs + ramp);
+    S.rateSamplesStart(i, jobs[i].startNs + ramp);
   }
 }
 

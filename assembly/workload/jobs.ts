@@ -172,6 +172,8 @@ export class Job {
   lastThinkBlocks: i64 = 0; // td->last_thinktime_blocks
   lastIssueNs: i64 = 0;
   startNs: i64 = 0;
+  // fio's ramp_time (jobRamp()): statistics and fio's bw/iops windows start this long after startNs
+  rampNs: i64 = 0;
   count: i64 = i64.MAX_VALUE;
   bytesLimit: i64 = i64.MAX_VALUE;
   runtimeNs: i64 = i64.MAX_VALUE;

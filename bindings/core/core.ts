@@ -37,6 +37,7 @@ export interface CoreExports {
   jobRateDir(job: number, dir: number, iops: number, bps: number): void;
   jobGap(job: number, gapNs: bigint): void;
   jobPoisson(job: number, gapUs: bigint): void;
+  jobRamp(job: number, rampNs: bigint): void;
   jobThinkIotime(job: number, iotimeNs: bigint, blocksSet: number): void;
   stagingAlloc(bytes: number): number;
   jobLoadTimes(job: number, n: number): void;

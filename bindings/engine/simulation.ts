@@ -354,7 +354,8 @@ export class Simulation {
     const id = c.jobAdd(cg, dev.id, RW[j.rw], j.mixReadPct, j.random ? 1 : 0, j.direct ? 1 : 0, BigInt(j.offset),
       BigInt(j.regionLen), BigInt(j.align), j.iodepth, PAT[p.kind], rateIops, rateBps, burst,
       BigInt(Math.round(j.thinktimeNs)), j.thinktimeBlocks, BigInt(Math.round(j.startNs)), big(j.count), big(j.bytes),
-      big(j.runtimeNs), j.timeBased ? 1 : 0);
+      big(j.runtimeNs === undefined ? undefined : j.runtimeNs + (j.rampNs ?? 0)), j.timeBased ? 1 : 0);
+    if (j.rampNs) c.jobRamp(id, BigInt(Math.round(j.rampNs)));
     for (const b of j.bs) c.jobBs(id, b.size, b.weight);
     // a replayed writeback request: a buffered write as wbt sees it (BIO_BUFWRITE), from background
     // writeback (BIO_BACKGROUND) or a sync (REQ_SYNC: BIO_SYNC); assembly/engine/bios.ts
@@ -519,13 +520,14 @@ export class Simulation {
         device: j.device,
         read: dirStats(0),
         write: dirStats(1),
-        startNs: Math.round(j.startNs),
+        // (with ramp_time, where fio's statistics start: the end of the ramp)
+        startNs: Math.round(j.startNs + (j.rampNs ?? 0)),
         firstSubmitNs: f,
         lastDoneNs: l,
         // fio's runtime: to the job's last completion, and for a time_based job
         // at least its runtime (fio's thread runs until it sees the runtime
         // passed: a rate-limited or thinking job's last IO completes before)
-        runtimeMs: f >= 0 ? Math.max(0, (Math.max(l, j.timeBased && j.runtimeNs ? Math.round(j.startNs) + j.runtimeNs : l) - Math.round(j.startNs)) / 1e6) : 0,
+        runtimeMs: f >= 0 ? Math.max(0, (Math.max(l, j.timeBased && j.runtimeNs ? Math.round(j.startNs + (j.rampNs ?? 0)) + j.runtimeNs : l) - Math.round(j.startNs + (j.rampNs ?? 0))) / 1e6) : 0,
         iodepth: j.iodepth,
         depth: Array.from(depth.subarray(id * FIO_IO_U_MAP_NR, (id + 1) * FIO_IO_U_MAP_NR), Number),
       });

@@ -66,7 +66,8 @@ export function fioJobLogs(result: RunResult, o: FioLogOptions): Map<string, str
   const out = new Map<string, string>();
   const job = result.jobs.find((j) => j.name === o.spec);
   if (!job) return out;
-  const recs = (result.records ?? []).filter((r) => r.job === o.spec && !r.readahead).sort((a, b) => a.completeNs - b.completeNs || a.seq - b.seq);
+  // (with ramp_time, job.startNs is the ramp's end: fio logs nothing before it)
+  const recs = (result.records ?? []).filter((r) => r.job === o.spec && !r.readahead && r.completeNs >= job.startNs).sort((a, b) => a.completeNs - b.completeNs || a.seq - b.seq);
   const name = (prefix: string, type: string) => (o.perJob ? `${prefix}_${type}.${o.threadNumber}.log` : `${prefix}_${type}.log`);
   const ms = (ns: number) => Math.floor((ns - job.startNs) / 1e6);
   const ddir = (r: BioRecord) => (r.dir === "W" ? 1 : 0);

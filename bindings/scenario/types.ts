@@ -236,8 +236,13 @@ export interface JobSpec {
   count?: number;
   /** stop after this many bytes (fio size / io_size) */
   bytes?: number;
-  /** stop submitting this long after start (fio runtime) */
+  /** stop submitting this long after start (fio runtime; after the ramp when rampNs is set) */
   runtimeNs?: number;
+  /**
+   * fio's ramp_time: the job's statistics (and its bw/iops sample windows, its fio logs) start
+   * this long after its start, and a runtime counts from there (time.c ramp_time_over())
+   */
+  rampNs?: number;
   /** with runtime: keep going over the region until runtime (fio time_based) */
   timeBased: boolean;
   /** O_DIRECT; buffered writes go through the page cache and writeback, buffered reads through

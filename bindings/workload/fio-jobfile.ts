@@ -181,7 +181,7 @@ interface Section {
 /** Options mapped onto JobSpec (handled in buildJobs). */
 const MODELLED = new Set([
   "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bsrange", "blocksize_range", "bssplit", "blockalign", "ba", "size", "io_size",
-  "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops", "rate_process",
+  "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops", "rate_process", "ramp_time",
   "thinktime", "thinktime_blocks", "thinktime_iotime", "thinktime_spin", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
   "name", "filename", "cgroup", "kb_base", "ioengine", "stonewall", "wait_for_previous", "new_group",
   "group_reporting", "read_iolog", "replay_no_stall", "replay_time_scale", "replay_redirect", "percentile_list",
@@ -211,7 +211,6 @@ const NO_EFFECT = new Set([
 
 /** fio options iosim knows but does not model: they change behaviour in fio. */
 const NOT_MODELLED: Record<string, string> = {
-  ramp_time: "statistics are not held back during ramp_time",
   loops: "the job runs its workload once",
   fsync: "no fsync is issued", fdatasync: "no fdatasync is issued", end_fsync: "no fsync at the end",
   fsync_on_close: "no fsync on close", sync: "writes are not O_SYNC/O_DSYNC", write_barrier: "no barrier writes",
@@ -963,6 +962,13 @@ function buildJobs(
     timeBased = false;
   }
   if (runtimeNs === 0) warn(`${at(rtE!)}: runtime=0 means no runtime limit in fio`);
+  // ramp_time (fio 3.39 time.c ramp_time_over(): at the ramp's end reset_all_stats() zeroes
+  // the job's statistics and restarts its clock; a runtime counts from there)
+  const rampE = o.get("ramp_time");
+  const rampNs = rampE ? wrap(rampE, (v) => parseTimeNs(v, "s")) : 0;
+  if (rampE && rampNs > 0 && !timeBased) {
+    warn(`${at(rampE)}: ramp_time with a size or number_ios limit: iosim counts the ramp's IO toward it (fio counts from the ramp's end)`);
+  }
 
   // depth and engine
   const engE = o.get("ioengine");
@@ -1213,6 +1219,7 @@ function buildJobs(
     if (count !== undefined) spec.count = count;
     if (!replay) spec.bytes = bytes;
     if (runtimeNs) spec.runtimeNs = runtimeNs;
+    if (rampNs > 0) spec.rampNs = rampNs;
     out.push(spec);
     // fio's logs (report/fio-logs.ts): the options' values ("" = the job's name)
     const logOf = (k: string) => {
