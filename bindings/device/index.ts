@@ -6,3 +6,4 @@ export * from "./presets.js";
 export * from "./file.js";
 export * from "./fit.js";
 export * from "./lognormal.js";
+export * from "./hwdb.js";

@@ -1,6 +1,6 @@
 // `iosim devices [NAME|FILE] [--json]`: the device presets' cards (what each
 // device is, its numbers, where they come from; bindings/device/presets.ts).
-import { devicePreset, isPresetName, loadDeviceFile, PRESET_NAMES } from "../../device/index.js";
+import { devicePreset, hwdbDevice, isPresetName, loadDeviceFile, PRESET_NAMES, readIocostHwdb } from "../../device/index.js";
 import type { DeviceSpec } from "../../scenario/types.js";
 import { inputCap, readCapped } from "../read-input.js";
 import { InputError } from "../../scenario/errors.js";
@@ -52,7 +52,8 @@ export async function devicesAction(name: string | undefined, o: { json?: boolea
       if (e instanceof InputError) throw e;
       throw new InputError(`"${name}" is neither a preset (${PRESET_NAMES.join(", ")}) nor a readable device file`, "command line", undefined, "name");
     }
-    list = [[name, loadDeviceFile(text, name)]];
+    if (name.endsWith(".hwdb")) list = readIocostHwdb(text, name).map((e) => [e.model, hwdbDevice(e, name)] as [string, DeviceSpec]);
+    else list = [[name, loadDeviceFile(text, name)]];
   }
   if (o.json) {
     process.stdout.write(JSON.stringify(list.map(([k, d]) => ({ preset: k, card: d.card ?? null, device: d })), null, 2) + "\n");

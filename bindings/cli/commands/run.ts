@@ -13,7 +13,7 @@ import { type DeviceSpec, type RunResult, type Scenario } from "../../scenario/t
 import { kernelOption, outputFormatOption, seedOption, wholeNumberOption } from "../options.js";
 import { DEFAULT_LIMITS, type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
-import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
+import { deviceFromHwdb, devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
@@ -62,8 +62,21 @@ export function sizesOf(devs: DeviceSpec[]): Record<string, number> {
 }
 
 function deviceFromFlag(flag: string | undefined): DeviceSpec {
-  const v = flag ?? "ssd";
+  let v = flag ?? "ssd";
   if (PRESETS.includes(v)) return devicePreset(v as PresetName);
+  // iocost-benchmarks' hwdb: FILE.hwdb[#MODEL[@SOLUTION]] (device/hwdb.ts)
+  const hw = /^(.*\.hwdb)(?:#(.*))?$/.exec(v);
+  if (hw) {
+    v = hw[1]!;
+    let text: string;
+    try {
+      text = readCapped(v, inputCap("text"), v, "hwdb file");
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      throw new InputError(`--device: cannot read the hwdb file "${v}"`, "command line", undefined, "--device");
+    }
+    return deviceFromHwdb(text, v, hw[2]);
+  }
   let text: string;
   try {
     text = readCapped(v, inputCap("text"), v, "device file");
