@@ -13,7 +13,7 @@ import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
 import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale, setDeviceLnBin } from "./device/device";
-import { resetJobs, addJob, jobs, startJob, setJobPoisson } from "./workload/jobs";
+import { resetJobs, addJob, jobs, startJob, setJobPoisson, setJobFlow } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
 import { resetIocost } from "./iocost/iocost";
@@ -115,6 +115,10 @@ export function deviceMechanics(dev: i32, settleNs: f64, spanNs: f64, rotNs: f64
 
 export function deviceDepthScale(dev: i32, k: i32, n: i32, scale: f64): void {
   setDeviceDepthScale(dev, k, n, scale);
+}
+
+export function jobFlow(job: i32, group: i32, weight: f64, sleepNs: i64): void {
+  setJobFlow(job, group, weight, sleepNs);
 }
 
 export function jobRamp(job: i32, rampNs: i64): void {

@@ -38,6 +38,7 @@ export interface CoreExports {
   jobGap(job: number, gapNs: bigint): void;
   jobPoisson(job: number, gapUs: bigint): void;
   jobRamp(job: number, rampNs: bigint): void;
+  jobFlow(job: number, group: number, weight: number, sleepNs: bigint): void;
   jobThinkIotime(job: number, iotimeNs: bigint, blocksSet: number): void;
   stagingAlloc(bytes: number): number;
   jobLoadTimes(job: number, n: number): void;

@@ -100,6 +100,8 @@ export class Simulation {
     this.configure();
   }
 
+  private readonly flowIds: number[] = [];
+
   private configure(): void {
     const s = this.scenario;
     const c = this.core;
@@ -356,6 +358,12 @@ export class Simulation {
       BigInt(Math.round(j.thinktimeNs)), j.thinktimeBlocks, BigInt(Math.round(j.startNs)), big(j.count), big(j.bytes),
       big(j.runtimeNs === undefined ? undefined : j.runtimeNs + (j.rampNs ?? 0)), j.timeBased ? 1 : 0);
     if (j.rampNs) c.jobRamp(id, BigInt(Math.round(j.rampNs)));
+    if (j.flow && j.flow.weight > 0) {
+      // flow groups: fio's flow_id values, numbered in order of first use
+      let g = this.flowIds.indexOf(j.flow.id);
+      if (g < 0) g = this.flowIds.push(j.flow.id) - 1;
+      c.jobFlow(id, g, j.flow.weight, BigInt(Math.round(j.flow.sleepNs)));
+    }
     for (const b of j.bs) c.jobBs(id, b.size, b.weight);
     // a replayed writeback request: a buffered write as wbt sees it (BIO_BUFWRITE), from background
     // writeback (BIO_BACKGROUND) or a sync (REQ_SYNC: BIO_SYNC); assembly/engine/bios.ts

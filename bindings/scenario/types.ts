@@ -243,6 +243,11 @@ export interface JobSpec {
    * this long after its start, and a runtime counts from there (time.c ramp_time_over())
    */
   rampNs?: number;
+  /**
+   * fio's flow / flow_id / flow_sleep (flow.c): jobs of one flow group issue in proportion to
+   * their weights; a job ahead of its share waits for the group (or sleeps flow_sleep)
+   */
+  flow?: { id: number; weight: number; sleepNs: number };
   /** with runtime: keep going over the region until runtime (fio time_based) */
   timeBased: boolean;
   /** O_DIRECT; buffered writes go through the page cache and writeback, buffered reads through

@@ -181,7 +181,7 @@ interface Section {
 /** Options mapped onto JobSpec (handled in buildJobs). */
 const MODELLED = new Set([
   "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bsrange", "blocksize_range", "bssplit", "blockalign", "ba", "size", "io_size",
-  "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops", "rate_process", "ramp_time",
+  "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops", "rate_process", "ramp_time", "flow", "flow_id", "flow_sleep",
   "thinktime", "thinktime_blocks", "thinktime_iotime", "thinktime_spin", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
   "name", "filename", "cgroup", "kb_base", "ioengine", "stonewall", "wait_for_previous", "new_group",
   "group_reporting", "read_iolog", "replay_no_stall", "replay_time_scale", "replay_redirect", "percentile_list",
@@ -237,8 +237,7 @@ rate_cycle: "the rate is not averaged over a cycle",
   exit_what: "other jobs keep running", wait_for: "jobs do not wait for each other",
   nrfiles: "one file (device region) per job", openfiles: "one file per job", file_service_type: "one file per job",
   directory: "the job uses the default device", zonemode: "zones are not modelled", zonerange: "zones are not modelled",
-  zonesize: "zones are not modelled", zoneskip: "zones are not modelled", flow: "flow control is not modelled",
-  flow_id: "flow control is not modelled", flow_sleep: "flow control is not modelled",
+  zonesize: "zones are not modelled", zoneskip: "zones are not modelled",
   bwavgtime: "bw samples are taken every 500 ms, fio's default", iopsavgtime: "iops samples are taken every 500 ms, fio's default",
   steadystate: "no steady-state detection", ss: "no steady-state detection", ss_dur: "no steady-state detection",
   ss_ramp: "no steady-state detection", fill_device: "the job does not fill the device",
@@ -962,6 +961,14 @@ function buildJobs(
     timeBased = false;
   }
   if (runtimeNs === 0) warn(`${at(rtE!)}: runtime=0 means no runtime limit in fio`);
+  // flow / flow_id / flow_sleep (fio 3.39 flow.c; options.c: flow 0..1000, flow_sleep in us)
+  const flowE = o.get("flow");
+  const flowWeight = flowE ? int(flowE, 0) : 0;
+  if (flowE && flowWeight > 1000) throw bad(flowE, `flow must be at most 1000 (fio's FLOW_MAX_WEIGHT), got ${flowWeight}`);
+  const flowIdE = o.get("flow_id");
+  const flowId = flowIdE ? int(flowIdE, 0) : 0;
+  const flowSleepE = o.get("flow_sleep");
+  const flowSleepNs = flowSleepE ? int(flowSleepE, 0) * 1000 : 0;
   // ramp_time (fio 3.39 time.c ramp_time_over(): at the ramp's end reset_all_stats() zeroes
   // the job's statistics and restarts its clock; a runtime counts from there)
   const rampE = o.get("ramp_time");
@@ -1220,6 +1227,7 @@ function buildJobs(
     if (!replay) spec.bytes = bytes;
     if (runtimeNs) spec.runtimeNs = runtimeNs;
     if (rampNs > 0) spec.rampNs = rampNs;
+    if (flowWeight > 0) spec.flow = { id: flowId, weight: flowWeight, sleepNs: flowSleepNs };
     out.push(spec);
     // fio's logs (report/fio-logs.ts): the options' values ("" = the job's name)
     const logOf = (k: string) => {
