@@ -38,8 +38,16 @@ export type FixId =
   | "110670"
   | "107789"
   | "114326"
-  | "taint-based-evictions";
+  | "122211"
+  | "taint-based-evictions"
   // ---- end operations ----
+  // ---- volume expansion and block volumes (expand/, kubelet/volume_manager.ts section 6) ----
+  | "ExpandInUsePersistentVolumes"
+  | "ExpandCSIVolumes"
+  | "92986"
+  | "100567"
+  | "RecoverVolumeExpansionFailure"
+  | "83451";
 
 export interface FixInfo {
   id: FixId;
