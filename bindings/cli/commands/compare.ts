@@ -20,7 +20,7 @@ import { handlerFor, traceHandlers } from "../../oracle/registry.js";
 import { BIO_BAR, READ_BAR, type BufScore } from "../../oracle/bufread.js";
 
 import { InputError } from "../../scenario/errors.js";
-import { kernelOption, periodTimerOption, seedOption } from "../options.js";
+import { bufreadReplayOption, kernelOption, periodTimerOption, seedOption } from "../options.js";
 import { readInputFile } from "../read-input.js";
 
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
@@ -38,9 +38,10 @@ export function traceHandler(text: string, file: string) {
 }
 
 
-export function compareAction(traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }): void {
+export function compareAction(traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string; bufreadReplay?: string }): void {
   const kernel = kernelOption(o.kernel);
   const periodTimer = periodTimerOption(o.periodTimer);
+  const bufreadReplay = bufreadReplayOption(o.bufreadReplay);
   const seed = seedOption(o.seed);
   const throttle: TraceScore[] = [];
   const others: Array<{ file: string; kind: string; score: Record<string, unknown>; text: string }> = [];
@@ -53,7 +54,7 @@ export function compareAction(traces: string[], o: { kernel?: string; json?: boo
   });
   for (const { f, text, h, trace } of inputs) {
     if (trace !== undefined) throttle.push(compareTrace(trace, { kernel, seed }));
-    else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer }) });
+    else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer, bufreadReplay }) });
   }
   const all = throttle.length ? overall(throttle) : undefined;
   if (o.json) {
