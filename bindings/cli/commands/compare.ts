@@ -6,6 +6,8 @@
 //     error p50/p99/max, per-job total-time error, and an overall line against
 //     the bar (>= 99% overall, every trace with >= 20 IOs >= 90%);
 //   - guest iocost traces: B/A share, per-bin error, vrate trajectory, idle times;
+//   - io.cost traces of `iosim record`: replayed as closed loops, per cgroup and
+//     direction the IO share and each IO's latency against the model's (record-iocost.ts);
 //   - guest writeback traces: owner per round, switch round, wbytes per owner;
 //   - guest buffered-read traces: application reads within 4 ms (pooled bar
 //     95%) and readahead bios' count and size distribution (5% per trace).
