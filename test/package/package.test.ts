@@ -27,7 +27,8 @@ describe("the packed package", () => {
     // oracle and versions table, 658-676 KB after; the library bundle and the CLI's chunks each carry the
     // replay and the engine (~190 KB packed twice): sharing them is what is left. This bound keeps
     // what was cut (1.0 MB: the .wat, a second .wasm, benches, maps, a 176 KB .d.ts) from coming back.
-    // 709 KB after io.latency, wbt and the page cache grew the core (the embedded WASM: 132 -> 145 KB).
+    // 709 KB after io.latency, wbt and the page cache grew the core (the embedded WASM: 132 -> 145 KB);
+    // 689 KB without esbuild's keepNames (scripts/bundle.mjs: it cost the replay's closures time).
     // main at 769 KB after session 2's merges (its bound was still 720 KB); 779 KB with the
     // io.cost replay of iosim record traces (record-iocost.ts, in both bundles) and the
     // buffered-read replay's recorded driver times and closed-loop option.
