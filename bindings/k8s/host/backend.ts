@@ -84,6 +84,8 @@ export interface CallPlan {
   code: GrpcCode | null;
   /** a hang ends here (the fault's `until`), Infinity: never */
   hangUntilMs: number;
+  /** the node the call is for (where a node-local call runs; the controller's calls' target) */
+  node: string;
 }
 
 export interface StorageFault {
@@ -222,7 +224,7 @@ export class Backend {
       hangUntilMs = f.untilMs;
       break;
     }
-    return { latencyMs, error, outcome, code, hangUntilMs };
+    return { latencyMs, error, outcome, code, hangUntilMs, node };
   }
 
   /** a call the driver answered at once, before any work (a CSI driver's Aborted for a volume it is busy with): counted, not planned */

@@ -238,6 +238,13 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     source: "issue #69533 task list (#69824 enables the gate); website PR #19302 (GA in 1.18)",
     modelled: "not modelled in this branch: the replay has no node lifecycle controller or taint manager",
   },
+  // ---- interleavings (engine/sim.ts yieldPoint) ----
+  {
+    id: "94599", pr: 94599, title: "ADC reconciler: after the pending check, read the ASW again and skip a volume a detach removed since the pass's copy (no SetDetachRequestTime error)",
+    area: "attachdetach", side: "controller", since: [[20, 0], [19, 8], [18, 16]], releases: "I", issue: "#93902",
+    source: "PR thread and cherry-picks #98221, #98224 (with #96617, release-1.18); reconciler.go reconcile (GetAttachState == AttachStateDetached, \"Volume detached--skipping\"); actual_state_of_world.go getNodeAndVolume",
+    modelled: true, test: { scenario: "adc-detach-interleave", before: "1.19", after: "1.20" },
+  },
 ];
 
 /** the entries the replay implements: each a `--fix` switch */

@@ -31,8 +31,11 @@ export type FixId =
   | "72096"
   | "84007"
   // ---- operations (branch k8s-ops: volume/operation.ts) ----
-  | "82492";
+  | "82492"
   // ---- end operations ----
+  // ---- interleavings (branch s2-k8s-interleave: engine/sim.ts yieldPoint) ----
+  | "94599";
+  // ---- end interleavings ----
 
 export interface FixInfo {
   id: FixId;

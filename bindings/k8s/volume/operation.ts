@@ -176,6 +176,9 @@ function stepsOf(kind: CallKind): CallSteps {
   return s;
 }
 
+/** the calls the attach/detach controller makes (their ends land inside its passes); the others are node-local, the kubelet's */
+const CONTROLLER_CALLS: ReadonlySet<CallKind> = new Set<CallKind>(["attach", "detach", "controllerPublish", "controllerUnpublish", "verifyAttached"]);
+
 /** `rpc error: code = C desc = D`, as grpc-go's status error prints */
 export function rpcError(code: GrpcCode, desc: string): string {
   return `rpc error: code = ${code} desc = ${desc}`;
@@ -205,11 +208,13 @@ export function perform(
 ): void {
   const steps = stepsOf(kind);
   ctx.steps.step(steps.started, volume);
+  // whose passes read what the call's end writes (engine/sim.ts afterCall): the controller's, or the node's kubelet's
+  const tag = CONTROLLER_CALLS.has(kind) ? "" : plan.node;
   const o = plan.outcome;
   if (o === null || o === "error") {
     // (a node-local call of no latency, an in-tree mount by default, runs at once, as before calls took time)
     if (plan.latencyMs === 0 && (kind === "mountDevice" || kind === "setUp" || kind === "tearDown" || kind === "unmountDevice")) return finish(ctx, steps, plan, csi, volume, land, reply, settled);
-    ctx.sim.afterCall(plan.latencyMs, () => finish(ctx, steps, plan, csi, volume, land, reply, settled));
+    ctx.sim.afterCall(plan.latencyMs, () => finish(ctx, steps, plan, csi, volume, land, reply, settled), tag);
     return;
   }
   const deadline = deadlineMs ?? (csi ? ctx.timers.CSI_TIMEOUT_MS : plan.latencyMs);
@@ -222,8 +227,8 @@ export function perform(
   };
   if (o === "timeout") {
     // (the driver gives up at the latency, having done nothing)
-    if (settled !== undefined) ctx.sim.afterCall(plan.latencyMs, settled);
-    ctx.sim.afterCall(deadline, timeOut);
+    if (settled !== undefined) ctx.sim.afterCall(plan.latencyMs, settled, tag);
+    ctx.sim.afterCall(deadline, timeOut, tag);
     return;
   }
   if (o === "timeoutDone") {
@@ -232,12 +237,12 @@ export function perform(
       const e = land();
       if (e === null) ctx.steps.step(steps.landed, volume);
       settled?.();
-    });
-    ctx.sim.afterCall(deadline, timeOut);
+    }, tag);
+    ctx.sim.afterCall(deadline, timeOut, tag);
     return;
   }
   // hang
-  if (csi) ctx.sim.afterCall(deadline, timeOut);
+  if (csi) ctx.sim.afterCall(deadline, timeOut, tag);
   if (plan.hangUntilMs !== Infinity)
     ctx.sim.afterCall(plan.hangUntilMs - ctx.sim.now, () => {
       const e = land();
@@ -251,7 +256,7 @@ export function perform(
       }
       ctx.steps.step(steps.succeeded, volume);
       reply(null);
-    });
+    }, tag);
 }
 
 function finish(ctx: Ctx, steps: CallSteps, plan: CallPlan, csi: boolean, volume: string, land: () => string | null, reply: (err: CallError | null) => void, settled: (() => void) | undefined): void {
