@@ -38,6 +38,20 @@
 //    An RWO volume attached elsewhere -> one Multi-Attach error event.
 //    Otherwise AttachVolume.
 
+//
+// 4. Interleave points (settings.interleave; volume/operation.ts section 3):
+//    (a) after GetAttachedVolumes, before each volume's pending check, (b)
+//    between the detach and attach loops, (c) after GetVolumesToAttach,
+//    before each pending check, (d) before UpdateNodeStatuses. At each a
+//    call of the controller's due now may end, nested in the pass, which
+//    then works from its copy (GetAttachedVolumes: attachedVolumeRef). At
+//    (a) a detach that ends leaves the copy listing a detached volume:
+//    before #94599 (1.20.0, 1.19.8, 1.18.16; issue #93902) SetDetachRequestTime
+//    fails ("Cannot trigger detach because it fails to set detach request
+//    time with error ... is no longer attached to the node"), since it the
+//    pass reads GetAttachState again and skips the volume. Worked example:
+//    versions/scenarios/adc-detach-interleave.yaml, seed 5.
+
 import type { KObj } from "../api/types.js";
 import { hasOutOfServiceTaint, nodeReady } from "../api/types.js";
 import type { TimerConfig } from "../engine/config.js";

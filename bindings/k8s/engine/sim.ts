@@ -106,7 +106,26 @@ import { shown } from "../../util/shown.js";
 // and, with `interleave` (a scenario's `settings.interleave`), the order of
 // a volume call's end against the loop passes due at the same instant
 // (`afterCall`: class 0, before them, or class 2, after every pass at that
-// instant; volume/operation.ts section 3).
+// instant unless it lands earlier inside one, at an interleave point of a
+// loop that reads what it writes: `yieldPoint`; volume/operation.ts section 3).
+//
+// 5. Interleave points
+//
+// A loop whose pass reads shared state several times (a reconciler: its
+// cache's copy, then the pending operations) is registered `interleavable`
+// with a tag (the controller's "", a kubelet's node name) and calls
+// `yieldPoint()` between two reads. There each late call end of its tag due
+// now lands or not, one seed draw each; the event runs nested in the pass
+// (its wakeAt ignored, its bumps counted as the pass's own changes), and is
+// skipped when the queue reaches it. For exactness against tick-by-tick runs
+// every reader loop whose grid holds a late end's instant is made to pass
+// then (`forceAt`, kept in `forced` until that pass has run), and a late end
+// that wakes a loop treats every pass at its instant as over (`afterPasses`).
+// Worked example: a detach ends at 42,120 ms, on the controller's grid; drawn
+// late, the controller's pass at 42,120 copies the ASW (the volume still
+// attached), reaches point (a) and draws "land": the detach's reply marks
+// the volume detached and its operation complete; the pass then finds no
+// operation pending and goes on with the copy.
 
 export type Ms = number;
 

@@ -53,6 +53,29 @@
 //    NewVolumeManagerReconstruction, not modelled). In-tree plugins return
 //    plain errors, which are final: no uncertain state.
 //
+// 6. Interleave points (settings.interleave; volume/operation.ts section 3).
+//    Upstream's reconciler works from copies: GetAllMountedVolumes (unmount
+//    pass), PodExistsInVolume per desired volume (mount pass),
+//    GetUnmountedVolumes (device pass), while the operations it started run
+//    in goroutines. With interleave the pass takes those copies and, between
+//    each entry of the copy and the pending check or Run that follows, is an
+//    interleave point where one of the node's calls due now may end:
+//    a TearDown ending there starts a second UnmountVolume, a MountVolume a
+//    second SetUp/NodePublish (upstream's SetUp of a mounted volume returns
+//    at once, a CSI driver gets a second NodePublish), and a MountVolume whose
+//    MountDevice landed but whose SetUp failed makes the device pass mark the
+//    volume detached from its copy ("not globally mounted"): the global mount
+//    leaks, the volume leaves volumesInUse and the controller detaches the
+//    disk under it. MarkVolumeAsDetached (DeleteVolume) refuses an entry that
+//    has mounted pods, so a SetUp that succeeded keeps it. Worked example
+//    (1.22, test/k8s/interleave.test.ts): an EBS pod is deleted 1 s into a
+//    3 s MountDevice that ends at 7.020 s, on the reconciler's grid; SetUp
+//    fails once. Seed 3: the end is drawn late and lands at the device
+//    pass's point: "Volume detached" at 7.020 s, the mount under
+//    plugins/kubernetes.io/aws-ebs/mounts/vol-1 stays, and the disk is
+//    detached from under it; seeds that land it before or after the pass see
+//    the device mounted and UnmountDevice it.
+//
 // Worked example (seed 003, 1.23): pod fio-test with inline CSI volume "data"
 // is deleted at 60 s; its container takes 30 s to stop. kubelet restarts at
 // 61 s..64 s. At ~66 s reconstruction fails for "data", the pod is
