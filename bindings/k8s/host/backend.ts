@@ -197,6 +197,14 @@ export class Backend {
   }
 
   /** Latency, outcome and injected error for one call of `op` on `volume` from `node` by `plugin`. */
+  /**
+   * (volume handle, node) pairs a CSI controller service is still working on
+   * (a ControllerPublish/Unpublish not yet over on the driver's side, whatever
+   * the sidecar was told): csi/external_attacher.ts answers another call for
+   * the pair Aborted
+   */
+  readonly csiControllerBusy = new Set<string>();
+
   call(op: BackendOp, volume: string, node: string, plugin?: string): CallPlan {
     if (!isNodeLocal(op)) this.calls++;
     this.count(op, volume, node);
