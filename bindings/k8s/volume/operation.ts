@@ -54,7 +54,23 @@
 //    is still running (even after the kubelet gave up), another call for the
 //    same volume or target is answered at once with `code = Aborted desc =
 //    an operation with the given Volume ID ... already exists`, a non-final
-//    error (volume/csi.ts, Host.csiNodeBusy).
+//    error (volume/csi.ts, Host.csiNodeBusy). Its controller service does
+//    the same per volume and node for ControllerPublish/Unpublish
+//    (csi/external_attacher.ts, Backend.csiControllerBusy): a detach asked
+//    while a timed-out publish still runs is answered Aborted and retried,
+//    so the publish cannot land after the unpublish (aws-ebs-csi-driver's
+//    inFlight does this).
+//
+//    What a call that timed out but landed leaves, per plugin, call and
+//    disruption (a pod deletion, a kubelet or controller-manager restart
+//    inside it), on 1.13/1.14/1.17/1.18/1.35, each row with the upstream
+//    code path that leaves it: test/k8s/disruption-table.test.ts. In short:
+//    CSI NodeStage/NodePublish leak before #82492 (1.18); an attach before
+//    the controller's uncertain attach (1.14); an in-tree MountDevice on
+//    every release (attacher.go MountDevice removes the mount point
+//    directory, which fails on the mount that landed, and the error is
+//    final); rbd's MountDevice, SetUp (diskSetUp does not unmount) and map
+//    leave the image mapped; aws/gce SetUpAt unmount what landed (clean).
 //
 // 3. What can interleave, and why.
 //
