@@ -150,13 +150,14 @@ class reconciler implements Reconciler {
   }
 
   reconcile(): void {
+    const il = this.sim.interleave;
     if (this.detachPhase()) return;
     // interleave point (b): a detach ending here lets this pass's attach
     // phase start the attach it would otherwise skip as pending
-    if (this.sim.yieldPoint()) return;
-    if (this.attachPhase()) return;
+    if (il && this.sim.yieldPoint()) return;
+    if (this.attachPhase(il)) return;
     // interleave point (d): an attach ending here is in this pass's node status update
-    if (this.sim.yieldPoint()) return;
+    if (il && this.sim.yieldPoint()) return;
     this.d.statusUpdater.updateNodeStatuses();
   }
 
@@ -266,12 +267,12 @@ class reconciler implements Reconciler {
     return false;
   }
 
-  private attachPhase(): boolean {
+  private attachPhase(il: boolean): boolean {
     const { sim, profile, out, component, asw, dsw, ad, d } = this;
     for (const v of dsw.getVolumesToAttach()) {
       const multi = isMultiAttachAllowed(v.spec);
       // interleave point (c): between GetVolumesToAttach and the pending check
-      if (sim.yieldPoint()) return true;
+      if (il && sim.yieldPoint()) return true;
       if (ad.isOperationPending(v.volumeName, "", multi ? v.nodeName : "")) continue;
       const state = profile.attachUncertain ? asw.getAttachState(v.volumeName, v.nodeName) : asw.attachedVolumes.get(v.volumeName)?.nodesAttachedTo.has(v.nodeName) ? "Attached" : "Detached";
       if (state === "Attached") {
