@@ -209,6 +209,9 @@ export function operationStepNames(): string[] {
   return out;
 }
 
+/** the calls the attach/detach controller makes (their ends land inside its passes); the others are node-local, the kubelet's */
+const CONTROLLER_CALLS: ReadonlySet<CallKind> = new Set<CallKind>(["attach", "detach", "controllerPublish", "controllerUnpublish", "verifyAttached"]);
+
 /**
  * The step names of one call kind, built once (`perform` announces them with
  * the volume as detail).
@@ -219,7 +222,10 @@ class CallSteps {
   readonly failed: CallStepName;
   readonly timedOut: CallStepName;
   readonly landed: CallStepName;
-  constructor(prefix: string) {
+  /** a call of the attach/detach controller (its end lands inside the controller's passes), else of a node's kubelet */
+  readonly controller: boolean;
+  constructor(prefix: string, kind: CallKind) {
+    this.controller = CONTROLLER_CALLS.has(kind);
     this.started = `${prefix}Started` as CallStepName;
     this.succeeded = `${prefix}Succeeded` as CallStepName;
     this.failed = `${prefix}Failed` as CallStepName;
@@ -230,12 +236,9 @@ class CallSteps {
 const STEPS = new Map<string, CallSteps>();
 function stepsOf(kind: CallKind): CallSteps {
   let s = STEPS.get(kind);
-  if (s === undefined) STEPS.set(kind, (s = new CallSteps(CALL_STEP_PREFIX[kind])));
+  if (s === undefined) STEPS.set(kind, (s = new CallSteps(CALL_STEP_PREFIX[kind], kind)));
   return s;
 }
-
-/** the calls the attach/detach controller makes (their ends land inside its passes); the others are node-local, the kubelet's */
-const CONTROLLER_CALLS: ReadonlySet<CallKind> = new Set<CallKind>(["attach", "detach", "controllerPublish", "controllerUnpublish", "verifyAttached"]);
 
 /** `rpc error: code = C desc = D`, as grpc-go's status error prints */
 export function rpcError(code: GrpcCode, desc: string): string {
@@ -267,7 +270,7 @@ export function perform(
   const steps = stepsOf(kind);
   ctx.steps.step(steps.started, volume);
   // whose passes read what the call's end writes (engine/sim.ts afterCall): the controller's, or the node's kubelet's
-  const tag = CONTROLLER_CALLS.has(kind) ? "" : plan.node;
+  const tag = steps.controller ? "" : plan.node;
   const o = plan.outcome;
   if (o === null || o === "error") {
     // (a node-local call of no latency, an in-tree mount by default, runs at once, as before calls took time)
