@@ -356,6 +356,10 @@ export class Sim {
   /** make `tk` pass at t if t is on its grid and after its last pass (see afterCall) */
   private forceAt(tk: TickerImpl, t: Ms): void {
     if (tk.stopped || t <= tk.lastRun || t < tk.startMs || (t - tk.startMs) % tk.periodMs !== 0) return;
+    // an end due now whose reader has had its turn at this instant (a loop of
+    // lower order passed, or every pass is over): ticking every period it
+    // would not pass again now either
+    if (t === this.now && (this.afterPasses || (this.now === this.lastTickT && tk.order <= this.lastTickOrder))) return;
     // kept until the pass at t has run: an earlier pass queued later (a wake-up) supersedes the queued one, and runTicker queues t again
     const f = (tk.forced ??= []);
     let i = f.length;
