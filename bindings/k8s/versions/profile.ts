@@ -34,8 +34,15 @@ export type FixId =
   | "82492"
   // ---- end operations ----
   // ---- interleavings (branch s2-k8s-interleave: engine/sim.ts yieldPoint) ----
-  | "94599";
+  | "94599"
   // ---- end interleavings ----
+  // ---- volume expansion and block volumes (expand/, kubelet/volume_manager.ts section 6) ----
+  | "ExpandInUsePersistentVolumes"
+  | "ExpandCSIVolumes"
+  | "92986"
+  | "100567"
+  | "RecoverVolumeExpansionFailure"
+  | "83451";
 
 export interface FixInfo {
   id: FixId;
