@@ -288,7 +288,8 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
     // (sync) VolumeAttachments, from the API store itself; sync also reads the
     // storage backend (in-tree disks)
     // (each pass a method called on its owner: Sim.loop)
-    this.tickers.push(ctx.sim.loop("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, this.reconciler.reconcile, this.reconciler, this.wake, this.opsWake, this.nodeWake, ctx.api.storeReaders("Node")));
+    // (its passes have interleave points: reconciler.ts, engine/sim.ts yieldPoint)
+    this.tickers.push(ctx.sim.interleavable(ctx.sim.loop("adc-reconciler", ctx.timers.ADC_RECONCILER_LOOP_PERIOD_MS, now, this.reconciler.reconcile, this.reconciler, this.wake, this.opsWake, this.nodeWake, ctx.api.storeReaders("Node")), ""));
     this.dswpStartMs = now + ctx.timers.ADC_DSWP_LOOP_SLEEP_MS;
     this.tickers.push(ctx.sim.loop("adc-dswp", ctx.timers.ADC_DSWP_LOOP_SLEEP_MS, this.dswpStartMs, this.populate, this, this.wake, this.podWake));
     this.tickers.push(ctx.sim.loop("adc-sync", ctx.timers.ADC_SYNC_PERIOD_MS, now + ctx.timers.ADC_SYNC_PERIOD_MS, this.sync, this, this.wake, ctx.api.storeReaders("VolumeAttachment"), ctx.backend.wake));

@@ -38,6 +38,20 @@
 //    An RWO volume attached elsewhere -> one Multi-Attach error event.
 //    Otherwise AttachVolume.
 
+//
+// 4. Interleave points (settings.interleave; volume/operation.ts section 3):
+//    (a) after GetAttachedVolumes, before each volume's pending check, (b)
+//    between the detach and attach loops, (c) after GetVolumesToAttach,
+//    before each pending check, (d) before UpdateNodeStatuses. At each a
+//    call of the controller's due now may end, nested in the pass, which
+//    then works from its copy (GetAttachedVolumes: attachedVolumeRef). At
+//    (a) a detach that ends leaves the copy listing a detached volume:
+//    before #94599 (1.20.0, 1.19.8, 1.18.16; issue #93902) SetDetachRequestTime
+//    fails ("Cannot trigger detach because it fails to set detach request
+//    time with error ... is no longer attached to the node"), since it the
+//    pass reads GetAttachState again and skips the volume. Worked example:
+//    versions/scenarios/adc-detach-interleave.yaml, seed 5.
+
 import type { KObj } from "../api/types.js";
 import { hasOutOfServiceTaint, nodeReady } from "../api/types.js";
 import type { TimerConfig } from "../engine/config.js";
@@ -136,25 +150,63 @@ class reconciler implements Reconciler {
   }
 
   reconcile(): void {
-    this.detachPhase();
-    this.attachPhase();
+    const il = this.sim.interleave;
+    if (this.detachPhase()) return;
+    // interleave point (b): a detach ending here lets this pass's attach
+    // phase start the attach it would otherwise skip as pending
+    if (il && this.sim.yieldPoint()) return;
+    if (this.attachPhase(il)) return;
+    // interleave point (d): an attach ending here is in this pass's node status update
+    if (il && this.sim.yieldPoint()) return;
     this.d.statusUpdater.updateNodeStatuses();
   }
 
-  private detachPhase(): void {
-    const { sim, profile, timers, out, component, asw, dsw, ad, fixed, d } = this;
+  private detachPhase(): boolean {
+    const { sim, asw, dsw } = this;
+    if (sim.interleave) {
+      // GetAttachedVolumes: a copy, as upstream's, since an operation may
+      // now complete inside the pass (yieldPoint) and change the ASW
+      const snap: AttachedVolumeRef[] = [];
+      for (const vol of asw.attachedVolumes.values()) for (const nat of vol.nodesAttachedTo.values()) snap.push(attachedVolumeRef(vol, nat));
+      for (const av of snap) {
+        if (dsw.volumeExists(av.volumeName, av.nodeName)) continue;
+        if (this.detachOne(av)) return true;
+      }
+      return false;
+    }
     // GetAttachedVolumes, snapshotting only the entries not desired: nothing in
     // this loop changes the ASW's entries synchronously (operations complete
     // in later events), so a snapshot taken as we go equals one taken first
     for (const vol of asw.attachedVolumes.values()) for (const nat of vol.nodesAttachedTo.values()) {
       if (dsw.volumeExists(vol.volumeName, nat.nodeName)) continue;
-      const av = attachedVolumeRef(vol, nat);
-      const keyNode = isMultiAttachAllowed(av.spec) ? av.nodeName : "";
-      if (fixed) {
-        if (!ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach")) continue;
-      } else if (ad.isOperationPending(av.volumeName, "", keyNode)) continue;
+      this.detachOne(attachedVolumeRef(vol, nat));
+    }
+    return false;
+  }
 
+  /** the detach phase for one attached volume no longer desired (`av`: the pass's copy); true: the pass must end (yieldPoint) */
+  private detachOne(av: AttachedVolumeRef): boolean {
+    const { sim, profile, timers, out, component, asw, ad, fixed, d } = this;
+    {
+      const keyNode = isMultiAttachAllowed(av.spec) ? av.nodeName : "";
+      // interleave point (a): between GetAttachedVolumes and the pending
+      // check a detach of this volume may complete (issue #93902)
+      if (sim.yieldPoint()) return true;
+      if (fixed) {
+        if (!ad.isOperationSafeToRetry(av.volumeName, "", keyNode, "volume_detach")) return false;
+      } else if (ad.isOperationPending(av.volumeName, "", keyNode)) return false;
+      // #94599 (1.20.0, 1.19.8, 1.18.16): the detach marks the ASW before
+      // it completes, so the copy may list a volume detached since: read
+      // the ASW again (reconciler.go: GetAttachState == AttachStateDetached,
+      // "Volume detached--skipping", V(5)). Before it SetDetachRequestTime
+      // fails on the missing entry and the pass logs an error.
+      if (profile.fix["94599"] && asw.getAttachState(av.volumeName, av.nodeName) === "Detached") return false;
       const elapsed = asw.setDetachRequestTime(av.volumeName, av.nodeName);
+      if (elapsed < 0) {
+        out.on && out.wants(component) && out.log(component, ...adcSetDetachRequestTimeFailedLine(av, profile));
+        d.steps.step("adc.SetDetachRequestTimeFailed", av.volumeName);
+        return false;
+      }
       const requested = sim.now - elapsed;
       const timeout = elapsed > timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS;
       const node = d.nodeLister.getNode(av.nodeName);
@@ -164,7 +216,7 @@ class reconciler implements Reconciler {
       const oos = profile.fix["out-of-service"] && hasOutOfServiceTaint(node);
       if (av.mountedByNode && !forceDetach && !oos) {
         if (!timeout && !profile.fix["disable-force-detach-on-timeout"]) sim.wakeAt(requested + timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS + 1);
-        continue;
+        return false;
       }
       // a pass that meets the same refusal again changes nothing and records nothing (see `refused`)
       const refusedKey = `${av.volumeName}\0${av.nodeName}`;
@@ -188,7 +240,7 @@ class reconciler implements Reconciler {
         // that wants the volume again before the next pass finds it off node
         // status for good (issue #111000; reconciler.go reconcile, v1.26.0)
         if (profile.reAddOnStatusUpdateFailure) asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
-        continue;
+        return false;
       }
       const verifySafe = !(forceOnTimeout && timeout) && !oos;
       const r = ad.detachVolume(av, verifySafe);
@@ -198,7 +250,7 @@ class reconciler implements Reconciler {
         // (reconciler.go reconcile: `if !timeout` v1.25.0, `if
         // forceDetachTimeoutExpired` v1.30.0); each era's text: adcDetachStartedLine
         if (out.on && out.wants(component)) out.log(component, ...adcDetachStartedLine(verifySafe ? "verify" : forceOnTimeout && timeout ? "timeout" : "oos", av, profile, out, component, timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS));
-        continue;
+        return false;
       }
       if (fixed) {
         asw.addVolumeToReportAsAttached(av.volumeName, av.nodeName);
@@ -212,12 +264,15 @@ class reconciler implements Reconciler {
         d.steps.step("adc.DetachSkippedAfterRemove", av.volumeName);
       }
     }
+    return false;
   }
 
-  private attachPhase(): void {
-    const { profile, out, component, asw, dsw, ad, d } = this;
+  private attachPhase(il: boolean): boolean {
+    const { sim, profile, out, component, asw, dsw, ad, d } = this;
     for (const v of dsw.getVolumesToAttach()) {
       const multi = isMultiAttachAllowed(v.spec);
+      // interleave point (c): between GetVolumesToAttach and the pending check
+      if (il && sim.yieldPoint()) return true;
       if (ad.isOperationPending(v.volumeName, "", multi ? v.nodeName : "")) continue;
       const state = profile.attachUncertain ? asw.getAttachState(v.volumeName, v.nodeName) : asw.attachedVolumes.get(v.volumeName)?.nodesAttachedTo.has(v.nodeName) ? "Attached" : "Detached";
       if (state === "Attached") {
@@ -235,6 +290,7 @@ class reconciler implements Reconciler {
       const r = ad.attachVolume(v);
       if (r === null) out.on && out.wants(component) && out.log(component, ...adcAttachStartedLine(v, profile));
     }
+    return false;
   }
 
   /**
@@ -403,6 +459,20 @@ export function adcStatusUpdateFailedLine(av: AttachedVolumeRef, err: string, pr
   const msg = `"UpdateNodeStatusForNode failed while attempting to report volume as attached" err=${JSON.stringify(err)}`;
   if (era === "named") return ["E", "reconciler.go:257", `${msg} ${ADC_LOGGER} node=${JSON.stringify(av.nodeName)} volumeName=${JSON.stringify(av.volumeName)}`];
   return ["E", "reconciler.go:255", `${msg} volume=${goAttachedVolume(av, profile, out, component)}`];
+}
+
+/**
+ * SetDetachRequestTime failed: the pass's copy of the ASW lists a volume a
+ * detach removed since (before #94599; issue #93902). klog.Errorf up to 1.23
+ * (`failed to set detach request time with error: volume V is no longer
+ * attached to the node "N"`, actual_state_of_world.go getNodeAndVolume),
+ * ErrorS after. Line numbers approximate.
+ */
+export function adcSetDetachRequestTimeFailedLine(av: AttachedVolumeRef, profile: Profile): AdcLine {
+  const err = `failed to set detach request time with error: volume ${av.volumeName} is no longer attached to the node ${JSON.stringify(av.nodeName)}`;
+  const era = profile.adcLogs;
+  if (era === "text") return ["E", "reconciler.go:178", `Cannot trigger detach because it fails to set detach request time with error ${err}`];
+  return ["E", "reconciler.go:206", `"Cannot trigger detach because it fails to set detach request time with error" err=${JSON.stringify(err)}${era === "named" ? ` ${ADC_LOGGER}` : ""}`];
 }
 
 /** "AttachVolume started" */

@@ -19,7 +19,7 @@ import { cloneMeta, type KObj } from "../api/types.js";
 import type { Ctx } from "../engine/context.js";
 import { joinOnce } from "../volume/plugins.js";
 import { boundedMemo } from "../../util/bounded-memo.js";
-import { perform } from "../volume/operation.js";
+import { perform, type CallError } from "../volume/operation.js";
 
 interface Work {
   pending: boolean;
@@ -115,9 +115,14 @@ export class ExternalAttacher {
       }
       ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:140", `Starting attach operation for ${JSON.stringify(name)}`);
       w.pending = true;
-      const r = ctx.backend.call("controllerPublish", handle, node, "kubernetes.io/csi");
-      // (the controller service does the work whether or not this sidecar is still there to hear of it)
-      perform(ctx, "controllerPublish", r, true, handle, () => ctx.backend.attach(handle, node, "Volume has been published to a different host already"), (e) => {
+      // the driver's controller service serialises its calls per volume and
+      // node (the CSI spec's advice; aws-ebs-csi-driver's inFlight): while an
+      // earlier ControllerPublish or ControllerUnpublish is still running
+      // (after the sidecar gave up on it at its --timeout), another is
+      // answered at once with Aborted, a non-final error, and retried
+      const busyKey = joinOnce(handle, "\0", node);
+      const busy = ctx.backend.csiControllerBusy;
+      const answered = (e: CallError | null): void => {
         if (this.dead) return;
         w.pending = false;
         const err = e === null ? null : e.text;
@@ -148,16 +153,22 @@ export class ExternalAttacher {
           w.retryAt = 0;
           ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:612", `Attached ${JSON.stringify(name)}`);
         }
-      }, undefined, ctx.timers.EXTERNAL_ATTACHER_TIMEOUT_MS);
+      };
+      if (busy.has(busyKey)) {
+        ctx.backend.countCall("controllerPublish", handle, node);
+        return answered(driverBusy(handle));
+      }
+      busy.add(busyKey);
+      const r = ctx.backend.call("controllerPublish", handle, node, "kubernetes.io/csi");
+      // (the controller service does the work whether or not this sidecar is still there to hear of it)
+      perform(ctx, "controllerPublish", r, true, handle, () => ctx.backend.attach(handle, node, "Volume has been published to a different host already"), answered, () => busy.delete(busyKey), ctx.timers.EXTERNAL_ATTACHER_TIMEOUT_MS);
       return;
     }
     ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:170", `Starting detach operation for ${JSON.stringify(name)}`);
     w.pending = true;
-    const r = ctx.backend.call("controllerUnpublish", handle, node, "kubernetes.io/csi");
-    perform(ctx, "controllerUnpublish", r, true, handle, () => {
-      ctx.backend.detach(handle, node);
-      return null;
-    }, (e) => {
+    const busyKey = joinOnce(handle, "\0", node);
+    const busy = ctx.backend.csiControllerBusy;
+    const answered = (e: CallError | null): void => {
       if (this.dead) return;
       w.pending = false;
       const rpc = e === null ? "" : `rpc error: code = ${e.code ?? "Internal"} desc = ${e.text}`;
@@ -188,6 +199,21 @@ export class ExternalAttacher {
       } else {
         ctx.out.on && ctx.out.wants(c) && ctx.out.log(c, "I", "csi_handler.go:652", `Detached ${JSON.stringify(name)}`);
       }
-    }, undefined, ctx.timers.EXTERNAL_ATTACHER_TIMEOUT_MS);
+    };
+    if (busy.has(busyKey)) {
+      ctx.backend.countCall("controllerUnpublish", handle, node);
+      return answered(driverBusy(handle));
+    }
+    busy.add(busyKey);
+    const r = ctx.backend.call("controllerUnpublish", handle, node, "kubernetes.io/csi");
+    perform(ctx, "controllerUnpublish", r, true, handle, () => {
+      ctx.backend.detach(handle, node);
+      return null;
+    }, answered, () => busy.delete(busyKey), ctx.timers.EXTERNAL_ATTACHER_TIMEOUT_MS);
   }
+}
+
+/** the controller service's answer to a call for a volume and node it is still working on (Aborted: not final) */
+function driverBusy(handle: string): CallError {
+  return { text: `an operation with the given Volume ID ${handle} already exists`, code: "Aborted", nonFinal: true, timedOut: false };
 }

@@ -19,7 +19,7 @@ import { operationStepNames, type CallStepName, type OperationStepName } from ".
  */
 const BASE_STEP_NAMES = [
   "adc.AttachSucceeded", "adc.AttachFailed", "adc.DetachStarted", "adc.DetachFailed", "adc.DetachSucceeded",
-  "adc.DetachSkippedAfterRemove", "adc.ForceDetachTimeout", "csi.VolumeAttachmentNotFound",
+  "adc.DetachSkippedAfterRemove", "adc.SetDetachRequestTimeFailed", "adc.ForceDetachTimeout", "csi.VolumeAttachmentNotFound",
   "kubelet.VolumeNotAttachedAccordingToNodeStatus", "kubelet.TearDownSucceeded", "kubelet.UnmountDeviceFailed",
   "kubelet.ReconstructFailed", "kubelet.CleanupMountsFailed", "kubelet.WaitForAttachAndMountTimeout", "kubelet.PodRunning",
   "runtime.ContainersStopped", "rbd.UnmapBusy", "cloud.DetachedWhileMounted",

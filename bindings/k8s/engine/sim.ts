@@ -106,7 +106,26 @@ import { shown } from "../../util/shown.js";
 // and, with `interleave` (a scenario's `settings.interleave`), the order of
 // a volume call's end against the loop passes due at the same instant
 // (`afterCall`: class 0, before them, or class 2, after every pass at that
-// instant; volume/operation.ts section 3).
+// instant unless it lands earlier inside one, at an interleave point of a
+// loop that reads what it writes: `yieldPoint`; volume/operation.ts section 3).
+//
+// 5. Interleave points
+//
+// A loop whose pass reads shared state several times (a reconciler: its
+// cache's copy, then the pending operations) is registered `interleavable`
+// with a tag (the controller's "", a kubelet's node name) and calls
+// `yieldPoint()` between two reads. There each late call end of its tag due
+// now lands or not, one seed draw each; the event runs nested in the pass
+// (its wakeAt ignored, its bumps counted as the pass's own changes), and is
+// skipped when the queue reaches it. For exactness against tick-by-tick runs
+// every reader loop whose grid holds a late end's instant is made to pass
+// then (`forceAt`, kept in `forced` until that pass has run), and a late end
+// that wakes a loop treats every pass at its instant as over (`afterPasses`).
+// Worked example: a detach ends at 42,120 ms, on the controller's grid; drawn
+// late, the controller's pass at 42,120 copies the ASW (the volume still
+// attached), reaches point (a) and draws "land": the detach's reply marks
+// the volume detached and its operation complete; the pass then finds no
+// operation pending and goes on with the copy.
 
 export type Ms = number;
 
@@ -146,6 +165,10 @@ class TickerImpl implements Ticker {
   lastRun: Ms = -Infinity;
   wake: Ms = Infinity;
   sleeping = false;
+  /** its passes have interleave points for the call ends of this tag (Sim.interleavable), or null */
+  interleaveTag: string | null = null;
+  /** grid points at which it must pass, ascending (Sim.afterCall with interleave: a call end may land inside that pass) */
+  forced: Ms[] | null = null;
   constructor(
     readonly name: string,
     readonly periodMs: Ms,
@@ -296,15 +319,103 @@ export class Sim {
   /**
    * `after` for the end of a volume call (volume/operation.ts): without
    * `interleave` exactly `after`; with it, the seed puts the event before
-   * the loop passes due at its instant (class 0) or after all of them
-   * (class 2), as upstream's goroutines may finish either side of a pass.
+   * the loop passes due at its instant (class 0) or after them (class 2),
+   * and a class-2 end may land earlier, at an interleave point inside one
+   * of those passes (`yieldPoint`), as upstream's goroutines may finish
+   * while a loop's pass is between two reads of shared state. Every
+   * interleavable loop whose grid holds the instant is made to pass at it
+   * (`forceAt`), sleeping or not, so runs that skip idle passes and runs
+   * that tick every period meet the same interleave points.
    */
-  afterCall(d: Ms, fn: () => void): void {
+  afterCall(d: Ms, fn: () => void, tag = ""): void {
     if (!this.interleave) return this.at(this.now + d, fn);
     const late = (this.rng.u32() & 1) === 1;
-    this.push(this.ev(this.now + d, late ? 2 : 0, this.seq++, fn, undefined, null));
+    const t = this.now + d;
+    const ev = this.ev(t, late ? 2 : 0, this.seq++, fn, undefined, null);
+    this.push(ev);
+    if (!late) return;
+    this.inPass.push({ ev, seq: ev.seq, tag });
+    const tks = this.tickers;
+    for (let i = 0; i < tks.length; i++) if (tks[i]!.interleaveTag === tag) this.forceAt(tks[i]!, t);
   }
 
+  /**
+   * call ends drawn late that may still land inside a pass (afterCall);
+   * `seq` tells a recycled record from its event; `tag` says whose passes
+   * read what the end writes: "" the attach/detach controller's (attach,
+   * detach, ControllerPublish, ...), a node's name its kubelet's (NodeStage,
+   * mount, ...). Only those passes have it land inside: inside any other it
+   * is the same as before or after that pass.
+   */
+  private inPass: Array<{ ev: Ev; seq: number; tag: string }> = [];
+  /** a call end drawn late runs (afterCall): every loop due at this instant has passed */
+  private afterPasses = false;
+  /** > 0 while an event runs inside a pass (yieldPoint) */
+  private nested = 0;
+
+  /** make `tk` pass at t if t is on its grid and after its last pass (see afterCall) */
+  private forceAt(tk: TickerImpl, t: Ms): void {
+    if (tk.stopped || t <= tk.lastRun || t < tk.startMs || (t - tk.startMs) % tk.periodMs !== 0) return;
+    // an end due now whose reader has had its turn at this instant (a loop of
+    // lower order passed, or every pass is over): ticking every period it
+    // would not pass again now either
+    if (t === this.now && (this.afterPasses || (this.now === this.lastTickT && tk.order <= this.lastTickOrder))) return;
+    // kept until the pass at t has run: an earlier pass queued later (a wake-up) supersedes the queued one, and runTicker queues t again
+    const f = (tk.forced ??= []);
+    let i = f.length;
+    while (i > 0 && f[i - 1]! > t) i--;
+    if (f[i - 1] !== t) f.splice(i, 0, t);
+    tk.schedule(t);
+  }
+
+  /**
+   * The loop's passes have interleave points (`yieldPoint`) for call ends
+   * of `tag` (see inPass): the attach/detach controller's reconciler ("")
+   * and each kubelet's volume reconciler (its node's name).
+   */
+  interleavable(t: Ticker, tag: string): Ticker {
+    (t as TickerImpl).interleaveTag = tag;
+    return t;
+  }
+
+  /**
+   * An interleave point of the current pass: between two of its reads of
+   * shared state (volume/operation.ts section 3). With `interleave`, each
+   * call end due now and drawn late (afterCall) lands here or not, as the
+   * seed draws; one that does not may land at a later point or after the
+   * passes. Without `interleave` it does nothing (one length check).
+   * Returns true when the current loop was stopped meanwhile (a timeline
+   * action on a call's step restarted its component): the pass must end.
+   */
+  yieldPoint(): boolean {
+    const q = this.inPass;
+    if (q.length === 0) return false;
+    const tk = this.current;
+    const tag = tk === null ? null : tk.interleaveTag;
+    let j = 0;
+    for (let i = 0; i < q.length; i++) {
+      const r = q[i]!;
+      const ev = r.ev;
+      // (gone: run, at a point or from the queue, or its record reused)
+      if (ev.seq !== r.seq || ev.fn === null || ev.t < this.now) continue;
+      if (ev.t > this.now || r.tag !== tag || (this.rng.u32() & 1) === 0) {
+        q[j++] = r;
+        continue;
+      }
+      const fn = ev.fn;
+      const arg = ev.arg;
+      ev.fn = null;
+      this.executed++;
+      this.nested++;
+      try {
+        fn(arg);
+      } finally {
+        this.nested--;
+      }
+    }
+    q.length = j;
+    return tk !== null && tk.stopped;
+  }
   /** A wake group (section 3). */
   group(name: string): WakeGroup {
     return { name, tickers: [], bumps: 0 };
@@ -357,7 +468,7 @@ export class Sim {
         // a ticker whose turn at this instant has passed (it ran, idle, before
         // the ticker or event that changed state) waits for its next grid point,
         // as it would when ticking every period
-        const passed = this.now === this.lastTickT && tk.order <= this.lastTickOrder;
+        const passed = this.afterPasses || (this.now === this.lastTickT && tk.order <= this.lastTickOrder);
         tk.schedule(passed ? this.now + 1 : this.now);
       }
     }
@@ -402,6 +513,7 @@ export class Sim {
 
   /** Called by a ticker pass: "my outcome may change at time t". */
   wakeAt(t: Ms): void {
+    if (this.nested > 0) return; // (an event landing inside a pass is no part of it)
     const tk = this.current;
     if (tk && t < tk.wake) tk.wake = t;
   }
@@ -422,6 +534,7 @@ export class Sim {
       this.pop();
       const t = ev.t;
       const tk = ev.tk;
+      const late = ev.cls === 2;
       const fn = ev.fn;
       const arg = ev.arg;
       ev.fn = null;
@@ -429,12 +542,18 @@ export class Sim {
       ev.tk = null;
       this.free.push(ev);
       this.now = t;
+      if (tk === null && fn === null) continue; // (a call end that landed inside a pass: yieldPoint)
       this.executed++;
       if (tk) {
         if (tk.logOnly) this.logOnlyExecuted++;
         if (tk.queuedAt !== t || tk.stopped) continue; // superseded
         tk.queuedAt = -1;
         this.runTicker(tk);
+      } else if (late) {
+        // (after every pass due now: a loop it wakes has had its turn at this instant)
+        this.afterPasses = true;
+        fn!(arg);
+        this.afterPasses = false;
       } else {
         fn!(arg);
       }
@@ -464,6 +583,13 @@ export class Sim {
       tk.sleeping = true;
       this.sleepers++;
       if (tk.wake !== Infinity) tk.schedule(Math.max(tk.wake, this.now + tk.periodMs));
+    }
+    const f = tk.forced;
+    if (f !== null) {
+      let i = 0;
+      while (i < f.length && f[i]! <= this.now) i++;
+      if (i > 0) f.splice(0, i);
+      if (f.length > 0) tk.schedule(f[0]!);
     }
   }
 

@@ -95,6 +95,8 @@ export interface CallPlan {
   code: GrpcCode | null;
   /** a hang ends here (the fault's `until`), Infinity: never */
   hangUntilMs: number;
+  /** the node the call is for (where a node-local call runs; the controller's calls' target) */
+  node: string;
 }
 
 export interface StorageFault {
@@ -211,6 +213,14 @@ export class Backend {
   }
 
   /** Latency, outcome and injected error for one call of `op` on `volume` from `node` by `plugin`. */
+  /**
+   * (volume handle, node) pairs a CSI controller service is still working on
+   * (a ControllerPublish/Unpublish not yet over on the driver's side, whatever
+   * the sidecar was told): csi/external_attacher.ts answers another call for
+   * the pair Aborted
+   */
+  readonly csiControllerBusy = new Set<string>();
+
   call(op: BackendOp, volume: string, node: string, plugin?: string): CallPlan {
     if (!isNodeLocal(op)) this.calls++;
     this.count(op, volume, node);
@@ -238,7 +248,7 @@ export class Backend {
       hangUntilMs = f.untilMs;
       break;
     }
-    return { latencyMs, error, outcome, code, hangUntilMs };
+    return { latencyMs, error, outcome, code, hangUntilMs, node };
   }
 
   /** a call the driver answered at once, before any work (a CSI driver's Aborted for a volume it is busy with): counted, not planned */

@@ -241,7 +241,8 @@ export class Kubelet implements PodLookup {
     // (each pass a method called on its owner: Sim.loop)
     const vm = this.vm;
     this.tickers.push(ctx.sim.loop(names.dswp, t.KUBELET_DSWP_LOOP_MS, now, vm.populate, vm, h.wake, this.dswpWake, h.runtimeWake));
-    this.tickers.push(ctx.sim.loop(names.reconciler, t.KUBELET_RECONCILER_LOOP_MS, now, vm.reconcile, vm, h.wake, this.vmWake, vm.opsWake));
+    // (its passes have interleave points: volume_manager.ts section 7, engine/sim.ts yieldPoint)
+    this.tickers.push(ctx.sim.interleavable(ctx.sim.loop(names.reconciler, t.KUBELET_RECONCILER_LOOP_MS, now, vm.reconcile, vm, h.wake, this.vmWake, vm.opsWake), this.nodeName));
     this.tickers.push(ctx.sim.loop(names.podworkers, t.POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_MS, now, this.syncPods, this, h.wake, this.workersWake, this.vmWake, h.runtimeWake));
     this.tickers.push(ctx.sim.loop(names.nodestatus, t.NODE_STATUS_UPDATE_FREQUENCY_MS, now, this.syncNodeStatus, this, h.wake, this.vmWake, ctx.api.storeReaders("Node")));
     // Housekeeping's only output is its "orphaned pod found" line: a run that

@@ -113,6 +113,29 @@
 //    NodeResizeInfeasible (InvalidArgument, OutOfRange: never tried again)
 //    or the condition NodeResizeError.
 //
+// 7. Interleave points (settings.interleave; volume/operation.ts section 3).
+//    Upstream's reconciler works from copies: GetAllMountedVolumes (unmount
+//    pass), PodExistsInVolume per desired volume (mount pass),
+//    GetUnmountedVolumes (device pass), while the operations it started run
+//    in goroutines. With interleave the pass takes those copies and, between
+//    each entry of the copy and the pending check or Run that follows, is an
+//    interleave point where one of the node's calls due now may end:
+//    a TearDown ending there starts a second UnmountVolume, a MountVolume a
+//    second SetUp/NodePublish (upstream's SetUp of a mounted volume returns
+//    at once, a CSI driver gets a second NodePublish), and a MountVolume whose
+//    MountDevice landed but whose SetUp failed makes the device pass mark the
+//    volume detached from its copy ("not globally mounted"): the global mount
+//    leaks, the volume leaves volumesInUse and the controller detaches the
+//    disk under it. MarkVolumeAsDetached (DeleteVolume) refuses an entry that
+//    has mounted pods, so a SetUp that succeeded keeps it. Worked example
+//    (1.22, test/k8s/interleave.test.ts): an EBS pod is deleted 1 s into a
+//    3 s MountDevice that ends at 7.020 s, on the reconciler's grid; SetUp
+//    fails once. Seed 3: the end is drawn late and lands at the device
+//    pass's point: "Volume detached" at 7.020 s, the mount under
+//    plugins/kubernetes.io/aws-ebs/mounts/vol-1 stays, and the disk is
+//    detached from under it; seeds that land it before or after the pass see
+//    the device mounted and UnmountDevice it.
+//
 // Worked example (seed 003, 1.23): pod fio-test with inline CSI volume "data"
 // is deleted at 60 s; its container takes 30 s to stop. kubelet restarts at
 // 61 s..64 s. At ~66 s reconstruction fails for "data", the pod is
@@ -433,8 +456,8 @@ export class VolumeManager {
       this.ctx.sim.bump(this.wake);
       this.reconstruct();
     }
-    this.unmountVolumes();
-    this.mountAttachVolumes();
+    if (this.unmountVolumes()) return;
+    if (this.mountAttachVolumes()) return;
     this.unmountDetachDevices();
     if (this.skippedDuringReconstruction !== null && this.skippedDuringReconstruction.size > 0) this.processReconstructedVolumes();
   }
@@ -486,12 +509,18 @@ export class VolumeManager {
     }
   }
 
+  /** an interleave point of the reconciler's pass (section 7); true: the pass must end (the kubelet stopped meanwhile) */
+  private yieldPoint(): boolean {
+    return this.ctx.sim.yieldPoint() || this.dead;
+  }
+
   // The three passes below only look: starting an operation is a method of
   // its own (operationExecutor.UnmountVolume, VerifyControllerAttachedVolume,
   // MountVolume, UnmountDevice), so the closures an operation needs capture
   // that method's variables, and a pass that starts nothing allocates none.
 
-  private unmountVolumes(): void {
+  private unmountVolumes(): boolean {
+    if (this.ctx.sim.interleave) return this.unmountVolumesCopy();
     for (const a of this.asw.values()) {
       for (const uid of a.pods.keys()) {
         if (this.dsw.get(uid)?.has(a.volumeName)) continue;
@@ -507,6 +536,29 @@ export class VolumeManager {
           this.unmountVolume(a, uid, unc.get(uid)!);
         }
     }
+    return false;
+  }
+
+  /**
+   * unmountVolumes over a copy of the mounted volumes, as upstream's
+   * GetAllMountedVolumes, with an interleave point between the copy's entry
+   * and UnmountVolume (section 7): a TearDown that ends there leaves the
+   * copy's entry stale, and a second UnmountVolume starts (a second
+   * NodeUnpublish).
+   */
+  private unmountVolumesCopy(): boolean {
+    const snap: Array<{ a: ActualVolume; uid: string; specName: string }> = [];
+    for (const a of this.asw.values()) {
+      for (const [uid, specName] of a.pods) snap.push({ a, uid, specName });
+      if (a.uncertainPods !== null) for (const [uid, specName] of a.uncertainPods) if (!a.pods.has(uid)) snap.push({ a, uid, specName });
+    }
+    for (const { a, uid, specName } of snap) {
+      if (this.dsw.get(uid)?.has(a.volumeName)) continue;
+      if (this.yieldPoint()) return true;
+      if (!this.npo.isOperationSafeToRetry(a.volumeName, uid, "", "volume_unmount")) continue;
+      this.unmountVolume(a, uid, specName);
+    }
+    return false;
   }
 
   /** operationExecutor.UnmountVolume (TearDown) of a's mount for pod `uid` */
@@ -537,7 +589,7 @@ export class VolumeManager {
     if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:211", vmMsg(this.ctx.profile.structuredLogs, `operationExecutor.UnmountVolume started ${this.detail(a.volumeName, specName, uid, uid)}`));
   }
 
-  private mountAttachVolumes(): void {
+  private mountAttachVolumes(): boolean {
     for (const vols of this.dsw.values()) {
       for (const v of vols.values()) {
         const a = this.asw.get(v.volumeName);
@@ -551,6 +603,10 @@ export class VolumeManager {
           if (this.npo.isOperationSafeToRetry(v.volumeName, "", isMultiAttachAllowed(v.spec) ? this.nodeName : "", "volume_attach")) this.attachVolume(v);
           continue;
         }
+        // interleave point: between PodExistsInVolume (`a`, read above) and
+        // the operation's Run; a MountVolume ending here leaves `a` stale and
+        // a second one starts (section 7)
+        if (this.yieldPoint()) return true;
         if (a !== undefined || (v.attachable && v.reportedInUse)) {
           // would the operation start? (the same answer, and wake-up, as Run's refusal, without building the operation)
           const podName = a !== undefined && !(v.attachable || v.deviceMountable) ? v.podUID : "";
@@ -569,6 +625,7 @@ export class VolumeManager {
         this.startMountVolume(v, a);
       }
     }
+    return false;
   }
 
   /**
@@ -1085,25 +1142,36 @@ export class VolumeManager {
   }
 
   private unmountDetachDevices(): void {
-    // (deleting the entry being visited does not disturb a Map's iteration)
-    for (const a of this.asw.values()) {
+    // (deleting the entry being visited does not disturb a Map's iteration;
+    // with interleave, a copy, as upstream's GetUnmountedVolumes)
+    for (const a of this.ctx.sim.interleave ? [...this.asw.values()] : this.asw.values()) {
       if (a.pods.size > 0 || (a.uncertainPods !== null && a.uncertainPods.size > 0)) continue;
       let desired = false;
       for (const vols of this.dsw.values()) if (vols.has(a.volumeName)) desired = true;
       if (desired) continue;
+      // the copy's device state (GetUnmountedVolumes' AttachedVolume)
+      const deviceMounted = a.deviceMounted;
+      const deviceUncertain = a.deviceUncertain;
+      // interleave point: between GetUnmountedVolumes and IsOperationPending
+      // a MountVolume may end (a MountDevice that landed, a SetUp that
+      // failed): the copy still says "not device-mounted" (section 7)
+      if (this.yieldPoint()) return;
       if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
-      if (a.deviceMounted && isBlockVolume(a.spec)) {
+      if (deviceMounted && isBlockVolume(a.spec)) {
         this.unmapDevice(a);
         continue;
       }
-      if (!a.deviceMounted && !a.deviceUncertain && this.kubeletDetaches(a)) {
+      if (!deviceMounted && !deviceUncertain && this.kubeletDetaches(a)) {
         this.detachVolume(a);
         continue;
       }
-      if ((!a.deviceMounted && !a.deviceUncertain) || !a.plugin.unmountDevice) {
+      if ((!deviceMounted && !deviceUncertain) || !a.plugin.unmountDevice) {
         if (a.deviceMountPath !== "" && !a.deviceMounted && this.env.host!.isMountPoint(a.deviceMountPath))
           this.ctx.out.note(`volume:${a.volumeName}`, `the kubelet on ${this.nodeName} dropped ${a.volumeName} without UnmountDevice: its MountDevice had failed, so the volume was not known as device-mounted, but ${a.deviceMountPath} is mounted (the driver finished staging after the kubelet gave up; uncertain device mounts since #82492, 1.18)`);
-        this.asw.delete(a.volumeName);
+        else if (a.deviceMounted && a.deviceMountPath !== "" && this.env.host!.isMountPoint(a.deviceMountPath))
+          this.ctx.out.note(`volume:${a.volumeName}`, `the kubelet on ${this.nodeName} dropped ${a.volumeName} without UnmountDevice: its reconciler's copy of the actual state (GetUnmountedVolumes) was taken before a MountVolume whose MountDevice landed ended, so ${a.deviceMountPath} stays mounted (a completion between two reads of one pass)`);
+        // MarkVolumeAsDetached -> DeleteVolume, which refuses an entry that has mounted pods (the error is ignored)
+        if (a.pods.size === 0 && (a.uncertainPods === null || a.uncertainPods.size === 0)) this.asw.delete(a.volumeName);
         this.ctx.sim.bump(this.wake);
         // GenerateMsgDetailed("Volume detached", fmt.Sprintf("DevicePath %q", ...)), as kubelets from 1.10 on print it
         this.ctx.out.on && this.log("I", "reconciler.go:326", vmMsg(this.ctx.profile.structuredLogs, `Volume detached for volume ${JSON.stringify(a.spec.name)} (UniqueName: ${JSON.stringify(a.volumeName)}) on node ${JSON.stringify(this.nodeName)} DevicePath ${JSON.stringify(a.devicePath)}`));

@@ -121,4 +121,26 @@ expect:
     expect(attached).toBeGreaterThanOrEqual(9 * MIN);
     expect(attached).toBeLessThan(10 * MIN);
   });
+
+  it("stays exact with settings.interleave: call ends landing inside reconciler passes (engine/sim.ts yieldPoint), latencies on the 100 ms grid", () => {
+    fc.assert(
+      fc.property(variation, (v) => {
+        const { sc: base, version } = vary(v);
+        const sc: K8sScenario = {
+          ...base,
+          settings: { ...base.settings, interleave: true },
+          // whole 100 ms: the ends fall on the reconcilers' grids, where they can land inside a pass
+          storageFaults: base.storageFaults.map((f) => (f.latencyMs === undefined ? f : { ...f, latencyMs: Math.round(f.latencyMs / 100) * 100 })),
+        };
+        const fast = runK8sScenario(sc, { version, steps: true });
+        const slow = runK8sScenario(sc, { version, steps: true, tickEveryPeriod: true });
+        expect(fast.steps).toEqual(slow.steps);
+        expect(fast.logs.map((l) => l.text)).toEqual(slow.logs.map((l) => l.text));
+        expect(fast.occurrences).toEqual(slow.occurrences);
+        expect(JSON.stringify(fast.objects)).toBe(JSON.stringify(slow.objects));
+        expect(fast.violations).toEqual(slow.violations);
+      }),
+      { numRuns: Number(process.env.IDLESKIP_RUNS ?? 40), seed: Number(process.env.IDLESKIP_SEED ?? 20261122) + 1 },
+    );
+  });
 });

@@ -239,6 +239,38 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     source: "issue #69533 task list (#69824 enables the gate); website PR #19302 (GA in 1.18); node_lifecycle_controller.go v1.13 doNoExecuteTaintingPass, v1.12 evictPods (podEvictionTimeout)",
     modelled: true, test: { scenario: "node-power-off-evictions", before: "1.12", after: "1.13" },
   },
+  // ---- interleavings (engine/sim.ts yieldPoint) ----
+  {
+    id: "94599", pr: 94599, title: "ADC reconciler: after the pending check, read the ASW again and skip a volume a detach removed since the pass's copy (no SetDetachRequestTime error)",
+    area: "attachdetach", side: "controller", since: [[20, 0], [19, 8], [18, 16]], releases: "I", issue: "#93902",
+    source: "PR thread and cherry-picks #98221, #98224 (with #96617, release-1.18); reconciler.go reconcile (GetAttachState == AttachStateDetached, \"Volume detached--skipping\"); actual_state_of_world.go getNodeAndVolume",
+    modelled: true, test: { scenario: "adc-detach-interleave", before: "1.19", after: "1.20" },
+  },
+  // ---- CSI migration (issue #26 scope item 4: researched, not modelled yet) ----
+  {
+    id: "CSIMigrationAWS", pr: null, title: "in-tree awsElasticBlockStore volumes handled by the EBS CSI driver (ebs.csi.aws.com): the kubelet decides by its own gates (CSIMigration && CSIMigrationAWS), the attach/detach controller by its gates and the node's CSINode annotation storage.kubernetes.io/migrated-plugins; VolumeAttachments named for the CSI driver and the translated handle",
+    area: "csi", side: "both", since: [[23, 0]], releases: "I", issue: null,
+    source: "feature-gate defaults as remembered, not read this session (CSIMigration beta on 1.17, GA 1.25; CSIMigrationAWS alpha 1.14, beta off 1.17, beta on 1.23, GA 1.25; in-tree plugin removed 1.27); pkg/volume/csimigration/plugin_manager.go IsMigrationEnabledForPlugin; pkg/controller/volume/attachdetach/util isCSIMigrationSupportedOnNode; csi-translation-lib plugins/aws_ebs.go; PR #74835 (CSINode annotation for ADC/kubelet skew)",
+    modelled: "not modelled: the replay has no CSINode object and translates no in-tree spec; a kubelet migrated before its controller (it waits for the CSI unique name in node.status.volumesAttached, the controller attaches in-tree) is the skew to model first",
+  },
+  {
+    id: "CSIMigrationGCE", pr: null, title: "in-tree gcePersistentDisk volumes handled by the PD CSI driver (pd.csi.storage.gke.io, handle projects/UNSPECIFIED/zones/<zone>/disks/<name>), decided as for CSIMigrationAWS",
+    area: "csi", side: "both", since: [[23, 0]], releases: "I", issue: null,
+    source: "feature-gate defaults as remembered (CSIMigrationGCE alpha 1.14, beta off 1.17, beta on 1.23, GA 1.25; in-tree plugin removed 1.28); csi-translation-lib plugins/gce_pd.go",
+    modelled: "not modelled: as CSIMigrationAWS; besides, the translated handle is not the in-tree disk name, and the storage backend keys a disk by the id each plugin calls it with",
+  },
+  {
+    id: "101737", pr: 101737, title: "ADC start-up (processVolumeAttachments): name a migrated PV's VolumeAttachment by its CSI driver, not its in-tree plugin; before, the volume is marked uncertain under the in-tree name, its mountedByNode clears with the next node update, and it is detached through the in-tree plugin while mounted",
+    area: "attachdetach", side: "controller", since: [[22, 0]], releases: "I", issue: "kubernetes/cloud-provider-openstack#1531 (migrated volumes detached on kube-controller-manager restart from 1.18.16); analysis in #101423",
+    source: "PR #101423 thread (closed, the analysis), #102176's description (builds on #101737); merge date only: cherry-picks not read",
+    modelled: "not modelled: needs CSIMigrationAWS first (a migrated volume's unique name)",
+  },
+  {
+    id: "102176", pr: 102176, title: "ADC start-up: translate a VolumeAttachment's migrated PV when its in-tree plugin is unregistered (InTreePlugin*Unregister, CSIMigration*Complete), so the dangling attachment is detached instead of skipped",
+    area: "attachdetach", side: "controller", since: [[22, 0]], releases: "I", issue: "#102097",
+    source: "PR thread (attach_detach_controller.go processVolumeAttachments: FindAttachablePluginByName(csi), csimigration.TranslateInTreeSpecToCSI); merge date only",
+    modelled: "not modelled: needs CSIMigrationAWS first",
+  },
   // ---- volume expansion (expand/expand_controller.ts, kubelet/volume_manager.ts section 6) ----
   {
     id: "ExpandInUsePersistentVolumes", pr: null, title: "kubelet: online expansion (feature gate ExpandInUsePersistentVolumes: alpha 1.11, beta on 1.15, GA 1.24): the filesystem of a mounted volume is grown while its pod runs; off, the claim stays FileSystemResizePending until a pod mounts the volume again",

@@ -41,6 +41,9 @@ export type FixId =
   | "122211"
   | "taint-based-evictions"
   // ---- end operations ----
+  // ---- interleavings (branch s2-k8s-interleave: engine/sim.ts yieldPoint) ----
+  | "94599"
+  // ---- end interleavings ----
   // ---- volume expansion and block volumes (expand/, kubelet/volume_manager.ts section 6) ----
   | "ExpandInUsePersistentVolumes"
   | "ExpandCSIVolumes"

@@ -142,7 +142,16 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
       perform(env.ctx, "setUp", env.ctx.backend.call("setUp", disk, env.nodeName!, name), false, disk, () => {
         host.mkdir(dir, { plugin: name, podUID, specName: spec.name, data: { disk, pv: spec.pv?.metadata.name ?? "" } });
         return host.bind(deviceMountPath, dir);
-      }, (err) => done(err === null ? null : err.text));
+      }, (err) => {
+        if (err === null) return done(null);
+        // SetUpAt after a failed mount (aws_ebs.go, gce_pd.go): if the
+        // target is a mount point anyway (the mount landed, timeoutDone),
+        // unmount it; then remove the directory. A mount that lands later
+        // (hang) is not seen here and stays.
+        if (host.isMountPoint(dir) && host.unmount(dir) !== null) return done(err.text);
+        host.rmdir(dir);
+        done(err.text);
+      });
     },
     tearDown(env, specName, podUID, done) {
       const dir = plugin.podVolumeDir(env, podUID, specName);

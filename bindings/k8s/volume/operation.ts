@@ -54,7 +54,23 @@
 //    is still running (even after the kubelet gave up), another call for the
 //    same volume or target is answered at once with `code = Aborted desc =
 //    an operation with the given Volume ID ... already exists`, a non-final
-//    error (volume/csi.ts, Host.csiNodeBusy).
+//    error (volume/csi.ts, Host.csiNodeBusy). Its controller service does
+//    the same per volume and node for ControllerPublish/Unpublish
+//    (csi/external_attacher.ts, Backend.csiControllerBusy): a detach asked
+//    while a timed-out publish still runs is answered Aborted and retried,
+//    so the publish cannot land after the unpublish (aws-ebs-csi-driver's
+//    inFlight does this).
+//
+//    What a call that timed out but landed leaves, per plugin, call and
+//    disruption (a pod deletion, a kubelet or controller-manager restart
+//    inside it), on 1.13/1.14/1.17/1.18/1.35, each row with the upstream
+//    code path that leaves it: test/k8s/disruption-table.test.ts. In short:
+//    CSI NodeStage/NodePublish leak before #82492 (1.18); an attach before
+//    the controller's uncertain attach (1.14); an in-tree MountDevice on
+//    every release (attacher.go MountDevice removes the mount point
+//    directory, which fails on the mount that landed, and the error is
+//    final); rbd's MountDevice, SetUp (diskSetUp does not unmount) and map
+//    leave the image mapped; aws/gce SetUpAt unmount what landed (clean).
 //
 // 3. What can interleave, and why.
 //
@@ -66,21 +82,63 @@
 //    timeline's `after:`/`between:` items can name every call's steps
 //    (`csi.NodeStageStarted`, `csi.NodeStageTimedOut`, `mount.UnmountDeviceLanded`,
 //    `kubelet.MountDeviceFailed`, ...) to place an action inside any
-//    operation. Within one pass the reads of shared state (the desired and
-//    actual state of world, the pending operations) stay atomic: upstream a
-//    completion can land between the reconciler's snapshot of the actual
-//    state and its IsOperationPending check, which the replay does not
-//    model; the next pass sees it (<= 100 ms later). Equal-time order:
-//    by default a call's end lands before every pass due at its instant
-//    (scheduling order, as before calls were modelled). With
-//    `settings.interleave: true` the run's seed draws, for each call's end,
-//    whether it lands before the passes at its instant or after all of them
-//    (engine/sim.ts `afterCall`), so `iosim mc` over seeds explores both
-//    sides: e.g. a NodeStage ending at 2,000 ms exactly, on the kubelet
-//    reconciler's grid, is seen by the 2,000 ms pass (before) or the
-//    2,100 ms one (after), and a controller pass due at 2,000 ms reads the
-//    node's volumesInUse before or after the kubelet's change.
+//    operation.
 //
+//    Upstream a pass is not atomic either: the reconcilers take copies of
+//    their caches and read the pending-operations table while the
+//    operations' goroutines go on, so an operation can end between two
+//    reads of one pass. Without `settings.interleave` the replay keeps a
+//    pass atomic, and a call ending at the instant of a pass lands before it
+//    (the order of every run before interleavings were modelled). With
+//    `settings.interleave: true` the run's seed draws, for each call's end,
+//    whether it lands before the passes at its instant or not; one that does
+//    not may land inside a pass of the loop that reads what it writes, at an
+//    interleave point (engine/sim.ts yieldPoint: one draw per point), else
+//    after the passes. `iosim mc` over seeds explores all three. The points,
+//    each between a read of a copy and the read it is checked against:
+//
+//      attach/detach controller reconciler (reconciler.go reconcile; the
+//      ends of attach, detach, ControllerPublish/Unpublish, VerifyVolumesAreAttached):
+//        (a) after GetAttachedVolumes, before IsOperationPending of each
+//            volume to detach: a detach ending here leaves the copy stale
+//            (issue #93902; #94599 re-reads the ASW, before it
+//            SetDetachRequestTime fails: "Cannot trigger detach ...")
+//        (b) between the detach and the attach loops: a detach ending here
+//            lets this pass's attach start
+//        (c) after GetVolumesToAttach, before IsOperationPending of each
+//        (d) before UpdateNodeStatuses: an attach ending here is reported
+//            in this pass's node status patch
+//      kubelet volume reconciler (volumemanager/reconciler; the ends of the
+//      node's NodeStage/Publish/Unpublish/Unstage, mount, SetUp, TearDown,
+//      UnmountDevice, rbd map/unmap):
+//        unmountVolumes: after GetAllMountedVolumes, before UnmountVolume's
+//            Run: a TearDown ending here starts a second one
+//        mountOrAttachVolumes: after PodExistsInVolume, before
+//            MountVolume's (or VerifyControllerAttachedVolume's) Run: a
+//            MountVolume ending here starts a second SetUp (NodePublish)
+//        unmountDetachDevices: after GetUnmountedVolumes, before
+//            IsOperationPending: a MountVolume whose MountDevice landed and
+//            whose SetUp failed ends here; the copy says "not globally
+//            mounted", MarkVolumeAsDetached drops the volume, the global
+//            mount leaks and the controller detaches the disk under it
+//            (mc example bindings/mc/examples/k8s-mount-device-interleave.yaml)
+//
+//    Upstream's order is fixed between these reads and the loop's own
+//    writes (the reconciler takes no lock across a pass, but each cache
+//    method holds its own), which is why a point sits only between reads.
+//    Not interleaved: the kubelet's desired_state_of_world_populator (in
+//    the replay it reads the pods and the runtime, which no call's end
+//    writes; upstream's read of the ASW in findAndRemoveDeletedPods,
+//    PodRemovedFromVolume #76980, is not modelled) and the controller's
+//    populator and sync loops. A call's end lands only inside its reader's
+//    passes (the controller's, or its node's kubelet's): inside any other
+//    loop's pass it is the same as before or after it. Each reader loop is
+//    made to pass at the instant of a late call end on its grid, so runs
+//    that skip idle passes meet the same points as runs ticking every
+//    period (scenario/idleskip.test.ts; test/k8s/interleave.test.ts).
+//    Before a 0 ms call (the in-tree plugins' default) there is no point:
+//    it runs synchronously, as before.
+
 // 4. Worked example (1.17 vs 1.18, a NodeStage that times out but completes).
 //    A CSI PV's pod starts at 0 s on n1; `faults.storage: [{op: nodeStage,
 //    outcome: timeoutDone, latency: 150s}]`. At ~2.5 s MountVolume starts and
@@ -156,6 +214,9 @@ export function operationStepNames(): string[] {
   return out;
 }
 
+/** the calls the attach/detach controller makes (their ends land inside its passes); the others are node-local, the kubelet's */
+const CONTROLLER_CALLS: ReadonlySet<CallKind> = new Set<CallKind>(["attach", "detach", "controllerPublish", "controllerUnpublish", "verifyAttached"]);
+
 /**
  * The step names of one call kind, built once (`perform` announces them with
  * the volume as detail).
@@ -166,7 +227,10 @@ class CallSteps {
   readonly failed: CallStepName;
   readonly timedOut: CallStepName;
   readonly landed: CallStepName;
-  constructor(prefix: string) {
+  /** a call of the attach/detach controller (its end lands inside the controller's passes), else of a node's kubelet */
+  readonly controller: boolean;
+  constructor(prefix: string, kind: CallKind) {
+    this.controller = CONTROLLER_CALLS.has(kind);
     this.started = `${prefix}Started` as CallStepName;
     this.succeeded = `${prefix}Succeeded` as CallStepName;
     this.failed = `${prefix}Failed` as CallStepName;
@@ -177,7 +241,7 @@ class CallSteps {
 const STEPS = new Map<string, CallSteps>();
 function stepsOf(kind: CallKind): CallSteps {
   let s = STEPS.get(kind);
-  if (s === undefined) STEPS.set(kind, (s = new CallSteps(CALL_STEP_PREFIX[kind])));
+  if (s === undefined) STEPS.set(kind, (s = new CallSteps(CALL_STEP_PREFIX[kind], kind)));
   return s;
 }
 
@@ -210,11 +274,13 @@ export function perform(
 ): void {
   const steps = stepsOf(kind);
   ctx.steps.step(steps.started, volume);
+  // whose passes read what the call's end writes (engine/sim.ts afterCall): the controller's, or the node's kubelet's
+  const tag = steps.controller ? "" : plan.node;
   const o = plan.outcome;
   if (o === null || o === "error") {
     // (a node-local call of no latency, an in-tree mount by default, runs at once, as before calls took time)
     if (plan.latencyMs === 0 && (kind === "mountDevice" || kind === "setUp" || kind === "tearDown" || kind === "unmountDevice")) return finish(ctx, steps, plan, csi, volume, land, reply, settled);
-    ctx.sim.afterCall(plan.latencyMs, () => finish(ctx, steps, plan, csi, volume, land, reply, settled));
+    ctx.sim.afterCall(plan.latencyMs, () => finish(ctx, steps, plan, csi, volume, land, reply, settled), tag);
     return;
   }
   const deadline = deadlineMs ?? (csi ? ctx.timers.CSI_TIMEOUT_MS : plan.latencyMs);
@@ -227,8 +293,8 @@ export function perform(
   };
   if (o === "timeout") {
     // (the driver gives up at the latency, having done nothing)
-    if (settled !== undefined) ctx.sim.afterCall(plan.latencyMs, settled);
-    ctx.sim.afterCall(deadline, timeOut);
+    if (settled !== undefined) ctx.sim.afterCall(plan.latencyMs, settled, tag);
+    ctx.sim.afterCall(deadline, timeOut, tag);
     return;
   }
   if (o === "timeoutDone") {
@@ -237,12 +303,12 @@ export function perform(
       const e = land();
       if (e === null) ctx.steps.step(steps.landed, volume);
       settled?.();
-    });
-    ctx.sim.afterCall(deadline, timeOut);
+    }, tag);
+    ctx.sim.afterCall(deadline, timeOut, tag);
     return;
   }
   // hang
-  if (csi) ctx.sim.afterCall(deadline, timeOut);
+  if (csi) ctx.sim.afterCall(deadline, timeOut, tag);
   if (plan.hangUntilMs !== Infinity)
     ctx.sim.afterCall(plan.hangUntilMs - ctx.sim.now, () => {
       const e = land();
@@ -256,7 +322,7 @@ export function perform(
       }
       ctx.steps.step(steps.succeeded, volume);
       reply(null);
-    });
+    }, tag);
 }
 
 function finish(ctx: Ctx, steps: CallSteps, plan: CallPlan, csi: boolean, volume: string, land: () => string | null, reply: (err: CallError | null) => void, settled: (() => void) | undefined): void {

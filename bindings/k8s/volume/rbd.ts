@@ -42,10 +42,16 @@ export function createRBDPlugin(): VolumePlugin {
     const host = env.host!;
     const id = joinInterned("rbd", ":", image);
     const r = ctx.backend.call("rbdUnmap", id, env.nodeName!);
-    ctx.sim.after(r.latencyMs, () => {
-      const res = r.error ? "EIO" : host.rbdUnmap(devicePath);
+    // `rbd unmap` as a call (volume/operation.ts): its result on the node is
+    // what landing met (EBUSY, ENOENT); a fault's error or a timeout is EIO
+    let landed: "EBUSY" | "ENOENT" | null = null;
+    perform(ctx, "rbdUnmap", r, false, id, () => {
+      landed = host.rbdUnmap(devicePath);
+      if (landed === null) ctx.backend.detach(id, env.nodeName!);
+      return landed;
+    }, (e) => {
+      const res = e === null ? null : e.timedOut || r.error !== null ? "EIO" : landed;
       if (res === null) {
-        ctx.backend.detach(id, env.nodeName!);
         ctx.out.on && ctx.out.log(env.component, "I", "rbd_util.go:446", `rbd: successfully unmap device ${devicePath}`);
         return done(null);
       }
@@ -54,7 +60,7 @@ export function createRBDPlugin(): VolumePlugin {
           ? "rbd: sysfs write failed\nrbd: unmap failed: (16) Device or resource busy\n"
           : res === "ENOENT"
             ? `rbd: ${devicePath || "(empty)"}: not a mapped image or snapshot\n`
-            : `rbd: ${r.error}\n`;
+            : `rbd: ${e!.text}\n`;
       const code = res === "EBUSY" ? 16 : res === "ENOENT" ? 22 : 5;
       if (ctx.out.on) for (const line of stderr.trim().split("\n")) ctx.out.raw(`rbd/${env.nodeName}`, "E", line);
       if (res === "EBUSY") {
@@ -97,12 +103,23 @@ export function createRBDPlugin(): VolumePlugin {
       const image = joinInterned(s.pool, "/", s.image);
       const id = joinInterned("rbd", ":", image);
       const r = ctx.backend.call("rbdMap", id, env.nodeName!);
-      ctx.sim.after(r.latencyMs, () => {
-        if (r.error) return done(`rbd: map failed ${r.error}`);
+      // `rbd map` as a call (volume/operation.ts): the work maps the image on
+      // the node unless another node has it (the image's lock); an image the
+      // node has mapped already is used as it is (AttachDisk's
+      // getRbdDevFromImageAndPool)
+      let dev = "";
+      let inUse = false;
+      perform(ctx, "rbdMap", r, false, id, () => {
         for (const h of ctx.hosts.values())
-          if (h !== env.host && h.rbdDeviceFor(image)) return done(`rbd image ${image} is still being used`);
-        const dev = env.host!.rbdMap(image);
+          if (h !== env.host && h.rbdDeviceFor(image)) {
+            inUse = true;
+            return `rbd image ${image} is still being used`;
+          }
+        dev = env.host!.rbdMap(image);
         ctx.backend.attach(id, env.nodeName!, `rbd image ${image} is still being used`);
+        return null;
+      }, (e) => {
+        if (e !== null) return done(inUse && !e.timedOut ? e.text : `rbd: map failed ${e.text}`);
         ctx.out.on && ctx.out.log(env.component, "I", "rbd_util.go:380", `rbd: successfully map image ${image} to ${dev}`);
         done(null, dev);
       });

@@ -119,5 +119,17 @@ describe("k8s-csi-nodepublish-timeout-stale-mount (#89112, fixed by #82492)", ()
       if (incident(r)) hit++;
     }
     expect(hit).toBeGreaterThan(10);
+describe("k8s-mount-device-interleave (settings.interleave: a MountVolume ending inside the kubelet reconciler's pass)", () => {
+  const records = sweep("k8s-mount-device-interleave");
+  it("the global mount leaks only when MountDevice ends on the reconciler's grid (3000 ms), in some runs, never off it (3050 ms)", () => {
+    const failed = (r: RunRecord): boolean => r.classes.some((c) => c.startsWith("expect:hostMount"));
+    const on = records.filter((r) => r.params.mountDeviceMs === "3000ms");
+    const off = records.filter((r) => r.params.mountDeviceMs === "3050ms");
+    expect(on.length).toBeGreaterThan(20);
+    expect(off.length).toBeGreaterThan(20);
+    for (const r of off) expect(failed(r), `run ${r.i}`).toBe(false);
+    const leaks = on.filter(failed).length;
+    expect(leaks).toBeGreaterThan(0);
+    expect(leaks).toBeLessThan(on.length);
   });
 });

@@ -128,9 +128,10 @@ export class ActualStateOfWorld {
   }
 
   /** Sets detachRequestedTime if unset; returns how long ago it was set. */
+  /** SetDetachRequestTime: the time since the first request, or -1 when the pair is unknown (upstream's error: getNodeAndVolume) */
   setDetachRequestTime(volumeName: string, nodeName: string): number {
     const n = this.attachedVolumes.get(volumeName)?.nodesAttachedTo.get(nodeName);
-    if (!n) return 0;
+    if (!n) return -1;
     if (n.detachRequestedTime === 0) {
       n.detachRequestedTime = this.sim.now;
       this.sim.bump(this.group);
