@@ -15,6 +15,8 @@ import { DEFAULT_LIMITS, type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
+import { iocostSeries, throttleSeries, type ControlSeries } from "../../report/control-series.js";
+import { seriesBinCount } from "../../report/series.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
 import { resultHashOrNote, summaryJson, summaryRows, summaryText, warningBlock } from "../summary.js";
@@ -175,7 +177,10 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
       ["io.stat", () => ioStatText],
     ];
     // a run without a time series (series: 0, oracle scenarios) has none to write
-    if (result.seriesBinNs > 0) files.push(["series.csv", () => toSeriesCsv(result)], ["series.json", () => toSeriesJson(result)]);
+    if (result.seriesBinNs > 0) {
+      const control = controlSeriesOf(sim, scenario, result, limits);
+      files.push(["series.csv", () => toSeriesCsv(result, control)], ["series.json", () => toSeriesJson(result, control)]);
+    }
     files.push(["summary.txt", () => summaryText(result)]);
     if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
     try {
@@ -241,6 +246,37 @@ function truePercentileOf(s: Scenario, r: RunResult, limits: Partial<RunLimits> 
       .sort((a, b) => a - b);
     return lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : undefined;
   };
+}
+
+/** Does the scenario write io.max (or v1's blkio.throttle.*) anywhere? */
+function hasThrottle(s: Scenario): boolean {
+  const isThrottleFile = (f: string) => f === "io.max" || f.startsWith("blkio.throttle.");
+  return s.cgroups.some((c) => Object.keys(c.files ?? {}).some(isThrottleFile)) || s.writes.some((w) => isThrottleFile(w.file));
+}
+
+/**
+ * The controllers' series for series.csv / series.json (report/control-series.ts):
+ * blk-iocost's from its tracepoints in this run's core; blk-throttle's queue
+ * depth and waits from per-bio times, so the scenario runs again with records
+ * on (deterministic: the same run) unless it kept them; a run with more bios
+ * than --max-records allows goes without those columns, and says so.
+ */
+export function controlSeriesOf(sim: Simulation, s: Scenario, result: RunResult, limits: Partial<RunLimits> = {}): ControlSeries {
+  const nBins = seriesBinCount(result);
+  const ctx = sim.context();
+  const trace = readIocostTrace(sim.core, ctx.cgroupPaths(), ctx.devices().map((d) => d.spec.name));
+  const out: ControlSeries = trace.length ? iocostSeries(trace, result.seriesBinNs, nBins) : {};
+  if (hasThrottle(s)) {
+    try {
+      const again = s.record ? sim : new Simulation({ ...s, record: true }, undefined, limits);
+      while (!again.step()) { /* to the end */ }
+      out.throttle = throttleSeries(again.recordTimes()!, result.seriesBinNs, nBins);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      process.stderr.write(`iosim: series.csv without throttle_queued/throttle_wait_ns: ${e.message}\n`);
+    }
+  }
+  return out;
 }
 
 /** The run as one web page (bindings/report/html-report.ts), with blk-iocost's vrate where the run had it. */
