@@ -19,7 +19,7 @@
 // and compares it with the block, and checks the others against
 // docs/figures.json, which this script writes.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -31,7 +31,9 @@ const BIN = join(ROOT, "bin", "iosim.js");
 /** `iosim ARGS` run as a user runs it from the repository's root (its output whatever the exit status) */
 function iosim(args, cwd = ROOT) {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd, encoding: "utf8", maxBuffer: 64 << 20,
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
     env: { ...process.env, CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
   });
   if (r.status !== 0 && r.status !== 1) throw new Error(`iosim ${args.join(" ")}: exit ${r.status}\n${r.stderr}`);
@@ -84,12 +86,25 @@ const compareLine = (args, last) => {
 
 /** a shell glob of the fixtures, as the shell expands it (segment by segment, sorted) */
 function expand(globs) {
-  const seg = (g) => new RegExp("^" + g.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*") + "$");
+  const seg = (g) =>
+    new RegExp(
+      "^" +
+        g
+          .split("*")
+          .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+          .join("[^/]*") +
+        "$",
+    );
   return globs.flatMap((g) => {
     let paths = [""];
     for (const part of g.split("/")) {
       paths = part.includes("*")
-        ? paths.flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => seg(part).test(f)).sort().map((f) => (d ? `${d}/${f}` : f)))
+        ? paths.flatMap((d) =>
+            readdirSync(join(ROOT, d))
+              .filter((f) => seg(part).test(f))
+              .sort()
+              .map((f) => (d ? `${d}/${f}` : f)),
+          )
         : paths.map((d) => (d ? `${d}/${part}` : part));
     }
     return paths;
@@ -129,7 +144,12 @@ export const figures = {
     make: () => {
       const out = iosim(["k8s", "run", "detach-backoff-node-status", "--version", "1.22"]);
       return console_("npx iosim k8s run detach-backoff-node-status --version 1.22", [
-        ...section(out, /^scenario /), "...", section(out, /^symptom of incident/)[0], "...", ...section(out, /^pods \(time to Running/)]);
+        ...section(out, /^scenario /),
+        "...",
+        section(out, /^symptom of incident/)[0],
+        "...",
+        ...section(out, /^pods \(time to Running/),
+      ]);
     },
   },
   "k8s-fixed": {
@@ -137,7 +157,11 @@ export const figures = {
     make: () => {
       const out = iosim(["k8s", "run", "detach-backoff-node-status", "--version", "1.22", "--fix", "104526=on"]);
       return console_("npx iosim k8s run detach-backoff-node-status --version 1.22 --fix 104526=on", [
-        "...", section(out, /^symptom of incident/)[0], "...", ...section(out, /^pods \(time to Running/)]);
+        "...",
+        section(out, /^symptom of incident/)[0],
+        "...",
+        ...section(out, /^pods \(time to Running/),
+      ]);
     },
   },
   "mc-detach": {
@@ -147,9 +171,15 @@ export const figures = {
       return console_(`npx iosim mc ${args.join(" ")}`, mc(args).trimEnd().split("\n"));
     },
   },
-  "library": {
+  library: {
     cheap: true,
-    make: () => console_("node example.mjs", libraryExample(readFileSync(join(ROOT, "README.md"), "utf8")).trimEnd().split("\n")),
+    make: () =>
+      console_(
+        "node example.mjs",
+        libraryExample(readFileSync(join(ROOT, "README.md"), "utf8"))
+          .trimEnd()
+          .split("\n"),
+      ),
   },
   "wasm-size": {
     cheap: true,
@@ -158,16 +188,27 @@ export const figures = {
       return `the core is ${kib(wasm.length)} KiB of WebAssembly, ${kib(gzipSync(wasm, { level: 9 }).length)} KiB gzipped (\`build/iosim.wasm\`)`;
     },
   },
-  "presets": {
+  presets: {
     cheap: true,
     make: async () => {
       const { devicePreset } = await import(pathToFileURL(join(ROOT, "dist", "lib", "index.js")).href);
-      const rows = ["| preset | device | MAJ:MIN | channels | nr_requests | latency | max_sectors_kb | rotational | capacity |",
-        "|---|---|---|---:|---:|---:|---:|---|---:|"];
+      const rows = [
+        "| preset | device | MAJ:MIN | channels | nr_requests | latency | max_sectors_kb | rotational | capacity |",
+        "|---|---|---|---:|---:|---:|---:|---|---:|",
+      ];
       for (const n of ["ssd", "nvme", "hdd", "ideal", "nullb"]) {
         const d = devicePreset(n);
-        const cap = d.sizeBytes >= 1e12 ? `${d.sizeBytes / 1e12} TB` : d.sizeBytes % 2 ** 30 === 0 ? `${d.sizeBytes / 2 ** 30} GiB` : d.sizeBytes % 2 ** 20 === 0 ? `${d.sizeBytes / 2 ** 20} MiB` : `${d.sizeBytes / 1e9} GB`;
-        rows.push(`| \`${n}\` | \`${d.name}\` | \`${d.devno}\` | ${d.channels} | ${d.nrRequests} | ${d.latencyNs ? `${d.latencyNs / 1e6} ms` : "0"} | ${d.maxSectorsKb} | ${d.rotational ? "yes" : "no"} | ${cap} |`);
+        const cap =
+          d.sizeBytes >= 1e12
+            ? `${d.sizeBytes / 1e12} TB`
+            : d.sizeBytes % 2 ** 30 === 0
+              ? `${d.sizeBytes / 2 ** 30} GiB`
+              : d.sizeBytes % 2 ** 20 === 0
+                ? `${d.sizeBytes / 2 ** 20} MiB`
+                : `${d.sizeBytes / 1e9} GB`;
+        rows.push(
+          `| \`${n}\` | \`${d.name}\` | \`${d.devno}\` | ${d.channels} | ${d.nrRequests} | ${d.latencyNs ? `${d.latencyNs / 1e6} ms` : "0"} | ${d.maxSectorsKb} | ${d.rotational ? "yes" : "no"} | ${cap} |`,
+        );
       }
       return rows.join("\n");
     },
@@ -207,7 +248,12 @@ export const figures = {
 
 /** the Markdown files figures may sit in */
 export function figureFiles() {
-  return ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+  return [
+    "README.md",
+    ...readdirSync(join(ROOT, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 const BLOCK = /<!-- figure:([a-z0-9-]+) -->\n([\s\S]*?)\n?<!-- \/figure -->/g;
@@ -239,13 +285,23 @@ async function main() {
     const next = replaceBlocks(md, values);
     if (next !== md) {
       stale++;
-      if (check) process.stderr.write(`${relative(ROOT, p)}: stale figure(s): ${blocksOf(md).filter(([n, v]) => n in values && values[n] !== v).map(([n]) => n).join(", ")}\n`);
+      if (check)
+        process.stderr.write(
+          `${relative(ROOT, p)}: stale figure(s): ${blocksOf(md)
+            .filter(([n, v]) => n in values && values[n] !== v)
+            .map(([n]) => n)
+            .join(", ")}\n`,
+        );
       else writeFileSync(p, next);
     }
   }
   if (!check) {
     let prev = {};
-    try { prev = JSON.parse(readFileSync(FIGURES_JSON, "utf8")); } catch { /* first run */ }
+    try {
+      prev = JSON.parse(readFileSync(FIGURES_JSON, "utf8"));
+    } catch {
+      /* first run */
+    }
     writeFileSync(FIGURES_JSON, JSON.stringify({ ...prev, ...values }, null, 2) + "\n");
   }
   if (check && stale) process.exit(1);

@@ -719,10 +719,6 @@ function depth(p: string): number {
   return p === "" ? 0 : p.split("/").length;
 }
 
-function isWithin(p: string, ancestor: string): boolean {
-  return ancestor === "" || p === ancestor || p.startsWith(ancestor + "/");
-}
-
 function now(): number {
   return typeof performance !== "undefined" ? performance.now() : Date.now();
 }

@@ -60,8 +60,6 @@
 
 import { shown } from "../util/shown.js";
 import { parseYaml, yamlToJS } from "../util/yaml-guard.js";
-import { LineCounter, parseDocument } from "yaml";
-import { mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { yamlFieldLines } from "../util/line-of-path.js";
 import { deepFreeze } from "../util/deep-freeze.js";
 import { nearestName } from "../util/nearest-name.js";
@@ -165,7 +163,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     if (!Array.isArray(v) || v.length !== 2) fail(path, `${kind} takes [low, high], got ${shown(v)}`);
     const x = num((v as unknown[])[0], path, `${kind} low end`);
     const y = num((v as unknown[])[1], path, `${kind} high end`);
-    let unit = x.unit || y.unit;
+    const unit = x.unit || y.unit;
     if (x.unit && y.unit && x.unit !== y.unit) fail(path, `${kind} ends have different units ("${x.unit}", "${y.unit}")`);
     if ((!x.unit && x.n !== 0) || (!y.unit && y.n !== 0)) if (unit && (!x.unit || !y.unit)) fail(path, `${kind}: give both ends the unit "${unit}"`);
     if (!(x.n <= y.n)) fail(path, `${kind}: low end ${x.n} is above high end ${y.n}`);
@@ -486,7 +484,7 @@ function namesIn(t: Tpl): string[] {
  * restart that a maybe left out was tabulated and printed in its repro).
  */
 function saveNames(names: readonly string[], params: Record<string, Json>): Array<[string, Json | undefined]> | undefined {
-  return names.length ? names.map((n) => [n, Object.prototype.hasOwnProperty.call(params, n) ? params[n] : undefined]) : undefined;
+  return names.length ? names.map((n) => [n, Object.hasOwn(params, n) ? params[n] : undefined]) : undefined;
 }
 
 function restoreNames(saved: ReadonlyArray<[string, Json | undefined]>, params: Record<string, Json>): void {

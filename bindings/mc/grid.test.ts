@@ -14,8 +14,19 @@ const K8S = join(ROOT, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
 const tmp = mkdtempSync(join(tmpdir(), "mc-grid-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-interface Rec { i: number; classes: string[]; metrics: Record<string, number>; params: Record<string, unknown> }
-const journal = (dir: string): Rec[] => readFileSync(join(dir, "runs.jsonl"), "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l) as Rec).sort((a, b) => a.i - b.i);
+interface Rec {
+  i: number;
+  classes: string[];
+  metrics: Record<string, number>;
+  params: Record<string, unknown>;
+}
+const journal = (dir: string): Rec[] =>
+  readFileSync(join(dir, "runs.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((l) => JSON.parse(l) as Rec)
+    .sort((a, b) => a.i - b.i);
 
 // an IO sweep whose only parameter is the queue depth: nothing else random
 const IO = `mc:
@@ -52,8 +63,24 @@ describe("iosim mc --grid", () => {
 
   it("beside random draws: two grids give every combination equally often (the first varying fastest), the random draws go on", async () => {
     const out = join(tmp, "k8s-out");
-    const r = await cli("mc", K8S, "--runs", "200", "--seed", "1", "--workers", "0", "--no-progress", "--no-shrink", "-o", out,
-      "--grid", "fix104526=false,true", "--grid", "busyDetaches=1,4");
+    const r = await cli(
+      "mc",
+      K8S,
+      "--runs",
+      "200",
+      "--seed",
+      "1",
+      "--workers",
+      "0",
+      "--no-progress",
+      "--no-shrink",
+      "-o",
+      out,
+      "--grid",
+      "fix104526=false,true",
+      "--grid",
+      "busyDetaches=1,4",
+    );
     expect(r.code, r.stderr).toBe(0);
     const recs = journal(out);
     // busyDetaches is an mc.param (taken first: stride 1), fix104526 a draw in the document (stride 2)

@@ -62,7 +62,12 @@ export function applyGrid(text: string, file: string, grids: readonly GridSpec[]
   const paramNames = isMap(params) ? params.items.map((p) => (isScalar(p.key) ? String(p.key.value) : "")).filter(Boolean) : [];
   const drawn = namedDraws(doc);
   const reads = new Set<string>();
-  visit(doc, { Map(_k, node) { const p = node.get("param"); if (node.items.length === 1 && typeof p === "string") reads.add(p); } });
+  visit(doc, {
+    Map(_k, node) {
+      const p = node.get("param");
+      if (node.items.length === 1 && typeof p === "string") reads.add(p);
+    },
+  });
   for (const g of grids) {
     const node = doc.createNode({ grid: g.values });
     if (paramNames.includes(g.name)) {
@@ -76,7 +81,12 @@ export function applyGrid(text: string, file: string, grids: readonly GridSpec[]
       doc.setIn(["mc", "params", g.name], node);
     } else {
       const known = [...paramNames, ...drawn.keys()];
-      throw new InputError(`--grid ${g.name}: ${file} has no parameter of that name${known.length ? ` (mc.params and named draws: ${known.join(", ")})` : ""}`, "command line", undefined, "--grid");
+      throw new InputError(
+        `--grid ${g.name}: ${file} has no parameter of that name${known.length ? ` (mc.params and named draws: ${known.join(", ")})` : ""}`,
+        "command line",
+        undefined,
+        "--grid",
+      );
     }
   }
   return doc.toString();

@@ -18,8 +18,20 @@
 //     serialize: (doc) => JSON.stringify(doc) });
 //   const m = modelFromText("mc: {domain: coin}\nscenario: {x: {uniform: [0, 1]}}\n", "coin.yaml");
 //   for (let i = 0; i < 1000; i++) runOne(m, 1n, i);    // ~10 % of the records hold "high"
-export { registerMcDomain, mcDomains, parseMcFile, TemplateModel, type McDomain, type McModel, type McOutcome, type Concrete, type McFile, type McSection,
-  type MetricExpectation, type TableAxis } from "./model.js";
+export {
+  registerMcDomain,
+  mcDomains,
+  parseMcFile,
+  TemplateModel,
+  type McDomain,
+  type McModel,
+  type McOutcome,
+  type Concrete,
+  type McFile,
+  type McSection,
+  type MetricExpectation,
+  type TableAxis,
+} from "./model.js";
 export { runOne, modelFromText } from "./run-one.js";
 export { runSweep, parseSeed, type SweepOptions, type SweepResult, type SweepProgress } from "./runner.js";
 export { summarise, SweepTally, OK_CLASS, type McSummary, type ClassSummary } from "./summary.js";

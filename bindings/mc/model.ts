@@ -528,7 +528,7 @@ export class TemplateModel implements McModel<Concrete> {
       if ((d.kind !== "real" && d.kind !== "int") || d.value === d.target) continue;
       yield withValue(d.key, d.target);
       let lo = d.target;
-      let hi = d.value;
+      const hi = d.value;
       for (let k = 0; k < SHRINK_BISECT_STEPS; k++) {
         let mid = (lo + hi) / 2;
         if (d.quantum > 0) mid = Math.round(mid / d.quantum) * d.quantum;

@@ -76,7 +76,8 @@ export function throttleSeries(rec: RecordTimes, binNs: number, nBins: number): 
       waitSum.set(k, new Array(nBins).fill(0));
       count.set(k, new Array(nBins).fill(0));
     }
-    const sub = rec.submitNs[i]!, rel = rec.releaseNs[i]!;
+    const sub = rec.submitNs[i]!,
+      rel = rec.releaseNs[i]!;
     const b = Math.min(nBins - 1, Number(rel / bin));
     waitSum.get(k)![b] += Number(rel - sub);
     count.get(k)![b]++;
@@ -84,7 +85,8 @@ export function throttleSeries(rec: RecordTimes, binNs: number, nBins: number): 
       // held at the end of bin j, (j + 1) * binNs, when sub <= end < rel
       const from = Number((sub + bin - 1n) / bin) - 1; // first j with end >= sub
       const to = Number((rel + bin - 1n) / bin) - 1; // first j with end >= rel (excluded)
-      const lo = Math.max(0, from), hi = Math.min(nBins, to);
+      const lo = Math.max(0, from),
+        hi = Math.min(nBins, to);
       if (lo < hi) {
         d[lo]++;
         d[hi]--;
@@ -95,22 +97,27 @@ export function throttleSeries(rec: RecordTimes, binNs: number, nBins: number): 
     const queued: number[] = new Array(nBins);
     let run = 0;
     for (let j = 0; j < nBins; j++) queued[j] = run += d[j]!;
-    const ws = waitSum.get(k)!, n = count.get(k)!;
+    const ws = waitSum.get(k)!,
+      n = count.get(k)!;
     out.set(k, { queued, waitNs: ws.map((w, j) => (n[j]! > 0 ? w / n[j]! : null)) });
   }
   return out;
 }
 
 /** blk-iocost's vrate and each cgroup's hweight_inuse at each bin's end, from its tracepoints. */
-export function iocostSeries(trace: readonly IocostTracePoint[], binNs: number, nBins: number): Pick<ControlSeries, "vrateDev" | "vratePct" | "hweightInusePct"> {
+export function iocostSeries(
+  trace: readonly IocostTracePoint[],
+  binNs: number,
+  nBins: number,
+): Pick<ControlSeries, "vrateDev" | "vratePct" | "hweightInusePct"> {
   const ends = Array.from({ length: nBins }, (_, j) => (j + 1) * binNs);
   /** the value of the last of `events` (in time order) at or before each bin's end */
-  const stepped = <E extends IocostTracePoint>(events: E[], valueOf: (e: E) => number, before?: number): Array<number | null> => {
+  const stepped = <E extends IocostTracePoint>(events: E[], valueAt: (e: E) => number, before?: number): Array<number | null> => {
     const out: Array<number | null> = [];
     let k = 0;
     let v: number | null = before ?? null;
     for (const t of ends) {
-      while (k < events.length && events[k]!.tNs <= t) v = valueOf(events[k++]!);
+      while (k < events.length && events[k]!.tNs <= t) v = valueAt(events[k++]!);
       out.push(v);
     }
     return out;
@@ -129,7 +136,10 @@ export function iocostSeries(trace: readonly IocostTracePoint[], binNs: number, 
     res.hweightInusePct = new Map();
     for (const cg of [...new Set(hw.map((e) => e.cgroup!))]) {
       const mine = hw.filter((e) => e.cgroup === cg);
-      res.hweightInusePct.set(cg.replace(/^\//, ""), stepped(mine, (e) => ((Array.isArray(e.hweight) ? (e.hweight as number[])[0]! : (e.hw_inuse as number[])[1]!) * 100) / WEIGHT_ONE));
+      res.hweightInusePct.set(
+        cg.replace(/^\//, ""),
+        stepped(mine, (e) => ((Array.isArray(e.hweight) ? (e.hweight as number[])[0]! : (e.hw_inuse as number[])[1]!) * 100) / WEIGHT_ONE),
+      );
     }
   }
   return res;

@@ -19,10 +19,14 @@ const haveChromium = existsSync(CHROMIUM);
 const BURSTY = join(ROOT, "scenarios", "iocost-bursty.yaml");
 
 async function waitRun(page: Page, after: number): Promise<void> {
-  await page.waitForFunction((n) => {
-    const r = document.getElementById("results")!;
-    return (r.dataset.state === "done" && Number(r.dataset.run) > n) || r.dataset.state === "error";
-  }, after, { timeout: 60_000 });
+  await page.waitForFunction(
+    (n) => {
+      const r = document.getElementById("results")!;
+      return (r.dataset.state === "done" && Number(r.dataset.run) > n) || r.dataset.state === "error";
+    },
+    after,
+    { timeout: 60_000 },
+  );
 }
 const runNo = async (page: Page) => Number((await page.getAttribute("#results", "data-run")) ?? 0);
 const text = async (d: Download) => readFileSync((await d.path())!, "utf8");
@@ -38,7 +42,11 @@ describe.skipIf(!haveChromium)("the playground: open, save, export", () => {
     outDir = mkdtempSync(join(tmpdir(), "iosim-web-files-"));
     await build({ configFile: join(ROOT, "web/vite.config.ts"), logLevel: "warn", build: { outDir, emptyOutDir: true } });
     server = await serveDir(outDir);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
     page = await context.newPage();
     page.on("pageerror", (e) => errors.push(e.message));

@@ -46,7 +46,8 @@ describe("series.csv: the controllers' series", () => {
         expect(["0", ""]).toContain(row.throttle_wait_ns);
         continue;
       }
-      const t0 = Number(row.t0_ns), end = t0 + binNs;
+      const t0 = Number(row.t0_ns),
+        end = t0 + binNs;
       const mine = capped;
       const queued = mine.filter((b) => b.submitNs <= end && b.releaseNs > end).length;
       const left = mine.filter((b) => b.releaseNs >= t0 && b.releaseNs < end);
@@ -59,7 +60,9 @@ describe("series.csv: the controllers' series", () => {
     // the capped cgroup's 16 IOs wait in blk-throttle nearly all the time
     expect(held).toBeGreaterThan(16 * rows.length * 0.4);
     const json = JSON.parse(readFileSync(join(out, "series.json"), "utf8")) as { series: Array<{ cgroup: string; throttleQueued: number[] }> };
-    expect(json.series.find((s) => s.cgroup === "capped")!.throttleQueued.map(String)).toEqual(rows.filter((r) => r.cgroup === "capped").map((r) => r.throttle_queued));
+    expect(json.series.find((s) => s.cgroup === "capped")!.throttleQueued.map(String)).toEqual(
+      rows.filter((r) => r.cgroup === "capped").map((r) => r.throttle_queued),
+    );
   });
 
   it("io.cost: vrate_pct and hweight_inuse_pct per bin are the last tracepoint's values at the bin's end", async () => {
@@ -71,7 +74,11 @@ describe("series.csv: the controllers' series", () => {
     const sim = new Simulation(loadScenario(readFileSync(file, "utf8"), file).scenario);
     sim.runToEnd();
     const ctx = sim.context();
-    const trace = readIocostTrace(sim.core, ctx.cgroupPaths(), ctx.devices().map((d) => d.spec.name));
+    const trace = readIocostTrace(
+      sim.core,
+      ctx.cgroupPaths(),
+      ctx.devices().map((d) => d.spec.name),
+    );
     const binNs = 50e6;
     const vrates = new Set<string>();
     for (const row of rows) {
@@ -82,7 +89,10 @@ describe("series.csv: the controllers' series", () => {
       vrates.add(row.vrate_pct!);
       const hw = trace.filter((e) => e.cgroup === `/${row.cgroup}` && e.tNs <= end && (Array.isArray(e.hweight) || Array.isArray(e.hw_inuse)));
       const h = hw[hw.length - 1]!;
-      expect(Number(row.hweight_inuse_pct)).toBeCloseTo(((Array.isArray(h.hweight) ? (h.hweight as number[])[0]! : (h.hw_inuse as number[])[1]!) * 100) / 65536, 3);
+      expect(Number(row.hweight_inuse_pct)).toBeCloseTo(
+        ((Array.isArray(h.hweight) ? (h.hweight as number[])[0]! : (h.hw_inuse as number[])[1]!) * 100) / 65536,
+        3,
+      );
     }
     // vrate moves over the run (QoS adjusts it each period) and ends where io.stat says it is
     expect(vrates.size).toBeGreaterThan(2);
@@ -98,7 +108,17 @@ describe("series.csv: the controllers' series", () => {
   });
 
   it("the worked example of control-series.ts: a bio held from 150 to 420 ms counts at the ends of bins 1-3 and waits in bin 4", () => {
-    const s = throttleSeries({ cgroup: Int32Array.of(1), write: Uint8Array.of(0), submitNs: BigInt64Array.of(150_000_000n), releaseNs: BigInt64Array.of(420_000_000n), cgroupPaths: ["", "capped"] }, 100e6, 6);
+    const s = throttleSeries(
+      {
+        cgroup: Int32Array.of(1),
+        write: Uint8Array.of(0),
+        submitNs: BigInt64Array.of(150_000_000n),
+        releaseNs: BigInt64Array.of(420_000_000n),
+        cgroupPaths: ["", "capped"],
+      },
+      100e6,
+      6,
+    );
     expect(s.get("capped\u0000read")).toEqual({ queued: [0, 1, 1, 1, 0, 0], waitNs: [null, null, null, null, 270e6, null] });
   });
 });

@@ -11,9 +11,16 @@ import { join } from "node:path";
 // @ts-expect-error a plain .mjs script without types
 import * as figs from "../../scripts/docs-figures.mjs";
 
-interface Figure { cheap: boolean; make: () => string | Promise<string> }
+interface Figure {
+  cheap: boolean;
+  make: () => string | Promise<string>;
+}
 const { figures, blocksOf, figureFiles, ROOT, FIGURES_JSON } = figs as {
-  figures: Record<string, Figure>; blocksOf: (md: string) => Array<[string, string]>; figureFiles: () => string[]; ROOT: string; FIGURES_JSON: string;
+  figures: Record<string, Figure>;
+  blocksOf: (md: string) => Array<[string, string]>;
+  figureFiles: () => string[];
+  ROOT: string;
+  FIGURES_JSON: string;
 };
 
 const blocks = figureFiles().flatMap((f) => blocksOf(readFileSync(join(ROOT, f), "utf8")).map(([name, text]) => ({ file: f, name, text })));

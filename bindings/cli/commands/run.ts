@@ -11,7 +11,7 @@ import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
 import { type DeviceSpec, type RunResult, type Scenario } from "../../scenario/types.js";
 import { kernelOption, outputFormatOption, seedOption, wholeNumberOption } from "../options.js";
-import { DEFAULT_LIMITS, type RunLimits } from "../../scenario/limits.js";
+import { type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";

@@ -20,12 +20,15 @@ function load(text: string, name: string) {
   return { scenario: l.scenario, warnings: l.warnings };
 }
 
-const builtins: BlockBuiltin[] = [{
-  id: "file", title: "Your scenario file (Open… or drop one here)",
-  description: "a whole iosim scenario YAML, run as `iosim run FILE` runs it; starts with scenarios/iocost-bursty.yaml",
-  build: () => load(bursty, SCENARIO_FILE).scenario,
-  text: bursty,
-}];
+const builtins: BlockBuiltin[] = [
+  {
+    id: "file",
+    title: "Your scenario file (Open… or drop one here)",
+    description: "a whole iosim scenario YAML, run as `iosim run FILE` runs it; starts with scenarios/iocost-bursty.yaml",
+    build: () => load(bursty, SCENARIO_FILE).scenario,
+    text: bursty,
+  },
+];
 
 export const scenarioFileFamily = blockFamily({
   id: "file",
