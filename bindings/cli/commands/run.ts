@@ -23,6 +23,7 @@ import { resultHashOrNote, summaryJson, summaryRows, summaryText, warningBlock }
 import { htmlReport } from "../../report/html-report.js";
 import { readIocostTrace, VTIME_PER_USEC } from "../../engine/modules/iocost.js";
 import { createRequire } from "node:module";
+import { playgroundLink } from "../playground-link.js";
 import { lintResult, lintScenario } from "../../scenario/lint.js";
 
 export interface RunCliOptions {
@@ -82,6 +83,8 @@ export interface RunInput {
   /** fio reporting data when the jobs came from fio syntax */
   fioJobs: FioJobInfo[];
   fioGlobalOptions: Record<string, string>;
+  /** the file's text (undefined for the demo) */
+  text?: string;
 }
 
 export function scenarioForRun(target: string | undefined, o: RunCliOptions): RunInput {
@@ -89,10 +92,11 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
   let warnings: string[] = [];
   let fioJobs: FioJobInfo[] = [];
   let fioGlobalOptions: Record<string, string> = {};
+  let text: string | undefined;
   if (!target || target === "demo" || target === "iomax-demo") {
     scenario = iomaxDemo(deviceFromFlag(o.device));
   } else {
-    const text = readInputFile(target, "scenario");
+    text = readInputFile(target, "scenario");
     const ext = extname(target).toLowerCase();
     if (ext === ".fio" || ext === ".ini" || (!ext.match(/\.(ya?ml|json)$/) && /^\s*\[/m.test(text))) {
       const dev = deviceFromFlag(o.device);
@@ -133,14 +137,14 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
   if (o.kernel !== undefined) {
     scenario.kernel = kernelOption(o.kernel)!;
   }
-  return { scenario, warnings, fioJobs, fioGlobalOptions };
+  return { scenario, warnings, fioJobs, fioGlobalOptions, text };
 }
 
 /** `iosim run`'s action (declared in commands/index.ts, which loads this module only when `run` is the command). */
 export function runAction(target: string | undefined, o: RunCliOptions): void {
   const format = outputFormatOption(o.outputFormat, o.json);
   const limits = limitsOption(o);
-  const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+  const { scenario, warnings, fioJobs, fioGlobalOptions, text } = scenarioForRun(target, o);
   const pre = [...warnings, ...lintScenario(scenario)];
   const sim = new Simulation(scenario, undefined, limits);
   if (o.strict && pre.length + sim.setupWarnings().length > 0) {
@@ -204,6 +208,9 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     process.stdout.write("\n" + ioStatText);
     if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, ${result.seriesBinNs > 0 ? "series.csv, series.json, " : ""}summary.txt, summary.json, report.html to ${o.out}${result.seriesBinNs > 0 ? "" : " (no time series: the scenario has series: 0)"}\n`);
   }
+  // the same run in the playground, with its charts (bindings/cli/playground-link.ts)
+  const link = o.quiet ? undefined : playgroundLink({ target, text, scenario, device: o.device });
+  if (link) process.stderr.write(`iosim: this run in the playground (npm run web): ${link}\n`);
   if (o.strict && result.warnings.length) {
     process.stderr.write(`iosim: --strict: ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}\n`);
     process.exitCode = 2;
