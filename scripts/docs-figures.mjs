@@ -181,6 +181,21 @@ export const figures = {
           .split("\n"),
       ),
   },
+  "scenario-example": {
+    cheap: true,
+    make: () => {
+      const md = readFileSync(join(ROOT, "docs", "scenario-format.md"), "utf8");
+      const m = /<!-- scenario-example -->\n```yaml\n([\s\S]*?)```/.exec(md);
+      if (!m) throw new Error("docs/scenario-format.md: no ```yaml block after <!-- scenario-example -->");
+      const dir = mkdtempSync(join(tmpdir(), "iosim-docs-"));
+      try {
+        writeFileSync(join(dir, "my.yaml"), m[1]);
+        return console_("npx iosim run my.yaml", ["...", ...section(iosim(["run", "my.yaml"], dir), /^cgroup\s+dir/)]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
   "wasm-size": {
     cheap: true,
     make: () => {
