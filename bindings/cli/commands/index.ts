@@ -29,6 +29,7 @@ export function registerCommands(program: Command): void {
     .option("--max-events <n>", `stop a run that passes N simulated events (default ${DEFAULT_LIMITS.maxEvents})`)
     .option("--max-series-bins <n>", `refuse a run of more than N time-series bins (default ${DEFAULT_LIMITS.maxSeriesBins})`)
     .option("--max-records <n>", `refuse a run that records more than N bios (default ${DEFAULT_LIMITS.maxRecords})`)
+    .option("--max-memory <MiB>", `stop a run whose simulator memory passes N MiB (default ${DEFAULT_LIMITS.maxMemoryMiB}, at most 4096)`)
     .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
     .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
     .option("--report <file.html>", "also write the run as one self-contained web page: charts over time, the summary, io.stat (opens offline)")
@@ -81,6 +82,24 @@ export function registerCommands(program: Command): void {
     .option("--recorder <path>", "a recorder binary built beforehand from bindings/record/iosim_rec.c (default: compiled now with cc)")
     .option("--dry-run", "print every write and command it would make, change nothing")
     .action(async (target: string, o: RecordCliOptions) => (await import("./record.js")).recordAction(target, o));
+
+  program
+    .command("devices")
+    .description("list the device presets with their cards: what each is, its numbers, where they come from")
+    .argument("[name]", "one preset, or a device file")
+    .option("--json", "print the cards and the full device specs as JSON")
+    .action(async (name: string | undefined, o: { json?: boolean }) => (await import("./devices.js")).devicesAction(name, o));
+
+  const device = program.command("device").description("device files: fit one from real fio runs");
+  device
+    .command("fit")
+    .description("fit a device file from fio --output-format=json+ runs on one device (several block sizes, queue depths, directions) and report how well it reproduces each run")
+    .argument("<fio_json...>", "fio json+ outputs")
+    .option("-o, --output <dev.yaml>", "write the device file here (default: print it)")
+    .option("--name <name>", "the device's kernel name (default: the runs' disk, else fitted0)")
+    .option("--devno <MAJ:MIN>", "the device's number (default 252:0)")
+    .option("--json", "print the fit report as JSON")
+    .action(async (files: string[], o: { output?: string; name?: string; devno?: string; json?: boolean }) => (await import("./device-fit.js")).deviceFitAction(files, o));
 
   registerK8sCommands(program);
   registerMcCommands(program);

@@ -13,7 +13,7 @@ import { type DeviceSpec, type RunResult, type Scenario } from "../../scenario/t
 import { kernelOption, outputFormatOption, seedOption, wholeNumberOption } from "../options.js";
 import { type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
-import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
+import { deviceFromHwdb, devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
 import { iocostSeries, throttleSeries, type ControlSeries } from "../../report/control-series.js";
 import { seriesBinCount } from "../../report/series.js";
@@ -21,6 +21,7 @@ import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
 import { resultHashOrNote, summaryJson, summaryRows, summaryText, warningBlock } from "../summary.js";
 import { htmlReport } from "../../report/html-report.js";
+import { fioJobLogs } from "../../report/fio-logs.js";
 import { readIocostTrace, VTIME_PER_USEC } from "../../engine/modules/iocost.js";
 import { createRequire } from "node:module";
 import { playgroundLink } from "../playground-link.js";
@@ -37,17 +38,22 @@ export interface RunCliOptions {
   maxEvents?: string;
   maxSeriesBins?: string;
   maxRecords?: string;
+  maxMemory?: string;
   strict?: boolean;
   summaryJson?: string;
   report?: string;
 }
 
-/** --max-events / --max-series-bins / --max-records (scenario/limits.ts) */
+/** --max-events / --max-series-bins / --max-records / --max-memory (scenario/limits.ts) */
 export function limitsOption(o: RunCliOptions): Partial<RunLimits> {
   const out: Partial<RunLimits> = {};
   if (o.maxEvents !== undefined) out.maxEvents = wholeNumberOption("--max-events", o.maxEvents);
   if (o.maxSeriesBins !== undefined) out.maxSeriesBins = wholeNumberOption("--max-series-bins", o.maxSeriesBins);
   if (o.maxRecords !== undefined) out.maxRecords = wholeNumberOption("--max-records", o.maxRecords);
+  if (o.maxMemory !== undefined) {
+    out.maxMemoryMiB = wholeNumberOption("--max-memory", o.maxMemory);
+    if (out.maxMemoryMiB > 4096) throw new InputError(`--max-memory takes MiB up to 4096 (the core's 4 GiB), got ${o.maxMemory}`, "command line", undefined, "--max-memory");
+  }
   return out;
 }
 
@@ -64,8 +70,21 @@ export function sizesOf(devs: DeviceSpec[]): Record<string, number> {
 }
 
 function deviceFromFlag(flag: string | undefined): DeviceSpec {
-  const v = flag ?? "ssd";
+  let v = flag ?? "ssd";
   if (PRESETS.includes(v)) return devicePreset(v as PresetName);
+  // iocost-benchmarks' hwdb: FILE.hwdb[#MODEL[@SOLUTION]] (device/hwdb.ts)
+  const hw = /^(.*\.hwdb)(?:#(.*))?$/.exec(v);
+  if (hw) {
+    v = hw[1]!;
+    let text: string;
+    try {
+      text = readCapped(v, inputCap("text"), v, "hwdb file");
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      throw new InputError(`--device: cannot read the hwdb file "${v}"`, "command line", undefined, "--device");
+    }
+    return deviceFromHwdb(text, v, hw[2]);
+  }
   let text: string;
   try {
     text = readCapped(v, inputCap("text"), v, "device file");
@@ -145,7 +164,11 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
   const format = outputFormatOption(o.outputFormat, o.json);
   const limits = limitsOption(o);
   const { scenario, warnings, fioJobs, fioGlobalOptions, text } = scenarioForRun(target, o);
+  // fio's write_bw_log / write_lat_log / write_iops_log: from the per-bio records, into --out
+  const logJobs = (fioJobs ?? []).map((j, k) => ({ j, k })).filter(({ j }) => j.logs);
+  if (logJobs.length > 0 && o.out) scenario.record = true;
   const pre = [...warnings, ...lintScenario(scenario)];
+  if (logJobs.length > 0 && !o.out) pre.push(`${target}: write_*_log: fio's logs are written with --out DIR (none given)`);
   const sim = new Simulation(scenario, undefined, limits);
   if (o.strict && pre.length + sim.setupWarnings().length > 0) {
     const all = [...pre, ...sim.setupWarnings()];
@@ -185,8 +208,18 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
       const control = controlSeriesOf(sim, scenario, result, limits);
       files.push(["series.csv", () => toSeriesCsv(result, control)], ["series.json", () => toSeriesJson(result, control)]);
     }
-    files.push(["summary.txt", () => summaryText(result)]);
+    files.push(["summary.txt", () => summaryText(result, { scenario })]);
     if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
+    for (const { j, k } of logJobs) {
+      const l = j.logs!;
+      const logs = fioJobLogs(result, { spec: j.spec, jobname: j.jobname, threadNumber: k + 1, avgMsec: l.avgMsec, perJob: l.perJob,
+        ...(l.bw !== undefined ? { bw: l.bw } : {}), ...(l.lat !== undefined ? { lat: l.lat } : {}), ...(l.iops !== undefined ? { iops: l.iops } : {}),
+        ...(l.fixedBs ? { fixedBs: l.fixedBs } : {}) });
+      for (const [name, text] of logs) {
+        if (name.includes("/")) throw new InputError(`log name "${name}": a path; iosim writes fio's logs into --out`, target ?? "job file", undefined, "write_*_log");
+        files.push([name, () => text]);
+      }
+    }
     try {
       for (const [name, text] of files) writeFileSync(join(tmp, name), text());
       for (const [name] of files) renameSync(join(tmp, name), join(o.out, name));
@@ -204,7 +237,7 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     // the warnings first: a result read under a mistaken setting is no result
     if (result.warnings.length) process.stdout.write(warningBlock(result.warnings) + "\n");
     process.stdout.write(toFioText(result, fioOpts));
-    process.stdout.write("\n" + summaryText(result, { warningsAbove: true }));
+    process.stdout.write("\n" + summaryText(result, { warningsAbove: true, scenario }));
     process.stdout.write("\n" + ioStatText);
     if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, ${result.seriesBinNs > 0 ? "series.csv, series.json, " : ""}summary.txt, summary.json, report.html to ${o.out}${result.seriesBinNs > 0 ? "" : " (no time series: the scenario has series: 0)"}\n`);
   }
