@@ -28,7 +28,7 @@ const journal = (dir: string): Rec[] =>
     .map((l) => JSON.parse(l) as Rec)
     .sort((a, b) => a.i - b.i);
 
-// an IO sweep whose only parameter is the queue depth: nothing else random
+// an IO sweep whose only parameter is the queue depth: nothing else random (the ideal device spreads no latency)
 const IO = `mc:
   domain: io
   params:
@@ -36,8 +36,8 @@ const IO = `mc:
   metrics: [job.a.read.lat.p99]
 scenario:
   name: grid-io
-  devices: [{preset: nvme}]
-  cgroups: {capped: {io.max: "259:0 riops=2000"}}
+  devices: [{preset: ideal}]
+  cgroups: {capped: {io.max: "7:1 riops=2000"}}
   jobs:
     - {name: a, cgroup: capped, rw: randread, ioengine: libaio, direct: 1, iodepth: {param: depth}, number_ios: 200, bs: 4k}
 `;
