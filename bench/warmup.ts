@@ -25,6 +25,10 @@
 //             both cores for N x steady + two warm-ups (each worker warms up
 //             on its own), so w2 = (N x steady + 2 x warm-up) / 2
 //   w1 / w2   the speed-up a second worker gives (issue #34 asks >= 1.6).
+// It loads each build's tsc output (dist/bindings/mc/runner.js and its
+// worker.js), the code the bundled CLI's worker runs after esbuild: a
+// change in the bundling itself (scripts/bundle.mjs) shows in
+// bench/process.ts's whole processes instead.
 // --flags "V8 FLAGS": a third side, this build's children run with these
 // extra node/V8 flags (a variant to try before making it the default).
 // Wall times are printed too, with the load average: on a loaded machine

@@ -431,6 +431,15 @@ export class Simulation {
       const mean = j.bs.reduce((a, b) => a + b.size * b.weight, 0) / (w || 1);
       this.totalIos += Math.ceil(j.bytes / (mean || 4096));
     }
+    if (j.readaheadServiceNs?.length && !(p.kind === "replay" && p.ios.some((io) => io.serviceNs !== undefined))) {
+      // buffered reads never reach the device; the job's readahead bios (seq = their own
+      // order) take the recorded driver times (assembly/device/device.ts svcReplay)
+      const m = j.readaheadServiceNs.length;
+      const sp = c.stagingAlloc(m * 8) >>> 0;
+      const sv = new BigInt64Array(c.memory.buffer, sp, m);
+      j.readaheadServiceNs.forEach((x, k) => { sv[k] = x < 0 ? -1n : BigInt(Math.round(x)); });
+      (c as unknown as { jobLoadService(job: number, n: number): void }).jobLoadService(id, m);
+    }
     // progress: a job ends by its runtime, or by its IOs
     if (j.runtimeNs !== undefined) {
       this.timedJobs++;

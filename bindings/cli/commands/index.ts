@@ -42,8 +42,9 @@ export function registerCommands(program: Command): void {
     .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: the trace's)")
     .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
     .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
+    .option("--bufread-replay <how>", "buffered-read traces under io.cost: each read at its recorded time (recorded, default) or the readers as closed loops, read latencies scored (closed)")
     .option("-o, --output <file>", "write to a file instead of stdout")
-    .action(async (trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string }) =>
+    .action(async (trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string; bufreadReplay?: string }) =>
       (await import("./replay.js")).replayAction(trace, o));
 
   program
@@ -53,8 +54,9 @@ export function registerCommands(program: Command): void {
     .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: each trace's)")
     .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
     .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
+    .option("--bufread-replay <how>", "buffered-read traces under io.cost: each read at its recorded time (recorded, default) or the readers as closed loops, read latencies scored (closed)")
     .option("--json", "print one JSON object")
-    .action(async (traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }) =>
+    .action(async (traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string; bufreadReplay?: string }) =>
       (await import("./compare.js")).compareAction(traces, o));
 
   program

@@ -6,13 +6,13 @@
 // (The command's options are declared in commands/index.ts, which loads this
 // module only when `replay` is the command.)
 import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { kernelOption, periodTimerOption, seedOption } from "../options.js";
+import { bufreadReplayOption, kernelOption, periodTimerOption, seedOption } from "../options.js";
 import { readTraceText, traceHandler } from "./compare.js";
 
-export function replayAction(trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string }): void {
+export function replayAction(trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string; bufreadReplay?: string }): void {
   const text = readTraceText(trace);
   const h = traceHandler(text, trace);
-  const lines = h.replay(text, trace, { kernel: kernelOption(o.kernel), seed: seedOption(o.seed), periodTimer: periodTimerOption(o.periodTimer) });
+  const lines = h.replay(text, trace, { kernel: kernelOption(o.kernel), seed: seedOption(o.seed), periodTimer: periodTimerOption(o.periodTimer), bufreadReplay: bufreadReplayOption(o.bufreadReplay) });
   // written a few MiB at a time: one string of a 2 M-IO replay's lines (~400 MB) is near V8's
   // longest; --output goes to a temporary name, renamed when complete
   const tmp = o.output ? `${o.output}.${process.pid}.tmp` : undefined;
