@@ -15,10 +15,11 @@
 // Targets: >= 50 M decisions/s and >= 10x the BigInt port; >= 20 M bios/s end
 // to end (reported, not asserted).
 //
-// Run: npm run build && node dist/bench/throttle.js
+// Run: npx tsx bench/throttle.ts (from the sources; no build step), or npm run bench for every bench
 
 import { instantiateCore, simulate, Simulation, scenarioDefaults, jobDefaults } from "../bindings/index.js";
 import { BigIntThrottle } from "./bigint-throttle.js";
+import { formatStats, microStats } from "./micro-lib.js";
 
 interface BenchCore {
   throtlBenchDecisions(n: number, profile: number, perJiffy: number, iops: bigint, bps: bigint): number;
@@ -58,6 +59,24 @@ function main(): void {
   console.log(`  WASM core   : ${(wasmRate / 1e6).toFixed(1)} M decisions/s (${nW} in ${wasmS.toFixed(2)} s, ${passedW} passed)`);
   console.log(`  BigInt port : ${(bigRate / 1e6).toFixed(2)} M decisions/s (${nB} in ${bigS.toFixed(2)} s, ${passedB} passed; WASM passed ${passedWSame} of the same ${nB})`);
   console.log(`  ratio       : ${(wasmRate / bigRate).toFixed(1)}x   (targets: >= 50 M/s, >= 10x)`);
+
+  // the same two, as benchmark.js samples them: 100 000 decisions a call, mean ± relative margin of error
+  const nM = 100_000;
+  const stats = microStats([
+    { name: "WASM core, 100k decisions", fn: () => core.throtlBenchDecisions(nM, 1, perJiffy, iops, bps) },
+    { name: "BigInt port, 100k decisions", fn: () => {
+      const p = new BigIntThrottle(bps, iops, j0);
+      let kk = 0;
+      let jj = 0n;
+      for (let i = 0; i < nM; i++) {
+        p.decide(j0 + jj, 4096n);
+        if (++kk === perJiffy) { kk = 0; jj++; }
+      }
+    } },
+  ]);
+  console.log("  benchmark.js (mean per call ± rme, 95 %):");
+  for (const l of formatStats(stats)) console.log(`  ${l}`);
+  console.log(`    ratio of means: ${(stats[1]!.mean / stats[0]!.mean).toFixed(1)}x`);
 
   // 3. end to end: 64 limited cgroups on an NVMe-like device. Every group's
   // riops binds (2000..8300 IOs/s against 8 bios in flight each), so each

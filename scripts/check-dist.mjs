@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const built = ["dist/cli/iosim.js", "dist/cli/worker.js", "dist/lib/index.js", "dist/lib/wasm.generated.js", "dist/bindings/index.d.ts", "build/iosim.wasm"];
+const built = ["dist/cli/iosim.js", "dist/lib/worker.js", "dist/lib/index.js", "dist/lib/mc.js", "dist/bindings/index.d.ts", "build/iosim.wasm"];
 const missing = built.filter((f) => !existsSync(join(root, f)));
 if (missing.length) {
   console.error(`prepack: ${missing.join(", ")} not built: run \`npm run build\` first`);

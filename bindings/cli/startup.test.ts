@@ -40,6 +40,28 @@ describe("the iosim bundle", () => {
     expect(heavy).toEqual([]);
   });
 
+  it("shares its code with the library, whose files (dist/lib/index.js and all it imports) import no Node built-in", () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, "dist", "cli", "meta.json"), "utf8")) as { outputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, unknown> }> };
+    const closure = (entry: string) => {
+      const seen = new Set<string>();
+      const ext: string[] = [];
+      const visit = (f: string) => {
+        if (seen.has(f) || !meta.outputs[f]) return;
+        seen.add(f);
+        for (const i of meta.outputs[f].imports) if (i.external) ext.push(i.path); else visit(i.path);
+      };
+      visit(entry);
+      return { files: seen, ext };
+    };
+    const lib = closure("dist/lib/index.js");
+    expect(lib.ext).toEqual([]);
+    // one copy of the engine and the embedded core, in a chunk both the CLI and the library load
+    const withCore = Object.entries(meta.outputs).filter(([, o]) => Object.keys(o.inputs).some((m) => m.endsWith("core/wasm.generated.js")));
+    expect(withCore.length).toBe(1);
+    expect(lib.files.has(withCore[0]![0])).toBe(true);
+    expect(closure("dist/cli/iosim.js").ext.every((m) => m.startsWith("node:") || !m.includes("/"))).toBe(true);
+  });
+
   it("answers --help and --version (the package's version, found from dist/cli/)", () => {
     const h = spawnSync(process.execPath, [BIN, "--help"], { encoding: "utf8" });
     expect(h.status).toBe(0);

@@ -33,8 +33,8 @@
 
 import { shown } from "../util/shown.js";
 import { parseYaml } from "../util/yaml-guard.js";
-import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
-import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
+import { isMap, isNode, isScalar, } from "yaml";
+import { mergedPairs, } from "../util/yaml-merge.js";
 import { InputError } from "../scenario/errors.js";
 import type { CurvePoints, DeviceCard, DeviceCurve, DeviceKind, DeviceMechanics, DeviceSpec, PerTable, QuantileRow } from "../scenario/types.js";
 import { checkLinearParams, LINEAR_KEYS, linearCurve, modelRow, parseIoCostModelLine, type LinearModelParams } from "./linear.js";

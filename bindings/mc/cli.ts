@@ -20,6 +20,7 @@ import { readInputFile } from "../cli/read-input.js";
 import { sameSweep, sameTable, scanJournal, shardRange, parseShard, type JournalHeader, type ShardSpec } from "./journal.js";
 import { checkTableUnits, type TableAxis, type TemplateModel } from "./model.js";
 import { unreadParams } from "./distributions.js";
+import { applyGrid, parseGrid } from "./grid.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText, uniqueSorted } from "./run-one.js";
 import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
@@ -37,6 +38,7 @@ export interface RunOpts {
   shrink: boolean;
   shrinkBudget?: string;
   by?: string[];
+  grid?: string[];
   progress: boolean;
   maxRuns?: string;
 }
@@ -180,13 +182,15 @@ function warnUnreadParams(model: TemplateModel): void {
 
 /** `iosim mc SCENARIO` (its options: commands.ts) */
 export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
-  const text = readInputFile(scenario, "scenario");
+  const grids = parseGrid(o.grid);
+  const text = applyGrid(readInputFile(scenario, "scenario"), scenario, grids);
   const model = modelFromText(text, scenario);
   // a value the file fixes that no run can load: bad input, before the output directory is made
   const fixed = model.fixedError();
   if (fixed) throw fixed;
   warnUnreadParams(model);
-  const by = byAxes(o.by, model);
+  // a grid sweep is tabulated by its grids unless --by or the file's mc.table say otherwise
+  const by = byAxes(o.by?.length || !grids.length || model.spec.mc.table ? o.by : grids.map((g) => g.name), model);
   // checked before the sweep: a bad value found after it would leave a journal that needs --force
   const shrinkBudget = o.shrinkBudget ? intArg(o.shrinkBudget, "--shrink-budget", 0, 0) : undefined;
   const runs = intArg(o.runs, "--runs", 1000, 1);
@@ -212,6 +216,9 @@ export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
   const outDir = o.out ?? `mc-${model.name.replace(/[^A-Za-z0-9._-]+/g, "-")}`;
   makeDirs(outDir);
   const journal = join(outDir, journalName(shard));
+  // --by beside a journal that exists: tabulate it again (a resume; a finished sweep runs nothing)
+  const retab = !!o.by?.length && !o.resume && !o.force && existsSync(journal);
+  if (retab) process.stderr.write(`mc: ${journal} exists: tabulating its runs again by ${o.by!.join(", ")} (an unfinished sweep is continued; --force starts over)\n`);
   const ac = new AbortController();
   const onSig = () => ac.abort();
   process.once("SIGINT", onSig);
@@ -222,7 +229,7 @@ export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
     : undefined;
   let res;
   try {
-    res = await runSweep({ file: scenario, text, runs, seed, workers, growTo, shard, journal, resume: o.resume, force: o.force,
+    res = await runSweep({ file: scenario, text, runs, seed, workers, growTo, shard, journal, resume: o.resume || retab, force: o.force,
       table: by, onProgress: (p) => bar?.update(p), signal: ac.signal });
   } finally {
     process.off("SIGINT", onSig);

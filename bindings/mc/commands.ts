@@ -24,7 +24,8 @@ export function registerMcCommands(program: Command): void {
     .option("--json", "print the summary as one JSON object")
     .option("--no-shrink", "do not shrink and write repro files")
     .option("--shrink-budget <runs>", "runs the shrinker may spend per class")
-    .option("--by <param[:edges]>", "tabulate class probabilities by a named parameter (repeatable)", (v: string, a: string[] = []) => [...a, v])
+    .option("--by <param[:edges]>", "tabulate class probabilities by a named parameter (repeatable); on a finished sweep's journal, tabulates it again without running", (v: string, a: string[] = []) => [...a, v])
+    .option("--grid <name=v1,v2,...>", "sweep a parameter over listed values instead of drawing it (repeatable; run i takes combination i mod their number)", (v: string, a: string[] = []) => [...a, v])
     .option("--no-progress", "no progress output on stderr")
     .option("--max-runs <n>", `the most runs one process sweeps (default ${DEFAULT_MAX_RUNS}; more: --shard)`)
     .action(async (scenario: string | undefined, o: RunOpts) => {

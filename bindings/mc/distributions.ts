@@ -19,6 +19,14 @@
 //      {repeat: X, count: N}        in a list: N copies of X spliced in, each sampled
 //                                   on its own; N may be a distribution of whole numbers >= 0
 //      {literal: X}                 X as written, even if it looks like a distribution
+//      {grid: [v1, v2, ...]}        not drawn: run i takes value (i / stride) mod n, where
+//                                   stride is the product of the sizes of the grids before
+//                                   it (the first grid varies fastest), so --runs a multiple
+//                                   of all the grids' sizes gives every combination equally
+//                                   often; beside random draws, each combination gets its
+//                                   own draws. Not inside a choice, maybe or repeat (it must
+//                                   be taken once per run). `iosim mc --grid NAME=v1,v2`
+//                                   writes one over mc.params.NAME or a draw named NAME.
 //
 //    A one-key mapping whose key is a near miss of a kind ({unifrom: [0, 1]},
 //    {params: d}; util/nearest-name.ts decides) is refused with the kind
@@ -52,8 +60,6 @@
 
 import { shown } from "../util/shown.js";
 import { parseYaml, yamlToJS } from "../util/yaml-guard.js";
-import { LineCounter, parseDocument } from "yaml";
-import { mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { yamlFieldLines } from "../util/line-of-path.js";
 import { deepFreeze } from "../util/deep-freeze.js";
 import { nearestName } from "../util/nearest-name.js";
@@ -95,21 +101,23 @@ type Tpl =
   | { t: "num"; kind: "uniform" | "randint" | "loguniform" | "normal" | "lognormal" | "exponential"; p1: number; p2: number;
       unit: string; min: number; max: number; round: number; path: string; name?: string; src: Src }
   | { t: "bool"; p: number; path: string; name?: string; src: Src }
-  | { t: "choice"; options: Tpl[]; cum: number[]; path: string; name?: string; src: Src }
+  | { t: "choice"; options: Tpl[]; cum: number[]; path: string; name?: string; src: Src;
+      /** a {grid: [...]}: the option is the run index's digit (run / stride) mod options.length, not drawn */
+      grid?: { stride: number } }
   | { t: "param"; name: string; src: Src }
   | { t: "maybe"; p: number; value: Tpl; path: string; src: Src }
   | { t: "repeat"; count: Tpl; item: Tpl; path: string; src: Src }
   | { t: "concat"; parts: Tpl[]; src: Src };
 
 const DIST_KEYS = ["uniform", "randint", "loguniform", "normal", "lognormal", "exponential", "bernoulli", "choice", "param",
-  "maybe", "repeat", "literal", "concat"] as const;
+  "maybe", "repeat", "literal", "concat", "grid"] as const;
 const MODIFIERS = new Set(["min", "max", "round", "name", "weights", "p", "count"]);
 /** The modifiers each kind reads (any other beside it is refused). */
 const NUMERIC_MODIFIERS = ["min", "max", "round", "name"];
 const MODIFIERS_OF: Record<string, readonly string[]> = {
   uniform: NUMERIC_MODIFIERS, randint: NUMERIC_MODIFIERS, loguniform: NUMERIC_MODIFIERS,
   normal: NUMERIC_MODIFIERS, lognormal: NUMERIC_MODIFIERS, exponential: NUMERIC_MODIFIERS,
-  bernoulli: ["name"], choice: ["weights", "name"], param: [], maybe: ["p"], repeat: ["count"], literal: [], concat: [],
+  bernoulli: ["name"], choice: ["weights", "name"], param: [], maybe: ["p"], repeat: ["count"], literal: [], concat: [], grid: ["name"],
 };
 const UNIT_RE = /^\s*(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*$/;
 
@@ -121,6 +129,8 @@ export interface Template {
   file: string;
   /** does the document hold any distribution at all? */
   random: boolean;
+  /** the number of combinations of its {grid}s (1: none) */
+  gridSize: number;
 }
 
 /** Where each path of a YAML document starts (1-based lines), for error messages. */
@@ -153,7 +163,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
     if (!Array.isArray(v) || v.length !== 2) fail(path, `${kind} takes [low, high], got ${shown(v)}`);
     const x = num((v as unknown[])[0], path, `${kind} low end`);
     const y = num((v as unknown[])[1], path, `${kind} high end`);
-    let unit = x.unit || y.unit;
+    const unit = x.unit || y.unit;
     if (x.unit && y.unit && x.unit !== y.unit) fail(path, `${kind} ends have different units ("${x.unit}", "${y.unit}")`);
     if ((!x.unit && x.n !== 0) || (!y.unit && y.n !== 0)) if (unit && (!x.unit || !y.unit)) fail(path, `${kind}: give both ends the unit "${unit}"`);
     if (!(x.n <= y.n)) fail(path, `${kind}: low end ${x.n} is above high end ${y.n}`);
@@ -167,6 +177,17 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
   // mc.params compiled so far (while compiling one, the ones above it: a param may read only those)
   const pmap = new Map<string, Tpl>();
   let compilingParam: string | undefined;
+  // {grid}s so far (their sizes multiplied: the next one's stride), and whether the node compiled now is under a choice, maybe or repeat
+  let gridSize = 1;
+  let nested = 0;
+  const under = <T>(f: () => T): T => {
+    nested++;
+    try {
+      return f();
+    } finally {
+      nested--;
+    }
+  };
   const compile = (v: unknown, path: string, rel: string, inList = false): Tpl => {
     if (Array.isArray(v)) {
       const items = v.map((x, i) => compile(x, `${path}[${i}]`, `${rel}[${i}]`, true));
@@ -299,7 +320,18 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
         if (!(tot > 0)) fail(`${path}.weights`, "weights sum to 0");
         let acc = 0;
         const cum = ws.map((x) => (acc += x / tot));
-        return { t: "choice", options: arr.map((x, i) => compile(x, `${path}.choice[${i}]`, `${rel}=${i}`)), cum, path: rel, name, src: s };
+        return { t: "choice", options: under(() => arr.map((x, i) => compile(x, `${path}.choice[${i}]`, `${rel}=${i}`))), cum, path: rel, name, src: s };
+      }
+      case "grid": {
+        const opts = o.grid;
+        if (!Array.isArray(opts) || opts.length === 0) fail(path, "grid takes a non-empty list of values");
+        if (nested) fail(path, "a grid is taken once per run: not inside a choice, maybe or repeat");
+        const options = (opts as unknown[]).map((x, i) => compile(x, `${path}.grid[${i}]`, `${rel}=${i}`));
+        options.forEach((t, i) => { if (t.t !== "lit") fail(`${path}.grid[${i}]`, "a grid lists values, not distributions"); });
+        const stride = gridSize;
+        gridSize *= options.length;
+        if (!Number.isSafeInteger(gridSize) || gridSize > 2 ** 31) fail(path, `the grids have ${gridSize} combinations, more than a sweep's ${2 ** 31} runs`);
+        return { t: "choice", options, cum: options.map((_, i) => (i + 1) / options.length), path: rel, name, src: s, grid: { stride } };
       }
       case "param": {
         const n = String(o.param);
@@ -316,19 +348,19 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
         return { t: "param", name: n, src: s };
       }
       case "maybe":
-        return { t: "maybe", p: prob(o.p ?? 0.5, `${path}.p`, "p"), value: compile(o.maybe, `${path}.maybe`, `${rel}?`), path: rel, src: s };
+        return { t: "maybe", p: prob(o.p ?? 0.5, `${path}.p`, "p"), value: under(() => compile(o.maybe, `${path}.maybe`, `${rel}?`)), path: rel, src: s };
       case "repeat": {
         // found here, not in the middle of a sweep (sampling would throw there)
         if (!inList) fail(path, "repeat is only allowed as an element of a list (it splices its copies into the list)");
         if (o.count === undefined) fail(path, "repeat needs count: N (a number or a distribution)");
-        const count = compile(o.count, `${path}.count`, `${rel}.count`);
+        const count = under(() => compile(o.count, `${path}.count`, `${rel}.count`));
         if (count.t === "lit" && !(typeof count.v === "number" && Number.isInteger(count.v) && count.v >= 0)) {
           fail(`${path}.count`, "count must be a whole number >= 0");
         }
         if (!wholeCount(count, pmap)) {
           fail(`${path}.count`, "count must draw whole numbers >= 0: a randint (or a choice of them) with a low end >= 0, or a distribution with min >= 0 and a whole round:");
         }
-        return { t: "repeat", count, item: compile(o.repeat, `${path}.repeat`, ""), path: rel, src: s };
+        return { t: "repeat", count, item: under(() => compile(o.repeat, `${path}.repeat`, "")), path: rel, src: s };
       }
       case "concat": {
         // a text built from parts, some drawn: io.max "259:0 rbps=" + a loguniform
@@ -358,7 +390,7 @@ export function compileTemplate(doc: unknown, file: string, lines?: Map<string, 
   compilingParam = undefined;
   const root = compile(doc, docPath, docPath);
   checkNames(ps, root);
-  return { root, params: ps, file, random };
+  return { root, params: ps, file, random, gridSize };
 }
 
 /**
@@ -452,7 +484,7 @@ function namesIn(t: Tpl): string[] {
  * restart that a maybe left out was tabulated and printed in its repro).
  */
 function saveNames(names: readonly string[], params: Record<string, Json>): Array<[string, Json | undefined]> | undefined {
-  return names.length ? names.map((n) => [n, Object.prototype.hasOwnProperty.call(params, n) ? params[n] : undefined]) : undefined;
+  return names.length ? names.map((n) => [n, Object.hasOwn(params, n) ? params[n] : undefined]) : undefined;
 }
 
 function restoreNames(saved: ReadonlyArray<[string, Json | undefined]>, params: Record<string, Json>): void {
@@ -563,7 +595,7 @@ const OMIT = Symbol("omit");
  * Sample a template. `overrides` (draw key -> value) replaces draws (the
  * shrinker's edits); every other draw comes from `rng`.
  */
-export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<string, number>): Sampled {
+export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<string, number>, run = 0): Sampled {
   const draws: Draw[] = [];
   const params: Record<string, Json> = {};
   const pvals = new Map<string, Json>();
@@ -630,14 +662,16 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
       }
       case "choice": {
         const key = prefix + t.path;
-        const idx = take(key, () => {
+        // a grid's option is the run's, and the shrinker keeps it (target, lo and hi are it); it takes nothing from the stream
+        const idx = t.grid ? (overrides?.get(key) ?? Math.floor(run / t.grid.stride) % t.options.length) : take(key, () => {
           const u = rng.next();
           let i = 0;
           while (i < t.cum.length - 1 && u >= t.cum[i]!) i++;
           return i;
         });
         if (!(idx >= 0 && idx < t.options.length)) throw new InputError(`choice index ${idx} out of range`, t.src.file, t.src.line, t.src.field);
-        draws.push({ key, kind: "choice", value: idx, target: 0, lo: 0, hi: t.options.length - 1, quantum: 1, name: t.name });
+        draws.push(t.grid ? { key, kind: "choice", value: idx, target: idx, lo: idx, hi: idx, quantum: 1, name: t.name }
+          : { key, kind: "choice", value: idx, target: 0, lo: 0, hi: t.options.length - 1, quantum: 1, name: t.name });
         const v = gen(t.options[idx]!, prefix);
         if (t.name && v !== OMIT) params[t.name] = v;
         return v;
@@ -688,13 +722,13 @@ export function sampleTemplate(tpl: Template, rng: Rng, overrides?: ReadonlyMap<
 
 type Gen = (prefix: string) => Json | typeof OMIT;
 
-const compiledSamplers = new WeakMap<Template, (rng: Rng) => Sampled>();
+const compiledSamplers = new WeakMap<Template, (rng: Rng, run: number) => Sampled>();
 
 /** Sample a template without overrides: the same result as sampleTemplate(tpl, rng), faster. */
-export function sampleCompiled(tpl: Template, rng: Rng): Sampled {
+export function sampleCompiled(tpl: Template, rng: Rng, run = 0): Sampled {
   let f = compiledSamplers.get(tpl);
   if (!f) compiledSamplers.set(tpl, (f = compileSampler(tpl)));
-  return f(rng);
+  return f(rng, run);
 }
 
 /** Can sampling this node leave its value out (a maybe, or a choice of one)? */
@@ -702,9 +736,10 @@ function canOmit(t: Tpl): boolean {
   return t.t === "maybe" || (t.t === "choice" && t.options.some(canOmit));
 }
 
-function compileSampler(tpl: Template): (rng: Rng) => Sampled {
+function compileSampler(tpl: Template): (rng: Rng, run: number) => Sampled {
   // the state of the sample in progress (sampling never re-enters itself)
   let rng!: Rng;
+  let runIndex = 0;
   let draws!: Draw[];
   let params!: Record<string, Json>;
   let pvals!: Map<string, Json>;
@@ -793,6 +828,17 @@ function compileSampler(tpl: Template): (rng: Rng) => Sampled {
         const opts = t.options.map(comp);
         const last = cum.length - 1;
         const hi = t.options.length - 1;
+        if (t.grid) {
+          const { stride } = t.grid;
+          const n = t.options.length;
+          return (prefix) => {
+            const i = Math.floor(runIndex / stride) % n;
+            draws.push({ key: prefix + path, kind: "choice", value: i, target: i, lo: i, hi: i, quantum: 1, name });
+            const v = opts[i]!(prefix);
+            if (name && v !== OMIT) params[name] = v;
+            return v;
+          };
+        }
         return (prefix) => {
           const u = rng.next();
           let i = 0;
@@ -844,8 +890,9 @@ function compileSampler(tpl: Template): (rng: Rng) => Sampled {
   };
   const ps = tpl.params.map(([name, t]) => [name, comp(t)] as const);
   const root = comp(tpl.root);
-  return (r) => {
+  return (r, run) => {
     rng = r;
+    runIndex = run;
     draws = [];
     params = {};
     pvals = new Map();

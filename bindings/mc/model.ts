@@ -51,6 +51,8 @@ export interface McModel<C = Concrete> {
   /** the command that replays a repro of class `cls`, when not replayCommand (a class only `iosim mc replay` judges) */
   replayCommandFor?(cls: string): string;
   sample(runSeed: number): C;
+  /** run `run`'s sample (a model with {grid}s takes the run's grid point from its index; default: sample(runSeed)) */
+  sampleRun?(runSeed: number, run: number): C;
   run(c: C, runSeed: number): McOutcome;
   /** candidates one step simpler than `c`, simplest first */
   shrinkCandidates(c: C): Iterable<C>;
@@ -361,9 +363,13 @@ export class TemplateModel implements McModel<Concrete> {
     return own ? "iosim mc replay" : this.replayCommand;
   }
 
-  sample(runSeed: number, overrides?: ReadonlyMap<string, number>): Concrete {
-    const s = overrides ? sampleTemplate(this.spec.template, samplingRng(runSeed), overrides) : sampleCompiled(this.spec.template, samplingRng(runSeed));
+  sample(runSeed: number, overrides?: ReadonlyMap<string, number>, run = 0): Concrete {
+    const s = overrides ? sampleTemplate(this.spec.template, samplingRng(runSeed), overrides, run) : sampleCompiled(this.spec.template, samplingRng(runSeed), run);
     return { doc: s.doc, draws: s.draws, params: s.params, seed: runSeed };
+  }
+
+  sampleRun(runSeed: number, run: number): Concrete {
+    return this.sample(runSeed, undefined, run);
   }
 
   /**
@@ -522,7 +528,7 @@ export class TemplateModel implements McModel<Concrete> {
       if ((d.kind !== "real" && d.kind !== "int") || d.value === d.target) continue;
       yield withValue(d.key, d.target);
       let lo = d.target;
-      let hi = d.value;
+      const hi = d.value;
       for (let k = 0; k < SHRINK_BISECT_STEPS; k++) {
         let mid = (lo + hi) / 2;
         if (d.quantum > 0) mid = Math.round(mid / d.quantum) * d.quantum;

@@ -15,7 +15,7 @@ import "./domains/index.js";
 
 export function runOne<C>(model: McModel<C>, seed: bigint, i: number, metrics?: readonly string[]): RunRecord {
   const rs = runSeed(seed, i);
-  const c = model.sample(rs);
+  const c = model.sampleRun ? model.sampleRun(rs, i) : model.sample(rs);
   const out = model.run(c, rs);
   const m: Record<string, number> = {};
   for (const [k, v] of Object.entries(out.metrics)) {
@@ -73,7 +73,7 @@ export function uniqueSorted(xs: readonly string[]): string[] {
  */
 export function runLine<C>(model: McModel<C>, seed: bigint, i: number, metrics?: readonly string[], tally?: SweepTally): string {
   const rs = runSeed(seed, i);
-  const c = model.sample(rs);
+  const c = model.sampleRun ? model.sampleRun(rs, i) : model.sample(rs);
   const out = model.run(c, rs);
   let s = `{"i":${num(i)},"seed":${num(rs)},"classes":[`;
   const cl = out.classes;

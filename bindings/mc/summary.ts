@@ -449,7 +449,7 @@ export function classSlug(c: string): string {
 }
 
 function writeRepro<C>(model: McModel<C>, rec: RunRecord, cls: string, outDir: string, budget = SHRINK_BUDGET_RUNS): ReproInfo {
-  const start = model.sample(rec.seed);
+  const start = model.sampleRun ? model.sampleRun(rec.seed, rec.i) : model.sample(rec.seed);
   const r = shrinkToClass(model, start, rec.seed, cls, budget);
   const file = `repro-${classSlug(cls)}.yaml`;
   const replay = model.replayCommandFor?.(cls) ?? model.replayCommand;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
 import {
-  parseWbTrace, replayWb, recordedSwitches, simulatedSwitches, switchSummary, wbTraceHandler, recordedOwners, chargedOwner,
+  parseWbTrace, replayWb, recordedSwitches, simulatedSwitches, wbTraceHandler, recordedOwners, chargedOwner,
 } from "./writeback.js";
 import { handlerFor } from "./registry.js";
 import { readTracepoints, type WbCore } from "../engine/modules/writeback.js";
@@ -77,7 +77,7 @@ describe("guest wb_share: 70/30 writers on one file, roles reversed after round 
     const rec = recordedOwners(tr0);
     for (let seed = 1; seed <= 6; seed++) {
       const { rounds } = replayWb(tr0, { seed });
-      rounds.forEach((r, i) => {
+      rounds.forEach((r, _i) => {
         const tot = tr0.cgroups.reduce((a, c) => a + (r.wbytes[c] ?? 0), 0);
         const owner = chargedOwner(r, tr0.cgroups)!;
         // a round whose sync ran as one owner: all of it to that cgroup

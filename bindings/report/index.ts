@@ -10,6 +10,7 @@ export {
   type IoStatExtra, type IoStatLineContext, type IoStatOptions,
 } from "./io-stat.js";
 export { toSeriesCsv, toSeriesJson, denseSeries, SERIES_CSV_HEADER, type SeriesJson, type DenseSeries } from "./series.js";
+export { throttleSeries, iocostSeries, type ControlSeries, type ThrottleSeries, type RecordTimes } from "./control-series.js";
 export {
   percentilesFromPlat, platIdxToVal, platValToIdx, percentileKey, FIO_DEFAULT_PERCENTILE_LIST,
   FIO_IO_U_PLAT_BITS, FIO_IO_U_PLAT_NR, FIO_IO_U_PLAT_GROUP_NR, FIO_IO_U_LIST_MAX_LEN, type Percentile,

@@ -20,7 +20,14 @@
 // reads in ios/bytes; a bin with bios but no read completed has ios 0 and
 // empty latencies.
 
+// The controllers' series (control-series.ts) join as more fields and
+// columns when the caller has them (iosim run reads them from the run):
+// blk-throttle's queue depth and wait, `throttle_queued,throttle_wait_ns`,
+// when a cgroup has io.max; blk-iocost's `vrate_pct,hweight_inuse_pct` when
+// io.cost ran.
+
 import type { RunResult, SeriesBin } from "../scenario/types.js";
+import { throttleKey, type ControlSeries } from "./control-series.js";
 
 export interface DenseSeries {
   cgroup: string;
@@ -33,6 +40,11 @@ export interface DenseSeries {
   /** with buffered reads (reads only): readahead bios completed and their bytes, io.stat's side */
   deviceIos?: number[];
   deviceBytes?: number[];
+  /** blk-throttle: bios held at the bin's end, and the mean wait of those released in it (control-series.ts) */
+  throttleQueued?: number[];
+  throttleWaitNs?: Array<number | null>;
+  /** blk-iocost: the cgroup's hweight_inuse in % at the bin's end (null before its first report) */
+  hweightInusePct?: Array<number | null>;
 }
 
 export interface SeriesJson {
@@ -40,6 +52,9 @@ export interface SeriesJson {
   /** start of each bin, ns */
   t0Ns: number[];
   series: DenseSeries[];
+  /** blk-iocost: vrate in % at each bin's end, of device vrateDev */
+  vrateDev?: string;
+  vratePct?: Array<number | null>;
 }
 
 function binNsOf(result: RunResult): number {
@@ -48,7 +63,7 @@ function binNsOf(result: RunResult): number {
 }
 
 /** Group the sparse bins into dense per-(cgroup, dir) arrays. */
-export function denseSeries(result: RunResult): SeriesJson {
+export function denseSeries(result: RunResult, control?: ControlSeries): SeriesJson {
   const binNs = binNsOf(result);
   let nBins = 0;
   for (const b of result.series) nBins = Math.max(nBins, Math.floor(b.t0Ns / binNs) + 1);
@@ -86,16 +101,36 @@ export function denseSeries(result: RunResult): SeriesJson {
     const [cb, db] = b.split("\u0000");
     return ca! < cb! ? -1 : ca! > cb! ? 1 : da! < db! ? -1 : da! > db! ? 1 : 0;
   });
+  const series = order.map((k) => map.get(k)!);
+  if (control?.throttle) {
+    for (const x of series) {
+      const t = control.throttle.get(throttleKey(x.cgroup, x.dir));
+      x.throttleQueued = t ? t.queued.slice(0, nBins) : new Array(nBins).fill(0);
+      x.throttleWaitNs = t ? t.waitNs.slice(0, nBins) : new Array(nBins).fill(null);
+    }
+  }
+  if (control?.hweightInusePct) {
+    for (const x of series) x.hweightInusePct = (control.hweightInusePct.get(x.cgroup) ?? new Array(nBins).fill(null)).slice(0, nBins);
+  }
   return {
     binNs,
     t0Ns: Array.from({ length: nBins }, (_, i) => i * binNs),
-    series: order.map((k) => map.get(k)!),
+    series,
+    ...(control?.vratePct ? { vrateDev: control.vrateDev, vratePct: control.vratePct.slice(0, nBins) } : {}),
   };
 }
 
+/** the number of bins denseSeries gives a run (for control-series.ts) */
+export function seriesBinCount(result: RunResult): number {
+  const binNs = binNsOf(result);
+  let nBins = 0;
+  for (const b of result.series) nBins = Math.max(nBins, Math.floor(b.t0Ns / binNs) + 1);
+  return nBins;
+}
+
 /** JSON text of the dense series. */
-export function toSeriesJson(result: RunResult): string {
-  return JSON.stringify(denseSeries(result));
+export function toSeriesJson(result: RunResult, control?: ControlSeries): string {
+  return JSON.stringify(denseSeries(result, control));
 }
 
 function csvField(s: string): string {
@@ -111,11 +146,21 @@ export const SERIES_CSV_HEADER = "t0_ns,t0_s,cgroup,dir,ios,bytes,iops,bw_bytes,
 /** With buffered reads, two more columns: the readahead bios (io.stat's side) of the row. */
 export const SERIES_CSV_DEVICE_COLUMNS = "dev_ios,dev_bytes";
 
+/** With io.max on a cgroup: blk-throttle's queue depth at the bin's end and the mean wait of the bios it released in the bin. */
+export const SERIES_CSV_THROTTLE_COLUMNS = "throttle_queued,throttle_wait_ns";
+
+/** With io.cost: the device's vrate and the row's cgroup's hweight_inuse, in %, at the bin's end. */
+export const SERIES_CSV_IOCOST_COLUMNS = "vrate_pct,hweight_inuse_pct";
+
 /** CSV, one row per bin per series, rows ordered by time then cgroup then direction. */
-export function toSeriesCsv(result: RunResult): string {
-  const d = denseSeries(result);
+export function toSeriesCsv(result: RunResult, control?: ControlSeries): string {
+  const d = denseSeries(result, control);
   const dev = d.series.some((x) => x.deviceIos !== undefined);
-  const rows = [dev ? `${SERIES_CSV_HEADER},${SERIES_CSV_DEVICE_COLUMNS}` : SERIES_CSV_HEADER];
+  const thr = d.series.some((x) => x.throttleQueued !== undefined);
+  const ioc = d.vratePct !== undefined || d.series.some((x) => x.hweightInusePct !== undefined);
+  const opt = (v: number | null | undefined) => (v === null || v === undefined ? "" : num(v));
+  const rows = [[SERIES_CSV_HEADER, ...(dev ? [SERIES_CSV_DEVICE_COLUMNS] : []), ...(thr ? [SERIES_CSV_THROTTLE_COLUMNS] : []),
+    ...(ioc ? [SERIES_CSV_IOCOST_COLUMNS] : [])].join(",")];
   for (let i = 0; i < d.t0Ns.length; i++) {
     const t0 = d.t0Ns[i]!;
     for (const s of d.series) {
@@ -128,6 +173,8 @@ export function toSeriesCsv(result: RunResult): string {
         num((ios * 1e9) / d.binNs), num((bytes * 1e9) / d.binNs),
         mean === null || mean === undefined ? "" : num(mean), p99 === null || p99 === undefined ? "" : num(p99),
         ...(dev ? [String(s.deviceIos?.[i] ?? 0), String(s.deviceBytes?.[i] ?? 0)] : []),
+        ...(thr ? [String(s.throttleQueued?.[i] ?? 0), opt(s.throttleWaitNs?.[i])] : []),
+        ...(ioc ? [opt(d.vratePct?.[i]), opt(s.hweightInusePct?.[i])] : []),
       ].join(","));
     }
   }

@@ -55,8 +55,8 @@
 // bindings/mc/domains/io.ts), through the same loader (DocView below).
 
 import { parseYaml, resolveAlias } from "../util/yaml-guard.js";
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
-import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
+import { LineCounter, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode, type Pair } from "yaml";
+import { mergedPairs } from "../util/yaml-merge.js";
 import { InputError } from "./errors.js";
 import { besideFile } from "../util/beside-file.js";
 import { lineOfPath } from "../util/line-of-path.js";
@@ -367,7 +367,7 @@ function loadView<N>(view: DocView<N>, file: string, opts: LoadOptions): LoadedS
         return x;
       };
       const jn = jname !== undefined ? oneLine("name", str("name", jname), jname) : `job${idx}`;
-      if (/[\[\]]/.test(jn)) throw new InputError(`"name": a job name cannot hold "[" or "]" (they end a fio section name)`, file, lineOf(jname), "name");
+      if (/[[\]]/.test(jn)) throw new InputError(`"name": a job name cannot hold "[" or "]" (they end a fio section name)`, file, lineOf(jname), "name");
       iniLines.push(`[${jn}]`);
       iniToYaml.push(lineOf(j) ?? 0);
       for (const it of view.pairs(j)) {

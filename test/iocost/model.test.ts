@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { jobDefaults } from "../../bindings/scenario/defaults.js";
 import { formatTracePipe, iocostCore } from "../../bindings/engine/modules/iocost.js";
 import { Simulation } from "../../bindings/engine/simulation.js";
-import { DEVNO, device, model, pinnedQos, run, scenario } from "./helpers.js";
+import { DEVNO, device, run, scenario } from "./helpers.js";
 
 const VTIME_PER_SEC = 1n << 37n;
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;

@@ -10,6 +10,7 @@ import { decodeState, encodeState, type PageState } from "./lib/urlstate.js";
 import { diffTable } from "./lib/diff.js";
 import { FileEditor } from "./ui/editor.js";
 import { destroyCharts, renderRun, renderTable, resizeCharts } from "./ui/panels.js";
+import { download } from "./lib/export.js";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -375,6 +376,80 @@ linkBtn.addEventListener("click", async () => {
     statusLine.textContent = "Link is in the address bar" + note;
   }
 });
+// ---- files on disk: open (button or drop) and save ---------------------------
+//
+// A fio job file (.fio, .ini, .job, ...) replaces jobs.fio of the block-IO
+// scenario shown (or of the io.max demo when the one shown has none); a
+// Kubernetes timeline (a YAML with objects:/timeline:) replaces timeline.yaml;
+// any other YAML is a whole iosim scenario, opened as "Scenario file (YAML)"
+// with its kernel: line as the kernel. Then it runs. Save downloads the file
+// in the tab shown, as edited.
+
+const fileInput = $<HTMLInputElement>("file-input");
+
+function selectFamily(familyId: string, prefer?: string): boolean {
+  const fam = families.find((f) => f.id === familyId && f.available && f.scenarios.length);
+  if (!fam) return false;
+  const sc = fam.scenarios.find((x) => x.id === prefer) ?? fam.scenarios[0]!;
+  scenarioSel.value = `${fam.id}/${sc.id}`;
+  applyScenario({});
+  return true;
+}
+
+async function openText(name: string, text: string): Promise<void> {
+  const isYaml = /\.ya?ml$/i.test(name);
+  const k8sLike = isYaml && /^(objects|timeline|incident|apiVersion|steps)\s*:/m.test(text) && !/^jobs\s*:/m.test(text);
+  let target: string;
+  if (!isYaml) {
+    target = "jobs.fio";
+    if (!current()?.fam.files.some((f) => f.name === target)) selectFamily("throttle", "iomax-demo") || selectFamily("block");
+  } else if (k8sLike) {
+    target = "timeline.yaml";
+    if (!current()?.fam.files.some((f) => f.name === target)) selectFamily("k8s");
+  } else {
+    target = "scenario.yaml";
+    if (current()?.fam.id !== "file") selectFamily("file");
+    const kernel = /^kernel:\s*["']?([\d.]+)/m.exec(text)?.[1];
+    if (kernel && [...versionSel.options].some((o) => o.value === kernel)) versionSel.value = kernel;
+  }
+  if (!editor.setText(target, text)) {
+    statusLine.textContent = `Error: ${name}: this page has no scenario that takes a ${target}.`;
+    return;
+  }
+  statusLine.textContent = `Opened ${name} as ${target}.`;
+  updateResetButton();
+  await run();
+}
+
+async function openFiles(list: FileList | null | undefined): Promise<void> {
+  const f = list?.[0];
+  if (!f) return;
+  await openText(f.name, await f.text());
+}
+
+$("open-file").addEventListener("click", () => fileInput.click());
+fileInput.addEventListener("change", () => {
+  void openFiles(fileInput.files).finally(() => (fileInput.value = ""));
+});
+$("save-file").addEventListener("click", () => {
+  const f = editor.currentFile();
+  if (f) download(f.name, f.text, /\.ya?ml$/.test(f.name) ? "application/yaml" : "text/plain");
+});
+document.addEventListener("dragover", (e) => {
+  if (!e.dataTransfer?.types.includes("Files")) return;
+  e.preventDefault();
+  form.classList.add("drop-target");
+});
+document.addEventListener("dragleave", (e) => {
+  if (!e.relatedTarget) form.classList.remove("drop-target");
+});
+document.addEventListener("drop", (e) => {
+  form.classList.remove("drop-target");
+  if (!e.dataTransfer?.files.length) return;
+  e.preventDefault();
+  void openFiles(e.dataTransfer.files);
+});
+
 let resizeTimer = 0;
 window.addEventListener("resize", () => {
   clearTimeout(resizeTimer);

@@ -11,10 +11,12 @@ import { iomaxDemo } from "../../scenario/builtin/iomax-demo.js";
 import { scenarioDefaults } from "../../scenario/defaults.js";
 import { type DeviceSpec, type RunResult, type Scenario } from "../../scenario/types.js";
 import { kernelOption, outputFormatOption, seedOption, wholeNumberOption } from "../options.js";
-import { DEFAULT_LIMITS, type RunLimits } from "../../scenario/limits.js";
+import { type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
 import { deviceFromHwdb, devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
+import { iocostSeries, throttleSeries, type ControlSeries } from "../../report/control-series.js";
+import { seriesBinCount } from "../../report/series.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
 import { resultHashOrNote, summaryJson, summaryRows, summaryText, warningBlock } from "../summary.js";
@@ -22,6 +24,7 @@ import { htmlReport } from "../../report/html-report.js";
 import { fioJobLogs } from "../../report/fio-logs.js";
 import { readIocostTrace, VTIME_PER_USEC } from "../../engine/modules/iocost.js";
 import { createRequire } from "node:module";
+import { playgroundLink } from "../playground-link.js";
 import { lintResult, lintScenario } from "../../scenario/lint.js";
 
 export interface RunCliOptions {
@@ -99,6 +102,8 @@ export interface RunInput {
   /** fio reporting data when the jobs came from fio syntax */
   fioJobs: FioJobInfo[];
   fioGlobalOptions: Record<string, string>;
+  /** the file's text (undefined for the demo) */
+  text?: string;
 }
 
 export function scenarioForRun(target: string | undefined, o: RunCliOptions): RunInput {
@@ -106,10 +111,11 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
   let warnings: string[] = [];
   let fioJobs: FioJobInfo[] = [];
   let fioGlobalOptions: Record<string, string> = {};
+  let text: string | undefined;
   if (!target || target === "demo" || target === "iomax-demo") {
     scenario = iomaxDemo(deviceFromFlag(o.device));
   } else {
-    const text = readInputFile(target, "scenario");
+    text = readInputFile(target, "scenario");
     const ext = extname(target).toLowerCase();
     if (ext === ".fio" || ext === ".ini" || (!ext.match(/\.(ya?ml|json)$/) && /^\s*\[/m.test(text))) {
       const dev = deviceFromFlag(o.device);
@@ -150,14 +156,14 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
   if (o.kernel !== undefined) {
     scenario.kernel = kernelOption(o.kernel)!;
   }
-  return { scenario, warnings, fioJobs, fioGlobalOptions };
+  return { scenario, warnings, fioJobs, fioGlobalOptions, text };
 }
 
 /** `iosim run`'s action (declared in commands/index.ts, which loads this module only when `run` is the command). */
 export function runAction(target: string | undefined, o: RunCliOptions): void {
   const format = outputFormatOption(o.outputFormat, o.json);
   const limits = limitsOption(o);
-  const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+  const { scenario, warnings, fioJobs, fioGlobalOptions, text } = scenarioForRun(target, o);
   // fio's write_bw_log / write_lat_log / write_iops_log: from the per-bio records, into --out
   const logJobs = (fioJobs ?? []).map((j, k) => ({ j, k })).filter(({ j }) => j.logs);
   if (logJobs.length > 0 && o.out) scenario.record = true;
@@ -198,7 +204,10 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
       ["io.stat", () => ioStatText],
     ];
     // a run without a time series (series: 0, oracle scenarios) has none to write
-    if (result.seriesBinNs > 0) files.push(["series.csv", () => toSeriesCsv(result)], ["series.json", () => toSeriesJson(result)]);
+    if (result.seriesBinNs > 0) {
+      const control = controlSeriesOf(sim, scenario, result, limits);
+      files.push(["series.csv", () => toSeriesCsv(result, control)], ["series.json", () => toSeriesJson(result, control)]);
+    }
     files.push(["summary.txt", () => summaryText(result, { scenario })]);
     if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
     for (const { j, k } of logJobs) {
@@ -232,6 +241,9 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     process.stdout.write("\n" + ioStatText);
     if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, ${result.seriesBinNs > 0 ? "series.csv, series.json, " : ""}summary.txt, summary.json, report.html to ${o.out}${result.seriesBinNs > 0 ? "" : " (no time series: the scenario has series: 0)"}\n`);
   }
+  // the same run in the playground, with its charts (bindings/cli/playground-link.ts)
+  const link = o.quiet ? undefined : playgroundLink({ target, text, scenario, device: o.device });
+  if (link) process.stderr.write(`iosim: this run in the playground (npm run web): ${link}\n`);
   if (o.strict && result.warnings.length) {
     process.stderr.write(`iosim: --strict: ${result.warnings.length} warning${result.warnings.length === 1 ? "" : "s"}\n`);
     process.exitCode = 2;
@@ -274,6 +286,37 @@ function truePercentileOf(s: Scenario, r: RunResult, limits: Partial<RunLimits> 
       .sort((a, b) => a - b);
     return lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : undefined;
   };
+}
+
+/** Does the scenario write io.max (or v1's blkio.throttle.*) anywhere? */
+function hasThrottle(s: Scenario): boolean {
+  const isThrottleFile = (f: string) => f === "io.max" || f.startsWith("blkio.throttle.");
+  return s.cgroups.some((c) => Object.keys(c.files ?? {}).some(isThrottleFile)) || s.writes.some((w) => isThrottleFile(w.file));
+}
+
+/**
+ * The controllers' series for series.csv / series.json (report/control-series.ts):
+ * blk-iocost's from its tracepoints in this run's core; blk-throttle's queue
+ * depth and waits from per-bio times, so the scenario runs again with records
+ * on (deterministic: the same run) unless it kept them; a run with more bios
+ * than --max-records allows goes without those columns, and says so.
+ */
+export function controlSeriesOf(sim: Simulation, s: Scenario, result: RunResult, limits: Partial<RunLimits> = {}): ControlSeries {
+  const nBins = seriesBinCount(result);
+  const ctx = sim.context();
+  const trace = readIocostTrace(sim.core, ctx.cgroupPaths(), ctx.devices().map((d) => d.spec.name));
+  const out: ControlSeries = trace.length ? iocostSeries(trace, result.seriesBinNs, nBins) : {};
+  if (hasThrottle(s)) {
+    try {
+      const again = s.record ? sim : new Simulation({ ...s, record: true }, undefined, limits);
+      while (!again.step()) { /* to the end */ }
+      out.throttle = throttleSeries(again.recordTimes()!, result.seriesBinNs, nBins);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      process.stderr.write(`iosim: series.csv without throttle_queued/throttle_wait_ns: ${e.message}\n`);
+    }
+  }
+  return out;
 }
 
 /** The run as one web page (bindings/report/html-report.ts), with blk-iocost's vrate where the run had it. */

@@ -29,7 +29,7 @@ describe("k8s domain: seed incident 002 as a sweep", () => {
     expect(stuck.length).toBeGreaterThan(5);
     for (const r of stuck) expect(r.params.fix104526).toBe(false);
     // landing within 500 ms of the first failed detach, before its retry, is always the incident on 1.22
-    const early = records.filter((r) => r.params.fix104526 === false && parseInt(String(r.params.landDelay)) < 400);
+    const early = records.filter((r) => r.params.fix104526 === false && parseInt(String(r.params.landDelay), 10) < 400);
     expect(early.length).toBeGreaterThan(0);
     for (const r of early) expect(r.classes).toContain(INCIDENT_CLASS);
   });
@@ -47,7 +47,7 @@ describe("k8s domain: seed incident 002 as a sweep", () => {
       expect(k8sOutcome(sc, sc.seed).classes).toContain(INCIDENT_CLASS);
       // shrinking moved towards the simplest case: the earliest landing still stuck, one refused detach
       const from = records.find((r) => r.i === c.repro!.run)!;
-      expect(parseInt(String(c.repro!.params.landDelay))).toBeLessThanOrEqual(parseInt(String(from.params.landDelay)));
+      expect(parseInt(String(c.repro!.params.landDelay), 10)).toBeLessThanOrEqual(parseInt(String(from.params.landDelay), 10));
       expect(c.repro!.params.busyDetaches).toBe(1);
       expect(c.repro!.sizeAfter).toBeLessThanOrEqual(c.repro!.sizeBefore);
     } finally {

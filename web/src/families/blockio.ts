@@ -43,6 +43,8 @@ export interface BlockBuiltin {
   description: string;
   size?: string;
   build(): Scenario;
+  /** for a family with its own file (BlockFamilyOptions.file): the file's text */
+  text?: string;
 }
 
 export interface BlockFamilyOptions {
@@ -57,6 +59,12 @@ export interface BlockFamilyOptions {
   extras?(result: RunResult, sim: Simulation, s: Scenario): Promise<Panel[]>;
   /** ask the core to keep one record per bio (for per-bio panels) */
   record?: boolean;
+  /**
+   * The scenario is one file of the family's own (a whole `iosim run`
+   * scenario YAML) instead of a built-in's cgroup.conf and jobs.fio: `load`
+   * reads the edited text (or the built-in's `text`) into the Scenario.
+   */
+  file?: { name: string; syntax: string; load(text: string, name: string): { scenario: Scenario; warnings: string[] } };
 }
 
 export interface BlockFamily extends Family {
@@ -77,10 +85,16 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
     const list = await builtins();
     const b = list.find((x) => x.id === req.scenario);
     if (!b) throw new InputError(`no built-in scenario "${req.scenario}" in ${o.title}`, "url", undefined, "scenario");
-    const base = b.build();
     if (!(KERNEL_VERSIONS as readonly string[]).includes(req.version)) {
       throw new InputError(`unknown kernel version "${req.version}" (have ${KERNEL_VERSIONS.join(", ")})`, "url", undefined, "version");
     }
+    if (o.file) {
+      const loaded = o.file.load(req.files?.[o.file.name] ?? b.text ?? "", o.file.name);
+      const own: Scenario = { ...withDevice(loaded.scenario, req.device), seed: req.seed, kernel: req.version as KernelVersion, record: loaded.scenario.record || !!o.record };
+      (own as Scenario & { parseWarnings?: string[] }).parseWarnings = loaded.warnings;
+      return o.prepare ? o.prepare(own) : own;
+    }
+    const base = b.build();
     const s: Scenario = { ...withDevice(base, req.device), seed: req.seed, kernel: req.version as KernelVersion, record: base.record || !!o.record };
     if (!req.files) return o.prepare ? o.prepare(s) : s;
     const conf = req.files[CGCONF_FILE];
@@ -128,7 +142,7 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
         versionLabel: "kernel",
         devices: [...DEVICE_CHOICES],
         fixes: [],
-        files: [
+        files: o.file ? [{ name: o.file.name, syntax: o.file.syntax }] : [
           { name: CGCONF_FILE, syntax: "cgroup interface writes" },
           { name: FIO_FILE, syntax: "fio job file" },
         ],
@@ -136,7 +150,7 @@ export function blockFamily(o: BlockFamilyOptions): BlockFamily {
           const s = b.build();
           return {
             id: b.id, title: b.title, description: b.description, size: b.size, version: s.kernel,
-            files: { [CGCONF_FILE]: formatCgConf(s), [FIO_FILE]: formatFioJobs(s.jobs).text },
+            files: o.file ? { [o.file.name]: b.text ?? "" } : { [CGCONF_FILE]: formatCgConf(s), [FIO_FILE]: formatFioJobs(s.jobs).text },
           };
         }),
       };

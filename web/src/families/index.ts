@@ -6,9 +6,10 @@ import { iocostFamily } from "./iocost.js";
 import { writebackFamily } from "./writeback.js";
 import { rqosFamily } from "./rqos.js";
 import { k8sFamily } from "./k8s.js";
+import { scenarioFileFamily } from "./scenario-file.js";
 import type { Family } from "./types.js";
 
-export const FAMILIES: readonly Family[] = [throttleFamily, iocostFamily, rqosFamily, writebackFamily, k8sFamily, engineFamily];
+export const FAMILIES: readonly Family[] = [throttleFamily, iocostFamily, rqosFamily, writebackFamily, k8sFamily, engineFamily, scenarioFileFamily];
 
 export function family(id: string): Family | undefined {
   return FAMILIES.find((f) => f.id === id);

@@ -76,6 +76,25 @@ export class FileEditor {
     }
   }
 
+  /** the file in the tab shown, as it stands */
+  currentFile(): EditorFile | undefined {
+    const f = this.files[this.current];
+    return f ? { ...f } : undefined;
+  }
+
+  /** Replace one file's text (an opened file) and show its tab; false when there is no such tab. */
+  setText(name: string, text: string): boolean {
+    const idx = this.files.findIndex((f) => f.name === name);
+    if (idx < 0) return false;
+    this.files[idx]!.text = text;
+    this.current = idx;
+    this.errorAt = undefined;
+    this.renderTabs();
+    this.show();
+    this.onChange?.();
+    return true;
+  }
+
   texts(): Record<string, string> {
     return Object.fromEntries(this.files.map((f) => [f.name, f.text]));
   }

@@ -7,6 +7,7 @@ import "uplot/dist/uPlot.min.css";
 import type { CalloutPanel, ChartPanel, Panel, RunView, SwimlanePanel, TablePanel } from "../families/types.js";
 import { niceTicks } from "../lib/ticks.js";
 import { tickLabels, zeroBased } from "../lib/axis.js";
+import { chartCsv, chartSvg, download } from "../lib/export.js";
 
 export const PALETTE = ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4b5563"];
 
@@ -116,6 +117,20 @@ function renderChart(c: ChartPanel, id: string): HTMLElement {
   const box = el("div", { class: "chart", role: "img", "aria-label": `${c.title}: ${c.series.map((s) => s.label).join(", ")} over time` });
   fig.append(box);
   if (c.note) fig.append(el("p", { class: "note" }, c.note));
+  // exports: the picture (PNG from uPlot's canvas, SVG drawn from the data) and the data (CSV)
+  let plot: uPlot | undefined;
+  const tools = el("div", { class: "export", role: "group", "aria-label": `Export ${c.title}` });
+  const btn = (label: string, title: string, act: () => void) => {
+    const b = el("button", { type: "button", class: "small", title, "data-export": label.toLowerCase() }, label);
+    b.addEventListener("click", act);
+    tools.append(b);
+  };
+  btn("PNG", "Download the chart as a PNG picture", () => {
+    plot?.ctx.canvas.toBlob((b) => { if (b) download(`${id}.png`, b); }, "image/png");
+  });
+  btn("SVG", "Download the chart as an SVG picture", () => download(`${id}.svg`, chartSvg(c, PALETTE), "image/svg+xml"));
+  btn("CSV", "Download the chart's data as CSV", () => download(`${id}.csv`, chartCsv(c), "text/csv"));
+  fig.insertBefore(tools, box);
   // uPlot needs the box in the document to measure it
   requestAnimationFrame(() => {
     const opts: uPlot.Options = {
@@ -147,7 +162,7 @@ function renderChart(c: ChartPanel, id: string): HTMLElement {
       ],
     };
     const data = [c.x, ...c.series.map((s) => s.values)] as uPlot.AlignedData;
-    const plot = new uPlot(opts, data, box);
+    plot = new uPlot(opts, data, box);
     charts.add({ plot, box });
   });
   return fig;

@@ -1,0 +1,325 @@
+// Every figure in README.md and docs/*.md that a command can make, made by it.
+//
+//   npm run docs:figures          regenerate every figure block in place
+//   npm run docs:figures -- --check   exit 1 and name the stale blocks instead
+//
+// A figure is a block in the Markdown between two comments:
+//
+//   <!-- figure:demo-summary -->
+//   ```console
+//   $ npx iosim run
+//   cgroup   dir ...
+//   ```
+//   <!-- /figure -->
+//
+// Each block shows the command it ran and the part of its output the text
+// talks about, so a reader can run the same command and see the same lines
+// (iosim is deterministic). `figures` below lists them; test/docs/figures.test.ts
+// recomputes every cheap one (all but `package-size`, which packs the package)
+// and compares it with the block, and checks the others against
+// docs/figures.json, which this script writes.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = join(ROOT, "bin", "iosim.js");
+
+/** `iosim ARGS` run as a user runs it from the repository's root (its output whatever the exit status) */
+function iosim(args, cwd = ROOT) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+    env: { ...process.env, CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
+  });
+  if (r.status !== 0 && r.status !== 1) throw new Error(`iosim ${args.join(" ")}: exit ${r.status}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** the lines from the first matching `start` up to (not including) the next blank line */
+function section(text, start) {
+  const lines = text.split("\n");
+  const i = lines.findIndex((l) => start.test(l));
+  if (i < 0) throw new Error(`no line matching ${start}`);
+  const out = [];
+  for (let k = i; k < lines.length && lines[k].trim() !== ""; k++) out.push(lines[k]);
+  return out;
+}
+
+const console_ = (cmd, lines) => ["```console", `$ ${cmd}`, ...lines, "```"].join("\n");
+
+/** the README's library example, run against the built library: its code block and what it prints */
+export function libraryExample(readme) {
+  const m = /<!-- library-example -->\n```js\n([\s\S]*?)```/.exec(readme);
+  if (!m) throw new Error("README.md: no ```js block after <!-- library-example -->");
+  const dir = mkdtempSync(join(tmpdir(), "iosim-docs-"));
+  try {
+    const file = join(dir, "example.mjs");
+    writeFileSync(file, m[1].replace(/from "iosim"/g, `from ${JSON.stringify(pathToFileURL(join(ROOT, "dist", "lib", "index.js")).href)}`));
+    return execFileSync(process.execPath, [file], { encoding: "utf8" });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `iosim mc` as from the repository's root (its output directory under a temporary one) */
+function mc(args) {
+  const dir = mkdtempSync(join(tmpdir(), "iosim-docs-"));
+  try {
+    // the scenario by its path from the root, as the command line shows it
+    const abs = args.map((a) => (a.endsWith(".yaml") ? join(ROOT, a) : a));
+    return iosim(["mc", ...abs, "--no-progress"], dir).replaceAll(dir + "/", "");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const compareLine = (args, last) => {
+  const out = iosim(["compare", ...expand(args)]);
+  const lines = out.trimEnd().split("\n");
+  return console_(`npx iosim compare ${args.join(" ")}`, [`...`, ...lines.slice(-last)]);
+};
+
+/** a shell glob of the fixtures, as the shell expands it (segment by segment, sorted) */
+function expand(globs) {
+  const seg = (g) =>
+    new RegExp(
+      "^" +
+        g
+          .split("*")
+          .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+          .join("[^/]*") +
+        "$",
+    );
+  return globs.flatMap((g) => {
+    let paths = [""];
+    for (const part of g.split("/")) {
+      paths = part.includes("*")
+        ? paths.flatMap((d) =>
+            readdirSync(join(ROOT, d))
+              .filter((f) => seg(part).test(f))
+              .sort()
+              .map((f) => (d ? `${d}/${f}` : f)),
+          )
+        : paths.map((d) => (d ? `${d}/${part}` : part));
+    }
+    return paths;
+  });
+}
+
+const kib = (n) => (n / 1024).toFixed(1);
+
+/** name -> { cheap, make(): string } (the block's text, without the markers) */
+export const figures = {
+  "demo-summary": {
+    cheap: true,
+    make: () => console_("npx iosim run", ["...", ...section(iosim(["run"]), /^cgroup\s+dir/)]),
+  },
+  "demo-report": {
+    cheap: true,
+    make: () => {
+      const dir = mkdtempSync(join(tmpdir(), "iosim-docs-"));
+      try {
+        iosim(["run", "-q", "--out", join(dir, "out")]);
+        const files = readdirSync(join(dir, "out")).sort();
+        return console_("npx iosim run --out out -q && ls out", [files.join("  ")]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+  "bursty-summary": {
+    cheap: true,
+    make: () => {
+      const out = iosim(["run", "scenarios/iocost-bursty.yaml"]);
+      return console_("npx iosim run scenarios/iocost-bursty.yaml", ["...", ...section(out, /^cgroup\s+dir/), "", ...section(out, /^# io\.stat/)]);
+    },
+  },
+  "k8s-stuck": {
+    cheap: true,
+    make: () => {
+      const out = iosim(["k8s", "run", "detach-backoff-node-status", "--version", "1.22"]);
+      return console_("npx iosim k8s run detach-backoff-node-status --version 1.22", [
+        ...section(out, /^scenario /),
+        "...",
+        section(out, /^symptom of incident/)[0],
+        "...",
+        ...section(out, /^pods \(time to Running/),
+      ]);
+    },
+  },
+  "k8s-fixed": {
+    cheap: true,
+    make: () => {
+      const out = iosim(["k8s", "run", "detach-backoff-node-status", "--version", "1.22", "--fix", "104526=on"]);
+      return console_("npx iosim k8s run detach-backoff-node-status --version 1.22 --fix 104526=on", [
+        "...",
+        section(out, /^symptom of incident/)[0],
+        "...",
+        ...section(out, /^pods \(time to Running/),
+      ]);
+    },
+  },
+  "mc-detach": {
+    cheap: true,
+    make: () => {
+      const args = ["bindings/mc/examples/k8s-detach-backoff.yaml", "--runs", "2000", "--seed", "1"];
+      return console_(`npx iosim mc ${args.join(" ")}`, mc(args).trimEnd().split("\n"));
+    },
+  },
+  library: {
+    cheap: true,
+    make: () =>
+      console_(
+        "node example.mjs",
+        libraryExample(readFileSync(join(ROOT, "README.md"), "utf8"))
+          .trimEnd()
+          .split("\n"),
+      ),
+  },
+  "scenario-example": {
+    cheap: true,
+    make: () => {
+      const md = readFileSync(join(ROOT, "docs", "scenario-format.md"), "utf8");
+      const m = /<!-- scenario-example -->\n```yaml\n([\s\S]*?)```/.exec(md);
+      if (!m) throw new Error("docs/scenario-format.md: no ```yaml block after <!-- scenario-example -->");
+      const dir = mkdtempSync(join(tmpdir(), "iosim-docs-"));
+      try {
+        writeFileSync(join(dir, "my.yaml"), m[1]);
+        return console_("npx iosim run my.yaml", ["...", ...section(iosim(["run", "my.yaml"], dir), /^cgroup\s+dir/)]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+  "wasm-size": {
+    cheap: true,
+    make: () => {
+      const wasm = readFileSync(join(ROOT, "build", "iosim.wasm"));
+      return `the core is ${kib(wasm.length)} KiB of WebAssembly, ${kib(gzipSync(wasm, { level: 9 }).length)} KiB gzipped (\`build/iosim.wasm\`)`;
+    },
+  },
+  presets: {
+    cheap: true,
+    make: async () => {
+      const { devicePreset } = await import(pathToFileURL(join(ROOT, "dist", "lib", "index.js")).href);
+      const rows = [
+        "| preset | device | MAJ:MIN | channels | nr_requests | latency | max_sectors_kb | rotational | capacity |",
+        "|---|---|---|---:|---:|---:|---:|---|---:|",
+      ];
+      for (const n of ["ssd", "nvme", "hdd", "ideal", "nullb"]) {
+        const d = devicePreset(n);
+        const cap =
+          d.sizeBytes >= 1e12
+            ? `${d.sizeBytes / 1e12} TB`
+            : d.sizeBytes % 2 ** 30 === 0
+              ? `${d.sizeBytes / 2 ** 30} GiB`
+              : d.sizeBytes % 2 ** 20 === 0
+                ? `${d.sizeBytes / 2 ** 20} MiB`
+                : `${d.sizeBytes / 1e9} GB`;
+        rows.push(
+          `| \`${n}\` | \`${d.name}\` | \`${d.devno}\` | ${d.channels} | ${d.nrRequests} | ${d.latencyNs ? `${d.latencyNs / 1e6} ms` : "0"} | ${d.maxSectorsKb} | ${d.rotational ? "yes" : "no"} | ${cap} |`,
+        );
+      }
+      return rows.join("\n");
+    },
+  },
+  "fidelity-throtl": {
+    cheap: true,
+    make: () => compareLine(["test/fixtures/oracle/throtl/traces/*/run*.jsonl", "test/fixtures/oracle/guest/iomax.jsonl"], 1),
+  },
+  "fidelity-rqos": {
+    cheap: true,
+    make: () => compareLine(["test/fixtures/oracle/guest/iolat*.jsonl", "test/fixtures/oracle/guest/wbt*.jsonl"], 1),
+  },
+  "fidelity-bufread": {
+    cheap: true,
+    make: () => compareLine(["test/fixtures/oracle/bufread/bufread.jsonl", "test/fixtures/oracle/bufread/bufread.r*.jsonl"], 1),
+  },
+  "fidelity-bufread-iocost": {
+    cheap: true,
+    make: () => compareLine(["test/fixtures/oracle/bufread/bufread_iocost*.jsonl"], 1),
+  },
+  "package-size": {
+    cheap: false,
+    make: () => {
+      const dir = mkdtempSync(join(tmpdir(), "iosim-docs-"));
+      try {
+        const t0 = process.hrtime.bigint();
+        const out = execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+        const s = Number(process.hrtime.bigint() - t0) / 1e9;
+        const info = JSON.parse(out)[0];
+        return `\`npm pack\`: ${info.entryCount} files, ${kib(info.size)} KiB packed, ${kib(info.unpackedSize)} KiB unpacked (${s < 10 ? "under 10 s" : `${s.toFixed(0)} s`})`;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+};
+
+/** the Markdown files figures may sit in */
+export function figureFiles() {
+  return [
+    "README.md",
+    ...readdirSync(join(ROOT, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
+}
+
+const BLOCK = /<!-- figure:([a-z0-9-]+) -->\n([\s\S]*?)\n?<!-- \/figure -->/g;
+
+/** the figure blocks of a Markdown text: [name, content] */
+export function blocksOf(md) {
+  return [...md.matchAll(BLOCK)].map((m) => [m[1], m[2]]);
+}
+
+export function replaceBlocks(md, values) {
+  return md.replace(BLOCK, (all, name) => (name in values ? `<!-- figure:${name} -->\n${values[name]}\n<!-- /figure -->` : all));
+}
+
+export const FIGURES_JSON = join(ROOT, "docs", "figures.json");
+
+async function main() {
+  const check = process.argv.includes("--check");
+  const only = process.argv.filter((a) => !a.startsWith("-")).slice(2);
+  const values = {};
+  for (const [name, f] of Object.entries(figures)) {
+    if (only.length && !only.includes(name)) continue;
+    values[name] = await f.make();
+  }
+  let stale = 0;
+  for (const file of figureFiles()) {
+    const p = join(ROOT, file);
+    const md = readFileSync(p, "utf8");
+    for (const [name] of blocksOf(md)) if (!(name in figures)) throw new Error(`${file}: unknown figure "${name}" (scripts/docs-figures.mjs)`);
+    const next = replaceBlocks(md, values);
+    if (next !== md) {
+      stale++;
+      if (check)
+        process.stderr.write(
+          `${relative(ROOT, p)}: stale figure(s): ${blocksOf(md)
+            .filter(([n, v]) => n in values && values[n] !== v)
+            .map(([n]) => n)
+            .join(", ")}\n`,
+        );
+      else writeFileSync(p, next);
+    }
+  }
+  if (!check) {
+    let prev = {};
+    try {
+      prev = JSON.parse(readFileSync(FIGURES_JSON, "utf8"));
+    } catch {
+      /* first run */
+    }
+    writeFileSync(FIGURES_JSON, JSON.stringify({ ...prev, ...values }, null, 2) + "\n");
+  }
+  if (check && stale) process.exit(1);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -1,0 +1,52 @@
+// Every figure block in README.md and docs/*.md (`<!-- figure:NAME -->`) is
+// what `npm run docs:figures` makes now: the cheap ones (every command's
+// output the README shows, the fidelity totals, the WASM size, the device
+// presets) are made again here and compared; the costly one (the packed
+// package's size) must be what the script last wrote to docs/figures.json.
+// A stale README output, a figure nobody regenerated after a change, or a
+// block naming no known figure fails here.
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+// @ts-expect-error a plain .mjs script without types
+import * as figs from "../../scripts/docs-figures.mjs";
+
+interface Figure {
+  cheap: boolean;
+  make: () => string | Promise<string>;
+}
+const { figures, blocksOf, figureFiles, ROOT, FIGURES_JSON } = figs as {
+  figures: Record<string, Figure>;
+  blocksOf: (md: string) => Array<[string, string]>;
+  figureFiles: () => string[];
+  ROOT: string;
+  FIGURES_JSON: string;
+};
+
+const blocks = figureFiles().flatMap((f) => blocksOf(readFileSync(join(ROOT, f), "utf8")).map(([name, text]) => ({ file: f, name, text })));
+const saved = JSON.parse(readFileSync(FIGURES_JSON, "utf8")) as Record<string, string>;
+
+describe("README and docs figures (npm run docs:figures)", () => {
+  it("the README answers the five newcomer questions, each with a command's output", () => {
+    const readme = blocks.filter((b) => b.file === "README.md").map((b) => b.name);
+    for (const n of ["demo-summary", "bursty-summary", "k8s-stuck", "mc-detach", "library"]) expect(readme).toContain(n);
+  });
+
+  it("every block names a figure the script makes, and none is empty", () => {
+    for (const b of blocks) {
+      expect(Object.keys(figures), `${b.file}: figure:${b.name}`).toContain(b.name);
+      expect(b.text.trim(), `${b.file}: figure:${b.name} is empty: run npm run docs:figures`).not.toBe("");
+    }
+  });
+
+  const cheap = [...new Set(blocks.map((b) => b.name))].filter((n) => figures[n]?.cheap);
+  it.each(cheap)("%s is what its command prints now", async (name) => {
+    const now = await figures[name]!.make();
+    for (const b of blocks.filter((x) => x.name === name)) expect(b.text, `${b.file}: figure:${name} is stale: run npm run docs:figures`).toBe(now);
+    expect(saved[name], `docs/figures.json: ${name} is stale`).toBe(now);
+  });
+
+  it("the costly figures are the ones docs/figures.json holds", () => {
+    for (const b of blocks.filter((x) => !figures[x.name]?.cheap)) expect(b.text, `${b.file}: figure:${b.name}`).toBe(saved[b.name]);
+  });
+});
