@@ -18,6 +18,8 @@
 // Printed per command: the median wall time and its quartiles (and the median CPU, user + sys, when
 // /usr/bin/time is there); per ratio: the median of the per-round ratios and their quartiles.
 // The load average is printed before and after: on a busy machine the ratios hold, seconds do not.
+// On a busy machine, bench/warmup.ts gives the sweep rows' parts in CPU time instead (a worker's
+// start-up, warm-up and steady time per run) and the 1- and 2-worker walls they imply.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";

@@ -48,7 +48,7 @@ import { wbtActive, wbtThrottle, wbtDone, wbtTimer } from "../wbt/wbt";
 import { iolatConfigEvent } from "../iolatency/api";
 import { rqosActive, anyQos } from "../iolatency/log";
 import { wbtConfigEvent } from "../wbt/api";
-import { pagecacheActive, pcRead, pcBioDone } from "../pagecache/pagecache";
+import { pagecacheActive, pcRead, pcBioDone, pcRaPassed } from "../pagecache/pagecache";
 
 export let now: i64 = 0;
 export let stopped: bool = false;
@@ -367,6 +367,9 @@ export function rqosChain(slot: i32, t: i64, from: i32): void {
   const b = bioAt(slot);
   noteIssue(b.cg, b.dev, b.dir, b.size, b.release - b.submit);
   deviceSubmit(b.dev, slot, t);
+  // a reader asleep in rq_qos_throttle() on its readahead bio wakes (pagecache.ts;
+  // the global first: a run without buffered reads does not load the flags)
+  if (pagecacheActive) raPassed(slot, t);
 }
 
 @inline function deviceDone(arg: i32, t: i64): void {
@@ -387,6 +390,10 @@ export function rqosChain(slot: i32, t: i64, from: i32): void {
     return;
   }
   completeBio(slot, t);
+}
+
+function raPassed(slot: i32, t: i64): void {
+  if ((bioAt(slot).flags & BIO_READAHEAD) != 0) pcRaPassed(slot, t);
 }
 
 /** rq_qos_done (wbt, per request) and rq_qos_done_bio (iolatency). */

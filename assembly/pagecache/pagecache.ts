@@ -148,6 +148,26 @@ export const devDoneBytes = new Vec<u32>(16);
 // through their own `next` (an app read sits in no queue)
 const waitHead = new Vec<i32>(64);
 
+// The submitter sleeps in the rq-qos chain. read_pages() submits the
+// readahead bios in the reader's own context, and rq_qos_throttle() (iocost's
+// ioc_rqos_throttle(), blk-iolatency) puts the submitting task to sleep until
+// its bio may go (6.1 block/blk-iocost.c: "the issuer is blocked on
+// @iocg->waitq"; bios are split by max_sectors before it, and each piece is
+// throttled in turn). blk-throttle does not: it queues the bio and returns. So
+// a reader whose sync or async readahead is held by io.cost is held with it:
+// filemap_get_pages() calls page_cache_async_ra() before it looks at the
+// page's uptodate bit, so even a read whose pages are all cached waits for
+// the next window's bio to get through io.cost (6.1 guest, bufread_iocost:
+// a 64 KiB read of cached pages took 81 ms, its async window's bio waited
+// 80 ms in io.cost).
+// passWait, per bio slot: -2 just submitted and not yet through rq-qos, -1
+// through (or not a readahead bio), >= 0 the reader (app read slot) asleep
+// until it is through. passPending, per app read slot: its readahead bios
+// still held.
+const passWait = new Vec<i32>(64);
+const passPending = new Vec<i32>(64);
+let curReader: i32 = -1;
+
 @inline function key(dev: i32, index: i64): u64 {
   return ((<u64>dev) << 40) | <u64>index;
 }
@@ -177,6 +197,9 @@ export function resetPagecache(): void {
   cgWaitPages.length = 0;
   pages.clear();
   waitHead.length = 0;
+  passWait.length = 0;
+  passPending.length = 0;
+  curReader = -1;
   devDoneT.length = 0;
   devDoneCg.length = 0;
   devDoneBytes.length = 0;
@@ -338,7 +361,10 @@ function submitRun(job: i32, cg: i32, dev: i32, start: i64, n: i64, t: i64): voi
   while (left > 0) {
     const k = left < <i64>BIO_MAX_VECS ? left : <i64>BIO_MAX_VECS;
     const slot = allocBio();
-    while (waitHead.length <= slot) waitHead.push(-1);
+    while (waitHead.length <= slot) {
+      waitHead.push(-1);
+      passWait.push(-1);
+    }
     waitHead.set(slot, -1);
     const seq = jobRaSeq.get(job);
     jobRaSeq.set(job, seq + 1);
@@ -348,7 +374,18 @@ function submitRun(job: i32, cg: i32, dev: i32, start: i64, n: i64, t: i64): voi
       const v = pages.get(kk);
       pages.set(kk, (v & ~(<u64>0xffffff00)) | ((<u64>(slot + 1)) << 8));
     }
+    // submit_bio() in the reader's context: did blk-throttle let it through at
+    // once (release set) but the rq-qos chain keep it (not yet to the device)?
+    bioAt(slot).release = -1;
+    passWait.set(slot, -2);
     submitBio(slot, t);
+    if (passWait.get(slot) == -2) {
+      if (bioAt(slot).release >= 0 && curReader >= 0) {
+        // asleep in rq_qos_throttle() until the bio goes (pcRaPassed)
+        passWait.set(slot, curReader);
+        passPending.set(curReader, passPending.get(curReader) + 1);
+      } else passWait.set(slot, -1); // blk-throttle queued it: the submitter returns
+    }
     p += k;
     left -= k;
   }
@@ -606,7 +643,19 @@ export function pcRead(slot: i32, t: i64): void {
     pcInvalidate(b.dev, j.regionOff, j.regionLen);
   }
   b.aux = b.off;
+  while (passPending.length <= slot) passPending.push(0);
+  passPending.set(slot, 0);
   pcContinue(slot, t);
+}
+
+/** A readahead bio got through the rq-qos chain (path.ts toDevice): its submitter wakes. */
+export function pcRaPassed(slot: i32, t: i64): void {
+  const w = passWait.get(slot);
+  passWait.set(slot, -1);
+  if (w < 0) return;
+  const n = passPending.get(w) - 1;
+  passPending.set(w, n);
+  if (n == 0) pcContinue(w, t);
 }
 
 /** filemap_read()'s loop from the read's current position; returns when it sleeps or ends. */
@@ -639,8 +688,15 @@ function pcContinue(slot: i32, t: i64): void {
         p++;
       }
       if (p > index || tried) break;
+      curReader = slot;
       syncRa(job, cg, dev, index, lastIndex - index, t);
+      curReader = -1;
       tried = true;
+      if (passPending.get(slot) > 0) {
+        // asleep in rq_qos_throttle(); carries on from here when its bios go
+        bioAt(slot).aux = pos;
+        return;
+      }
     }
     if (p == index) {
       // nothing cached even after readahead: past the device's end, the
@@ -652,7 +708,15 @@ function pcContinue(slot: i32, t: i64): void {
     const lastP = p - 1;
     v = pageGet(dev, lastP);
     if (v & F_MARK) {
+      curReader = slot;
       asyncRa(job, cg, dev, lastP, lastIndex - lastP, t);
+      curReader = -1;
+      if (passPending.get(slot) > 0) {
+        // asleep in rq_qos_throttle(); the mark is gone, so carrying on from
+        // pos takes the same batch and goes to the uptodate check
+        bioAt(slot).aux = pos;
+        return;
+      }
       v = pageGet(dev, lastP);
     }
     // the pages before lastP in the batch were uptodate: hits

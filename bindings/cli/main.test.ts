@@ -126,3 +126,30 @@ describe("iosim and the user's files", () => {
     expect([0, 1]).toContain(code);
   });
 });
+
+describe("exit 3: a bug, where to report it, and the input to attach", () => {
+  it("an internal error (an injected failure instantiating the core) says it is a bug, names the tracker and writes the input beside the output", () => {
+    const dir = mkdtempSync(join(tmp, "bug-"));
+    const scen = join(dir, "s.yaml");
+    writeFileSync(scen, "name: t\nduration: 10ms\ndevices:\n  - preset: ssd\njobs:\n  - {name: a, rw: read, number_ios: 5}\n");
+    // a preload that makes instantiating the WebAssembly core throw a plain Error: a failure no input explains
+    const inject = `WebAssembly.Instance = class { constructor() { throw new Error("injected failure"); } };`;
+    const r = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(inject)}`, MAIN, "run", "-q", scen, "--out", join(dir, "out")], { cwd: dir, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/^iosim: internal error: this is a bug in iosim, not a problem with your input\.\nPlease report it at the iosim issue tracker and attach (\S+iosim-bug-[^ ]+\.json) \(the command line, the files it names, and this error\)\.\n/);
+    const saved = /attach (\S+\.json)/.exec(r.stderr)![1]!;
+    expect(saved.startsWith(dir)).toBe(true);
+    const report = JSON.parse(readFileSync(saved, "utf8")) as { argv: string[]; files: Record<string, string>; error: string };
+    expect(report.argv).toContain(scen);
+    expect(report.files[scen]).toContain("number_ios: 5");
+    expect(report.error).toMatch(/injected failure/);
+  });
+  it("package.json's bugs field is where to report when the package has one", async () => {
+    const { reportTo, internalErrorMessage } = (await import(MAIN)) as typeof import("./main.js");
+    expect(reportTo({ name: "iosim", bugs: { url: "https://tracker.example/iosim/issues" } })).toBe("https://tracker.example/iosim/issues");
+    expect(reportTo({ name: "iosim", bugs: "https://tracker.example/b" })).toBe("https://tracker.example/b");
+    expect(reportTo({ name: "iosim", bugs: { email: "bugs@example.org" } })).toBe("bugs@example.org");
+    expect(reportTo({ name: "iosim" })).toBe("the iosim issue tracker");
+    expect(internalErrorMessage(new Error("x"), undefined, "T")).toMatch(/Please report it at T with the command line and the files it names\./);
+  });
+});

@@ -19,20 +19,51 @@ export const EXIT_FINDING = 1;
 export const EXIT_INPUT = 2;
 export const EXIT_INTERNAL = 3;
 
-/** The package's version: from the package.json above this file (dist/bindings/cli/ when built by tsc, dist/cli/ when bundled). */
-function version(): string {
+interface PackageJson {
+  name?: string;
+  version?: string;
+  bugs?: string | { url?: string; email?: string };
+}
+
+/** The package's package.json: the one above this file (dist/bindings/cli/ when built by tsc, dist/cli/ when bundled). */
+function packageJson(): PackageJson | undefined {
   try {
     let dir = dirname(fileURLToPath(import.meta.url));
     for (let up = 0; up < 4; up++, dir = dirname(dir)) {
       const p = join(dir, "package.json");
       if (!existsSync(p)) continue;
-      const pkg = JSON.parse(readFileSync(p, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "iosim") return pkg.version ?? "unknown";
+      const pkg = JSON.parse(readFileSync(p, "utf8")) as PackageJson;
+      if (pkg.name === "iosim") return pkg;
     }
   } catch {
-    // unreadable: "unknown"
+    // unreadable: none
   }
-  return "unknown";
+  return undefined;
+}
+
+function version(): string {
+  return packageJson()?.version ?? "unknown";
+}
+
+/**
+ * Where exit 3 asks to report: package.json's `bugs` (its url, else its
+ * email) when the package names one, else "the iosim issue tracker" (no
+ * host is invented: the package has no repository field to derive one from).
+ */
+export function reportTo(pkg: PackageJson | undefined = packageJson()): string {
+  const b = pkg?.bugs;
+  const at = typeof b === "string" ? b : (b?.url ?? b?.email);
+  return at && at.trim() ? at.trim() : "the iosim issue tracker";
+}
+
+/** exit 3's message: a bug, where to report it, the file to attach (when one was written), the error */
+export function internalErrorMessage(e: unknown, saved: string | undefined, to: string = reportTo()): string {
+  return (
+    `iosim: internal error: this is a bug in iosim, not a problem with your input.\n` +
+    `Please report it at ${to}` +
+    (saved ? ` and attach ${saved} (the command line, the files it names, and this error).\n` : ` with the command line and the files it names.\n`) +
+    `${(e as Error)?.stack ?? e}\n`
+  );
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -68,19 +99,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`iosim: ${io}\n`);
       return EXIT_INPUT;
     }
-    const saved = saveBugReport(argv, e);
-    process.stderr.write(
-      `iosim: internal error: this is a bug in iosim, not a problem with your input.\n` +
-        `Please report it at ${REPORT_TO}` +
-        (saved ? ` and attach ${saved} (the command line, the files it names, and this error).\n` : ` with the command line and the files it names.\n`) +
-        `${(e as Error).stack ?? e}\n`,
-    );
+    process.stderr.write(internalErrorMessage(e, saveBugReport(argv, e)));
     return EXIT_INTERNAL;
   }
 }
 
-/** where exit 3 asks to report (the project keeps its issues in one tracker; no host is named here) */
-export const REPORT_TO = "the iosim issue tracker";
 
 /** the most of one named file a bug report copies */
 const REPORT_FILE_BYTES = 4 << 20;

@@ -27,6 +27,12 @@ export function periodTimerOption(v: string): "recorded" | "kernel" {
   return v;
 }
 
+export function bufreadReplayOption(v: string | undefined): "recorded" | "closed" | undefined {
+  if (v === undefined) return undefined;
+  if (v !== "recorded" && v !== "closed") throw new InputError(`--bufread-replay must be "recorded" or "closed", not ${JSON.stringify(v)}`, "command line", undefined, "--bufread-replay");
+  return v;
+}
+
 export type OutputFormat = "normal" | "json" | "json+";
 
 /**

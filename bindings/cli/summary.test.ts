@@ -46,4 +46,23 @@ describe("summary table", () => {
     const p99 = row.trim().split(/\s+/).slice(7, 9).join(" ");
     expect(p99).toBe("99.8 us"); // fio's bucket of 100,000 ns reads back 2^16 + 33.5 * 2^10 = 99,840
   });
+
+  it("IOPS above the io.max cap carry a note naming the first slice's burst (riops/10 IOs with the 100 ms throtl_slice); under the cap, none", () => {
+    const run = (riops: number, count: number) => {
+      const sc = scenarioDefaults({
+        name: "t", devices: [dev], cgroups: [{ path: "a", files: { "io.max": `8:0 riops=${riops}` } }, { path: "b" }],
+        jobs: [jobDefaults({ name: "r", cgroup: "a", device: "d", count, iodepth: 16 }), jobDefaults({ name: "free", cgroup: "b", device: "d", count: 50 })],
+      });
+      return summaryText(simulate(sc), { scenario: sc });
+    };
+    // 300 IOs under riops=1000: the first slice passes 100 at once, the other 200 at 1000/s: ~0.2 s, ~1500 IOPS
+    const short = run(1000, 300);
+    const row = short.split("\n").find((l) => l.startsWith("a "))!.trim().split(/\s+/);
+    expect(Number(row[4])).toBeGreaterThan(1000);
+    const notes = short.split("\n").filter((l) => l.startsWith("note: "));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^note: a read: \d+ IOPS is above io\.max riops=1000: blk-throttle lets the first slice's whole allowance through at once \(throtl_slice 100 ms = HZ\/10 on kernel 6\.18: 100 IOs before the first wait\)/);
+    // the same cgroup far under its cap, and the unlimited one: no note
+    expect(run(100000, 300)).not.toMatch(/^note: /m);
+  });
 });

@@ -2,7 +2,7 @@
 // cgroup got from the device and what held it back.
 import { groupDir } from "../report/fio-json.js";
 import { percentilesFromPlat } from "../report/percentiles.js";
-import type { RunResult } from "../scenario/types.js";
+import type { RunResult, Scenario } from "../scenario/types.js";
 import { resultHash } from "../report/result-hash.js";
 
 const MiB = 1024 * 1024;
@@ -86,7 +86,90 @@ export function warningBlock(warnings: readonly string[]): string {
   return `iosim: ${n} warning${n === 1 ? "" : "s"} (run with --strict to make ${n === 1 ? "it an error" : "them errors"}):\n` + warnings.map((w) => `  ${w}\n`).join("");
 }
 
-export function summaryText(r: RunResult, opts: { warningsAbove?: boolean } = {}): string {
+type CapKey = "rbps" | "wbps" | "riops" | "wiops";
+
+/** io.max values set at t = 0 (the scenario's cgroup files), per cgroup path, per devno: numbers only ("max" is none) */
+function ioMaxAtStart(s: Scenario): Map<string, Map<string, Partial<Record<CapKey, number>>>> {
+  const out = new Map<string, Map<string, Partial<Record<CapKey, number>>>>();
+  for (const g of s.cgroups) {
+    const v = g.files?.["io.max"];
+    if (!v) continue;
+    const per = new Map<string, Partial<Record<CapKey, number>>>();
+    for (const line of v.split("\n")) {
+      const m = /^\s*(\d+:\d+)\s+(.*)$/.exec(line);
+      if (!m) continue;
+      const caps = per.get(m[1]!) ?? {};
+      for (const t of m[2]!.trim().split(/\s+/)) {
+        const kv = /^(rbps|wbps|riops|wiops)=(\d+)$/.exec(t);
+        if (kv) caps[kv[1] as CapKey] = Number(kv[2]);
+      }
+      per.set(m[1]!, caps);
+    }
+    out.set(g.path.replace(/^\/+|\/+$/g, ""), per);
+  }
+  return out;
+}
+
+/**
+ * Why a cgroup's reported IOPS or MiB/s can be above its io.max: the first
+ * slice's burst. blk-throttle allows `limit * roundup(elapsed + 1, slice) /
+ * HZ` (iops; bps likewise), so a fresh slice admits a whole slice's worth at
+ * once - riops/10 IOs, rbps/10 bytes with the 100 ms throtl_slice (HZ/10) of
+ * every modelled kernel (6.1 without CONFIG_BLK_DEV_THROTTLING_LOW, 6.12.117
+ * and 6.18: DFL_THROTL_SLICE) - and over a short run that burst does not
+ * average away. One note per row whose rate is above the lowest cap on its
+ * cgroup or an ancestor for the device its jobs use (io.max at t = 0; rows
+ * whose limits a timed write changes are left alone) and within what the
+ * burst explains.
+ */
+export function capNotes(r: RunResult, s: Scenario): string[] {
+  const caps = ioMaxAtStart(s);
+  if (caps.size === 0) return [];
+  const changed = new Set(s.writes.filter((w) => w.file === "io.max").map((w) => w.cgroup.replace(/^\/+|\/+$/g, "")));
+  const devnoOf = new Map(s.devices.map((d) => [d.name, d.devno]));
+  const hz = s.clock.hz;
+  const sliceJ = (s as Scenario & { throttle?: { sliceJiffies?: number } }).throttle?.sliceJiffies || Math.floor(hz / 10);
+  const sliceS = sliceJ / hz;
+  const notes: string[] = [];
+  for (const row of summaryRows(r)) {
+    const cg = row.cgroup.replace(/^\/+|\/+$/g, "");
+    const devs = new Set(s.jobs.filter((j) => j.cgroup.replace(/^\/+|\/+$/g, "") === cg).map((j) => devnoOf.get(j.device)));
+    if (devs.size !== 1) continue;
+    const devno = [...devs][0];
+    if (!devno) continue;
+    const chain: string[] = [];
+    for (let p = cg; p; p = p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "") chain.push(p);
+    if (chain.some((p) => changed.has(p))) continue;
+    for (const [key, rate, unit] of [
+      [row.dir === "read" ? "riops" : "wiops", row.iops, "IOPS"],
+      [row.dir === "read" ? "rbps" : "wbps", row.mibPerS * MiB, "B/s"],
+    ] as Array<[CapKey, number, string]>) {
+      let cap = Infinity;
+      let at = "";
+      for (const p of chain) {
+        const c = caps.get(p)?.get(devno)?.[key];
+        if (c !== undefined && c < cap) {
+          cap = c;
+          at = p;
+        }
+      }
+      if (!Number.isFinite(cap) || rate <= cap * 1.0005) continue;
+      const burst = Math.floor((cap * sliceJ) / hz);
+      // what a cap and one slice's burst allow over the row's span (and one more slice of rounding)
+      if (rate > (cap * row.spanS + 2 * burst) / row.spanS) continue;
+      const shown = unit === "IOPS" ? `${Math.round(rate)} IOPS` : `${(rate / MiB).toFixed(2)} MiB/s`;
+      const capShown = unit === "IOPS" ? `${key}=${cap}` : `${key}=${cap} (${(cap / MiB).toFixed(2)} MiB/s)`;
+      notes.push(
+        `note: ${cg || "/"} ${row.dir}: ${shown} is above io.max ${capShown}${at !== cg ? ` (set on ${at})` : ""}: blk-throttle lets the first slice's ` +
+          `whole allowance through at once (throtl_slice ${Math.round(sliceS * 1000)} ms = ${sliceJ === Math.floor(hz / 10) ? "HZ/10" : `${sliceJ} jiffies`} on kernel ${s.kernel}: ` +
+          `${burst} ${unit === "IOPS" ? "IOs" : "bytes"} before the first wait), and ${row.spanS.toFixed(3)} s of IO does not average that burst away; a longer run tends to the cap`,
+      );
+    }
+  }
+  return notes;
+}
+
+export function summaryText(r: RunResult, opts: { warningsAbove?: boolean; scenario?: Scenario } = {}): string {
   const lines: string[] = [];
   const secs = r.simulatedNs / 1e9;
   lines.push(`${r.scenario}: ${secs.toFixed(3)} s simulated (kernel ${r.kernel}, seed ${r.seed}), ` +
@@ -102,6 +185,8 @@ export function summaryText(r: RunResult, opts: { warningsAbove?: boolean } = {}
         `${x.throttleWaitNs > 0 ? `${fmtNs(x.throttleWaitNs)} avg` : "-"}`,
     );
   }
+  const notes = opts.scenario ? capNotes(r, opts.scenario) : [];
+  if (notes.length) lines.push("", ...notes);
   if (r.warnings.length) {
     lines.push("");
     if (opts.warningsAbove) lines.push(`${r.warnings.length} warning${r.warnings.length === 1 ? "" : "s"}: see the top of this output`);

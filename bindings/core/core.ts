@@ -97,22 +97,70 @@ export function coreModule(): Promise<WebAssembly.Module> {
   return compiling;
 }
 
-const imports = {
-  env: {
-    abort(_msg: number, _file: number, line: number, col: number): never {
-      throw new Error(`iosim core aborted at ${line}:${col}`);
+/**
+ * The core's abort (AssemblyScript's `abort(message, file, line, column)`):
+ * `what` and `file` are read from the core's memory (UTF-16 strings with
+ * their byte length before them), so an allocation the core cannot make
+ * ("Allocation too large" in ~lib/rt) can be told from a real bug.
+ */
+export class CoreAbort extends Error {
+  constructor(
+    readonly what: string,
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(`iosim core aborted at ${line}:${column}${what ? `: ${what}` : ""}${file ? ` (${file})` : ""}`);
+    this.name = "CoreAbort";
+  }
+  /** the core ran out of room: its memory could not grow, or one table passed the largest block it allocates */
+  get outOfMemory(): boolean {
+    return this.file.startsWith("~lib/") && /allocation too large|out of memory|invalid length/i.test(this.what);
+  }
+}
+
+function asString(mem: WebAssembly.Memory | undefined, ptr: number): string {
+  try {
+    if (!mem || !ptr) return "";
+    const bytes = new Uint32Array(mem.buffer, ptr - 4, 1)[0]!;
+    if (bytes > 4096) return "";
+    return String.fromCharCode(...new Uint16Array(mem.buffer, ptr, bytes >>> 1));
+  } catch {
+    return "";
+  }
+}
+
+/** imports of one instance (its abort reads the instance's memory) */
+function importsFor(): { imports: WebAssembly.Imports; bind: (e: CoreExports) => void } {
+  let mem: WebAssembly.Memory | undefined;
+  return {
+    imports: {
+      env: {
+        abort(msg: number, file: number, line: number, col: number): never {
+          throw new CoreAbort(asString(mem, msg), asString(mem, file), line, col);
+        },
+      },
     },
-  },
-};
+    bind: (e) => {
+      mem = e.memory;
+    },
+  };
+}
 
 /** A fresh instance of the core (own memory). */
 export function instantiateCore(module: WebAssembly.Module = coreModuleSync()): CoreExports {
-  const inst = new WebAssembly.Instance(module, imports);
-  return inst.exports as unknown as CoreExports;
+  const im = importsFor();
+  const inst = new WebAssembly.Instance(module, im.imports);
+  const e = inst.exports as unknown as CoreExports;
+  im.bind(e);
+  return e;
 }
 
 export async function instantiateCoreAsync(): Promise<CoreExports> {
   const m = await coreModule();
-  const inst = await WebAssembly.instantiate(m, imports);
-  return inst.exports as unknown as CoreExports;
+  const im = importsFor();
+  const inst = await WebAssembly.instantiate(m, im.imports);
+  const e = inst.exports as unknown as CoreExports;
+  im.bind(e);
+  return e;
 }

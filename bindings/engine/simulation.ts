@@ -15,7 +15,7 @@
 // xoshiro256** stream per job and device).
 
 import { budgetError, checkBudgets, checkScenario, DEFAULT_LIMITS, type RunLimits } from "../scenario/limits.js";
-import { instantiateCore, type CoreExports } from "../core/core.js";
+import { CoreAbort, instantiateCore, type CoreExports } from "../core/core.js";
 import { COL, DS, RATE_FIELDS, colF64, colI32, colI64, colU32, colU32NoCopy, colU64, colU8, FIO_IO_U_MAP_NR, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../core/columns.js";
 import type { RqosTimelines,
   BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RateSamples, RunResult, Scenario, SeriesBin,
@@ -44,6 +44,14 @@ const RW = { read: 0, write: 1, mix: 2, alt: 3 } as const;
 const PAT = { closed: 0, rate: 1, times: 2, bursts: 3, replay: 4 } as const;
 const MAX_TABLE_POINTS = 32;
 const I64_MAX = 0x7fffffffffffffffn;
+/** IOs the scenario's jobs list (replayed traces, read_iologs, submit-time lists) */
+function listedIos(s: Scenario): number {
+  let n = 0;
+  for (const j of s.jobs) n += j.pattern.kind === "replay" ? j.pattern.ios.length : j.pattern.kind === "times" ? j.pattern.timesNs.length : 0;
+  return n;
+}
+/** events one core.run() call processes at most (step() checks the budgets between calls) */
+const MAX_BATCH = 1 << 17;
 
 export interface Progress {
   simulatedNs: number;
@@ -82,6 +90,9 @@ export class Simulation {
     // the last edge before the core: a value no loader checked is an input error here, not a trap (scenario/limits.ts)
     checkScenario(scenario);
     this.limits = { ...DEFAULT_LIMITS, ...limits };
+    // IOs listed in an input (a replayed trace, a read_iolog) are bounded by that input's size cap:
+    // recording them all (compare, replay, explain record every bio) is not a runaway
+    if (limits.maxRecords === undefined) this.limits.maxRecords = Math.max(this.limits.maxRecords, 4 * listedIos(scenario));
     checkBudgets(scenario, this.limits);
     this.core = core;
     this.scenario = scenario;
@@ -420,6 +431,15 @@ export class Simulation {
       const mean = j.bs.reduce((a, b) => a + b.size * b.weight, 0) / (w || 1);
       this.totalIos += Math.ceil(j.bytes / (mean || 4096));
     }
+    if (j.readaheadServiceNs?.length && !(p.kind === "replay" && p.ios.some((io) => io.serviceNs !== undefined))) {
+      // buffered reads never reach the device; the job's readahead bios (seq = their own
+      // order) take the recorded driver times (assembly/device/device.ts svcReplay)
+      const m = j.readaheadServiceNs.length;
+      const sp = c.stagingAlloc(m * 8) >>> 0;
+      const sv = new BigInt64Array(c.memory.buffer, sp, m);
+      j.readaheadServiceNs.forEach((x, k) => { sv[k] = x < 0 ? -1n : BigInt(Math.round(x)); });
+      (c as unknown as { jobLoadService(job: number, n: number): void }).jobLoadService(id, m);
+    }
     // progress: a job ends by its runtime, or by its IOs
     if (j.runtimeNs !== undefined) {
       this.timedJobs++;
@@ -428,7 +448,7 @@ export class Simulation {
     return id;
   }
 
-  /** Process up to `maxEvents` events; true when the run has finished. */
+  /** Process up to `maxEvents` events (in batches of at most MAX_BATCH); true when the run has finished. */
   step(maxEvents = 1 << 20): boolean {
     if (this.finished) return true;
     const t0 = now();
@@ -437,7 +457,16 @@ export class Simulation {
     const l = this.limits;
     let n = Math.min(maxEvents, l.maxEvents - Number(this.core.eventCount()) + 1);
     if (this.scenario.record) n = Math.min(n, l.maxRecords - this.core.columnLength(COL.REC_JOB) + 1);
-    const status = this.core.run(I64_MAX, Math.max(1, Math.min(n, 0x7fffffff)));
+    // at most 2^17 events a batch: what one batch can add to the core's memory stays small beside the memory budget
+    let status: number;
+    try {
+      status = this.core.run(I64_MAX, Math.max(1, Math.min(n, MAX_BATCH)));
+    } catch (e) {
+      // the core aborts when its memory cannot grow (4 GiB) or one table passes the largest block it
+      // allocates (1 GiB): the memory budget, passed within one batch
+      if (e instanceof CoreAbort && e.outOfMemory) throw budgetError(this.scenario, "maxMemoryMiB", l, Number(this.core.simNow()), e.what);
+      throw e;
+    }
     this.wallMs += now() - t0;
     if (status === 0) this.finished = true;
     else this.checkBudget();
@@ -452,6 +481,7 @@ export class Simulation {
     if (Number(c.eventCount()) > l.maxEvents) throw budgetError(this.scenario, "maxEvents", l, at());
     if (this.scenario.seriesBinNs > 0 && Number(c.seriesOpenBin()) > l.maxSeriesBins) throw budgetError(this.scenario, "maxSeriesBins", l, at());
     if (this.scenario.record && c.columnLength(COL.REC_JOB) > l.maxRecords) throw budgetError(this.scenario, "maxRecords", l, at());
+    if (c.memory.buffer.byteLength > l.maxMemoryMiB * 2 ** 20) throw budgetError(this.scenario, "maxMemoryMiB", l, at());
   }
 
   progress(): Progress {

@@ -21,10 +21,31 @@
 //                   completion; one replay.
 // The replay device: null_blk under TCG does not keep its nominal timing
 // (completion_nsec=2 ms took 2.1-14 ms from issue to completion with two
-// readers copying pages in the emulated CPUs), so the device is fitted to the
-// trace's own requests (fitRequests(): block_rq_issue to block_rq_complete,
-// mean and log-normal spread) - measured, as the guest iocost traces'
-// device is from their calibration run.
+// readers copying pages in the emulated CPUs), so each readahead bio takes
+// the driver time its requests took in the recording (raServiceTimes():
+// block_rq_issue to block_rq_complete, the longer of its pieces), as the
+// io.latency / wbt replays take theirs (rqos.ts); the device fitted to the
+// trace's requests (fitRequests(): mean and log-normal spread) serves the
+// rest and is what `bufreadDevice: "fitted"` uses. A read that waits for a
+// bio's completion then waits what the kernel's read waited, and what is
+// left to the model is everything before the driver: the page cache,
+// blk-throttle, io.cost, and the reader asleep in rq_qos_throttle() on its
+// own readahead bio (assembly/pagecache). With the fitted device a random
+// draw decided each such read (bufread_iocost: 68.0 / 27.1 / 54.3 % of reads
+// within 4 ms; recorded driver times: 79.9 / 28.7 / 69.8 %; the io.max
+// cases 96.91 % either way).
+//
+// io.cost cases, what is still missed: replayed at their recorded submit
+// times, a saturated reader's reads arrive exactly as fast as the kernel's
+// io.cost let its readahead through; where the model's budget falls a
+// period behind the kernel's (bufread_iocost.r2: B donated its inuse to A at
+// 9520 ms in the kernel, at 9560 ms in the model), the model queues A's bios
+// for good (waits growing to 90 ms where the kernel's stayed near 5 ms) and
+// every later read of A is late. `bufreadReplay: "closed"` (compare
+// --bufread-replay closed) replays the readers as the closed loops they were
+// and scores each read's latency instead (replayClosed()); it matches more
+// reads (80-89 %) but the model's readers then read 5-27 % more than the
+// kernel's, whose emulated CPUs also spent time copying and walking pages.
 // The replay submits each read(2) at its recorded submit time (pattern
 // "replay"); the page cache decides whether it completes at once (all pages
 // uptodate), after the bio reading its page completes, or after new
@@ -41,11 +62,13 @@
 // within 5 %.
 
 import { InputError } from "../scenario/errors.js";
-import { scoreSims, formatScore, type Score } from "./score.js";
-import { calibrateClock, replayTrace, type ReplayRun } from "./replay.js";
+import { scoreSims, formatScore, MATCH_NS, type Score } from "./score.js";
+import { calibrateClock, replayTrace, scenarioFromTrace, type ReplayRun, type SimIo } from "./replay.js";
+import { Simulation } from "../engine/simulation.js";
+import { jobDefaults } from "../scenario/defaults.js";
 import { estimateTickPhase, kernelProfileOf, INITIAL_JIFFIES, type RecordedIo, type RecordedTrace, type LimitWrite } from "./traces.js";
 import { registerTraceHandler, type ReplayOptions, type TraceHandler } from "./registry.js";
-import type { KernelVersion } from "../scenario/types.js";
+import type { JobSpec, KernelVersion } from "../scenario/types.js";
 
 export const BIO_BAR = 0.05;
 export const READ_BAR = 0.95;
@@ -54,10 +77,48 @@ interface RecBio {
   cgroup: string;
   tNs: number;
   sectors: number;
+  sector: number;
+}
+
+/**
+ * The recorded driver time of each readahead bio: the longest block_rq_issue ->
+ * block_rq_complete of its requests (a 128 KiB bio is a 124 KiB and a 4 KiB request on this
+ * null_blk; the time between the pieces' issues is blk-throttle's and io.cost's, which the
+ * model decides). Requests are paired issue -> complete by sector and length, first in first
+ * out, and claimed by the first bio (in queue order) whose sectors hold them, issued after it
+ * was queued. -1 where a bio's requests are not all recorded.
+ */
+export function raServiceTimes(recs: Rec[], bios: readonly RecBio[], caseName?: string): number[] {
+  const open = new Map<string, number[]>();
+  const reqs: Array<{ sector: number; nr: number; issue: number; complete: number; used: boolean }> = [];
+  for (const { obj: r } of recs) {
+    if (r.type !== "bio" || (caseName !== undefined && String(r.case) !== caseName)) continue;
+    const k = `${r.sector}+${r.nr_sectors}`;
+    if (r.event === "issue") open.set(k, [...(open.get(k) ?? []), Number(r.t_ns)]);
+    else if (r.event === "complete") {
+      const t0 = open.get(k)?.shift();
+      if (t0 !== undefined) reqs.push({ sector: Number(r.sector), nr: Number(r.nr_sectors), issue: t0, complete: Number(r.t_ns), used: false });
+    }
+  }
+  reqs.sort((a, b) => a.issue - b.issue);
+  return bios.map((b) => {
+    let covered = 0;
+    let svc = -1;
+    for (const q of reqs) {
+      if (covered >= b.sectors) break;
+      if (q.used || q.issue < b.tNs || q.sector < b.sector || q.sector + q.nr > b.sector + b.sectors) continue;
+      q.used = true;
+      covered += q.nr;
+      svc = Math.max(svc, q.complete - q.issue);
+    }
+    return covered >= b.sectors ? svc : -1;
+  });
 }
 
 export interface BufCase {
   trace: RecordedTrace;
+  /** io.cost cases: replayed as the closed loops the readers were (see replayClosed) */
+  closed?: { iotests: Map<string, Record<string, any>>; fit?: { meanNs: number; sigma: number } };
   /** recorded readahead bios (block_bio_queue) */
   bios: RecBio[];
   /** recorded requests (block_rq_issue) */
@@ -110,7 +171,7 @@ function advice(it: Record<string, any>): "none" | "sequential" | "random" {
 
 /** The recorded requests' issue-to-complete times (block_rq_issue / _complete paired by
  *  sector and length, first in first out): their mean and the sigma of their logarithm. */
-export function fitRequests(recs: Rec[]): { meanNs: number; sigma: number } | undefined {
+export function fitRequests(recs: Rec[], robust = false): { meanNs: number; sigma: number } | undefined {
   const open = new Map<string, number[]>();
   const lat: number[] = [];
   for (const { obj: r } of recs) {
@@ -126,6 +187,14 @@ export function fitRequests(recs: Rec[]): { meanNs: number; sigma: number } | un
     }
   }
   if (lat.length < 10) return undefined;
+  if (robust) {
+    // the median and the log-normal spread from the median absolute deviation (x 1.4826):
+    // the few requests the emulated guest completes tens of ms late do not widen all of them
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+    const lg = lat.map((x) => Math.log(x));
+    const ml = med(lg);
+    return { meanNs: Math.exp(ml), sigma: 1.4826 * med(lg.map((x) => Math.abs(x - ml))) };
+  }
   const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
   const logs = lat.map((x) => Math.log(x));
   const ml = logs.reduce((a, b) => a + b, 0) / logs.length;
@@ -139,7 +208,7 @@ function kv(s: string, k: string, d: number): number {
 }
 
 /** The cases of a buffered-read trace, each a RecordedTrace of its own. */
-export function readBufTrace(text: string, file: string): BufCase[] {
+export function readBufTrace(text: string, file: string, opts: ReplayOptions = {}): BufCase[] {
   const recs = lines(text, file);
   const h = recs[0]!.obj;
   if (h.type !== "test" || typeof h.test !== "string" || !h.test.startsWith("bufread")) {
@@ -200,7 +269,7 @@ export function readBufTrace(text: string, file: string): BufCase[] {
           const b = Number(it.base ?? 0);
           if (off >= b && off < b + Number(it.span ?? 0) + (8 << 20)) cg = name;
         }
-        bios.push({ cgroup: cg, tNs: need(r, "t_ns", file, line), sectors: need(r, "nr_sectors", file, line) });
+        bios.push({ cgroup: cg, tNs: need(r, "t_ns", file, line), sectors: need(r, "nr_sectors", file, line), sector: need(r, "sector", file, line) });
       }
     }
     const t0 = Math.min(...ios.map((i) => i.submitNs)) - 1_000_000;
@@ -216,7 +285,14 @@ export function readBufTrace(text: string, file: string): BufCase[] {
     const fadv: Record<string, "none" | "sequential" | "random"> = {};
     for (const [cg, it] of its) fadv[cg] = advice(it);
     const t = mk(base, cgroups, writes, ios, fadv, kv(nb, "completion_nsec", 2_000_000), false);
-    return [{ trace: t, bios, requests }];
+    if ((opts.bufreadDevice ?? "recorded") === "recorded") {
+      const svc = raServiceTimes(recs, bios);
+      t.pageCache!.raServiceNs = Object.fromEntries(cgroups.map((cg) => [cg, svc.filter((_, i) => bios[i]!.cgroup === cg)]));
+    }
+    // (the period timer runs at the kernel's own expiry: at its recorded firings, as the
+    // guest iocost traces replay it, these three traces scored 77.7 / 16.7 / 69.8 % of reads
+    // against 79.9 / 28.7 / 69.8 % - the period phase is not what the replay misses here)
+    return [{ trace: t, bios, requests, closed: { iotests: its, fit: fitRequests(recs) } }];
   }
 
   const cases = new Map<string, { it: Record<string, any>; setNs: number; limit: string; line: number; ios: RecordedIo[]; bios: RecBio[]; requests: number }>();
@@ -240,7 +316,7 @@ export function readBufTrace(text: string, file: string): BufCase[] {
         completeNs: need(r, "complete_ns", file, line), line });
     } else if (r.type === "bio") {
       if (r.event === "issue") c.requests++;
-      if (r.event === "queue") c.bios.push({ cgroup: String(r.case), tNs: need(r, "t_ns", file, line), sectors: need(r, "nr_sectors", file, line) });
+      if (r.event === "queue") c.bios.push({ cgroup: String(r.case), tNs: need(r, "t_ns", file, line), sectors: need(r, "nr_sectors", file, line), sector: need(r, "sector", file, line) });
     }
   }
   const out: BufCase[] = [];
@@ -251,6 +327,7 @@ export function readBufTrace(text: string, file: string): BufCase[] {
     c.ios.forEach((io, i) => (io.seq = i));
     const writes: LimitWrite[] = c.limit ? [{ atNs: c.setNs, cgroup: name, file: "io.max", value: `${devno} ${c.limit}`, line: c.line }] : [];
     const t = mk(`${base}#${name}`, [name], writes, c.ios, { [name]: advice(c.it) }, undefined, true);
+    if ((opts.bufreadDevice ?? "recorded") === "recorded") t.pageCache!.raServiceNs = { [name]: raServiceTimes(recs, c.bios, name) };
     out.push({ trace: t, bios: c.bios, requests: c.requests });
   }
   return out;
@@ -280,12 +357,91 @@ function bioScore(real: RecBio[], sim: number[], requests: number): BioScore {
 
 function replayCase(c: BufCase, opts: ReplayOptions): ReplayRun {
   const o = { kernel: opts.kernel as KernelVersion | undefined, seed: opts.seed };
+  if (c.closed && opts.bufreadReplay === "closed") return replayClosed(c, o);
   const t = calibrateClock(c.trace, o, (sims) => scoreSims(c.trace.name, sims).matched);
   return replayTrace(t, o);
 }
 
+/**
+ * An io.cost case replayed as the closed loops its readers were: each cgroup's iotest
+ * (QD threads of read(2), bs, sequential or random over its span from its base) from its
+ * first recorded read to its last, with the recorder's own turnaround (median time from
+ * a read's completion to the same thread's next read) as think time; the device fitted
+ * robustly to the recorded requests. Why not the recorded submit times: io.cost shares
+ * the device by weight and hands unused budget around (donation, vtime_err), so a
+ * reader's reads arrive as fast as io.cost lets its readahead through; replayed at the
+ * kernel's times, a model whose budget is a period behind the kernel's at one moment
+ * (bufread_iocost.r2: B donated at 9520 ms in the kernel, one period later in the
+ * model) queues the saturated reader's bios for good (waits growing to 90 ms where
+ * the kernel's stayed at 5), and every later read is late (18-63 % of reads within
+ * 4 ms). The records then pair the k-th read of a cgroup (by submit order) with the
+ * model's k-th and compare their latencies (submit to completion): what io.cost and
+ * the page cache did to each read, not when the closed loop got to it.
+ */
+function replayClosed(c: BufCase, o: { kernel?: KernelVersion; seed?: number }): ReplayRun {
+  const t: RecordedTrace = { ...c.trace, device: { ...c.trace.device, ...(c.closed!.fit ? { fit: c.closed!.fit } : {}) } };
+  const { scenario, shiftNs } = scenarioFromTrace(t, o);
+  const byJob = new Map<string, RecordedIo[]>();
+  for (const io of t.ios) byJob.set(io.job, [...(byJob.get(io.job) ?? []), io]);
+  const jobs: JobSpec[] = [];
+  for (const [name, list] of byJob) {
+    list.sort((a, b) => a.submitNs - b.submitNs || a.seq - b.seq);
+    const it = c.closed!.iotests.get(name) ?? {};
+    const byThread = new Map<number, RecordedIo[]>();
+    for (const io of list) byThread.set(io.thread, [...(byThread.get(io.thread) ?? []), io]);
+    const gaps: number[] = [];
+    for (const l of byThread.values()) for (let k = 1; k < l.length; k++) gaps.push(l[k]!.submitNs - l[k - 1]!.completeNs);
+    gaps.sort((a, b) => a - b);
+    const think = Math.max(0, Math.round(gaps.length ? gaps[gaps.length >> 1]! : 0));
+    const bs = Number(it.bs ?? list[0]!.size);
+    const start = list[0]!.submitNs - shiftNs;
+    jobs.push(jobDefaults({
+      name, device: t.device.name, cgroup: list[0]!.cgroup, rw: it.op === "write" ? "write" : "read", random: it.pattern === "rand",
+      bs: [{ size: bs, weight: 1 }], offset: Number(it.base ?? list[0]!.off), regionLen: Number(it.span ?? 1 << 30), align: bs,
+      iodepth: Math.max(1, Number(it.qd ?? 1)), thinktimeNs: think, thinktimeBlocks: 1, startNs: start,
+      runtimeNs: list[list.length - 1]!.submitNs - shiftNs + 1 - start, timeBased: true,
+      direct: false, fadvise: t.pageCache?.fadvise[name] ?? "none", invalidate: false,
+      ...(t.pageCache?.raServiceNs?.[name] ? { readaheadServiceNs: t.pageCache.raServiceNs[name] } : {}),
+    }));
+  }
+  scenario.jobs = jobs;
+  const res = new Simulation(scenario).runToEnd();
+  const sims: SimIo[] = [];
+  const bios: NonNullable<ReplayRun["bios"]> = [];
+  const simReads = new Map<string, Array<{ submitNs: number; completeNs: number }>>();
+  for (const r of res.records ?? []) {
+    if (r.readahead) {
+      bios.push({ job: r.job, cgroup: r.cgroup, off: r.off, size: r.size, submitNs: r.submitNs + shiftNs, issueNs: r.issueNs + shiftNs, completeNs: r.completeNs + shiftNs });
+      continue;
+    }
+    simReads.set(r.job, [...(simReads.get(r.job) ?? []), { submitNs: r.submitNs + shiftNs, completeNs: r.completeNs + shiftNs }]);
+  }
+  for (const [name, list] of byJob) {
+    const sl = (simReads.get(name) ?? []).sort((a, b) => a.submitNs - b.submitNs);
+    list.forEach((io, k) => {
+      const s = sl[k];
+      sims.push({ io, submitNs: s?.submitNs ?? NaN, releaseNs: s?.submitNs ?? NaN, completeNs: s?.completeNs ?? NaN });
+    });
+  }
+  return { trace: t, scenario, shiftNs, sims, bios, closedLoop: { simReads: [...simReads.values()].reduce((a, l) => a + l.length, 0) } };
+}
+
+/** Closed-loop replays: the k-th read's latency against the model's k-th (within 4 ms); a read the model did not make is a miss. */
+function scoreLatencies(name: string, sims: readonly SimIo[]): Score {
+  const errs: number[] = [];
+  let matched = 0;
+  for (const s of sims) {
+    const e = Number.isFinite(s.completeNs) ? Math.abs((s.io.completeNs - s.io.submitNs) - (s.completeNs - s.submitNs)) : Infinity;
+    errs.push(e);
+    if (e <= MATCH_NS) matched++;
+  }
+  const fin = errs.filter(Number.isFinite).sort((a, b) => a - b);
+  const q = (p: number) => (fin.length ? fin[Math.min(fin.length - 1, Math.floor(p * (fin.length - 1)))]! : 0);
+  return { name, ios: errs.length, matched, share: errs.length ? matched / errs.length : 1, p50ErrNs: q(0.5), p99ErrNs: q(0.99), maxErrNs: fin.length ? fin[fin.length - 1]! : 0, jobs: [] };
+}
+
 export function compareBufTrace(text: string, file: string, opts: ReplayOptions = {}): BufScore {
-  const cases = readBufTrace(text, file);
+  const cases = readBufTrace(text, file, opts);
   const out: BufScore["cases"] = [];
   let ios = 0;
   let matched = 0;
@@ -294,7 +450,7 @@ export function compareBufTrace(text: string, file: string, opts: ReplayOptions 
   let requests = 0;
   for (const c of cases) {
     const run = replayCase(c, opts);
-    const reads = scoreSims(c.trace.name, run.sims);
+    const reads = run.closedLoop ? scoreLatencies(c.trace.name + " (closed loop: read latencies)", run.sims) : scoreSims(c.trace.name, run.sims);
     const sim = (run.bios ?? []).map((b) => b.size);
     out.push({ name: c.trace.name, reads, bios: bioScore(c.bios, sim, c.requests) });
     ios += reads.ios;
@@ -324,7 +480,7 @@ export const bufreadTraceHandler: TraceHandler = {
   detect: (h) => h.type === "test" && typeof h.test === "string" && h.test.startsWith("bufread"),
   replay: (text, file, opts) => {
     const out: string[] = [];
-    for (const c of readBufTrace(text, file)) {
+    for (const c of readBufTrace(text, file, opts)) {
       const run = replayCase(c, opts);
       out.push(JSON.stringify({ type: "replay", source: file, trace_kind: "guest-bufread", name: c.trace.name, kernel: run.scenario.kernel, recorded_kernel: c.trace.kernelString, shift_ns: run.shiftNs }));
       for (const s of [...run.sims].sort((a, b) => a.io.submitNs - b.io.submitNs)) {

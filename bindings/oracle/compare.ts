@@ -6,6 +6,7 @@ import { replayTrace, replayLines, calibrateClock, type ReplayOpts, type ReplayR
 import { scoreSims, formatScore, type Score } from "./score.js";
 import { registerTraceHandler, type TraceHandler } from "./registry.js";
 import type { KernelVersion } from "../scenario/types.js";
+import { isRecordIocost } from "./record-iocost.js";
 
 export interface TraceScore {
   file: string;
@@ -68,5 +69,6 @@ function handler(kind: RecordedTrace["kind"], detect: (h: Record<string, unknown
   };
 }
 
-registerTraceHandler(handler("throtl", (h) => h.type === "header" && typeof h.jiffies === "object" && !!h.scenario_spec));
+// (an `iosim record` trace of an io.cost scenario is record-iocost.ts's: a closed-loop replay)
+registerTraceHandler(handler("throtl", (h) => h.type === "header" && typeof h.jiffies === "object" && !!h.scenario_spec && !isRecordIocost(h)));
 registerTraceHandler(handler("guest-iomax", (h) => h.type === "test" && h.test === "iomax"));

@@ -19,6 +19,7 @@ import { calibrated } from "./compare.js";
 import { scenarioFromThrotlJson } from "./throtl-scenario.js";
 import type { ScenarioWithThrottle } from "../engine/modules/throttle.js";
 import { InputError } from "../scenario/errors.js";
+import { explainRecordIocost, isRecordIocost } from "./record-iocost.js";
 
 function ordinal(n: number): string {
   const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] ?? "th";
@@ -87,6 +88,7 @@ export function explainText(text: string, file: string, job: string, seq: number
   } catch {
     isTrace = false;
   }
+  if (isTrace && isRecordIocost(JSON.parse(first))) return explainRecordIocost(text, file, job, seq);
   if (isTrace) {
     const t = calibrated(readTrace(text, file));
     const run = replayTrace(t, { trace: true });

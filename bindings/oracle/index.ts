@@ -11,6 +11,7 @@ export { scenarioFromThrotlJson } from "./throtl-scenario.js";
 export { explainDecisions, explainText } from "./explain.js";
 export { blktestsThrotl, type BlktestCase } from "./blktests.js";
 import "./iocost.js";
+export { isRecordIocost, replayRecordIocost, scoreRecordIocost, formatRecordIocost, explainRecordIocost, type RecordIocostScore } from "./record-iocost.js";
 import "./writeback.js";
 import "./rqos.js";
 export { readBufTrace, compareBufTrace, formatBufScore, type BufScore } from "./bufread.js";

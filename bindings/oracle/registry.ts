@@ -21,6 +21,10 @@ export interface ReplayOptions {
   seed?: number;
   /** iocost traces: fire the period timer at its recorded deliveries ("recorded", default) or at the kernel's own expiry ("kernel") */
   periodTimer?: "recorded" | "kernel";
+  /** io.cost buffered-read traces: each read at its recorded time ("recorded", default) or the readers as closed loops ("closed": read latencies scored) */
+  bufreadReplay?: "closed" | "recorded";
+  /** buffered-read traces: each readahead bio's driver time as recorded ("recorded", default) or the device fitted to them ("fitted") */
+  bufreadDevice?: "recorded" | "fitted";
 }
 
 const handlers: TraceHandler[] = [];

@@ -32,6 +32,8 @@ export interface ReplayRun {
   /** buffered reads: the readahead bios the page cache issued (trace time) */
   bios?: Array<{ job: string; cgroup: string; off: number; size: number; submitNs: number; issueNs: number; completeNs: number }>;
   decisions?: Decision[];
+  /** a closed-loop replay (io.cost buffered reads): sims pair the k-th recorded read with the model's k-th */
+  closedLoop?: { simReads: number };
 }
 
 export interface ReplayOpts {
@@ -71,7 +73,7 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
     const pc = t.pageCache;
     jobs.push(jobDefaults({
       name, device: t.device.name, cgroup: list[0]!.cgroup, iodepth: list.length,
-      ...(pc ? { direct: false, fadvise: pc.fadvise[name] ?? "none", invalidate: false } : {}),
+      ...(pc ? { direct: false, fadvise: pc.fadvise[name] ?? "none", invalidate: false, ...(pc.raServiceNs?.[name] ? { readaheadServiceNs: pc.raServiceNs[name] } : {}) } : {}),
       pattern: { kind: "replay", ios: list.map((io) => ({ tNs: io.submitNs - shift, off: io.off, size: io.size, dir: io.dir })) },
       source: { file: t.file, line: list[0]!.line },
     }));
@@ -99,7 +101,7 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
 }
 
 /** A device whose service time is the recorded mean with the recorded spread (log-normal). */
-function fittedDevice(fit: { meanNs: number; sigma: number }): Pick<DeviceSpec, "latencyNs" | "jitterSigma" | "curve" | "channels"> {
+export function fittedDevice(fit: { meanNs: number; sigma: number }): Pick<DeviceSpec, "latencyNs" | "jitterSigma" | "curve" | "channels"> {
   const channels = 256;
   const iops = (channels * 1e9) / Math.max(1, fit.meanNs);
   const flat: Array<[number, number]> = [[512, iops], [1 << 20, iops]];

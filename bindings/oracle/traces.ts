@@ -84,6 +84,8 @@ export interface RecordedTrace {
     sizeBytes: number;
     /** per job: its file's posix_fadvise */
     fadvise: Record<string, "none" | "sequential" | "random">;
+    /** per job: the recorded driver time of its k-th readahead bio (ns, -1 unknown) */
+    raServiceNs?: Record<string, number[]>;
   };
 }
 

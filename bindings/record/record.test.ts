@@ -11,7 +11,7 @@ import { record, RecordError } from "./record.js";
 import { dryRun } from "./host.js";
 import { ioMaxAsV1, planRecording, retarget } from "./plan.js";
 import { jiffiesMap, parseTimerList } from "./jiffies.js";
-import { parseBlockTrace, traceDev } from "./tracepoints.js";
+import { parseBlockTrace, parseIocostTrace, traceDev } from "./tracepoints.js";
 import { scenarioFromThrotlJson } from "../oracle/throtl-scenario.js";
 import { readTrace } from "../oracle/traces.js";
 import { replayTrace } from "../oracle/replay.js";
@@ -213,6 +213,19 @@ describe("the recording's parts", () => {
     const ev = parseBlockTrace("  <idle>-0 [000] d.h1. 1234.567990: block_rq_complete: 7,3 R () 8 + 8 none,0,0 [0]\n", 1234_000_000_000n);
     expect(ev).toEqual([{ type: "block", ev: "complete", t_ns: 567_990_000, rwbs: "R", sector: 8, nr_sector: 8 }]);
     expect(traceDev("7:3")).toBe((7 << 20) | 3);
+  });
+
+  it("reads blk-iocost's tracepoints in the shape of the oracle's guest traces", () => {
+    const text = [
+      "        iosim_rec-129     [001] .....    51.158793: iocost_iocg_activate: [nullb0:/iosim-rec.k1/B] now=51158793:2821315568238 vrate=165811 period=114->114 vtime=2818566808238 weight=19660800/19660800 hweight=65536/65536",
+      "           <idle>-0       [001] d.s2.    51.226470: iocost_inuse_transfer: [nullb0:/iosim-rec.k1/B] now=51226390 inuse=19660800->2925682 hw_inuse=49152->20227",
+      "          <idle>-0       [001] d.s2.    51.226480: block_rq_issue: 253,0 R 4096 () 8 + 8 none,0,0 [x]",
+    ].join("\n");
+    const ev = parseIocostTrace(text, 51_000_000_000n);
+    expect(ev).toHaveLength(2);
+    expect(ev[0]).toMatchObject({ type: "trace", event: "iocost_iocg_activate", t_ns: 158_793_000, dev: "nullb0", cgroup: "/iosim-rec.k1/B",
+      now: "51158793:2821315568238", vrate: 165811, period: [114, 114], weight: [19660800, 19660800], hweight: [65536, 65536] });
+    expect(ev[1]).toMatchObject({ event: "iocost_inuse_transfer", now: 51226390, inuse: [19660800, 2925682], hw_inuse: [49152, 20227] });
   });
 
   it("marks a map whose samples disagree by more than a tick unreliable, and compare then estimates the phase", async () => {

@@ -47,7 +47,7 @@ import type { Scenario } from "../scenario/types.js";
 import type { Host } from "./host.js";
 import { ioListText, planRecording, type RecordPlan } from "./plan.js";
 import { hzOfConfig, jiffiesMap } from "./jiffies.js";
-import { BLOCK_EVENTS, parseBlockTrace, traceDev, type BlockEvent } from "./tracepoints.js";
+import { BLOCK_EVENTS, IOCOST_EVENTS, parseBlockTrace, parseIocostTrace, traceDev, type BlockEvent } from "./tracepoints.js";
 
 /** Refusals before anything is changed, and failures midway: exit 2 with what to do. */
 export class RecordError extends Error {}
@@ -221,7 +221,15 @@ export function makeDevice(h: Host, undo: Undo, o: RecordOptions, bytesNeeded: n
   if (busy.length) throw new RecordError(`--device ${dev} holds a mounted filesystem (${busy.join(", ")}): writing to it would corrupt it; name a file on it with --file PATH instead`);
   if (!o.yes) throw new RecordError(`--device ${dev}: iosim record writes to the device it records on, over whatever it holds; add --yes to confirm`);
   const devno = (h.read(`/sys/block/${name}/dev`) ?? "").trim();
-  return { path: dev, name, devno, sizeBytes: Number(h.read(`/sys/block/${name}/size`) ?? 0) * 512, target: dev, facts: queueFacts(h, name) };
+  // a null_blk device made before the recording (the guest scripts insmod it): its timing parameters
+  const nb: Record<string, string> = {};
+  if (/^nullb\d+$/.test(name)) {
+    for (const p of ["queue_mode", "irqmode", "completion_nsec", "hw_queue_depth", "submit_queues", "bs"]) {
+      const v = h.read(`/sys/module/null_blk/parameters/${p}`)?.trim();
+      if (v !== undefined && v !== "") nb[p] = v;
+    }
+  }
+  return { path: dev, name, devno, sizeBytes: Number(h.read(`/sys/block/${name}/size`) ?? 0) * 512, target: dev, facts: { ...(Object.keys(nb).length ? { null_blk: nb } : {}), ...queueFacts(h, name) } };
 }
 
 function statOrCreate(file: string, bytes: number, undo: Undo): { dev: number; size: number } {
@@ -333,6 +341,8 @@ export async function record(h: Host, s: Scenario, o: RecordOptions = {}): Promi
 
     // tracepoints
     let instance: string | undefined;
+    const usesIocost = plan.writes.some((w) => w.file === "io.cost.qos");
+    const iocostTp: string[] = [];
     if (machine.tracefs) {
       instance = join(machine.tracefs, "instances", basename(base));
       h.mkdir(instance);
@@ -342,6 +352,15 @@ export async function record(h: Host, s: Scenario, o: RecordOptions = {}): Promi
       for (const e of BLOCK_EVENTS) {
         h.write(join(instance, "events", "block", e, "filter"), `dev == ${traceDev(dev.devno)}`);
         h.write(join(instance, "events", "block", e, "enable"), "1");
+      }
+      // io.cost: its tracepoints too (the period timer's firings sharpen compare's replay)
+      if (usesIocost && h.exists(join(instance, "events", "iocost"))) {
+        for (const e of IOCOST_EVENTS) {
+          if (h.exists(join(instance, "events", "iocost", e))) {
+            h.write(join(instance, "events", "iocost", e, "enable"), "1");
+            iocostTp.push(e);
+          }
+        }
       }
     }
 
@@ -434,7 +453,9 @@ export async function record(h: Host, s: Scenario, o: RecordOptions = {}): Promi
       const files = machine.version === 1 ? ["blkio.throttle.io_serviced", "blkio.throttle.io_service_bytes"] : ["io.stat"];
       counters[p] = Object.fromEntries(files.map((f) => [f, (h.read(join(dirOf(p), f)) ?? "").split("\n").filter((l) => l.startsWith(dev.devno))]));
     }
-    const block = instance ? parseBlockTrace(h.read(join(instance, "trace")) ?? "", t0) : [];
+    const traceText = instance ? h.read(join(instance, "trace")) ?? "" : "";
+    const block = instance ? parseBlockTrace(traceText, t0) : [];
+    const iocostEvents = iocostTp.length ? parseIocostTrace(traceText, t0) : [];
 
     const ios: Array<Record<string, unknown>> = [];
     plan.jobs.forEach((j, k) => {
@@ -481,11 +502,11 @@ export async function record(h: Host, s: Scenario, o: RecordOptions = {}): Promi
       limits_written: limitsWritten,
       events,
       counters,
-      tracepoints: instance ? [...BLOCK_EVENTS] : [],
+      tracepoints: instance ? [...BLOCK_EVENTS, ...iocostTp] : [],
       n_ios: ios.length,
       jobs: plan.jobs.map((j) => ({ name: j.name, cgroup: j.cgroup })),
     };
-    const lines = [JSON.stringify(header), ...ios.map((r) => JSON.stringify(r)), ...block.map((b) => JSON.stringify(b))];
+    const lines = [JSON.stringify(header), ...ios.map((r) => JSON.stringify(r)), ...block.map((b) => JSON.stringify(b)), ...iocostEvents.map((e) => JSON.stringify(e))];
     return { header, ios, block, lines };
   } finally {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");

@@ -200,6 +200,13 @@ export interface JobSpec {
    * tracks and limits them.
    */
   replayWriteback?: "background" | "sync";
+  /**
+   * Buffered reads replayed from a trace: the recorded driver time (rq_issue of its first
+   * request -> rq_complete of its last) of the job's k-th readahead bio, in the order the
+   * job submits them (-1: not recorded, the device model's). Replaces the device's service
+   * as a replay's `serviceNs` does for direct IO (assembly/device/device.ts svcReplay).
+   */
+  readaheadServiceNs?: number[];
   /** cgroup path the job runs in ("" = root). */
   cgroup: string;
   /** device name (DeviceSpec.name). */

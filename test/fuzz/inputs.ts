@@ -230,9 +230,200 @@ export const k8sCase: fc.Arbitrary<FuzzCase> = fc.record({
   return { kind: "k8s", files: { "k.yaml": l.join("\n") + "\n" }, args: ["k8s", "run", "{dir}/k.yaml", "--json"] };
 });
 
-export const anyCase: fc.Arbitrary<FuzzCase> = fc.oneof(scenarioCase, fioCase, deviceCase, traceCase, k8sCase, mutatedCase);
+// ------------------------------------------------------------ Monte Carlo command lines
+
+const JDIR = join(ROOT, "test", "fixtures", "fuzz", "journal");
+const SWEEP = readFileSync(join(JDIR, "sweep.yaml"), "utf8");
+const JOURNAL = readFileSync(join(JDIR, "runs.jsonl"), "utf8").split("\n").filter((l) => l.trim());
+
+const MC_OPTS: Record<string, string[]> = {
+  "--runs": ["3", "0", "-1", "1.5", "4294967296", "1e12", "abc", "18446744073709551617", "2", "9007199254740993"],
+  "--seed": ["1", "0", "-1", "18446744073709551616", "abc", "0x10", "1e3"],
+  "--shard": ["0/1", "1/2", "2/2", "1/0", "a/b", "0/4294967297", "-1/2"],
+  "--by": ["depth", "nope", "depth:1,2", "depth:abc", "cap", "depth:", ":"],
+  "--max-runs": ["1", "0", "10", "-1", "abc", "1e30"],
+  "--shrink-budget": ["0", "1", "5", "-1", "1e30"],
+};
+
+/** `iosim mc` of a small sweep with drawn options (always in this thread, a bounded number of runs) */
+export const mcArgsCase: fc.Arbitrary<FuzzCase> = fc.record({
+  opts: fc.dictionary(pick(Object.keys(MC_OPTS)), fc.constant(""), { maxKeys: 3 }).chain((d) => fc.record(Object.fromEntries(Object.keys(d).map((k) => [k, pick(MC_OPTS[k]!)])))),
+  flags: fc.subarray(["--no-shrink", "--json", "--resume", "--force"]),
+  param: pick(["{choice: [1, 4]}", "{randint: [1, 4]}", "{randint: [0, 4294967297]}", "{uniform: [.nan, 1]}", "{choice: []}", "{choice: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]}", "{randint: [4, 1]}", "{weights: [1]}", "7"]),
+}).map((m) => {
+  const opts = m.opts as Record<string, string>;
+  if (opts["--runs"] !== undefined && Number(opts["--runs"]) > 3 && Number.isFinite(Number(opts["--runs"]))) opts["--max-runs"] ??= "5"; // a huge --runs meets the per-process budget
+  const runs = opts["--runs"] ?? "3";
+  delete opts["--runs"];
+  const text = SWEEP.replace("{choice: [1, 4]}", m.param);
+  return {
+    kind: "mc args",
+    files: { "sweep.yaml": text },
+    args: ["mc", "{dir}/sweep.yaml", "--runs", runs, "--workers", "0", "--no-progress", "-o", "{dir}/out", ...Object.entries(opts).flat(), ...m.flags, ...(m.flags.includes("--no-shrink") ? [] : ["--shrink-budget", "3"])],
+  };
+});
+
+// ------------------------------------------------------------ journals (--resume of a damaged or foreign one)
+
+type JournalEdit = { op: "drop" | "dup" | "dupOther" | "trunc" | "garbage" | "classes" | "index" | "header" | "blank"; at: number; v: string };
+export const journalCase: fc.Arbitrary<FuzzCase> = fc.record({
+  keep: fc.nat(JOURNAL.length),
+  edits: fc.array(fc.record({ op: pick(["drop", "dup", "dupOther", "trunc", "garbage", "classes", "index", "header", "blank"] as const), at: fc.nat(20), v: pick(["x", "{}", "[]", "{\"i\":", "\u0000", "null", "-1", "1e300", "4294967297", "2.5"]) }), { maxLength: 3 }),
+  lock: fc.option(pick(["1\n", "999999999\n", "abc", "", `${2 ** 31}\n`]), { nil: undefined }),
+  runs: pick(["6", "4", "10", "1"]),
+  sweepEdit: pick(["", "number_ios: 40", "depth"]),
+  cmd: pick(["resume", "merge"]),
+}).map((j) => {
+  let lines = JOURNAL.slice(0, Math.max(1, j.keep));
+  for (const e of j.edits as JournalEdit[]) {
+    const k = e.at % lines.length;
+    const r = (l: string) => {
+      try {
+        const o: unknown = JSON.parse(l);
+        return typeof o === "object" && o !== null && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    switch (e.op) {
+      case "drop": if (k > 0) lines.splice(k, 1); break;
+      case "dup": lines.splice(k, 0, lines[k]!); break;
+      case "dupOther": { const o = r(lines[k]!); if (o && "i" in o) { o.classes = ["other"]; lines.push(JSON.stringify(o)); } break; }
+      case "trunc": lines[k] = lines[k]!.slice(0, Math.floor(lines[k]!.length / 2)); break;
+      case "garbage": lines.splice(k, 0, e.v); break;
+      case "classes": { const o = r(lines[k]!); if (o) { o.classes = e.v === "[]" ? [] : e.v; lines[k] = JSON.stringify(o); } break; }
+      case "index": { const o = r(lines[k]!); if (o) { o.i = Number(e.v); lines[k] = JSON.stringify(o); } break; }
+      case "header": { const o = r(lines[0]!); if (o) { (o as Record<string, unknown>)[["runs", "seed", "mc", "shard"][e.at % 4]!] = e.v === "null" ? null : Number.isFinite(Number(e.v)) ? Number(e.v) : e.v; lines[0] = JSON.stringify(o); } break; }
+      case "blank": lines.splice(k, 0, ""); break;
+    }
+  }
+  const sweep = j.sweepEdit === "" ? SWEEP : j.sweepEdit === "depth" ? SWEEP.replace("{choice: [1, 4]}", "{choice: [1, 8]}") : SWEEP.replace("number_ios: 40", "number_ios: 41");
+  const files: Record<string, string> = { "sweep.yaml": sweep, "out/runs.jsonl": lines.join("\n") + "\n" };
+  if (j.lock !== undefined) files["out/runs.jsonl.lock"] = j.lock;
+  const args = j.cmd === "merge"
+    ? ["mc", "merge", "{dir}/out/runs.jsonl", "--json"]
+    : ["mc", "{dir}/sweep.yaml", "--runs", j.runs, "--workers", "0", "--no-progress", "--no-shrink", "-o", "{dir}/out", "--resume", "--json"];
+  return { kind: "journal", files, args };
+});
+
+// ------------------------------------------------------------ YAML resource shapes: alias bombs, merge chains, self-references
+
+export const yamlShapeCase: fc.Arbitrary<FuzzCase> = fc.record({
+  shape: pick(["bomb", "mergechain", "selfmerge", "undefalias", "deep", "anchorcycle"] as const),
+  n: fc.integer({ min: 1, max: 3000 }),
+  w: fc.integer({ min: 1, max: 12 }),
+  host: pick(["run", "k8s", "mc"] as const),
+}).map((y) => {
+  let doc = "";
+  const n = y.n;
+  switch (y.shape) {
+    case "bomb": {
+      const depth = Math.min(12, 1 + (n % 12));
+      doc = `x0: &x0 [${Array(y.w).fill('"lol"').join(",")}]\n` + Array.from({ length: depth }, (_, k) => `x${k + 1}: &x${k + 1} [${Array(y.w).fill(`*x${k}`).join(",")}]`).join("\n") + "\n";
+      break;
+    }
+    case "mergechain":
+      doc = "m0: &m0 {a: 1}\n" + Array.from({ length: n }, (_, k) => `m${k + 1}: &m${k + 1} {<<: *m${k}, k${k}: ${k}}`).join("\n") + "\n";
+      break;
+    case "selfmerge":
+      doc = `x: &x\n  a: 1\n  <<: ${y.w % 2 ? "*x" : "[*x, *x]"}\n`;
+      break;
+    case "undefalias":
+      doc = `x: *nowhere${n}\n`;
+      break;
+    case "deep":
+      doc = "d: " + "[".repeat(n) + "]".repeat(n) + "\n";
+      break;
+    case "anchorcycle":
+      doc = `a: &a {b: &b {c: *a}}\n`;
+      break;
+  }
+  if (y.host === "k8s") return { kind: `yaml ${y.shape} (k8s)`, files: { "k.yaml": doc + "name: y\nversion: \"1.25\"\nobjects: []\n" }, args: ["k8s", "run", "{dir}/k.yaml", "--json"] };
+  if (y.host === "mc") return { kind: `yaml ${y.shape} (mc)`, files: { "m.yaml": doc + SWEEP }, args: ["mc", "{dir}/m.yaml", "--runs", "2", "--workers", "0", "--no-progress", "--no-shrink", "-o", "{dir}/out"] };
+  return { kind: `yaml ${y.shape} (run)`, files: { "s.yaml": doc + "name: t\nduration: 100ms\ndevices:\n  - preset: ssd\njobs:\n  - {name: a, rw: randread, number_ios: 10}\n" }, args: ["run", "-q", "--json", "{dir}/s.yaml"] };
+});
+
+// ------------------------------------------------------------ cgroup trees: nesting, width, limits at many levels
+
+export const cgroupTreeCase: fc.Arbitrary<FuzzCase> = fc.record({
+  depth: fc.integer({ min: 1, max: 400 }),
+  width: fc.integer({ min: 1, max: 300 }),
+  every: fc.integer({ min: 1, max: 50 }),
+  file: pick(Object.keys(CGROUP_FILES)),
+  v: fc.nat(20),
+  series: fc.option(pick(["1ms", "10ms", "1ns", "100us"]), { nil: undefined }),
+  record: fc.boolean(),
+  flags: fc.subarray(["--max-series-bins", "--max-records"]),
+}).map((t) => {
+  const vals = CGROUP_FILES[t.file]!;
+  const lines = ["name: tree", "duration: 50ms", "devices:\n  - {preset: ssd, name: sda}"];
+  if (t.series) lines.push(`series: ${t.series}`);
+  if (t.record) lines.push("record: true");
+  lines.push("cgroups:");
+  let path = "";
+  for (let d = 0; d < t.depth; d++) {
+    path = path ? `${path}/c${d}` : "c0";
+    lines.push(`  ${path}: ${d % t.every === 0 ? `{${t.file}: ${JSON.stringify(vals[(t.v + d) % vals.length])}}` : "{}"}`);
+  }
+  for (let k = 0; k < t.width; k++) lines.push(`  w${k}: {}`);
+  lines.push(`jobs:\n  - {name: a, cgroup: ${JSON.stringify(path)}, rw: randread, number_ios: 20}\n  - {name: b, cgroup: w${t.width - 1}, rw: write, number_ios: 20}`);
+  const extra = t.flags.flatMap((f) => [f, f === "--max-series-bins" ? "1000" : "10"]);
+  return { kind: "cgroup tree", files: { "s.yaml": lines.join("\n") + "\n" }, args: ["run", "-q", "--json", "{dir}/s.yaml", ...extra] };
+});
+
+// ------------------------------------------------------------ iocost and writeback traces (the throttle one is above)
+
+const OTHER_TRACES = ["guest/iocost_fixed.jsonl", "guest/wb_foreign.jsonl", "guest/iolat.jsonl", "bufread/bufread.jsonl"].map((f) => {
+  const lines = readFileSync(join(ROOT, "test", "fixtures", "oracle", f), "utf8").split("\n").filter((l) => l.trim());
+  return { name: f, lines: lines.slice(0, 14) };
+});
+export const otherTraceCase: fc.Arbitrary<FuzzCase> = fc.record({
+  t: fc.nat(OTHER_TRACES.length - 1),
+  edits: fc.array(fc.tuple(fc.nat(13), pick(["hz", "submit_ns", "complete_ns", "t0_mono_ns", "seq", "size", "off", "ns", "dir", "cgroup", "vtime", "weight", "events", "jobs", "devices", "dev", "sector"]), pick(TRACE_VALUES)), { maxLength: 3 }),
+  dup: fc.option(fc.nat(13), { nil: undefined }),
+  cmd: pick([["compare"], ["replay"], ["explain", "--job", "r", "--seq", "3"], ["explain", "--job", "nope", "--seq", "1"], ["compare", "--kernel", "6.12"]]),
+}).map((t) => {
+  const tr = OTHER_TRACES[t.t]!;
+  const recs = tr.lines.map((l) => JSON.parse(l) as Record<string, unknown>); // objects: the fixtures' lines
+  for (const [i, k, v] of t.edits) {
+    const r = recs[i % recs.length]!;
+    if (k in r || i === 0) r[k] = v;
+  }
+  const lines = recs.map((r) => JSON.stringify(r));
+  if (t.dup !== undefined) lines.splice(1 + (t.dup % (lines.length - 1)), 0, lines[1 + (t.dup % (lines.length - 1))]!);
+  return { kind: `trace ${tr.name.replace(/.*\//, "").replace(/\.jsonl$/, "")}`, files: { "t.jsonl": lines.join("\n") + "\n" }, args: [t.cmd[0]!, "{dir}/t.jsonl", ...t.cmd.slice(1)] };
+});
+
+// ------------------------------------------------------------ run options
+
+export const runOptsCase: fc.Arbitrary<FuzzCase> = fc.record({
+  scen: pick(["scenarios/iocost-bursty.yaml", "scenarios/shared-log-writeback.yaml", ""]),
+  opts: fc.dictionary(pick(["--max-events", "--max-series-bins", "--max-records", "--seed", "--kernel", "--output-format", "--device"]), pick(["0", "1", "-1", "1e30", "abc", "4294967297", "6.1", "6.18", "json", "text", "ssd", "5.4", ""]), { maxKeys: 3 }),
+  flags: fc.subarray(["--strict", "--json", "-q"]),
+}).map((r) => {
+  const files: Record<string, string> = {};
+  if (r.scen) files["s.yaml"] = readFileSync(join(ROOT, r.scen), "utf8");
+  return { kind: "run options", files, args: ["run", ...(r.scen ? ["{dir}/s.yaml"] : []), ...Object.entries(r.opts as Record<string, string>).flat(), ...r.flags, "--out", "{dir}/out"] };
+});
+
+export const anyCase: fc.Arbitrary<FuzzCase> = fc.oneof(scenarioCase, fioCase, deviceCase, traceCase, k8sCase, mutatedCase, mcArgsCase, journalCase, yamlShapeCase, cgroupTreeCase, otherTraceCase, runOptsCase);
 
 /** the same case as YAML text (for a found case's sidecar, readable in a review) */
 export function describeCase(c: FuzzCase): string {
   return stringify({ kind: c.kind, args: c.args }, { lineWidth: 0 });
+}
+
+const CHUNK = 1000;
+let chunkAt: { key: string; cases: FuzzCase[] } | undefined;
+/**
+ * Case i of a long run with this seed: the cases are drawn 1,000 at a time
+ * (fc.sample, so their sizes and biases are those of a property run), chunk
+ * k from seed (seed * 1,000,003 + k): any process can regenerate case i
+ * alone (scripts/fuzz.mjs re-runs a case that killed its worker).
+ */
+export function caseAt(seed: number, i: number): FuzzCase {
+  const k = Math.floor(i / CHUNK);
+  const key = `${seed}:${k}`;
+  if (chunkAt?.key !== key) chunkAt = { key, cases: fc.sample(anyCase, { seed: (seed * 1_000_003 + k) | 0, numRuns: CHUNK }) };
+  return chunkAt.cases[i % CHUNK]!;
 }

@@ -18,7 +18,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const npm = (args: string[], cwd: string) => spawnSync("npm", args, { cwd, encoding: "utf8", timeout: 300_000, env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
 
 describe("the packed package", () => {
-  it("packs prebuilt JS and types (under 760 KB), installs in a fresh project without building, and simulates", () => {
+  it("packs prebuilt JS and types (under 785 KB), installs in a fresh project without building, and simulates", () => {
     const packed = npm(["pack", "--json", "--pack-destination", tmp], ROOT);
     expect(packed.status, packed.stderr).toBe(0);
     const info = (JSON.parse(packed.stdout) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>)[0]!;
@@ -27,9 +27,12 @@ describe("the packed package", () => {
     // oracle and versions table, 658-676 KB after; the library bundle and the CLI's chunks each carry the
     // replay and the engine (~190 KB packed twice): sharing them is what is left. This bound keeps
     // what was cut (1.0 MB: the .wat, a second .wasm, benches, maps, a 176 KB .d.ts) from coming back.
-    // 709 KB after io.latency, wbt and the page cache grew the core (the embedded WASM: 132 -> 145 KB).
-    // 748 KB after issue #30 (device shapes, device fit, hwdb rows, fio logs, poisson/ramp/flow).
-    expect(info.size).toBeLessThan(760_000);
+    // 709 KB after io.latency, wbt and the page cache grew the core (the embedded WASM: 132 -> 145 KB);
+    // 689 KB without esbuild's keepNames (scripts/bundle.mjs: it cost the replay's closures time).
+    // main at 769 KB after session 2's merges (its bound was still 720 KB); 779 KB with the
+    // io.cost replay of iosim record traces (record-iocost.ts, in both bundles) and the
+    // buffered-read replay's recorded driver times and closed-loop option.
+    expect(info.size).toBeLessThan(785_000);
     expect(files.filter((f) => /\.wat$|\.map$|^dist\/bench\/|^bench\/|^assembly\/|\.test\./.test(f))).toEqual([]);
     expect(files).toContain("dist/cli/iosim.js");
     expect(files).toContain("dist/lib/index.js");

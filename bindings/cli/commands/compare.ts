@@ -6,6 +6,8 @@
 //     error p50/p99/max, per-job total-time error, and an overall line against
 //     the bar (>= 99% overall, every trace with >= 20 IOs >= 90%);
 //   - guest iocost traces: B/A share, per-bin error, vrate trajectory, idle times;
+//   - io.cost traces of `iosim record`: replayed as closed loops, per cgroup and
+//     direction the IO share and each IO's latency against the model's (record-iocost.ts);
 //   - guest writeback traces: owner per round, switch round, wbytes per owner;
 //   - guest buffered-read traces: application reads within 4 ms (pooled bar
 //     95%) and readahead bios' count and size distribution (5% per trace).
@@ -20,7 +22,7 @@ import { handlerFor, traceHandlers } from "../../oracle/registry.js";
 import { BIO_BAR, READ_BAR, type BufScore } from "../../oracle/bufread.js";
 
 import { InputError } from "../../scenario/errors.js";
-import { kernelOption, periodTimerOption, seedOption } from "../options.js";
+import { bufreadReplayOption, kernelOption, periodTimerOption, seedOption } from "../options.js";
 import { readInputFile } from "../read-input.js";
 
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
@@ -38,9 +40,10 @@ export function traceHandler(text: string, file: string) {
 }
 
 
-export function compareAction(traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }): void {
+export function compareAction(traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string; bufreadReplay?: string }): void {
   const kernel = kernelOption(o.kernel);
   const periodTimer = periodTimerOption(o.periodTimer);
+  const bufreadReplay = bufreadReplayOption(o.bufreadReplay);
   const seed = seedOption(o.seed);
   const throttle: TraceScore[] = [];
   const others: Array<{ file: string; kind: string; score: Record<string, unknown>; text: string }> = [];
@@ -49,11 +52,13 @@ export function compareAction(traces: string[], o: { kernel?: string; json?: boo
   const inputs = traces.map((f) => {
     const text = readTraceText(f);
     const h = traceHandler(text, f);
-    return { f, text, h, trace: THROTTLE_KINDS.has(h.kind) ? readTrace(text, f) : undefined };
+    const trace = THROTTLE_KINDS.has(h.kind) ? readTrace(text, f) : undefined;
+    // a parsed throttle trace no longer needs its text (272 MB for 2 M IOs): not kept through the replays
+    return { f, text: trace ? "" : text, h, trace };
   });
   for (const { f, text, h, trace } of inputs) {
     if (trace !== undefined) throttle.push(compareTrace(trace, { kernel, seed }));
-    else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer }) });
+    else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer, bufreadReplay }) });
   }
   const all = throttle.length ? overall(throttle) : undefined;
   if (o.json) {

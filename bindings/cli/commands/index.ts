@@ -29,6 +29,7 @@ export function registerCommands(program: Command): void {
     .option("--max-events <n>", `stop a run that passes N simulated events (default ${DEFAULT_LIMITS.maxEvents})`)
     .option("--max-series-bins <n>", `refuse a run of more than N time-series bins (default ${DEFAULT_LIMITS.maxSeriesBins})`)
     .option("--max-records <n>", `refuse a run that records more than N bios (default ${DEFAULT_LIMITS.maxRecords})`)
+    .option("--max-memory <MiB>", `stop a run whose simulator memory passes N MiB (default ${DEFAULT_LIMITS.maxMemoryMiB}, at most 4096)`)
     .option("--strict", "make every warning an error (exit 2): a setting the kernel takes that was surely not meant, a controller set but not active, a job in a cgroup nothing configures")
     .option("--summary-json <file>", "also write iosim's own summary as JSON (schema: docs/summary-json.md)")
     .option("--report <file.html>", "also write the run as one self-contained web page: charts over time, the summary, io.stat (opens offline)")
@@ -41,8 +42,9 @@ export function registerCommands(program: Command): void {
     .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: the trace's)")
     .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
     .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
+    .option("--bufread-replay <how>", "buffered-read traces under io.cost: each read at its recorded time (recorded, default) or the readers as closed loops, read latencies scored (closed)")
     .option("-o, --output <file>", "write to a file instead of stdout")
-    .action(async (trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string }) =>
+    .action(async (trace: string, o: { kernel?: string; output?: string; seed?: string; periodTimer: string; bufreadReplay?: string }) =>
       (await import("./replay.js")).replayAction(trace, o));
 
   program
@@ -52,8 +54,9 @@ export function registerCommands(program: Command): void {
     .option("--kernel <version>", "kernel profile: 6.18, 6.12 or 6.1 (default: each trace's)")
     .option("--seed <n>", "seed for traces whose replay draws random numbers (writeback races)")
     .option("--period-timer <when>", "iocost traces: fire the period timer at its recorded deliveries (recorded) or at the kernel's own expiry (kernel)", "recorded")
+    .option("--bufread-replay <how>", "buffered-read traces under io.cost: each read at its recorded time (recorded, default) or the readers as closed loops, read latencies scored (closed)")
     .option("--json", "print one JSON object")
-    .action(async (traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string }) =>
+    .action(async (traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string; bufreadReplay?: string }) =>
       (await import("./compare.js")).compareAction(traces, o));
 
   program

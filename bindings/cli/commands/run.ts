@@ -35,17 +35,22 @@ export interface RunCliOptions {
   maxEvents?: string;
   maxSeriesBins?: string;
   maxRecords?: string;
+  maxMemory?: string;
   strict?: boolean;
   summaryJson?: string;
   report?: string;
 }
 
-/** --max-events / --max-series-bins / --max-records (scenario/limits.ts) */
+/** --max-events / --max-series-bins / --max-records / --max-memory (scenario/limits.ts) */
 export function limitsOption(o: RunCliOptions): Partial<RunLimits> {
   const out: Partial<RunLimits> = {};
   if (o.maxEvents !== undefined) out.maxEvents = wholeNumberOption("--max-events", o.maxEvents);
   if (o.maxSeriesBins !== undefined) out.maxSeriesBins = wholeNumberOption("--max-series-bins", o.maxSeriesBins);
   if (o.maxRecords !== undefined) out.maxRecords = wholeNumberOption("--max-records", o.maxRecords);
+  if (o.maxMemory !== undefined) {
+    out.maxMemoryMiB = wholeNumberOption("--max-memory", o.maxMemory);
+    if (out.maxMemoryMiB > 4096) throw new InputError(`--max-memory takes MiB up to 4096 (the core's 4 GiB), got ${o.maxMemory}`, "command line", undefined, "--max-memory");
+  }
   return out;
 }
 
@@ -194,7 +199,7 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     ];
     // a run without a time series (series: 0, oracle scenarios) has none to write
     if (result.seriesBinNs > 0) files.push(["series.csv", () => toSeriesCsv(result)], ["series.json", () => toSeriesJson(result)]);
-    files.push(["summary.txt", () => summaryText(result)]);
+    files.push(["summary.txt", () => summaryText(result, { scenario })]);
     if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
     for (const { j, k } of logJobs) {
       const l = j.logs!;
@@ -223,7 +228,7 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     // the warnings first: a result read under a mistaken setting is no result
     if (result.warnings.length) process.stdout.write(warningBlock(result.warnings) + "\n");
     process.stdout.write(toFioText(result, fioOpts));
-    process.stdout.write("\n" + summaryText(result, { warningsAbove: true }));
+    process.stdout.write("\n" + summaryText(result, { warningsAbove: true, scenario }));
     process.stdout.write("\n" + ioStatText);
     if (o.out) process.stdout.write(`\nwrote fio.json, io.stat, ${result.seriesBinNs > 0 ? "series.csv, series.json, " : ""}summary.txt, summary.json, report.html to ${o.out}${result.seriesBinNs > 0 ? "" : " (no time series: the scenario has series: 0)"}\n`);
   }
