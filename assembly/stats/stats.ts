@@ -126,6 +126,7 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
   jobFirstSubmit.clear();
   jobLastDone.clear();
   jobStatsFrom.clear();
+  anyRamp = false;
   jobDepth.clear();
   jobBwNext.clear();
   jobSampledBytes.clear();
@@ -234,9 +235,13 @@ function takeColumnPointers(): void {
   pCgWaitNs = cgWaitNs.ptr();
 }
 
+// any job with a ramp_time: without one, noteComplete() reads no jobStatsFrom
+let anyRamp: bool = false;
+
 /** fio's ramp_time: job `job` counts completions from `t` on (after resetStats). */
 export function setJobStatsFrom(job: i32, t: i64): void {
   jobStatsFrom.set(job, t);
+  anyRamp = true;
 }
 
 export function setSeries(binNs: i64): void {
@@ -276,7 +281,7 @@ export function setRecord(on: bool): void {
 
 @inline export function noteComplete(job: i32, cg: i32, dir: u8, size: u32, submit: i64, done: i64): void {
   const lat = done - submit;
-  if (job >= 0 && done >= load<i64>(pJobStatsFrom + (<usize>job << 3))) {
+  if (job >= 0 && (!anyRamp || done >= load<i64>(pJobStatsFrom + (<usize>job << 3)))) {
     const i = job * 2 + <i32>dir;
     const o = <usize>i << 3;
     store<u64>(pJobIos + o, load<u64>(pJobIos + o) + 1);

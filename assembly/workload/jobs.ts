@@ -158,6 +158,8 @@ export class Job {
   flowCounter: i64 = 0;
   flowSleepNs: i64 = 0;
   flowBlocked: bool = false;
+  // closed loop, no thinktime, no flow group: earliestNext()'s one-test fast path (startJob())
+  plainClosed: bool = false;
   // fio's rate_process=poisson (jobPoisson()): usec_for_io()'s mean gap in us
   // (1000000 / iops, integer), the IO the sum is for, the sum (ns), its stream
   poissonGapUs: i64 = 0;
@@ -245,6 +247,7 @@ export function addJob(seed: u64): i32 {
 
 /** Called once before the run: workers free, first wake at start. */
 export function startJob(j: Job): void {
+  j.plainClosed = j.pattern == PAT_CLOSED && j.thinkNs == 0 && j.flowGroup < 0;
   j.freeWorkers.length = 0;
   for (let w = j.qd - 1; w >= 0; w--) j.freeWorkers.push(w);
   j.pos = 0;
@@ -288,7 +291,7 @@ export function totalIos(j: Job): i64 {
  * for a completion (bursts), or i64.MAX_VALUE if the job is done.
  */
 @inline export function earliestNext(j: Job, now: i64): i64 {
-  if (j.pattern == PAT_CLOSED && j.thinkNs == 0 && j.flowGroup < 0) {
+  if (j.plainClosed) {
     // the common case: as soon as a worker is free, until a limit is hit
     if (j.issued >= j.count || (!j.timeBased && j.bytesIssued >= j.bytesLimit)) return i64.MAX_VALUE;
     if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;

@@ -158,3 +158,43 @@ describe("a device file with merge keys", () => {
     expect(() => loadDeviceFile("preset: nvme\nmodel:\n  <<: [1]\n", "d.yaml")).toThrow(expect.objectContaining({ line: 3, message: expect.stringMatching(/merge key takes a mapping/) }));
   });
 });
+
+describe("a --device file's shape fields", () => {
+  const err = (text: string) => {
+    try {
+      loadDeviceFile(text, "s.yaml");
+    } catch (e) {
+      return e as InputError;
+    }
+    throw new Error("no error");
+  };
+  it("reads latency_sigma, mechanics, depth, quantiles and card", () => {
+    const d = loadDeviceFile([
+      "preset: hdd", "latency_sigma: 0.2", "mechanics: {settle: 1ms, full_stroke: 12ms, rpm: 5400, media_bps: 150e6}",
+      "depth: [[1, 1], [8, 0.9]]", "card: {model: my disk, what: [a], sources: [b]}",
+    ].join("\n"), "s.yaml");
+    expect(d.shape?.sigma?.write.rand).toBe(0.2);
+    expect(d.shape?.mechanics).toEqual({ settleNs: 1e6, fullStrokeNs: 12e6, rpm: 5400, mediaBytesPerSec: 150e6 });
+    expect(d.shape?.depth).toEqual([[1, 1], [8, 0.9]]);
+    expect(d.card).toEqual({ model: "my disk", what: ["a"], sources: ["b"] });
+    const q = loadDeviceFile("points: [[4096, 1000]]\nname: x0\ndevno: \"252:0\"\nquantiles: {read: {rand: [{size: 4096, depth: 2, factors: [0.5, 1.5]}]}}\n", "q.yaml");
+    expect(q.shape?.quantiles?.read.rand[0]).toEqual({ size: 4096, depth: 2, factors: [0.5, 1.5] });
+  });
+  it("bad values name the file, the field's line and the field (exit 2)", () => {
+    let e = err("preset: ssd\nlatency_sigma: {read: {seq: 0.1, rand: 5}, write: 0.2}\n");
+    expect([e.file, e.line, e.field]).toEqual(["s.yaml", 2, "latency_sigma"]);
+    expect(e.message).toMatch(/latency_sigma\.read\.rand must be within \[0, 3\], got 5/);
+    e = err("preset: ssd\nlatency_sigma: {read: 0.1}\n");
+    expect(e.message).toMatch(/latency_sigma\.write: missing/);
+    e = err("preset: hdd\n\nmechanics: {settle: 1ms, rpm: 7200, media_bps: 1e8}\n");
+    expect([e.line, e.field]).toEqual([3, "mechanics"]);
+    expect(e.message).toMatch(/mechanics\.full_stroke: missing/);
+    e = err("preset: ssd\ndepth: [[4, 1], [2, 0.5]]\n");
+    expect([e.line, e.field]).toEqual([2, "depth"]);
+    e = err("points: [[4096, 1000]]\nname: x0\ndevno: \"252:0\"\nquantiles: {read: {rand: [{size: 8192, factors: [0.5, 1.5]}]}}\n");
+    expect([e.line, e.field]).toEqual([4, "quantiles"]);
+    expect(e.message).toMatch(/size 8192 is not a point of the read rand curve/);
+    e = err("points: [[4096, 1000]]\nname: x0\ndevno: \"252:0\"\nquantiles: {read: {rand: [{size: 4096, factors: [0.5, 2]}]}}\n");
+    expect(e.message).toMatch(/mean 1/);
+  });
+});

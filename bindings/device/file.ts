@@ -133,6 +133,7 @@ function perTableNumber(v: unknown, where: string): PerTable<number> {
   for (const k of Object.keys(o)) if (k !== "read" && k !== "write") throw new RangeError(`${where}: unknown key ${JSON.stringify(k)} (read, write)`);
   const dir = (d: "read" | "write") => {
     const x = o[d];
+    if (x === undefined) throw new RangeError(`${where}.${d}: missing (give read and write, or one number)`);
     if (typeof x === "number") return { seq: x, rand: x };
     if (!x || typeof x !== "object") throw new RangeError(`${where}.${d}: expected a number or {seq, rand}, got ${shown(x)}`);
     const m = x as Record<string, unknown>;

@@ -12,7 +12,14 @@
 // add_job() loop); `stonewall`/`new_group` start a new reporting group.
 // Pacing is fio's: rate_iops is a byte rate at the direction's smallest
 // block size (so with bssplit a job makes fewer IOs than rate_iops), and
-// rate with rate_iops is refused, as fio refuses it.
+// rate with rate_iops is refused, as fio refuses it. rate_process=poisson
+// spaces a one-direction job's IOs by exponential gaps (usec_for_io(),
+// assembly/workload/jobs.ts); ramp_time leaves the ramp's completions out of
+// the job's statistics and starts its clock after it (a size or number_ios
+// limit still counts the ramp's IO: warned); flow / flow_id / flow_sleep
+// share a flow group's IO by weight (flow.c); write_bw_log, write_lat_log,
+// write_iops_log and log_avg_msec are written with `iosim run --out`
+// (report/fio-logs.ts).
 //
 // Everything a JobSpec can say is mapped; everything else is never dropped
 // silently: each option iosim does not model becomes one warning naming

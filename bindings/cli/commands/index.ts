@@ -19,7 +19,7 @@ export function registerCommands(program: Command): void {
     .command("run")
     .description("run a scenario (YAML), a fio job file, an oracle throttle scenario (.json), or the built-in io.max demo when none is given")
     .argument("[scenario]", "scenario YAML, fio job file (.fio), oracle throtl scenario (.json), or 'demo'")
-    .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset or device file (default ssd)")
+    .option("--device <ssd|nvme|hdd|ideal|nullb|FILE>", "device preset (iosim devices lists their cards), a device file (YAML; iosim device fit writes one) or an iocost-benchmarks hwdb row FILE.hwdb#MODEL (default ssd)")
     .option("--json", "print fio-style JSON instead of text (--output-format json)")
     .option("--output-format <fmt>", "fio's output format: normal (default), json, or json+ (json with the latency histogram bins)")
     .option("--out <dir>", "also write fio.json, io.stat, series.csv, series.json, summary.txt, summary.json, report.html (and records.jsonl if recorded) to DIR")
