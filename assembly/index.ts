@@ -12,8 +12,8 @@ import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
-import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay } from "./device/device";
-import { resetJobs, addJob, jobs, startJob } from "./workload/jobs";
+import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale, setDeviceLnBin } from "./device/device";
+import { resetJobs, addJob, jobs, startJob, setJobPoisson, setJobFlow } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
 import { resetIocost } from "./iocost/iocost";
@@ -91,9 +91,46 @@ export function deviceAdd(channels: i32, nrRequests: i32, fixedLatencyNs: i64, j
   d.nrRequests = nrRequests < 1 ? 1 : nrRequests;
   d.fixedLatencyNs = fixedLatencyNs;
   d.jitterSigma = jitterSigma;
+  for (let t = 0; t < 4; t++) setDeviceSigma(id, t, jitterSigma);
   d.maxSectorsBytes = maxSectorsBytes;
   d.rotational = rotational;
   return id;
+}
+
+export function deviceSigma(dev: i32, t: i32, sigma: f64): void {
+  setDeviceSigma(dev, t, sigma);
+}
+
+export function deviceQuantileRow(dev: i32, t: i32, p: i32, depth: i32): i32 {
+  return addDeviceQuantileRow(dev, t, p, depth);
+}
+
+export function deviceQuantilePoint(dev: i32, u: f64, factor: f64): void {
+  addDeviceQuantilePoint(dev, u, factor);
+}
+
+export function deviceMechanics(dev: i32, settleNs: f64, spanNs: f64, rotNs: f64, nsPerByte: f64, capBytes: f64): void {
+  setDeviceMechanics(dev, settleNs, spanNs, rotNs, nsPerByte, capBytes);
+}
+
+export function deviceDepthScale(dev: i32, k: i32, n: i32, scale: f64): void {
+  setDeviceDepthScale(dev, k, n, scale);
+}
+
+export function jobFlow(job: i32, group: i32, weight: f64, sleepNs: i64): void {
+  setJobFlow(job, group, weight, sleepNs);
+}
+
+export function jobRamp(job: i32, rampNs: i64): void {
+  jobs[job].rampNs = rampNs > 0 ? rampNs : 0;
+}
+
+export function jobPoisson(job: i32, gapUs: i64): void {
+  setJobPoisson(job, gapUs, seed);
+}
+
+export function deviceLnBin(dev: i32, t: i32, k: i32, factor: f64): void {
+  setDeviceLnBin(dev, t, k, factor);
 }
 
 export function devicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64, iops: f64): void {
@@ -225,7 +262,9 @@ export function start(): void {
   S.resetStats(jobs.length, cgroupCount(), devices.length);
   for (let i = 0; i < jobs.length; i++) {
     startJob(jobs[i]);
-    S.rateSamplesStart(i, jobs[i].startNs);
+    const ramp = jobs[i].rampNs;
+    if (ramp > 0) S.setJobStatsFrom(i, jobs[i].startNs + ramp);
+    S.rateSamplesStart(i, jobs[i].startNs + ramp);
   }
 }
 

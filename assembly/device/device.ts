@@ -62,6 +62,35 @@
 //
 // jitter is 1 (fixed) or exp(sigma * N(0,1)) from the device's own stream.
 //
+// Shape (the `ssd` / `nvme` / `hdd` presets and fitted devices; `ideal`,
+// `nullb` and the oracle devices have none and take the fixed path). Each of
+// the four tables has its own latency distribution: a log-normal sigma
+// (tableSigma, drawn by Box-Muller: deviceAdd's jitterSigma fills all four;
+// the presets' sigmas come as LN_BINS equally likely bin means, one uniform
+// and a load per bio, bindings/device/lognormal.ts) or a measured one per
+// table point, up to QUANT_POINTS (u, factor) points of mean 1, drawn by one
+// uniform and linear interpolation: the inverse CDF of a fio latency
+// histogram (bindings/device/fit.ts); a bio takes the row of the table point
+// nearest its size in log size. The
+// factor multiplies occupancy and latency as before, so the curve's IOPS is
+// kept in the mean. A rotational device may have mechanics: a random bio then
+// holds the arm for
+//   seek(d)  = d == 0 ? 0 : settle + span * sqrt(d / capacity)   (d = |off - head|)
+//   rotation = rotNs * u                                            (u uniform, the device's stream)
+//   transfer = size * nsPerByte
+// instead of its table's time; a sequential bio (it continues a stream, the
+// drive's read-ahead or write cache serves it) takes its seq table's time.
+// `head` is where the last started bio ended. Worked example (the `hdd`
+// preset: settle 0.8 ms, span 9.4 ms, 7200 rpm = 8.333 ms a turn, 200 MB/s,
+// 4 TB): a 4 KiB random read 1 TB from the head: 0.8 + 9.4 * sqrt(0.25) =
+// 5.5 ms seek, on average 4.17 ms rotation, 20.5 us transfer: 9.69 ms. Over
+// the whole disk E[sqrt(d/C)] = 8/15, so the mean is 0.8 + 9.4 * 8/15 + 4.17
+// + 0.02 = 10.0 ms: the seed's 100 IOPS.
+// A fitted device (bindings/device/fit.ts) may also scale a bio's time by the
+// requests in flight when it starts (depthScale): what a real device's QD1 IO
+// costs beyond its share at depth (interrupt and wake-up per IO, batching),
+// measured from fio runs at several depths.
+//
 // Disk statistics (/sys/block/<dev>/stat, what fio's disk_util and the root
 // cgroup's io.stat read). Followed: Linux 6.12 block/blk-mq.c
 // blk_account_io_start() / blk_account_io_done(), block/blk-core.c
@@ -99,6 +128,7 @@ import { wbtActive, wbtIssue } from "../wbt/wbt";
 import { deviceStartHooks, setRqosFlags } from "../iolatency/log";
 
 export const TABLE_POINTS: i32 = 32;
+export const LN_BINS: i32 = 2048;
 
 export class Device {
   channels: i32 = 1;
@@ -114,6 +144,35 @@ export class Device {
   tableSlope: StaticArray<f64> = new StaticArray<f64>(4 * TABLE_POINTS); // ns per byte into point k
   tableSlopeTail: StaticArray<f64> = new StaticArray<f64>(4); // ns per byte past the last point
   rng: Rng;
+  // shape (design note above): per-table sigma, quantile factors, mechanics
+  shaped: bool = false;
+  tableSigma: StaticArray<f64> = new StaticArray<f64>(4);
+  // the presets' log-normal spread as LN_BINS equally likely bin means per
+  // table (bindings/device/lognormal.ts); lnOn[t]: table t draws from it
+  lnTab: StaticArray<f64> = new StaticArray<f64>(0);
+  lnOn: StaticArray<bool> = new StaticArray<bool>(4);
+  // measured distributions: rows of (u, factor) points, each for one table
+  // point and one depth (requests in flight); a point's rows are consecutive
+  qU: Array<f64> = new Array<f64>();
+  qF: Array<f64> = new Array<f64>();
+  rowBase: Array<i32> = new Array<i32>();
+  rowN: Array<i32> = new Array<i32>();
+  rowDepthLog: Array<f64> = new Array<f64>();
+  pointFirst: StaticArray<i32> = new StaticArray<i32>(4 * TABLE_POINTS);
+  pointRows: StaticArray<i32> = new StaticArray<i32>(4 * TABLE_POINTS);
+  hasQuant: bool = false;
+  svcRowN: i32 = 0; // with the memo: the rows of the memo's table point
+  svcQuant: i32 = -1; // with the memo: its table point's first row, -1 none
+  mech: bool = false;
+  seekSettleNs: f64 = 0;
+  seekSpanNs: f64 = 0;
+  rotNs: f64 = 0;
+  nsPerByte: f64 = 0;
+  capBytes: f64 = 1;
+  head: i64 = 0;
+  // fitted devices: a multiplier of a bio's time by the requests in flight when
+  // it starts (itself included), depthScale[min(inFlight, length - 1)]
+  depthScale: StaticArray<f64> = new StaticArray<f64>(0);
   // the last serviceNs() asked for: (size << 2 | dir << 1 | rand) -> ns. A job
   // issues the same size and pattern again and again, and the table walk
   // and interpolation cost more than the rest of a bio's start.
@@ -305,13 +364,37 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     d.svcNs = svc;
     d.svcOccNs = <i64>svc;
     d.svcLatNs = <i64><f64>d.fixedLatencyNs;
+    if (d.hasQuant) {
+      const pk = quantPoint(d, (<i32>dir) * 2 + rand, size);
+      d.svcQuant = pk < 0 ? -1 : unchecked(d.pointFirst[pk]);
+      d.svcRowN = pk < 0 ? 0 : unchecked(d.pointRows[pk]);
+    }
   }
   let occNs: i64;
   let latNs: i64;
-  if (d.jitterSigma > 0) {
+  if (d.shaped) {
     let occ = d.svcNs;
     let lat = <f64>d.fixedLatencyNs;
-    const j = Math.exp(d.jitterSigma * gaussian(d.rng) - 0.5 * d.jitterSigma * d.jitterSigma);
+    if (d.mech) {
+      if (rand) occ = mechanicalNs(d, off, size);
+      d.head = off + <i64>size;
+    }
+    const t = (<i32>dir) * 2 + rand;
+    let row = d.svcQuant;
+    let j = 1.0;
+    if (row >= 0) {
+      if (d.svcRowN > 1) row = rowForDepth(d, row, d.svcRowN, d.inFlight);
+      j = quantileFactor(d, row, d.rng.unit());
+    } else if (unchecked(d.lnOn[t])) {
+      let k = <i32>(d.rng.unit() * <f64>LN_BINS);
+      if (k >= LN_BINS) k = LN_BINS - 1;
+      j = unchecked(d.lnTab[t * LN_BINS + k]);
+    } else {
+      const sg = unchecked(d.tableSigma[t]);
+      if (sg > 0) j = Math.exp(sg * gaussian(d.rng) - 0.5 * sg * sg);
+    }
+    const nd = d.depthScale.length;
+    if (nd > 0) j *= unchecked(d.depthScale[d.inFlight < nd ? d.inFlight : nd - 1]);
     occ *= j;
     lat *= j;
     occNs = <i64>occ;
@@ -467,6 +550,132 @@ export function deviceDiskStat(dev: i32, field: i32, now: i64): u64 {
     case DS_TIME_IN_QUEUE_MS: return (d.dsNsR + d.dsNsW) / NSEC_PER_MSEC;
   }
   return 0; // merges
+}
+
+/** A random bio's arm time on a device with mechanics: seek + rotation + transfer (design note above). */
+function mechanicalNs(d: Device, off: i64, size: u32): f64 {
+  const dist = off > d.head ? off - d.head : d.head - off;
+  let seek = 0.0;
+  if (dist > 0) seek = d.seekSettleNs + d.seekSpanNs * Math.sqrt(Math.min(1.0, <f64>dist / d.capBytes));
+  return seek + d.rotNs * d.rng.unit() + <f64>size * d.nsPerByte;
+}
+
+/**
+ * The table point (t * TABLE_POINTS + k) whose distributions a bio of `size`
+ * in table t takes: the point nearest in log size that has any, -1 when none has.
+ */
+function quantPoint(d: Device, t: i32, size: u32): i32 {
+  const n = unchecked(d.tableLen[t]);
+  const lx = Math.log(<f64>size);
+  let best = -1;
+  let bestD = 0.0;
+  for (let k = 0; k < n; k++) {
+    if (unchecked(d.pointRows[t * TABLE_POINTS + k]) == 0) continue;
+    const dist = Math.abs(Math.log(unchecked(d.tableSize[t * TABLE_POINTS + k])) - lx);
+    if (best < 0 || dist < bestD) {
+      best = k;
+      bestD = dist;
+    }
+  }
+  return best < 0 ? -1 : t * TABLE_POINTS + best;
+}
+
+/** Of a point's rows (first, n), the one whose depth is nearest `inFlight` in log depth. */
+function rowForDepth(d: Device, first: i32, n: i32, inFlight: i32): i32 {
+  const lq = Math.log(<f64>(inFlight > 1 ? inFlight : 1));
+  let best = first;
+  let bestD = Math.abs(d.rowDepthLog[first] - lq);
+  for (let r = first + 1; r < first + n; r++) {
+    const dist = Math.abs(d.rowDepthLog[r] - lq);
+    if (dist < bestD) {
+      best = r;
+      bestD = dist;
+    }
+  }
+  return best;
+}
+
+/** The inverse CDF of a row at u in [0, 1): linear between its (u, factor) points. */
+function quantileFactor(d: Device, row: i32, u: f64): f64 {
+  const n = d.rowN[row];
+  const base = d.rowBase[row];
+  // the last point at or below u (binary search; us ascend from 0)
+  let lo = 0;
+  let hi = n - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (d.qU[base + mid] <= u) lo = mid;
+    else hi = mid;
+  }
+  const u0 = d.qU[base + lo];
+  const u1 = d.qU[base + hi];
+  const a = d.qF[base + lo];
+  const b = d.qF[base + hi];
+  return u1 > u0 ? a + ((b - a) * (u - u0)) / (u1 - u0) : a;
+}
+
+/** Table t's log-normal sigma (jitterSigma set all four). */
+export function setDeviceSigma(dev: i32, t: i32, sigma: f64): void {
+  const d = devices[dev];
+  unchecked((d.tableSigma[t] = sigma));
+  d.shaped = d.shaped || sigma > 0;
+}
+
+/**
+ * A new distribution row for table t's point p at `depth` requests in flight
+ * (a point's rows are added one after another); returns the row.
+ */
+export function addDeviceQuantileRow(dev: i32, t: i32, p: i32, depth: i32): i32 {
+  const d = devices[dev];
+  const pk = t * TABLE_POINTS + p;
+  const row = d.rowN.length;
+  if (unchecked(d.pointRows[pk]) == 0) unchecked((d.pointFirst[pk] = row));
+  else if (unchecked(d.pointFirst[pk]) + unchecked(d.pointRows[pk]) != row) return -1; // not consecutive
+  unchecked((d.pointRows[pk] = unchecked(d.pointRows[pk]) + 1));
+  d.rowBase.push(d.qU.length);
+  d.rowN.push(0);
+  d.rowDepthLog.push(Math.log(<f64>(depth > 1 ? depth : 1)));
+  d.shaped = true;
+  d.hasQuant = true;
+  d.svcKey = u64.MAX_VALUE;
+  return row;
+}
+
+/** Append a (u, factor) point to the last row (us ascending from 0 to 1). */
+export function addDeviceQuantilePoint(dev: i32, u: f64, factor: f64): void {
+  const d = devices[dev];
+  d.qU.push(u);
+  d.qF.push(factor);
+  d.rowN[d.rowN.length - 1] = d.rowN[d.rowN.length - 1] + 1;
+}
+
+/** Table t's log-normal spread: bin k's mean factor (of LN_BINS). */
+export function setDeviceLnBin(dev: i32, t: i32, k: i32, factor: f64): void {
+  const d = devices[dev];
+  if (d.lnTab.length == 0) d.lnTab = new StaticArray<f64>(4 * LN_BINS);
+  unchecked((d.lnTab[t * LN_BINS + k] = factor));
+  unchecked((d.lnOn[t] = true));
+  d.shaped = true;
+}
+
+/** A fitted device's depth curve: scale at k requests in flight, k = 0..n-1 (k >= n: the last). */
+export function setDeviceDepthScale(dev: i32, k: i32, n: i32, scale: f64): void {
+  const d = devices[dev];
+  if (d.depthScale.length != n) d.depthScale = new StaticArray<f64>(n);
+  unchecked((d.depthScale[k] = scale));
+  d.shaped = true;
+}
+
+/** Mechanics of a rotational device (design note above). */
+export function setDeviceMechanics(dev: i32, settleNs: f64, spanNs: f64, rotNs: f64, nsPerByte: f64, capBytes: f64): void {
+  const d = devices[dev];
+  d.mech = true;
+  d.shaped = true;
+  d.seekSettleNs = settleNs;
+  d.seekSpanNs = spanNs;
+  d.rotNs = rotNs;
+  d.nsPerByte = nsPerByte;
+  d.capBytes = capBytes > 1 ? capBytes : 1;
 }
 
 function initChannels(d: Device): void {

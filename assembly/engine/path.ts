@@ -38,7 +38,7 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD } from "./bios";
 import { deviceSubmit, deviceComplete, deviceAt, requestsOf } from "../device/device";
-import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff } from "../workload/jobs";
+import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit } from "../workload/jobs";
 import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext } from "../stats/stats";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
 import { iocostActive, iocSubmit, iocDone, iocTimer, iocWake, iocConfigEvent } from "../iocost/iocost";
@@ -212,7 +212,10 @@ export function jobTryIssue(j: Job, t: i64): void {
  *  the job to be woken when it is (or mark it finished). */
 @inline function jobDue(j: Job, e: i64, t: i64): bool {
   if (e == i64.MAX_VALUE) {
-    if (j.inflight == 0) j.finished = true;
+    if (j.inflight == 0 && !j.finished) {
+      j.finished = true;
+      if (j.flowGroup >= 0) flowExit(j, t);
+    }
     return false;
   }
   if (e < 0) return false; // waits for a completion
@@ -235,6 +238,7 @@ export function jobTryIssue(j: Job, t: i64): void {
   nextShape(j);
   const seq = <i32>j.issued;
   thinkNoteIssue(j, j.issued, t);
+  if (j.flowGroup >= 0) flowIssued(j, t);
   j.issued++;
   j.bytesIssued += <i64>shapeSize;
   if (!handOver) j.inflight++;

@@ -35,6 +35,9 @@ export const jobHist = new Vec<u32>(16 * FIO_PLAT_NR);
 // per job
 export const jobFirstSubmit = new Vec<i64>(8);
 export const jobLastDone = new Vec<i64>(8);
+// fio's ramp_time: a job's completions before this time are left out of its
+// statistics (time.c ramp_time_over() -> reset_all_stats(); i64.MIN_VALUE: none)
+export const jobStatsFrom = new Vec<i64>(8);
 // per job x depth bucket (index job*FIO_IO_U_MAP_NR+bucket): fio's io_u_map,
 // the job's in-flight count when each IO is submitted (see noteDepth())
 export const FIO_IO_U_MAP_NR: i32 = 7;
@@ -122,6 +125,7 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
   jobHist.clear();
   jobFirstSubmit.clear();
   jobLastDone.clear();
+  jobStatsFrom.clear();
   jobDepth.clear();
   jobBwNext.clear();
   jobSampledBytes.clear();
@@ -143,6 +147,8 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
     jobHist.ensure(nJobs * 2 * FIO_PLAT_NR - 1);
     jobFirstSubmit.ensure(nJobs - 1);
     jobLastDone.ensure(nJobs - 1);
+    jobStatsFrom.ensure(nJobs - 1);
+    for (let i = 0; i < nJobs; i++) jobStatsFrom.set(i, i64.MIN_VALUE);
     jobDepth.ensure(nJobs * FIO_IO_U_MAP_NR - 1);
     for (let i = 0; i < nJobs; i++) jobFirstSubmit.set(i, -1);
   }
@@ -205,6 +211,7 @@ let pJobLatMax: usize = 0;
 let pJobHist: usize = 0;
 let pJobFirstSubmit: usize = 0;
 let pJobLastDone: usize = 0;
+let pJobStatsFrom: usize = 0;
 let pJobDepth: usize = 0;
 let pCgIos: usize = 0;
 let pCgBytes: usize = 0;
@@ -220,10 +227,16 @@ function takeColumnPointers(): void {
   pJobHist = jobHist.ptr();
   pJobFirstSubmit = jobFirstSubmit.ptr();
   pJobLastDone = jobLastDone.ptr();
+  pJobStatsFrom = jobStatsFrom.ptr();
   pJobDepth = jobDepth.ptr();
   pCgIos = cgIos.ptr();
   pCgBytes = cgBytes.ptr();
   pCgWaitNs = cgWaitNs.ptr();
+}
+
+/** fio's ramp_time: job `job` counts completions from `t` on (after resetStats). */
+export function setJobStatsFrom(job: i32, t: i64): void {
+  jobStatsFrom.set(job, t);
 }
 
 export function setSeries(binNs: i64): void {
@@ -263,7 +276,7 @@ export function setRecord(on: bool): void {
 
 @inline export function noteComplete(job: i32, cg: i32, dir: u8, size: u32, submit: i64, done: i64): void {
   const lat = done - submit;
-  if (job >= 0) {
+  if (job >= 0 && done >= load<i64>(pJobStatsFrom + (<usize>job << 3))) {
     const i = job * 2 + <i32>dir;
     const o = <usize>i << 3;
     store<u64>(pJobIos + o, load<u64>(pJobIos + o) + 1);

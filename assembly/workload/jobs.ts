@@ -7,7 +7,9 @@
 // (index i) may be submitted, from its pattern:
 //
 //   PAT_CLOSED  now: issue as soon as a worker is free
-//   PAT_RATE    start + i * 1e9 / rateIops, and start + bytes * 1e9 / rateBps
+//   PAT_RATE    start + i * 1e9 / rateIops, and start + bytes * 1e9 / rateBps;
+//               with fio's rate_process=poisson, start + the sum of i
+//               exponential gaps of mean 1e6 / iops us (usec_for_io())
 //   PAT_TIMES   start + times[i]                      (open loop, listed times)
 //   PAT_BURSTS  closed inside a burst of `burst` IOs; the first IO of a later
 //               burst waits for every earlier IO to complete, then gap[k]
@@ -149,6 +151,19 @@ export class Job {
   dirIos: StaticArray<i64> = new StaticArray<i64>(2);
   dirBytes: StaticArray<i64> = new StaticArray<i64>(2);
   pendingDir: i32 = -1; // the next IO's direction, once drawn (rate_ddir may switch it)
+  // fio's flow / flow_id (jobFlow()): the group, the job's weight, its
+  // counter (td->flow_counter), flow_sleep, and whether it waits for the group
+  flowGroup: i32 = -1;
+  flowWeight: f64 = 0;
+  flowCounter: i64 = 0;
+  flowSleepNs: i64 = 0;
+  flowBlocked: bool = false;
+  // fio's rate_process=poisson (jobPoisson()): usec_for_io()'s mean gap in us
+  // (1000000 / iops, integer), the IO the sum is for, the sum (ns), its stream
+  poissonGapUs: i64 = 0;
+  poissonIdx: i64 = 0;
+  poissonAtNs: i64 = 0;
+  poissonRng: Rng | null = null;
   times: Vec<i64> = new Vec<i64>(4); // PAT_TIMES / PAT_REPLAY, relative to start
   rOff: Vec<i64> = new Vec<i64>(4); // PAT_REPLAY
   rSize: Vec<u32> = new Vec<u32>(4);
@@ -164,6 +179,8 @@ export class Job {
   lastThinkBlocks: i64 = 0; // td->last_thinktime_blocks
   lastIssueNs: i64 = 0;
   startNs: i64 = 0;
+  // fio's ramp_time (jobRamp()): statistics and fio's bw/iops windows start this long after startNs
+  rampNs: i64 = 0;
   count: i64 = i64.MAX_VALUE;
   bytesLimit: i64 = i64.MAX_VALUE;
   runtimeNs: i64 = i64.MAX_VALUE;
@@ -207,6 +224,8 @@ let jobTableCap: i32 = 8;
 }
 
 export function resetJobs(): void {
+  flowCounters.length = 0;
+  flowWeights.length = 0;
   jobs.length = 0;
 }
 
@@ -269,7 +288,7 @@ export function totalIos(j: Job): i64 {
  * for a completion (bursts), or i64.MAX_VALUE if the job is done.
  */
 @inline export function earliestNext(j: Job, now: i64): i64 {
-  if (j.pattern == PAT_CLOSED && j.thinkNs == 0) {
+  if (j.pattern == PAT_CLOSED && j.thinkNs == 0 && j.flowGroup < 0) {
     // the common case: as soon as a worker is free, until a limit is hit
     if (j.issued >= j.count || (!j.timeBased && j.bytesIssued >= j.bytesLimit)) return i64.MAX_VALUE;
     if (j.runtimeNs != i64.MAX_VALUE && now >= j.startNs + j.runtimeNs) return i64.MAX_VALUE;
@@ -289,6 +308,20 @@ function earliestNextPattern(j: Job, now: i64): i64 {
   if (p == PAT_RATE && j.rateDir) {
     const at = rateDdir(j, now);
     if (at > t) t = at;
+  } else if (p == PAT_RATE && j.poissonGapUs > 0) {
+    // fio 3.39 backend.c usec_for_io() with rate_process=poisson: after each
+    // IO, last_usec += (int64)(1000000 / iops) * -logf(rand_0_1) (a float
+    // product, truncated to whole us); IO i waits for the sum of i gaps
+    const r = j.poissonRng!;
+    while (j.poissonIdx < i) {
+      j.poissonIdx++;
+      let u = <f32>r.unit();
+      if (u <= <f32>0) u = <f32>1e-7;
+      const v = <f32>j.poissonGapUs * -Mathf.log(u);
+      j.poissonAtNs += <i64>(<u64>v) * 1000;
+    }
+    const tp = j.startNs + j.poissonAtNs;
+    if (tp > t) t = tp;
   } else if (p == PAT_RATE) {
     if (j.rateIops > 0) {
       const ti = j.startNs + <i64>((<f64>i * 1e9) / j.rateIops);
@@ -313,7 +346,77 @@ function earliestNextPattern(j: Job, now: i64): i64 {
     const tt = j.lastDone + j.thinkNs;
     if (tt > t) t = tt;
   }
+  if (j.flowGroup >= 0 && t <= now && flowExceeded(j)) {
+    // fio 3.39 flow.c flow_threshold_exceeded(): the job is ahead of its share
+    // of the group: without flow_sleep it retries as the group moves on
+    // (flowIssued() wakes it); with flow_sleep it quiesces, then sleeps
+    j.flowBlocked = true;
+    if (j.flowSleepNs == 0) return -1;
+    if (j.inflight > 0) return -1;
+    return now + j.flowSleepNs;
+  }
   return t;
+}
+
+// fio's flow groups (flow.c struct fio_flow): the shared counter (starts at 1)
+// and the weights of the jobs in the group
+export const flowCounters = new Array<i64>();
+export const flowWeights = new Array<f64>();
+
+/**
+ * fio 3.39 flow.c flow_threshold_exceeded(): the job's counter over the
+ * group's (which starts at 1) against its weight over the group's; each
+ * issued IO adds one to both (flowIssued()). Worked example: A (flow=3) and
+ * B (flow=1), both always ready, A first: A issues at 0/1, 1/2, 2/3, 3/4 and
+ * stops at 4/5 > 3/4; B issues at 0/5, 1/6 and stops at 2/7 > 1/4; A goes on
+ * at 4/7: in the long run 3 IOs of A for each of B.
+ */
+function flowExceeded(j: Job): bool {
+  const g = j.flowGroup;
+  const counterRatio = <f64>j.flowCounter / <f64>flowCounters[g];
+  const weightRatio = j.flowWeight / flowWeights[g];
+  return counterRatio > weightRatio;
+}
+
+/** Job j issued an IO in its flow group: count it; waiting jobs of the group retry. */
+export function flowIssued(j: Job, t: i64): void {
+  const g = j.flowGroup;
+  flowCounters[g] = flowCounters[g] + 1;
+  j.flowCounter++;
+  j.flowBlocked = false;
+  flowWake(g, j.id, t);
+}
+
+/** flow.c flow_put(): job j has ended: its counter and weight leave the group. */
+export function flowExit(j: Job, t: i64): void {
+  const g = j.flowGroup;
+  flowCounters[g] = flowCounters[g] - j.flowCounter;
+  flowWeights[g] = flowWeights[g] - j.flowWeight;
+  flowWake(g, j.id, t);
+}
+
+function flowWake(g: i32, except: i32, t: i64): void {
+  for (let i = 0; i < jobs.length; i++) {
+    const o = unchecked(jobs[i]);
+    if (o.flowGroup != g || o.id == except || !o.flowBlocked || o.finished || o.flowSleepNs > 0) continue;
+    if (o.wakeAt != t) {
+      o.wakeAt = t;
+      schedule(t, EV_JOB_WAKE, <u32>o.id);
+    }
+  }
+}
+
+/** fio's flow=weight, flow_id=group, flow_sleep on job `job` (every job joins its group at t = 0). */
+export function setJobFlow(job: i32, group: i32, weight: f64, sleepNs: i64): void {
+  const j = jobs[job];
+  while (flowCounters.length <= group) {
+    flowCounters.push(1);
+    flowWeights.push(0);
+  }
+  j.flowGroup = group;
+  j.flowWeight = weight;
+  j.flowSleepNs = sleepNs;
+  flowWeights[group] = flowWeights[group] + weight;
 }
 
 /**
@@ -517,3 +620,13 @@ function rateDdir(j: Job, now: i64): i64 {
 export let shapeDir: u8 = 0;
 export let shapeSize: u32 = 0;
 export let shapeOff: i64 = 0;
+
+/** fio's rate_process=poisson on a job of one direction: gaps of mean `gapUs` (1000000 / iops), its own stream. */
+export function setJobPoisson(job: i32, gapUs: i64, seed: u64): void {
+  const j = jobs[job];
+  j.poissonGapUs = gapUs;
+  j.poissonIdx = 0;
+  j.poissonAtNs = 0;
+  // (streams: 1.. jobs, 0x100000000.. mix, 0x200000000.. poisson)
+  j.poissonRng = new Rng(seed, 0x200000000 + <u64>job);
+}

@@ -175,6 +175,7 @@ export function summaryText(r: RunResult, opts: { warningsAbove?: boolean; scena
   lines.push(`${r.scenario}: ${secs.toFixed(3)} s simulated (kernel ${r.kernel}, seed ${r.seed}), ` +
     `${r.events.toLocaleString("en-US")} events in ${r.wallMs.toFixed(0)} ms wall`);
   lines.push(`result sha256 ${hashOf(r)} (the playground shows a run's first 16 digits)`);
+  for (const d of r.devices ?? []) if (d.model) lines.push(`device ${d.name} (${d.devno}): ${d.model}`);
   lines.push("");
   lines.push("cgroup                dir     IOs        MiB/s    IOPS      mean lat   p99 lat    throttled");
   for (const x of summaryRows(r)) {

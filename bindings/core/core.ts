@@ -22,6 +22,12 @@ export interface CoreExports {
   deviceAdd(channels: number, nrRequests: number, fixedLatencyNs: bigint, jitterSigma: number,
     maxSectorsBytes: number, rotational: number): number;
   devicePoint(dev: number, dir: number, rand: number, k: number, size: number, iops: number): void;
+  deviceSigma(dev: number, table: number, sigma: number): void;
+  deviceQuantileRow(dev: number, table: number, point: number, depth: number): number;
+  deviceQuantilePoint(dev: number, u: number, factor: number): void;
+  deviceLnBin(dev: number, table: number, k: number, factor: number): void;
+  deviceDepthScale(dev: number, k: number, n: number, scale: number): void;
+  deviceMechanics(dev: number, settleNs: number, spanNs: number, rotNs: number, nsPerByte: number, capBytes: number): void;
   jobAdd(cg: number, dev: number, rw: number, mixReadPct: number, random: number, direct: number,
     regionOff: bigint, regionLen: bigint, align: bigint, qd: number, pattern: number, rateIops: number,
     rateBps: number, burst: number, thinkNs: bigint, thinkBlocks: number, startNs: bigint, count: bigint,
@@ -30,6 +36,9 @@ export interface CoreExports {
   jobBsWrite(job: number, size: number, weight: number): void;
   jobRateDir(job: number, dir: number, iops: number, bps: number): void;
   jobGap(job: number, gapNs: bigint): void;
+  jobPoisson(job: number, gapUs: bigint): void;
+  jobRamp(job: number, rampNs: bigint): void;
+  jobFlow(job: number, group: number, weight: number, sleepNs: bigint): void;
   jobThinkIotime(job: number, iotimeNs: bigint, blocksSet: number): void;
   stagingAlloc(bytes: number): number;
   jobLoadTimes(job: number, n: number): void;

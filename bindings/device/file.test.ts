@@ -73,7 +73,11 @@ describe("loading a --device file", () => {
       "dev.yaml",
     );
     expect(d).toMatchObject({ name: "nvme1n1", devno: "259:2", kind: "nvme", channels: 8, latencyNs: 20_000, jitterSigma: 0.1, maxSectorsKb: 128, nrRequests: 1023 });
-    expect(tableIops(d.curve.write.rand, 4096)).toBeCloseTo(150000, 6);
+    // the preset's shape: random writes at 0.85 of the seed's IOPS, random reads the seed's
+    expect(tableIops(d.curve.write.rand, 4096)).toBeCloseTo(150000 * 0.85, 6);
+    expect(tableIops(d.curve.read.rand, 4096)).toBeCloseTo(150000, 6);
+    // jitter: one sigma for all four tables replaces the preset's per-table sigmas
+    expect(d.shape?.sigma).toBeUndefined();
   });
 
   it("linear-model params by name, io.cost.model line or map", () => {

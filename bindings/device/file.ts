@@ -20,6 +20,13 @@
 //                           # parallelism) for all four tables, or
 //                           # {read: {seq: [...], rand: [...]}, write: ...};
 //                           # read: [...] alone means both seq and rand.
+//   # the spread of latencies (assembly/device/device.ts; unset: the preset's):
+//   latency_sigma: 0.3      # log-normal sigma, or {read: {seq, rand}, write: {seq, rand}}
+//   quantiles:              # measured: factors of the mean at evenly spaced quantiles
+//     read: {rand: [{size: 4096, factors: [0.5, 0.8, ..., 6.0]}]}   # per curve point
+//   mechanics: {settle: 0.8ms, full_stroke: 10.2ms, rpm: 7200, media_bps: 200e6}
+//   depth: [[1, 1], [4, 0.86]]   # fitted: multiplier of a bio's time by requests in flight
+//   card: {model: "...", what: ["..."], sources: ["..."]}   # what `iosim devices` shows
 //
 // Without a preset one of curve / model / points is required. Every error is
 // an InputError naming the file, the line and the field.
@@ -29,7 +36,7 @@ import { parseYaml } from "../util/yaml-guard.js";
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import { mergedPairs, mergeProblem, PARSE_OPTIONS } from "../util/yaml-merge.js";
 import { InputError } from "../scenario/errors.js";
-import type { CurvePoints, DeviceCurve, DeviceKind, DeviceSpec } from "../scenario/types.js";
+import type { CurvePoints, DeviceCard, DeviceCurve, DeviceKind, DeviceMechanics, DeviceSpec, PerTable, QuantileRow } from "../scenario/types.js";
 import { checkLinearParams, LINEAR_KEYS, linearCurve, modelRow, parseIoCostModelLine, type LinearModelParams } from "./linear.js";
 import { devicePreset, isPresetName, PRESET_NAMES, validateDeviceSpec } from "./presets.js";
 import { seedCurve } from "./seed.js";
@@ -50,8 +57,13 @@ const KEYS = [
   "curve",
   "model",
   "points",
+  "latency_sigma",
+  "mechanics",
+  "quantiles",
+  "depth",
+  "card",
 ] as const;
-const KINDS: readonly DeviceKind[] = ["ssd", "nvme", "hdd", "ideal", "nullb", "linear", "custom"];
+const KINDS: readonly DeviceKind[] = ["ssd", "nvme", "hdd", "ideal", "nullb", "linear", "custom", "fitted"];
 
 const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, "µs": 1e3, ms: 1e6, s: 1e9 };
 
@@ -112,6 +124,78 @@ function modelParams(v: unknown): LinearModelParams {
     return checkLinearParams(o as Partial<LinearModelParams>, "model");
   }
   throw new RangeError(`model: expected a name, an io.cost.model line or a map of ${LINEAR_KEYS.join(", ")}`);
+}
+
+function perTableNumber(v: unknown, where: string): PerTable<number> {
+  if (typeof v === "number") return { read: { seq: v, rand: v }, write: { seq: v, rand: v } };
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new RangeError(`${where}: expected a number or {read: {seq, rand}, write: {seq, rand}}`);
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== "read" && k !== "write") throw new RangeError(`${where}: unknown key ${JSON.stringify(k)} (read, write)`);
+  const dir = (d: "read" | "write") => {
+    const x = o[d];
+    if (typeof x === "number") return { seq: x, rand: x };
+    if (!x || typeof x !== "object") throw new RangeError(`${where}.${d}: expected a number or {seq, rand}, got ${shown(x)}`);
+    const m = x as Record<string, unknown>;
+    for (const k of Object.keys(m)) if (k !== "seq" && k !== "rand") throw new RangeError(`${where}.${d}: unknown key ${JSON.stringify(k)} (seq, rand)`);
+    const n = (k: "seq" | "rand") => {
+      if (typeof m[k] !== "number") throw new RangeError(`${where}.${d}.${k}: expected a number, got ${shown(m[k])}`);
+      return m[k] as number;
+    };
+    return { seq: n("seq"), rand: n("rand") };
+  };
+  return { read: dir("read"), write: dir("write") };
+}
+
+function quantilesOf(v: unknown): PerTable<QuantileRow[]> {
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new RangeError(`quantiles: expected {read: {seq, rand}, write: {seq, rand}}`);
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== "read" && k !== "write") throw new RangeError(`quantiles: unknown key ${JSON.stringify(k)} (read, write)`);
+  const rows = (x: unknown, where: string): QuantileRow[] => {
+    if (x === undefined) return [];
+    if (!Array.isArray(x)) throw new RangeError(`${where}: expected a list of {size, factors}`);
+    return x.map((r, i) => {
+      const m = r as Record<string, unknown>;
+      if (!m || typeof m !== "object" || typeof m["size"] !== "number" || !Array.isArray(m["factors"]) || !(m["factors"] as unknown[]).every((f) => typeof f === "number")) {
+        throw new RangeError(`${where}[${i}]: expected {size: bytes, factors: [numbers]}, got ${shown(r)}`);
+      }
+      if (m["u"] !== undefined && (!Array.isArray(m["u"]) || !(m["u"] as unknown[]).every((f) => typeof f === "number"))) throw new RangeError(`${where}[${i}].u: expected a list of numbers`);
+      for (const k of Object.keys(m)) if (!["size", "depth", "u", "factors"].includes(k)) throw new RangeError(`${where}[${i}]: unknown key ${JSON.stringify(k)} (size, depth, u, factors)`);
+      if (m["depth"] !== undefined && !(Number.isInteger(m["depth"]) && (m["depth"] as number) >= 1)) throw new RangeError(`${where}[${i}].depth: expected a whole number >= 1, got ${shown(m["depth"])}`);
+      return { size: m["size"] as number, ...(m["depth"] !== undefined ? { depth: m["depth"] as number } : {}), ...(m["u"] ? { u: [...(m["u"] as number[])] } : {}), factors: [...(m["factors"] as number[])] };
+    });
+  };
+  const dir = (d: "read" | "write") => {
+    const m = (o[d] ?? {}) as Record<string, unknown>;
+    for (const k of Object.keys(m)) if (k !== "seq" && k !== "rand") throw new RangeError(`quantiles.${d}: unknown key ${JSON.stringify(k)} (seq, rand)`);
+    return { seq: rows(m["seq"], `quantiles.${d}.seq`), rand: rows(m["rand"], `quantiles.${d}.rand`) };
+  };
+  return { read: dir("read"), write: dir("write") };
+}
+
+function mechanicsOf(v: unknown): DeviceMechanics {
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new RangeError(`mechanics: expected {settle, full_stroke, rpm, media_bps}`);
+  const o = v as Record<string, unknown>;
+  const keys = ["settle", "full_stroke", "rpm", "media_bps"];
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new RangeError(`mechanics: unknown key ${JSON.stringify(k)} (${keys.join(", ")})`);
+  for (const k of keys) if (o[k] === undefined) throw new RangeError(`mechanics.${k}: missing`);
+  const num = (k: string) => {
+    if (typeof o[k] !== "number" || !((o[k] as number) > 0)) throw new RangeError(`mechanics.${k}: expected a positive number, got ${shown(o[k])}`);
+    return o[k] as number;
+  };
+  return { settleNs: parseDurationNs(o["settle"]), fullStrokeNs: parseDurationNs(o["full_stroke"]), rpm: num("rpm"), mediaBytesPerSec: num("media_bps") };
+}
+
+function cardOf(v: unknown): DeviceCard {
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new RangeError(`card: expected {model, what, sources}`);
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!["model", "what", "sources"].includes(k)) throw new RangeError(`card: unknown key ${JSON.stringify(k)} (model, what, sources)`);
+  if (typeof o["model"] !== "string" || o["model"] === "") throw new RangeError(`card.model: expected a string, got ${shown(o["model"])}`);
+  const list = (k: string) => {
+    const x = o[k] ?? [];
+    if (!Array.isArray(x) || !x.every((s) => typeof s === "string")) throw new RangeError(`card.${k}: expected a list of strings`);
+    return x as string[];
+  };
+  return { model: o["model"] as string, what: list("what"), sources: list("sources") };
 }
 
 /** Load a device file: a DeviceSpec, or an InputError naming file, line and field. */
@@ -209,10 +293,36 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
     over.kind ??= "custom";
   }
 
+  const shapeOver: { sigma?: PerTable<number>; quantiles?: PerTable<QuantileRow[]>; mechanics?: DeviceMechanics; depth?: Array<[number, number]> } = {};
+  if (raw["depth"] !== undefined) {
+    const v = raw["depth"];
+    if (!Array.isArray(v) || v.length === 0 || !v.every((p) => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === "number"))) {
+      fail("depth", `expected a list of [in flight, multiplier] pairs, got ${shown(v)}`);
+    }
+    shapeOver.depth = (v as Array<[number, number]>).map(([q, m]) => [q, m]);
+  }
+  if (raw["latency_sigma"] !== undefined) shapeOver.sigma = guard("latency_sigma", () => perTableNumber(raw["latency_sigma"], "latency_sigma"));
+  if (raw["quantiles"] !== undefined) shapeOver.quantiles = guard("quantiles", () => quantilesOf(raw["quantiles"]));
+  if (raw["mechanics"] !== undefined) shapeOver.mechanics = guard("mechanics", () => mechanicsOf(raw["mechanics"]));
+  if (raw["card"] !== undefined) over.card = guard("card", () => cardOf(raw["card"]));
+
   const base = preset
     ? devicePreset(preset as "ssd", {})
     : devicePreset(over.rotational ? "hdd" : "ssd", {});
   const spec: DeviceSpec = { ...base, ...over };
+  // the shape: the preset's, with the file's parts replacing its; `jitter` alone
+  // (one sigma for all four tables) replaces the preset's sigmas; a file with its
+  // own curve (curve, model, points) keeps none of the preset's shape
+  const baseShape = preset && sources.length === 0 ? base.shape : undefined;
+  const shape = { ...(baseShape ?? {}), ...shapeOver };
+  if (raw["jitter"] !== undefined && !shapeOver.sigma) delete shape.sigma;
+  if (shape.quantiles && !shapeOver.quantiles) delete shape.quantiles;
+  if (shape.sigma || shape.quantiles || shape.mechanics || shape.depth) spec.shape = shape;
+  else delete spec.shape;
+  if (!over.card) {
+    const what = preset ? `${preset} preset` : "device file";
+    spec.card = { model: `${file} (${what}${sources.length ? `, ${sources[0]}` : ""})`, what: base.card && preset ? base.card.what : [], sources: [file] };
+  }
   if (!preset && (over.name === undefined || over.devno === undefined)) {
     fail(over.name === undefined ? "name" : "devno", "without a preset, name and devno are required");
   }
@@ -221,7 +331,8 @@ export function loadDeviceFile(text: string, file: string): DeviceSpec {
   } catch (e) {
     const msg = (e as Error).message;
     const field = /: (\S+) /.exec(msg)?.[1] ?? "";
-    const key = field.startsWith("curve") ? sources[0] ?? "preset" : field;
+    const top = field.split(".")[0]!;
+    const key = field.startsWith("curve") ? sources[0] ?? "preset" : lines.has(top) ? top : field;
     throw new InputError(msg, file, lines.get(key) ?? firstLine, key || undefined);
   }
   return spec;

@@ -4,3 +4,6 @@ export * from "./seed.js";
 export * from "./linear.js";
 export * from "./presets.js";
 export * from "./file.js";
+export * from "./fit.js";
+export * from "./lognormal.js";
+export * from "./hwdb.js";

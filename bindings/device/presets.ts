@@ -41,8 +41,8 @@
 // All presets are deterministic (jitterSigma 0) unless overridden.
 
 import { shown } from "../util/shown.js";
-import type { DeviceKind, DeviceSpec } from "../scenario/types.js";
-import { uniformCurve, seedCurve } from "./seed.js";
+import { quantileUs, type CurvePoints, type DeviceCard, type DeviceCurve, type DeviceKind, type DeviceShape, type DeviceSpec, type PerTable } from "../scenario/types.js";
+import { uniformCurve, seedCurvePoints, SEED_CURVE_END_BYTES } from "./seed.js";
 
 export type PresetName = "ssd" | "nvme" | "hdd" | "ideal" | "nullb";
 export const PRESET_NAMES: readonly PresetName[] = ["ssd", "nvme", "hdd", "ideal", "nullb"];
@@ -103,10 +103,136 @@ export function devicePreset(name: PresetName, overrides: Partial<DeviceSpec> = 
       ? uniformCurve(affineCurvePoints(IDEAL_PER_IO_NS, IDEAL_BYTES_PER_SEC))
       : name === "nullb"
         ? uniformCurve([[4096, 1e9 / NULLB_SERVICE_NS]])
-        : seedCurve(name);
-  const spec: DeviceSpec = { ...base, jitterSigma: 0, curve, ...overrides };
+        : shapedCurve(name);
+  const shape = PRESET_SHAPES[name];
+  const card = presetCard(name);
+  const spec: DeviceSpec = { ...base, jitterSigma: 0, curve, ...(shape ? { shape: cloneShape(shape) } : {}), card, ...overrides };
   validateDeviceSpec(spec);
   return spec;
+}
+
+// ---------------------------------------------------------------------------
+// Shape of the seed presets (ssd, nvme, hdd). `ideal` and `nullb` are the
+// oracle's devices and keep their calibration: no shape, the same tables.
+//
+// Curves (IOPS with the whole device busy):
+//   read rand:  the seed curve exactly (seed.ts).
+//   read seq:   the seed curve up to 16 KiB, then bandwidth rising to the
+//               interface's sequential rate at 128 KiB and constant beyond
+//               (ssd 550 MB/s, SATA 6 Gb/s after 8b/10b; nvme 3.5 GB/s, a
+//               PCIe 3.0 x4 drive's datasheet class); service time is linear
+//               in size between 16 and 128 KiB, so bandwidth rises monotonically.
+//   write rand: WRITE_RAND_RATIO (0.85) of the seed's IOPS at every size: a
+//               drive's steady random-write rate below its read rate; within
+//               the seed curve.
+//   write seq:  the seed curve up to 16 KiB, then to 520 MB/s (ssd) or
+//               3.0 GB/s (nvme) at 128 KiB.
+//   hdd:        rand tables keep the seed's 100 IOPS (the mechanics below
+//               replace them for random bios); seq tables 20 us per IO +
+//               200 MB/s (the media rate: read-ahead and the write cache
+//               serve a stream without seeks).
+// Latency distributions: log-normal sigma per table, chosen so p99/p50 =
+// exp(2.326 sigma) is 1.4x (seq reads) to 4x (random writes, garbage
+// collection): ssd 0.15/0.3/0.3/0.6 and nvme 0.12/0.25/0.25/0.5 (read seq,
+// read rand, write seq, write rand). These are assumptions of the class, not
+// one drive's measurement; `iosim device fit` makes a device from a real one.
+// HDD mechanics: settle 0.8 ms, full stroke 10.2 ms, 7200 rpm, 200 MB/s
+// media: a 4 KiB random IO over the whole 4 TB averages 10.0 ms (the seed's
+// 100 IOPS; worked example in assembly/device/device.ts), a short-stroked
+// job (fio size=1G) about 0.8 ms less seek, a sequential one no seek at all.
+
+export const WRITE_RAND_RATIO = 0.85;
+const SEQ_END_BYTES = 128 * 1024;
+const INTERFACE_BPS: Readonly<Record<"ssd" | "nvme", { read: number; write: number }>> = {
+  ssd: { read: 550e6, write: 520e6 },
+  nvme: { read: 3.5e9, write: 3.0e9 },
+};
+export const HDD_MECHANICS = Object.freeze({ settleNs: 800_000, fullStrokeNs: 10_200_000, rpm: 7200, mediaBytesPerSec: 200e6 });
+export const HDD_SEQ_PER_IO_NS = 20_000;
+
+const sig = (rs: number, rr: number, ws: number, wr: number): PerTable<number> => ({ read: { seq: rs, rand: rr }, write: { seq: ws, rand: wr } });
+const PRESET_SHAPES: Readonly<Partial<Record<PresetName, DeviceShape>>> = {
+  ssd: { sigma: sig(0.15, 0.3, 0.3, 0.6) },
+  nvme: { sigma: sig(0.12, 0.25, 0.25, 0.5) },
+  hdd: { sigma: sig(0.1, 0, 0.1, 0), mechanics: { ...HDD_MECHANICS } },
+};
+
+function cloneShape(s: DeviceShape): DeviceShape {
+  return JSON.parse(JSON.stringify(s)) as DeviceShape;
+}
+
+/** The seed curve's points up to 16 KiB, then to `bps` at 128 KiB. */
+function toInterface(name: "ssd" | "nvme", bps: number, scale = 1): CurvePoints {
+  const pts = seedCurvePoints(name).filter(([x]) => x <= SEED_CURVE_END_BYTES).map(([x, i]) => [x, i * scale] as [number, number]);
+  pts.push([SEQ_END_BYTES, bps / SEQ_END_BYTES]);
+  return pts;
+}
+
+/** The preset's four tables (design note above). */
+export function shapedCurve(name: "ssd" | "nvme" | "hdd"): DeviceCurve {
+  const seed = seedCurvePoints(name);
+  if (name === "hdd") {
+    const seq = affineCurvePoints(HDD_SEQ_PER_IO_NS, HDD_MECHANICS.mediaBytesPerSec);
+    return { read: { seq, rand: seed }, write: { seq: seq.map((p) => [...p] as [number, number]), rand: seed.map((p) => [...p] as [number, number]) } };
+  }
+  const bps = INTERFACE_BPS[name];
+  return {
+    read: { seq: toInterface(name, bps.read), rand: seed },
+    write: { seq: toInterface(name, bps.write), rand: seed.map(([x, i]) => [x, i * WRITE_RAND_RATIO] as [number, number]) },
+  };
+}
+
+/** What each preset is, its numbers and where they come from (`iosim devices`). */
+export function presetCard(name: PresetName): DeviceCard {
+  const b = PRESET_DEFAULTS[name];
+  const common = `${b.channels} channel${b.channels > 1 ? "s" : ""} (full speed from QD ${b.channels}), nr_requests ${b.nrRequests}, max_sectors_kb ${b.maxSectorsKb}${b.rotational ? ", rotational" : ""}`;
+  switch (name) {
+    case "ssd":
+      return {
+        model: "SATA SSD: seed curve, read/write and seq/rand asymmetry, log-normal latencies",
+        what: [
+          "random read = the seed curve: 80,000 IOPS below 4 KiB, BPS = 70e6 + 57e3 x - 2 x^2 to 16 KiB (65,898 IOPS at 4 KiB), constant BPS beyond",
+          "sequential read/write rise to 550 / 520 MB/s at 128 KiB; random write = 0.85 x the seed's IOPS",
+          "latency sigma 0.15 / 0.3 / 0.3 / 0.6 (read seq, read rand, write seq, write rand): p99/p50 1.4x to 4x",
+          common + "; QD1 4 KiB random read 121 us mean",
+        ],
+        sources: ["seed notes (the SSD quadratic, 4-16 KiB)", "SATA 6 Gb/s ceiling; write ratio and sigmas: assumptions of the class (bindings/device/presets.ts)"],
+      };
+    case "nvme":
+      return {
+        model: "NVMe SSD: seed curve, read/write and seq/rand asymmetry, log-normal latencies",
+        what: [
+          "random read = the seed curve: 150,000 IOPS up to 16 KiB, constant BPS (2.46 GB/s) beyond",
+          "sequential read/write rise to 3.5 / 3.0 GB/s at 128 KiB; random write = 0.85 x the seed's IOPS",
+          "latency sigma 0.12 / 0.25 / 0.25 / 0.5 (read seq, read rand, write seq, write rand)",
+          common + "; QD1 4 KiB random read 107 us mean",
+        ],
+        sources: ["seed notes (NVMe 150k IOPS to 16 KiB)", "PCIe 3.0 x4 datasheet class; write ratio and sigmas: assumptions (bindings/device/presets.ts)"],
+      };
+    case "hdd":
+      return {
+        model: "7200 rpm HDD: seek + rotation from offsets, 200 MB/s media",
+        what: [
+          "random IO: seek 0.8 ms + 9.4 ms x sqrt(distance / 4 TB), rotation uniform in 8.33 ms, transfer at 200 MB/s",
+          "a 4 KiB random IO over the whole disk averages 10.0 ms (the seed's 100 IOPS); short strokes seek less",
+          "sequential IO (continues a stream): 20 us + size / 200 MB/s, no seek",
+          common,
+        ],
+        sources: ["seed notes (HDD 100 IOPS to 16 KiB)", "seek/rotation: a 7200 rpm 3.5\" drive's datasheet class, calibrated to the seed's 100 IOPS"],
+      };
+    case "ideal":
+      return {
+        model: "loop on tmpfs (oracle calibration): 5 us per IO + 4 GB/s, fixed",
+        what: ["every IO takes 5 us + size / 4 GB/s (4 KiB: 6.02 us); no spread", common],
+        sources: ["the oracle's loop device on tmpfs: 500 x 4 KiB QD1 reads took 5.4-8.6 us each (../shared/oracle/throtl)"],
+      };
+    case "nullb":
+      return {
+        model: "null_blk irqmode=2 (oracle calibration): 100 ns service + 2 ms completion, fixed",
+        what: ["each IO completes completion_nsec (2 ms) after 100 ns of service, up to hw_queue_depth 64 at once", common],
+        sources: ["the guest oracle's null_blk settings (../shared/oracle/guest)"],
+      };
+  }
 }
 
 /** Throw a RangeError naming the field when a DeviceSpec is unusable. */
@@ -127,8 +253,46 @@ export function validateDeviceSpec(d: DeviceSpec): void {
   if (!(d.jitterSigma >= 0) || d.jitterSigma > 3) bad("jitter", `must be within [0, 3], got ${d.jitterSigma}`);
   if (!Number.isInteger(d.maxSectorsKb) || d.maxSectorsKb < 4) bad("max_sectors_kb", `must be a whole number >= 4, got ${d.maxSectorsKb}`);
   if (d.maxSectorsKb > 1 << 21) bad("max_sectors_kb", `must be at most 2097152, got ${d.maxSectorsKb}`);
+  const sh = d.shape;
+  if (sh?.mechanics) {
+    const m = sh.mechanics;
+    for (const [k, v] of [["settle", m.settleNs], ["full_stroke", m.fullStrokeNs], ["rpm", m.rpm], ["media_bps", m.mediaBytesPerSec]] as const) {
+      if (!(typeof v === "number" && v > 0 && Number.isFinite(v))) bad(`mechanics.${k}`, `must be a positive number, got ${shown(v)}`);
+    }
+    if (m.fullStrokeNs < m.settleNs) bad("mechanics.full_stroke", `must be at least the settle time (${m.settleNs} ns), got ${m.fullStrokeNs}`);
+  }
+  if (sh?.depth) {
+    let lastQ = 0;
+    for (const p of sh.depth) {
+      if (!Array.isArray(p) || !Number.isInteger(p[0]) || !(p[0] > lastQ) || p[0] > 4096) bad("depth", `points must be [in flight, multiplier] with whole, rising depths 1..4096, got ${shown(p)}`);
+      if (!(p[1] > 0 && p[1] <= 1000)) bad("depth", `multipliers must be within (0, 1000], got ${shown(p[1])} at depth ${p[0]}`);
+      lastQ = p[0];
+    }
+  }
   for (const dir of ["read", "write"] as const) {
     for (const pat of ["seq", "rand"] as const) {
+      const sg = sh?.sigma?.[dir]?.[pat];
+      if (sh?.sigma && !(typeof sg === "number" && sg >= 0 && sg <= 3)) bad(`latency_sigma.${dir}.${pat}`, `must be within [0, 3], got ${shown(sg)}`);
+      const rowsSeen = new Set<string>();
+      for (const row of sh?.quantiles?.[dir]?.[pat] ?? []) {
+        const where = `quantiles.${dir}.${pat}`;
+        if (!d.curve?.[dir]?.[pat]?.some(([x]) => x === row.size)) bad(where, `size ${shown(row.size)} is not a point of the ${dir} ${pat} curve`);
+        if (rowsSeen.has(`${row.size}@${row.depth ?? 1}`)) bad(where, `two distributions at ${row.size} bytes, depth ${row.depth ?? 1}`);
+        rowsSeen.add(`${row.size}@${row.depth ?? 1}`);
+        const f = row.factors;
+        if (!Array.isArray(f) || f.length < 2 || f.length > 65) bad(where, `needs 2 to 65 factors at ${row.size} bytes, got ${Array.isArray(f) ? f.length : shown(f)}`);
+        let prev = 0;
+        for (const x of f) {
+          if (!(typeof x === "number" && x >= prev && Number.isFinite(x))) bad(where, `factors must be non-decreasing numbers >= 0, got ${shown(x)} after ${prev} at ${row.size} bytes`);
+          prev = x;
+        }
+        const us = quantileUs(row);
+        if (us.length !== f.length) bad(where, `u has ${us.length} values and factors ${f.length} at ${row.size} bytes`);
+        if (us[0] !== 0 || us[us.length - 1] !== 1 || us.some((u, i) => i > 0 && !(u > us[i - 1]!))) bad(where, `u must rise from 0 to 1 at ${row.size} bytes`);
+        let mean = 0;
+        for (let i = 1; i < f.length; i++) mean += ((f[i]! + f[i - 1]!) / 2) * (us[i]! - us[i - 1]!);
+        if (Math.abs(mean - 1) > 0.01) bad(where, `factors must have mean 1 (trapezoid rule), got ${mean.toFixed(4)} at ${row.size} bytes`);
+      }
       const pts = d.curve?.[dir]?.[pat];
       const where = `curve.${dir}.${pat}`;
       if (!Array.isArray(pts) || pts.length === 0) bad(where, "needs at least one (size, iops) point");

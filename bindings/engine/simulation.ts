@@ -21,6 +21,16 @@ import type { RqosTimelines,
   BioRecord, CgroupResult, ConfigWrite, DeviceResult, DeviceSpec, IoStatCounts, JobResult, JobSpec, RateSamples, RunResult, Scenario, SeriesBin,
 } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
+import { quantileUs } from "../scenario/types.js";
+import { lognormalBins } from "../device/lognormal.js";
+
+const lnCache = new Map<number, number[]>();
+/** lognormalBins(sigma), computed once per sigma per process */
+function lognormalBinsCached(sigma: number): number[] {
+  let b = lnCache.get(sigma);
+  if (!b) lnCache.set(sigma, (b = lognormalBins(sigma)));
+  return b;
+}
 import { normCgroupPath, withAncestors } from "../cgroup/path.js";
 import { scanDevno } from "../cgroup/kstr.js";
 import { devnoToDev, mkdev } from "../cgroup/write.js";
@@ -102,6 +112,8 @@ export class Simulation {
     };
     this.configure();
   }
+
+  private readonly flowIds: number[] = [];
 
   private configure(): void {
     const s = this.scenario;
@@ -290,6 +302,7 @@ export class Simulation {
     const tables: Array<[number, number, Array<[number, number]>]> = [
       [0, 0, d.curve.read.seq], [0, 1, d.curve.read.rand], [1, 0, d.curve.write.seq], [1, 1, d.curve.write.rand],
     ];
+    const loaded: Array<Array<[number, number]>> = [];
     for (const [dir, rand, pts0] of tables) {
       let pts = [...pts0].sort((a, b) => a[0] - b[0]);
       if (pts.length === 0) throw new InputError(`device ${d.name} has an empty ${dir ? "write" : "read"} ${rand ? "rand" : "seq"} curve`, "device", undefined, "curve");
@@ -301,6 +314,35 @@ export class Simulation {
         if (!(iops > 0)) throw new InputError(`device ${d.name}: IOPS must be > 0 at size ${size}`, "device", undefined, "curve");
         this.core.devicePoint(id, dir, rand, k, size, iops);
       });
+      loaded.push(pts);
+    }
+    const shape = d.shape;
+    if (!shape) return;
+    const names = [["read", "seq"], ["read", "rand"], ["write", "seq"], ["write", "rand"]] as const;
+    names.forEach(([dir, pat], t) => {
+      const sg = shape.sigma?.[dir][pat];
+      // (a shape's sigma as the tabulated log-normal, device/lognormal.ts; sigma 0: fixed)
+      if (sg !== undefined && sg !== d.jitterSigma) {
+        this.core.deviceSigma(id, t, 0);
+        if (sg > 0) lognormalBinsCached(sg).forEach((f, k) => this.core.deviceLnBin(id, t, k, f));
+      }
+      // a point's rows one after another (the core keeps them together), by depth
+      const rows = [...(shape.quantiles?.[dir][pat] ?? [])].sort((a, b) => a.size - b.size || (a.depth ?? 1) - (b.depth ?? 1));
+      for (const row of rows) {
+        const p = loaded[t]!.findIndex(([size]) => size === row.size);
+        if (p < 0) throw new InputError(`device ${d.name}: a ${dir} ${pat} latency distribution is at ${row.size} bytes, which is not a point of its curve`, "device", undefined, "quantiles");
+        const us = quantileUs(row);
+        this.core.deviceQuantileRow(id, t, p, row.depth ?? 1);
+        row.factors.forEach((f, q) => this.core.deviceQuantilePoint(id, us[q]!, f));
+      }
+    });
+    if (shape.depth?.length) {
+      const table = depthTable(shape.depth);
+      table.forEach((v, k) => this.core.deviceDepthScale(id, k, table.length, v));
+    }
+    const m = shape.mechanics;
+    if (m) {
+      this.core.deviceMechanics(id, m.settleNs, m.fullStrokeNs - m.settleNs, 60e9 / m.rpm, 1e9 / m.mediaBytesPerSec, d.sizeBytes ?? 4e12);
     }
   }
 
@@ -327,7 +369,14 @@ export class Simulation {
     const id = c.jobAdd(cg, dev.id, RW[j.rw], j.mixReadPct, j.random ? 1 : 0, j.direct ? 1 : 0, BigInt(j.offset),
       BigInt(j.regionLen), BigInt(j.align), j.iodepth, PAT[p.kind], rateIops, rateBps, burst,
       BigInt(Math.round(j.thinktimeNs)), j.thinktimeBlocks, BigInt(Math.round(j.startNs)), big(j.count), big(j.bytes),
-      big(j.runtimeNs), j.timeBased ? 1 : 0);
+      big(j.runtimeNs === undefined ? undefined : j.runtimeNs + (j.rampNs ?? 0)), j.timeBased ? 1 : 0);
+    if (j.rampNs) c.jobRamp(id, BigInt(Math.round(j.rampNs)));
+    if (j.flow && j.flow.weight > 0) {
+      // flow groups: fio's flow_id values, numbered in order of first use
+      let g = this.flowIds.indexOf(j.flow.id);
+      if (g < 0) g = this.flowIds.push(j.flow.id) - 1;
+      c.jobFlow(id, g, j.flow.weight, BigInt(Math.round(j.flow.sleepNs)));
+    }
     for (const b of j.bs) c.jobBs(id, b.size, b.weight);
     // a replayed writeback request: a buffered write as wbt sees it (BIO_BUFWRITE), from background
     // writeback (BIO_BACKGROUND) or a sync (REQ_SYNC: BIO_SYNC); assembly/engine/bios.ts
@@ -338,6 +387,10 @@ export class Simulation {
     for (const b of j.bsWrite ?? []) c.jobBsWrite(id, b.size, b.weight);
     if (p.kind === "bursts") for (const g of p.gapsNs) c.jobGap(id, BigInt(Math.round(g)));
     if (j.thinktimeIotimeNs) c.jobThinkIotime(id, BigInt(Math.round(j.thinktimeIotimeNs)), j.thinktimeBlocksSet ? 1 : 0);
+    if (p.kind === "rate" && p.poissonIops) {
+      if (p.read || p.write) throw new InputError(`job "${j.name}": a poisson rate paces a job of one direction`, j.source?.file ?? "scenario", j.source?.line, "rate_process");
+      c.jobPoisson(id, BigInt(Math.floor(1e6 / Math.floor(p.poissonIops))));
+    }
     if (p.kind === "rate" && (p.read || p.write)) {
       c.jobRateDir(id, 0, p.read?.iops ?? 0, p.read?.bps ?? 0);
       c.jobRateDir(id, 1, p.write?.iops ?? 0, p.write?.bps ?? 0);
@@ -527,13 +580,14 @@ export class Simulation {
         device: j.device,
         read: dirStats(0),
         write: dirStats(1),
-        startNs: Math.round(j.startNs),
+        // (with ramp_time, where fio's statistics start: the end of the ramp)
+        startNs: Math.round(j.startNs + (j.rampNs ?? 0)),
         firstSubmitNs: f,
         lastDoneNs: l,
         // fio's runtime: to the job's last completion, and for a time_based job
         // at least its runtime (fio's thread runs until it sees the runtime
         // passed: a rate-limited or thinking job's last IO completes before)
-        runtimeMs: f >= 0 ? Math.max(0, (Math.max(l, j.timeBased && j.runtimeNs ? Math.round(j.startNs) + j.runtimeNs : l) - Math.round(j.startNs)) / 1e6) : 0,
+        runtimeMs: f >= 0 ? Math.max(0, (Math.max(l, j.timeBased && j.runtimeNs ? Math.round(j.startNs + (j.rampNs ?? 0)) + j.runtimeNs : l) - Math.round(j.startNs + (j.rampNs ?? 0))) / 1e6) : 0,
         iodepth: j.iodepth,
         depth: Array.from(depth.subarray(id * FIO_IO_U_MAP_NR, (id + 1) * FIO_IO_U_MAP_NR), Number),
       });
@@ -568,6 +622,7 @@ export class Simulation {
       const f = (k: number) => Number(c.deviceStat(d.id, k));
       return {
         name: d.spec.name, devno: d.spec.devno,
+        ...(d.spec.card ? { model: d.spec.card.model } : {}),
         stat: {
           readIos: f(DS.READ_IOS), readMerges: f(DS.READ_MERGES), readSectors: f(DS.READ_SECTORS), readTicksMs: f(DS.READ_TICKS_MS),
           writeIos: f(DS.WRITE_IOS), writeMerges: f(DS.WRITE_MERGES), writeSectors: f(DS.WRITE_SECTORS), writeTicksMs: f(DS.WRITE_TICKS_MS),
@@ -770,4 +825,32 @@ function now(): number {
 function rqosOf(ctx: ControlContext, paths: readonly string[]): { rqos?: RqosTimelines } {
   const t = rqosTimelines(ctx, [...paths]);
   return t ? { rqos: t } : {};
+}
+
+/**
+ * A depth curve's points ([in flight, multiplier], ascending) as the core's
+ * table: index k = requests in flight, 0..max point (index 0 = 1's value);
+ * linear in log depth between points, the end values beyond.
+ */
+export function depthTable(points: Array<[number, number]>): number[] {
+  const pts = [...points].sort((a, b) => a[0] - b[0]);
+  const last = pts[pts.length - 1]![0];
+  const out: number[] = [];
+  for (let k = 0; k <= last; k++) {
+    const q = Math.max(1, k);
+    if (q <= pts[0]![0]) out.push(pts[0]![1]);
+    else {
+      let v = pts[pts.length - 1]![1];
+      for (let i = 1; i < pts.length; i++) {
+        const [q1, m1] = pts[i]!;
+        if (q <= q1) {
+          const [q0, m0] = pts[i - 1]!;
+          v = m0 + ((m1 - m0) * Math.log(q / q0)) / Math.log(q1 / q0);
+          break;
+        }
+      }
+      out.push(v);
+    }
+  }
+  return out;
 }

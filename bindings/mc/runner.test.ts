@@ -92,6 +92,27 @@ describe("V8's parallel scavenging during a sweep", () => {
   });
 });
 
+describe("TurboFan's inlining budget during a sweep", () => {
+  it("is lowered while a pool runs, V8's default again after it, and left alone when asked or when node's options set inlining", () => {
+    const r = inChild<Record<string, { during: boolean[]; after: boolean }>>((runner, file, tmp) => `
+        import { runSweep, inliningIsCapped } from ${JSON.stringify(runner)};
+        const during = async (extra, tag) => {
+          const seen = new Set();
+          await runSweep({ file: ${JSON.stringify(file)}, runs: 40, seed: 3n, workers: 1, force: true, journal: ${JSON.stringify(tmp)} + "/" + tag + ".jsonl",
+            onProgress: (p) => { if (p.doneNow > 0) seen.add(inliningIsCapped()); }, ...extra });
+          return { during: [...seen], after: inliningIsCapped() };
+        };
+        const pool = await during({}, "pool");
+        const asked = await during({ inlineBudget: 0 }, "asked");
+        process.execArgv.push("--max-inlined-bytecode-size-cumulative=500");
+        const user = await during({}, "user");
+        console.log(JSON.stringify({ pool, asked, user }));`);
+    expect(r.pool).toEqual({ during: [true], after: false });
+    expect(r.asked).toEqual({ during: [false], after: false });
+    expect(r.user).toEqual({ during: [false], after: false });
+  });
+});
+
 // `--seed "$SEED"` with SEED unset is `--seed ""`, which BigInt reads as 0:
 // the sweep ran with seed 0 and every shard of an Indexed Job agreed on it.
 describe("parseSeed", () => {

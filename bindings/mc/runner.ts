@@ -79,6 +79,11 @@ export interface SweepOptions {
   parallelScavenge?: boolean;
   /** the summary's table axes (default: the scenario's mc.table) */
   table?: TableAxis[];
+  /**
+   * TurboFan's inlining budget while the pool runs (see capInlining());
+   * default WORKER_INLINE_BUDGET, 0 = V8's default.
+   */
+  inlineBudget?: number;
 }
 
 /**
@@ -156,6 +161,47 @@ function serialScavenge(workers: number, wanted: boolean | undefined): () => voi
     if (undone) return;
     undone = true;
     if (--serialPools === 0) setFlagsFromString("--parallel-scavenge");
+  };
+}
+
+/**
+ * TurboFan's inlining budget while a pool runs (V8's
+ * --max-inlined-bytecode-size-cumulative: how much bytecode it inlines into
+ * one optimised function; V8's default 920). A worker's warm-up is mostly
+ * TurboFan compiling the Kubernetes replay on V8's helper threads (~370
+ * compiles, ~2 s of compile time in one worker's first 8,000 runs of the
+ * detach-backoff sweep, --trace-opt), and a compile's cost grows with what it
+ * inlines: the replay's per-run functions (the scenario's play, the outcome,
+ * the controllers' set-up) each pulled in hundreds of callees. At 200 a
+ * worker's warm-up costs ~1.3x less CPU and its steady runs ~1.1x less
+ * (bench/warmup.ts, one-worker sweeps of 20,000 runs alternated with V8's
+ * default; issue #34). Like --parallel-scavenge, a process-wide flag read at
+ * every compile: set while a pool runs, V8's default again when the last
+ * such pool ends; left alone when the user sets inlining flags in node's
+ * options.
+ */
+export const WORKER_INLINE_BUDGET = 200;
+const V8_DEFAULT_INLINE_BUDGET = 920;
+
+/** Did the user choose TurboFan's inlining on the command line or in NODE_OPTIONS? Then it stays as they set it. */
+function userSetInlining(): boolean {
+  return [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((a) => /inlin/.test(a));
+}
+
+let cappedPools = 0;
+/** Is TurboFan's inlining budget lowered for a running pool now? (for tests) */
+export function inliningIsCapped(): boolean {
+  return cappedPools > 0;
+}
+/** Lower TurboFan's inlining budget to `budget` (0: leave V8's) while a pool runs; returns the undo. */
+function capInlining(budget: number): () => void {
+  if (!(budget > 0) || userSetInlining()) return () => {};
+  if (cappedPools++ === 0) setFlagsFromString(`--max-inlined-bytecode-size-cumulative=${Math.round(budget)}`);
+  let undone = false;
+  return () => {
+    if (undone) return;
+    undone = true;
+    if (--cappedPools === 0) setFlagsFromString(`--max-inlined-bytecode-size-cumulative=${V8_DEFAULT_INLINE_BUDGET}`);
   };
 }
 
@@ -401,6 +447,7 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
       Promise.all(pool.map((w) => w.terminate())).finally(() => (err ? rejectAll(err) : resolveAll({ aborted, workers: pool.length })));
     };
     const onAbort = () => finish(undefined, true);
+    undo.push(capInlining(o.inlineBudget ?? WORKER_INLINE_BUDGET));
     o.signal?.addEventListener("abort", onAbort);
     const feed = (w: Worker) => {
       if (finished) return;

@@ -68,6 +68,8 @@ export interface FioJobInfo {
   clone?: number;
   /** the job runs as a thread (fio's thread option) */
   thread?: boolean;
+  /** fio's write_bw_log / write_lat_log / write_iops_log (report/fio-logs.ts; "" = the job's name) */
+  logs?: { bw?: string; lat?: string; iops?: string; avgMsec: number; perJob: boolean; fixedBs?: number };
 }
 
 export interface FioJsonOptions {

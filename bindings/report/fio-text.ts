@@ -265,6 +265,9 @@ export function toFioText(result: RunResult, opts: FioTextOptions = {}): string 
     for (const d of disks) {
       out += `  ${d.name}: ios=${d.read_ios}/${d.write_ios}, sectors=${d.read_sectors}/${d.write_sectors}, ` +
         `merge=${d.read_merges}/${d.write_merges}, ticks=${d.read_ticks}/${d.write_ticks}, in_queue=${d.in_queue}, util=${cFixedW(d.util, 3, 2)}%\n`;
+      // iosim's addition: which device model served the run (its card: `iosim devices`)
+      const model = result.devices?.find((x) => x.name === d.name)?.model;
+      if (model) out += `    model: ${model}\n`;
     }
   }
   return out;

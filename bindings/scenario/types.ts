@@ -33,7 +33,71 @@ export interface DeviceCurve {
   write: { seq: CurvePoints; rand: CurvePoints };
 }
 
-export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "nullb" | "linear" | "custom";
+export type DeviceKind = "ssd" | "nvme" | "hdd" | "ideal" | "nullb" | "linear" | "custom" | "fitted";
+
+/** One number per direction and access pattern. */
+export interface PerTable<T> {
+  read: { seq: T; rand: T };
+  write: { seq: T; rand: T };
+}
+
+/**
+ * A measured latency distribution at one table point: factors of the mean at
+ * quantiles u (ascending from 0 to 1; evenly spaced when not given), 2 to 65 of
+ * them, mean 1 by the trapezoid rule (assembly/device/device.ts quantileFactor).
+ */
+export interface QuantileRow {
+  size: number;
+  /** the requests in flight it was measured at (default 1): a bio takes the row nearest its in-flight count in log depth */
+  depth?: number;
+  /** the quantiles of the factors, ascending from 0 to 1 (default: evenly spaced) */
+  u?: number[];
+  factors: number[];
+}
+
+/** A quantile row's u values (given, or evenly spaced). */
+export function quantileUs(row: QuantileRow): number[] {
+  const n = row.factors.length;
+  return row.u ?? Array.from({ length: n }, (_, k) => k / (n - 1));
+}
+
+/** A rotational device's arm (assembly/device/device.ts mechanicalNs). */
+export interface DeviceMechanics {
+  /** seek time of the shortest seek, ns (track to track plus settle) */
+  settleNs: number;
+  /** seek time across the whole disk, ns */
+  fullStrokeNs: number;
+  rpm: number;
+  /** media rate, bytes/s (a random bio's transfer time) */
+  mediaBytesPerSec: number;
+}
+
+/**
+ * What gives a device's latencies their spread (the `ssd`, `nvme`, `hdd`
+ * presets and fitted devices; none: every bio of a size takes the same time).
+ */
+export interface DeviceShape {
+  /** log-normal sigma per table (jitterSigma is one sigma for all four) */
+  sigma?: PerTable<number>;
+  /** measured distributions per table point */
+  quantiles?: PerTable<QuantileRow[]>;
+  mechanics?: DeviceMechanics;
+  /**
+   * a fitted device's depth curve: [requests in flight, multiplier of a bio's time] points,
+   * ascending; linear in log depth between them, the end values beyond
+   */
+  depth?: Array<[number, number]>;
+}
+
+/** A device's card: what it is, its numbers and where they come from (`iosim devices`). */
+export interface DeviceCard {
+  /** the model, one line, e.g. "SATA SSD (seed curve, datasheet-class asymmetry)" */
+  model: string;
+  /** what it is and how it behaves, a few lines */
+  what: string[];
+  /** where the numbers come from */
+  sources: string[];
+}
 
 export interface DeviceSpec {
   /** Kernel name, e.g. "nvme0n1", "sda", "loop1". */
@@ -57,6 +121,10 @@ export interface DeviceSpec {
   /** capacity in bytes (for fio's size=N% and jobs without size=) */
   sizeBytes?: number;
   curve: DeviceCurve;
+  /** latency distributions and mechanics; unset: fixed service times */
+  shape?: DeviceShape;
+  /** what the device is (presets, fitted and file devices) */
+  card?: DeviceCard;
   /**
    * Recorded deliveries of this device's iocost period timer, ascending ns (a trace replay: the
    * host delivered the jiffies timer up to a tick late or early). The timer fires at the recorded
@@ -104,6 +172,11 @@ export type Pattern =
       /** a mixed job's caps per direction (fio rate=R,W / rate_iops=R,W, paced as fio's rate_ddir() does) */
       read?: { iops?: number; bps?: number };
       write?: { iops?: number; bps?: number };
+      /**
+       * fio's rate_process=poisson: exponential gaps between IOs of mean 1e6 / poissonIops us
+       * (usec_for_io(): iops = rate_bps / min_bs, integer); a job of one direction
+       */
+      poissonIops?: number;
     }
   | { kind: "times"; timesNs: number[] }
   | { kind: "bursts"; burst: number; gapsNs: number[] }
@@ -163,8 +236,18 @@ export interface JobSpec {
   count?: number;
   /** stop after this many bytes (fio size / io_size) */
   bytes?: number;
-  /** stop submitting this long after start (fio runtime) */
+  /** stop submitting this long after start (fio runtime; after the ramp when rampNs is set) */
   runtimeNs?: number;
+  /**
+   * fio's ramp_time: the job's statistics (and its bw/iops sample windows, its fio logs) start
+   * this long after its start, and a runtime counts from there (time.c ramp_time_over())
+   */
+  rampNs?: number;
+  /**
+   * fio's flow / flow_id / flow_sleep (flow.c): jobs of one flow group issue in proportion to
+   * their weights; a job ahead of its share waits for the group (or sleeps flow_sleep)
+   */
+  flow?: { id: number; weight: number; sleepNs: number };
   /** with runtime: keep going over the region until runtime (fio time_based) */
   timeBased: boolean;
   /** O_DIRECT; buffered writes go through the page cache and writeback, buffered reads through
@@ -321,6 +404,8 @@ export interface DiskStats {
 export interface DeviceResult {
   name: string;
   devno: string;
+  /** the device card's model line (presets, fitted and file devices; the oracle's devices have none) */
+  model?: string;
   stat: DiskStats;
 }
 

@@ -181,11 +181,12 @@ interface Section {
 /** Options mapped onto JobSpec (handled in buildJobs). */
 const MODELLED = new Set([
   "rw", "readwrite", "rwmixread", "rwmixwrite", "bs", "blocksize", "bsrange", "blocksize_range", "bssplit", "blockalign", "ba", "size", "io_size",
-  "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops",
+  "io_limit", "filesize", "number_ios", "runtime", "timeout", "time_based", "iodepth", "numjobs", "rate", "rate_iops", "rate_process", "ramp_time", "flow", "flow_id", "flow_sleep",
   "thinktime", "thinktime_blocks", "thinktime_iotime", "thinktime_spin", "startdelay", "offset", "offset_increment", "offset_align", "direct", "buffered",
   "name", "filename", "cgroup", "kb_base", "ioengine", "stonewall", "wait_for_previous", "new_group",
   "group_reporting", "read_iolog", "replay_no_stall", "replay_time_scale", "replay_redirect", "percentile_list",
   "disk_util", "invalidate", "fadvise_hint",
+  "write_bw_log", "write_lat_log", "write_iops_log", "log_avg_msec", "per_job_logs",
 ]);
 
 /** Options that only change the host, buffers, logging or output: no effect on simulated timing. */
@@ -193,8 +194,8 @@ const NO_EFFECT = new Set([
   "description", "thread", "randrepeat", "allrandrepeat", "randseed", "norandommap", "softrandommap",
   "random_generator", "refill_buffers", "zero_buffers", "scramble_buffers",
   "buffer_compress_percentage", "buffer_compress_chunk", "buffer_pattern", "dedupe_percentage", "dedupe_mode",
-  "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec", "log_hist_msec",
-  "log_max_value", "log_offset", "log_compression", "per_job_logs", "log_unix_epoch", "log_alternate_epoch",
+  "write_hist_log", "log_hist_msec",
+  "log_max_value", "log_offset", "log_compression", "log_unix_epoch", "log_alternate_epoch",
   "write_iolog", "cpus_allowed", "cpus_allowed_policy", "cpumask", "numa_cpu_nodes", "numa_mem_policy",
   "clocksource", "gtod_reduce", "gtod_cpu", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
   "stats", "allow_mounted_write", "allow_file_create", "create_serialize", "create_fsync", "create_on_open",
@@ -210,7 +211,6 @@ const NO_EFFECT = new Set([
 
 /** fio options iosim knows but does not model: they change behaviour in fio. */
 const NOT_MODELLED: Record<string, string> = {
-  ramp_time: "statistics are not held back during ramp_time",
   loops: "the job runs its workload once",
   fsync: "no fsync is issued", fdatasync: "no fdatasync is issued", end_fsync: "no fsync at the end",
   fsync_on_close: "no fsync on close", sync: "writes are not O_SYNC/O_DSYNC", write_barrier: "no barrier writes",
@@ -226,7 +226,7 @@ const NOT_MODELLED: Record<string, string> = {
   iodepth_low: "the queue is refilled at every completion",
   io_submit_mode: "IOs are submitted inline",
   rate_min: "no minimum rate is enforced", rate_iops_min: "no minimum rate is enforced",
-  rate_process: "rated IO is issued linearly", rate_cycle: "the rate is not averaged over a cycle",
+rate_cycle: "the rate is not averaged over a cycle",
   rate_ignore_thinktime: "thinktime and rate interact as in iosim's job model",
   thinktime_blocks_type: "thinktime triggers on completions",
   latency_target: "no latency-target depth search", latency_window: "no latency-target depth search",
@@ -237,8 +237,7 @@ const NOT_MODELLED: Record<string, string> = {
   exit_what: "other jobs keep running", wait_for: "jobs do not wait for each other",
   nrfiles: "one file (device region) per job", openfiles: "one file per job", file_service_type: "one file per job",
   directory: "the job uses the default device", zonemode: "zones are not modelled", zonerange: "zones are not modelled",
-  zonesize: "zones are not modelled", zoneskip: "zones are not modelled", flow: "flow control is not modelled",
-  flow_id: "flow control is not modelled", flow_sleep: "flow control is not modelled",
+  zonesize: "zones are not modelled", zoneskip: "zones are not modelled",
   bwavgtime: "bw samples are taken every 500 ms, fio's default", iopsavgtime: "iops samples are taken every 500 ms, fio's default",
   steadystate: "no steady-state detection", ss: "no steady-state detection", ss_dur: "no steady-state detection",
   ss_ramp: "no steady-state detection", fill_device: "the job does not fill the device",
@@ -962,6 +961,21 @@ function buildJobs(
     timeBased = false;
   }
   if (runtimeNs === 0) warn(`${at(rtE!)}: runtime=0 means no runtime limit in fio`);
+  // flow / flow_id / flow_sleep (fio 3.39 flow.c; options.c: flow 0..1000, flow_sleep in us)
+  const flowE = o.get("flow");
+  const flowWeight = flowE ? int(flowE, 0) : 0;
+  if (flowE && flowWeight > 1000) throw bad(flowE, `flow must be at most 1000 (fio's FLOW_MAX_WEIGHT), got ${flowWeight}`);
+  const flowIdE = o.get("flow_id");
+  const flowId = flowIdE ? int(flowIdE, 0) : 0;
+  const flowSleepE = o.get("flow_sleep");
+  const flowSleepNs = flowSleepE ? int(flowSleepE, 0) * 1000 : 0;
+  // ramp_time (fio 3.39 time.c ramp_time_over(): at the ramp's end reset_all_stats() zeroes
+  // the job's statistics and restarts its clock; a runtime counts from there)
+  const rampE = o.get("ramp_time");
+  const rampNs = rampE ? wrap(rampE, (v) => parseTimeNs(v, "s")) : 0;
+  if (rampE && rampNs > 0 && !timeBased) {
+    warn(`${at(rampE)}: ramp_time with a size or number_ios limit: iosim counts the ramp's IO toward it (fio counts from the ramp's end)`);
+  }
 
   // depth and engine
   const engE = o.get("ioengine");
@@ -1065,10 +1079,24 @@ function buildJobs(
     const read = one(rBps, rIops, minBsR);
     const write = one(wBps, wIops, minBsW);
     const has = (c: { iops?: number; bps?: number }) => c.iops !== undefined || c.bps !== undefined;
+    // fio's rate_process (options.c: linear, the default, or poisson)
+    const rpE = o.get("rate_process");
+    const rp = rpE ? (rpE.value ?? "").trim() : "linear";
+    if (rpE && rp !== "linear" && rp !== "poisson") throw bad(rpE, `rate_process must be linear or poisson, got "${rp}"`);
     if (rwi.rw === "read" || rwi.rw === "write") {
       const c = rwi.rw === "read" ? read : write;
-      if (has(c)) pattern = { kind: "rate", ...c };
+      if (has(c)) {
+        pattern = { kind: "rate", ...c };
+        if (rp === "poisson") {
+          // usec_for_io(): iops = rate_bps / min_bs (rate_iops is kept as rate_bps = iops * min_bs)
+          const minBs = rwi.rw === "read" ? minBsR : minBsW;
+          const iops = c.iops !== undefined ? c.iops : Math.floor(c.bps! / minBs);
+          if (!(iops >= 1)) throw bad(rpE!, `rate_process=poisson needs a rate of at least one IO a second (min_bs ${minBs})`);
+          pattern = { kind: "rate", ...c, poissonIops: iops };
+        }
+      }
     } else if (has(read) || has(write)) {
+      if (rp === "poisson") warn(`${at(rpE!)}: rate_process=poisson on a mixed job: each direction is paced linearly`);
       // a mixed job: each direction at its own cap, as fio's rate_ddir() paces them
       pattern = { kind: "rate", ...(has(read) ? { read } : {}), ...(has(write) ? { write } : {}) };
     }
@@ -1198,8 +1226,24 @@ function buildJobs(
     if (count !== undefined) spec.count = count;
     if (!replay) spec.bytes = bytes;
     if (runtimeNs) spec.runtimeNs = runtimeNs;
+    if (rampNs > 0) spec.rampNs = rampNs;
+    if (flowWeight > 0) spec.flow = { id: flowId, weight: flowWeight, sleepNs: flowSleepNs };
     out.push(spec);
-    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, iodepth: iodepthOption, ...(percentiles ? { percentiles } : {}), ...(diskUtil ? {} : { diskUtil: false as const }),
+    // fio's logs (report/fio-logs.ts): the options' values ("" = the job's name)
+    const logOf = (k: string) => {
+      const e = o.get(k);
+      if (!e) return undefined;
+      const v = (e.value ?? "").trim();
+      return v === "1" && FLAG_OPTIONS.has(k) ? "" : v;
+    };
+    const logs = { bw: logOf("write_bw_log"), lat: logOf("write_lat_log"), iops: logOf("write_iops_log") };
+    const avgE = o.get("log_avg_msec");
+    const pjE = o.get("per_job_logs");
+    const fioLogs = logs.bw !== undefined || logs.lat !== undefined || logs.iops !== undefined
+      ? { ...logs, avgMsec: avgE ? int(avgE, 0) : 0, perJob: pjE ? wrap(pjE, (v) => parseBool(v === "" ? "1" : v)) : true,
+          ...(new Set([...bs, ...(bsWrite ?? [])].map((b) => b.size)).size === 1 ? { fixedBs: bs[0]!.size } : {}) }
+      : undefined;
+    metas.push({ spec: name, jobname, groupid, options: ownOptions, groupReporting, ...(fioLogs ? { logs: fioLogs } : {}), iodepth: iodepthOption, ...(percentiles ? { percentiles } : {}), ...(diskUtil ? {} : { diskUtil: false as const }),
       startup, ...(numjobs > 1 ? { clone: i } : {}), ...(thread ? { thread } : {}) });
   }
   return { jobs: out, meta: metas };

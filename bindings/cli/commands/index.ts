@@ -83,6 +83,24 @@ export function registerCommands(program: Command): void {
     .option("--dry-run", "print every write and command it would make, change nothing")
     .action(async (target: string, o: RecordCliOptions) => (await import("./record.js")).recordAction(target, o));
 
+  program
+    .command("devices")
+    .description("list the device presets with their cards: what each is, its numbers, where they come from")
+    .argument("[name]", "one preset, or a device file")
+    .option("--json", "print the cards and the full device specs as JSON")
+    .action(async (name: string | undefined, o: { json?: boolean }) => (await import("./devices.js")).devicesAction(name, o));
+
+  const device = program.command("device").description("device files: fit one from real fio runs");
+  device
+    .command("fit")
+    .description("fit a device file from fio --output-format=json+ runs on one device (several block sizes, queue depths, directions) and report how well it reproduces each run")
+    .argument("<fio_json...>", "fio json+ outputs")
+    .option("-o, --output <dev.yaml>", "write the device file here (default: print it)")
+    .option("--name <name>", "the device's kernel name (default: the runs' disk, else fitted0)")
+    .option("--devno <MAJ:MIN>", "the device's number (default 252:0)")
+    .option("--json", "print the fit report as JSON")
+    .action(async (files: string[], o: { output?: string; name?: string; devno?: string; json?: boolean }) => (await import("./device-fit.js")).deviceFitAction(files, o));
+
   registerK8sCommands(program);
   registerMcCommands(program);
 }

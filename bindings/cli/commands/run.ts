@@ -13,12 +13,13 @@ import { type DeviceSpec, type RunResult, type Scenario } from "../../scenario/t
 import { kernelOption, outputFormatOption, seedOption, wholeNumberOption } from "../options.js";
 import { DEFAULT_LIMITS, type RunLimits } from "../../scenario/limits.js";
 import { parseFioJobFile } from "../../workload/index.js";
-import { devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
+import { deviceFromHwdb, devicePreset, loadDeviceFile, type PresetName } from "../../device/index.js";
 import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson, type FioJobInfo } from "../../report/index.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
 import { resultHashOrNote, summaryJson, summaryRows, summaryText, warningBlock } from "../summary.js";
 import { htmlReport } from "../../report/html-report.js";
+import { fioJobLogs } from "../../report/fio-logs.js";
 import { readIocostTrace, VTIME_PER_USEC } from "../../engine/modules/iocost.js";
 import { createRequire } from "node:module";
 import { lintResult, lintScenario } from "../../scenario/lint.js";
@@ -66,8 +67,21 @@ export function sizesOf(devs: DeviceSpec[]): Record<string, number> {
 }
 
 function deviceFromFlag(flag: string | undefined): DeviceSpec {
-  const v = flag ?? "ssd";
+  let v = flag ?? "ssd";
   if (PRESETS.includes(v)) return devicePreset(v as PresetName);
+  // iocost-benchmarks' hwdb: FILE.hwdb[#MODEL[@SOLUTION]] (device/hwdb.ts)
+  const hw = /^(.*\.hwdb)(?:#(.*))?$/.exec(v);
+  if (hw) {
+    v = hw[1]!;
+    let text: string;
+    try {
+      text = readCapped(v, inputCap("text"), v, "hwdb file");
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      throw new InputError(`--device: cannot read the hwdb file "${v}"`, "command line", undefined, "--device");
+    }
+    return deviceFromHwdb(text, v, hw[2]);
+  }
   let text: string;
   try {
     text = readCapped(v, inputCap("text"), v, "device file");
@@ -144,7 +158,11 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
   const format = outputFormatOption(o.outputFormat, o.json);
   const limits = limitsOption(o);
   const { scenario, warnings, fioJobs, fioGlobalOptions } = scenarioForRun(target, o);
+  // fio's write_bw_log / write_lat_log / write_iops_log: from the per-bio records, into --out
+  const logJobs = (fioJobs ?? []).map((j, k) => ({ j, k })).filter(({ j }) => j.logs);
+  if (logJobs.length > 0 && o.out) scenario.record = true;
   const pre = [...warnings, ...lintScenario(scenario)];
+  if (logJobs.length > 0 && !o.out) pre.push(`${target}: write_*_log: fio's logs are written with --out DIR (none given)`);
   const sim = new Simulation(scenario, undefined, limits);
   if (o.strict && pre.length + sim.setupWarnings().length > 0) {
     const all = [...pre, ...sim.setupWarnings()];
@@ -183,6 +201,16 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     if (result.seriesBinNs > 0) files.push(["series.csv", () => toSeriesCsv(result)], ["series.json", () => toSeriesJson(result)]);
     files.push(["summary.txt", () => summaryText(result, { scenario })]);
     if (result.records) files.push(["records.jsonl", () => recordsText(result.records!)]);
+    for (const { j, k } of logJobs) {
+      const l = j.logs!;
+      const logs = fioJobLogs(result, { spec: j.spec, jobname: j.jobname, threadNumber: k + 1, avgMsec: l.avgMsec, perJob: l.perJob,
+        ...(l.bw !== undefined ? { bw: l.bw } : {}), ...(l.lat !== undefined ? { lat: l.lat } : {}), ...(l.iops !== undefined ? { iops: l.iops } : {}),
+        ...(l.fixedBs ? { fixedBs: l.fixedBs } : {}) });
+      for (const [name, text] of logs) {
+        if (name.includes("/")) throw new InputError(`log name "${name}": a path; iosim writes fio's logs into --out`, target ?? "job file", undefined, "write_*_log");
+        files.push([name, () => text]);
+      }
+    }
     try {
       for (const [name, text] of files) writeFileSync(join(tmp, name), text());
       for (const [name] of files) renameSync(join(tmp, name), join(o.out, name));

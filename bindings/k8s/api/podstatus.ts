@@ -174,7 +174,8 @@ export function volumeStatusViews(objs: KObj[]): void {
       const pv = name ? pvs.get(name) : undefined;
       const status: Record<string, unknown> = Object.assign({}, o.status, { phase: !name ? "Pending" : pv ? "Bound" : "Lost" });
       if (pv?.spec?.accessModes) status.accessModes = pv.spec.accessModes;
-      if (pv?.spec?.capacity) status.capacity = pv.spec.capacity;
+      // (a claim whose status.capacity was written in the run, by a resize, keeps it: expand/)
+      if (pv?.spec?.capacity && o.status?.capacity === undefined) status.capacity = pv.spec.capacity;
       objs[i] = Object.assign({}, o, { status });
     }
   }

@@ -13,8 +13,8 @@
 
 import { intern } from "../../util/intern.js";
 
-export type Kind = "Node" | "Pod" | "PersistentVolume" | "PersistentVolumeClaim" | "VolumeAttachment" | "CSIDriver";
-export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
+export type Kind = "Node" | "Pod" | "PersistentVolume" | "PersistentVolumeClaim" | "VolumeAttachment" | "CSIDriver" | "StorageClass";
+export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver", "StorageClass"];
 /**
  * A kind's index in KINDS, or -1 for a kind the model does not know: a switch
  * (a keyed lookup on a table sees every kind at one site, a slow megamorphic
@@ -34,6 +34,8 @@ export function kindSlot(kind: string): number {
       return kind === "PersistentVolumeClaim" ? 3 : -1;
     case 9:
       return kind === "CSIDriver" ? 5 : -1;
+    case 12:
+      return kind === "StorageClass" ? 6 : -1;
     default:
       return -1;
   }
@@ -58,6 +60,7 @@ export const NAMESPACED: Record<Kind, boolean> = {
   PersistentVolumeClaim: true,
   VolumeAttachment: false,
   CSIDriver: false,
+  StorageClass: false,
 };
 
 export interface ObjectMeta {

@@ -38,6 +38,10 @@ export interface TimerConfig {
   /** external-attacher: --retry-interval-start / --retry-interval-max [U] */
   EXTERNAL_ATTACHER_RETRY_START_MS: number;
   EXTERNAL_ATTACHER_RETRY_MAX_MS: number;
+  /** external-resizer: --timeout, its ControllerExpandVolume deadline (10 s), and its workqueue's retry interval [U] */
+  EXTERNAL_RESIZER_TIMEOUT_MS: number;
+  EXTERNAL_RESIZER_RETRY_START_MS: number;
+  EXTERNAL_RESIZER_RETRY_MAX_MS: number;
   /** exponentialbackoff: initialDurationBeforeRetry / maxDurationBeforeRetry */
   INITIAL_DURATION_BEFORE_RETRY_MS: number;
   MAX_DURATION_BEFORE_RETRY_MS: number;
@@ -70,6 +74,9 @@ export const DEFAULT_TIMERS: Readonly<TimerConfig> = Object.freeze({
   EXTERNAL_ATTACHER_TIMEOUT_MS: 15_000,
   EXTERNAL_ATTACHER_RETRY_START_MS: 1_000,
   EXTERNAL_ATTACHER_RETRY_MAX_MS: 5 * 60_000,
+  EXTERNAL_RESIZER_TIMEOUT_MS: 10_000,
+  EXTERNAL_RESIZER_RETRY_START_MS: 1_000,
+  EXTERNAL_RESIZER_RETRY_MAX_MS: 5 * 60_000,
   INITIAL_DURATION_BEFORE_RETRY_MS: 500,
   MAX_DURATION_BEFORE_RETRY_MS: 2 * 60_000 + 2_000,
   WATCH_LATENCY_MS: 20,

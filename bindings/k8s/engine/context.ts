@@ -89,4 +89,6 @@ export interface Ctx {
   /** mount propagation delay on a node */
   propagationDelayMs: number;
   kubeletRoot: string;
+  /** the run resizes a claim (a `resize` action): volume expansion's controllers and checks run (expand/) */
+  expansion?: boolean;
 }

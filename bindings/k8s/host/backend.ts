@@ -32,7 +32,14 @@ export type BackendOp =
   | "tearDown"
   | "unmountDevice"
   // the attach/detach controller's VerifyVolumesAreAttached (a cloud DescribeInstances, a VolumeAttachment read)
-  | "verifyAttached";
+  | "verifyAttached"
+  // volume expansion (expand/expand_controller.ts): an in-tree plugin's ExpandVolumeDevice (the cloud's
+  // resize API), CSI ControllerExpandVolume (external-resizer), CSI NodeExpandVolume and an in-tree
+  // plugin's filesystem resize on the node (resize2fs / xfs_growfs: node-local)
+  | "expandVolume"
+  | "controllerExpand"
+  | "nodeExpand"
+  | "resizeFs";
 
 export const BACKEND_OPS: readonly BackendOp[] = [
   "attach",
@@ -50,10 +57,14 @@ export const BACKEND_OPS: readonly BackendOp[] = [
   "tearDown",
   "unmountDevice",
   "verifyAttached",
+  "expandVolume",
+  "controllerExpand",
+  "nodeExpand",
+  "resizeFs",
 ];
 
 /** the in-tree plugins' node-local operations (no storage backend call: not counted in `Backend.calls`) */
-export const NODE_LOCAL_OPS: readonly BackendOp[] = ["mountDevice", "setUp", "tearDown", "unmountDevice"];
+export const NODE_LOCAL_OPS: readonly BackendOp[] = ["mountDevice", "setUp", "tearDown", "unmountDevice", "resizeFs"];
 
 /**
  * What a call does when a fault says so (volume/operation.ts, section 2):
@@ -131,6 +142,11 @@ export const DEFAULT_LATENCY_MS: Record<BackendOp, number> = {
   unmountDevice: 0,
   // 0 and no fault: checked in the controller's sync pass itself, as before (attach_detach_controller.ts sync)
   verifyAttached: 0,
+  // volume expansion: a cloud resize call takes seconds, a CSI call or resize2fs less
+  expandVolume: 2000,
+  controllerExpand: 1000,
+  nodeExpand: 500,
+  resizeFs: 500,
 };
 
 export class Backend {
@@ -267,5 +283,5 @@ export class Backend {
 }
 
 function isNodeLocal(op: BackendOp): boolean {
-  return op === "mountDevice" || op === "setUp" || op === "tearDown" || op === "unmountDevice";
+  return op === "mountDevice" || op === "setUp" || op === "tearDown" || op === "unmountDevice" || op === "resizeFs";
 }

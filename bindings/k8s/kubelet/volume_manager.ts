@@ -41,7 +41,10 @@
 //    SetUp again, and once no pod wants the volume the reconciler calls
 //    TearDown / UnmountDevice for it (NodeUnpublish / NodeUnstage, which the
 //    driver answers Aborted while its own call is still running: retried with
-//    backoff). Before 1.18 a failed MountDevice / SetUp leaves no trace: on
+//    backoff). A final error after an uncertain one marks the device or the
+//    pod's mount unmounted again (markDeviceErrorState, markVolumeErrorState:
+//    the driver has said it did not do the work), so no UnmountDevice /
+//    TearDown follows. Before 1.18 a failed MountDevice / SetUp leaves no trace: on
 //    pod deletion the volume is dropped without UnmountDevice or TearDown, and
 //    a stage or publish the driver completes afterwards stays mounted for
 //    ever (built-in csi-nodestage-timeout). On a kubelet restart the
@@ -52,6 +55,39 @@
 //    modelled release (upstream reconstructs device mounts only since 1.26's
 //    NewVolumeManagerReconstruction, not modelled). In-tree plugins return
 //    plain errors, which are final: no uncertain state.
+//
+// 6. Volume expansion, the node's half (expand/expand_controller.ts has the
+//    controllers'). A volume needs the node when its PV's spec.capacity is
+//    above its claim's status.capacity (nodeExpandVolume reads the claim
+//    with a GET, the PV from the informer). During a mount the kubelet
+//    grows the filesystem right after MountDevice (at the staging path), or,
+//    when nothing was staged in this mount (a CSI driver without
+//    NodeStage, a device already mounted), after SetUp; an error fails the
+//    mount ("MountVolume.MountDevice failed while expanding volume",
+//    "MountVolume.Setup failed while expanding volume") and the mount is
+//    retried with backoff. Since #100567 (1.22) the SetUp that preceded such
+//    a failure is recorded as an uncertain mount (section 5), so the pod's
+//    deletion tears it down; before, nothing records it. A mounted volume is
+//    grown online (ExpandInUseVolume, operation `volume_fs_resize` under the
+//    volume's key) once the populator finds it bigger than its claim
+//    (checkVolumeFSResize, MarkFSResizeRequired: here at the populator's
+//    next pass after the informer delivers the PV or claim; upstream at the
+//    pod's next sync, ReprocessPod, up to the 1-minute resync later), if
+//    the kubelet expands in-use volumes (ExpandInUsePersistentVolumes, on
+//    from 1.15) of that plugin (CSI: ExpandCSIVolumes, on from 1.16). The
+//    call is CSI NodeExpandVolume (`nodeExpand`) or an in-tree plugin's
+//    resize2fs (`resizeFs`); success is FileSystemResizeSuccessful on the pod
+//    and the claim and MarkFSResizeFinished (status.capacity = the PV's, the
+//    conditions gone); an online failure is VolumeResizeFailed on the pod.
+//    FailedPrecondition ("volume in use"): since #92986 (1.19) the volume is
+//    marked for this node (MarkForInUseExpansionError: no online retry) and
+//    a mount goes on; before, it is an error like any other. With
+//    RecoverVolumeExpansionFailure (1.32) the kubelet expands only a claim
+//    whose allocatedResourceStatuses says NodeResizePending or
+//    NodeResizeInProgress (runPreCheck; anything else is assumed finished),
+//    marks it NodeResizeInProgress first, and after a final error writes
+//    NodeResizeInfeasible (InvalidArgument, OutOfRange: never tried again)
+//    or the condition NodeResizeError.
 //
 // Worked example (seed 003, 1.23): pod fio-test with inline CSI volume "data"
 // is deleted at 60 s; its container takes 30 s to stop. kubelet restarts at
@@ -70,6 +106,8 @@ import type { WakeGroup } from "../engine/sim.js";
 import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
 import { Done, FailureMessages, goQuote, NestedPendingOperations } from "../util/nestedpendingoperations.js";
 import { attachDetachKey, mountVolumeKey, unmountDeviceKey, unmountVolumeKey, verifyControllerAttachedVolumeKey } from "../util/operationexecutor.js";
+import { backendIdOfPV, expandPluginOf, ResizeUtil, sizes } from "../expand/expand_controller.js";
+import { csiErrorText, perform } from "../volume/operation.js";
 import { isBlockVolume, isMultiAttachAllowed, PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
 export interface DesiredVolume {
@@ -100,6 +138,10 @@ export interface ActualVolume {
   pods: Map<string, string>;
   /** VolumeMountUncertain (#82492): podUID -> spec name whose SetUp ended with a non-final error (null: none yet) */
   uncertainPods: Map<string, string> | null;
+  /** MarkFSResizeRequired (section 6): the PV grew past the claim's status.capacity while mounted */
+  fsResizeRequired: boolean;
+  /** MarkForInUseExpansionError (#92986): NodeExpand answered FailedPrecondition; not expanded again on this node */
+  inUseExpansionError: boolean;
 }
 
 export interface PodLookup {
@@ -235,6 +277,7 @@ export class VolumeManager {
       this.hasAddedPods = true;
       ctx.sim.bump(this.wake);
     }
+    if (ctx.expansion === true) this.checkVolumeFSResize();
   }
 
   /**
@@ -409,7 +452,11 @@ export class VolumeManager {
     for (const vols of this.dsw.values()) {
       for (const v of vols.values()) {
         const a = this.asw.get(v.volumeName);
-        if (a !== undefined && a.pods.has(v.podUID)) continue;
+        if (a !== undefined && a.pods.has(v.podUID)) {
+          // (PodExistsInVolume's fsResizeRequiredError: ExpandInUseVolume, section 6)
+          if (a.fsResizeRequired && !a.inUseExpansionError && this.npo.isOperationSafeToRetry(v.volumeName, "", "", "volume_fs_resize")) this.expandInUseVolume(v, a);
+          continue;
+        }
         if (a === undefined && v.attachable && !this.controllerAttachDetachEnabled) {
           // kubelet-managed attach (--enable-controller-attach-detach=false): the kubelet attaches itself
           if (this.npo.isOperationSafeToRetry(v.volumeName, "", isMultiAttachAllowed(v.spec) ? this.nodeName : "", "volume_attach")) this.attachVolume(v);
@@ -543,6 +590,8 @@ export class VolumeManager {
 
   private mountVolume(v: DesiredVolume, a: ActualVolume, det: () => string, op: Done): void {
     const p = v.plugin;
+    /** the expansion during the mount is done (section 6: after MountDevice, else after SetUp) */
+    let resizeDone = false;
     const setUp = (): void => {
       this.ctx.steps.step("kubelet.SetUpStarted", v.volumeName);
       p.setUp(this.env, v.spec, v.podUID, a.deviceMountPath, (err, _r, uncertain) => {
@@ -553,19 +602,41 @@ export class VolumeManager {
           if (uncertain === true && !a.pods.has(v.podUID) && !a.uncertainPods?.has(v.podUID)) {
             (a.uncertainPods ??= new Map()).set(v.podUID, v.spec.name);
             this.ctx.sim.bump(this.wake);
+          } else if (uncertain !== true && this.ctx.profile.fix["82492"] && a.uncertainPods?.delete(v.podUID)) {
+            // markVolumeErrorState: a final error after an uncertain mount marks the volume unmounted (no TearDown)
+            this.ctx.sim.bump(this.wake);
           }
           this.mountFailedEvent(v, `MountVolume.SetUp failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
           return op.done(() => `MountVolume.SetUp failed ${det()}: ${err}`);
         }
         this.ctx.steps.step("kubelet.SetUpSucceeded", v.volumeName);
-        if (a.uncertainPods?.delete(v.podUID)) this.ctx.sim.bump(this.wake);
-        if (!a.pods.has(v.podUID)) {
-          a.pods.set(v.podUID, v.spec.name);
-          this.ctx.sim.bump(this.wake);
+        if (this.ctx.expansion === true && !resizeDone) {
+          // "We need to call resizing here again in case resizing was not done during device mount" (no staging)
+          this.nodeExpand(v, a, (e) => {
+            if (this.dead) return;
+            if (e === null) return mounted();
+            this.ctx.out.on && this.log("E", "operation_generator.go:718", `MountVolume.NodeExpandVolume failed with ${e}`);
+            // #100567: SetUp succeeded, so the mount is recorded, as uncertain: the pod does not start and its deletion tears it down
+            if (this.ctx.profile.fix["100567"] && !a.pods.has(v.podUID) && !a.uncertainPods?.has(v.podUID)) {
+              (a.uncertainPods ??= new Map()).set(v.podUID, v.spec.name);
+              this.ctx.sim.bump(this.wake);
+            }
+            this.mountFailedEvent(v, `MountVolume.Setup failed while expanding volume for volume ${JSON.stringify(outerName(v))} : ${e}`);
+            op.done(() => `MountVolume.Setup failed while expanding volume ${det()}: ${e}`);
+          });
+          return;
         }
-        this.ctx.out.on && this.log("I", "operation_generator.go:756", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.SetUp succeeded ${det()}`, v.podKey));
-        op.done(null);
+        mounted();
       });
+    };
+    const mounted = (): void => {
+      if (a.uncertainPods?.delete(v.podUID)) this.ctx.sim.bump(this.wake);
+      if (!a.pods.has(v.podUID)) {
+        a.pods.set(v.podUID, v.spec.name);
+        this.ctx.sim.bump(this.wake);
+      }
+      this.ctx.out.on && this.log("I", "operation_generator.go:756", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.SetUp succeeded ${det()}`, v.podKey));
+      op.done(null);
     };
     const mountDevice = (devicePath: string): void => {
       if (!v.deviceMountable || a.deviceMounted || !p.mountDevice) return setUp();
@@ -580,6 +651,10 @@ export class VolumeManager {
             a.deviceUncertain = true;
             a.deviceMountPath = dmp;
             this.ctx.sim.bump(this.wake);
+          } else if (uncertain !== true && a.deviceUncertain && this.ctx.profile.fix["82492"]) {
+            // markDeviceErrorState: "Only devices which were uncertain can be marked as unmounted" after a final error
+            a.deviceUncertain = false;
+            this.ctx.sim.bump(this.wake);
           }
           this.mountFailedEvent(v, `MountVolume.MountDevice failed for volume ${JSON.stringify(outerName(v))} : ${err}`);
           return op.done(() => `MountVolume.MountDevice failed ${det()}: ${err}`);
@@ -590,6 +665,20 @@ export class VolumeManager {
         a.deviceMountPath = dmp;
         this.ctx.sim.bump(this.wake);
         this.ctx.out.on && this.log("I", "operation_generator.go:631", vmMsg(this.ctx.profile.structuredLogs, `MountVolume.MountDevice succeeded ${det()}device mount path ${JSON.stringify(dmp)}`, v.podKey));
+        if (this.ctx.expansion === true) {
+          // resizeFileSystem / nodeExpandVolume at the staging path, right after MountDevice (section 6)
+          this.nodeExpand(v, a, (e) => {
+            if (this.dead) return;
+            if (e !== null) {
+              this.ctx.out.on && this.log("E", "operation_generator.go:668", `MountVolume.NodeExpandVolume failed with ${e}`);
+              this.mountFailedEvent(v, `MountVolume.MountDevice failed while expanding volume for volume ${JSON.stringify(outerName(v))} : ${e}`);
+              return op.done(() => `MountVolume.MountDevice failed while expanding volume ${det()}: ${e}`);
+            }
+            resizeDone = true;
+            setUp();
+          });
+          return;
+        }
         setUp();
       });
     };
@@ -605,6 +694,159 @@ export class VolumeManager {
       return;
     }
     mountDevice(a.devicePath);
+  }
+
+  // ---- volume expansion on the node (section 6) ---------------------------------
+
+  /** the claim a desired volume's pod names (its PersistentVolumeClaim volume), as ns/name, or null */
+  private claimKeyOf(v: DesiredVolume): string | null {
+    const ref = v.spec.pv?.spec?.claimRef as { namespace?: string; name: string } | undefined;
+    if (ref?.name) return `${ref.namespace ?? "default"}/${ref.name}`;
+    const pod = this.pods.pod(v.podUID);
+    const vol = ((pod?.spec?.volumes ?? []) as PodVolume[]).find((x) => x.name === v.outer);
+    return vol?.persistentVolumeClaim ? `${pod!.metadata.namespace ?? "default"}/${vol.persistentVolumeClaim.claimName}` : null;
+  }
+
+  /**
+   * The populator's checkVolumeFSResize: a volume mounted for a pod whose PV
+   * is now bigger than its claim's status.capacity needs the node's resize
+   * (MarkFSResizeRequired), if this kubelet expands in-use volumes
+   * (ExpandInUsePersistentVolumes) of that plugin (ExpandCSIVolumes for CSI).
+   */
+  private checkVolumeFSResize(): void {
+    const { ctx } = this;
+    if (!ctx.profile.fix.ExpandInUsePersistentVolumes) return;
+    for (const vols of this.dsw.values())
+      for (const v of vols.values()) {
+        const a = this.asw.get(v.volumeName);
+        if (a === undefined || !a.pods.has(v.podUID) || a.fsResizeRequired || a.inUseExpansionError || v.spec.pv === undefined || v.spec.readOnly) continue;
+        const plugin = expandPluginOf(v.spec.pv);
+        if (plugin === null || (plugin === "kubernetes.io/csi" && !ctx.profile.fix.ExpandCSIVolumes)) continue;
+        const key = this.claimKeyOf(v);
+        const pvc = key === null ? undefined : this.pods.lookup("PersistentVolumeClaim", key);
+        const pv = this.pods.lookup("PersistentVolume", v.spec.pv.metadata.name);
+        const s = sizes(pvc, pv);
+        if (!(s.status < s.pv)) continue;
+        a.fsResizeRequired = true;
+        ctx.sim.bump(this.wake);
+      }
+  }
+
+  /** operationExecutor.ExpandInUseVolume: GenerateExpandInUseVolumeFunc of a mounted volume (online expansion) */
+  private expandInUseVolume(v: DesiredVolume, a: ActualVolume): void {
+    const r = this.npo.run({ volumeName: v.volumeName, podName: "", nodeName: "" }, "volume_fs_resize", (op) => {
+      this.nodeExpand(v, a, (e) => {
+        if (this.dead) return;
+        if (e !== null) {
+          this.ctx.out.on && this.log("E", "operation_generator.go:2058", `NodeExpandVolume.NodeExpandVolume failed ${this.desiredDetail(v)}: ${e}`);
+          this.ctx.out.event("Warning", "VolumeResizeFailed", `pod/${v.podKey.split("/").pop()}`, `NodeExpandVolume.NodeExpandVolume failed for volume ${JSON.stringify(outerName(v))} : ${e}`, this.eventSource, v.podKey.split("/")[0], v.podUID);
+          return op.done(() => `NodeExpandVolume.NodeExpandVolume failed ${this.desiredDetail(v)}: ${e}`);
+        }
+        op.done(null);
+      });
+    });
+    if (r === null) this.ctx.out.on && this.log("I", "reconciler.go:277", vmMsg(this.ctx.profile.structuredLogs, `Starting operationExecutor.ExpandInUseVolume ${this.desiredDetail(v)}`, v.podKey));
+  }
+
+  /**
+   * nodeExpandVolume (operation_generator.go; node_expander.go with
+   * RecoverVolumeExpansionFailure): grow the filesystem to the PV's size if
+   * the claim's status.capacity is smaller: CSI NodeExpandVolume (op
+   * `nodeExpand`) or the in-tree plugin's resize2fs (op `resizeFs`). `done`
+   * gets null when the volume is expanded or needs nothing (the caller goes
+   * on), or the error the caller fails with.
+   */
+  private nodeExpand(v: DesiredVolume, a: ActualVolume, done: (err: string | null) => void): void {
+    const { ctx } = this;
+    const pv0 = v.spec.pv;
+    const plugin = pv0 === undefined ? null : expandPluginOf(pv0);
+    // (not an ExpandableVolumePlugin: an inline volume, a plugin without expansion, CSI before ExpandCSIVolumes)
+    if (pv0 === undefined || plugin === null || (plugin === "kubernetes.io/csi" && !ctx.profile.fix.ExpandCSIVolumes)) return done(null);
+    const key = this.claimKeyOf(v);
+    if (key === null) return done(null);
+    let pvc: KObj;
+    try {
+      pvc = ctx.api.get("PersistentVolumeClaim", key);
+    } catch (e) {
+      return done(`MountVolume.NodeExpandVolume get PVC failed : ${(e as Error).message}`);
+    }
+    const pv = this.pods.lookup("PersistentVolume", pv0.metadata.name) ?? pv0;
+    const s = sizes(pvc, pv);
+    if (!(s.status < s.pv) || v.spec.readOnly) {
+      a.fsResizeRequired = false;
+      return done(null);
+    }
+    const newSize = String(pv.spec.capacity.storage);
+    const recover = ctx.profile.fix.RecoverVolumeExpansionFailure;
+    if (recover) {
+      // runPreCheck: only a claim the resize controller marked for the node; otherwise assumed finished
+      const rs = (pvc.status?.allocatedResourceStatuses?.storage ?? "") as string;
+      if (rs !== "NodeResizePending" && rs !== "NodeResizeInProgress") {
+        ctx.out.on && this.log("I", "node_expander.go:111", `NodeExpandVolume is not allowed to proceed for volume ${v.volumeName} with resizeStatus ${rs}`);
+        a.fsResizeRequired = false;
+        return done(null);
+      }
+      try {
+        ctx.api.patch("PersistentVolumeClaim", key, (d) => {
+          d.status = Object.assign({}, d.status, { allocatedResourceStatuses: { storage: "NodeResizeInProgress" } });
+          return true;
+        });
+      } catch (e) {
+        return done(`MountVolume.NodeExpandVolume failed to mark node expansion in progress: ${(e as Error).message}`);
+      }
+    }
+    const csi = plugin === "kubernetes.io/csi";
+    const id = backendIdOfPV(pv);
+    ctx.steps.step("kubelet.NodeExpandStarted", v.volumeName);
+    const plan = ctx.backend.call(csi ? "nodeExpand" : "resizeFs", id, this.nodeName, plugin);
+    perform(ctx, csi ? "nodeExpand" : "resizeFs", plan, csi, id, () => null, (err) => {
+      if (this.dead) return;
+      if (err !== null) {
+        ctx.steps.step("kubelet.NodeExpandFailed", v.volumeName);
+        const text = csi ? `Expander.NodeExpand failed to expand the volume : ${csiErrorText(err)}` : err.text;
+        const final = err.code === null || !err.nonFinal;
+        if (recover && final) {
+          // MarkVolumeExpansionFailedWithFinalError; an infeasible error (InvalidArgument, OutOfRange) stops the node's retries
+          const infeasible = err.code === "InvalidArgument" || err.code === "OutOfRange";
+          try {
+            ctx.api.patch("PersistentVolumeClaim", key, (d) => {
+              d.status = infeasible
+                ? Object.assign({}, d.status, { allocatedResourceStatuses: { storage: "NodeResizeInfeasible" } })
+                : Object.assign({}, d.status, {
+                    conditions: [
+                      ...((d.status?.conditions ?? []) as Array<{ type: string }>).filter((c) => c.type !== "NodeResizeError"),
+                      { type: "NodeResizeError", status: "True", lastProbeTime: null, lastTransitionTime: ctx.sim.now, message: text },
+                    ],
+                  });
+              return true;
+            });
+          } catch {
+            /* logged upstream; the retry writes it again */
+          }
+        }
+        if (ctx.profile.fix["92986"] && err.code === "FailedPrecondition") {
+          // volume in use: not retried on this node, and the mount goes on
+          a.inUseExpansionError = true;
+          a.fsResizeRequired = false;
+          ctx.out.on && this.log("E", "operation_generator.go:1974", `MountVolume.NodeExapndVolume failed with ${text}`);
+          return done(null);
+        }
+        return done(text);
+      }
+      ctx.steps.step("kubelet.NodeExpandSucceeded", v.volumeName);
+      const msg = `MountVolume.NodeExpandVolume succeeded for volume ${JSON.stringify(v.spec.name)} ${ctx.profile.version.minor >= 24 ? this.nodeName : ""}`;
+      const podName = v.podKey.split("/").pop()!;
+      ctx.out.event("Normal", "FileSystemResizeSuccessful", `pod/${podName}`, msg, this.eventSource, v.podKey.split("/")[0], v.podUID);
+      ctx.out.event("Normal", "FileSystemResizeSuccessful", `persistentvolumeclaim/${key.split("/")[1]}`, msg, this.eventSource, key.split("/")[0], pvc.metadata.uid);
+      ctx.out.on && this.log("I", "operation_generator.go:1990", vmMsg(ctx.profile.structuredLogs, `MountVolume.NodeExpandVolume succeeded ${this.desiredDetail(v)}`, v.podKey));
+      try {
+        ResizeUtil.markResizeFinished(ctx, key, newSize);
+      } catch (e) {
+        return done(`mountVolume.NodeExpandVolume update PVC status failed : ${(e as Error).message}`);
+      }
+      a.fsResizeRequired = false;
+      done(null);
+    });
   }
 
   // ---- volumeMode: Block (operation_generator.go GenerateMapVolumeFunc,
@@ -881,6 +1123,8 @@ export class VolumeManager {
         deviceMountPath: dmp,
         pods: new Map([[uid, specName]]),
         uncertainPods: null,
+        fsResizeRequired: false,
+        inUseExpansionError: false,
       };
       const prev = this.asw.get(volumeName);
       if (prev) prev.pods.set(uid, specName);
@@ -906,6 +1150,14 @@ export class VolumeManager {
     const volumeName = data.volumeName!;
     if (!plugin) return;
     if (this.asw.get(volumeName)?.pods.has(uid)) return;
+    if (!ctx.profile.fix["83451"]) {
+      // Before #83451 (1.17) the existence check looked for a symlink at the pod's device map
+      // directory (GetPodDeviceMapPath's dir, not joined with the link's name): never one, so every
+      // mapped volume fails reconstruction; a pod still wanting it maps it again, a deleted pod's is
+      // "cleaned up" as a filesystem mount (cleanupMounts), which unmaps nothing (issue #83445)
+      this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName, err: `Volume: ${JSON.stringify(volumeName)} is not mounted` });
+      return;
+    }
     const pv = data.pv ? this.pods.lookup("PersistentVolume", data.pv) : undefined;
     if (!pv) {
       this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName, err: `failed to construct the block volume spec: persistentvolume ${JSON.stringify(data.pv ?? "")} not found` });
@@ -933,6 +1185,8 @@ export class VolumeManager {
         deviceMountPath: gmp,
         pods: new Map([[uid, specName]]),
         uncertainPods: null,
+        fsResizeRequired: false,
+        inUseExpansionError: false,
       });
     ctx.sim.bump(this.wake);
     this.ctx.out.on && this.log("I", "reconciler.go:620", `Volume is reconstructed: volume ${JSON.stringify(volumeName)} for pod ${uid} (spec name ${JSON.stringify(specName)})`);
@@ -1036,6 +1290,8 @@ function newActual(v: DesiredVolume, devicePath: string): ActualVolume {
     deviceMountPath: "",
     pods: new Map(),
     uncertainPods: null,
+    fsResizeRequired: false,
+    inUseExpansionError: false,
   };
 }
 

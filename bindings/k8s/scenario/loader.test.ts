@@ -160,7 +160,7 @@ describe("a check's fields", () => {
   });
 
   it("refuses a log component no component logs as (a noLog check on `kublet` held unread) and a pod phase Kubernetes has not", () => {
-    expect(check("noLog: {contains: attach, component: kublet}")).toMatch(/^bad\.yaml:6: expect\[0\]\.noLog\.component: unknown component "kublet" \(known: kube-controller-manager, csi-attacher, kubelet, rbd, kubelet\/NODE, rbd\/NODE\)/);
+    expect(check("noLog: {contains: attach, component: kublet}")).toMatch(/^bad\.yaml:6: expect\[0\]\.noLog\.component: unknown component "kublet" \(known: kube-controller-manager, csi-attacher, csi-resizer, kubelet, rbd, kubelet\/NODE, rbd\/NODE\)/);
     expect(check("podPhase: {pod: p, phase: running}")).toMatch(/^bad\.yaml:6: expect\[0\]\.podPhase\.phase: unknown pod phase "running"/);
     const ok = loadK8sScenario(base + "expect:\n  - log: {contains: x, component: kubelet/n1}\n  - log: {contains: x, component: kube-controller-manager}\n  - log: {contains: x, component: rbd}\n", "ok.yaml");
     expect(ok.expect.map((e) => (e.check as { component?: string }).component)).toEqual(["kubelet/n1", "kube-controller-manager", "rbd"]);
@@ -314,7 +314,7 @@ objects:
     expect(bad("faults:\n  storage:\n    - {op: detach, volume: c1, error: busy}\n")).toMatch(/"c1" is a PersistentVolumeClaim's name; .*: "disk-1"$/);
     expect(bad("faults:\n  storage:\n    - {op: detach, volume: disk-2, error: busy}\n")).toMatch(/^bad\.yaml:11: faults\.storage\[0\]\.volume: no volume of this scenario is "disk-2" .*did you mean "disk-1"\?$/);
     expect(bad("faults:\n  storage:\n    - {op: detach, volume: vol-2, error: busy}\n")).toBe(
-      'bad.yaml:11: faults.storage[0].op: detach is never called for volume "vol-2": it is a CSI volume (PersistentVolume pv2), whose operations are controllerPublish, controllerUnpublish, verifyAttached, nodeStage, nodeUnstage, nodePublish, nodeUnpublish',
+      'bad.yaml:11: faults.storage[0].op: detach is never called for volume "vol-2": it is a CSI volume (PersistentVolume pv2), whose operations are controllerPublish, controllerUnpublish, verifyAttached, nodeStage, nodeUnstage, nodePublish, nodeUnpublish, controllerExpand, nodeExpand',
     );
     expect(bad("faults:\n  storage:\n    - {op: controllerPublish, volume: disk-1, error: busy}\n")).toMatch(/controllerPublish is never called for volume "disk-1": it is an in-tree cloud disk/);
     expect(bad("faults:\n  storage:\n    - {op: rbdUnmap, error: busy}\n")).toBe(
@@ -325,7 +325,7 @@ objects:
 
   it("a watch fault or latency on a component that does not exist, and an API fault on an object that never exists", () => {
     expect(bad("faults:\n  watch:\n    - {component: kube-controler-manager, delay: 1s}\n")).toBe(
-      'bad.yaml:11: faults.watch[0].component: no component "kube-controler-manager" watches the API server (known: kube-controller-manager, csi-attacher, kubelet, kubelet/NODE, * for every one); did you mean "kube-controller-manager"?',
+      'bad.yaml:11: faults.watch[0].component: no component "kube-controler-manager" watches the API server (known: kube-controller-manager, csi-attacher, csi-resizer, kubelet, kubelet/NODE, * for every one); did you mean "kube-controller-manager"?',
     );
     expect(bad("faults:\n  watch:\n    - {component: kubelet/n2, delay: 1s}\n")).toMatch(/faults\.watch\[0\]\.component: node "n2" is not in this scenario/);
     expect(bad("settings:\n  watchLatencyByComponent: {attacher: 1s}\n")).toMatch(/^bad\.yaml:10: settings\.watchLatencyByComponent\.attacher: no component "attacher" watches the API server .*did you mean "csi-attacher"\?$/);

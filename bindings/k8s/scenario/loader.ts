@@ -20,6 +20,7 @@ import { internStrings } from "../../util/intern.js";
 import { InputError } from "../../scenario/errors.js";
 import { lineOfPath, yamlFieldLines } from "../../util/line-of-path.js";
 import { checkReferences } from "./references.js";
+import { parseQuantity } from "../api/quantity.js";
 import { BACKEND_OPS, BackendOp, CALL_OUTCOMES, CallOutcome, GRPC_CODES, GrpcCode, StorageFault } from "../host/backend.js";
 import { badFixMessage, FixOverrides, isFixId, parseVersion } from "../versions/profile.js";
 import type { WallClock } from "../output/recorder.js";
@@ -385,6 +386,7 @@ const API_VERSIONS: Record<Kind, string[]> = {
   PersistentVolumeClaim: ["v1"],
   VolumeAttachment: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
   CSIDriver: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
+  StorageClass: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
 };
 
 const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"] as const;
@@ -474,6 +476,15 @@ function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
     obj.status = st;
   }
   if (kind === "VolumeAttachment" && !obj.status) obj.status = { attached: false };
+  if (kind === "StorageClass") {
+    // (storage.k8s.io/v1 StorageClass keeps its fields at the top level: the model reads them from spec)
+    if (o.allowVolumeExpansion !== undefined && typeof o.allowVolumeExpansion !== "boolean") cx.fail(`${path}.allowVolumeExpansion`, `expected true or false, got ${shown(o.allowVolumeExpansion)}`);
+    obj.spec = { provisioner: o.provisioner === undefined ? "" : cx.str(o.provisioner, `${path}.provisioner`), allowVolumeExpansion: o.allowVolumeExpansion === true };
+  }
+  if (kind === "PersistentVolumeClaim") {
+    const st = (obj.spec as any).resources?.requests?.storage;
+    if (st !== undefined && (parseQuantity(String(st)) === null)) cx.fail(`${path}.spec.resources.requests.storage`, `${shown(st)} is no storage size (e.g. 10Gi)`);
+  }
   return obj;
 }
 
@@ -488,7 +499,7 @@ function timelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
 
 function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
   const o = cx.map(v, path);
-  cx.only(o, path, ["at", "after", "between", "action", "pod", "node", "grace", "down", "manifest", "kind", "name", "key", "effect", "value", "process", "path", "propagation", "delay", "count"]);
+  cx.only(o, path, ["at", "after", "between", "action", "pod", "node", "grace", "down", "manifest", "kind", "name", "key", "effect", "value", "process", "path", "propagation", "delay", "count", "claim", "size"]);
   const item: Partial<TimelineItem> = { line: cx.line(path) };
   const nWhen = [o.at, o.after, o.between].filter((x) => x !== undefined).length;
   if (nWhen !== 1) cx.fail(path, `give exactly one of at, after, between`);
@@ -582,10 +593,18 @@ function loadTimelineItem(cx: Cx, v: unknown, path: string): TimelineItem {
     case "restartApiServer":
       action = { kind: a, downMs: o.down === undefined ? 10_000 : cx.dur(o.down, `${path}.down`) };
       break;
+    case "resize": {
+      // kubectl patch pvc CLAIM -p '{"spec":{"resources":{"requests":{"storage":"SIZE"}}}}'
+      const size = o.size === undefined ? cx.fail(`${path}.size`, "resize needs the claim's new size, e.g. size: 20Gi") : String(o.size);
+      if (parseQuantity(size) === null || parseQuantity(size) === 0)
+        cx.fail(`${path}.size`, `${shown(o.size)} is no storage size (a quantity such as 20Gi, 512Mi, 100G; the API server answers "quantities must match the regular expression")`);
+      action = { kind: a, claim: podKey(cx.str(o.claim, `${path}.claim`)), size };
+      break;
+    }
     default:
       cx.fail(
         `${path}.action`,
-        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount, rebootNode, shutdownNode, startNode, stopApiServer, startApiServer, restartApiServer)`,
+        `unknown action ${JSON.stringify(a)} (known: createPod, create, deletePod, delete, crashKubelet, startKubelet, restartKubelet, crashControllerManager, startControllerManager, restartControllerManager, nodeNotReady, nodeReady, taintNode, untaintNode, holdMount, releaseMount, rebootNode, shutdownNode, startNode, stopApiServer, startApiServer, restartApiServer, resize)`,
       );
   }
   // a field the action does not take was dropped (`{at: 60s, action:
@@ -625,6 +644,7 @@ const ACTION_FIELDS: Record<string, readonly string[]> = {
   stopApiServer: [],
   startApiServer: [],
   restartApiServer: ["down"],
+  resize: ["claim", "size"],
 };
 
 function podKey(s: string): string {
@@ -721,12 +741,12 @@ function watchFault(cx: Cx, v: unknown, path: string): WatchFault {
  * A check matches lines whose component starts with it, so a misspelt one
  * matched nothing: its log: check failed and its noLog: check held unread.
  */
-const LOG_COMPONENTS = ["kube-controller-manager", "csi-attacher", "kubelet", "rbd"];
+const LOG_COMPONENTS = ["kube-controller-manager", "csi-attacher", "csi-resizer", "kubelet", "rbd"];
 function logComponent(cx: Cx, v: unknown, path: string): string {
   const c = cx.str(v, path);
   const slash = c.indexOf("/");
   const head = slash < 0 ? c : c.slice(0, slash);
-  if (!LOG_COMPONENTS.includes(head) || (slash >= 0 && (head === "kube-controller-manager" || head === "csi-attacher" || slash === c.length - 1)))
+  if (!LOG_COMPONENTS.includes(head) || (slash >= 0 && (head === "kube-controller-manager" || head === "csi-attacher" || head === "csi-resizer" || slash === c.length - 1)))
     cx.fail(path, `unknown component ${JSON.stringify(c)} (known: ${LOG_COMPONENTS.join(", ")}, kubelet/NODE, rbd/NODE)`);
   return c;
 }
@@ -749,11 +769,13 @@ const CHECK_FIELDS: Record<string, readonly string[]> = {
   volumeAttachment: ["volumeHandle", "node", "exists"],
   hostMount: ["node", "pathContains", "present"],
   rbdMapped: ["node", "image", "mapped"],
+  hostPath: ["node", "pathContains", "present"],
+  claim: ["claim", "capacity", "condition", "noCondition"],
   step: ["name", "min", "max", "from", "until"],
   calls: ["op", "volume", "node", "min", "max"],
 };
 
-const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "step", "calls"];
+const CHECKS = ["podPhase", "podRunning", "podNotRunning", "podGone", "log", "noLog", "event", "noEvent", "nodeVolumesAttached", "volumeAttachment", "hostMount", "rbdMapped", "hostPath", "claim", "step", "calls"];
 
 function expectation(cx: Cx, v: unknown, path: string): Expectation {
   const o = cx.map(v, path);
@@ -810,6 +832,21 @@ function expectation(cx: Cx, v: unknown, path: string): Expectation {
     case "rbdMapped":
       check = { kind, node: cx.str(a.node, `${p}.node`), image: cx.str(a.image, `${p}.image`), mapped: cx.bool(a.mapped, `${p}.mapped`, true) };
       break;
+    case "hostPath":
+      check = { kind, node: cx.str(a.node, `${p}.node`), pathContains: cx.str(a.pathContains, `${p}.pathContains`), present: cx.bool(a.present, `${p}.present`, true) };
+      break;
+    case "claim": {
+      if (a.capacity === undefined && a.condition === undefined && a.noCondition === undefined) cx.fail(p, "give capacity (status.capacity.storage), condition or noCondition (a condition type, e.g. FileSystemResizePending)");
+      if (a.capacity !== undefined && parseQuantity(String(a.capacity)) === null) cx.fail(`${p}.capacity`, `${shown(a.capacity)} is no storage size (e.g. 20Gi)`);
+      check = {
+        kind,
+        claim: podKey(cx.str(a.claim, `${p}.claim`)),
+        ...(a.capacity !== undefined ? { capacity: String(a.capacity) } : {}),
+        ...(a.condition !== undefined ? { condition: cx.str(a.condition, `${p}.condition`) } : {}),
+        ...(a.noCondition !== undefined ? { noCondition: cx.str(a.noCondition, `${p}.noCondition`) } : {}),
+      };
+      break;
+    }
     case "calls": {
       const op = cx.str(a.op, `${p}.op`);
       if (!BACKEND_OPS.includes(op as BackendOp)) cx.fail(`${p}.op`, `unknown storage operation ${JSON.stringify(op)} (known: ${BACKEND_OPS.join(", ")})`);

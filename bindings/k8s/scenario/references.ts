@@ -31,6 +31,7 @@
 // and passed with those names is not checked again (KnownNames).
 
 import { KObj, Kind } from "../api/types.js";
+import { parseQuantity } from "../api/quantity.js";
 import type { BackendOp } from "../host/backend.js";
 import { nearestName } from "../../util/nearest-name.js";
 import type { Check, Expectation, K8sScenario } from "./schema.js";
@@ -41,13 +42,13 @@ type Fail = (path: string, msg: string) => never;
 type VolumeType = "disk" | "csi" | "inline-csi" | "rbd";
 const OPS_OF: Record<VolumeType, readonly BackendOp[]> = {
   // in-tree cloud disks (volume/clouddisk.ts): the controller's attach/detach
-  disk: ["attach", "detach", "verifyAttached", "mountDevice", "setUp", "tearDown", "unmountDevice"],
+  disk: ["attach", "detach", "verifyAttached", "mountDevice", "setUp", "tearDown", "unmountDevice", "expandVolume", "resizeFs"],
   // a CSI PersistentVolume: the external-attacher's ControllerPublish/Unpublish, the kubelet's stage and publish
-  csi: ["controllerPublish", "controllerUnpublish", "verifyAttached", "nodeStage", "nodeUnstage", "nodePublish", "nodeUnpublish"],
+  csi: ["controllerPublish", "controllerUnpublish", "verifyAttached", "nodeStage", "nodeUnstage", "nodePublish", "nodeUnpublish", "controllerExpand", "nodeExpand"],
   // an inline (ephemeral) CSI volume is neither attached nor staged (csi.ts: no PV source), only published
   "inline-csi": ["nodePublish", "nodeUnpublish"],
   // rbd (volume/rbd.ts): map and unmap by the node's rbd CLI
-  rbd: ["rbdMap", "rbdUnmap", "mountDevice", "setUp", "tearDown"],
+  rbd: ["rbdMap", "rbdUnmap", "mountDevice", "setUp", "tearDown", "expandVolume", "resizeFs"],
 };
 const TYPE_WORD: Record<VolumeType, string> = { disk: "an in-tree cloud disk", csi: "a CSI volume", "inline-csi": "an inline CSI volume", rbd: "an rbd image" };
 const TYPE_PLURAL: Record<VolumeType, string> = { disk: "in-tree cloud disks", csi: "CSI PersistentVolumes", "inline-csi": "inline CSI volumes", rbd: "rbd images" };
@@ -55,7 +56,7 @@ const TYPE_PLURAL: Record<VolumeType, string> = { disk: "in-tree cloud disks", c
 const INLINE_HANDLE = /^csi-[0-9a-f]{64}$/;
 
 /** the components whose informers a watch fault or latency may name (scenario/run.ts: the ADC, the external-attacher, each node's kubelet) */
-const WATCH_COMPONENTS = ["kube-controller-manager", "csi-attacher", "kubelet"];
+const WATCH_COMPONENTS = ["kube-controller-manager", "csi-attacher", "csi-resizer", "kubelet"];
 
 interface Volume {
   type: VolumeType;
@@ -269,6 +270,42 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
     for (let i = 0; i < sc.objects.length; i++) manifestRefs(sc.objects[i]!, `objects[${i}]`);
   });
 
+  // ---- volume expansion: what the API server's admission and validation refuse ----
+  /** each claim's last requested size in timeline order (the manifest's, then each resize's) */
+  const requested = new Map<string, { size: string; from: string }>();
+  const claimManifest = (key: string): KObj | undefined => {
+    for (const o of sc.objects) if (o.kind === "PersistentVolumeClaim" && `${o.metadata.namespace ?? "default"}/${o.metadata.name}` === key) return o;
+    return undefined;
+  };
+  const resizeRefs = (a: { claim: string; size: string }, p: string): void => {
+    const pvc = claimManifest(a.claim);
+    if (pvc === undefined) {
+      object("PersistentVolumeClaim", a.claim, `${p}.claim`);
+      fail(`${p}.claim`, `claim ${q(shortKey(a.claim))} is created by the timeline; a resize takes a claim of objects: (bound, with its StorageClass)`);
+    }
+    // PersistentVolumeClaimResize admission (plugin/pkg/admission/storage/persistentvolume/resize)
+    const pvName = pvc.spec?.volumeName as string | undefined;
+    const className = pvc.spec?.storageClassName as string | undefined;
+    const cls = className === undefined ? undefined : sc.objects.find((o) => o.kind === "StorageClass" && o.metadata.name === className);
+    if (!pvName) fail(`${p}.claim`, `claim ${q(shortKey(a.claim))} is not bound (no spec.volumeName): only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize`);
+    if (className === undefined || cls === undefined)
+      fail(`${p}.claim`, `claim ${q(shortKey(a.claim))} has ${className === undefined ? "no spec.storageClassName" : `storageClassName ${q(className)}, which is no StorageClass of objects:`}: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize`);
+    if (cls.spec?.allowVolumeExpansion !== true)
+      fail(`${p}.claim`, `StorageClass ${q(className)} of claim ${q(shortKey(a.claim))} does not set allowVolumeExpansion: true: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize`);
+    const prev = requested.get(a.claim) ?? (() => {
+      const s = (pvc.spec?.resources?.requests?.storage ?? undefined) as string | undefined;
+      if (s === undefined) fail(`${p}.claim`, `claim ${q(shortKey(a.claim))} has no spec.resources.requests.storage to resize from`);
+      return { size: String(s), from: `its spec.resources.requests.storage` };
+    })();
+    const now = parseQuantity(a.size)!;
+    const before = parseQuantity(prev.size);
+    // ValidatePersistentVolumeClaimUpdate: the request may only grow (RecoverVolumeExpansionFailure's
+    // reduction back towards status.capacity after a failed expansion is not modelled)
+    if (before !== null && now < before)
+      fail(`${p}.size`, `spec.resources.requests.storage: Forbidden: field can not be less than previous value (${a.size} < ${prev.size}, ${prev.from}); a claim cannot be shrunk`);
+    requested.set(a.claim, { size: a.size, from: `the resize at ${p}` });
+  };
+
   // ---- settings --------------------------------------------------------------------
   section("settings", sc.settings, () => {
     for (let i = 0; i < sc.settings.noKubelet.length; i++) hostNode(sc.settings.noKubelet[i]!, `settings.noKubelet[${i}]`);
@@ -339,6 +376,9 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
         case "nodeReady":
         case "taintNode":
           node(a.node, `${p}.node`);
+          break;
+        case "resize":
+          resizeRefs(a, p);
           break;
         case "untaintNode": {
           node(a.node, `${p}.node`);
@@ -473,6 +513,12 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
         break;
       case "hostMount":
         hostNode(c.node, `${p}.node`);
+        break;
+      case "hostPath":
+        hostNode(c.node, `${p}.node`);
+        break;
+      case "claim":
+        object("PersistentVolumeClaim", c.claim, `${p}.claim`);
         break;
       case "rbdMapped":
         hostNode(c.node, `${p}.node`);

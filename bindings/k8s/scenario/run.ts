@@ -20,9 +20,11 @@
 
 import { podStatusView, volumeStatusViews } from "../api/podstatus.js";
 import { ApiError, ApiServer, isNotFound, type WatchType } from "../api/apiserver.js";
+import { parseQuantity } from "../api/quantity.js";
 import { keyOf, kindSlot, KObj, nsKey, plainKeyOf, PodVolume, Taint, wireObj } from "../api/types.js";
 import { AttachDetachController } from "../attachdetach/attach_detach_controller.js";
 import { ExternalAttacher } from "../csi/external_attacher.js";
+import { ExpandController, ExternalResizer, scenarioResizes } from "../expand/expand_controller.js";
 import { DEFAULT_TIMERS, TimerConfig } from "../engine/config.js";
 import { type Ctx, type Monitor, Steps } from "../engine/context.js";
 import { Rng, Sim } from "../engine/sim.js";
@@ -332,6 +334,8 @@ class ClusterRun implements Ctx, Monitor {
   readonly monitor: Monitor;
   readonly propagationDelayMs: number;
   readonly kubeletRoot: string;
+  /** the run resizes a claim (expand/): only then do the expansion controllers run */
+  readonly expansion: boolean;
 
   readonly needles: LogNeedle[] | null;
   readonly violations: Violation[] = [];
@@ -349,6 +353,8 @@ class ClusterRun implements Ctx, Monitor {
   private adcStarts = 0;
   /** the controller-manager's other controllers that decide incidents (podgc/, nodelifecycle/) */
   private podgc: PodGCController | null = null;
+  /** kube-controller-manager's expand controller (runs that resize a claim only) */
+  private expander: ExpandController | null = null;
   private nlcImpl: NodeLifecycleController | undefined = undefined;
   /** the node lifecycle controller (made by the first kubelet stop: most runs have none) */
   private get nlc(): NodeLifecycleController {
@@ -385,6 +391,7 @@ class ClusterRun implements Ctx, Monitor {
     this.byComponentSet = hasKeys(sc.settings.watchLatencyByComponent);
     this.monitor = this;
     this.propagationDelayMs = sc.settings.propagationDelayMs;
+    this.expansion = scenarioResizes(sc.timeline);
     // (the invariants' bookkeeping, here and in podStarting, only reads the
     // run; a run that gives its log checks alone checks no invariant and has
     // none). The hooks are bound to a const before they are stored (README,
@@ -564,9 +571,11 @@ class ClusterRun implements Ctx, Monitor {
     // run: its API faults apply from here on (a create fault from 0 s hit them
     // and was thrown out of the replay, `iosim: internal error`)
     for (const f of sc.apiFaults) api.faults.push({ ...f });
+    if (this.expansion) this.claimCapacities();
     this.startADC();
     const attacher = new ExternalAttacher(this);
     attacher.start();
+    if (this.expansion) new ExternalResizer(this).start();
     for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) this.startKubelet(n);
     // the scheduler runs only where some pod does not name its node (scheduler/)
     if (needsScheduler(sc)) new Scheduler(this).start();
@@ -592,12 +601,33 @@ class ClusterRun implements Ctx, Monitor {
     sim.now = this.end;
   }
 
+  /**
+   * A bound claim's status.capacity, as the PV controller sets it when it
+   * binds (the replay has none): its PV's spec.capacity. Written only in runs
+   * that resize (expand/), whose controllers compare it with the request.
+   */
+  private claimCapacities(): void {
+    const { api } = this;
+    for (const o of api.list("PersistentVolumeClaim")) {
+      const pv = o.spec?.volumeName ? api.tryGet("PersistentVolume", String(o.spec.volumeName)) : undefined;
+      if (!pv?.spec?.capacity?.storage || o.status?.capacity?.storage) continue;
+      api.patch("PersistentVolumeClaim", keyOf(o), (d) => {
+        d.status = Object.assign({}, d.status, { phase: "Bound", accessModes: pv.spec.accessModes ?? d.spec?.accessModes, capacity: { storage: pv.spec.capacity.storage } });
+        return true;
+      });
+    }
+  }
+
   private startADC(): void {
     this.adcStarts++;
     this.adc = new AttachDetachController(this, PLUGINS);
     this.adc.start();
     this.podgc = new PodGCController(this, this.adc);
     this.podgc.start();
+    if (this.expansion) {
+      this.expander = new ExpandController(this);
+      this.expander.start();
+    }
   }
   /** kube-controller-manager exits: its controllers' state goes with it */
   private stopControllerManager(): void {
@@ -605,6 +635,8 @@ class ClusterRun implements Ctx, Monitor {
     this.adc = null;
     this.podgc?.stop();
     this.podgc = null;
+    this.expander?.stop();
+    this.expander = null;
   }
   /** Sim.call's function for a controller-manager restart (made once) */
   private static startADCIfDown(run: ClusterRun): void {
@@ -691,6 +723,17 @@ class ClusterRun implements Ctx, Monitor {
           api.delete(a.objectKind, a.name);
         } catch (e) {
           if (!isNotFound(e)) this.refused(`delete ${a.objectKind} ${a.name}`, e);
+        }
+        break;
+      case "resize":
+        // kubectl patch pvc: spec.resources.requests.storage (the loader checked admission's rules)
+        try {
+          api.patch("PersistentVolumeClaim", a.claim, (d) => {
+            d.spec = Object.assign({}, d.spec, { resources: Object.assign({}, d.spec?.resources, { requests: Object.assign({}, d.spec?.resources?.requests, { storage: a.size }) }) });
+            return true;
+          });
+        } catch (e) {
+          this.refused(`resize persistentvolumeclaim ${a.claim} to ${a.size}`, e);
         }
         break;
       case "crashKubelet":
@@ -1123,6 +1166,22 @@ class ClusterRun implements Ctx, Monitor {
         const h = hosts.get(c.node);
         const hit = h ? [...h.mounts.keys()].find((p) => p.includes(c.pathContains)) : undefined;
         return { held: !!hit === c.present, detail: hit ? `mounted: ${hit}` : `nothing mounted at a path containing ${c.pathContains}` };
+      }
+      case "hostPath": {
+        const h = hosts.get(c.node);
+        const hit = h ? [...h.dirs.keys()].find((p) => p.includes(c.pathContains)) : undefined;
+        return { held: !!hit === c.present, detail: hit ? `present: ${hit}` : `no kubelet path containing ${c.pathContains}` };
+      }
+      case "claim": {
+        const pvc = api.tryGet("PersistentVolumeClaim", c.claim);
+        const cap = (pvc?.status?.capacity?.storage ?? null) as string | null;
+        const conds = ((pvc?.status?.conditions ?? []) as Array<{ type: string }>).map((x) => x.type);
+        const ok =
+          pvc !== undefined &&
+          (c.capacity === undefined || (cap !== null && parseQuantity(cap) === parseQuantity(c.capacity))) &&
+          (c.condition === undefined || conds.includes(c.condition)) &&
+          (c.noCondition === undefined || !conds.includes(c.noCondition));
+        return { held: ok, detail: pvc === undefined ? `claim ${c.claim} does not exist` : `claim ${c.claim} status.capacity.storage=${cap ?? "(none)"} conditions=[${conds.join(", ")}]` };
       }
       case "rbdMapped": {
         const h = hosts.get(c.node);

@@ -47,7 +47,9 @@ export type Action =
   // the kube-apiserver process
   | { kind: "stopApiServer" }
   | { kind: "startApiServer" }
-  | { kind: "restartApiServer"; downMs: number };
+  | { kind: "restartApiServer"; downMs: number }
+  // a claim's spec.resources.requests.storage raised (kubectl edit/patch pvc): volume expansion (expand/)
+  | { kind: "resize"; claim: string; size: string };
 
 export interface TimelineItem {
   /** absolute time, or */
@@ -76,6 +78,10 @@ export type Check =
   | { kind: "volumeAttachment"; volumeHandle: string; node: string; exists: boolean }
   | { kind: "hostMount"; node: string; pathContains: string; present: boolean }
   | { kind: "rbdMapped"; node: string; image: string; mapped: boolean }
+  /** a kubelet directory (a block volume's device map path or global map path link, a pod volume dir) exists on the node */
+  | { kind: "hostPath"; node: string; pathContains: string; present: boolean }
+  /** a claim's status (expand/): its capacity, and whether it has a condition of that type */
+  | { kind: "claim"; claim: string; capacity?: string; condition?: string; noCondition?: string }
   | { kind: "step"; name: string; min?: number; max?: number }
   /** calls of `op` (a storage or node-local operation, volume/operation.ts) on volume from node: stats.calls[op][volume][node] */
   | { kind: "calls"; op: string; volume?: string; node?: string; min?: number; max?: number };

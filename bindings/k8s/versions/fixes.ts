@@ -33,7 +33,8 @@ export type Area =
   | "csi"
   | "rbd"
   | "podgc"
-  | "nodelifecycle";
+  | "nodelifecycle"
+  | "expand";
 
 export interface CatalogueEntry {
   /** the switch name: the PR number, or a feature or flag name */
@@ -237,6 +238,44 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     area: "nodelifecycle", side: "controller", since: [[13, 0]], releases: "V", issue: "#69533 (the 1.13 umbrella issue); kubernetes/enhancements#166",
     source: "issue #69533 task list (#69824 enables the gate); website PR #19302 (GA in 1.18)",
     modelled: "not modelled in this branch: the replay has no node lifecycle controller or taint manager",
+  },
+  // ---- volume expansion (expand/expand_controller.ts, kubelet/volume_manager.ts section 6) ----
+  {
+    id: "ExpandInUsePersistentVolumes", pr: null, title: "kubelet: online expansion (feature gate ExpandInUsePersistentVolumes: alpha 1.11, beta on 1.15, GA 1.24): the filesystem of a mounted volume is grown while its pod runs; off, the claim stays FileSystemResizePending until a pod mounts the volume again",
+    area: "expand", side: "kubelet", since: [[15, 0]], releases: "V", issue: "kubernetes/enhancements#531",
+    source: "pkg/features/kube_features.go (ExpandInUsePersistentVolumes Beta, Default true, as PR #81467 shows it beside ExpandCSIVolumes); website PR #32598 (all expansion gates GA, #108929, 1.24); operation_generator.go GenerateExpandInUseVolumeFunc",
+    modelled: true, test: { scenario: "resize-online", before: "1.14", after: "1.15" },
+  },
+  {
+    id: "ExpandCSIVolumes", pr: 81467, title: "kubelet: CSI volumes are node-expandable (feature gate ExpandCSIVolumes: alpha 1.14, beta on 1.16, GA 1.24); off, a CSI claim stays FileSystemResizePending for ever after the external-resizer's ControllerExpandVolume",
+    area: "expand", side: "kubelet", since: [[16, 0]], releases: "V", issue: "kubernetes/enhancements#556",
+    source: "PR #81467 (Graduate Volume Expansion to Beta: ExpandCSIVolumes Default true, beta v1.16); kubesphere#2914 (1.15: fixed by --feature-gates=ExpandCSIVolumes=true on the kubelet)",
+    modelled: true, test: { scenario: "resize-csi-online", before: "1.15", after: "1.16" },
+  },
+  {
+    id: "92986", pr: 92986, title: "kubelet: a NodeExpandVolume answered FailedPrecondition (volume in use) is not retried on that node and does not block the mount",
+    area: "expand", side: "kubelet", since: [[19, 0]], releases: "I", issue: "#92931",
+    source: "PR thread (milestone v1.19, merged after code freeze as a bug fix); operation_generator.go nodeExpandVolume (IsFailedPreconditionError, MarkForInUseExpansionError) at v1.21",
+    modelled: true, test: { scenario: "csi-nodeexpand-in-use", before: "1.18", after: "1.19" },
+  },
+  {
+    id: "100567", pr: 100567, title: "kubelet: a volume whose SetUp succeeded but whose expansion during the mount failed is marked mounted-uncertain, so TearDown runs when its pod goes",
+    area: "expand", side: "kubelet", since: [[22, 0]], releases: "I", issue: "#99677",
+    source: "PR thread (operation_generator.go GenerateMountVolumeFunc: MarkVolumeMountAsUncertain after \"MountVolume.Setup failed while expanding volume\")",
+    modelled: true, test: { scenario: "resize-setup-expand-fails", before: "1.21", after: "1.22" },
+  },
+  {
+    id: "RecoverVolumeExpansionFailure", pr: null, title: "claims' status.allocatedResources and allocatedResourceStatuses (feature gate RecoverVolumeExpansionFailure: alpha 1.23, beta on 1.32); the kubelet expands only a claim marked NodeResizePending/InProgress, and stops retrying one it marked NodeResizeInfeasible",
+    area: "expand", side: "both", since: [[32, 0]], releases: "V", issue: "KEP-1790",
+    source: "node_expander.go runPreCheck/expandOnPlugin at master; external-resizer pkg/features (alpha v1.23); feature gate table (beta 1.32)",
+    modelled: true, test: { scenario: "resize-node-infeasible", before: "1.31", after: "1.32" },
+  },
+  // ---- block volumes ----
+  {
+    id: "83451", pr: 83451, title: "kubelet reconstruction of a mapped block volume checks the pod's device link (the map path joined with the volume's name), so a block volume whose pod went during a kubelet restart is unmapped",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[17, 0]], releases: "V", issue: "#83445",
+    source: "PR thread (\"Fix calculation of block device symlink path to check\"; release note \"Fixed cleanup of raw block devices after kubelet restart\"); CHANGELOG-1.17",
+    modelled: true, test: { scenario: "block-reconstruct-unmap-leak", before: "1.16", after: "1.17" },
   },
 ];
 

@@ -31,8 +31,15 @@ export type FixId =
   | "72096"
   | "84007"
   // ---- operations (branch k8s-ops: volume/operation.ts) ----
-  | "82492";
+  | "82492"
   // ---- end operations ----
+  // ---- volume expansion and block volumes (expand/, kubelet/volume_manager.ts section 6) ----
+  | "ExpandInUsePersistentVolumes"
+  | "ExpandCSIVolumes"
+  | "92986"
+  | "100567"
+  | "RecoverVolumeExpansionFailure"
+  | "83451";
 
 export interface FixInfo {
   id: FixId;

@@ -292,3 +292,28 @@ describe("VerifyVolumesAreAttached as a call", () => {
     expect(fast.stats.calls).toEqual(slow.stats.calls);
   });
 });
+
+describe("a final error after an uncertain one (markDeviceErrorState, markVolumeErrorState; #82492)", () => {
+  // upstream's Test_UncertainDeviceGlobalMounts / Test_UncertainVolumeMountState cases "timeout
+  // followed by failed operation should result in non-mounted device / volume": no UnmountDevice, no TearDown
+  for (const [op, unmountOp, what] of [
+    ["nodeStage", "nodeUnstage", "device"],
+    ["nodePublish", "nodeUnpublish", "volume"],
+  ] as const) {
+    it(`${op} times out (uncertain), then fails for good: the ${what} is not mounted and ${unmountOp} is never called (1.18); a timeout alone gets ${unmountOp}`, () => {
+      const faults = (final: boolean) =>
+        `faults:\n  storage:\n    - {op: ${op}, volume: vol-1, count: 1, outcome: timeout, latency: 3m}\n` +
+        (final ? `    - {op: ${op}, volume: vol-1, error: "volume vol-1 was deleted", code: NotFound}\n` : `    - {op: ${op}, volume: vol-1, error: "driver restarting", code: Unavailable}\n`);
+      const timeline = "timeline:\n  - {at: 5m, action: deletePod, pod: app-0}";
+      const final = run(scenario({ csi: true, version: "1.18", faults: faults(true), timeline }));
+      expect(stepAt(final, `csi.${op === "nodeStage" ? "NodeStage" : "NodePublish"}TimedOut`)).toBeGreaterThan(0);
+      expect((final.stats.calls as Record<string, Record<string, Record<string, number>>>)[op]!["vol-1"]!["node-1"]).toBeGreaterThanOrEqual(2);
+      expect(final.stats.calls[unmountOp]?.["vol-1"], JSON.stringify(final.stats.calls)).toBeUndefined();
+      // the kubelet does not even start the unmount (upstream's unmountDeviceCallCount / unmountVolumeCount 0)
+      expect(stepAt(final, what === "device" ? "kubelet.UnmountDeviceStarted" : "kubelet.TearDownStarted")).toBe(-1);
+      // only non-final errors after the timeout: still uncertain, so the pod's deletion unmounts it
+      const uncertain = run(scenario({ csi: true, version: "1.18", faults: faults(false), timeline }));
+      expect(uncertain.stats.calls[unmountOp]?.["vol-1"]?.["node-1"], JSON.stringify(uncertain.stats.calls)).toBeGreaterThanOrEqual(1);
+    });
+  }
+});

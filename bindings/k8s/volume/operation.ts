@@ -133,13 +133,18 @@ export const CALL_STEP_PREFIX = {
   setUp: "mount.SetUp",
   tearDown: "mount.TearDown",
   unmountDevice: "mount.UnmountDevice",
+  // volume expansion (expand/expand_controller.ts, kubelet/volume_manager.ts section 6)
+  expandVolume: "cloud.ExpandVolume",
+  controllerExpand: "csi.ControllerExpand",
+  nodeExpand: "csi.NodeExpand",
+  resizeFs: "mount.ResizeFS",
 } as const;
 export type CallKind = keyof typeof CALL_STEP_PREFIX;
 export const CALL_PHASES = ["Started", "Succeeded", "Failed", "TimedOut", "Landed"] as const;
 export type CallStepName = `${(typeof CALL_STEP_PREFIX)[CallKind]}${(typeof CALL_PHASES)[number]}`;
 
 /** the kubelet's and the controller's operations: `kubelet.MountDeviceStarted` ... (kubelet/volume_manager.ts, attachdetach) */
-export const OPERATION_STEP_PREFIX = ["kubelet.MountDevice", "kubelet.SetUp", "kubelet.TearDown", "kubelet.UnmountDevice", "adc.Attach", "adc.Detach"] as const;
+export const OPERATION_STEP_PREFIX = ["kubelet.MountDevice", "kubelet.SetUp", "kubelet.TearDown", "kubelet.UnmountDevice", "adc.Attach", "adc.Detach", "kubelet.NodeExpand", "expand.ExpandVolume"] as const;
 export const OPERATION_PHASES = ["Started", "Succeeded", "Failed"] as const;
 export type OperationStepName = `${(typeof OPERATION_STEP_PREFIX)[number]}${(typeof OPERATION_PHASES)[number]}`;
 
