@@ -52,6 +52,8 @@ function listedIos(s: Scenario): number {
 }
 /** events one core.run() call processes at most (step() checks the budgets between calls) */
 const MAX_BATCH = 1 << 17;
+/** the first batch, and the smallest (a batch's cost is one call into the core and the checks after it) */
+const MIN_BATCH = 1 << 10;
 
 export interface Progress {
   simulatedNs: number;
@@ -448,7 +450,7 @@ export class Simulation {
     return id;
   }
 
-  /** Process up to `maxEvents` events (in batches of at most MAX_BATCH); true when the run has finished. */
+  /** Process up to `maxEvents` events (in batches the memory budget sizes, memoryBatch); true when the run has finished. */
   step(maxEvents = 1 << 20): boolean {
     if (this.finished) return true;
     const t0 = now();
@@ -457,10 +459,12 @@ export class Simulation {
     const l = this.limits;
     let n = Math.min(maxEvents, l.maxEvents - Number(this.core.eventCount()) + 1);
     if (this.scenario.record) n = Math.min(n, l.maxRecords - this.core.columnLength(COL.REC_JOB) + 1);
-    // at most 2^17 events a batch: what one batch can add to the core's memory stays small beside the memory budget
+    // the batch adapts to how fast the core's memory grows (see memoryBatch): a run whose events each
+    // add much (16 MiB buffered reads cache 4,096 pages a read) passed 1 GiB within one 2^17 batch
+    n = Math.min(n, this.memoryBatch());
     let status: number;
     try {
-      status = this.core.run(I64_MAX, Math.max(1, Math.min(n, MAX_BATCH)));
+      status = this.core.run(I64_MAX, Math.max(1, n));
     } catch (e) {
       // the core aborts when its memory cannot grow (4 GiB) or one table passes the largest block it
       // allocates (1 GiB): the memory budget, passed within one batch
@@ -471,6 +475,33 @@ export class Simulation {
     if (status === 0) this.finished = true;
     else this.checkBudget();
     return this.finished;
+  }
+
+  private batch = MIN_BATCH;
+  private batchMem = 0;
+  private batchEvents = 0;
+
+  /**
+   * Events the next batch may hold so that the core's memory cannot pass its
+   * budget by much before the check between batches: from MIN_BATCH, doubling
+   * up to MAX_BATCH while the memory stays put, and at most half the room
+   * left at the growth per event the last growing batch showed (the core's
+   * memory grows by doubling, so that estimate is high, never low).
+   */
+  private memoryBatch(): number {
+    const mem = this.core.memory.buffer.byteLength;
+    const events = Number(this.core.eventCount());
+    const ran = events - this.batchEvents;
+    if (ran > 0) {
+      const grew = mem - this.batchMem;
+      if (grew > 0) {
+        const room = Math.max(0, this.limits.maxMemoryMiB * 2 ** 20 - mem);
+        this.batch = Math.max(MIN_BATCH, Math.min(MAX_BATCH, Math.floor(room / 2 / (grew / ran))));
+      } else this.batch = Math.min(MAX_BATCH, this.batch * 2);
+    }
+    this.batchMem = mem;
+    this.batchEvents = events;
+    return this.batch;
   }
 
   /** Between batches: a budget passed (events, series bins, records) ends the run with an input error naming its option. */

@@ -183,9 +183,15 @@ export function scanJournal(path: string, onRecord: (r: RunRecord) => void, onHe
       } catch {
         throw new InputError(`header seed must be an integer, got ${shown(h.seed)}`, path, 1, "seed");
       }
+      // a journal from before shards has none (the whole sweep); one given must be i/N with 0 <= i < N
+      // (`shard: null` was a TypeError, exit 3, in --resume)
+      if (h.shard === undefined) h.shard = { index: 0, count: 1 };
+      const sh = h.shard as Partial<ShardSpec> | null;
+      if (!sh || typeof sh !== "object" || !Number.isSafeInteger(sh.index) || !Number.isSafeInteger(sh.count) || sh.count! < 1 || sh.index! < 0 || sh.index! >= sh.count!) {
+        throw new InputError(`header shard must be {index, count} with 0 <= index < count, got ${shown(h.shard) ?? String(h.shard)}`, path, 1, "shard");
+      }
       header = h;
-      const sh = h.shard && Number.isInteger(h.shard.index) && Number.isInteger(h.shard.count) && h.shard.count >= 1 ? h.shard : { index: 0, count: 1 };
-      firstOf = new FirstLines(...shardRange(h.runs, sh));
+      firstOf = new FirstLines(...shardRange(h.runs, h.shard));
       onHeader?.(h);
     } else {
       checkRecord(obj, header!.runs, sweepSeed, path, lineNo);

@@ -207,12 +207,17 @@ describe("Kubernetes scenarios", () => {
     await refused(["k8s", "run", F("k8sbadoffset.yaml")], { file: F("k8sbadoffset.yaml"), line: 23 }, /clock\.utcOffset: an offset from UTC is at most 14 hours/);
     await refused(["k8s", "run", F("k8sdur0.yaml")], { file: F("k8sdur0.yaml"), line: 20 }, /duration: a run lasts more than 0s/);
   });
-  it("a century of idle simulated time is instant and small (8760h was a V8 fatal error)", () => {
-    const r = cliSpawn(["k8s", "run", F("k8s-876000h.yaml"), "--json"], { heapMb: 256, timeoutMs: 30_000 });
+  it("a century of idle simulated time costs only its heartbeats, in a 256 MiB heap (8760h was a V8 fatal error)", () => {
+    // (a generous time limit for a loaded machine: the bound asserted is the work, not the clock)
+    const r = cliSpawn(["k8s", "run", F("k8s-876000h.yaml"), "--json"], { heapMb: 256, timeoutMs: 300_000 });
     expect(r.signal).toBeNull();
     expect([0, 1]).toContain(r.code);
-    expect(JSON.parse(r.stdout).stats.endMs).toBe(876000 * 3600_000);
-    expect(r.ms).toBeLessThan(20_000);
+    const st = JSON.parse(r.stdout).stats as { endMs: number; events: number; nodePatches: number };
+    expect(st.endMs).toBe(876000 * 3600_000);
+    // the kubelet's node status every 5 min (12 an hour) and its event: idle ticks are skipped
+    const hours = 876000;
+    expect(st.nodePatches).toBeLessThanOrEqual(12 * hours + 10);
+    expect(st.events).toBeLessThanOrEqual(2 * st.nodePatches + 100);
   });
 });
 

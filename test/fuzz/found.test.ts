@@ -18,5 +18,6 @@ describe("fuzz findings stay fixed", () => {
       const o = await runCase({ kind: meta.kind, args: meta.args, files });
       expect(o.problem, `${d} (${meta.kind})`).toBeUndefined();
     }
-  });
+    // (a few seconds of CPU each at most; minutes of wall on a loaded machine)
+  }, 120_000 + dirs.length * 120_000);
 });
