@@ -119,6 +119,9 @@ describe("k8s-csi-nodepublish-timeout-stale-mount (#89112, fixed by #82492)", ()
       if (incident(r)) hit++;
     }
     expect(hit).toBeGreaterThan(10);
+  });
+});
+
 describe("k8s-mount-device-interleave (settings.interleave: a MountVolume ending inside the kubelet reconciler's pass)", () => {
   const records = sweep("k8s-mount-device-interleave");
   it("the global mount leaks only when MountDevice ends on the reconciler's grid (3000 ms), in some runs, never off it (3050 ms)", () => {
