@@ -35,7 +35,10 @@ export interface RunLimits {
    * cache of buffered reads (every page read stays cached unless the
    * cgroup's memory.max reclaims it: global memory pressure is not
    * modelled), recorded bios, series bins, queued bios. The core's own end
-   * is 4 GiB (wasm32), where it would abort.
+   * is 4 GiB (wasm32), where it would abort. 512 MiB keeps a run of a small
+   * input under 1 GB of process memory (the fuzz suite's bound); a run of
+   * listed IOs (a trace, a read_iolog) gets 1 KiB more per IO
+   * (engine/simulation.ts).
    */
   maxMemoryMiB: number;
 }
@@ -44,7 +47,7 @@ export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({
   maxEvents: 100_000_000,
   maxSeriesBins: 10_000_000,
   maxRecords: 1_000_000,
-  maxMemoryMiB: 3072,
+  maxMemoryMiB: 512,
 });
 
 export const LIMIT_OPTIONS: Readonly<Record<keyof RunLimits, string>> = Object.freeze({
