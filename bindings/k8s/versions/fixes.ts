@@ -12,6 +12,9 @@
 // `modelled` is true when the replay implements the change and `--fix ID=on|off`
 // switches it; otherwise it is the sentence that says why not, and `--fix ID`
 // is refused with that sentence (no switch that silently does nothing).
+// Entries reviewed and found to be no behaviour change between modelled
+// releases (every release has it, it was never merged, or it is another
+// switch's change) are kept apart, in REVIEWED (`reviewed: true`).
 // `test` names the scenario and versions whose `iosim k8s diff` shows the
 // change (versions/fixes.test.ts runs each).
 //
@@ -54,6 +57,12 @@ export interface CatalogueEntry {
   source: string;
   /** true, or why the replay does not model it */
   modelled: true | string;
+  /**
+   * reviewed and not a switch: no behaviour difference between modelled
+   * releases (every one has it, or none: never merged), or the same change as
+   * another switch (the REVIEWED part of the catalogue; `modelled` says which)
+   */
+  reviewed?: true;
   /** the built-in seed that depends on it */
   seed?: string;
   /**
@@ -64,7 +73,8 @@ export interface CatalogueEntry {
   test?: { scenario: string; before: string; after: string };
 }
 
-export const CATALOGUE: readonly CatalogueEntry[] = [
+/** the changes that are (or will be) switches: a behaviour difference between modelled releases */
+const CHANGES: readonly CatalogueEntry[] = [
   // ---- attach/detach controller ----
   {
     id: "96617", pr: 96617, title: "ADC start-up: a VolumeAttachment of a volume the ASW does not know is marked uncertain, so a dangling attachment is detached",
@@ -101,23 +111,11 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     area: "attachdetach", side: "controller", since: [], releases: "V", issue: null,
     source: "PR thread (forceDetach := !isHealthy && timeout && !rc.disableForceDetachOnUnmount); website PR #45119 (1.30)", modelled: true, test: { scenario: "node-down-force-detach", before: "1.30", after: "1.30" },
   },
-  {
-    id: "56288", pr: 56288, title: "ADC: the Multi-Attach event names the pods that use the volume (\"Volume is already used by pod(s) ...\")",
-    area: "attachdetach", side: "controller", since: [[10, 0]], releases: "I", issue: null,
-    source: "PR thread (the two event texts, reconciler.go reportMultiAttachError)",
-    modelled: "not a switch: every modelled release has it, and the replay's Multi-Attach event does (attachdetach/reconciler.ts)",
-  },
   // ---- CSI ----
   {
     id: "107025", pr: 107025, title: "CSI Detach: always compute the VolumeAttachment name csi-<sha256> (drop isAttachmentName)",
     area: "csi", side: "controller", since: [[24, 0], [23, 11], [22, 14]], releases: "I", issue: "#97230",
     source: "PR thread; csi_attacher.go v1.22 vs v1.24", modelled: true, test: { scenario: "csi-attachment-name", before: "1.22.13", after: "1.22.14" }, seed: "004",
-  },
-  {
-    id: "96952", pr: 96952, title: "CSI verifyAttachmentStatus: check the deletion timestamp after status.attached (closed unmerged: every release fails a wait on a VolumeAttachment being deleted)",
-    area: "csi", side: "both", since: [], releases: "V", issue: null,
-    source: "PR thread (closed); csi_attacher.go verifyAttachmentStatus in v1.14 and master: the deletion timestamp is checked first",
-    modelled: "never merged: the replay follows every release, whose kubelet WaitForAttach fails with \"volume attachment is being deleted\" (volume/csi.ts)",
   },
   // ---- kubelet volume manager ----
   {
@@ -222,18 +220,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   },
   // ---- pod GC and node lifecycle ----
   {
-    id: "podgc-out-of-service", pr: 108486, title: "PodGC: force-delete terminating pods on a NotReady node with the out-of-service taint (gcTerminating)",
-    area: "podgc", side: "controller", since: [[26, 0]], releases: "V", issue: "KEP-2268",
-    source: "PR #108486 review thread (gc_controller.go gcTerminating)",
-    modelled: "not a switch of its own: the same change and feature gate (NodeOutOfServiceVolumeDetach, #108486) as the switch `out-of-service`, which turns on both halves, the pod GC's gcTerminating (podgc/gc_controller.ts) and the attach/detach controller's forced detach; upstream cannot enable one without the other",
-  },
-  {
-    id: "node-lease-ga", pr: 105222, title: "NodeLease GA and locked on (1.17), gate removed (1.23): leases, not node status, are the node lifecycle controller's heartbeat",
-    area: "nodelifecycle", side: "controller", since: [[17, 0]], releases: "V", issue: "kubernetes/enhancements#589",
-    source: "PR #105222 thread; website PR #17189 (gate table)",
-    modelled: "not a switch: no default behaviour changed in 1.17 or 1.23. The gate was on from 1.14 (beta, switch 72096, which also makes the kubelet report an unchanged status every nodeStatusReportFrequency); GA locked it on and 1.23 removed it. The replay's node lifecycle controller starts its grace period when a node's kubelet stops, so leases and status posts are one heartbeat in every release (a kubelet whose status PATCHes fail while its lease renews is not told apart: nodelifecycle/node_lifecycle_controller.ts)",
-  },
-  {
     id: "taint-based-evictions", pr: 69824, title: "node lifecycle: TaintBasedEvictions beta, on (1.13): NotReady/unreachable nodes get NoExecute taints and the taint manager evicts; GA 1.18",
     area: "nodelifecycle", side: "controller", since: [[13, 0]], releases: "V", issue: "#69533 (the 1.13 umbrella issue); kubernetes/enhancements#166",
     source: "issue #69533 task list (#69824 enables the gate); website PR #19302 (GA in 1.18); node_lifecycle_controller.go v1.13 doNoExecuteTaintingPass, v1.12 evictPods (podEvictionTimeout)",
@@ -311,8 +297,52 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   },
 ];
 
+/**
+ * Reviewed, not a behaviour change between modelled releases: found in the
+ * history and read, but every modelled release behaves alike (each has it,
+ * or it was never merged), or it is the same change as another switch. Each
+ * says which; `--fix` refuses it with that sentence. Kept apart so that every
+ * entry of CHANGES that is modelled is a switch with a diff test.
+ */
+export const REVIEWED: readonly CatalogueEntry[] = [
+  {
+    id: "56288", pr: 56288, title: "ADC: the Multi-Attach event names the pods that use the volume (\"Volume is already used by pod(s) ...\")",
+    area: "attachdetach", side: "controller", since: [[10, 0]], releases: "I", issue: null,
+    source: "PR thread (the two event texts, reconciler.go reportMultiAttachError)",
+    reviewed: true,
+    modelled: "not a switch: every modelled release has it, and the replay's Multi-Attach event does (attachdetach/reconciler.ts)",
+  },
+  {
+    id: "96952", pr: 96952, title: "CSI verifyAttachmentStatus: check the deletion timestamp after status.attached (closed unmerged: every release fails a wait on a VolumeAttachment being deleted)",
+    area: "csi", side: "both", since: [], releases: "V", issue: null,
+    source: "PR thread (closed); csi_attacher.go verifyAttachmentStatus in v1.14 and master: the deletion timestamp is checked first",
+    reviewed: true,
+    modelled: "never merged: the replay follows every release, whose kubelet WaitForAttach fails with \"volume attachment is being deleted\" (volume/csi.ts)",
+  },
+  {
+    id: "podgc-out-of-service", pr: 108486, title: "PodGC: force-delete terminating pods on a NotReady node with the out-of-service taint (gcTerminating)",
+    area: "podgc", side: "controller", since: [[26, 0]], releases: "V", issue: "KEP-2268",
+    source: "PR #108486 review thread (gc_controller.go gcTerminating)",
+    reviewed: true,
+    modelled: "not a switch of its own: the same change and feature gate (NodeOutOfServiceVolumeDetach, #108486) as the switch `out-of-service`, which turns on both halves, the pod GC's gcTerminating (podgc/gc_controller.ts) and the attach/detach controller's forced detach; upstream cannot enable one without the other",
+  },
+  {
+    id: "node-lease-ga", pr: 105222, title: "NodeLease GA and locked on (1.17), gate removed (1.23): leases, not node status, are the node lifecycle controller's heartbeat",
+    area: "nodelifecycle", side: "controller", since: [[17, 0]], releases: "V", issue: "kubernetes/enhancements#589",
+    source: "PR #105222 thread; website PR #17189 (gate table)",
+    reviewed: true,
+    modelled: "not a switch: no default behaviour changed in 1.17 or 1.23. The gate was on from 1.14 (beta, switch 72096, which also makes the kubelet report an unchanged status every nodeStatusReportFrequency); GA locked it on and 1.23 removed it. The replay's node lifecycle controller starts its grace period when a node's kubelet stops, so leases and status posts are one heartbeat in every release (a kubelet whose status PATCHes fail while its lease renews is not told apart: nodelifecycle/node_lifecycle_controller.ts)",
+  },
+];
+
+/** the whole catalogue: the changes, then the reviewed entries that are not switches */
+export const CATALOGUE: readonly CatalogueEntry[] = [...CHANGES, ...REVIEWED];
+
 /** the entries the replay implements: each a `--fix` switch */
 export const MODELLED: readonly CatalogueEntry[] = CATALOGUE.filter((e) => e.modelled === true);
+
+/** behaviour changes the replay does not model yet (neither switches nor reviewed) */
+export const NOT_MODELLED: readonly CatalogueEntry[] = CHANGES.filter((e) => e.modelled !== true);
 
 export function catalogueEntry(id: string): CatalogueEntry | undefined {
   return CATALOGUE.find((e) => e.id === id);
