@@ -44,7 +44,8 @@ describe("iosim k8s on the command line", () => {
     const r = iosim("k8s", "diff", "detach-backoff-node-status", "--version", "1.22", "--version", "1.23");
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/^detach-backoff-node-status: 1\.22\.0 \(A\) vs 1\.23\.0 \(B\)/);
-    expect(r.out).toMatch(/^events: first divergence at \+1m21\.420s: /m);
+    // (1.23 is before #106853: the new pod's verification fails once before its volume is reported in use)
+    expect(r.out).toMatch(/^events: first divergence at \+1m21\.720s: /m);
     expect(r.out).toMatch(/^logs: first divergence at \+1m12\.120s: 1 line only in B \(1\.23\.0\)$/m);
     expect(r.out).toMatch(/^ {2}B \+1m12\.120s kube-controller-manager I node_status_updater\.go:146\] Updating status/m);
     expect(r.out).toMatch(/^violations B \(1\.23\.0\): none$/m);

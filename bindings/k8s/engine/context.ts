@@ -20,7 +20,7 @@ import { operationStepNames, type CallStepName, type OperationStepName } from ".
 const BASE_STEP_NAMES = [
   "adc.AttachSucceeded", "adc.AttachFailed", "adc.DetachStarted", "adc.DetachFailed", "adc.DetachSucceeded",
   "adc.DetachSkippedAfterRemove", "adc.SetDetachRequestTimeFailed", "adc.ForceDetachTimeout", "csi.VolumeAttachmentNotFound",
-  "kubelet.VolumeNotAttachedAccordingToNodeStatus", "kubelet.TearDownSucceeded", "kubelet.UnmountDeviceFailed",
+  "kubelet.VolumeNotAttachedAccordingToNodeStatus", "kubelet.VolumeNotReportedInUse", "kubelet.TearDownSucceeded", "kubelet.UnmountDeviceFailed",
   "kubelet.ReconstructFailed", "kubelet.CleanupMountsFailed", "kubelet.WaitForAttachAndMountTimeout", "kubelet.PodRunning",
   "runtime.ContainersStopped", "rbd.UnmapBusy", "cloud.DetachedWhileMounted",
   // (k8s-releases) NodePublish without NodeStage (#100182); a disk detached while MountDevice formats it (#70319)

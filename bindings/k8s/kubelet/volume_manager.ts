@@ -21,9 +21,17 @@
 //    (TearDown), mount desired ones (VerifyControllerAttachedVolume -> waits for
 //    node.status.volumesAttached; then MountVolume = WaitForAttach,
 //    MountDevice, SetUp), then UnmountDevice volumes no pod uses.
-//    VerifyControllerAttachedVolume only starts once the volume is
-//    reportedInUse: each attach waits for two status round trips (kubelet ->
-//    volumesInUse -> ADC attaches -> volumesAttached -> kubelet).
+//    Each attach waits for two status round trips (kubelet -> volumesInUse ->
+//    ADC attaches -> volumesAttached -> kubelet). Since #106853 (1.24; switch
+//    `106853`) VerifyControllerAttachedVolume only starts once the volume is
+//    reportedInUse ("lets not spin a goroutine and unnecessarily trigger
+//    exponential backoff", reconciler.go waitForVolumeAttach). Before, it
+//    started at once and failed ("Volume has not been added to the list of
+//    VolumesInUse in the node's volume status") into the exponential backoff
+//    of the volume's key (500 ms, doubling), which the "Volume not attached
+//    according to node status" failures that follow share: the mount starts
+//    at the first retry after both status round trips, up to one backoff
+//    step later than on 1.24.
 //
 // 4. Reconstruction (syncStates), once the populator has added pods after a
 //    restart: for each pods/<uid>/volumes/<plugin>/<name> dir on disk, rebuild
@@ -607,7 +615,10 @@ export class VolumeManager {
         // the operation's Run; a MountVolume ending here leaves `a` stale and
         // a second one starts (section 7)
         if (this.yieldPoint()) return true;
-        if (a !== undefined || (v.attachable && v.reportedInUse)) {
+        // (#106853, 1.24: an attachable volume not reported in use yet is skipped
+        // without an operation; before, VerifyControllerAttachedVolume ran and failed)
+        const waitsForInUse = v.attachable && !v.reportedInUse && this.ctx.profile.fix["106853"];
+        if (a !== undefined || (v.attachable && !waitsForInUse)) {
           // would the operation start? (the same answer, and wake-up, as Run's refusal, without building the operation)
           const podName = a !== undefined && !(v.attachable || v.deviceMountable) ? v.podUID : "";
           if (!this.npo.isOperationSafeToRetry(v.volumeName, podName, "", a !== undefined ? "volume_mount" : "verify_controller_attached_volume")) continue;
@@ -618,7 +629,7 @@ export class VolumeManager {
             this.ctx.sim.bump(this.wake);
             continue;
           }
-          if (!v.reportedInUse) continue;
+          if (waitsForInUse) continue;
           this.verifyControllerAttachedVolume(v);
           continue;
         }
@@ -688,6 +699,15 @@ export class VolumeManager {
   /** the operation itself (a kubelet waiting for node status runs it at every retry) */
   private runVerifyControllerAttachedVolume(op: Done, v: DesiredVolume): void {
     const { ctx } = this;
+    // GenerateVerifyControllerAttachedVolumeFunc: "do not proceed, return
+    // error. Caller will log and retry" (before #106853 the reconciler starts
+    // the operation for a volume not reported in use yet: it fails here, into
+    // the backoff of the volume's key, which the waits for node status below
+    // then share and double)
+    if (!v.reportedInUse) {
+      ctx.steps.step("kubelet.VolumeNotReportedInUse", v.volumeName);
+      return op.done(() => `Volume has not been added to the list of VolumesInUse in the node's volume status ${this.desiredDetail(v)}`);
+    }
     let node: KObj;
     try {
       node = ctx.api.get("Node", this.nodeName);

@@ -135,10 +135,10 @@ const CHANGES: readonly CatalogueEntry[] = [
     modelled: true, test: { scenario: "detach-while-formatting", before: "1.12", after: "1.13" },
   },
   {
-    id: "106853", pr: 106853, title: "kubelet: VerifyControllerAttachedVolume waits for the volume to be reported in use before it starts, instead of failing into exponential backoff",
+    id: "106853", pr: 106853, title: "kubelet: VerifyControllerAttachedVolume waits for the volume to be reported in use before it starts, instead of failing (\"Volume has not been added to the list of VolumesInUse in the node's volume status\") into the exponential backoff of the volume's key",
     area: "kubelet/volumemanager", side: "kubelet", since: [[24, 0]], releases: "I", issue: null,
-    source: "PR thread (reconciler.go mountAttachVolumes: skip until ReportedInUse)",
-    modelled: "not switched: the replay's reconciler starts VerifyControllerAttachedVolume only once the volume is reportedInUse, in every release (the fixed order). Before 1.24 upstream ran it at once and failed it (\"Volume has not been added to the list of VolumesInUse in the node's volume status\") into exponential backoff from 500 ms, which delays a mount by up to the backoff step reached when the status write lands; modelled, it would change every pre-1.24 replay, the four seeds' included (their extra log lines and the shared backoff of the verify operation that seed 002 saturates at 2m2s), so it waits for a change that reviews the seed replays against their logs",
+    source: "PR thread (\"When volume is not marked in-use, do not backoff\"; the review of the operation_generator.go precondition, dropped for the reconciler's check); reconciler.go waitForVolumeAttach after it (\"lets not spin a goroutine and unnecessarily trigger exponential backoff\": PluginIsAttachable && !ReportedInUse returns); operation_generator.go GenerateVerifyControllerAttachedVolumeFunc before it (the !ReportedInUse error after the !PluginIsAttachable branch, before the Node GET); a 2021 kubelet log (reconciler.go:224 started, nestedpendingoperations.go:301 durationBeforeRetry 500ms, then the status wait)",
+    modelled: true, test: { scenario: "verify-before-in-use", before: "1.23", after: "1.24" },
   },
   {
     id: "113262", pr: 113262, title: "kubelet volume reconstruction at start-up, before the DSW is populated (NewVolumeManagerReconstruction: beta on 1.27, off again in 1.27.2 by #117752, on 1.28, GA 1.30 #123442)",

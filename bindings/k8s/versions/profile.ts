@@ -40,6 +40,8 @@ export type FixId =
   | "114326"
   | "122211"
   | "taint-based-evictions"
+  // ---- s3-k8s-catalogue: kubelet-side changes made switches ----
+  | "106853"
   // ---- end operations ----
   // ---- interleavings (branch s2-k8s-interleave: engine/sim.ts yieldPoint) ----
   | "94599"

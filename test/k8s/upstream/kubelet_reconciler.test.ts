@@ -16,7 +16,7 @@ import type { Ticker } from "../../../bindings/k8s/engine/sim.js";
 import { type PodLookup, VolumeManager } from "../../../bindings/k8s/kubelet/volume_manager.js";
 import { PluginMgr, type VolumeSpec } from "../../../bindings/k8s/volume/plugins.js";
 import { createFakeVolumePlugin } from "../../../bindings/k8s/volume/testing.js";
-import { ALL, newCtx, runUntil, upstream } from "./harness.js";
+import { ALL, newCtx, releases, runUntil, upstream } from "./harness.js";
 
 const FILE = "pkg/kubelet/volumemanager/reconciler/reconciler_test.go";
 const nodeName = "mynodename";
@@ -82,7 +82,8 @@ upstream(FILE, "Test_Run_Positive_VolumeMountControllerAttachEnabled", ALL, (v) 
   expect(h.plugin.GetDetachCallCount()).toBe(0);
 });
 
-upstream(FILE, "Test_Run_Negative_VolumeMountControllerAttachEnabled", ALL, (v) => {
+// (added with #106853, 1.24: "Verifies that there is no exponential-backoff triggered")
+upstream(FILE, "Test_Run_Negative_VolumeMountControllerAttachEnabled", releases(24), (v) => {
   // the volume is not reported in use: no VerifyControllerAttachedVolume, so no backoff either
   const h = harness(v, []);
   const g = h.vm.addPodToVolume(h.pod, h.volumeSpec, h.volumeSpec.name);
@@ -90,6 +91,18 @@ upstream(FILE, "Test_Run_Negative_VolumeMountControllerAttachEnabled", ALL, (v) 
   h.sim.run(h.sim.now + reconcilerSyncWaitDuration);
   expect(h.vm.npo.isOperationSafeToRetry(g, "pod1uid", nodeName, "verify_controller_attached_volume"), `operation on volume ${g} is not safe to retry`).toBe(true);
   expect(h.plugin.GetAttachCallCount()).toBe(0);
+  expect(h.plugin.GetWaitForAttachCallCount()).toBe(0);
+  expect(h.plugin.GetMountDeviceCallCount()).toBe(0);
+});
+
+// not upstream's: the same arrangement before #106853 (1.10-1.23), where the
+// reconciler starts VerifyControllerAttachedVolume at once and it fails into backoff
+upstream(FILE, "Test_Run_Negative_VolumeMountControllerAttachEnabled (before #106853)", releases(10, 23), (v) => {
+  const h = harness(v, []);
+  const g = h.vm.addPodToVolume(h.pod, h.volumeSpec, h.volumeSpec.name);
+  h.runReconciler();
+  h.sim.run(h.sim.now + 5);
+  expect(h.vm.npo.isOperationSafeToRetry(g, "pod1uid", nodeName, "verify_controller_attached_volume"), `operation on volume ${g} is backing off`).toBe(false);
   expect(h.plugin.GetWaitForAttachCallCount()).toBe(0);
   expect(h.plugin.GetMountDeviceCallCount()).toBe(0);
 });
