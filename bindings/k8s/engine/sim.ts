@@ -256,6 +256,8 @@ export class Sim {
   /** counts effective state changes; see section 3 */
   epoch = 0;
   readonly rng: Rng;
+  /** the run's seed (streams of their own derive from it: kubelet.ts delayAfterNodeStatusChange) */
+  readonly seed: number;
   readonly tickEveryPeriod: boolean;
   private heap: Ev[] = [];
   private free: Ev[] = [];
@@ -279,6 +281,7 @@ export class Sim {
 
   constructor(opts: SimOptions) {
     this.rng = new Rng(opts.seed);
+    this.seed = opts.seed;
     this.tickEveryPeriod = opts.tickEveryPeriod ?? false;
   }
 

@@ -18,7 +18,7 @@ import { ApiError, type Informer } from "../api/apiserver.js";
 import { keyOf, KObj, PodVolume } from "../api/types.js";
 import { type ContainerState, kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
-import type { Ticker, WakeGroup } from "../engine/sim.js";
+import { Rng, type Ticker, type WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
 import { joinInterned, podVolumePaths, type PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
@@ -521,7 +521,9 @@ export class Kubelet implements PodLookup {
    * it changed (Ready, volumesInUse) or, unchanged, when
    * nodeStatusReportFrequency has passed since the last write (1.10-1.13:
    * every nodeStatusUpdateFrequency, 10 s; #72096, 1.14: 1 min; #84007, 1.17:
-   * 5 min). Each write sets the Ready condition's lastHeartbeatTime, so an
+   * 5 min; from 1.34, #128394, the first unchanged report after a change
+   * or a start comes a random delay earlier or later: delayAfterNodeStatusChange).
+   * Each write sets the Ready condition's lastHeartbeatTime, so an
    * unchanged report is a real write: every watcher of the Node gets an
    * update (the attach/detach controller re-reads volumesInUse, which is
    * how it learns that a volume it assumed mounted after an attach is not).
@@ -534,13 +536,15 @@ export class Kubelet implements PodLookup {
     const arg = this.statusArg;
     arg.inUse = inUse;
     arg.now = now;
-    arg.report = now - this.lastStatusWriteAt >= reportMs;
+    // (isUpdateStatusPeriodExpired: never written since the start, or the period and its delay passed)
+    arg.report = now - this.lastStatusWriteAt >= reportMs + this.delayAfterNodeStatusChange;
     let written: KObj;
     const before = ctx.api.tryGet("Node", this.nodeName);
+    const unchanged = before !== undefined && !notReady(before) && (inUse === null || !volumesInUseDiffer(before, inUse));
     ctx.api.caller = this.component;
     ctx.api.subresource = "status";
     // an unchanged report: no loop reads the heartbeat time from the store
-    ctx.api.unreadWrite = arg.report && before !== undefined && !notReady(before) && (inUse === null || !volumesInUseDiffer(before, inUse));
+    ctx.api.unreadWrite = arg.report && unchanged;
     try {
       written = ctx.api.patch("Node", this.nodeName, mutateNodeStatus, nodeStatusChanges, arg);
     } catch {
@@ -552,13 +556,36 @@ export class Kubelet implements PodLookup {
       ctx.api.subresource = "";
       ctx.api.unreadWrite = false;
     }
-    if (written !== before) this.lastStatusWriteAt = now;
+    if (written !== before) {
+      // #128394 (#130919, 1.34): a status change or the kubelet's first write draws the next
+      // unchanged report's delay; an unchanged report puts it back to 0
+      if (ctx.profile.fix["128394"]) this.delayAfterNodeStatusChange = !unchanged || this.lastStatusWriteAt === -Infinity ? this.calculateDelay(reportMs) : 0;
+      this.lastStatusWriteAt = now;
+    }
     // the next unchanged report: the pass at or after it is not idle
-    ctx.sim.wakeAt(this.lastStatusWriteAt + reportMs);
+    ctx.sim.wakeAt(this.lastStatusWriteAt + reportMs + this.delayAfterNodeStatusChange);
     if (inUse) this.vm.markVolumesAsReportedInUse(inUse);
   }
   /** when this kubelet last wrote its node's status */
   private lastStatusWriteAt = -Infinity;
+  /**
+   * kubelet.go delayAfterNodeStatusChange (#128394, relanded as #130919 in
+   * 1.34; switch `128394`): "the one-time random duration that we add to
+   * the next node status report interval every time when there's an actual
+   * node status change or kubelet restart. But all future node status
+   * update that is not caused by real status change will stick with
+   * nodeStatusReportFrequency", uniform over [-0.5, 0.5) x
+   * nodeStatusReportFrequency (calculateDelay). Drawn from a stream of the
+   * run's seed per node (hostDelayRng), so the run's other draws do not
+   * move and a restarted kubelet draws anew. 0 before 1.34.
+   */
+  private delayAfterNodeStatusChange = 0;
+  /** calculateDelay: nodeStatusReportFrequency x (-0.5 + rand.Float64()), in whole milliseconds */
+  private calculateDelay(reportMs: number): number {
+    let rng = hostDelayRng.get(this.host);
+    if (rng === undefined) hostDelayRng.set(this.host, (rng = new Rng((this.ctx.sim.seed ^ strHash(`delayAfterNodeStatusChange/${this.nodeName}`)) >>> 0)));
+    return Math.floor(reportMs * (rng.float() - 0.5));
+  }
   /** syncNodeStatus's patch argument (one object per kubelet, not one per pass) */
   private readonly statusArg: NodeStatusArg = { inUse: null, now: 0, report: false };
   // ---- end node status reporting ----
@@ -685,6 +712,14 @@ interface NodeStatusArg {
   now: number;
   /** nodeStatusReportFrequency has passed: write even if nothing changed */
   report: boolean;
+}
+/** each node's stream for delayAfterNodeStatusChange: on its host, so it goes on across kubelet restarts */
+const hostDelayRng = new WeakMap<Host, Rng>();
+/** FNV-1a of a string (a stream's seed from the run's seed and a name) */
+function strHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
 }
 function nodeStatusChanges(cur: KObj, a: NodeStatusArg): boolean {
   return a.report || notReady(cur) || (a.inUse !== null && volumesInUseDiffer(cur, a.inUse));

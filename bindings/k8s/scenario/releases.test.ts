@@ -33,7 +33,23 @@ describe("the kubelet's node status reports", () => {
     const detachAt = (v: string) => runK8sScenario(sc, { version: v, steps: true }).steps.find((s) => s.name === "adc.DetachStarted")?.t;
     expect(detachAt("1.16")).toBe(70_120);
     expect(detachAt("1.17")).toBe(310_120);
-    expect(detachAt("1.35")).toBe(310_120);
+    expect(detachAt("1.33")).toBe(310_120);
+  });
+
+  it("from 1.34 (#128394 relanded as #130919) that first unchanged report comes a seeded delay of up to half of nodeStatusReportFrequency earlier or later", () => {
+    const sc = load(fixture("node-status-heartbeat"));
+    const detachAt = (v: string, seed: number, fixes = {}) => runK8sScenario(sc, { version: v, seed, fixes, steps: true }).steps.find((s) => s.name === "adc.DetachStarted")?.t;
+    const at = [1, 2, 3, 4, 5, 6].map((seed) => detachAt("1.35", seed)!);
+    // the last change was written at +0.1 s..+10 s (the pod's volume left volumesInUse): the report is due
+    // 300 s +- 150 s later, and lands on the status loop's 10 s grid; the controller detaches 120 ms after it
+    for (const t of at) {
+      expect(t).toBeGreaterThanOrEqual(150_000);
+      expect(t).toBeLessThanOrEqual(470_120);
+    }
+    expect(new Set(at).size).toBeGreaterThan(1);
+    // the same seed, the same draw; the switch off gives the fixed 5 minutes back
+    expect(detachAt("1.35", 2)).toBe(at[1]);
+    expect(detachAt("1.35", 2, { "128394": false })).toBe(310_120);
   });
 });
 

@@ -213,10 +213,10 @@ const CHANGES: readonly CatalogueEntry[] = [
     source: "PR thread release note (1.17 bug triage); #95135 (types.go comment); defaults.go", modelled: true, test: { scenario: "node-status-heartbeat", before: "1.16", after: "1.17" },
   },
   {
-    id: "128394", pr: 128394, title: "kubelet: a random delay (delayAfterNodeStatusChange, uniform over [-0.5, 0.5] x nodeStatusReportFrequency) added to the next report deadline after a status change or a kubelet restart",
-    area: "kubelet/nodestatus", side: "kubelet", since: [[32, 0]], releases: "I", issue: null,
-    source: "PR thread (kubelet.go delayAfterNodeStatusChange and its comment, kubelet_node_status.go tryUpdateNodeStatus / shouldPatchNodeStatus as copied in a downstream fork)",
-    modelled: "not modelled: the draw needs the run's seed, and the copy of tryUpdateNodeStatus read resets the delay to 0 on every try without a change, before shouldPatchNodeStatus compares it, which would make it inert for the unchanged reports the attach/detach controller waits for; which of the two upstream releases do was not settled in upstream's own source, so the replay keeps exactly nodeStatusReportFrequency"
+    id: "128394", pr: 130919, title: "kubelet: a random delay (delayAfterNodeStatusChange, uniform over [-0.5, 0.5) x nodeStatusReportFrequency) added to the next unchanged report after a status change or a kubelet start; an unchanged report puts it back to 0 (#128394, relanded as #130919 in 1.34; 1.32.0-1.32.2 had #128640, reverted by #130348/#130356, not modelled)",
+    area: "kubelet/nodestatus", side: "kubelet", since: [[34, 0]], releases: "V", issue: "#124202",
+    source: "PR threads #128394 (the review: reset the delay only once it has been used for a report), #128640 (the second attempt, in 1.32.0), #130348 and its cherry-pick #130356 (the revert in master and 1.32: after a restart with no change it never reported), #130919 (relanded: a zero lastStatusReportTime always reports; CHANGELOG-1.34 v1.34.0-beta.0); kubelet.go delayAfterNodeStatusChange's comment at 1.34+; calculateDelay nodeStatusReportFrequency x (-0.5 + rand). The downstream copy read before (which resets the delay at every try without a change) is not upstream's order",
+    modelled: true, test: { scenario: "node-status-heartbeat", before: "1.33", after: "1.34" },
   },
   // ---- pod GC and node lifecycle ----
   {

@@ -42,6 +42,7 @@ export type FixId =
   | "taint-based-evictions"
   // ---- s3-k8s-catalogue: kubelet-side changes made switches ----
   | "106853"
+  | "128394"
   // ---- end operations ----
   // ---- interleavings (branch s2-k8s-interleave: engine/sim.ts yieldPoint) ----
   | "94599"
