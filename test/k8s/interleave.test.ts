@@ -119,6 +119,14 @@ describe("kubelet reconciler, unmountDetachDevices: a MountVolume ending between
   it("without interleave every seed unmounts the device", () => {
     for (const r of runs(yaml(false))) expect(r.violations).toEqual([]);
   });
+  it("from 1.32 (#128219) the pass reads the actual state again after IsOperationPending: no seed leaks, every one unmounts the device", () => {
+    const y = yaml(true);
+    expect(runs(y, "1.31").some((r) => r.violations.length > 0)).toBe(true);
+    for (const r of runs(y, "1.32")) {
+      expect(r.violations).toEqual([]);
+      expect(calls(r, "unmountDevice")).toBe(1);
+    }
+  });
   it("idle skipping stays exact", () => expectIdleSkipExact(yaml(true), [1, 3, 5, 10]));
 });
 

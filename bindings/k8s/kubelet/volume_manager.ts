@@ -135,7 +135,10 @@
 //    volume detached from its copy ("not globally mounted"): the global mount
 //    leaks, the volume leaves volumesInUse and the controller detaches the
 //    disk under it. MarkVolumeAsDetached (DeleteVolume) refuses an entry that
-//    has mounted pods, so a SetUp that succeeded keeps it. Worked example
+//    has mounted pods, so a SetUp that succeeded keeps it. Since #128219
+//    (1.32; switch `128219`, issue #127520) the device pass reads the actual
+//    state again after IsOperationPending (GetAttachedVolume) and unmounts
+//    the device the operation mounted: no stale copy decides there. Worked example
 //    (1.22, test/k8s/interleave.test.ts): an EBS pod is deleted 1 s into a
 //    3 s MountDevice that ends at 7.020 s, on the reconciler's grid; SetUp
 //    fails once. Seed 3: the end is drawn late and lands at the device
@@ -1170,13 +1173,20 @@ export class VolumeManager {
       for (const vols of this.dsw.values()) if (vols.has(a.volumeName)) desired = true;
       if (desired) continue;
       // the copy's device state (GetUnmountedVolumes' AttachedVolume)
-      const deviceMounted = a.deviceMounted;
-      const deviceUncertain = a.deviceUncertain;
+      let deviceMounted = a.deviceMounted;
+      let deviceUncertain = a.deviceUncertain;
       // interleave point: between GetUnmountedVolumes and IsOperationPending
       // a MountVolume may end (a MountDevice that landed, a SetUp that
       // failed): the copy still says "not device-mounted" (section 7)
       if (this.yieldPoint()) return;
       if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
+      if (this.ctx.profile.fix["128219"]) {
+        // #128219 (1.32): "Re-read the actual state of the world, maybe the volume got mounted
+        // in the meantime" (GetAttachedVolume; safe: no operation is pending and only this pass starts one)
+        const live = this.asw.get(a.volumeName);
+        deviceMounted = live !== undefined && live.deviceMounted;
+        deviceUncertain = live !== undefined && live.deviceUncertain;
+      }
       if (deviceMounted && isBlockVolume(a.spec)) {
         this.unmapDevice(a);
         continue;

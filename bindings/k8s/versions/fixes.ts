@@ -183,10 +183,10 @@ const CHANGES: readonly CatalogueEntry[] = [
     modelled: true, test: { scenario: "kubelet-restart-mount-fails", before: "1.29", after: "1.30" },
   },
   {
-    id: "128219", pr: 128219, title: "kubelet volume manager: check the device mount state in the ASW before marking a volume detached",
+    id: "128219", pr: 128219, title: "kubelet volume manager: check the device mount state in the ASW before marking a volume detached (unmountDetachDevices reads the actual state again after IsOperationPending, so a MountVolume that ended after GetUnmountedVolumes' copy gets UnmountDevice instead of \"Volume detached\")",
     area: "kubelet/volumemanager", side: "kubelet", since: [[32, 0]], releases: "I", issue: "#127520",
-    source: "PR thread (the Test_UncertainDeviceGlobalMounts flake and its log)",
-    modelled: "not modelled: the race it closes is a MountDevice that marks the device uncertain between the reconciler's snapshot of unmounted volumes and its MarkVolumeAsDetached; the replay's reconciler reads the actual state atomically within a pass (volume/operation.ts section 3), so no stale snapshot exists to check",
+    source: "PR thread (the Test_UncertainDeviceGlobalMounts flake and its log; gnufied and carlory on the race between MountVolume and unmountDetachDevices); reconciler_common.go unmountDetachDevices after it (\"Re-read the actual state of the world, maybe the volume got mounted in the meantime ... attachedVolume, _ = rc.actualStateOfWorld.GetAttachedVolume\") and before it (GetUnmountedVolumes' copy decides DeviceMayBeMounted)",
+    modelled: true, test: { scenario: "kubelet-device-pass-interleave", before: "1.31", after: "1.32" },
   },
   // ---- nestedpendingoperations ----
   {

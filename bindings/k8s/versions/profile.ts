@@ -43,6 +43,7 @@ export type FixId =
   // ---- s3-k8s-catalogue: kubelet-side changes made switches ----
   | "106853"
   | "128394"
+  | "128219"
   // ---- end operations ----
   // ---- interleavings (branch s2-k8s-interleave: engine/sim.ts yieldPoint) ----
   | "94599"
