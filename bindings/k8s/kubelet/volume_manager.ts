@@ -52,6 +52,16 @@
 //    deleted meanwhile still get TearDown and UnmountDevice. Before, nothing
 //    ever unmounted them (built-in kubelet-restart-remount-fails).
 //
+//    Since NewVolumeManagerReconstruction (#113262; switch `113262`: 1.27.0
+//    and 1.27.1, off again in 1.27.2 by #117752, on from 1.28, GA 1.30)
+//    reconstruction runs at the reconciler's first pass whatever the DSW
+//    holds, and every volume it rebuilds goes into the ASW as an uncertain
+//    mount of its pod (its device as an uncertain device mount): a pod that
+//    wants it mounts it again without VerifyControllerAttachedVolume, a pod
+//    gone gets TearDown and UnmountDevice; unmounts and the cleanup of
+//    volumes that failed wait until the populator has added pods and
+//    node.status has given the device paths (reconcileNew).
+//
 // 5. Uncertain device and volume mounts (#82492, 1.18.0; switch `82492`).
 //    Every MountDevice/SetUp and their unmounts are operations whose calls
 //    take time and may time out (volume/operation.ts). When a CSI NodeStage
@@ -462,6 +472,7 @@ export class VolumeManager {
   // ---- reconciler ---------------------------------------------------------
 
   reconcile(): void {
+    if (this.ctx.profile.fix["113262"]) return this.reconcileNew();
     if (!this.statesSynced && this.hasAddedPods) {
       this.statesSynced = true;
       this.ctx.sim.bump(this.wake);
@@ -471,6 +482,138 @@ export class VolumeManager {
     if (this.mountAttachVolumes()) return;
     this.unmountDetachDevices();
     if (this.skippedDuringReconstruction !== null && this.skippedDuringReconstruction.size > 0) this.processReconstructedVolumes();
+  }
+
+  // ---- NewVolumeManagerReconstruction (#113262; section 4) ----------------
+
+  /** runNew's reconstructVolumes has run (at the reconciler's first pass) */
+  private reconstructedAtStart = false;
+  /** volumesNeedUpdateFromNodeStatus: reconstructed volumes whose devicePath and attachability node.status gives (null: none left) */
+  private volumesNeedUpdateFromNodeStatus: string[] | null = null;
+
+  /**
+   * reconciler_new.go runNew / reconcileNew (NewVolumeManagerReconstruction,
+   * #113262): reconstruction runs once before the first pass, whatever the
+   * populator has done, and puts every volume it rebuilds into the actual
+   * state as uncertain (reconstruct_new.go updateStates); unmounts wait until
+   * the populator has added pods and node.status has given the reconstructed
+   * volumes' device paths (readyToUnmount); the volumes that failed
+   * reconstruction are cleaned up then (cleanOrphanVolumes); the states count
+   * as synced (volumesInUse reported) once the device paths are in.
+   */
+  private reconcileNew(): void {
+    if (!this.reconstructedAtStart) {
+      this.reconstructedAtStart = true;
+      this.ctx.sim.bump(this.wake);
+      this.reconstructVolumesNew();
+    }
+    const ready = this.hasAddedPods && this.volumesNeedUpdateFromNodeStatus === null;
+    if (ready && this.unmountVolumes()) return;
+    if (this.mountAttachVolumes()) return;
+    if (ready) {
+      this.unmountDetachDevices();
+      if (this.volumesFailedReconstruction.length > 0) this.cleanOrphanVolumes();
+    }
+    if (this.volumesNeedUpdateFromNodeStatus !== null) this.updateReconstructedFromNodeStatus();
+    if (this.volumesNeedUpdateFromNodeStatus === null && !this.statesSynced) {
+      // updateLastSyncTime: StatesHasBeenSynced, so the node status reports volumesInUse
+      this.statesSynced = true;
+      this.ctx.sim.bump(this.wake);
+    }
+  }
+
+  /**
+   * reconstruct_new.go reconstructVolumes / updateStates: each pod volume
+   * directory not in the actual state is rebuilt (as section 4, with
+   * #108997's rules, which every release with #113262 has) and added as an
+   * uncertain mount of its pod, its device (if the plugin mounts one) as an
+   * uncertain device mount: a pod that wants it mounts it again (MountDevice,
+   * SetUp), one that does not gets TearDown and UnmountDevice. A directory
+   * that fails is kept for cleanOrphanVolumes. Mapped block volumes go
+   * through reconstructBlockVolume as before (added as mapped).
+   */
+  private reconstructVolumesNew(): void {
+    const { ctx } = this;
+    const host = this.env.host!;
+    const names: string[] = [];
+    for (const [dir, info] of host.dirs) {
+      if (!info.podUID || !info.specName) continue;
+      if (info.data.volumeName !== undefined && dir.includes(`/pods/${info.podUID}/volumeDevices/`)) {
+        this.reconstructBlockVolume(info.podUID, info.specName, info.plugin, info.data);
+        continue;
+      }
+      if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
+      const uid = info.podUID;
+      const specName = info.specName;
+      const plugin = this.plugins.findByName(info.plugin);
+      if (!plugin) continue;
+      // VolumeExistsWithSpecName: nothing to reconstruct
+      let known = false;
+      for (const a of this.asw.values()) if (a.pods.get(uid) === specName || a.uncertainPods?.get(uid) === specName) known = true;
+      if (known) continue;
+      let spec: VolumeSpec;
+      let volumeName: string;
+      let attachable: boolean;
+      let deviceMountable: boolean;
+      try {
+        spec = plugin.constructVolumeSpec(this.env, specName, uid);
+        attachable = plugin.isAttachable(spec, ctx);
+        deviceMountable = plugin.isDeviceMountable(spec, ctx);
+        if (attachable || deviceMountable) {
+          try {
+            volumeName = uniqueNameFromSpec(plugin, spec);
+          } catch (e) {
+            throw new PluginError(`failed to GetVolumeName from volumePlugin for volumeSpec ${JSON.stringify(specName)} err=${(e as Error).message}`);
+          }
+        } else volumeName = uniqueNameWithPod(plugin, uid, spec);
+      } catch (e) {
+        // "We can't reconstruct the volume. Remember to check DSW after it's fully populated"
+        this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName: plugin.name, err: (e as Error).message });
+        continue;
+      }
+      const dmp = deviceMountable && plugin.getDeviceMountPath ? plugin.getDeviceMountPath(this.env, spec) : "";
+      // AddAttachUncertainReconstructedVolume (devicePath from node.status later)
+      let a = this.asw.get(volumeName);
+      if (a === undefined) {
+        a = { volumeName, spec, plugin, attachable, deviceMountable, devicePath: "", deviceMounted: false, deviceUncertain: false, deviceMountPath: "", pods: new Map(), uncertainPods: null, fsResizeRequired: false, inUseExpansionError: false };
+        this.asw.set(volumeName, a);
+      }
+      // CheckAndMarkVolumeAsUncertainViaReconstruction
+      (a.uncertainPods ??= new Map()).set(uid, specName);
+      (this.reconstructedPods ??= new Set()).add(`${volumeName}\0${uid}`);
+      // MarkDeviceAsUncertain
+      if (deviceMountable && dmp !== "" && !a.deviceMounted) {
+        a.deviceUncertain = true;
+        a.deviceMountPath = dmp;
+        (this.reconstructedDevices ??= new Set()).add(volumeName);
+      }
+      if (!names.includes(volumeName)) names.push(volumeName);
+      // (its V(2) lines, "Volume is marked as uncertain and added into the actual state", are not printed: their line numbers were not read)
+      ctx.sim.bump(this.wake);
+    }
+    if (names.length > 0) this.volumesNeedUpdateFromNodeStatus = names;
+  }
+
+  /** reconstruct_new.go updateReconstructedFromNodeStatus: device paths and attachability from node.status.volumesAttached */
+  private updateReconstructedFromNodeStatus(): void {
+    let node: KObj;
+    try {
+      node = this.ctx.api.get("Node", this.nodeName);
+    } catch {
+      // "This may repeat few times per second until kubelet is able to read its own status"
+      this.ctx.sim.wakeAt(this.ctx.sim.now + 1);
+      return;
+    }
+    for (const volumeName of this.volumesNeedUpdateFromNodeStatus!) {
+      const a = this.asw.get(volumeName);
+      if (a === undefined) continue;
+      const att = attachedEntry(node, volumeName);
+      if (att) a.devicePath = att.devicePath;
+      // UpdateReconstructedVolumeAttachability
+      a.attachable = att !== undefined;
+    }
+    this.volumesNeedUpdateFromNodeStatus = null;
+    this.ctx.sim.bump(this.wake);
   }
 
   /**

@@ -8,7 +8,8 @@ import { MAX_MINOR, MIN_MINOR } from "./profile.js";
 function releases(e: CatalogueEntry): string {
   if (e.since.length === 0) return "off by default (a flag)";
   const [master, ...picks] = [...e.since].sort((a, b) => b[0] - a[0]);
-  return [`1.${master![0]}.${master![1]}`, ...picks.map(([m, p]) => `1.${m}.${p}`)].join(", ") + ` [${e.releases}]`;
+  const off = (e.reverted ?? []).map(([m, p]) => `; off again from 1.${m}.${p}`).join("");
+  return [`1.${master![0]}.${master![1]}`, ...picks.map(([m, p]) => `1.${m}.${p}`)].join(", ") + off + ` [${e.releases}]`;
 }
 
 export function fixCatalogueMarkdown(): string {

@@ -50,6 +50,8 @@ export interface CatalogueEntry {
   side: "controller" | "kubelet" | "both";
   /** first releases with it: [minor, patch] of master and of each cherry-pick; [] = never on by default */
   since: Array<[number, number]>;
+  /** [minor, patch]: a cherry-picked revert (or a gate turned off again) takes it out of that minor from that patch on */
+  reverted?: Array<[number, number]>;
   releases: "V" | "I";
   /** the issue it fixes (kubernetes/kubernetes unless it says otherwise) */
   issue: string | null;
@@ -141,10 +143,10 @@ const CHANGES: readonly CatalogueEntry[] = [
     modelled: true, test: { scenario: "verify-before-in-use", before: "1.23", after: "1.24" },
   },
   {
-    id: "113262", pr: 113262, title: "kubelet volume reconstruction at start-up, before the DSW is populated (NewVolumeManagerReconstruction: beta on 1.27, off again in 1.27.2 by #117752, on 1.28, GA 1.30 #123442)",
-    area: "kubelet/volumemanager", side: "kubelet", since: [[28, 0]], releases: "V", issue: "KEP-3756; #117745 (the 1.27 regression)",
-    source: "PR threads #113262, #115268, #117752, #123442; website PR #45282 (gate table)",
-    modelled: "not modelled: the replay reconstructs after the DSW populator's first pass in every release (the old order)",
+    id: "113262", pr: 113262, title: "kubelet volume reconstruction at start-up, before the DSW is populated (NewVolumeManagerReconstruction: beta on 1.27, off again in 1.27.2 by #117752, on 1.28, GA 1.30 #123442): every volume found on disk goes into the ASW as an uncertain mount (its device as an uncertain device mount), unmounts wait until the DSW is populated and node.status gave the device paths, and volumesInUse is reported only then",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[28, 0], [27, 0]], reverted: [[27, 2]], releases: "V", issue: "KEP-3756; #117745 (the 1.27 regression)",
+    source: "PR threads #113262, #115268, #117752, #123442; website PR #45282 (gate table); reconstruct_new.go at 1.28-1.29 (reconstructVolumes, updateStates: AddAttachUncertainReconstructedVolume, CheckAndMarkVolumeAsUncertainViaReconstruction, MarkDeviceAsUncertain; readyToUnmount; cleanOrphanVolumes; updateReconstructedFromNodeStatus) and reconciler_new.go runNew/reconcileNew. Not modelled: 1.30's volumesNeedReportedInUse (a reconstructed volume is in the ASW, so the replay's mount needs no report in use), mapped block volumes added as mapped rather than uncertain",
+    modelled: true, test: { scenario: "kubelet-restart-remount-fails", before: "1.27.2", after: "1.28" },
   },
   {
     id: "114326", pr: 114326, title: "kubelet DSW populator: add a pod whose termination is not complete during reconstruction",

@@ -44,6 +44,7 @@ export type FixId =
   | "106853"
   | "128394"
   | "128219"
+  | "113262"
   // ---- end operations ----
   // ---- interleavings (branch s2-k8s-interleave: engine/sim.ts yieldPoint) ----
   | "94599"
@@ -61,6 +62,8 @@ export interface FixInfo {
   title: string;
   /** the first release with it: [minor, patch] pairs; empty = never on by default */
   since: Array<[number, number]>;
+  /** [minor, patch] where a cherry-picked revert turns it off again, from that patch of that minor on */
+  reverted?: Array<[number, number]>;
   seed?: string;
 }
 
@@ -68,7 +71,7 @@ export interface FixInfo {
  * The switches: the catalogue's modelled entries (versions/fixes.ts), in a
  * fixed order (scenario/run.ts numbers override sets by it).
  */
-export const FIXES: readonly FixInfo[] = MODELLED.map((e) => ({ id: e.id as FixId, title: e.title, since: e.since, ...(e.seed ? { seed: e.seed } : {}) }));
+export const FIXES: readonly FixInfo[] = MODELLED.map((e) => ({ id: e.id as FixId, title: e.title, since: e.since, ...(e.reverted ? { reverted: e.reverted } : {}), ...(e.seed ? { seed: e.seed } : {}) }));
 
 export const MIN_MINOR = 10;
 export const MAX_MINOR = 35;
@@ -147,12 +150,17 @@ export function parseVersion(text: string): Version {
 }
 
 export function fixInVersion(fix: FixInfo, v: Version): boolean {
-  return inRelease(fix.since, v);
+  return inRelease(fix.since, v, fix.reverted);
 }
 
-/** whether a change first released as `since` ([minor, patch] of master and each backport) is in `v` */
-export function inRelease(since: ReadonlyArray<readonly [number, number]>, v: Version): boolean {
+/**
+ * whether a change first released as `since` ([minor, patch] of master and
+ * each backport) is in `v`; `reverted` lists the patch releases from which a
+ * cherry-picked revert takes it out of their minor again
+ */
+export function inRelease(since: ReadonlyArray<readonly [number, number]>, v: Version, reverted?: ReadonlyArray<readonly [number, number]>): boolean {
   if (since.length === 0) return false;
+  if (reverted !== undefined && reverted.some(([minor, patch]) => v.minor === minor && v.patch >= patch)) return false;
   const master = Math.max(...since.map((s) => s[0]));
   if (v.minor > master) return true;
   return since.some(([minor, patch]) => v.minor === minor && v.patch >= patch);

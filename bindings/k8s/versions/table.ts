@@ -16,7 +16,7 @@ export interface VersionRow {
   version: string;
   minor: number;
   /** per switch: on at 1.MINOR.0, or the patch release that turns it on (a cherry-pick), else off */
-  switches: Record<string, { on: boolean; from: string | null }>;
+  switches: Record<string, { on: boolean; from: string | null; offFrom?: string }>;
   /** the patch releases of this minor that turn switches on */
   patches: Array<{ patch: string; on: string[] }>;
   /** catalogued changes not modelled yet that this minor has at .0 */
@@ -29,11 +29,12 @@ export function versionsTable(): VersionRow[] {
     const switches: VersionRow["switches"] = {};
     const byPatch = new Map<number, string[]>();
     for (const e of MODELLED) {
-      const at0 = inRelease(e.since, { major: 1, minor, patch: 0 });
+      const at0 = inRelease(e.since, { major: 1, minor, patch: 0 }, e.reverted);
+      const revert = e.reverted?.find(([m]) => m === minor);
       const pick = e.since.find(([m, p]) => m === minor && p > 0 && Math.max(...e.since.map((s) => s[0])) > minor);
       const from = !at0 && pick ? `1.${minor}.${pick[1]}` : null;
       if (from !== null) byPatch.set(pick![1], [...(byPatch.get(pick![1]) ?? []), e.id]);
-      switches[e.id] = { on: at0, from };
+      switches[e.id] = { on: at0, from, ...(at0 && revert ? { offFrom: `1.${minor}.${revert[1]}` } : {}) };
     }
     const patches = [...byPatch.entries()].sort((a, b) => a[0] - b[0]).map(([p, on]) => ({ patch: `1.${minor}.${p}`, on }));
     const cataloguedOnly = NOT_MODELLED.filter((e) => inRelease(e.since, { major: 1, minor, patch: 0 })).map((e) => e.id);
@@ -52,12 +53,12 @@ export function formatVersions(rows: readonly VersionRow[]): string {
   for (const r of rows) {
     const cells = ids.map((id, i) => {
       const s = r.switches[id]!;
-      return (s.on ? "on" : s.from ? s.from.slice(s.from.lastIndexOf(".")) : "-").padEnd(w[i]!);
+      return (s.offFrom ? `x${s.offFrom.slice(s.offFrom.lastIndexOf("."))}` : s.on ? "on" : s.from ? s.from.slice(s.from.lastIndexOf(".")) : "-").padEnd(w[i]!);
     });
     lines.push(`${r.version.padEnd(8)} ${cells.join(" ")}`);
   }
   lines.push("");
-  lines.push(`on: in 1.MINOR.0; .P: from patch 1.MINOR.P (a cherry-pick); -: off (switch it with --fix ID=on|off)`);
+  lines.push(`on: in 1.MINOR.0; .P: from patch 1.MINOR.P (a cherry-pick); x.P: in 1.MINOR.0, off again from 1.MINOR.P (a revert); -: off (switch it with --fix ID=on|off)`);
   for (const e of MODELLED) lines.push(`  ${e.id.padEnd(33)} ${e.side.padEnd(10)} ${e.title}`);
   lines.push(`${countsSentence()} (docs/k8s-fixes.md says why)`);
   return lines.join("\n");
