@@ -75,6 +75,13 @@ describe("the fix catalogue", () => {
       }
   });
 
+  it("a change a cherry-picked revert takes out again: NewVolumeManagerReconstruction (113262) on in 1.27.0-1.27.1, off from 1.27.2 (#117752), on from 1.28", () => {
+    expect(["1.26.9", "1.27.0", "1.27.1", "1.27.2", "1.27.16", "1.28.0", "1.35"].map((v) => resolveProfile(v).fix["113262"])).toEqual([false, true, true, false, false, true, true]);
+    const r27 = versionsTable().find((r) => r.version === "1.27")!;
+    expect(r27.switches["113262"]).toEqual({ on: true, from: null, offFrom: "1.27.2" });
+    expect(formatVersions(versionsTable()).split("\n").find((l) => l.startsWith("1.27 "))).toContain("x.2");
+  });
+
   it("node status reports: every 10 s up to 1.13, every minute from 1.14 (#72096), every 5 minutes from 1.17 (#84007)", () => {
     expect([resolveProfile("1.13").nodeStatusReportMs, resolveProfile("1.14").nodeStatusReportMs, resolveProfile("1.16").nodeStatusReportMs, resolveProfile("1.17").nodeStatusReportMs, resolveProfile("1.35").nodeStatusReportMs]).toEqual([0, 60_000, 60_000, 300_000, 300_000]);
   });
