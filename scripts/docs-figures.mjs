@@ -190,7 +190,10 @@ export const figures = {
       const dir = mkdtempSync(join(tmpdir(), "iosim-docs-"));
       try {
         writeFileSync(join(dir, "my.yaml"), m[1]);
-        return console_("npx iosim run my.yaml", ["...", ...section(iosim(["run", "my.yaml"], dir), /^cgroup\s+dir/)]);
+        const out = iosim(["run", "my.yaml"], dir);
+        // the table and the notes under it (why a mean sits above a p99, a rate above a cap)
+        const notes = /^note: /m.test(out) ? ["", ...section(out, /^note: /)] : [];
+        return console_("npx iosim run my.yaml", ["...", ...section(out, /^cgroup\s+dir/), ...notes]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -4,6 +4,7 @@ import { groupDir } from "../report/fio-json.js";
 import { percentilesFromPlat } from "../report/percentiles.js";
 import type { RunResult, Scenario } from "../scenario/types.js";
 import { resultHash } from "../report/result-hash.js";
+import { FIO_PLAT_TOP_NS } from "../scenario/lint.js";
 
 const MiB = 1024 * 1024;
 
@@ -46,6 +47,50 @@ export interface SummaryRow {
   p99LatNs: number;
   /** mean time a bio waited in blk-throttle (0: none waited) */
   throttleWaitNs: number;
+}
+
+/** A p99 in fio's last histogram bucket: the true one is at least that, maybe far more. */
+export const p99PastHistogram = (row: SummaryRow): boolean => row.p99LatNs >= FIO_PLAT_TOP_NS;
+
+/** The p99 column: `>17.11 s` where fio's histogram ends below the cgroup's p99. */
+export const p99Text = (row: SummaryRow): string => (p99PastHistogram(row) ? `>${fmtNs(row.p99LatNs)}` : fmtNs(row.p99LatNs));
+
+/**
+ * Why a row's mean can sit above its p99, said under the table rather than
+ * left to look like a statistics bug. Two causes, both true of the run:
+ *  * fio's histogram ends at 17.11 s (FIO_PLAT_TOP_NS): a p99 past it reads
+ *    back as 17.11 s (the column shows `>17.11 s`; the warning above the
+ *    results gives each job's true p99 from iosim's own records);
+ *  * a rare long tail: under 1 % of IOs far slower than the rest (an io.max
+ *    cgroup whose 100 ms throtl_slice allowance is spent in a few ms, its IOs
+ *    in flight then waiting for the next slice, is one): the p99 leaves them
+ *    out, the mean counts them. The note gives the p99.9 (fio's arithmetic on
+ *    the same merged histogram) and the largest latency, which show the tail.
+ * Worked example (docs/scenario-format.md's my.yaml): "note: db read: the mean
+ * (650.0 us) is above the p99 (493.6 us): under 1 % of its IOs are far slower
+ * (p99.9 82.31 ms, max 85.85 ms); the p99 leaves them out, the mean counts them".
+ */
+export function tailNotes(r: RunResult): string[] {
+  const notes: string[] = [];
+  const byCg = new Map<string, RunResult["jobs"]>();
+  for (const j of r.jobs) byCg.set(j.cgroup, [...(byCg.get(j.cgroup) ?? []), j]);
+  for (const row of summaryRows(r)) {
+    const name = row.cgroup || "/";
+    const g = groupDir(byCg.get(row.cgroup) ?? [], row.dir);
+    if (p99PastHistogram(row)) {
+      notes.push(
+        `note: ${name} ${row.dir}: the p99 is past fio's latency histogram, which ends at ${fmtNs(FIO_PLAT_TOP_NS)} (latencies reach ${fmtNs(g.max)}): ` +
+          `the table shows >${fmtNs(row.p99LatNs)}; the warnings give each job's true p99 from iosim's own records`,
+      );
+    } else if (row.meanLatNs > row.p99LatNs) {
+      const p999 = percentilesFromPlat(g.hist, [99.9], g.n)[0]?.ns;
+      notes.push(
+        `note: ${name} ${row.dir}: the mean (${fmtNs(row.meanLatNs)}) is above the p99 (${fmtNs(row.p99LatNs)}): under 1 % of its IOs are far slower ` +
+          `(${p999 !== undefined ? `p99.9 ${fmtNs(p999)}, ` : ""}max ${fmtNs(g.max)}); the p99 leaves them out, the mean counts them`,
+      );
+    }
+  }
+  return notes;
 }
 
 export function summaryRows(r: RunResult): SummaryRow[] {
@@ -181,11 +226,11 @@ export function summaryText(r: RunResult, opts: { warningsAbove?: boolean; scena
   for (const x of summaryRows(r)) {
     lines.push(
       `${(x.cgroup || "/").padEnd(21)} ${x.dir.padEnd(6)} ${String(x.ios).padStart(9)} ${x.mibPerS.toFixed(2).padStart(10)} ` +
-        `${Math.round(x.iops).toString().padStart(8)}   ${fmtNs(x.meanLatNs).padStart(9)}  ${fmtNs(x.p99LatNs).padStart(9)}  ` +
+        `${Math.round(x.iops).toString().padStart(8)}   ${fmtNs(x.meanLatNs).padStart(9)}  ${p99Text(x).padStart(9)}  ` +
         `${x.throttleWaitNs > 0 ? `${fmtNs(x.throttleWaitNs)} avg` : "-"}`,
     );
   }
-  const notes = opts.scenario ? capNotes(r, opts.scenario) : [];
+  const notes = [...tailNotes(r), ...(opts.scenario ? capNotes(r, opts.scenario) : [])];
   if (notes.length) lines.push("", ...notes);
   if (r.warnings.length) {
     lines.push("");
