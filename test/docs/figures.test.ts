@@ -46,6 +46,31 @@ describe("README and docs figures (npm run docs:figures)", () => {
     expect(saved[name], `docs/figures.json: ${name} is stale`).toBe(now);
   });
 
+  it("fidelity and Monte Carlo pages state no measured percentage or table by hand: those are figure blocks", () => {
+    // a percentage outside a figure block is the 95 % bar or interval, or quoted from a file the
+    // same paragraph links that holds it; a Markdown table of measured numbers is a figure
+    const outside = (md: string) => md.replace(/<!-- figure:[a-z0-9-]+ -->\n[\s\S]*?<!-- \/figure -->/g, "");
+    for (const file of ["docs/fidelity.md", "docs/monte-carlo.md"]) {
+      for (const para of outside(readFileSync(join(ROOT, file), "utf8")).split(/\n\s*\n/)) {
+        const links = [...para.matchAll(/\]\(([^)#\s]+)/g)].map((m) => m[1]!).filter((l) => !/^https?:/.test(l));
+        const quoted = (n: string) =>
+          links.some((l) => {
+            try {
+              return readFileSync(join(ROOT, "docs", l), "utf8").includes(n);
+            } catch {
+              return false;
+            }
+          });
+        for (const m of para.matchAll(/(\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?) ?%/g)) {
+          const bar = m[1] === "95" && /\bbar\b|Wilson|interval/.test(para);
+          expect(bar || quoted(`${m[1]}%`) || quoted(`${m[1]} %`), `${file}: "${m[0]}" written by hand in: ${para.trim().slice(0, 160)}`).toBe(true);
+        }
+        for (const row of para.split("\n").filter((l) => /^\|/.test(l) && !/^\|[-| :]+\|$/.test(l)))
+          expect(/\d\.\d/.test(row), `${file}: a table of measured numbers written by hand: ${row}`).toBe(false);
+      }
+    }
+  });
+
   it("the costly figures are the ones docs/figures.json holds", () => {
     for (const b of blocks.filter((x) => !figures[x.name]?.cheap)) expect(b.text, `${b.file}: figure:${b.name}`).toBe(saved[b.name]);
   });
