@@ -6,7 +6,7 @@
 // A stale README output, a figure nobody regenerated after a change, or a
 // block naming no known figure fails here.
 import { describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 // @ts-expect-error a plain .mjs script without types
 import * as figs from "../../scripts/docs-figures.mjs";
@@ -68,6 +68,23 @@ describe("README and docs figures (npm run docs:figures)", () => {
         for (const row of para.split("\n").filter((l) => /^\|/.test(l) && !/^\|[-| :]+\|$/.test(l)))
           expect(/\d\.\d/.test(row), `${file}: a table of measured numbers written by hand: ${row}`).toBe(false);
       }
+    }
+  });
+
+  it("docs/performance.md says it is a dated record, and every table row names the command that made it", () => {
+    const md = readFileSync(join(ROOT, "docs", "performance.md"), "utf8");
+    expect(md.split("\n").slice(0, 6).join(" ")).toMatch(/dated record, not regenerated/);
+    const processBench = readFileSync(join(ROOT, "bench", "process.ts"), "utf8");
+    const rows = md.split("\n").filter((l) => /^\| `/.test(l));
+    expect(rows.length).toBeGreaterThan(10);
+    for (const row of rows) {
+      const command = row.split(" | ")[1] ?? "";
+      // a bench's built form (its source in bench/), or a row of the whole-process bench
+      const bench = /^`node dist\/bench\/([a-z0-9-]+)\.js`$/.exec(command)?.[1];
+      const only = /^`--only ([a-z0-9]+)`$/.exec(command)?.[1];
+      expect(bench !== undefined || only !== undefined, `docs/performance.md: no command in: ${row.slice(0, 100)}`).toBe(true);
+      if (bench) expect(existsSync(join(ROOT, "bench", `${bench}.ts`)), `bench/${bench}.ts`).toBe(true);
+      if (only) expect(processBench, `bench/process.ts has no row "${only}"`).toMatch(new RegExp(`want\\(\\"${only}\\"\\)|\\["${only}", \\d+\\]`));
     }
   });
 
