@@ -71,6 +71,13 @@ describe("README and docs figures (npm run docs:figures)", () => {
     }
   });
 
+  it("README and docs/development.md state no speed by hand: speed is docs/performance.md's dated record", () => {
+    for (const file of ["README.md", "docs/development.md"]) {
+      const md = readFileSync(join(ROOT, file), "utf8").replace(/<!-- figure:[a-z0-9-]+ -->\n[\s\S]*?<!-- \/figure -->/g, "");
+      expect(md, file).not.toMatch(/(under|within|in) a second|\b(runs|bios|IOs|events)\/s\b|~?\d+(\.\d+)? ?s over `node -e 0`|\d+(\.\d+)? ?s to (resolve|load)/);
+    }
+  });
+
   it("docs/performance.md says it is a dated record, and every table row names the command that made it", () => {
     const md = readFileSync(join(ROOT, "docs", "performance.md"), "utf8");
     expect(md.split("\n").slice(0, 6).join(" ")).toMatch(/dated record, not regenerated/);
