@@ -120,6 +120,24 @@ function expand(globs) {
 
 const kib = (n) => (n / 1024).toFixed(1);
 
+/** every command of the CLI, as argument lists (["run"], ["k8s", "run"], ...), walked from `--help` */
+export function cliCommands(prefix = []) {
+  const help = iosim([...prefix, "--help"]);
+  const at = help.indexOf("\nCommands:\n");
+  if (at < 0) return prefix.length ? [prefix] : [];
+  const names = [...help.slice(at).matchAll(/^ {2}([a-z][a-z0-9-]*)\b/gm)].map((m) => m[1]).filter((n) => n !== "help");
+  // a command with subcommands and options of its own (mc) is listed as well as its subcommands
+  const own = prefix.length && /\nOptions:\n[\s\S]*--(?!help)[a-z]/.test(help.slice(0, at)) ? [prefix] : [];
+  return [...own, ...names.flatMap((n) => cliCommands([...prefix, n]))];
+}
+
+/** the long options a command's --help lists (but --help) */
+export function cliOptions(cmd) {
+  const help = iosim([...cmd, "--help"]);
+  const opts = help.slice(help.indexOf("\nOptions:\n"), help.indexOf("\nCommands:\n") < 0 ? undefined : help.indexOf("\nCommands:\n"));
+  return [...opts.matchAll(/^ {2}(?:-[a-zA-Z], )?(--[a-z0-9-]+)/gm)].map((m) => m[1]).filter((o) => o !== "--help");
+}
+
 /** `iosim compare GLOBS` output lines (the shell's expansion of the globs) */
 const compareOut = (globs, extra = []) => iosim(["compare", ...expand(globs), ...extra]).split("\n");
 
@@ -384,6 +402,17 @@ export const figures = {
       const args = ["bindings/mc/examples/k8s-detach-backoff.yaml", "--runs", "20000", "--seed", "1", "--by", "landDelay:0,500,750,2500,3000,4000,5000,6000", "--by", "fix104526"];
       return console_(`npx iosim mc ${args.join(" ")}`, ["...", ...section(mc(args), /^\| landDelay/)]);
     },
+  },
+  "cli-options": {
+    cheap: true,
+    make: () =>
+      cliCommands()
+        .map((cmd) => {
+          const help = iosim([...cmd, "--help"]);
+          const end = help.indexOf("\nCommands:\n");
+          return console_(`npx iosim ${cmd.join(" ")} --help`, (end < 0 ? help : help.slice(0, end)).trimEnd().split("\n"));
+        })
+        .join("\n\n"),
   },
   "package-size": {
     cheap: false,

@@ -71,6 +71,15 @@ describe("README and docs figures (npm run docs:figures)", () => {
     }
   });
 
+  it("docs/cli.md names every option of every command (the README calls it the page of every command and option)", () => {
+    const md = readFileSync(join(ROOT, "docs", "cli.md"), "utf8");
+    const { cliCommands, cliOptions } = figs as unknown as { cliCommands: () => string[][]; cliOptions: (c: string[]) => string[] };
+    const cmds = cliCommands();
+    expect(cmds.map((c) => c.join(" "))).toEqual(expect.arrayContaining(["run", "compare", "k8s run", "mc", "mc merge", "record"]));
+    const missing = cmds.flatMap((c) => cliOptions(c).filter((o) => !new RegExp(`${o}\\b`).test(md)).map((o) => `iosim ${c.join(" ")} ${o}`));
+    expect(missing).toEqual([]);
+  });
+
   it("README and docs/development.md state no speed by hand: speed is docs/performance.md's dated record", () => {
     for (const file of ["README.md", "docs/development.md"]) {
       const md = readFileSync(join(ROOT, file), "utf8").replace(/<!-- figure:[a-z0-9-]+ -->\n[\s\S]*?<!-- \/figure -->/g, "");
