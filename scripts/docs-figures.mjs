@@ -396,6 +396,13 @@ export const figures = {
       );
     },
   },
+  "mc-grid": {
+    cheap: true,
+    make: () => {
+      const args = ["bindings/mc/examples/k8s-detach-backoff.yaml", "--runs", "2000", "--grid", "fix104526=false,true", "--grid", "busyDetaches=1,4", "--by", "busyDetaches", "--by", "fix104526"];
+      return console_(`npx iosim mc ${args.join(" ")}`, ["...", ...section(mc(args), /^\| busyDetaches/)]);
+    },
+  },
   "mc-detach-windows": {
     cheap: false,
     make: () => {
