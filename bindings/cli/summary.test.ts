@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { simulate } from "../engine/simulation.js";
 import { jobDefaults, scenarioDefaults } from "../scenario/defaults.js";
 import type { DeviceSpec } from "../scenario/types.js";
-import { fmtNs, summaryText } from "./summary.js";
+import { fmtNs, summaryJson, summaryText } from "./summary.js";
 import { FIO_PLAT_TOP_NS } from "../scenario/lint.js";
 
 const flat = (iops: number): Array<[number, number]> => [[512, iops], [1 << 20, iops]];
@@ -109,6 +109,10 @@ describe("summary table", () => {
     expect(row.slice(7, 9).join(" ")).toBe(">17.11 s");
     expect(text).toMatch(new RegExp(`^note: a read: the p99 is past fio's latency histogram, which ends at 17\\.11 s \\(latencies reach ${fmtNs(r.jobs[0]!.read.lat.max).replace(".", "\\.")}\\)`, "m"));
     expect(text).not.toMatch(/the mean .* is above the p99/);
+    // and so says the summary as data: the flag on the row, the note in notes
+    const doc = summaryJson(r, {}, sc) as { notes: string[]; cgroups: Array<{ cgroup: string; p99PastHistogram: boolean }> };
+    expect(doc.cgroups.find((c) => c.cgroup === "a")?.p99PastHistogram).toBe(true);
+    expect(doc.notes).toEqual(text.split("\n").filter((l) => l.startsWith("note: ")));
   });
 });
 

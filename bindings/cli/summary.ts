@@ -47,13 +47,12 @@ export interface SummaryRow {
   p99LatNs: number;
   /** mean time a bio waited in blk-throttle (0: none waited) */
   throttleWaitNs: number;
+  /** the p99 is in fio's last histogram bucket (17.11 s): the true one is at least p99LatNs, maybe far more */
+  p99PastHistogram: boolean;
 }
 
-/** A p99 in fio's last histogram bucket: the true one is at least that, maybe far more. */
-export const p99PastHistogram = (row: SummaryRow): boolean => row.p99LatNs >= FIO_PLAT_TOP_NS;
-
 /** The p99 column: `>17.11 s` where fio's histogram ends below the cgroup's p99. */
-export const p99Text = (row: SummaryRow): string => (p99PastHistogram(row) ? `>${fmtNs(row.p99LatNs)}` : fmtNs(row.p99LatNs));
+export const p99Text = (row: SummaryRow): string => (row.p99PastHistogram ? `>${fmtNs(row.p99LatNs)}` : fmtNs(row.p99LatNs));
 
 /**
  * Why a row's mean can sit above its p99, said under the table rather than
@@ -77,7 +76,7 @@ export function tailNotes(r: RunResult): string[] {
   for (const row of summaryRows(r)) {
     const name = row.cgroup || "/";
     const g = groupDir(byCg.get(row.cgroup) ?? [], row.dir);
-    if (p99PastHistogram(row)) {
+    if (row.p99PastHistogram) {
       notes.push(
         `note: ${name} ${row.dir}: the p99 is past fio's latency histogram, which ends at ${fmtNs(FIO_PLAT_TOP_NS)} (latencies reach ${fmtNs(g.max)}): ` +
           `the table shows >${fmtNs(row.p99LatNs)}; the warnings give each job's true p99 from iosim's own records`,
@@ -119,7 +118,7 @@ export function summaryRows(r: RunResult): SummaryRow[] {
       const p99 = percentilesFromPlat(g.hist, [99], g.n)[0]?.ns ?? 0;
       const cgr = r.cgroups.find((c) => c.path === cg);
       const waited = cgr ? cgr.throttleWaitNs[dir] : 0;
-      rows.push({ cgroup: cg, dir, ios, bytes, spanS: span, mibPerS: bytes / MiB / span, iops: ios / span, meanLatNs: mean, p99LatNs: p99, throttleWaitNs: waited > 0 ? waited / ios : 0 });
+      rows.push({ cgroup: cg, dir, ios, bytes, spanS: span, mibPerS: bytes / MiB / span, iops: ios / span, meanLatNs: mean, p99LatNs: p99, throttleWaitNs: waited > 0 ? waited / ios : 0, p99PastHistogram: p99 >= FIO_PLAT_TOP_NS });
     }
   }
   return rows;
@@ -248,7 +247,7 @@ export const SUMMARY_SCHEMA = "iosim-summary/1";
  * --out): what summaryText prints, and io.stat, per-device disk statistics and
  * the warnings. Numbers are plain (ns, bytes, per second); nothing is rounded.
  */
-export function summaryJson(r: RunResult, ioStat: Record<string, string>): Record<string, unknown> {
+export function summaryJson(r: RunResult, ioStat: Record<string, string>, scenario?: Scenario): Record<string, unknown> {
   return {
     schema: SUMMARY_SCHEMA,
     scenario: r.scenario,
@@ -259,6 +258,7 @@ export function summaryJson(r: RunResult, ioStat: Record<string, string>): Recor
     wallMs: r.wallMs,
     resultSha256: hashOf(r),
     warnings: r.warnings,
+    notes: [...tailNotes(r), ...(scenario ? capNotes(r, scenario) : [])],
     cgroups: summaryRows(r),
     ioStat,
     devices: (r.devices ?? []).map((d) => ({ ...d })),

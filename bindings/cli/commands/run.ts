@@ -185,7 +185,7 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
   const ioStatText = Object.entries(ioStat)
     .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
     .join("");
-  const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat) : undefined;
+  const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat, scenario) : undefined;
   if (o.summaryJson) writeFileSync(o.summaryJson, JSON.stringify(summaryDoc, null, 2) + "\n");
   const report = o.report || o.out ? runReportHtml(sim, result, ioStat) : undefined;
   if (o.report) writeFileSync(o.report, report!);
