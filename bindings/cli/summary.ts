@@ -61,8 +61,8 @@ export const p99Text = (row: SummaryRow): string => (row.p99PastHistogram ? `>${
  *    back as 17.11 s (the column shows `>17.11 s`; the warning above the
  *    results gives each job's true p99 from iosim's own records);
  *  * a rare long tail: under 1 % of IOs far slower than the rest (an io.max
- *    cgroup whose 100 ms throtl_slice allowance is spent in a few ms, its IOs
- *    in flight then waiting for the next slice, is one): the p99 leaves them
+ *    cgroup whose 100 ms throtl_slice allowance is spent early in the slice,
+ *    its IOs in flight then waiting for the next one, is one): the p99 leaves them
  *    out, the mean counts them. The note gives the p99.9 (fio's arithmetic on
  *    the same merged histogram) and the largest latency, which show the tail.
  * Worked example (docs/scenario-format.md's my.yaml): "note: db read: the mean
