@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { simulate } from "../engine/simulation.js";
 import { jobDefaults, scenarioDefaults } from "../scenario/defaults.js";
 import type { DeviceSpec } from "../scenario/types.js";
-import { summaryText } from "./summary.js";
+import { fmtNs, summaryJson, summaryText } from "./summary.js";
+import { FIO_PLAT_TOP_NS } from "../scenario/lint.js";
 
 const flat = (iops: number): Array<[number, number]> => [[512, iops], [1 << 20, iops]];
 // one bio at a time, 100 us each: 10,000 IOPS at most
@@ -65,4 +66,53 @@ describe("summary table", () => {
     // the same cgroup far under its cap, and the unlimited one: no note
     expect(run(100000, 300)).not.toMatch(/^note: /m);
   });
+
+  it("a mean above the p99 is explained under the table: a rare tail (throttle slices spent early), its p99.9 and max from the run", () => {
+    // 16 channels, 200,000 IOPS; riops=20000 lets 2,000 IOs through per 100 ms slice, served in
+    // ~12.5 ms at depth 16; then the 16 in flight wait ~87 ms for the next slice: 16 of every
+    // 2,000 IOs (0.8 %) slow, so the p99 is a fast IO's and the mean is not
+    const wide: DeviceSpec = { ...dev, channels: 16, curve: { read: { seq: flat(2e5), rand: flat(2e5) }, write: { seq: flat(2e5), rand: flat(2e5) } } };
+    const sc = scenarioDefaults({
+      name: "t", devices: [wide], cgroups: [{ path: "a", files: { "io.max": "8:0 riops=20000" } }],
+      jobs: [jobDefaults({ name: "r", cgroup: "a", device: "d", count: 20_000, iodepth: 16 })],
+      record: true,
+    });
+    const r = simulate(sc);
+    const text = summaryText(r, { scenario: sc });
+    const row = text.split("\n").find((l) => l.startsWith("a "))!.trim().split(/\s+/);
+    const [mean, p99] = [row.slice(5, 7).join(" "), row.slice(7, 9).join(" ")];
+    // the run's own records: the tail is real (under 1 % of IOs, far above the p99)
+    const lat = r.records!.map((b) => b.completeNs - b.submitNs).sort((a, b) => a - b);
+    const avg = lat.reduce((a, b) => a + b, 0) / lat.length;
+    expect(avg).toBeGreaterThan(lat[Math.ceil(0.99 * lat.length) - 1]!);
+    expect(lat.filter((x) => x > avg).length / lat.length).toBeLessThan(0.01);
+    const notes = text.split("\n").filter((l) => l.startsWith("note: a read: the mean"));
+    expect(notes).toEqual([
+      `note: a read: the mean (${mean}) is above the p99 (${p99}): under 1 % of its IOs are far slower ` +
+        `(p99.9 ${fmtNs(r.jobs[0]!.read.lat.percentiles["99.900000"]!)}, max ${fmtNs(lat.at(-1)!)}); the p99 leaves them out, the mean counts them`,
+    ]);
+    // without a tail, no such note
+    const free = scenarioDefaults({ name: "t", devices: [wide], cgroups: [{ path: "a" }], jobs: [jobDefaults({ name: "r", cgroup: "a", device: "d", count: 2000, iodepth: 16 })] });
+    expect(summaryText(simulate(free), { scenario: free })).not.toMatch(/^note: /m);
+  });
+
+  it("a p99 past fio's histogram (17.11 s) shows as >17.11 s, with a note, not as a plain 17.11 s under a larger mean", () => {
+    // riops=1 at depth 32: each IO waits ~32 s, longer than fio's last bucket
+    const sc = scenarioDefaults({
+      name: "t", devices: [dev], cgroups: [{ path: "a", files: { "io.max": "8:0 riops=1" } }],
+      jobs: [jobDefaults({ name: "r", cgroup: "a", device: "d", count: 64, iodepth: 32 })],
+    });
+    const r = simulate(sc);
+    expect(r.jobs[0]!.read.lat.max).toBeGreaterThan(FIO_PLAT_TOP_NS);
+    const text = summaryText(r, { scenario: sc });
+    const row = text.split("\n").find((l) => l.startsWith("a "))!.trim().split(/\s+/);
+    expect(row.slice(7, 9).join(" ")).toBe(">17.11 s");
+    expect(text).toMatch(new RegExp(`^note: a read: the p99 is past fio's latency histogram, which ends at 17\\.11 s \\(latencies reach ${fmtNs(r.jobs[0]!.read.lat.max).replace(".", "\\.")}\\)`, "m"));
+    expect(text).not.toMatch(/the mean .* is above the p99/);
+    // and so says the summary as data: the flag on the row, the note in notes
+    const doc = summaryJson(r, {}, sc) as { notes: string[]; cgroups: Array<{ cgroup: string; p99PastHistogram: boolean }> };
+    expect(doc.cgroups.find((c) => c.cgroup === "a")?.p99PastHistogram).toBe(true);
+    expect(doc.notes).toEqual(text.split("\n").filter((l) => l.startsWith("note: ")));
+  });
 });
+

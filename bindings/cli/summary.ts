@@ -4,6 +4,7 @@ import { groupDir } from "../report/fio-json.js";
 import { percentilesFromPlat } from "../report/percentiles.js";
 import type { RunResult, Scenario } from "../scenario/types.js";
 import { resultHash } from "../report/result-hash.js";
+import { FIO_PLAT_TOP_NS } from "../scenario/lint.js";
 
 const MiB = 1024 * 1024;
 
@@ -46,6 +47,49 @@ export interface SummaryRow {
   p99LatNs: number;
   /** mean time a bio waited in blk-throttle (0: none waited) */
   throttleWaitNs: number;
+  /** the p99 is in fio's last histogram bucket (17.11 s): the true one is at least p99LatNs, maybe far more */
+  p99PastHistogram: boolean;
+}
+
+/** The p99 column: `>17.11 s` where fio's histogram ends below the cgroup's p99. */
+export const p99Text = (row: SummaryRow): string => (row.p99PastHistogram ? `>${fmtNs(row.p99LatNs)}` : fmtNs(row.p99LatNs));
+
+/**
+ * Why a row's mean can sit above its p99, said under the table rather than
+ * left to look like a statistics bug. Two causes, both true of the run:
+ *  * fio's histogram ends at 17.11 s (FIO_PLAT_TOP_NS): a p99 past it reads
+ *    back as 17.11 s (the column shows `>17.11 s`; the warning above the
+ *    results gives each job's true p99 from iosim's own records);
+ *  * a rare long tail: under 1 % of IOs far slower than the rest (an io.max
+ *    cgroup whose 100 ms throtl_slice allowance is spent early in the slice,
+ *    its IOs in flight then waiting for the next one, is one): the p99 leaves them
+ *    out, the mean counts them. The note gives the p99.9 (fio's arithmetic on
+ *    the same merged histogram) and the largest latency, which show the tail.
+ * Worked example (docs/scenario-format.md's my.yaml): "note: db read: the mean
+ * (650.0 us) is above the p99 (493.6 us): under 1 % of its IOs are far slower
+ * (p99.9 82.31 ms, max 85.85 ms); the p99 leaves them out, the mean counts them".
+ */
+export function tailNotes(r: RunResult): string[] {
+  const notes: string[] = [];
+  const byCg = new Map<string, RunResult["jobs"]>();
+  for (const j of r.jobs) byCg.set(j.cgroup, [...(byCg.get(j.cgroup) ?? []), j]);
+  for (const row of summaryRows(r)) {
+    const name = row.cgroup || "/";
+    const g = groupDir(byCg.get(row.cgroup) ?? [], row.dir);
+    if (row.p99PastHistogram) {
+      notes.push(
+        `note: ${name} ${row.dir}: the p99 is past fio's latency histogram, which ends at ${fmtNs(FIO_PLAT_TOP_NS)} (latencies reach ${fmtNs(g.max)}): ` +
+          `the table shows >${fmtNs(row.p99LatNs)}; the warnings give each job's true p99 from iosim's own records`,
+      );
+    } else if (row.meanLatNs > row.p99LatNs) {
+      const p999 = percentilesFromPlat(g.hist, [99.9], g.n)[0]?.ns;
+      notes.push(
+        `note: ${name} ${row.dir}: the mean (${fmtNs(row.meanLatNs)}) is above the p99 (${fmtNs(row.p99LatNs)}): under 1 % of its IOs are far slower ` +
+          `(${p999 !== undefined ? `p99.9 ${fmtNs(p999)}, ` : ""}max ${fmtNs(g.max)}); the p99 leaves them out, the mean counts them`,
+      );
+    }
+  }
+  return notes;
 }
 
 export function summaryRows(r: RunResult): SummaryRow[] {
@@ -74,7 +118,7 @@ export function summaryRows(r: RunResult): SummaryRow[] {
       const p99 = percentilesFromPlat(g.hist, [99], g.n)[0]?.ns ?? 0;
       const cgr = r.cgroups.find((c) => c.path === cg);
       const waited = cgr ? cgr.throttleWaitNs[dir] : 0;
-      rows.push({ cgroup: cg, dir, ios, bytes, spanS: span, mibPerS: bytes / MiB / span, iops: ios / span, meanLatNs: mean, p99LatNs: p99, throttleWaitNs: waited > 0 ? waited / ios : 0 });
+      rows.push({ cgroup: cg, dir, ios, bytes, spanS: span, mibPerS: bytes / MiB / span, iops: ios / span, meanLatNs: mean, p99LatNs: p99, throttleWaitNs: waited > 0 ? waited / ios : 0, p99PastHistogram: p99 >= FIO_PLAT_TOP_NS });
     }
   }
   return rows;
@@ -181,11 +225,11 @@ export function summaryText(r: RunResult, opts: { warningsAbove?: boolean; scena
   for (const x of summaryRows(r)) {
     lines.push(
       `${(x.cgroup || "/").padEnd(21)} ${x.dir.padEnd(6)} ${String(x.ios).padStart(9)} ${x.mibPerS.toFixed(2).padStart(10)} ` +
-        `${Math.round(x.iops).toString().padStart(8)}   ${fmtNs(x.meanLatNs).padStart(9)}  ${fmtNs(x.p99LatNs).padStart(9)}  ` +
+        `${Math.round(x.iops).toString().padStart(8)}   ${fmtNs(x.meanLatNs).padStart(9)}  ${p99Text(x).padStart(9)}  ` +
         `${x.throttleWaitNs > 0 ? `${fmtNs(x.throttleWaitNs)} avg` : "-"}`,
     );
   }
-  const notes = opts.scenario ? capNotes(r, opts.scenario) : [];
+  const notes = [...tailNotes(r), ...(opts.scenario ? capNotes(r, opts.scenario) : [])];
   if (notes.length) lines.push("", ...notes);
   if (r.warnings.length) {
     lines.push("");
@@ -203,7 +247,7 @@ export const SUMMARY_SCHEMA = "iosim-summary/1";
  * --out): what summaryText prints, and io.stat, per-device disk statistics and
  * the warnings. Numbers are plain (ns, bytes, per second); nothing is rounded.
  */
-export function summaryJson(r: RunResult, ioStat: Record<string, string>): Record<string, unknown> {
+export function summaryJson(r: RunResult, ioStat: Record<string, string>, scenario?: Scenario): Record<string, unknown> {
   return {
     schema: SUMMARY_SCHEMA,
     scenario: r.scenario,
@@ -214,6 +258,7 @@ export function summaryJson(r: RunResult, ioStat: Record<string, string>): Recor
     wallMs: r.wallMs,
     resultSha256: hashOf(r),
     warnings: r.warnings,
+    notes: [...tailNotes(r), ...(scenario ? capNotes(r, scenario) : [])],
     cgroups: summaryRows(r),
     ioStat,
     devices: (r.devices ?? []).map((d) => ({ ...d })),

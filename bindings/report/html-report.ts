@@ -37,6 +37,8 @@ export interface ReportRow {
   meanLatNs: number;
   p99LatNs: number;
   throttleWaitNs: number;
+  /** the p99 is in fio's last histogram bucket: shown as ">17.11 s" */
+  p99PastHistogram?: boolean;
 }
 
 export interface HtmlReportInput {
@@ -44,6 +46,8 @@ export interface HtmlReportInput {
   rows: ReportRow[];
   ioStat: Record<string, string>;
   hash: string;
+  /** the notes `iosim run` prints under its summary table (why a mean is above a p99, a rate above a cap) */
+  notes?: string[];
   vrate?: VrateSeries[];
   /** uPlot's iife script and its CSS, inlined */
   uplot: { js: string; css: string };
@@ -75,7 +79,7 @@ export function htmlReport(x: HtmlReportInput): string {
     vrate: x.vrate ?? [],
   };
   const rows = x.rows
-    .map((w) => `<tr><td>${esc(w.cgroup || "/")}</td><td>${w.dir}</td><td>${w.ios}</td><td>${w.mibPerS.toFixed(2)}</td><td>${Math.round(w.iops)}</td><td>${fmtNs(w.meanLatNs)}</td><td>${fmtNs(w.p99LatNs)}</td><td>${w.throttleWaitNs > 0 ? fmtNs(w.throttleWaitNs) : "–"}</td></tr>`)
+    .map((w) => `<tr><td>${esc(w.cgroup || "/")}</td><td>${w.dir}</td><td>${w.ios}</td><td>${w.mibPerS.toFixed(2)}</td><td>${Math.round(w.iops)}</td><td>${fmtNs(w.meanLatNs)}</td><td>${w.p99PastHistogram ? "&gt;" : ""}${fmtNs(w.p99LatNs)}</td><td>${w.throttleWaitNs > 0 ? fmtNs(w.throttleWaitNs) : "–"}</td></tr>`)
     .join("\n");
   const warnings = r.warnings.length
     ? `<section class="warn"><h2>${r.warnings.length} warning${r.warnings.length === 1 ? "" : "s"}</h2><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul></section>`
@@ -108,6 +112,7 @@ ${warnings}
 <tbody>
 ${rows}
 </tbody></table>
+${x.notes?.length ? `<ul class="notes">${x.notes.map((n) => `<li>${esc(n.replace(/^note: /, ""))}</li>`).join("")}</ul>` : ""}
 <h2>Over time</h2>
 <div id="charts">${data.t.length ? "" : "<p>This run kept no time series (series: 0).</p>"}</div>
 <h2>io.stat</h2>

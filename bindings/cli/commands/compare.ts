@@ -24,6 +24,7 @@ import { BIO_BAR, READ_BAR, type BufScore } from "../../oracle/bufread.js";
 import { InputError } from "../../scenario/errors.js";
 import { bufreadReplayOption, kernelOption, periodTimerOption, seedOption } from "../options.js";
 import { readInputFile } from "../read-input.js";
+import { progressBar, type ProgressSink } from "../progress.js";
 
 const THROTTLE_KINDS = new Set(["throtl", "guest-iomax"]);
 
@@ -40,7 +41,17 @@ export function traceHandler(text: string, file: string) {
 }
 
 
-export function compareAction(traces: string[], o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string; bufreadReplay?: string }): void {
+/**
+ * `sink`: the progress bar (on a terminal; nothing otherwise). Its fraction is
+ * the traces' bytes replayed so far over all of them (a trace's replay time
+ * grows with its IOs, its size with them too), its detail the trace count,
+ * and it reaches 1 when the last trace is scored, before any output.
+ */
+export function compareAction(
+  traces: string[],
+  o: { kernel?: string; json?: boolean; seed?: string; periodTimer: string; bufreadReplay?: string },
+  sink: ProgressSink = progressBar("compare"),
+): void {
   const kernel = kernelOption(o.kernel);
   const periodTimer = periodTimerOption(o.periodTimer);
   const bufreadReplay = bufreadReplayOption(o.bufreadReplay);
@@ -54,11 +65,20 @@ export function compareAction(traces: string[], o: { kernel?: string; json?: boo
     const h = traceHandler(text, f);
     const trace = THROTTLE_KINDS.has(h.kind) ? readTrace(text, f) : undefined;
     // a parsed throttle trace no longer needs its text (272 MB for 2 M IOs): not kept through the replays
-    return { f, text: trace ? "" : text, h, trace };
+    return { f, text: trace ? "" : text, h, trace, bytes: text.length };
   });
-  for (const { f, text, h, trace } of inputs) {
-    if (trace !== undefined) throttle.push(compareTrace(trace, { kernel, seed }));
-    else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer, bufreadReplay }) });
+  const total = inputs.reduce((a, x) => a + x.bytes, 0) || 1;
+  let done = 0;
+  try {
+    for (const [i, { f, text, h, trace, bytes }] of inputs.entries()) {
+      sink.update(done / total, `${i}/${inputs.length} traces`);
+      if (trace !== undefined) throttle.push(compareTrace(trace, { kernel, seed }));
+      else others.push({ file: f, kind: h.kind, ...h.compare(text, f, { kernel, seed, periodTimer, bufreadReplay }) });
+      done += bytes;
+    }
+    sink.update(1, `${inputs.length}/${inputs.length} traces`);
+  } finally {
+    sink.stop();
   }
   const all = throttle.length ? overall(throttle) : undefined;
   if (o.json) {

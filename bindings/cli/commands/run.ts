@@ -19,7 +19,7 @@ import { iocostSeries, throttleSeries, type ControlSeries } from "../../report/c
 import { seriesBinCount } from "../../report/series.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
 import { progressBar } from "../progress.js";
-import { resultHashOrNote, summaryJson, summaryRows, summaryText, warningBlock } from "../summary.js";
+import { capNotes, resultHashOrNote, summaryJson, summaryRows, summaryText, tailNotes, warningBlock } from "../summary.js";
 import { htmlReport } from "../../report/html-report.js";
 import { fioJobLogs } from "../../report/fio-logs.js";
 import { readIocostTrace, VTIME_PER_USEC } from "../../engine/modules/iocost.js";
@@ -185,9 +185,9 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
   const ioStatText = Object.entries(ioStat)
     .map(([cg, text]) => `# ${cg ? cg + "/" : ""}io.stat\n${text}`)
     .join("");
-  const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat) : undefined;
+  const summaryDoc = o.summaryJson || o.out ? summaryJson(result, ioStat, scenario) : undefined;
   if (o.summaryJson) writeFileSync(o.summaryJson, JSON.stringify(summaryDoc, null, 2) + "\n");
-  const report = o.report || o.out ? runReportHtml(sim, result, ioStat) : undefined;
+  const report = o.report || o.out ? runReportHtml(sim, result, ioStat, scenario) : undefined;
   if (o.report) writeFileSync(o.report, report!);
   if (o.out) {
     // written whole into a temporary directory beside DIR, then moved in file by file: a run
@@ -320,7 +320,7 @@ export function controlSeriesOf(sim: Simulation, s: Scenario, result: RunResult,
 }
 
 /** The run as one web page (bindings/report/html-report.ts), with blk-iocost's vrate where the run had it. */
-export function runReportHtml(sim: Simulation, result: RunResult, ioStat: Record<string, string>): string {
+export function runReportHtml(sim: Simulation, result: RunResult, ioStat: Record<string, string>, scenario?: Scenario): string {
   const req = createRequire(import.meta.url);
   const uplot = {
     js: readFileSync(req.resolve("uplot/dist/uPlot.iife.min.js"), "utf8"),
@@ -340,6 +340,6 @@ export function runReportHtml(sim: Simulation, result: RunResult, ioStat: Record
     })
     .filter((v): v is NonNullable<typeof v> => v !== undefined);
   const rows = summaryRows(result);
-  return htmlReport({ result, rows, ioStat, hash: resultHashOrNote(result), vrate, uplot });
+  return htmlReport({ result, rows, ioStat, hash: resultHashOrNote(result), notes: [...tailNotes(result), ...(scenario ? capNotes(result, scenario) : [])], vrate, uplot });
 }
 
