@@ -260,7 +260,38 @@ const svcTab = new Array<Vec<i64>>();
 export function resetServiceReplay(): void {
   svcReplay = false;
   svcTab.length = 0;
+  pauseTab.length = 0;
   setRqosFlags(-1, -1, 0);
+}
+
+// Recorded stalls of the machine a trace was made on (a replay of an emulated
+// guest, bindings/oracle/rqos.ts guestStalls): per device, windows [start,
+// end) in which the guest did not run. A request that reaches the driver in
+// one is issued at its end, and one due to complete in one completes at its
+// end (the guest's timer interrupt fires when the guest runs again). Flat
+// ascending pairs; empty for every other run.
+const pauseTab = new Array<Vec<i64>>();
+
+export function setDevicePauses(dev: i32, w: Vec<i64>): void {
+  while (pauseTab.length <= dev) pauseTab.push(new Vec<i64>(1));
+  pauseTab[dev] = w;
+  setRqosFlags(-1, -1, 1);
+}
+
+/** The end of the pause window holding `t`, or `t` when none does. */
+function afterPause(dev: i32, t: i64): i64 {
+  if (dev >= pauseTab.length) return t;
+  const w = unchecked(pauseTab[dev]);
+  let lo = 0;
+  let hi = w.length >> 1;
+  // the first window whose end is after t
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (w.get(2 * mid + 1) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < w.length >> 1 && w.get(2 * lo) <= t) return w.get(2 * lo + 1);
+  return t;
 }
 
 /** What start() does only when a policy or a replay asks (log.ts deviceStartHooks). */
@@ -413,6 +444,12 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
         occNs = 0;
         latNs = rec;
       }
+    }
+    if (pauseTab.length > 0) {
+      // a recorded guest stall: issued at its end, completing after any stall it ends in
+      const begin = afterPause(d.id, now);
+      const done = afterPause(d.id, begin + occNs + latNs);
+      latNs = done - now - occNs;
     }
   }
   d.busyNs += occNs;

@@ -143,6 +143,14 @@ export class Simulation {
       const id = c.deviceAdd(d.channels, d.nrRequests, BigInt(Math.round(d.latencyNs)), d.jitterSigma,
         Math.round(d.maxSectorsKb * 1024), d.rotational ? 1 : 0);
       this.loadCurve(id, d);
+      if (d.stallsNs?.length) {
+        // recorded guest stalls (assembly/device/device.ts setDevicePauses)
+        const n = d.stallsNs.length;
+        const sp = c.stagingAlloc(n * 16) >>> 0;
+        const sv = new BigInt64Array(c.memory.buffer, sp, 2 * n);
+        d.stallsNs.forEach(([a, b], k) => { sv[2 * k] = BigInt(Math.round(a)); sv[2 * k + 1] = BigInt(Math.round(b)); });
+        (c as unknown as { deviceLoadPauses(dev: number, n: number): void }).deviceLoadPauses(id, n);
+      }
       this.devs.push({ id, spec: d });
     }
 

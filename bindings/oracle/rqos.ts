@@ -14,7 +14,11 @@
 //           of all IOs' latency, the IOs that did not wait): the guest runs
 //           under emulation and null_blk's hrtimer fires 1-3 ms after
 //           completion_nsec. One parameter measured from the trace, applied
-//           the same way to any trace of the kind.
+//           the same way to any trace of the kind. The guest's stalls
+//           (guestStalls: a request whose null_blk timer fired 4 ms or more
+//           late shows the emulated guest did not run from its due time to
+//           the next stamp it logged) are windows in which the device
+//           issues and completes nothing (DeviceSpec.stallsNs).
 //   jobs    every recorded IO submitted at its recorded time in its cgroup
 //           (iotest's threads: submit_ns); wbt traces also replay each
 //           writeback request at the time its first bio was queued
@@ -75,9 +79,10 @@ function nullbParams(header: Rec): { depth: number; completionNs: number; devno:
   };
 }
 
-function nullbDevice(p: ReturnType<typeof nullbParams>, latencyNs: number, wbtLatUsec?: string): DeviceSpec {
+function nullbDevice(p: ReturnType<typeof nullbParams>, latencyNs: number, wbtLatUsec?: string, stallsNs?: Array<[number, number]>): DeviceSpec {
   const pts: Array<[number, number]> = [[512, 1e10], [1 << 20, 1e10]];
   return {
+    ...(stallsNs?.length ? { stallsNs } : {}),
     name: "nullb0", devno: p.devno, kind: "custom", channels: p.depth, nrRequests: p.depth, latencyNs: Math.round(latencyNs),
     jitterSigma: 0, maxSectorsKb: p.maxSectorsKb, rotational: p.rotational,
     curve: { read: { seq: pts, rand: pts }, write: { seq: pts, rand: pts } }, ...(wbtLatUsec !== undefined ? { wbtLatUsec } : {}),
@@ -87,6 +92,41 @@ function nullbDevice(p: ReturnType<typeof nullbParams>, latencyNs: number, wbtLa
 function quantile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1)))]!;
+}
+
+/** A request's timer fired this much after completion_nsec or more: the guest did not run (MATCH_NS, one jiffy). */
+const STALL_LATE_NS = 4_000_000;
+/** CPU work after a recorded stamp that is not stamped itself (a bio reaching the driver after its submit stamp). */
+const STALL_LEAD_NS = 1_000_000;
+
+/**
+ * The guest's stalls, from the recording alone: null_blk in timer mode completes a request
+ * completion_nsec after it reaches the driver, so a request whose driver time is longer by
+ * STALL_LATE_NS or more had its timer fire late: the emulated guest did not run from its due
+ * time on. The stall is the gap between the recorded stamps (any event the guest logged) that
+ * holds the due time, less STALL_LEAD_NS after the stamp before it. `dues`: the due times
+ * (rq_issue + completion_nsec) of the late requests.
+ */
+export function guestStalls(stamps: number[], dues: number[]): Array<[number, number]> {
+  const st = [...stamps].sort((a, b) => a - b);
+  const out: Array<[number, number]> = [];
+  for (const due of [...dues].sort((a, b) => a - b)) {
+    let lo = 0;
+    let hi = st.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (st[mid]! <= due) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0 || lo === st.length) continue;
+    const a = Math.max(st[lo - 1]! + STALL_LEAD_NS, due);
+    const b = st[lo]!;
+    if (b - a < STALL_LATE_NS) continue;
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
 }
 
 interface Replayed {
@@ -142,8 +182,14 @@ function iolatReplay(text: string, file: string, opts: ReplayOptions): { rep: Re
   const p = nullbParams(header);
   const order = new Map<string, RecordedIo[]>();
   const lats: number[] = [];
+  const stamps: number[] = [];
+  const dues: number[] = [];
   for (const { r, line } of recs) {
+    if (r.type === "iostat" && typeof r.t_ns === "number") stamps.push(r.t_ns);
     if (r.type !== "io" || r.ret < 0) continue;
+    stamps.push(r.submit_ns, r.complete_ns);
+    // no rq_issue stamp here: the request completed (about) at its user-space completion
+    if (typeof r.svc_ns === "number" && r.svc_ns - p.completionNs >= STALL_LATE_NS) dues.push(r.complete_ns - (r.svc_ns - p.completionNs));
     const io: RecordedIo = { job: r.cg, seq: 0, thread: r.tid ?? 0, cgroup: r.cg, dir: "R", off: r.offset ?? 0, size: 4096,
       submitNs: r.submit_ns, completeNs: r.complete_ns, line };
     if (typeof r.svc_ns === "number") svc.set(io, r.svc_ns);
@@ -172,7 +218,7 @@ function iolatReplay(text: string, file: string, opts: ReplayOptions): { rep: Re
   const kernel = (opts.kernel ?? kernelProfileOf(rel)) as KernelVersion;
   const scenario = scenarioDefaults({
     name: `replay ${file}`, kernel, seed: opts.seed ?? 1, clock: defaultClock(250), record: true, blkcgDebugStats: true,
-    devices: [nullbDevice(p, latencyNs)],
+    devices: [nullbDevice(p, latencyNs, undefined, guestStalls(stamps, dues).map(([a, b]) => [a - shift, b - shift] as [number, number]))],
     cgroups: [...order.keys()].map((cg) => ({ path: cg })),
     jobs: replayJobs(order, shift, file, new Map()),
     writes: writes.map((w) => ({ atNs: Math.max(0, w.at - shift), cgroup: w.cg, file: "io.latency", value: w.value, source: { file, field: "io.latency" } })),
@@ -261,11 +307,15 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
   const p = nullbParams(header);
   const rel = String((header.meta ?? {}).uname ?? "").match(/Linux \S+ (\d+\.\d+)/)?.[1] ?? "6.1";
   const kernel = (opts.kernel ?? kernelProfileOf(rel)) as KernelVersion;
-  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[] }>();
+  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[]; stamps: number[]; dues: number[] }>();
   for (const { r, line } of recs) {
-    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [] });
+    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [], stamps: [], dues: [] });
     const c = cases.get(r.case);
     if (!c) continue;
+    // every stamp the guest logged, and the due times of the requests whose timer fired late (guestStalls)
+    for (const k of ["t_ns", "start_ns", "end_ns", "submit_ns", "complete_ns", "queue_ns", "getrq_ns", "issue_ns"]) if (typeof r[k] === "number") c.stamps.push(r[k]);
+    if (r.type === "wreq" && typeof r.complete_ns === "number" && r.complete_ns - r.issue_ns - p.completionNs >= STALL_LATE_NS) c.dues.push(r.issue_ns + p.completionNs);
+    if (r.type === "io" && typeof r.svc_ns === "number" && r.svc_ns - p.completionNs >= STALL_LATE_NS) c.dues.push(r.complete_ns - (r.svc_ns - p.completionNs));
     if (r.type === "io" && r.ret >= 0) {
       const io: RecordedIo = { job: "R", seq: 0, thread: r.tid ?? 0, cgroup: "R", dir: "R", off: r.offset ?? 0, size: 4096, submitNs: r.submit_ns, completeNs: r.complete_ns, line };
       if (typeof r.svc_ns === "number") svc.set(io, r.svc_ns);
@@ -291,7 +341,7 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
     const lat = String(c.meta.wbt_lat_usec_written ?? "-1");
     const scenario = scenarioDefaults({
       name: `replay ${file}#${name}`, kernel, seed: opts.seed ?? 1, clock: defaultClock(250), record: true,
-      devices: [nullbDevice(p, latencyNs, lat)],
+      devices: [nullbDevice(p, latencyNs, lat, guestStalls(c.stamps, c.dues).map(([a, b]) => [a - shift, b - shift] as [number, number]))],
       cgroups: [{ path: "R" }, { path: "W" }],
       jobs: replayJobs(order, shift, file, new Map([["W", "background"], ["WS", "sync"]])),
       source: { file },
