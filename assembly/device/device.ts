@@ -261,6 +261,8 @@ export function resetServiceReplay(): void {
   svcReplay = false;
   svcTab.length = 0;
   pauseTab.length = 0;
+  cpuTab.length = 0;
+  cpuReplay = false;
   setRqosFlags(-1, -1, 0);
 }
 
@@ -304,6 +306,26 @@ export function setServiceReplay(job: i32, ns: Vec<i64>): void {
   svcTab[job] = ns;
   svcReplay = true;
   setRqosFlags(-1, -1, 1);
+}
+
+// Recorded CPU time of the guest a trace was made on, per job and IO in issue
+// order (-1/0 = none): from rq-qos letting the request go (a wbt wake-up) to
+// its tag (block_getrq). A replay only (bindings/oracle/rqos.ts); engine/path.ts
+// rqosChain() holds the request that long before it asks for a tag (only
+// where an rq-qos policy exists: the wbt traces).
+export let cpuReplay: bool = false;
+const cpuTab = new Array<Vec<i64>>();
+
+export function setCpuReplay(job: i32, ns: Vec<i64>): void {
+  while (cpuTab.length <= job) cpuTab.push(new Vec<i64>(1));
+  cpuTab[job] = ns;
+  cpuReplay = true;
+}
+
+export function recordedCpu(job: i32, seq: i32): i64 {
+  if (job < 0 || job >= cpuTab.length) return 0;
+  const v = unchecked(cpuTab[job]);
+  return seq < v.length ? v.get(seq) : 0;
 }
 
 function recordedService(job: i32, seq: i32): i64 {

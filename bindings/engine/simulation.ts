@@ -435,6 +435,13 @@ export class Simulation {
         p.ios.forEach((io, i) => { sv[i] = io.serviceNs === undefined ? -1n : BigInt(Math.round(io.serviceNs)); });
         (c as unknown as { jobLoadService(job: number, n: number): void }).jobLoadService(id, n);
       }
+      if (p.ios.some((io) => io.cpuNs)) {
+        // recorded CPU time before the tag (assembly/device/device.ts cpuReplay)
+        const sp = c.stagingAlloc(n * 8) >>> 0;
+        const sv = new BigInt64Array(c.memory.buffer, sp, n);
+        p.ios.forEach((io, i) => { sv[i] = BigInt(Math.max(0, Math.round(io.cpuNs ?? 0))); });
+        (c as unknown as { jobLoadCpu(job: number, n: number): void }).jobLoadCpu(id, n);
+      }
       this.totalIos += n;
     } else if (j.count !== undefined) {
       this.totalIos += j.count;

@@ -61,6 +61,58 @@ describe("recorded guest stalls in the device model", () => {
   });
 });
 
+describe("recorded CPU time before the tag", () => {
+  it("a request with recorded CPU time asks for its tag that much later (behind an rq-qos policy: wbt here; reads pass it)", () => {
+    const pts: Array<[number, number]> = [
+      [512, 1e10],
+      [1 << 20, 1e10],
+    ];
+    const dev: DeviceSpec = {
+      name: "nullb0",
+      devno: "253:0",
+      kind: "custom",
+      channels: 1,
+      nrRequests: 1,
+      latencyNs: 10 * MS,
+      jitterSigma: 0,
+      maxSectorsKb: 124,
+      rotational: false,
+      wbtLatUsec: "100000",
+      curve: { read: { seq: pts, rand: pts }, write: { seq: pts, rand: pts } },
+    };
+    const run = (cpuNs?: number) => {
+      const ios = [
+        { tNs: 0, off: 0, size: 4096, dir: "R" as const, serviceNs: 10 * MS, ...(cpuNs ? { cpuNs } : {}) },
+        { tNs: 1 * MS, off: 1 << 20, size: 4096, dir: "R" as const, serviceNs: 10 * MS },
+      ];
+      const s = scenarioDefaults({
+        name: "cpu",
+        kernel: "6.1",
+        seed: 1,
+        clock: defaultClock(250),
+        record: true,
+        devices: [dev],
+        cgroups: [{ path: "A" }],
+        jobs: [jobDefaults({ name: "r", device: "nullb0", cgroup: "A", iodepth: 2, direct: true, pattern: { kind: "replay", ios } })],
+      });
+      return new Simulation(s)
+        .runToEnd()
+        .records!.map((r) => [r.seq, r.completeNs / MS])
+        .sort((a, b) => a[0]! - b[0]!);
+    };
+    // one tag: the first takes it at 0, the second waits for it
+    expect(run()).toEqual([
+      [0, 10],
+      [1, 20],
+    ]);
+    // the first asks for it 5 ms late: the second, there at 1 ms, takes it first
+    expect(run(5 * MS)).toEqual([
+      [0, 21],
+      [1, 11],
+    ]);
+  });
+});
+
 describe("guestStalls: windows from late null_blk timers", () => {
   it("a stall runs from the late request's due time to the next recorded stamp", () => {
     // stamps at 0, 2 and 30 ms; a request due at 12 ms (late): stalled 12-30

@@ -18,7 +18,13 @@
 //           (guestStalls: a request whose null_blk timer fired 4 ms or more
 //           late shows the emulated guest did not run from its due time to
 //           the next stamp it logged) are windows in which the device
-//           issues and completes nothing (DeviceSpec.stallsNs).
+//           issues and completes nothing (DeviceSpec.stallsNs). wbt
+//           traces stamp each write request's block_getrq and rq_issue: its
+//           driver time runs from getrq (the plug, with the tag held), and
+//           the guest's CPU time from wbt letting it go (the completion that
+//           woke it) to getrq is replayed before it asks for a tag
+//           (ReplayIo.cpuNs); when the guest is slow to run a woken
+//           flusher, the request reaches the tags late, as it did.
 //   jobs    every recorded IO submitted at its recorded time in its cgroup
 //           (iotest's threads: submit_ns); wbt traces also replay each
 //           writeback request at the time its first bio was queued
@@ -149,6 +155,9 @@ function runReplay(scenario: Scenario, order: Map<string, RecordedIo[]>, shiftNs
 
 /** Recorded driver time per IO (rq_issue -> rq_complete), where the trace has it. */
 const svc = new WeakMap<RecordedIo, number>();
+const wstamps = new WeakMap<RecordedIo, { getrq: number; issue: number }>();
+/** Recorded guest CPU time before the tag (wbt traces' write requests). */
+const cpu = new WeakMap<RecordedIo, number>();
 
 function replayJobs(order: Map<string, RecordedIo[]>, shift: number, file: string, writeback: Map<string, "background" | "sync">): JobSpec[] {
   const jobs: JobSpec[] = [];
@@ -157,7 +166,7 @@ function replayJobs(order: Map<string, RecordedIo[]>, shift: number, file: strin
     jobs.push(jobDefaults({
       name, device: "nullb0", cgroup: list[0]!.cgroup, iodepth: list.length, direct: true,
       pattern: { kind: "replay", ios: list.map((io) => ({ tNs: io.submitNs - shift, off: io.off, size: io.size, dir: io.dir,
-        ...(svc.has(io) ? { serviceNs: svc.get(io) } : {}) })) },
+        ...(svc.has(io) ? { serviceNs: svc.get(io) } : {}), ...(cpu.get(io) ? { cpuNs: cpu.get(io) } : {}) })) },
       source: { file, line: list[0]!.line }, ...(writeback.has(name) ? { replayWriteback: writeback.get(name) } : {}),
     }));
   }
@@ -292,7 +301,7 @@ export interface WbtCaseScore {
   latencyNs: number;
   /** matched / IOs, reads and write requests apart */
   split: { reads: [number, number]; writes: [number, number] };
-  /** median time outside the driver (latency - recorded driver time), real and simulated, ns */
+  /** median time outside the driver (latency - recorded driver time; a write request's from block_getrq), real and simulated, ns */
   waits: { readReal: number; readSim: number; writeReal: number; writeSim: number };
 }
 
@@ -324,8 +333,32 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
       // rwbs "WS": a REQ_SYNC write (the sync on close of the block device after the writer ends)
       const io: RecordedIo = { job: String(r.rwbs).includes("S") ? "WS" : "W", seq: 0, thread: 0, cgroup: "W", dir: "W", off: r.sector * 512, size: r.nr * 512, submitNs: r.queue_ns, completeNs: r.complete_ns, line };
       svc.set(io, r.complete_ns - r.issue_ns);
+      wstamps.set(io, { getrq: r.getrq_ns, issue: r.issue_ns });
       (String(r.rwbs).includes("S") ? c.wsync : c.wreqs).push(io);
       (c as any).svc = [...((c as any).svc ?? []), r.complete_ns - r.issue_ns];
+    }
+  }
+  for (const c of cases.values()) {
+    // The guest's CPU time per write request, from its stamps: from wbt letting it go (the
+    // completion of the tracked write before its block_getrq that woke it, or its
+    // block_bio_queue if none came between) to block_getrq, replayed before it asks for a tag;
+    // getrq -> rq_issue (the plug, the tag held) goes with its driver time. With wbt off a
+    // request waits only for a tag, which is the model's: nothing is taken from the stamps.
+    const wbtOn = String(c.meta.wbt_lat_usec_written ?? "-1") !== "0";
+    const comps = [...c.wreqs, ...c.wsync].map((x) => x.completeNs).sort((a, b) => a - b);
+    for (const io of [...c.wreqs, ...c.wsync]) {
+      const m = wstamps.get(io)!;
+      svc.set(io, io.completeNs - m.getrq);
+      if (!wbtOn) continue;
+      let lo = 0;
+      let hi = comps.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (comps[mid]! <= m.getrq) lo = mid + 1;
+        else hi = mid;
+      }
+      const woke = lo > 0 ? comps[lo - 1]! : -Infinity;
+      cpu.set(io, m.getrq - Math.max(io.submitNs, woke));
     }
   }
   const out: WbtCaseScore[] = [];

@@ -196,6 +196,12 @@ export interface ReplayIo {
   dir: "R" | "W";
   /** the recorded driver time (rq_issue -> rq_complete) that replaces the device's service, ns */
   serviceNs?: number;
+  /**
+   * the recorded CPU time of the guest between rq-qos letting the request go and its tag
+   * (block_getrq), ns: the request asks for a tag that much later (a replay of an emulated guest;
+   * read where wbt or io.latency is on the device)
+   */
+  cpuNs?: number;
 }
 
 export interface JobSpec {
