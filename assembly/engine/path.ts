@@ -35,7 +35,7 @@
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
   laneZeroFirst, popLaneZeroFirst, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
-  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, EV_REPLAY_CPU, schedule } from "./events";
+  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD } from "./bios";
 import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit } from "../workload/jobs";
@@ -169,8 +169,6 @@ function dispatch(kind: u32, arg: u32, t: i64): void {
     iolatTimer(arg, t);
   } else if (kind == EV_WBT_TIMER) {
     wbtTimer(arg, t);
-  } else if (kind == EV_REPLAY_CPU) {
-    toDevice(<i32>arg, t);
   }
 }
 
@@ -366,7 +364,7 @@ export function rqosChain(slot: i32, t: i64, from: i32): void {
     const b = bioAt(slot);
     const cpu = recordedCpu(b.job, b.seq);
     if (cpu > 0) {
-      schedule(t + cpu, EV_REPLAY_CPU, <u32>slot);
+      schedule(t + cpu, EV_DEVICE_ISSUE, <u32>slot);
       return;
     }
   }
