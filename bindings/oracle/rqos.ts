@@ -109,9 +109,9 @@ const STALL_LEAD_NS = 1_000_000;
  * The guest's stalls, from the recording alone: null_blk in timer mode completes a request
  * completion_nsec after it reaches the driver, so a request whose driver time is longer by
  * STALL_LATE_NS or more had its timer fire late: the emulated guest did not run from its due
- * time on. The stall is the gap between the recorded stamps (any event the guest logged) that
- * holds the due time, less STALL_LEAD_NS after the stamp before it. `dues`: the due times
- * (rq_issue + completion_nsec) of the late requests.
+ * time on, until the next recorded stamp (any event the guest logged), and not before
+ * STALL_LEAD_NS after the stamp before it; shorter than STALL_LATE_NS, it is not counted.
+ * `dues`: the due times (rq_issue + completion_nsec) of the late requests.
  */
 export function guestStalls(stamps: number[], dues: number[]): Array<[number, number]> {
   const st = [...stamps].sort((a, b) => a - b);
@@ -155,7 +155,8 @@ function runReplay(scenario: Scenario, order: Map<string, RecordedIo[]>, shiftNs
 
 /** Recorded driver time per IO (rq_issue -> rq_complete), where the trace has it. */
 const svc = new WeakMap<RecordedIo, number>();
-const wstamps = new WeakMap<RecordedIo, { getrq: number; issue: number }>();
+/** Recorded block_getrq per write request (wbt traces). */
+const wstamps = new WeakMap<RecordedIo, { getrq: number }>();
 /** Recorded guest CPU time before the tag (wbt traces' write requests). */
 const cpu = new WeakMap<RecordedIo, number>();
 
@@ -333,7 +334,7 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
       // rwbs "WS": a REQ_SYNC write (the sync on close of the block device after the writer ends)
       const io: RecordedIo = { job: String(r.rwbs).includes("S") ? "WS" : "W", seq: 0, thread: 0, cgroup: "W", dir: "W", off: r.sector * 512, size: r.nr * 512, submitNs: r.queue_ns, completeNs: r.complete_ns, line };
       svc.set(io, r.complete_ns - r.issue_ns);
-      wstamps.set(io, { getrq: r.getrq_ns, issue: r.issue_ns });
+      wstamps.set(io, { getrq: r.getrq_ns });
       (String(r.rwbs).includes("S") ? c.wsync : c.wreqs).push(io);
       (c as any).svc = [...((c as any).svc ?? []), r.complete_ns - r.issue_ns];
     }
