@@ -260,7 +260,40 @@ const svcTab = new Array<Vec<i64>>();
 export function resetServiceReplay(): void {
   svcReplay = false;
   svcTab.length = 0;
+  pauseTab.length = 0;
+  cpuTab.length = 0;
+  cpuReplay = false;
   setRqosFlags(-1, -1, 0);
+}
+
+// Recorded stalls of the machine a trace was made on (a replay of an emulated
+// guest, bindings/oracle/rqos.ts guestStalls): per device, windows [start,
+// end) in which the guest did not run. A request that reaches the driver in
+// one is issued at its end, and one due to complete in one completes at its
+// end (the guest's timer interrupt fires when the guest runs again). Flat
+// ascending pairs; empty for every other run.
+const pauseTab = new Array<Vec<i64>>();
+
+export function setDevicePauses(dev: i32, w: Vec<i64>): void {
+  while (pauseTab.length <= dev) pauseTab.push(new Vec<i64>(1));
+  pauseTab[dev] = w;
+  setRqosFlags(-1, -1, 1);
+}
+
+/** The end of the pause window holding `t`, or `t` when none does. */
+function afterPause(dev: i32, t: i64): i64 {
+  if (dev >= pauseTab.length) return t;
+  const w = unchecked(pauseTab[dev]);
+  let lo = 0;
+  let hi = w.length >> 1;
+  // the first window whose end is after t
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (w.get(2 * mid + 1) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < w.length >> 1 && w.get(2 * lo) <= t) return w.get(2 * lo + 1);
+  return t;
 }
 
 /** What start() does only when a policy or a replay asks (log.ts deviceStartHooks). */
@@ -273,6 +306,26 @@ export function setServiceReplay(job: i32, ns: Vec<i64>): void {
   svcTab[job] = ns;
   svcReplay = true;
   setRqosFlags(-1, -1, 1);
+}
+
+// Recorded CPU time of the guest a trace was made on, per job and IO in issue
+// order (-1/0 = none): from rq-qos letting the request go (a wbt wake-up) to
+// its tag (block_getrq). A replay only (bindings/oracle/rqos.ts); engine/path.ts
+// rqosChain() holds the request that long before it asks for a tag (only
+// where an rq-qos policy exists: the wbt traces).
+export let cpuReplay: bool = false;
+const cpuTab = new Array<Vec<i64>>();
+
+export function setCpuReplay(job: i32, ns: Vec<i64>): void {
+  while (cpuTab.length <= job) cpuTab.push(new Vec<i64>(1));
+  cpuTab[job] = ns;
+  cpuReplay = true;
+}
+
+export function recordedCpu(job: i32, seq: i32): i64 {
+  if (job < 0 || job >= cpuTab.length) return 0;
+  const v = unchecked(cpuTab[job]);
+  return seq < v.length ? v.get(seq) : 0;
 }
 
 function recordedService(job: i32, seq: i32): i64 {
@@ -413,6 +466,12 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
         occNs = 0;
         latNs = rec;
       }
+    }
+    if (pauseTab.length > 0) {
+      // a recorded guest stall: issued at its end, completing after any stall it ends in
+      const begin = afterPause(d.id, now);
+      const done = afterPause(d.id, begin + occNs + latNs);
+      latNs = done - now - occNs;
     }
   }
   d.busyNs += occNs;

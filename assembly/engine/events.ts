@@ -48,7 +48,7 @@ export const EV_IOCOST_TIMER: u32 = 6; // arg = device
 export const EV_IOCOST_WAKE: u32 = 7; // arg = iocg
 export const EV_WRITEBACK: u32 = 8; // arg = writeback event id
 export const EV_THROTL_WORK: u32 = 9; // arg = device: kthrotld dispatch work runs
-export const EV_DEVICE_ISSUE: u32 = 10; // arg = bio slot: reaches the driver
+export const EV_DEVICE_ISSUE: u32 = 10; // arg = bio slot: asks for a tag and reaches the driver (a replayed request after its recorded CPU time)
 export const EV_IOLAT_TIMER: u32 = 11; // arg = device: blkiolatency_timer_fn
 export const EV_WBT_TIMER: u32 = 12; // arg = device: wbt's blk-stat window timer (wb_timer_fn)
 export const EV_STOP: u32 = 15;

@@ -37,7 +37,7 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD } from "./bios";
-import { deviceSubmit, deviceComplete, deviceAt, requestsOf } from "../device/device";
+import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit } from "../workload/jobs";
 import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext } from "../stats/stats";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
@@ -357,6 +357,15 @@ export function rqosChain(slot: i32, t: i64, from: i32): void {
       if (iolatActive && !iolatThrottle(slot, t, k)) return;
     } else {
       if (wbtActive && !wbtThrottle(slot, t, k)) return;
+    }
+  }
+  if (cpuReplay) {
+    // a replayed request's recorded CPU time between rq-qos letting it go and its tag (device.ts)
+    const b = bioAt(slot);
+    const cpu = recordedCpu(b.job, b.seq);
+    if (cpu > 0) {
+      schedule(t + cpu, EV_DEVICE_ISSUE, <u32>slot);
+      return;
     }
   }
   toDevice(slot, t);

@@ -143,6 +143,14 @@ export class Simulation {
       const id = c.deviceAdd(d.channels, d.nrRequests, BigInt(Math.round(d.latencyNs)), d.jitterSigma,
         Math.round(d.maxSectorsKb * 1024), d.rotational ? 1 : 0);
       this.loadCurve(id, d);
+      if (d.stallsNs?.length) {
+        // recorded guest stalls (assembly/device/device.ts setDevicePauses)
+        const n = d.stallsNs.length;
+        const sp = c.stagingAlloc(n * 16) >>> 0;
+        const sv = new BigInt64Array(c.memory.buffer, sp, 2 * n);
+        d.stallsNs.forEach(([a, b], k) => { sv[2 * k] = BigInt(Math.round(a)); sv[2 * k + 1] = BigInt(Math.round(b)); });
+        (c as unknown as { deviceLoadPauses(dev: number, n: number): void }).deviceLoadPauses(id, n);
+      }
       this.devs.push({ id, spec: d });
     }
 
@@ -426,6 +434,13 @@ export class Simulation {
         const sv = new BigInt64Array(c.memory.buffer, sp, n);
         p.ios.forEach((io, i) => { sv[i] = io.serviceNs === undefined ? -1n : BigInt(Math.round(io.serviceNs)); });
         (c as unknown as { jobLoadService(job: number, n: number): void }).jobLoadService(id, n);
+      }
+      if (p.ios.some((io) => io.cpuNs)) {
+        // recorded CPU time before the tag (assembly/device/device.ts cpuReplay)
+        const sp = c.stagingAlloc(n * 8) >>> 0;
+        const sv = new BigInt64Array(c.memory.buffer, sp, n);
+        p.ios.forEach((io, i) => { sv[i] = BigInt(Math.max(0, Math.round(io.cpuNs ?? 0))); });
+        (c as unknown as { jobLoadCpu(job: number, n: number): void }).jobLoadCpu(id, n);
       }
       this.totalIos += n;
     } else if (j.count !== undefined) {

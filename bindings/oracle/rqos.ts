@@ -14,7 +14,17 @@
 //           of all IOs' latency, the IOs that did not wait): the guest runs
 //           under emulation and null_blk's hrtimer fires 1-3 ms after
 //           completion_nsec. One parameter measured from the trace, applied
-//           the same way to any trace of the kind.
+//           the same way to any trace of the kind. The guest's stalls
+//           (guestStalls: a request whose null_blk timer fired 4 ms or more
+//           late shows the emulated guest did not run from its due time to
+//           the next stamp it logged) are windows in which the device
+//           issues and completes nothing (DeviceSpec.stallsNs). wbt
+//           traces stamp each write request's block_getrq and rq_issue: its
+//           driver time runs from getrq (the plug, with the tag held), and
+//           the guest's CPU time from wbt letting it go (the completion that
+//           woke it) to getrq is replayed before it asks for a tag
+//           (ReplayIo.cpuNs); when the guest is slow to run a woken
+//           flusher, the request reaches the tags late, as it did.
 //   jobs    every recorded IO submitted at its recorded time in its cgroup
 //           (iotest's threads: submit_ns); wbt traces also replay each
 //           writeback request at the time its first bio was queued
@@ -75,9 +85,10 @@ function nullbParams(header: Rec): { depth: number; completionNs: number; devno:
   };
 }
 
-function nullbDevice(p: ReturnType<typeof nullbParams>, latencyNs: number, wbtLatUsec?: string): DeviceSpec {
+function nullbDevice(p: ReturnType<typeof nullbParams>, latencyNs: number, wbtLatUsec?: string, stallsNs?: Array<[number, number]>): DeviceSpec {
   const pts: Array<[number, number]> = [[512, 1e10], [1 << 20, 1e10]];
   return {
+    ...(stallsNs?.length ? { stallsNs } : {}),
     name: "nullb0", devno: p.devno, kind: "custom", channels: p.depth, nrRequests: p.depth, latencyNs: Math.round(latencyNs),
     jitterSigma: 0, maxSectorsKb: p.maxSectorsKb, rotational: p.rotational,
     curve: { read: { seq: pts, rand: pts }, write: { seq: pts, rand: pts } }, ...(wbtLatUsec !== undefined ? { wbtLatUsec } : {}),
@@ -87,6 +98,41 @@ function nullbDevice(p: ReturnType<typeof nullbParams>, latencyNs: number, wbtLa
 function quantile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1)))]!;
+}
+
+/** A request's timer fired this much after completion_nsec or more: the guest did not run (MATCH_NS, one jiffy). */
+const STALL_LATE_NS = 4_000_000;
+/** CPU work after a recorded stamp that is not stamped itself (a bio reaching the driver after its submit stamp). */
+const STALL_LEAD_NS = 1_000_000;
+
+/**
+ * The guest's stalls, from the recording alone: null_blk in timer mode completes a request
+ * completion_nsec after it reaches the driver, so a request whose driver time is longer by
+ * STALL_LATE_NS or more had its timer fire late: the emulated guest did not run from its due
+ * time on, until the next recorded stamp (any event the guest logged), and not before
+ * STALL_LEAD_NS after the stamp before it; shorter than STALL_LATE_NS, it is not counted.
+ * `dues`: the due times (rq_issue + completion_nsec) of the late requests.
+ */
+export function guestStalls(stamps: number[], dues: number[]): Array<[number, number]> {
+  const st = [...stamps].sort((a, b) => a - b);
+  const out: Array<[number, number]> = [];
+  for (const due of [...dues].sort((a, b) => a - b)) {
+    let lo = 0;
+    let hi = st.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (st[mid]! <= due) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0 || lo === st.length) continue;
+    const a = Math.max(st[lo - 1]! + STALL_LEAD_NS, due);
+    const b = st[lo]!;
+    if (b - a < STALL_LATE_NS) continue;
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
 }
 
 interface Replayed {
@@ -109,6 +155,10 @@ function runReplay(scenario: Scenario, order: Map<string, RecordedIo[]>, shiftNs
 
 /** Recorded driver time per IO (rq_issue -> rq_complete), where the trace has it. */
 const svc = new WeakMap<RecordedIo, number>();
+/** Recorded block_getrq per write request (wbt traces). */
+const wstamps = new WeakMap<RecordedIo, { getrq: number }>();
+/** Recorded guest CPU time before the tag (wbt traces' write requests). */
+const cpu = new WeakMap<RecordedIo, number>();
 
 function replayJobs(order: Map<string, RecordedIo[]>, shift: number, file: string, writeback: Map<string, "background" | "sync">): JobSpec[] {
   const jobs: JobSpec[] = [];
@@ -117,7 +167,7 @@ function replayJobs(order: Map<string, RecordedIo[]>, shift: number, file: strin
     jobs.push(jobDefaults({
       name, device: "nullb0", cgroup: list[0]!.cgroup, iodepth: list.length, direct: true,
       pattern: { kind: "replay", ios: list.map((io) => ({ tNs: io.submitNs - shift, off: io.off, size: io.size, dir: io.dir,
-        ...(svc.has(io) ? { serviceNs: svc.get(io) } : {}) })) },
+        ...(svc.has(io) ? { serviceNs: svc.get(io) } : {}), ...(cpu.get(io) ? { cpuNs: cpu.get(io) } : {}) })) },
       source: { file, line: list[0]!.line }, ...(writeback.has(name) ? { replayWriteback: writeback.get(name) } : {}),
     }));
   }
@@ -142,8 +192,14 @@ function iolatReplay(text: string, file: string, opts: ReplayOptions): { rep: Re
   const p = nullbParams(header);
   const order = new Map<string, RecordedIo[]>();
   const lats: number[] = [];
+  const stamps: number[] = [];
+  const dues: number[] = [];
   for (const { r, line } of recs) {
+    if (r.type === "iostat" && typeof r.t_ns === "number") stamps.push(r.t_ns);
     if (r.type !== "io" || r.ret < 0) continue;
+    stamps.push(r.submit_ns, r.complete_ns);
+    // no rq_issue stamp here: the request completed (about) at its user-space completion
+    if (typeof r.svc_ns === "number" && r.svc_ns - p.completionNs >= STALL_LATE_NS) dues.push(r.complete_ns - (r.svc_ns - p.completionNs));
     const io: RecordedIo = { job: r.cg, seq: 0, thread: r.tid ?? 0, cgroup: r.cg, dir: "R", off: r.offset ?? 0, size: 4096,
       submitNs: r.submit_ns, completeNs: r.complete_ns, line };
     if (typeof r.svc_ns === "number") svc.set(io, r.svc_ns);
@@ -172,7 +228,7 @@ function iolatReplay(text: string, file: string, opts: ReplayOptions): { rep: Re
   const kernel = (opts.kernel ?? kernelProfileOf(rel)) as KernelVersion;
   const scenario = scenarioDefaults({
     name: `replay ${file}`, kernel, seed: opts.seed ?? 1, clock: defaultClock(250), record: true, blkcgDebugStats: true,
-    devices: [nullbDevice(p, latencyNs)],
+    devices: [nullbDevice(p, latencyNs, undefined, guestStalls(stamps, dues).map(([a, b]) => [a - shift, b - shift] as [number, number]))],
     cgroups: [...order.keys()].map((cg) => ({ path: cg })),
     jobs: replayJobs(order, shift, file, new Map()),
     writes: writes.map((w) => ({ atNs: Math.max(0, w.at - shift), cgroup: w.cg, file: "io.latency", value: w.value, source: { file, field: "io.latency" } })),
@@ -246,7 +302,7 @@ export interface WbtCaseScore {
   latencyNs: number;
   /** matched / IOs, reads and write requests apart */
   split: { reads: [number, number]; writes: [number, number] };
-  /** median time outside the driver (latency - recorded driver time), real and simulated, ns */
+  /** median time outside the driver (latency - recorded driver time; a write request's from block_getrq), real and simulated, ns */
   waits: { readReal: number; readSim: number; writeReal: number; writeSim: number };
 }
 
@@ -261,11 +317,15 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
   const p = nullbParams(header);
   const rel = String((header.meta ?? {}).uname ?? "").match(/Linux \S+ (\d+\.\d+)/)?.[1] ?? "6.1";
   const kernel = (opts.kernel ?? kernelProfileOf(rel)) as KernelVersion;
-  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[] }>();
+  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[]; stamps: number[]; dues: number[] }>();
   for (const { r, line } of recs) {
-    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [] });
+    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [], stamps: [], dues: [] });
     const c = cases.get(r.case);
     if (!c) continue;
+    // every stamp the guest logged, and the due times of the requests whose timer fired late (guestStalls)
+    for (const k of ["t_ns", "start_ns", "end_ns", "submit_ns", "complete_ns", "queue_ns", "getrq_ns", "issue_ns"]) if (typeof r[k] === "number") c.stamps.push(r[k]);
+    if (r.type === "wreq" && typeof r.complete_ns === "number" && r.complete_ns - r.issue_ns - p.completionNs >= STALL_LATE_NS) c.dues.push(r.issue_ns + p.completionNs);
+    if (r.type === "io" && typeof r.svc_ns === "number" && r.svc_ns - p.completionNs >= STALL_LATE_NS) c.dues.push(r.complete_ns - (r.svc_ns - p.completionNs));
     if (r.type === "io" && r.ret >= 0) {
       const io: RecordedIo = { job: "R", seq: 0, thread: r.tid ?? 0, cgroup: "R", dir: "R", off: r.offset ?? 0, size: 4096, submitNs: r.submit_ns, completeNs: r.complete_ns, line };
       if (typeof r.svc_ns === "number") svc.set(io, r.svc_ns);
@@ -274,8 +334,32 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
       // rwbs "WS": a REQ_SYNC write (the sync on close of the block device after the writer ends)
       const io: RecordedIo = { job: String(r.rwbs).includes("S") ? "WS" : "W", seq: 0, thread: 0, cgroup: "W", dir: "W", off: r.sector * 512, size: r.nr * 512, submitNs: r.queue_ns, completeNs: r.complete_ns, line };
       svc.set(io, r.complete_ns - r.issue_ns);
+      wstamps.set(io, { getrq: r.getrq_ns });
       (String(r.rwbs).includes("S") ? c.wsync : c.wreqs).push(io);
       (c as any).svc = [...((c as any).svc ?? []), r.complete_ns - r.issue_ns];
+    }
+  }
+  for (const c of cases.values()) {
+    // The guest's CPU time per write request, from its stamps: from wbt letting it go (the
+    // completion of the tracked write before its block_getrq that woke it, or its
+    // block_bio_queue if none came between) to block_getrq, replayed before it asks for a tag;
+    // getrq -> rq_issue (the plug, the tag held) goes with its driver time. With wbt off a
+    // request waits only for a tag, which is the model's: nothing is taken from the stamps.
+    const wbtOn = String(c.meta.wbt_lat_usec_written ?? "-1") !== "0";
+    const comps = [...c.wreqs, ...c.wsync].map((x) => x.completeNs).sort((a, b) => a - b);
+    for (const io of [...c.wreqs, ...c.wsync]) {
+      const m = wstamps.get(io)!;
+      svc.set(io, io.completeNs - m.getrq);
+      if (!wbtOn) continue;
+      let lo = 0;
+      let hi = comps.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (comps[mid]! <= m.getrq) lo = mid + 1;
+        else hi = mid;
+      }
+      const woke = lo > 0 ? comps[lo - 1]! : -Infinity;
+      cpu.set(io, m.getrq - Math.max(io.submitNs, woke));
     }
   }
   const out: WbtCaseScore[] = [];
@@ -291,7 +375,7 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
     const lat = String(c.meta.wbt_lat_usec_written ?? "-1");
     const scenario = scenarioDefaults({
       name: `replay ${file}#${name}`, kernel, seed: opts.seed ?? 1, clock: defaultClock(250), record: true,
-      devices: [nullbDevice(p, latencyNs, lat)],
+      devices: [nullbDevice(p, latencyNs, lat, guestStalls(c.stamps, c.dues).map(([a, b]) => [a - shift, b - shift] as [number, number]))],
       cgroups: [{ path: "R" }, { path: "W" }],
       jobs: replayJobs(order, shift, file, new Map([["W", "background"], ["WS", "sync"]])),
       source: { file },

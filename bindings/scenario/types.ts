@@ -133,6 +133,12 @@ export interface DeviceSpec {
    */
   iocostTimerNs?: number[];
   /**
+   * Recorded stalls of the machine a trace was made on (a replay of an emulated guest): windows
+   * [start, end) ns, ascending and disjoint, in which the guest did not run. A request reaching
+   * the driver in one is issued at its end; one due to complete in one completes at its end.
+   */
+  stallsNs?: Array<[number, number]>;
+  /**
    * /sys/block/<dev>/queue/wbt_lat_usec written at t = 0 (writeback throttling, assembly/wbt/):
    * "-1" the kernel's default (2000 us, 75000 us rotational), "0" off. Unset: no wbt (iosim's
    * default; the kernel enables it by default on blk-mq disks).
@@ -190,6 +196,12 @@ export interface ReplayIo {
   dir: "R" | "W";
   /** the recorded driver time (rq_issue -> rq_complete) that replaces the device's service, ns */
   serviceNs?: number;
+  /**
+   * the recorded CPU time of the guest between rq-qos letting the request go and its tag
+   * (block_getrq), ns: the request asks for a tag that much later (a replay of an emulated guest;
+   * read where wbt or io.latency is on the device)
+   */
+  cpuNs?: number;
 }
 
 export interface JobSpec {
