@@ -113,6 +113,37 @@ describe("TurboFan's inlining budget during a sweep", () => {
   });
 });
 
+describe("where the workers' optimising compiler runs", () => {
+  it("on each worker's own thread when the pool fills the cores, on V8's helper threads when asked, and the main isolate's default after", () => {
+    const root = resolve(__dirname, "..", "..");
+    const runner = pathToFileURL(join(root, "dist", "bindings", "mc", "runner.js")).href;
+    const file = join(root, "bindings", "mc", "examples", "k8s-detach-backoff.yaml");
+    const tmp = mkdtempSync(join(tmpdir(), "mc-compile-"));
+    try {
+      const probe = join(tmp, "probe.mjs");
+      writeFileSync(probe, `
+        import { availableParallelism } from "node:os";
+        import { runSweep, workersCompileOnOwnThread } from ${JSON.stringify(runner)};
+        const sweep = (extra, tag) => runSweep({ file: ${JSON.stringify(file)}, runs: 600, seed: 3n, workers: availableParallelism(), force: true,
+          journal: ${JSON.stringify(tmp)} + "/" + tag + ".jsonl", ...extra });
+        await sweep({}, "full");
+        const after = workersCompileOnOwnThread();
+        console.log("=== asked");
+        await sweep({ concurrentCompile: true }, "asked");
+        console.log(JSON.stringify({ after, afterAsked: workersCompileOnOwnThread() }));`);
+      // V8 prints each optimisation with its mode (--trace-opt, every isolate of the process)
+      const out = execFileSync(process.execPath, ["--trace-opt", probe], { encoding: "utf8", maxBuffer: 1 << 26, env: { ...process.env, NODE_OPTIONS: "" } });
+      const [full, asked] = out.split("=== asked");
+      const sync = (s: string) => (s.match(/compiling method .*ConcurrencyMode::kSynchronous/g) ?? []).length;
+      expect(sync(full!)).toBeGreaterThan(20);
+      expect(sync(asked!)).toBe(0);
+      expect(JSON.parse(asked!.trim().split("\n").pop()!)).toEqual({ after: false, afterAsked: false });
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 // `--seed "$SEED"` with SEED unset is `--seed ""`, which BigInt reads as 0:
 // the sweep ran with seed 0 and every shard of an Indexed Job agreed on it.
 describe("parseSeed", () => {

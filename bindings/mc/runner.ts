@@ -84,6 +84,12 @@ export interface SweepOptions {
    * default WORKER_INLINE_BUDGET, 0 = V8's default.
    */
   inlineBudget?: number;
+  /**
+   * Let each worker's isolate compile its optimised code on V8's helper
+   * threads (V8's default) rather than on the worker's own thread (default:
+   * only while the pool leaves a core idle; see compileOnWorker()).
+   */
+  concurrentCompile?: boolean;
 }
 
 /**
@@ -127,6 +133,35 @@ function workerHeap(mb: number): ResourceLimits | undefined {
  *  isolates the embedding program creates later get V8's default again. */
 function restoreYoungGenFlag(): void {
   if (!userSizedYoungGen()) setFlagsFromString("--min-semi-space-size=0");
+}
+
+/** Did the user choose V8's concurrent recompilation on the command line or in NODE_OPTIONS? Then it stays as they set it. */
+function userSetRecompilation(): boolean {
+  return [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((a) => /concurrent[-_]recompilation|single[-_]threaded|predictable/.test(a));
+}
+
+let compileOnWorkerFlag = false;
+/** Are the workers being created now set to compile on their own threads? (for tests) */
+export function workersCompileOnOwnThread(): boolean {
+  return compileOnWorkerFlag;
+}
+/**
+ * TurboFan on each worker's own thread while the pool fills the cores. By
+ * default V8 compiles a hot function on a helper thread while the isolate
+ * runs on in its interpreter; with a worker on every core the helper only
+ * takes turns with the workers, and the worker interprets (~25x its
+ * optimised speed, bench/mc.ts) for the whole compile. Compiled on the
+ * worker's thread, the function runs optimised as soon as it is compiled.
+ * V8 reads --concurrent-recompilation when it creates an isolate (its
+ * OptimizingCompileDispatcher), so the process-wide flag is set before the
+ * workers start and restored once they are online, as the young
+ * generation's size is; the main isolate keeps V8's default. Left alone
+ * when node's options choose it.
+ */
+function compileOnWorker(on: boolean): void {
+  if (userSetRecompilation() || on === compileOnWorkerFlag) return;
+  compileOnWorkerFlag = on;
+  setFlagsFromString(on ? "--no-concurrent-recompilation" : "--concurrent-recompilation");
 }
 
 /** Did the user choose V8's GC threading on the command line or in NODE_OPTIONS? Then it stays as they set it. */
@@ -441,7 +476,10 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
     const finish = (err?: unknown, aborted = false) => {
       if (finished) return;
       finished = true;
-      if (online < started) restoreYoungGenFlag();
+      if (online < started) {
+        restoreYoungGenFlag();
+        compileOnWorker(false);
+      }
       for (const u of undo) u();
       o.signal?.removeEventListener("abort", onAbort);
       Promise.all(pool.map((w) => w.terminate())).finally(() => (err ? rejectAll(err) : resolveAll({ aborted, workers: pool.length })));
@@ -464,6 +502,7 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
     const spawn = (n: number) => {
       const size = pool.length + n;
       const resourceLimits = workerHeap(o.semiSpaceMb ?? workerSemiSpaceMb(size));
+      compileOnWorker(!(o.concurrentCompile ?? size < availableParallelism()));
       undo.push(serialScavenge(size, o.parallelScavenge));
       started += n;
       for (let k = 0; k < n; k++) {
@@ -491,7 +530,11 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
           feed(w);
         });
         w.on("online", () => {
-          if (++online === started) restoreYoungGenFlag(); // every worker's isolate has been created
+          if (++online === started) {
+            // every worker's isolate has been created
+            restoreYoungGenFlag();
+            compileOnWorker(false);
+          }
         });
         w.on("error", (e) => finish(e));
         w.on("exit", (code) => {

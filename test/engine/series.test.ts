@@ -42,6 +42,20 @@ describe("time series", () => {
     expect(p99s.size).toBeGreaterThan(5); // the jitter spreads latencies over buckets
   });
 
+  it("a completion at a bin's first nanosecond opens that bin (the core compares with the open bin's range, not dividing each time)", () => {
+    // 50 us a bio, one at a time: every 20th completion falls exactly on a 1 ms edge
+    const binNs = 1_000_000;
+    const dev = fixedDevice(50_000, 1);
+    const r = simulate(scenarioDefaults({
+      name: "t", devices: [dev], cgroups: [{ path: "a" }],
+      jobs: [jobDefaults({ name: "r", cgroup: "a", device: dev.name, count: 400, iodepth: 1 })], seriesBinNs: binNs, record: true,
+    }));
+    const want = new Map<number, number>();
+    for (const b of r.records!) want.set(Math.floor(b.completeNs / binNs) * binNs, (want.get(Math.floor(b.completeNs / binNs) * binNs) ?? 0) + 1);
+    expect(r.records!.filter((b) => b.completeNs % binNs === 0).length).toBeGreaterThan(10);
+    expect(new Map(r.series.map((s) => [s.t0Ns, s.ios]))).toEqual(want);
+  });
+
   it("an hour of 20 cgroups at 100 ms bins completes (dense histograms for every bin aborted the core at 4 GiB)", () => {
     const dev = fixedDevice(100_000, 4);
     const cgroups = Array.from({ length: 20 }, (_, i) => ({ path: `c${i}` }));
