@@ -208,6 +208,15 @@ const timerHintDev = new Vec<i32>(0);
 const timerHintNs = new Vec<i64>(0);
 const timerHintCursor = new Vec<i32>(0); // per device: first hint not yet behind us
 
+// Recorded guest stalls (replaying a trace from an emulated guest whose host
+// did not run it for a while: no task, softirq or timer of the guest ran
+// between a and b, though its clock went on). Sorted, disjoint [a, b) in ns;
+// a timer of io.cost (period timer, waitq hrtimer) due inside one runs at its
+// end. Empty = a machine that always runs.
+const freezeA = new Vec<i64>(0);
+const freezeB = new Vec<i64>(0);
+let freezeCursor: i32 = 0;
+
 export function resetIocost(): void {
   iocostActive = false;
   setIocostFlag(false);
@@ -224,6 +233,9 @@ export function resetIocost(): void {
   timerHintDev.length = 0;
   timerHintNs.length = 0;
   timerHintCursor.length = 0;
+  freezeA.length = 0;
+  freezeB.length = 0;
+  freezeCursor = 0;
   T.resetTrace();
 }
 
@@ -231,6 +243,28 @@ export function resetIocost(): void {
 export function addTimerHint(dev: i32, atNs: i64): void {
   timerHintDev.push(dev);
   timerHintNs.push(atNs);
+}
+
+/** Add a recorded guest stall [a, b) (ascending, disjoint). */
+export function addFreeze(a: i64, b: i64): void {
+  freezeA.push(a);
+  freezeB.push(b);
+}
+
+// A timer due at `at` runs at `at`, or at the end of the recorded stall holding it.
+function thawed(at: i64): i64 {
+  const n = freezeA.length;
+  if (n == 0) return at;
+  let c = freezeCursor;
+  while (c < n && freezeB.get(c) <= nNs) c++;
+  freezeCursor = c;
+  for (let i = c; i < n; i++) {
+    const a = freezeA.get(i);
+    if (a > at) break;
+    const b = freezeB.get(i);
+    if (b > at) return b;
+  }
+  return at;
 }
 
 // The kernel expiry `at`, or the recorded delivery nearest to it when one lies
@@ -506,7 +540,7 @@ function startPeriod(ioc: Ioc): void {
   // timer.expires = jiffies + usecs_to_jiffies(period_us); the timer wheel
   // files a level-0 timer one tick later (calc_index rounds up).
   const j = jiffiesAt(nNs) + P.usecsToJiffies(<u64>ioc.periodUs, HZ) + 1;
-  const at = hintedExpiry(ioc, tickTime(j));
+  const at = thawed(hintedExpiry(ioc, tickTime(j)));
   ioc.timerAt = at;
   schedule(at, EV_IOCOST_TIMER, <u32>ioc.dev);
 }
@@ -784,7 +818,7 @@ function iocgKickWaitq(g: Iocg, payDebt: bool): void {
   if (!g.waitSince) g.waitSince = nUs;
   if (vbudget >= 0) return;
   const vshortage = <u64>(-vbudget);
-  const expires = nNs + <i64>(divRoundUp(vshortage, ioc.vtimeBaseRate) * P.NSEC_PER_USEC) + <i64>ioc.timerSlackNs;
+  const expires = thawed(nNs + <i64>(divRoundUp(vshortage, ioc.vtimeBaseRate) * P.NSEC_PER_USEC) + <i64>ioc.timerSlackNs);
   if (g.wakeAt >= 0) {
     const d = g.wakeAt - expires;
     if ((d < 0 ? -d : d) <= <i64>ioc.timerSlackNs) return;

@@ -133,6 +133,12 @@ export interface DeviceSpec {
    */
   iocostTimerNs?: number[];
   /**
+   * Recorded stalls of the guest that ran the trace, [from, to) ns (an emulated guest whose host
+   * did not run it for a while: its clock went on, nothing in it ran). An io.cost timer (period
+   * timer, waitq wakeup) due inside one runs at its end. Unset: a machine that always runs.
+   */
+  guestStallsNs?: Array<[number, number]>;
+  /**
    * /sys/block/<dev>/queue/wbt_lat_usec written at t = 0 (writeback throttling, assembly/wbt/):
    * "-1" the kernel's default (2000 us, 75000 us rotational), "0" off. Unset: no wbt (iosim's
    * default; the kernel enables it by default on blk-mq disks).
