@@ -38,26 +38,41 @@
 // io.cost cases: the emulated guest's own timing. Replayed at their recorded
 // submit times, a saturated reader's reads arrive exactly as fast as the
 // kernel's io.cost let its readahead through, so any moment the model's
-// budget falls behind the kernel's queues that reader's bios for good. Two
-// things of the recording decided such moments and are replayed as inputs:
+// budget falls behind the kernel's queues that reader's bios for good, and
+// one that runs ahead shortens waits the kernel's reads did wait: a bio of A
+// (hweight 25 %) costs 12.7 ms of its vtime, so 1 ms of budget decides a
+// read's match. Three things of the recording decided such moments and are
+// replayed as inputs, as each bio's driver time is:
 //   - the CPU time of the TCG guest between a read(2) and its readahead
 //     bio's block_bio_queue (0.3-0.4 ms at the median, over 2 ms for 10-15 %
 //     of bios, up to 48 ms): io.cost charges the bio then, not at the read's
 //     submit (enterAtBioQueue());
+//   - the period timer's deliveries (recordedTimerFirings(), as the guest
+//     iocost traces replay them): the guest ran it 0.1-0.6 ms after its tick,
+//     and up to 30 ms late; 0.5 ms decides whether a bio arriving just then
+//     waits at the old hweights or passes at the new (bufread_iocost.r2 at
+//     626 ms: B donated all, A's bio came 0.5 ms before the kernel's timer
+//     and waited 5.9 ms, the model's timer on the tick let it pass);
 //   - the guest's stalls, when its host did not run it for 10-83 ms (30-42
-//     in 3 s, 0.6-0.75 s in all): its clock went on, no task ran, no timer fired,
-//     so the period timer decided idleness, donation and vrate compensation
-//     at the stall's end (guestStalls(); assembly/iocost thawed()).
+//     in 3 s, 0.6-0.75 s in all): its clock went on, no task ran, no timer
+//     fired; io.cost's timers due inside one run at its end (guestStalls();
+//     assembly/iocost thawed()).
 // That took the three traces from 79.9 / 28.7 / 69.8 % of reads within 4 ms
-// to 86.5 / 77.1 / 73.7 %. What is left are single period-timer decisions
-// (a donation one period earlier or later, bufread_iocost.r3 at 182 ms: the
-// kernel's first period started 6 ms after B's first bio was queued) that a
-// saturated open-loop replay cannot recover from; a 0.3-1 ms jitter of the
-// submit times moves r2 alone by +-10 points. `bufreadReplay: "closed"` (compare
+// to 89.6 / 92.6 / 83.7 % (pooled 58.1 -> 88.7 %: the timer deliveries
+// alone +21.7 points, the bios' queue times +8.6 on top, the stalls +0.2;
+// the io.max traces do not change). What is left are single
+// decisions made on budgets a fraction of a bio apart - a donor that is one
+// in the kernel and short in the model (r3 at 2507 ms: B had raised its
+// inuse in four steps in the model, in one in the kernel) - which an
+// open-loop replay of saturated readers does not recover from; a jitter of
+// the submit times of +-0.3 ms moves the pooled score by +-0.3 points, of
+// +-1 ms by -6. `bufreadReplay: "closed"` (compare
 // --bufread-replay closed) replays the readers as the closed loops they were
-// and scores each read's latency instead (replayClosed()); it matches more
-// reads (80-89 %) but the model's readers then read 5-27 % more than the
-// kernel's, whose emulated CPUs also spent time copying and walking pages.
+// and scores each read's latency instead (replayClosed(); none of the three
+// inputs above: its readers do not run on the guest's time); it matched more
+// reads than the open loop before them (81.1 %), but the model's readers
+// read 5-25 % more than the kernel's, whose emulated CPUs also spent time
+// copying and walking pages.
 // The replay submits each read(2) at its recorded submit time (pattern
 // "replay"); the page cache decides whether it completes at once (all pages
 // uptodate), after the bio reading its page completes, or after new
@@ -80,6 +95,7 @@ import { Simulation } from "../engine/simulation.js";
 import { jobDefaults } from "../scenario/defaults.js";
 import { estimateTickPhase, kernelProfileOf, INITIAL_JIFFIES, type RecordedIo, type RecordedTrace, type LimitWrite } from "./traces.js";
 import { registerTraceHandler, type ReplayOptions, type TraceHandler } from "./registry.js";
+import { parseIocostTrace, recordedTimerFirings } from "./iocost.js";
 import type { JobSpec, KernelVersion } from "../scenario/types.js";
 
 export const BIO_BAR = 0.05;
@@ -184,7 +200,12 @@ export function guestStalls(recs: Rec[], minNs: number): Array<[number, number]>
       ts.push(s, c);
       first = Math.min(first, s);
       last = Math.max(last, c);
-    } else if ((r.type === "bio" || r.type === "trace") && Number.isFinite(Number(r.t_ns))) ts.push(Number(r.t_ns));
+    } else if ((r.type === "bio" || r.type === "trace") && Number.isFinite(Number(r.t_ns))) {
+      ts.push(Number(r.t_ns));
+      // an iocost tracepoint's `now` (µs, "now" or "now:vnow"): when its ioc_now() ran
+      const now = r.type === "trace" ? Number(String(r.now ?? "").split(":")[0]) * 1000 : NaN;
+      if (now > 0) ts.push(now);
+    }
   }
   ts.sort((a, b) => a - b);
   const out: Array<[number, number]> = [];
@@ -368,16 +389,17 @@ export function readBufTrace(text: string, file: string, opts: ReplayOptions = {
     enterAtBioQueue(ios, bios, its);
     const t = mk(base, cgroups, writes, ios, fadv, kv(nb, "completion_nsec", 2_000_000), false);
     t.pageCache!.guestStallsNs = guestStalls(recs, STALL_NS);
+    // the period timer at its recorded deliveries, as the guest iocost traces replay it
+    // (bindings/oracle/iocost.ts; `--period-timer kernel`: at the kernel's own expiry)
+    if ((opts.periodTimer ?? "recorded") === "recorded") {
+      const tr = parseIocostTrace(text, file);
+      const firings = recordedTimerFirings(tr).map((x) => x + tr.startNs);
+      if (firings.length) t.pageCache!.iocostTimerNs = firings;
+    }
     if ((opts.bufreadDevice ?? "recorded") === "recorded") {
       const svc = raServiceTimes(recs, bios);
       t.pageCache!.raServiceNs = Object.fromEntries(cgroups.map((cg) => [cg, svc.filter((_, i) => bios[i]!.cgroup === cg)]));
     }
-    // (the period timer runs at the kernel's own expiry, held through the guest's stalls; at
-    // its recorded firings as well, as the guest iocost traces replay it, these three traces
-    // score 87.7 / 13.2 / 82.8 % of reads against 86.5 / 77.1 / 73.7 %: a late delivery the
-    // stalls do not explain - r2's timer due at 466 ms ran at 496.7 ms, its stall began at
-    // 468.0 ms - moves the model's period boundary past the readers' bios, and both cgroups
-    // go idle in the model where the kernel kept them active)
     return [{ trace: t, bios, requests, closed: { iotests: its, fit: fitRequests(recs) } }];
   }
 
@@ -465,10 +487,11 @@ function replayCase(c: BufCase, opts: ReplayOptions): ReplayRun {
  * the page cache did to each read, not when the closed loop got to it.
  */
 function replayClosed(c: BufCase, o: { kernel?: KernelVersion; seed?: number }): ReplayRun {
-  // (no guest stalls: the closed-loop readers do not stall with the guest, so its timers do not either)
+  // (no guest stalls, no recorded timer deliveries: the closed-loop readers do not run on the
+  // guest's time, so io.cost's timers keep the kernel's own)
   const t: RecordedTrace = {
     ...c.trace, device: { ...c.trace.device, ...(c.closed!.fit ? { fit: c.closed!.fit } : {}) },
-    ...(c.trace.pageCache ? { pageCache: { ...c.trace.pageCache, guestStallsNs: undefined } } : {}),
+    ...(c.trace.pageCache ? { pageCache: { ...c.trace.pageCache, guestStallsNs: undefined, iocostTimerNs: undefined } } : {}),
   };
   const { scenario, shiftNs } = scenarioFromTrace(t, o);
   const byJob = new Map<string, RecordedIo[]>();

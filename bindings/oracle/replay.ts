@@ -90,6 +90,7 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
       ...idealDevice(t.device.name, t.device.devno, { maxSectorsKb: t.device.maxSectorsKb, rotational: t.device.rotational, nrRequests: t.device.nrRequests }),
       ...(t.pageCache ? { readAheadKb: t.pageCache.readAheadKb, sizeBytes: t.pageCache.sizeBytes } : {}),
       ...(t.pageCache?.guestStallsNs?.length ? { guestStallsNs: t.pageCache.guestStallsNs.map(([a, b]): [number, number] => [a - shift, b - shift]) } : {}),
+      ...(t.pageCache?.iocostTimerNs?.length ? { iocostTimerNs: t.pageCache.iocostTimerNs.map((x) => x - shift).filter((x) => x > 0) } : {}),
       ...(t.device.latencyNs !== undefined ? { latencyNs: t.device.latencyNs } : {}),
       ...(t.device.fit ? fittedDevice(t.device.fit) : {}),
     }],

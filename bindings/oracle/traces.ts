@@ -93,6 +93,8 @@ export interface RecordedTrace {
     raServiceNs?: Record<string, number[]>;
     /** stalls of the emulated guest, [from, to) trace ns: io.cost's timers due inside run at the end */
     guestStallsNs?: Array<[number, number]>;
+    /** io.cost's period timer: its recorded deliveries (trace ns; DeviceSpec.iocostTimerNs) */
+    iocostTimerNs?: number[];
   };
 }
 

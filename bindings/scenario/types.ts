@@ -127,9 +127,9 @@ export interface DeviceSpec {
   card?: DeviceCard;
   /**
    * Recorded deliveries of this device's iocost period timer, ascending ns (a trace replay: the
-   * host delivered the jiffies timer up to a tick late or early). The timer fires at the recorded
-   * delivery nearest the kernel's expiry when one lies within half a period; unset = the kernel's
-   * own timing.
+   * guest's host delivered the jiffies timer late, or early by a tick or two of jiffies lag). A run
+   * fires at the first recorded delivery from two ticks before its kernel expiry to one period
+   * after it, else at the expiry (a run that left no tracepoint); unset = the kernel's own timing.
    */
   iocostTimerNs?: number[];
   /**
