@@ -50,7 +50,7 @@ import { schedule, EV_IOCOST_TIMER, EV_IOCOST_WAKE } from "../engine/events";
 import { bioAt, BIO_META, BIO_SWAP } from "../engine/bios";
 import { cgParent } from "../engine/cgroups";
 import { devices, deviceAt, requestsOf } from "../device/device";
-import { jiffiesAt, tickTime, HZ, TICK_NS } from "../engine/clock";
+import { jiffiesAt, tickTime, HZ } from "../engine/clock";
 import { afterIocost } from "../engine/path";
 import { setIocostFlag } from "../iolatency/log";
 import * as P from "./params";
@@ -267,12 +267,15 @@ function thawed(at: i64): i64 {
   return at;
 }
 
-// The kernel expiry `at`, or the recorded delivery of this run: the first
-// recorded delivery from two ticks before it (a guest's jiffies can lag its
-// clock by a lost tick or two) to one period after it (the next run's
-// expiry); none there = a run that left no tracepoint, on time. A delivery
-// is never matched to a later run than its own: the host held a timer 30 ms
-// (bufread_iocost.r2: due at 466 ms, ran at 496.7 ms) as it held others 4.
+// The kernel expiry `at`, or the recorded delivery of this run: the nearest
+// recorded delivery from half a period before it (a guest's jiffies lag its
+// clock when ticks are lost: iocost_donate's run at 1732.9 ms still had the
+// jiffies of 1716 ms, so the next ran at 1764.9, 12 ms before the expiry the
+// clock gives) to one period after it (the next run's expiry); none there =
+// a run that left no tracepoint, on time. The late side reaches a full
+// period: the host held a timer 30 ms (bufread_iocost.r2: due at 466 ms, ran
+// at 496.7 ms), and the nearest delivery within half a period left that run
+// on time and the model's timer a tick off the kernel's from then on.
 function hintedExpiry(ioc: Ioc, at: i64): i64 {
   const n = timerHintNs.length;
   if (n == 0) return at;
@@ -281,15 +284,22 @@ function hintedExpiry(ioc: Ioc, at: i64): i64 {
   let c = timerHintCursor.get(dev);
   while (c < n && (timerHintDev.get(c) != dev || timerHintNs.get(c) <= nNs)) c++;
   timerHintCursor.set(dev, c);
-  const earlyNs = <i64>2 * TICK_NS;
+  const earlyNs = <i64>ioc.periodUs * 500;
   const lateNs = <i64>ioc.periodUs * 1000;
+  let best = at;
+  let bestD = lateNs;
   for (let i = c; i < n; i++) {
     if (timerHintDev.get(i) != dev) continue;
     const h = timerHintNs.get(i);
     if (h - at >= lateNs) break;
-    if (at - h <= earlyNs) return h;
+    if (at - h > earlyNs) continue;
+    const d = h > at ? h - at : at - h;
+    if (d < bestD) {
+      bestD = d;
+      best = h;
+    }
   }
-  return at;
+  return best;
 }
 
 export function setKernelVersion(v: i32): void {

@@ -58,15 +58,15 @@
 //     fired; io.cost's timers due inside one run at its end (guestStalls();
 //     assembly/iocost thawed()).
 // That took the three traces from 79.9 / 28.7 / 69.8 % of reads within 4 ms
-// to 89.6 / 92.6 / 83.7 % (pooled 58.1 -> 88.7 %: the timer deliveries
-// alone +21.7 points, the bios' queue times +8.6 on top, the stalls +0.2;
+// to 89.6 / 92.6 / 79.6 % (pooled 58.1 -> 87.2 %: the timer deliveries
+// alone +21.7 points, the bios' queue times +7.2 on top, the stalls +0.2;
 // the io.max traces do not change). What is left are single
 // decisions made on budgets a fraction of a bio apart - a donor that is one
 // in the kernel and short in the model (r3 at 2507 ms: B had raised its
 // inuse in four steps in the model, in one in the kernel) - which an
 // open-loop replay of saturated readers does not recover from; a jitter of
-// the submit times of +-0.3 ms moves the pooled score by +-0.3 points, of
-// +-1 ms by -6. `bufreadReplay: "closed"` (compare
+// the submit times of +-0.3 ms leaves the pooled score at 87.8 %, of +-1 ms
+// at 82.4 %. `bufreadReplay: "closed"` (compare
 // --bufread-replay closed) replays the readers as the closed loops they were
 // and scores each read's latency instead (replayClosed(); none of the three
 // inputs above: its readers do not run on the guest's time); it matched more

@@ -127,8 +127,8 @@ export interface DeviceSpec {
   card?: DeviceCard;
   /**
    * Recorded deliveries of this device's iocost period timer, ascending ns (a trace replay: the
-   * guest's host delivered the jiffies timer late, or early by a tick or two of jiffies lag). A run
-   * fires at the first recorded delivery from two ticks before its kernel expiry to one period
+   * guest's host delivered the jiffies timer late, or early when its jiffies lagged). A run fires
+   * at the recorded delivery nearest its kernel expiry from half a period before it to one period
    * after it, else at the expiry (a run that left no tracepoint); unset = the kernel's own timing.
    */
   iocostTimerNs?: number[];
