@@ -34,6 +34,11 @@ export function iocostTimerHint(dev: i32, atNs: i64): void {
   I.addTimerHint(dev, atNs);
 }
 
+/** A recorded guest stall [a, b) (ns): io.cost's timers due inside it run at b. */
+export function iocostFreeze(aNs: i64, bNs: i64): void {
+  I.addFreeze(aNs, bNs);
+}
+
 /** Mark a job whose bios must not wait (REQ_META/REQ_SWAP-like): they incur debt. */
 export function iocostJobUseDebt(job: i32, on: bool): void {
   I.setJobUseDebt(job, on);

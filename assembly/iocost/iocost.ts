@@ -31,8 +31,8 @@
 // `jiffies + usecs_to_jiffies(40000)` = +10 and the timer wheel fires it one
 // tick after that (calc_index rounds up), every 44 ms. (The guest's host
 // delivers that tick late or early, so its periods run 40-48 ms, mean 44.5; a
-// trace replay may pass the recorded deliveries, addTimerHint, and the timer
-// then fires at the one nearest its kernel expiry.)
+// trace replay may pass the recorded deliveries, addTimerHint, and each run
+// then fires at its own recorded delivery, hintedExpiry().)
 //
 // Versions: 6.12 differs in (a) vrate_max rounds up, (b) switching the
 // built-in parameter class also resets vtime_base_rate, (c) zero-size bios
@@ -208,6 +208,15 @@ const timerHintDev = new Vec<i32>(0);
 const timerHintNs = new Vec<i64>(0);
 const timerHintCursor = new Vec<i32>(0); // per device: first hint not yet behind us
 
+// Recorded guest stalls (replaying a trace from an emulated guest whose host
+// did not run it for a while: no task, softirq or timer of the guest ran
+// between a and b, though its clock went on). Sorted, disjoint [a, b) in ns;
+// a timer of io.cost (period timer, waitq hrtimer) due inside one runs at its
+// end. Empty = a machine that always runs.
+const freezeA = new Vec<i64>(0);
+const freezeB = new Vec<i64>(0);
+let freezeCursor: i32 = 0;
+
 export function resetIocost(): void {
   iocostActive = false;
   setIocostFlag(false);
@@ -224,6 +233,9 @@ export function resetIocost(): void {
   timerHintDev.length = 0;
   timerHintNs.length = 0;
   timerHintCursor.length = 0;
+  freezeA.length = 0;
+  freezeB.length = 0;
+  freezeCursor = 0;
   T.resetTrace();
 }
 
@@ -233,8 +245,37 @@ export function addTimerHint(dev: i32, atNs: i64): void {
   timerHintNs.push(atNs);
 }
 
-// The kernel expiry `at`, or the recorded delivery nearest to it when one lies
-// within half a period (and after now): the host's timer lateness replayed.
+/** Add a recorded guest stall [a, b) (ascending, disjoint). */
+export function addFreeze(a: i64, b: i64): void {
+  freezeA.push(a);
+  freezeB.push(b);
+}
+
+// A timer due at `at` runs at `at`, or at the end of the recorded stall holding it.
+function thawed(at: i64): i64 {
+  const n = freezeA.length;
+  if (n == 0) return at;
+  let c = freezeCursor;
+  while (c < n && freezeB.get(c) <= nNs) c++;
+  freezeCursor = c;
+  for (let i = c; i < n; i++) {
+    const a = freezeA.get(i);
+    if (a > at) break;
+    const b = freezeB.get(i);
+    if (b > at) return b;
+  }
+  return at;
+}
+
+// The kernel expiry `at`, or the recorded delivery of this run: the nearest
+// recorded delivery from half a period before it (a guest's jiffies lag its
+// clock when ticks are lost: iocost_donate's run at 1732.9 ms still had the
+// jiffies of 1716 ms, so the next ran at 1764.9, 12 ms before the expiry the
+// clock gives) to one period after it (the next run's expiry); none there =
+// a run that left no tracepoint, on time. The late side reaches a full
+// period: the host held a timer 30 ms (bufread_iocost.r2: due at 466 ms, ran
+// at 496.7 ms), and the nearest delivery within half a period left that run
+// on time and the model's timer a tick off the kernel's from then on.
 function hintedExpiry(ioc: Ioc, at: i64): i64 {
   const n = timerHintNs.length;
   if (n == 0) return at;
@@ -243,13 +284,15 @@ function hintedExpiry(ioc: Ioc, at: i64): i64 {
   let c = timerHintCursor.get(dev);
   while (c < n && (timerHintDev.get(c) != dev || timerHintNs.get(c) <= nNs)) c++;
   timerHintCursor.set(dev, c);
-  const halfNs = <i64>ioc.periodUs * 500;
+  const earlyNs = <i64>ioc.periodUs * 500;
+  const lateNs = <i64>ioc.periodUs * 1000;
   let best = at;
-  let bestD = halfNs + 1;
+  let bestD = lateNs;
   for (let i = c; i < n; i++) {
     if (timerHintDev.get(i) != dev) continue;
     const h = timerHintNs.get(i);
-    if (h - at > halfNs) break;
+    if (h - at >= lateNs) break;
+    if (at - h > earlyNs) continue;
     const d = h > at ? h - at : at - h;
     if (d < bestD) {
       bestD = d;
@@ -506,7 +549,7 @@ function startPeriod(ioc: Ioc): void {
   // timer.expires = jiffies + usecs_to_jiffies(period_us); the timer wheel
   // files a level-0 timer one tick later (calc_index rounds up).
   const j = jiffiesAt(nNs) + P.usecsToJiffies(<u64>ioc.periodUs, HZ) + 1;
-  const at = hintedExpiry(ioc, tickTime(j));
+  const at = thawed(hintedExpiry(ioc, tickTime(j)));
   ioc.timerAt = at;
   schedule(at, EV_IOCOST_TIMER, <u32>ioc.dev);
 }
@@ -784,7 +827,7 @@ function iocgKickWaitq(g: Iocg, payDebt: bool): void {
   if (!g.waitSince) g.waitSince = nUs;
   if (vbudget >= 0) return;
   const vshortage = <u64>(-vbudget);
-  const expires = nNs + <i64>(divRoundUp(vshortage, ioc.vtimeBaseRate) * P.NSEC_PER_USEC) + <i64>ioc.timerSlackNs;
+  const expires = thawed(nNs + <i64>(divRoundUp(vshortage, ioc.vtimeBaseRate) * P.NSEC_PER_USEC) + <i64>ioc.timerSlackNs);
   if (g.wakeAt >= 0) {
     const d = g.wakeAt - expires;
     if ((d < 0 ? -d : d) <= <i64>ioc.timerSlackNs) return;

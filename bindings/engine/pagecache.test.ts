@@ -9,7 +9,11 @@ import { loadScenario } from "../scenario/load.js";
 import { simulate } from "./simulation.js";
 import type { BioRecord, RunResult } from "../scenario/types.js";
 import { parseFioJobFile } from "../workload/fio-jobfile.js";
-import { compareBufTrace, BIO_BAR, READ_BAR } from "../oracle/bufread.js";
+import { compareBufTrace, enterAtBioQueue, guestStalls, readBufTrace, STALL_NS, BIO_BAR, READ_BAR } from "../oracle/bufread.js";
+import { scenarioFromTrace } from "../oracle/replay.js";
+import { Simulation } from "./simulation.js";
+import { readIocostTrace } from "./modules/iocost.js";
+import type { RecordedIo } from "../oracle/traces.js";
 
 const run = (yaml: string): RunResult => simulate(loadScenario(yaml, "pagecache.yaml").scenario);
 
@@ -214,3 +218,44 @@ describe("oracle: buffered reads under io.cost (6.1 guest, bufread_iocost)", () 
     expect(s.reads.share).toBeGreaterThan(fitted.reads.share + 0.05);
   });
 });
+
+describe("io.cost buffered-read replay: the guest's own timing (enterAtBioQueue, guestStalls)", () => {
+  const io = (cgroup: string, submitNs: number): RecordedIo =>
+    ({ job: cgroup, seq: 0, thread: 0, cgroup, dir: "R", off: 0, size: 65536, submitNs, completeNs: submitNs + 1e6, line: 1 });
+  it("a read enters the page cache at the block_bio_queue of the bio it submitted, if later", () => {
+    const ios = [io("A", 0), io("A", 10e6), io("B", 0)];
+    const bios = [{ cgroup: "A", tNs: 4e6, sectors: 256, sector: 0 }, { cgroup: "A", tNs: 10.2e6, sectors: 256, sector: 256 },
+      { cgroup: "B", tNs: 3e6, sectors: 256, sector: 1 << 22 }];
+    enterAtBioQueue(ios, bios, new Map([["A", { qd: 1 }], ["B", { qd: 4 }]]));
+    expect(ios.map((x) => x.enterNs)).toEqual([4e6, 10.2e6, undefined]); // B: 4 threads, which read queued it is unknown
+  });
+  it("a stall is a quiet time of the whole guest longer than STALL_NS while reads are running", () => {
+    const recs = [
+      { type: "io", submit_ns: 0, complete_ns: 1e6 }, { type: "bio", t_ns: 0.5e6 }, { type: "io", submit_ns: 2e6, complete_ns: 40e6 },
+      { type: "trace", t_ns: 3e6 }, { type: "bio", t_ns: 3e6 + STALL_NS + 1 }, { type: "bio", t_ns: 60e6 },
+    ].map((obj, i) => ({ obj, line: i + 1 }));
+    // 3 ms -> 13 ms + 1 ns: a stall; 13 ms -> 40 ms too; 40 -> 60 ms is after the last completion
+    expect(guestStalls(recs, STALL_NS)).toEqual([[3e6, 3e6 + STALL_NS + 1], [3e6 + STALL_NS + 1, 40e6]]);
+  });
+  it("io.cost's period timer does not run inside a recorded stall of the guest (assembly/iocost thawed())", () => {
+    const file = "test/fixtures/oracle/bufread/bufread_iocost.r2.jsonl";
+    const [c] = readBufTrace(readFileSync(file, "utf8"), file);
+    const stalls = c!.trace.pageCache!.guestStallsNs!;
+    expect(stalls.length).toBeGreaterThan(20);
+    const timerRuns = (withStalls: boolean) => {
+      const t = { ...c!.trace, pageCache: { ...c!.trace.pageCache!, guestStallsNs: withStalls ? stalls : [] } };
+      const { scenario, shiftNs } = scenarioFromTrace(t);
+      const sim = new Simulation(scenario);
+      sim.runToEnd();
+      const ctx = sim.context();
+      return readIocostTrace(sim.core, ctx.cgroupPaths(), ctx.devices().map((d) => d.spec.name))
+        .filter((e) => e.event === "iocost_ioc_vrate_adj").map((e) => e.tNs + shiftNs);
+    };
+    const inside = (runs: number[]) => runs.filter((x) => stalls.some(([a, b]) => x > a && x < b)).length;
+    expect(inside(timerRuns(false))).toBeGreaterThan(0);
+    const runs = timerRuns(true);
+    expect(runs.length).toBeGreaterThan(40);
+    expect(inside(runs)).toBe(0);
+  });
+});
+

@@ -26,9 +26,10 @@
 //           after it (iocost_donate: B first marked idle at 593 ms real; the
 //           kernel's timing says 628, one period later). The deliveries are
 //           read from the timer's own tracepoints (see recordedTimerFirings)
-//           and the simulated timer fires at the recorded delivery nearest
-//           its kernel expiry; everything the timer decides is still the
-//           model's. "kernel" ignores them.
+//           and each simulated run fires at its recorded delivery, the one
+//           nearest its kernel expiry from half a period before it to a
+//           period after it (assembly/iocost hintedExpiry()); everything the
+//           timer decides is still the model's. "kernel" ignores them.
 //
 // Outputs: 100 ms bins of completions per cgroup (same shape as
 // iocost_*_bins.jsonl) and vrate samples from iocost_ioc_vrate_adj.

@@ -68,13 +68,15 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
     order.set(io.job, l);
   }
   const jobs: JobSpec[] = [];
+  // a read the guest got to late (RecordedIo.enterNs) is submitted then
+  const at = (io: RecordedIo) => io.enterNs ?? io.submitNs;
   for (const [name, list] of order) {
-    list.sort((a, b) => a.submitNs - b.submitNs || a.seq - b.seq);
+    list.sort((a, b) => at(a) - at(b) || a.submitNs - b.submitNs || a.seq - b.seq);
     const pc = t.pageCache;
     jobs.push(jobDefaults({
       name, device: t.device.name, cgroup: list[0]!.cgroup, iodepth: list.length,
       ...(pc ? { direct: false, fadvise: pc.fadvise[name] ?? "none", invalidate: false, ...(pc.raServiceNs?.[name] ? { readaheadServiceNs: pc.raServiceNs[name] } : {}) } : {}),
-      pattern: { kind: "replay", ios: list.map((io) => ({ tNs: io.submitNs - shift, off: io.off, size: io.size, dir: io.dir })) },
+      pattern: { kind: "replay", ios: list.map((io) => ({ tNs: at(io) - shift, off: io.off, size: io.size, dir: io.dir })) },
       source: { file: t.file, line: list[0]!.line },
     }));
   }
@@ -87,6 +89,8 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
     devices: [{
       ...idealDevice(t.device.name, t.device.devno, { maxSectorsKb: t.device.maxSectorsKb, rotational: t.device.rotational, nrRequests: t.device.nrRequests }),
       ...(t.pageCache ? { readAheadKb: t.pageCache.readAheadKb, sizeBytes: t.pageCache.sizeBytes } : {}),
+      ...(t.pageCache?.guestStallsNs?.length ? { guestStallsNs: t.pageCache.guestStallsNs.map(([a, b]): [number, number] => [a - shift, b - shift]) } : {}),
+      ...(t.pageCache?.iocostTimerNs?.length ? { iocostTimerNs: t.pageCache.iocostTimerNs.map((x) => x - shift).filter((x) => x > 0) } : {}),
       ...(t.device.latencyNs !== undefined ? { latencyNs: t.device.latencyNs } : {}),
       ...(t.device.fit ? fittedDevice(t.device.fit) : {}),
     }],

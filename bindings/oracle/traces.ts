@@ -34,6 +34,11 @@ export interface RecordedIo {
   submitNs: number;
   completeNs: number;
   line: number;
+  /**
+   * When the guest got to it, if later than submitNs (buffered reads under io.cost: the
+   * block_bio_queue of the readahead bio it submitted); the replay submits it then.
+   */
+  enterNs?: number;
 }
 
 export interface LimitWrite {
@@ -86,6 +91,10 @@ export interface RecordedTrace {
     fadvise: Record<string, "none" | "sequential" | "random">;
     /** per job: the recorded driver time of its k-th readahead bio (ns, -1 unknown) */
     raServiceNs?: Record<string, number[]>;
+    /** stalls of the emulated guest, [from, to) trace ns: io.cost's timers due inside run at the end */
+    guestStallsNs?: Array<[number, number]>;
+    /** io.cost's period timer: its recorded deliveries (trace ns; DeviceSpec.iocostTimerNs) */
+    iocostTimerNs?: number[];
   };
 }
 

@@ -127,9 +127,9 @@ export interface DeviceSpec {
   card?: DeviceCard;
   /**
    * Recorded deliveries of this device's iocost period timer, ascending ns (a trace replay: the
-   * host delivered the jiffies timer up to a tick late or early). The timer fires at the recorded
-   * delivery nearest the kernel's expiry when one lies within half a period; unset = the kernel's
-   * own timing.
+   * guest's host delivered the jiffies timer late, or early when its jiffies lagged). A run fires
+   * at the recorded delivery nearest its kernel expiry from half a period before it to one period
+   * after it, else at the expiry (a run that left no tracepoint); unset = the kernel's own timing.
    */
   iocostTimerNs?: number[];
   /**
@@ -138,6 +138,12 @@ export interface DeviceSpec {
    * the driver in one is issued at its end; one due to complete in one completes at its end.
    */
   stallsNs?: Array<[number, number]>;
+  /**
+   * Recorded stalls of the guest that ran the trace, [from, to) ns (an emulated guest whose host
+   * did not run it for a while: its clock went on, nothing in it ran). An io.cost timer (period
+   * timer, waitq wakeup) due inside one runs at its end. Unset: a machine that always runs.
+   */
+  guestStallsNs?: Array<[number, number]>;
   /**
    * /sys/block/<dev>/queue/wbt_lat_usec written at t = 0 (writeback throttling, assembly/wbt/):
    * "-1" the kernel's default (2000 us, 75000 us rotational), "0" off. Unset: no wbt (iosim's

@@ -31,6 +31,7 @@ export interface IocostCore {
   iocostCfgAt(idx: number, atNs: bigint): void;
   iocostJobUseDebt(job: number, on: number): void;
   iocostTimerHint(dev: number, atNs: bigint): void;
+  iocostFreeze(aNs: bigint, bNs: bigint): void;
   iocostTraceSetup(on: number, cap: number): void;
   iocostTracePtr(): number;
   iocostTraceCount(): number;
@@ -106,6 +107,14 @@ export const iocostModule: ControlModule = {
     const hints = ctx.devices().flatMap((d) => (d.spec.iocostTimerNs ?? []).map((t) => [t, d.id] as const));
     hints.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     for (const [t, id] of hints) c.iocostTimerHint(id, BigInt(Math.round(t)));
+    // recorded guest stalls (one guest: merged over its devices, disjoint and ascending)
+    const stalls = ctx.devices().flatMap((d) => d.spec.guestStallsNs ?? []).sort((a, b) => a[0] - b[0]);
+    let end = -Infinity;
+    for (const [a, b] of stalls) {
+      const a2 = Math.max(a, end);
+      if (b > a2) c.iocostFreeze(BigInt(Math.round(a2)), BigInt(Math.round(b)));
+      end = Math.max(end, b);
+    }
     stateOf(ctx);
   },
   write(ctx: ControlContext, w: ConfigWrite): void {
