@@ -209,7 +209,7 @@ function attachExpected(v: PodVolume, ns: string, api: ApiServer): boolean {
  * sweep's `fixes` has dictionary elements ("104526" is an array index), and
  * a for-in over its keys to see whether it had any was ~1 % of a run.
  */
-const profiles = new Map<string, Map<number, Profile>>();
+const profiles = new Map<string, Map<number | string, Profile>>();
 /** DEFAULT_TIMERS unfrozen: copying a frozen object is a slow path in V8 */
 const TIMER_DEFAULTS: TimerConfig = { ...DEFAULT_TIMERS };
 /** The run's timers: the defaults themselves when the scenario overrides none (no component writes them). */
@@ -221,22 +221,28 @@ function hasKeys(o: object): boolean {
   return false;
 }
 function profileFor(version: string | undefined, a: FixOverrides, b: FixOverrides | undefined): Profile {
+  // (base-3 digits in blocks of 30 fixes: 3^30 * 2 stays an exact double; a
+  // second block, rarely non-zero, makes the key a string)
   let code = 0;
-  for (let i = 0, digit = 1; i < FIXES.length; i++, digit *= 3) {
+  let high = 0;
+  for (let i = 0, digit = 1; i < FIXES.length; i++, digit = i % 30 === 0 ? 1 : digit * 3) {
     const id = FIXES[i]!.id;
     const v = b !== undefined && id in b ? b[id] : a[id];
-    if (v !== undefined) code += v ? digit : 2 * digit;
+    if (v === undefined) continue;
+    if (i < 30) code += v ? digit : 2 * digit;
+    else high += v ? digit : 2 * digit;
   }
+  const key: number | string = high === 0 ? code : `${code}:${high}`;
   let byCode = profiles.get(version ?? "");
   if (byCode === undefined) {
     if (profiles.size > 64) profiles.clear();
     profiles.set(version ?? "", (byCode = new Map()));
   }
-  let p = byCode.get(code);
+  let p = byCode.get(key);
   if (p === undefined) {
     if (byCode.size > 256) byCode.clear();
     // not frozen: V8 copies frozen objects ({...o}) on a slow path
-    byCode.set(code, (p = resolveProfile(version, code === 0 ? {} : { ...a, ...(b ?? {}) })));
+    byCode.set(key, (p = resolveProfile(version, key === 0 ? {} : { ...a, ...(b ?? {}) })));
   }
   return p;
 }
@@ -1448,7 +1454,7 @@ export function finalPods(r: K8sRunResult): KObj[] {
 const NO_EXTRA_DELAY = (_now: number): number => 0;
 
 /** the order of the result's final objects, by kind */
-const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
+const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver", "CSINode"];
 
 /** the order objects are created in at the start of a run (the kinds with a kindSlot: createOrder) */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
