@@ -167,7 +167,8 @@ describe("a disruption inside every call, timed out but done: what is left match
         it(`${p} ${op}: ${Object.keys(DISRUPTIONS).join(", ")} on ${VERSIONS.join(", ")}`, () => {
           for (const d of Object.keys(DISRUPTIONS) as Disruption[]) {
             const sc = loadK8sScenario(scenario(p, op, up, d), "t.yaml");
-            for (const v of VERSIONS) {
+            // (the in-tree EBS plugin is gone from 1.27: its calls are the EBS CSI driver's there, volume/csimigration.ts; the csi rows cover them)
+            for (const v of p === "ebs" ? VERSIONS.filter((x) => Number(x.split(".")[1]) < 27) : VERSIONS) {
               const r = runK8sScenario(sc, { version: v, steps: true });
               const prefix = (up ? PLUGINS[p].up : PLUGINS[p].down)[op]!;
               // the work landed after the caller gave up, and the disruption happened inside the call

@@ -666,7 +666,7 @@ export class ApiServer {
 function groupBySlotOf(g: Partial<Record<Kind, WakeGroup>> | undefined): Array<WakeGroup | undefined> | undefined {
   if (g === undefined) return undefined;
   // in KINDS order (kindSlot)
-  return [g.Node, g.Pod, g.PersistentVolume, g.PersistentVolumeClaim, g.VolumeAttachment, g.CSIDriver];
+  return [g.Node, g.Pod, g.PersistentVolume, g.PersistentVolumeClaim, g.VolumeAttachment, g.CSIDriver, g.StorageClass, g.CSINode];
 }
 
 /** one write's watch events due at one instant, in informer order */

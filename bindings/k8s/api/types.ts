@@ -13,8 +13,8 @@
 
 import { intern } from "../../util/intern.js";
 
-export type Kind = "Node" | "Pod" | "PersistentVolume" | "PersistentVolumeClaim" | "VolumeAttachment" | "CSIDriver" | "StorageClass";
-export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver", "StorageClass"];
+export type Kind = "Node" | "Pod" | "PersistentVolume" | "PersistentVolumeClaim" | "VolumeAttachment" | "CSIDriver" | "StorageClass" | "CSINode";
+export const KINDS: readonly Kind[] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver", "StorageClass", "CSINode"];
 /**
  * A kind's index in KINDS, or -1 for a kind the model does not know: a switch
  * (a keyed lookup on a table sees every kind at one site, a slow megamorphic
@@ -36,6 +36,8 @@ export function kindSlot(kind: string): number {
       return kind === "CSIDriver" ? 5 : -1;
     case 12:
       return kind === "StorageClass" ? 6 : -1;
+    case 7:
+      return kind === "CSINode" ? 7 : -1;
     default:
       return -1;
   }
@@ -61,6 +63,7 @@ export const NAMESPACED: Record<Kind, boolean> = {
   VolumeAttachment: false,
   CSIDriver: false,
   StorageClass: false,
+  CSINode: false,
 };
 
 export interface ObjectMeta {

@@ -43,6 +43,7 @@ import { type Done, FailureMessages, NestedPendingOperations, RunResult } from "
 import { adcOperationName, attachDetachKey } from "../util/operationexecutor.js";
 import { isMultiAttachAllowed, joinOnce, PluginEnv, PluginMgr, specForPodVolume, uniqueNameFromSpec, VAWaiters, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 import { perform } from "../volume/operation.js";
+import { controllerVolumeSpec, inTreePluginRegistered, processVolumeAttachmentSpec } from "../volume/csimigration.js";
 import { ActualStateOfWorld, AttachedVolumeRef } from "./cache/actual_state_of_world.js";
 import { DesiredStateOfWorld, VolumeToAttach } from "./cache/desired_state_of_world.js";
 import { type AttacherDetacher, createReconciler, type NodeLister, type PodEventRecorder, Reconciler, volDetail } from "./reconciler.js";
@@ -189,7 +190,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
     });
     const c = "kube-controller-manager";
     this.inf = ctx.api.informer(
-      ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"],
+      ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver", "CSINode"],
       ctx.watchLatency(c),
       ctx.watchExtra(c),
       (type, obj, old) => {
@@ -202,7 +203,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
         if (this.sharedListeners !== undefined) for (const s of this.sharedSynced!) s();
       },
       this.wake,
-      { Node: this.nodeWake, Pod: this.podWake, PersistentVolume: this.podWake, PersistentVolumeClaim: this.podWake, VolumeAttachment: this.unreadWake, CSIDriver: this.unreadWake },
+      { Node: this.nodeWake, Pod: this.podWake, PersistentVolume: this.podWake, PersistentVolumeClaim: this.podWake, VolumeAttachment: this.unreadWake, CSIDriver: this.unreadWake, CSINode: this.podWake },
     );
   }
 
@@ -273,11 +274,19 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
         const pvName = va.spec?.source?.persistentVolumeName;
         const pv = pvName ? this.cache("PersistentVolume", pvName) : undefined;
         if (!pv) continue;
-        const spec: VolumeSpec = { name: pv.metadata.name, pv, readOnly: false };
+        // a migrated PV: named in-tree before #101737, skipped while its in-tree plugin is unregistered before #102176 (volume/csimigration.ts)
+        const spec = processVolumeAttachmentSpec(ctx, { name: pv.metadata.name, pv, readOnly: false });
+        if (spec === null) {
+          ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "W", "attach_detach_controller.go:725", `Skipping processing the volume ${JSON.stringify(pvName)} on nodeName: ${JSON.stringify(va.spec.nodeName)}, no attacher interface found. err=no volume plugin matched`);
+          continue;
+        }
         const plugin = this.plugins.findBySpec(spec);
         if (!plugin) continue;
         const vol = uniqueNameFromSpec(plugin, spec);
-        if (this.asw.getAttachState(vol, va.spec.nodeName) === "Detached") this.asw.markVolumeAsUncertain(vol, spec, va.spec.nodeName);
+        if (this.asw.getAttachState(vol, va.spec.nodeName) === "Detached") {
+          ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "I", "attach_detach_controller.go:766", `Marking volume attachment as uncertain as volume:${JSON.stringify(vol)} (${JSON.stringify(va.spec.nodeName)}) is not attached (Detached)`);
+          this.asw.markVolumeAsUncertain(vol, spec, va.spec.nodeName);
+        }
       }
     }
     // populateDesiredStateOfWorld
@@ -339,8 +348,15 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
     const namespace = pod.metadata.namespace ?? "default";
     const uid = pod.metadata.uid;
     for (let i = 0; i < vols.length; i++) {
-      const spec = specForPodVolume(vols[i]!, namespace, this.cacheLookup);
-      if (typeof spec === "string") continue;
+      const podSpec = specForPodVolume(vols[i]!, namespace, this.cacheLookup);
+      if (typeof podSpec === "string") continue;
+      // translateInTreeSpecToCSIIfNeeded: the controller's gates and the node's CSINode (volume/csimigration.ts)
+      const spec = controllerVolumeSpec(this.ctx, podSpec, node, this.ctx.migration?.volumes ? this.cache("CSINode", node) : undefined);
+      if (spec === null) continue;
+      if (typeof spec === "string") {
+        if (add) this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:230", `Error processing volume ${JSON.stringify(vols[i]!.name)} for pod ${JSON.stringify(keyOf(pod))}/${JSON.stringify(node)}: error performing CSI migration checks and translation for PVC ${JSON.stringify(`${namespace}/${vols[i]!.persistentVolumeClaim?.claimName ?? ""}`)}: ${spec}`);
+        continue;
+      }
       const plugin = this.plugins.findBySpec(spec);
       if (!plugin || !plugin.isAttachable(spec, this.ctx)) continue;
       const vol = uniqueNameFromSpec(plugin, spec);
@@ -494,7 +510,9 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
     const { ctx } = this;
     // without a spec (a volume known from node status alone) the plugin is found by the name's first two parts
     const pluginName = av.spec ? "" : splitUniqueNamePlugin(av.volumeName);
-    const plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
+    let plugin = av.spec ? this.plugins.findBySpec(av.spec) : this.plugins.findByName(pluginName);
+    // an in-tree plugin removed from the release or unregistered by a gate cannot detach (volume/csimigration.ts section 3)
+    if (plugin !== undefined && ctx.migration?.volumes && !inTreePluginRegistered(ctx.profile, ctx.migration.gates, plugin.name)) plugin = undefined;
     const key = attachDetachKey(av.volumeName, av.nodeName, av.spec);
     return this.npo.run(key, adcOperationName(this.ctx.profile, "volume_detach"), (op) => {
       // a failure's text is read by its log line and its causal note alone: built when one of them is

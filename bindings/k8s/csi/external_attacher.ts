@@ -20,6 +20,7 @@ import type { Ctx } from "../engine/context.js";
 import { joinOnce } from "../volume/plugins.js";
 import { boundedMemo } from "../../util/bounded-memo.js";
 import { perform, type CallError } from "../volume/operation.js";
+import { inTreePluginOf, translateInTreeSpecToCSI } from "../volume/csimigration.js";
 
 interface Work {
   pending: boolean;
@@ -96,7 +97,8 @@ export class ExternalAttacher {
     if (!deleting && va.status?.attached) return;
     if (deleting && !hasFin) return;
     const pv = this.inf!.cache.get("PersistentVolume", String(va.spec.source?.persistentVolumeName));
-    const handle: string = pv?.spec?.csi?.volumeHandle ?? va.spec.source?.persistentVolumeName ?? name;
+    // a migrated PV's in-tree source is translated as the kubelet and the controller do (csi-translation-lib; volume/csimigration.ts)
+    const handle: string = pv?.spec?.csi?.volumeHandle ?? (pv !== undefined && inTreePluginOf({ name: pv.metadata.name, pv, readOnly: false }) !== null ? translateInTreeSpecToCSI({ name: pv.metadata.name, pv, readOnly: false }).pv!.spec.csi.volumeHandle : undefined) ?? va.spec.source?.persistentVolumeName ?? name;
     const node: string = va.spec.nodeName;
     const c = this.component;
     if (!deleting) {

@@ -93,4 +93,11 @@ export interface Ctx {
   kubeletRoot: string;
   /** the run resizes a claim (a `resize` action): volume expansion's controllers and checks run (expand/) */
   expansion?: boolean;
+  /**
+   * in-tree -> CSI migration (volume/csimigration.ts): the scenario's feature
+   * gates that are not switches, the kubelets' own migration gates, whether
+   * the migrated plugins' CSI drivers are deployed, and whether the run has
+   * a volume that can migrate at all (kubelets write CSINode objects only then)
+   */
+  migration?: { gates: Readonly<Record<string, boolean>>; kubeletGates: Readonly<Record<string, boolean>> | undefined; drivers: boolean; volumes: boolean };
 }

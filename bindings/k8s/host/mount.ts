@@ -127,6 +127,19 @@ export class Host {
     return false;
   }
 
+  /**
+   * A filesystem of cloud disk `disk` is mounted: the in-tree plugin's device,
+   * or its CSI driver's staging of it (fs "csi:<handle>", the handle the disk
+   * id or a PD path ending in /disks/<disk>: volume/csimigration.ts)
+   */
+  isDiskMounted(disk: string): boolean {
+    const dev = `/dev/disk/by-id/virtio-${disk}`;
+    const csi = `csi:${disk}`;
+    const pd = `/disks/${disk}`;
+    for (const m of this.mounts.values()) if (m.fs === dev || m.fs === csi || (m.fs.startsWith("csi:projects/") && m.fs.endsWith(pd))) return true;
+    return false;
+  }
+
   isMountPoint(path: string): boolean {
     return this.mounts.has(path);
   }

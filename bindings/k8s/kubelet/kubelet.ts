@@ -20,6 +20,7 @@ import { type ContainerState, kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
 import { Rng, type Ticker, type WakeGroup } from "../engine/sim.js";
 import type { Host, RuntimePod } from "../host/mount.js";
+import { MIGRATED_PLUGINS_ANNOTATION, MIGRATIONS, migratedPluginsAnnotation } from "../volume/csimigration.js";
 import { joinInterned, podVolumePaths, type PluginMgr } from "../volume/plugins.js";
 import { isTerminal, VolumeManager } from "./volume_manager.js";
 import type { PodLookup } from "./volume_manager.js";
@@ -223,6 +224,7 @@ export class Kubelet implements PodLookup {
     if (this.dead) return;
     const { ctx } = this;
     const t = ctx.timers;
+    if (ctx.migration?.volumes) this.initializeCSINode();
     for (const p of this.pods()) this.podEvent("ADDED", p);
     const now = ctx.sim.now;
     // each loop is woken by what it reads (engine/sim.ts section 3): host.wake
@@ -253,6 +255,69 @@ export class Kubelet implements PodLookup {
     // not counted in the run's events (Sim.markLogOnly), so those are the
     // same with and without lines.
     if (ctx.out.on) this.tickers.push(ctx.sim.markLogOnly(ctx.sim.loop(names.housekeeping, t.HOUSEKEEPING_PERIOD_MS, now, this.housekeeping, this, h.wake, this.podsWake, h.fsWake, h.runtimeWake)));
+  }
+
+  // ---- CSINode (volume/csimigration.ts section 1) ----
+  // The kubelet's CSI plugin writes the node's CSINode when it starts
+  // (nodeinfomanager InitializeCSINodeWithAnnotation: the annotation
+  // storage.kubernetes.io/migrated-plugins, the in-tree plugins this kubelet's
+  // gates migrate; an existing object keeps its drivers) and adds a driver
+  // when its node plugin registers (installDriverToCSINode). Only the drivers
+  // of migrated plugins are listed (no loop reads any other). A refused write
+  // is retried a second later, as the plugin's initialization retries.
+
+  private initializeCSINode(): void {
+    if (this.dead) return;
+    const { ctx } = this;
+    const ann = migratedPluginsAnnotation(ctx.profile, ctx.migration!.kubeletGates);
+    ctx.api.caller = this.component;
+    try {
+      const cur = ctx.api.tryGet("CSINode", this.nodeName);
+      if (cur === undefined) {
+        ctx.api.create({
+          apiVersion: "storage.k8s.io/v1",
+          kind: "CSINode",
+          metadata: { name: this.nodeName, uid: "", resourceVersion: "", annotations: { [MIGRATED_PLUGINS_ANNOTATION]: ann } },
+          spec: { drivers: [] },
+        });
+      } else if (cur.metadata.annotations?.[MIGRATED_PLUGINS_ANNOTATION] !== ann) {
+        ctx.api.patch("CSINode", this.nodeName, (d) => {
+          d.metadata.annotations = { ...(d.metadata.annotations ?? {}), [MIGRATED_PLUGINS_ANNOTATION]: ann };
+          return true;
+        });
+      }
+    } catch {
+      ctx.sim.after(1000, () => this.initializeCSINode());
+      return;
+    } finally {
+      ctx.api.caller = "";
+    }
+    if (!ctx.migration!.drivers) return;
+    const at = this.host.csiRegisteredAt;
+    if (at <= ctx.sim.now) this.installCSIDrivers();
+    else ctx.sim.call(at, Kubelet.installDriversOf, this);
+  }
+  private static installDriversOf(k: Kubelet): void {
+    k.installCSIDrivers();
+  }
+  /** the migrated plugins' node plugins registered: their drivers in the CSINode */
+  private installCSIDrivers(): void {
+    if (this.dead) return;
+    const { ctx } = this;
+    ctx.api.caller = this.component;
+    try {
+      ctx.api.patch("CSINode", this.nodeName, (d) => {
+        const drivers = (d.spec?.drivers ?? []) as Array<{ name: string; nodeID: string }>;
+        const add = MIGRATIONS.map((m) => m.driver).filter((n) => !drivers.some((x) => x.name === n));
+        if (add.length === 0) return false;
+        d.spec = { ...d.spec, drivers: [...drivers, ...add.map((name) => ({ name, nodeID: this.nodeName }))] };
+        return true;
+      });
+    } catch {
+      ctx.sim.after(1000, () => this.installCSIDrivers());
+    } finally {
+      ctx.api.caller = "";
+    }
   }
 
   private podEvent(type: string, pod: KObj): void {

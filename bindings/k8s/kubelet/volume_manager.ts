@@ -176,6 +176,7 @@ import { Done, FailureMessages, goQuote, NestedPendingOperations } from "../util
 import { attachDetachKey, mountVolumeKey, unmountDeviceKey, unmountVolumeKey, verifyControllerAttachedVolumeKey } from "../util/operationexecutor.js";
 import { backendIdOfPV, expandPluginOf, ResizeUtil, sizes } from "../expand/expand_controller.js";
 import { csiErrorText, perform } from "../volume/operation.js";
+import { kubeletVolumeSpec } from "../volume/csimigration.js";
 import { isBlockVolume, isMultiAttachAllowed, PluginEnv, PluginError, PluginMgr, specForPodVolume, uniqueNameFromSpec, uniqueNameWithPod, uniqueVolumeName, VolumePlugin, VolumeSpec } from "../volume/plugins.js";
 
 export interface DesiredVolume {
@@ -315,11 +316,14 @@ export class VolumeManager {
       let vols = this.dsw.get(uid);
       let complete = true;
       for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
-        const spec = specForPodVolume(v, pod.metadata.namespace ?? "default", this.lookup);
-        if (typeof spec === "string") {
+        const podSpec = specForPodVolume(v, pod.metadata.namespace ?? "default", this.lookup);
+        if (typeof podSpec === "string") {
           complete = false;
           continue;
         }
+        // an in-tree spec the kubelet's own gates migrate is the CSI driver's (volume/csimigration.ts)
+        const spec = kubeletVolumeSpec(ctx, podSpec);
+        if (spec === null) continue;
         const plugin = this.plugins.findBySpec(spec);
         if (!plugin) continue;
         const volumeName = uniqueVolumeName(plugin, spec, uid, ctx);

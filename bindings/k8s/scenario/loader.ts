@@ -6,6 +6,7 @@
 // field path. Once every key is loaded, the names the timeline, faults and
 // checks give are checked against what the scenario defines (references.ts).
 
+import { KUBELET_GATES, SCENARIO_GATES } from "../volume/csimigration.js";
 import { shown } from "../../util/shown.js";
 import { parseYaml, yamlToJS } from "../../util/yaml-guard.js";
 import { LineCounter, parseDocument } from "yaml";
@@ -213,7 +214,7 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
   let pluginLatencies: Record<string, Partial<Record<BackendOp, number>>> | undefined;
   const wlc: Record<string, number> = {};
   if (wantSettings) {
-    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "csiNodeRegistration", "apiServer", "interleave"]);
+    cx.only(settingsIn, "settings", ["watchLatency", "watchLatencyByComponent", "propagationDelay", "kubeletRoot", "timers", "latencies", "noKubelet", "csiNodeRegistration", "apiServer", "interleave", "featureGates", "kubeletFeatureGates", "csiMigrationDrivers"]);
     if (settingsIn.timers !== undefined) {
       for (const [k, v] of Object.entries(cx.map(settingsIn.timers, "settings.timers"))) {
         if (!(k in DEFAULT_TIMERS)) cx.fail(`settings.timers.${k}`, `unknown timer (known: ${Object.keys(DEFAULT_TIMERS).join(", ")})`);
@@ -301,6 +302,9 @@ function loadKeys(cx: Cx, value: unknown, keys: readonly string[] | null): Parti
           csiNodeRegistrationMs: settingsIn.csiNodeRegistration === undefined ? 0 : cx.dur(settingsIn.csiNodeRegistration, "settings.csiNodeRegistration"),
           apiServer: settingsIn.apiServer === undefined ? undefined : loadApiServerSetting(cx, settingsIn.apiServer),
           ...(settingsIn.interleave !== undefined ? { interleave: cx.bool(settingsIn.interleave, "settings.interleave", false) } : {}),
+          ...(settingsIn.featureGates !== undefined ? { featureGates: loadGates(cx, settingsIn.featureGates, "settings.featureGates", SCENARIO_GATES) } : {}),
+          ...(settingsIn.kubeletFeatureGates !== undefined ? { kubeletFeatureGates: loadGates(cx, settingsIn.kubeletFeatureGates, "settings.kubeletFeatureGates", KUBELET_GATES) } : {}),
+          ...(settingsIn.csiMigrationDrivers !== undefined ? { csiMigrationDrivers: cx.bool(settingsIn.csiMigrationDrivers, "settings.csiMigrationDrivers", true) } : {}),
         },
     objects,
     timeline,
@@ -379,6 +383,16 @@ function loadClock(cx: Cx, root: J): WallClock {
   return { startUtcMs, offsetMin, zone: clockIn.zone === undefined ? (offsetMin === 0 ? "UTC" : off.replace(":", "")) : String(clockIn.zone) };
 }
 
+/** feature gates a scenario sets that are not switches (volume/csimigration.ts): name -> true/false */
+function loadGates(cx: Cx, v: unknown, path: string, known: readonly string[]): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const [k, x] of Object.entries(cx.map(v, path))) {
+    if (!known.includes(k)) cx.fail(`${path}.${k}`, `unknown feature gate (known here: ${known.join(", ")})`);
+    out[k] = cx.bool(x, `${path}.${k}`, false);
+  }
+  return out;
+}
+
 const API_VERSIONS: Record<Kind, string[]> = {
   Node: ["v1"],
   Pod: ["v1"],
@@ -387,6 +401,7 @@ const API_VERSIONS: Record<Kind, string[]> = {
   VolumeAttachment: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
   CSIDriver: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
   StorageClass: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
+  CSINode: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
 };
 
 const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"] as const;

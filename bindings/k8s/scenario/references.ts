@@ -30,6 +30,7 @@
 // define are worked out once, and a part of the check whose input is frozen
 // and passed with those names is not checked again (KnownNames).
 
+import { ebsVolumeId } from "../volume/csimigration.js";
 import { KObj, Kind } from "../api/types.js";
 import { parseQuantity } from "../api/quantity.js";
 import type { BackendOp } from "../host/backend.js";
@@ -120,7 +121,11 @@ class Names {
       id = `rbd:${image}`;
       type = "rbd";
       this.rbdImages.add(image);
-    } else if (src.awsElasticBlockStore) [id, type] = [String(src.awsElasticBlockStore.volumeID), "disk"];
+    } else if (src.awsElasticBlockStore) {
+      [id, type] = [String(src.awsElasticBlockStore.volumeID), "disk"];
+      // a migrated EBS volume's VolumeAttachment is the driver's, for its handle (volume/csimigration.ts)
+      if (!inPod) this.csiHandles.add(ebsVolumeId(id));
+    }
     else if (src.gcePersistentDisk) [id, type] = [String(src.gcePersistentDisk.pdName), "disk"];
     else if (src.qcloudCbs) [id, type] = [String(src.qcloudCbs.cbsDiskId), "disk"];
     else return null;

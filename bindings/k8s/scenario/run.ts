@@ -39,6 +39,7 @@ import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
 import { createCSIPlugin } from "../volume/csi.js";
 import { PluginMgr } from "../volume/plugins.js";
+import { AWS_EBS_PLUGIN, driverOf, GCE_PD_PLUGIN, isMigrationEnabledForPlugin, MIGRATED_PLUGINS_ANNOTATION, MIGRATIONS, migratedPluginsAnnotation, pvVolumeHandle } from "../volume/csimigration.js";
 import { createRBDPlugin } from "../volume/rbd.js";
 import type { Check, Expectation, K8sScenario, TimelineItem } from "./schema.js";
 
@@ -148,14 +149,28 @@ const PLUGINS: PluginMgr =
     createLocalPlugin("empty-dir"),
   ]);
 
+const NO_GATES: Readonly<Record<string, boolean>> = Object.freeze({});
+/**
+ * The scenario has a PV (among its objects or created by its timeline) with
+ * an in-tree source that migrates to CSI (volume/csimigration.ts): only then
+ * do kubelets write CSINode objects, which no loop of another run reads.
+ */
+function hasMigratableVolume(sc: K8sScenario): boolean {
+  const pv = (o: KObj): boolean => o.kind === "PersistentVolume" && (!!o.spec?.awsElasticBlockStore || !!o.spec?.gcePersistentDisk);
+  if (sc.objects.some(pv)) return true;
+  return sc.timeline.some((t) => t.action.kind === "create" && pv(t.action.manifest));
+}
+
 /** storage backend id of a pod volume (csi handle, disk id, rbd:pool/image), or null */
-function backendId(v: PodVolume, ns: string, api: ApiServer): string | null {
+function backendId(v: PodVolume, ns: string, api: ApiServer, run?: Ctx): string | null {
   let src: Record<string, any> | undefined = v as unknown as Record<string, any>;
   if (v.persistentVolumeClaim) {
     const pvc = api.tryGet("PersistentVolumeClaim", nsKey(ns, v.persistentVolumeClaim.claimName));
     const pv = pvc?.spec?.volumeName ? api.tryGet("PersistentVolume", pvc.spec.volumeName) : undefined;
     if (!pv) return null;
     src = pv.spec;
+    // a migrated PD is its CSI handle to the storage backend (volume/csimigration.ts section 4)
+    if (src?.gcePersistentDisk && run?.migration?.volumes && isMigrationEnabledForPlugin(run.profile, GCE_PD_PLUGIN)) return pvVolumeHandle(pv)!;
   }
   if (!src) return null;
   if (src.csi?.volumeHandle) return src.csi.volumeHandle;
@@ -194,7 +209,7 @@ function attachExpected(v: PodVolume, ns: string, api: ApiServer): boolean {
  * sweep's `fixes` has dictionary elements ("104526" is an array index), and
  * a for-in over its keys to see whether it had any was ~1 % of a run.
  */
-const profiles = new Map<string, Map<number, Profile>>();
+const profiles = new Map<string, Map<number | string, Profile>>();
 /** DEFAULT_TIMERS unfrozen: copying a frozen object is a slow path in V8 */
 const TIMER_DEFAULTS: TimerConfig = { ...DEFAULT_TIMERS };
 /** The run's timers: the defaults themselves when the scenario overrides none (no component writes them). */
@@ -206,22 +221,28 @@ function hasKeys(o: object): boolean {
   return false;
 }
 function profileFor(version: string | undefined, a: FixOverrides, b: FixOverrides | undefined): Profile {
+  // (base-3 digits in blocks of 30 fixes: 3^30 * 2 stays an exact double; a
+  // second block, rarely non-zero, makes the key a string)
   let code = 0;
-  for (let i = 0, digit = 1; i < FIXES.length; i++, digit *= 3) {
+  let high = 0;
+  for (let i = 0, digit = 1; i < FIXES.length; i++, digit = i % 30 === 0 ? 1 : digit * 3) {
     const id = FIXES[i]!.id;
     const v = b !== undefined && id in b ? b[id] : a[id];
-    if (v !== undefined) code += v ? digit : 2 * digit;
+    if (v === undefined) continue;
+    if (i < 30) code += v ? digit : 2 * digit;
+    else high += v ? digit : 2 * digit;
   }
+  const key: number | string = high === 0 ? code : `${code}:${high}`;
   let byCode = profiles.get(version ?? "");
   if (byCode === undefined) {
     if (profiles.size > 64) profiles.clear();
     profiles.set(version ?? "", (byCode = new Map()));
   }
-  let p = byCode.get(code);
+  let p = byCode.get(key);
   if (p === undefined) {
     if (byCode.size > 256) byCode.clear();
     // not frozen: V8 copies frozen objects ({...o}) on a slow path
-    byCode.set(code, (p = resolveProfile(version, code === 0 ? {} : { ...a, ...(b ?? {}) })));
+    byCode.set(key, (p = resolveProfile(version, key === 0 ? {} : { ...a, ...(b ?? {}) })));
   }
   return p;
 }
@@ -352,6 +373,7 @@ class ClusterRun implements Ctx, Monitor {
   readonly kubeletRoot: string;
   /** the run resizes a claim (expand/): only then do the expansion controllers run */
   readonly expansion: boolean;
+  readonly migration: Ctx["migration"];
 
   readonly needles: LogNeedle[] | null;
   readonly violations: Violation[] = [];
@@ -408,6 +430,17 @@ class ClusterRun implements Ctx, Monitor {
     this.monitor = this;
     this.propagationDelayMs = sc.settings.propagationDelayMs;
     this.expansion = scenarioResizes(sc.timeline);
+    this.migration = {
+      gates: sc.settings.featureGates ?? NO_GATES,
+      kubeletGates: sc.settings.kubeletFeatureGates,
+      drivers: sc.settings.csiMigrationDrivers ?? true,
+      volumes: false,
+    };
+    // (a run where no process migrates and no in-tree plugin is unregistered is as it was before migration was modelled: no CSINode objects)
+    const kg = sc.settings.kubeletFeatureGates;
+    this.migration.volumes =
+      hasMigratableVolume(sc) &&
+      (MIGRATIONS.some((m) => isMigrationEnabledForPlugin(this.profile, m.plugin) || isMigrationEnabledForPlugin(this.profile, m.plugin, kg)) || Object.values(this.migration.gates).some((x) => x));
     // (the invariants' bookkeeping, here and in podStarting, only reads the
     // run; a run that gives its log checks alone checks no invariant and has
     // none). The hooks are bound to a const before they are stored (README,
@@ -513,7 +546,7 @@ class ClusterRun implements Ctx, Monitor {
 
   /** a volume of `pod` is backend volume `id` */
   private podUses(pod: KObj, id: string): boolean {
-    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", this.api) === id) return true;
+    for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) if (backendId(v, pod.metadata.namespace ?? "default", this.api, this) === id) return true;
     return false;
   }
 
@@ -529,7 +562,7 @@ class ClusterRun implements Ctx, Monitor {
       // (every status write of a terminating pod comes here: no arrays, no keys built)
       const vols = (obj.spec?.volumes ?? []) as PodVolume[];
       for (let i = 0; i < vols.length; i++) {
-        const id = backendId(vols[i]!, obj.metadata.namespace ?? "default", this.api);
+        const id = backendId(vols[i]!, obj.metadata.namespace ?? "default", this.api, this);
         if (id === null) continue;
         let byNode = this.lastPodGone.get(id);
         if (byNode === undefined) this.lastPodGone.set(id, (byNode = new Map()));
@@ -551,7 +584,7 @@ class ClusterRun implements Ctx, Monitor {
     const kl = this.kubelets.get(node);
     const missing: string[] = [];
     for (const v of (pod.spec.volumes ?? []) as PodVolume[]) {
-      const b = backendId(v, pod.metadata.namespace ?? "default", api);
+      const b = backendId(v, pod.metadata.namespace ?? "default", api, this);
       if (b !== null && !backend.volume(b).attachedTo.has(node) && !b.startsWith("csi-") && attachExpected(v, pod.metadata.namespace ?? "default", api)) missing.push(`${v.name} (not attached to ${node} at the storage backend)`);
     }
     // (a pod without volumes has none to mount: the volume manager keeps no entry for it)
@@ -579,13 +612,23 @@ class ClusterRun implements Ctx, Monitor {
       if (c.kind === "PersistentVolume") {
         const modes = (c.spec.accessModes ?? []) as string[];
         // (a PV's spec holds the same source fields as a pod volume; backendId reads no other)
-        const b = c.spec != null ? backendId(c.spec as PodVolume, "", api) : null;
+        const b = c.spec != null ? (c.spec.gcePersistentDisk && this.migration?.volumes && isMigrationEnabledForPlugin(this.profile, GCE_PD_PLUGIN) ? pvVolumeHandle(c)! : backendId(c.spec as PodVolume, "", api)) : null;
         if (b !== null) backend.volume(b, !(modes.includes("ReadWriteMany") || modes.includes("ReadOnlyMany")));
       }
     }
     // The scenario's objects are there when the run starts, not requests of the
     // run: its API faults apply from here on (a create fault from 0 s hit them
     // and was thrown out of the replay, `iosim: internal error`)
+    // the CSINode each running kubelet has written (volume/csimigration.ts): the
+    // cluster runs before the replay starts, so its nodes' drivers are registered
+    if (this.migration?.volumes) {
+      const ann = migratedPluginsAnnotation(this.profile, this.migration.kubeletGates);
+      for (const n of hosts.keys()) {
+        if (sc.settings.noKubelet.includes(n) || api.tryGet("CSINode", n) !== undefined) continue;
+        const drivers = this.migration.drivers ? MIGRATIONS.map((m) => ({ name: m.driver, nodeID: n })) : [];
+        api.create({ apiVersion: "storage.k8s.io/v1", kind: "CSINode", metadata: { name: n, uid: "", resourceVersion: "", annotations: { [MIGRATED_PLUGINS_ANNOTATION]: ann } }, spec: { drivers } });
+      }
+    }
     for (const f of sc.apiFaults) api.faults.push({ ...f });
     if (this.expansion) this.claimCapacities();
     this.startADC();
@@ -978,9 +1021,9 @@ class ClusterRun implements Ctx, Monitor {
       for (const pod of pods) {
         if (pod.spec.nodeName !== node || pod.metadata.deletionTimestamp !== undefined) continue;
         for (const v of (pod.spec.volumes ?? []) as PodVolume[]) {
-          const b = backendId(v, pod.metadata.namespace ?? "default", api);
+          const b = backendId(v, pod.metadata.namespace ?? "default", api, this);
           if (b === null || !backend.volume(b).attachedTo.has(node)) continue;
-          const unique = uniqueNameOf(v, pod, api);
+          const unique = uniqueNameOf(v, pod, api, this);
           if (!unique) continue;
           reported ??= (api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>;
           if (listsVolume(reported, unique)) continue;
@@ -1059,7 +1102,7 @@ class ClusterRun implements Ctx, Monitor {
       if (pod.status?.phase === "Running") continue;
       violations.push(
         lazyViolation("liveness", since + LIVENESS_MS, () => {
-          const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api)).filter((x): x is string => !!x);
+          const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api, this)).filter((x): x is string => !!x);
           const node = pod.spec.nodeName;
           const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
           const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
@@ -1180,7 +1223,7 @@ class ClusterRun implements Ctx, Monitor {
         return { held: ok, detail: `node ${c.node} volumesAttached=[${names.join(", ")}]` };
       }
       case "volumeAttachment": {
-        const vas = api.list("VolumeAttachment").filter((x) => x.spec.nodeName === c.node && (x.metadata.name === c.volumeHandle || api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === c.volumeHandle));
+        const vas = api.list("VolumeAttachment").filter((x) => x.spec.nodeName === c.node && (x.metadata.name === c.volumeHandle || pvVolumeHandle(api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")) === c.volumeHandle));
         return { held: (vas.length > 0) === c.exists, detail: vas.length > 0 ? `VolumeAttachment ${vas[0]!.metadata.name} exists (attached=${vas[0]!.status?.attached})` : "no VolumeAttachment" };
       }
       case "hostMount": {
@@ -1411,7 +1454,7 @@ export function finalPods(r: K8sRunResult): KObj[] {
 const NO_EXTRA_DELAY = (_now: number): number => 0;
 
 /** the order of the result's final objects, by kind */
-const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver"];
+const OBJECT_KINDS: readonly KObj["kind"][] = ["Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "CSIDriver", "CSINode"];
 
 /** the order objects are created in at the start of a run (the kinds with a kindSlot: createOrder) */
 const CREATE_ORDER: readonly KObj["kind"][] = ["CSIDriver", "Node", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "Pod"];
@@ -1639,7 +1682,7 @@ const EXPLANATION_PROPERTY: PropertyDescriptor = {
   },
 };
 
-function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer): string | null {
+function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer, run?: Ctx): string | null {
   let src: Record<string, any> = v as unknown as Record<string, any>;
   if (v.persistentVolumeClaim) {
     // (the interned key: a fresh string would be hashed on every lookup)
@@ -1650,6 +1693,14 @@ function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer): string | null {
   }
   if (src.csi?.volumeHandle) return `kubernetes.io/csi/${src.csi.driver}^${src.csi.volumeHandle}`;
   if (src.csi) return `kubernetes.io/csi/${pod.metadata.uid}-${v.name}`;
+  // a PV the kubelet migrates goes by its CSI driver's name (volume/csimigration.ts)
+  if (run?.migration?.volumes && v.persistentVolumeClaim && (src.awsElasticBlockStore || src.gcePersistentDisk)) {
+    const plugin = src.awsElasticBlockStore ? AWS_EBS_PLUGIN : GCE_PD_PLUGIN;
+    if (isMigrationEnabledForPlugin(run.profile, plugin, run.migration.kubeletGates)) {
+      const pv = api.tryGet("PersistentVolume", api.tryGet("PersistentVolumeClaim", nsKey(pod.metadata.namespace as string, v.persistentVolumeClaim.claimName))!.spec.volumeName)!;
+      return `kubernetes.io/csi/${driverOf(plugin)}^${pvVolumeHandle(pv)}`;
+    }
+  }
   if (src.rbd) return `kubernetes.io/rbd/${src.rbd.pool ?? "rbd"}:${src.rbd.image}`;
   if (src.awsElasticBlockStore) return `kubernetes.io/aws-ebs/${src.awsElasticBlockStore.volumeID}`;
   if (src.gcePersistentDisk) return `kubernetes.io/gce-pd/${src.gcePersistentDisk.pdName}`;

@@ -139,6 +139,12 @@ export interface K8sScenario {
     csiNodeRegistrationMs: number;
     /** kube-apiserver runs as a static pod on this node: down while the node is, up `startupMs` after its kubelet starts */
     apiServer?: { node: string; startupMs: number };
+    /** feature gates of every process that are not switches: InTreePlugin<X>Unregister (volume/csimigration.ts) */
+    featureGates?: Record<string, boolean>;
+    /** the kubelets' own CSIMigrationAWS/GCE, over the release's and `--fix` (a kubelet migrated before its controller, or after) */
+    kubeletFeatureGates?: Record<string, boolean>;
+    /** the CSI drivers of migrated in-tree plugins are deployed (node plugins and controller); default true */
+    csiMigrationDrivers?: boolean;
   };
   objects: KObj[];
   timeline: TimelineItem[];

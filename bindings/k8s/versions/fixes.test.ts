@@ -25,7 +25,10 @@ describe("the fix catalogue", () => {
     for (const e of MODELLED) expect(e.test, e.id).toBeDefined();
     // and the count the README gives
     const readme = readFileSync(join(here, "..", "README.md"), "utf8");
-    expect(readme).toContain(`**${CATALOGUE.length} catalogued changes: ${MODELLED.length} switches, ${REVIEWED.length} reviewed and not switches**,\nand ${NOT_MODELLED.length} changes not modelled yet`);
+    const counts = `**${CATALOGUE.length} catalogued changes: ${MODELLED.length} switches, ${REVIEWED.length} reviewed and not switches**`;
+    expect(readme).toContain(
+      NOT_MODELLED.length > 0 ? `${counts},\nand ${NOT_MODELLED.length} changes not modelled yet` : `${counts}: each`,
+    );
     expect(MODELLED.length + REVIEWED.length + NOT_MODELLED.length).toBe(CATALOGUE.length);
   });
 

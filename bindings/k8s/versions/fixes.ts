@@ -234,30 +234,30 @@ const CHANGES: readonly CatalogueEntry[] = [
     source: "PR thread and cherry-picks #98221, #98224 (with #96617, release-1.18); reconciler.go reconcile (GetAttachState == AttachStateDetached, \"Volume detached--skipping\"); actual_state_of_world.go getNodeAndVolume",
     modelled: true, test: { scenario: "adc-detach-interleave", before: "1.19", after: "1.20" },
   },
-  // ---- CSI migration (issue #26 scope item 4: researched, not modelled yet) ----
+  // ---- CSI migration (issue #26 scope item 4: volume/csimigration.ts) ----
   {
-    id: "CSIMigrationAWS", pr: null, title: "in-tree awsElasticBlockStore volumes handled by the EBS CSI driver (ebs.csi.aws.com): the kubelet decides by its own gates (CSIMigration && CSIMigrationAWS), the attach/detach controller by its gates and the node's CSINode annotation storage.kubernetes.io/migrated-plugins; VolumeAttachments named for the CSI driver and the translated handle",
-    area: "csi", side: "both", since: [[23, 0]], releases: "I", issue: null,
-    source: "feature-gate defaults as remembered, not read this session (CSIMigration beta on 1.17, GA 1.25; CSIMigrationAWS alpha 1.14, beta off 1.17, beta on 1.23, GA 1.25; in-tree plugin removed 1.27); pkg/volume/csimigration/plugin_manager.go IsMigrationEnabledForPlugin; pkg/controller/volume/attachdetach/util isCSIMigrationSupportedOnNode; csi-translation-lib plugins/aws_ebs.go; PR #74835 (CSINode annotation for ADC/kubelet skew)",
-    modelled: "not modelled: the replay has no CSINode object and translates no in-tree spec; a kubelet migrated before its controller (it waits for the CSI unique name in node.status.volumesAttached, the controller attaches in-tree) is the skew to model first",
+    id: "CSIMigrationAWS", pr: null, title: "in-tree awsElasticBlockStore volumes handled by the EBS CSI driver (ebs.csi.aws.com): the kubelet decides by its own gates, the attach/detach controller by its gates and the node's CSINode annotation storage.kubernetes.io/migrated-plugins; VolumeAttachments named for the CSI driver and the translated handle (CSIMigration && CSIMigrationAWS: alpha 1.14, beta off 1.17, beta on 1.23, GA 1.25 locked on; in-tree plugin removed 1.27)",
+    area: "csi", side: "both", since: [[23, 0]], releases: "V", issue: "KEP-625 (kubernetes/enhancements#1487)",
+    source: "pkg/features/kube_features.go as stored for several releases (CSIMigrationAWS {Default: false, Beta} \"Off by default (requires AWS EBS CSI driver)\"; {Default: true, Beta} beside InTreePluginAWSUnregister alpha; the GA comment \"alpha: v1.14 beta: v1.17 GA: v1.25\"); website feature-gates/CSIMigrationAWS.md (alpha false 1.14-1.16, beta false 1.17-1.22, beta true 1.23-1.24, stable 1.25-1.26, removed) and CSIMigration.md (beta on from 1.17); PR #115838 (in-tree EBS plugin removed, 1.27); attachdetach/util isCSIMigrationSupportedOnNode; csi-translation-lib plugins/aws_ebs.go",
+    modelled: true, test: { scenario: "migration-aws", before: "1.22", after: "1.23" },
   },
   {
-    id: "CSIMigrationGCE", pr: null, title: "in-tree gcePersistentDisk volumes handled by the PD CSI driver (pd.csi.storage.gke.io, handle projects/UNSPECIFIED/zones/<zone>/disks/<name>), decided as for CSIMigrationAWS",
-    area: "csi", side: "both", since: [[23, 0]], releases: "I", issue: null,
-    source: "feature-gate defaults as remembered (CSIMigrationGCE alpha 1.14, beta off 1.17, beta on 1.23, GA 1.25; in-tree plugin removed 1.28); csi-translation-lib plugins/gce_pd.go",
-    modelled: "not modelled: as CSIMigrationAWS; besides, the translated handle is not the in-tree disk name, and the storage backend keys a disk by the id each plugin calls it with",
+    id: "CSIMigrationGCE", pr: null, title: "in-tree gcePersistentDisk volumes handled by the PD CSI driver (pd.csi.storage.gke.io, handle projects/UNSPECIFIED/zones/<zone>/disks/<name>), decided as for CSIMigrationAWS (alpha 1.14, beta off 1.17, beta on 1.23, GA 1.25; in-tree plugin removed 1.28)",
+    area: "csi", side: "both", since: [[23, 0]], releases: "V", issue: "KEP-625 (kubernetes/enhancements#1488)",
+    source: "pkg/features/kube_features.go as stored (CSIMigrationGCE {Default: true, Beta} \"On by default in 1.23 (requires GCE PD CSI Driver)\" beside InTreePluginGCEUnregister alpha); website feature-gates/CSIMigrationGCE.md (beta false 1.17-1.22, beta true 1.23-1.24, stable 1.25-1.27, removed); website PR #42302 (GCEPersistentDisk removed in 1.28, #117055); csi-translation-lib plugins/gce_pd.go",
+    modelled: true, test: { scenario: "migration-gce", before: "1.22", after: "1.23" },
   },
   {
     id: "101737", pr: 101737, title: "ADC start-up (processVolumeAttachments): name a migrated PV's VolumeAttachment by its CSI driver, not its in-tree plugin; before, the volume is marked uncertain under the in-tree name, its mountedByNode clears with the next node update, and it is detached through the in-tree plugin while mounted",
-    area: "attachdetach", side: "controller", since: [[22, 0]], releases: "I", issue: "kubernetes/cloud-provider-openstack#1531 (migrated volumes detached on kube-controller-manager restart from 1.18.16); analysis in #101423",
-    source: "PR #101423 thread (closed, the analysis), #102176's description (builds on #101737); merge date only: cherry-picks not read",
-    modelled: "not modelled: needs CSIMigrationAWS first (a migrated volume's unique name)",
+    area: "attachdetach", side: "controller", since: [[22, 0], [21, 2], [20, 8], [19, 12]], releases: "V", issue: "kubernetes/cloud-provider-openstack#1531 (migrated volumes detached on kube-controller-manager restart from 1.18.16); analysis in #101423",
+    source: "PR #101423 thread (the analysis: \"false postives for CSI migrated PVs, as the unique volume does not match\"), #101737 description and release note; CHANGELOG of v1.19.12 and v1.20.8 as republished (both list #101737 and #102176), v1.21.2 (#102176; #101737 inferred from the same batch); operation_generator.go GenerateDetachVolumeFunc (findDetachablePluginBySpec: an in-tree spec detaches in-tree)",
+    modelled: true, test: { scenario: "migrated-adc-restart-detach", before: "1.21.1", after: "1.21.2" },
   },
   {
     id: "102176", pr: 102176, title: "ADC start-up: translate a VolumeAttachment's migrated PV when its in-tree plugin is unregistered (InTreePlugin*Unregister, CSIMigration*Complete), so the dangling attachment is detached instead of skipped",
-    area: "attachdetach", side: "controller", since: [[22, 0]], releases: "I", issue: "#102097",
-    source: "PR thread (attach_detach_controller.go processVolumeAttachments: FindAttachablePluginByName(csi), csimigration.TranslateInTreeSpecToCSI); merge date only",
-    modelled: "not modelled: needs CSIMigrationAWS first",
+    area: "attachdetach", side: "controller", since: [[22, 0], [21, 2], [20, 8], [19, 12]], releases: "V", issue: "#102097",
+    source: "PR thread (attach_detach_controller.go processVolumeAttachments: GetInTreePluginNameFromSpec and IsMigrationEnabledForPlugin before FindAttachablePluginBySpec); cherry-picks #102456 (1.21), #102457 (1.20), #102458 (1.19); CHANGELOG v1.19.12, v1.20.8, v1.21.2",
+    modelled: true, test: { scenario: "migrated-dangling-va-unregistered", before: "1.21.1", after: "1.21.2" },
   },
   // ---- volume expansion (expand/expand_controller.ts, kubelet/volume_manager.ts section 6) ----
   {

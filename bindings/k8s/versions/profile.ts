@@ -55,7 +55,12 @@ export type FixId =
   | "92986"
   | "100567"
   | "RecoverVolumeExpansionFailure"
-  | "83451";
+  | "83451"
+  // ---- CSI migration (volume/csimigration.ts) ----
+  | "CSIMigrationAWS"
+  | "CSIMigrationGCE"
+  | "101737"
+  | "102176";
 
 export interface FixInfo {
   id: FixId;

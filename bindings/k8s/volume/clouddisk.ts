@@ -65,7 +65,7 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
       perform(ctx, "detach", r, false, volumeName, () => {
         // a disk detached under a filesystem the node still has mounted (the cloud does not ask)
         const host = ctx.hosts.get(node);
-        if (host !== undefined && host.isMountedFs(`/dev/disk/by-id/virtio-${volumeName}`)) {
+        if (host !== undefined && host.isDiskMounted(volumeName)) {
           ctx.steps.step("cloud.DetachedWhileMounted", volumeName);
           ctx.out.note(`volume:${name}/${volumeName}`, `the cloud detached ${volumeName} from ${node} while the node still had its filesystem mounted (an unmount was still running or had not started): writes not yet flushed are lost`);
         } else if (host !== undefined && host.mountingDevices.has(volumeName)) {

@@ -50,8 +50,14 @@ import { joinInterned, joinOnce, PluginError, podVolumePaths, type Cb, type Lazy
 import { boundedMemo } from "../../util/bounded-memo.js";
 import { busyText } from "../host/mount.js";
 import { csiErrorText, perform, rpcError } from "./operation.js";
+import { AWS_EBS_DRIVER, GCE_PD_DRIVER } from "./csimigration.js";
 
 export const CSI_PLUGIN_NAME = "kubernetes.io/csi";
+
+/** a migrated in-tree plugin's driver is deployed unless the scenario says it is not (settings.csiMigrationDrivers: volume/csimigration.ts) */
+function migrationDriverDeployed(ctx: Ctx, driver: string): boolean {
+  return ctx.migration === undefined || ctx.migration.drivers || (driver !== AWS_EBS_DRIVER && driver !== GCE_PD_DRIVER);
+}
 const DIR_NAME = "kubernetes.io~csi";
 
 /**
@@ -354,7 +360,7 @@ export function createCSIPlugin(): VolumePlugin {
         ctx.out.on && ctx.out.log(env.component, "I", "csi_attacher.go:302", log(`attacher.MountDevice STAGE_UNSTAGE_VOLUME capability not set. Skipping MountDevice...`));
         return done(null);
       }
-      if (host.csiRegisteredAt > ctx.sim.now) return done(log(`attacher.MountDevice failed to create newCsiDriverClient: driver name ${s.driver} not found in the list of registered CSI drivers`));
+      if (host.csiRegisteredAt > ctx.sim.now || !migrationDriverDeployed(ctx, s.driver)) return done(log(`attacher.MountDevice failed to create newCsiDriverClient: driver name ${s.driver} not found in the list of registered CSI drivers`));
       // the driver serialises a volume's calls: one still staging answers Aborted
       // ("an operation with the given Volume ID ... already exists", the CSI spec's
       // advice and csi-driver-host-path's answer), a non-final error
@@ -483,7 +489,7 @@ export function createCSIPlugin(): VolumePlugin {
       const ephemeral = !s;
       const driver = s ? s.driver : spec.inline!.csi!.driver;
       const handle = s ? s.volumeHandle : makeVolumeHandle(podUID, spec.name);
-      if (host.csiRegisteredAt > ctx.sim.now) return done(log(`mounter.SetUpAt failed to get CSI client: driver name ${driver} not found in the list of registered CSI drivers`));
+      if (host.csiRegisteredAt > ctx.sim.now || !migrationDriverDeployed(ctx, driver)) return done(log(`mounter.SetUpAt failed to get CSI client: driver name ${driver} not found in the list of registered CSI drivers`));
       // the driver serialises calls for a target: a publish still in flight answers Aborted (non-final)
       const busy = host.csiNodeBusy;
       if (busy.has(target)) {

@@ -25,6 +25,8 @@ export interface VolumeSpec {
   pv?: KObj;
   inline?: PodVolume;
   readOnly: boolean;
+  /** translated from an in-tree source to its CSI driver's (volume/csimigration.ts; spec.Migrated) */
+  migrated?: boolean;
 }
 
 export interface PluginEnv {
