@@ -120,7 +120,11 @@ describe("kubelet reconciler, unmountDetachDevices: a MountVolume ending between
     for (const r of runs(yaml(false))) expect(r.violations).toEqual([]);
   });
   it("from 1.32 (#128219) the pass reads the actual state again after IsOperationPending: no seed leaks, every one unmounts the device", () => {
-    const y = yaml(true);
+    // in-tree EBS is migrated to its CSI driver from 1.27: the same race on a disk no release migrates
+    const y = yaml(true)
+      .replace("awsElasticBlockStore: {volumeID: vol-1}", "qcloudCbs: {cbsDiskId: vol-1, fsType: ext4}")
+      .replace("kubernetes.io/aws-ebs: {mountDevice", "kubernetes.io/qcloud-cbs: {mountDevice")
+      .replace("pathContains: aws-ebs", "pathContains: qcloud-cbs");
     expect(runs(y, "1.31").some((r) => r.violations.length > 0)).toBe(true);
     for (const r of runs(y, "1.32")) {
       expect(r.violations).toEqual([]);
