@@ -15,7 +15,7 @@
 // (10 s, jitter 0.5). The pod shows ContainerCreating throughout.
 
 import { ApiError, type Informer } from "../api/apiserver.js";
-import { keyOf, KObj, PodVolume } from "../api/types.js";
+import { keyOf, type Kind, KObj, PodVolume } from "../api/types.js";
 import { type ContainerState, kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
 import type { Ticker, WakeGroup } from "../engine/sim.js";
@@ -209,6 +209,9 @@ export class Kubelet implements PodLookup {
       { PersistentVolume: this.dswpWake, PersistentVolumeClaim: this.dswpWake, Node: this.unreadWake, CSIDriver: this.unreadWake },
       onNodeFields,
       this.nodeName,
+      // (the handler ignores both, and the kubelet reads its Node and the
+      // CSIDrivers from the store: their watch events are never delivered)
+      UNREAD_KINDS,
     );
   }
 
@@ -623,6 +626,9 @@ export class Kubelet implements PodLookup {
 
   isTerminal = isTerminal;
 }
+
+/** the kinds of the kubelet's watch whose events it never reads (ApiServer.informer unreadKinds) */
+const UNREAD_KINDS: readonly Kind[] = ["Node", "CSIDriver"];
 
 /** a pod's containers due to start (startContainers) */
 class ContainerStart {
