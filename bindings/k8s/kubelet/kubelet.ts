@@ -703,10 +703,20 @@ function mutateNodeStatus(d: KObj, a: NodeStatusArg): boolean {
   // the other conditions as they are, Ready last (loops, one shape: no spread)
   const st = d.status;
   const conds = (st?.conditions ?? EMPTY_CONDS) as ReadonlyArray<{ type: string }>;
-  const out: Array<{ type: string }> = [];
-  for (let i = 0; i < conds.length; i++) if (conds[i]!.type !== "Ready") out.push(conds[i]!);
-  out.push(new ReadyCondition(a.now));
-  d.status = Object.assign({}, st, setInUse ? { conditions: out, volumesInUse: inUse } : { conditions: out });
+  const ready = new ReadyCondition(a.now);
+  let out: Array<{ type: string }>;
+  if (conds.length === 0 || (conds.length === 1 && conds[0]!.type === "Ready")) out = [ready]; // (the usual case: a one-element literal, not a grown array)
+  else {
+    out = [];
+    for (let i = 0; i < conds.length; i++) if (conds[i]!.type !== "Ready") out.push(conds[i]!);
+    out.push(ready);
+  }
+  // (a copy, then its fields set: the keys in the order Object.assign({}, st,
+  // {conditions, volumesInUse}) gives them, without the second source object)
+  const s = Object.assign({}, st);
+  s.conditions = out;
+  if (setInUse) s.volumesInUse = inUse;
+  d.status = s;
   return true;
 }
 const EMPTY_CONDS: ReadonlyArray<{ type: string }> = [];
