@@ -1094,7 +1094,7 @@ class ClusterRun implements Ctx, Monitor {
     r.steps = steps.seen;
     const stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls } as K8sRunResult["stats"];
     // calls: built on first read (most sweeps never read it), from the backend's counts
-    Object.defineProperty(stats, CALLS_SOURCE, { value: backend });
+    new StatsParts(stats, backend);
     Object.defineProperty(stats, "calls", CALLS_PROPERTY);
     r.stats = stats;
     r.podWaits = this.podWaits(end);
@@ -1360,13 +1360,23 @@ function resultObj(o: KObj): KObj {
   if (c.status !== undefined) c.status = structuredClone(c.status);
   return c;
 }
+/** stats.calls's source, a private field stamped onto the stats (Stamp: no Object.defineProperty of a symbol-keyed slot per run) */
+class StatsParts extends Stamp {
+  #backend: Backend;
+  constructor(stats: object, backend: Backend) {
+    super(stats);
+    this.#backend = backend;
+  }
+  static of(stats: object): Backend {
+    return (stats as StatsParts).#backend;
+  }
+}
 /** stats.calls, as Backend.callsTable gives it, on first read (then a plain value) */
-const CALLS_SOURCE = Symbol("calls source");
 const CALLS_PROPERTY: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
-  get(this: Record<symbol, Backend>): unknown {
-    const value = this[CALLS_SOURCE]!.callsTable();
+  get(this: object): unknown {
+    const value = StatsParts.of(this).callsTable();
     Object.defineProperty(this, "calls", { value, enumerable: true, writable: true, configurable: true });
     return value;
   },
