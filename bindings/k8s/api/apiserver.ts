@@ -207,6 +207,15 @@ export interface Informer {
   selectArg: unknown;
   /** the kinds as bits by kindSlot (emit asks it for every informer on every write) */
   kindMask: number;
+  /**
+   * Kinds (as bits by kindSlot) whose watch events the owner never reads:
+   * its handler ignores them and nothing reads them from its cache (the
+   * kubelet's own Node and the CSIDrivers: it reads both from the store).
+   * Their place in the stream is kept (a watch delay still holds back what
+   * comes after), but no delivery is queued for them: a kubelet's status
+   * report costs the kubelet nothing to receive.
+   */
+  unreadMask: number;
 }
 
 type Verb = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -586,9 +595,12 @@ export class ApiServer {
       // an event the field selector drops still takes its place in the
       // stream: a watch delay holds back what comes after it as before
       if (inf.selects !== undefined && !inf.selects(obj, inf.selectArg)) continue;
-      if (batch !== null && batch.at === at) batch.to.push(inf);
-      else {
-        batch = new Delivery(this.sim, at, inf, type, obj, old, key, unread);
+      if (batch !== null && batch.at === at) {
+        if ((inf.unreadMask & bit) === 0) batch.to.push(inf);
+      } else {
+        // (an unread kind's event still takes its queue turn, with no one to
+        // deliver to: the run's events, and so its digest, stay as they were)
+        batch = new Delivery(this.sim, at, (inf.unreadMask & bit) === 0 ? inf : null, type, obj, old, key, unread);
         this.sim.call(at, deliverBatch, batch);
       }
     }
@@ -608,12 +620,20 @@ export class ApiServer {
     groupByKind?: Partial<Record<Kind, WakeGroup>>,
     selects?: Informer["selects"],
     selectArg?: unknown,
+    /** kinds of `kinds` whose watch events the owner never reads (Informer.unreadMask) */
+    unreadKinds?: readonly Kind[],
   ): Informer {
     let kindMask = 0;
     for (const k of kinds) {
       const s = kindSlot(k);
       if (s >= 0) kindMask |= 1 << s;
     }
+    let unreadMask = 0;
+    if (unreadKinds !== undefined)
+      for (const k of unreadKinds) {
+        const s = kindSlot(k);
+        if (s >= 0) unreadMask |= 1 << s;
+      }
     const inf: Informer = {
       kinds,
       cache: new InformerCache(),
@@ -629,6 +649,7 @@ export class ApiServer {
       selects,
       selectArg,
       kindMask,
+      unreadMask,
     };
     this.informers.push(inf);
     if (this.downSince >= 0) (this.waitingLists ??= []).push(() => this.startList(inf, kinds, selects, selectArg, onSynced));
@@ -675,7 +696,7 @@ class Delivery {
   constructor(
     readonly sim: Sim,
     readonly at: number,
-    first: Informer,
+    first: Informer | null,
     readonly type: WatchType,
     readonly obj: KObj,
     readonly old: KObj | undefined,
@@ -683,7 +704,7 @@ class Delivery {
     /** (k8s-releases) ApiServer.unreadWrite: the watchers' caches change in nothing their loops read */
     readonly unread = false,
   ) {
-    this.to = [first];
+    this.to = first === null ? [] : [first];
   }
 }
 

@@ -331,10 +331,18 @@ export class Sim {
    * that tick every period meet the same interleave points.
    */
   afterCall(d: Ms, fn: () => void, tag = ""): void {
-    if (!this.interleave) return this.at(this.now + d, fn);
-    const late = (this.rng.u32() & 1) === 1;
+    this.afterCallWith(d, fn, undefined, tag);
+  }
+
+  /** `afterCall` running `fn(arg)`: no closure per call (volume/operation.ts perform's common path) */
+  afterCallWith<A>(d: Ms, fn: (arg: A) => void, arg: A, tag: string): void {
     const t = this.now + d;
-    const ev = this.ev(t, late ? 2 : 0, this.seq++, fn, undefined, null);
+    if (!this.interleave) {
+      this.push(this.ev(t < this.now ? this.now : t, 0, this.seq++, fn, arg, null));
+      return;
+    }
+    const late = (this.rng.u32() & 1) === 1;
+    const ev = this.ev(t, late ? 2 : 0, this.seq++, fn, arg, null);
     this.push(ev);
     if (!late) return;
     this.inPass.push({ ev, seq: ev.seq, tag });

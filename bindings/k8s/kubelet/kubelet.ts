@@ -15,7 +15,7 @@
 // (10 s, jitter 0.5). The pod shows ContainerCreating throughout.
 
 import { ApiError, type Informer } from "../api/apiserver.js";
-import { keyOf, KObj, PodVolume } from "../api/types.js";
+import { keyOf, type Kind, KObj, PodVolume } from "../api/types.js";
 import { type ContainerState, kubeletPodStatus } from "../api/podstatus.js";
 import type { Ctx } from "../engine/context.js";
 import { Rng, type Ticker, type WakeGroup } from "../engine/sim.js";
@@ -210,6 +210,9 @@ export class Kubelet implements PodLookup {
       { PersistentVolume: this.dswpWake, PersistentVolumeClaim: this.dswpWake, Node: this.unreadWake, CSIDriver: this.unreadWake },
       onNodeFields,
       this.nodeName,
+      // (the handler ignores both, and the kubelet reads its Node and the
+      // CSIDrivers from the store: their watch events are never delivered)
+      UNREAD_KINDS,
     );
   }
 
@@ -716,6 +719,9 @@ export class Kubelet implements PodLookup {
   isTerminal = isTerminal;
 }
 
+/** the kinds of the kubelet's watch whose events it never reads (ApiServer.informer unreadKinds) */
+const UNREAD_KINDS: readonly Kind[] = ["Node", "CSIDriver"];
+
 /** a pod's containers due to start (startContainers) */
 class ContainerStart {
   constructor(
@@ -797,10 +803,20 @@ function mutateNodeStatus(d: KObj, a: NodeStatusArg): boolean {
   // the other conditions as they are, Ready last (loops, one shape: no spread)
   const st = d.status;
   const conds = (st?.conditions ?? EMPTY_CONDS) as ReadonlyArray<{ type: string }>;
-  const out: Array<{ type: string }> = [];
-  for (let i = 0; i < conds.length; i++) if (conds[i]!.type !== "Ready") out.push(conds[i]!);
-  out.push(new ReadyCondition(a.now));
-  d.status = Object.assign({}, st, setInUse ? { conditions: out, volumesInUse: inUse } : { conditions: out });
+  const ready = new ReadyCondition(a.now);
+  let out: Array<{ type: string }>;
+  if (conds.length === 0 || (conds.length === 1 && conds[0]!.type === "Ready")) out = [ready]; // (the usual case: a one-element literal, not a grown array)
+  else {
+    out = [];
+    for (let i = 0; i < conds.length; i++) if (conds[i]!.type !== "Ready") out.push(conds[i]!);
+    out.push(ready);
+  }
+  // (a copy, then its fields set: the keys in the order Object.assign({}, st,
+  // {conditions, volumesInUse}) gives them, without the second source object)
+  const s = Object.assign({}, st);
+  s.conditions = out;
+  if (setInUse) s.volumesInUse = inUse;
+  d.status = s;
   return true;
 }
 const EMPTY_CONDS: ReadonlyArray<{ type: string }> = [];

@@ -422,13 +422,33 @@ export class VolumeManager {
    * MountDevice had not finished left volumesInUse as soon as its pod left
    * the DSW, and the attach/detach controller detached it under the format.
    */
-  getVolumesInUse(): string[] {
-    const s: string[] = [];
+  /**
+   * The sorted list the node status reports (GetVolumesInUse). Built into a
+   * scratch array each pass; when it equals the last list given, that list
+   * is given again (never changed in place: it may be the stored Node's
+   * volumesInUse), so an unchanged status pass allocates nothing.
+   */
+  getVolumesInUse(): readonly string[] {
+    const s = this.inUseScratch;
+    s.length = 0;
     const attached = this.ctx.profile.fix["71145"];
     for (const vols of this.dsw.values()) for (const v of vols.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
     for (const v of this.asw.values()) if ((v.attachable || v.deviceMountable) && (attached || v.deviceMounted) && !s.includes(v.volumeName)) s.push(v.volumeName);
-    return s.sort();
+    if (s.length > 1) s.sort();
+    const last = this.inUseLast;
+    if (last !== null && last.length === s.length) {
+      let same = true;
+      for (let i = 0; i < s.length; i++)
+        if (s[i] !== last[i]) {
+          same = false;
+          break;
+        }
+      if (same) return last;
+    }
+    return (this.inUseLast = s.slice());
   }
+  private readonly inUseScratch: string[] = [];
+  private inUseLast: readonly string[] | null = null;
 
   markVolumesAsReportedInUse(list: readonly string[]): void {
     for (const vols of this.dsw.values())

@@ -225,13 +225,16 @@ function profileFor(version: string | undefined, a: FixOverrides, b: FixOverride
   // second block, rarely non-zero, makes the key a string)
   let code = 0;
   let high = 0;
-  for (let i = 0, digit = 1; i < FIXES.length; i++, digit = i % 30 === 0 ? 1 : digit * 3) {
-    const id = FIXES[i]!.id;
-    const v = b !== undefined && id in b ? b[id] : a[id];
-    if (v === undefined) continue;
-    if (i < 30) code += v ? digit : 2 * digit;
-    else high += v ? digit : 2 * digit;
-  }
+  // (no overrides, every seed replay: nothing to read. An empty object's
+  // for-in is a few ns; the id reads below are ~30 megamorphic keyed misses)
+  if (hasKeys(a) || (b !== undefined && hasKeys(b)))
+    for (let i = 0, digit = 1; i < FIXES.length; i++, digit = i % 30 === 0 ? 1 : digit * 3) {
+      const id = FIXES[i]!.id;
+      const v = b !== undefined && id in b ? b[id] : a[id];
+      if (v === undefined) continue;
+      if (i < 30) code += v ? digit : 2 * digit;
+      else high += v ? digit : 2 * digit;
+    }
   const key: number | string = high === 0 ? code : `${code}:${high}`;
   let byCode = profiles.get(version ?? "");
   if (byCode === undefined) {
@@ -1134,7 +1137,7 @@ class ClusterRun implements Ctx, Monitor {
     r.steps = steps.seen;
     const stats = { endMs: end, events: this.sim.events, nodePatches: this.nodePatches, storageCalls: backend.calls } as K8sRunResult["stats"];
     // calls: built on first read (most sweeps never read it), from the backend's counts
-    Object.defineProperty(stats, CALLS_SOURCE, { value: backend });
+    new StatsParts(stats, backend);
     Object.defineProperty(stats, "calls", CALLS_PROPERTY);
     r.stats = stats;
     r.podWaits = this.podWaits(end);
@@ -1400,13 +1403,23 @@ function resultObj(o: KObj): KObj {
   if (c.status !== undefined) c.status = structuredClone(c.status);
   return c;
 }
+/** stats.calls's source, a private field stamped onto the stats (Stamp: no Object.defineProperty of a symbol-keyed slot per run) */
+class StatsParts extends Stamp {
+  #backend: Backend;
+  constructor(stats: object, backend: Backend) {
+    super(stats);
+    this.#backend = backend;
+  }
+  static of(stats: object): Backend {
+    return (stats as StatsParts).#backend;
+  }
+}
 /** stats.calls, as Backend.callsTable gives it, on first read (then a plain value) */
-const CALLS_SOURCE = Symbol("calls source");
 const CALLS_PROPERTY: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
-  get(this: Record<symbol, Backend>): unknown {
-    const value = this[CALLS_SOURCE]!.callsTable();
+  get(this: object): unknown {
+    const value = StatsParts.of(this).callsTable();
     Object.defineProperty(this, "calls", { value, enumerable: true, writable: true, configurable: true });
     return value;
   },

@@ -280,7 +280,8 @@ export function perform(
   if (o === null || o === "error") {
     // (a node-local call of no latency, an in-tree mount by default, runs at once, as before calls took time)
     if (plan.latencyMs === 0 && (kind === "mountDevice" || kind === "setUp" || kind === "tearDown" || kind === "unmountDevice")) return finish(ctx, steps, plan, csi, volume, land, reply, settled);
-    ctx.sim.afterCall(plan.latencyMs, () => finish(ctx, steps, plan, csi, volume, land, reply, settled), tag);
+    // (the call's end as a record and a function made once: no closure per call)
+    ctx.sim.afterCallWith(plan.latencyMs, finishCall, new CallEnd(ctx, steps, plan, csi, volume, land, reply, settled), tag);
     return;
   }
   const deadline = deadlineMs ?? (csi ? ctx.timers.CSI_TIMEOUT_MS : plan.latencyMs);
@@ -323,6 +324,23 @@ export function perform(
       ctx.steps.step(steps.succeeded, volume);
       reply(null);
     }, tag);
+}
+
+/** a call's end due (perform's common path: success or an error after the latency) */
+class CallEnd {
+  constructor(
+    readonly ctx: Ctx,
+    readonly steps: CallSteps,
+    readonly plan: CallPlan,
+    readonly csi: boolean,
+    readonly volume: string,
+    readonly land: () => string | null,
+    readonly reply: (err: CallError | null) => void,
+    readonly settled: (() => void) | undefined,
+  ) {}
+}
+function finishCall(c: CallEnd): void {
+  finish(c.ctx, c.steps, c.plan, c.csi, c.volume, c.land, c.reply, c.settled);
 }
 
 function finish(ctx: Ctx, steps: CallSteps, plan: CallPlan, csi: boolean, volume: string, land: () => string | null, reply: (err: CallError | null) => void, settled: (() => void) | undefined): void {
