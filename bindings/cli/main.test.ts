@@ -74,11 +74,16 @@ describe("iosim and the user's files", () => {
     }
   });
 
-  it("run --json keeps stdout one JSON document and gives the warnings to stderr (they were dropped)", () => {
+  it("run --json keeps stdout one JSON document, with the warnings in it (iosim_warnings) and on stderr (they were dropped)", () => {
     writeFileSync(join(tmp, "verify.fio"), "[a]\nrw=randread\nbs=4k\nsize=1m\nverify=md5\ndirect=1\n");
     const r = iosim("run", "verify.fio", "--json", "-q");
     expect(r.status).toBe(0);
-    expect((JSON.parse(r.stdout) as { jobs: Array<{ jobname: string }> }).jobs[0]!.jobname).toBe("a");
+    const doc = JSON.parse(r.stdout) as { jobs: Array<{ jobname: string }>; iosim_warnings?: string[] };
+    expect(doc.jobs[0]!.jobname).toBe("a");
+    expect(doc.iosim_warnings).toEqual(["verify.fio:5: verify=md5: no effect in a simulation, ignored"]);
+    // a run without warnings is fio's JSON alone
+    writeFileSync(join(tmp, "clean.fio"), "[a]\nrw=randread\nbs=4k\nsize=1m\ndirect=1\n");
+    expect(Object.keys(JSON.parse(iosim("run", "clean.fio", "--json", "-q").stdout))).not.toContain("iosim_warnings");
     expect(r.stderr).toBe("iosim: warning: verify.fio:5: verify=md5: no effect in a simulation, ignored\n");
   });
 

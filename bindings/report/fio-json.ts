@@ -159,6 +159,8 @@ export interface FioJson {
   "global options"?: Record<string, string>;
   jobs: FioJobJson[];
   disk_util: FioDiskUtilJson[];
+  /** iosim's warnings about the run (`iosim run --json`), last and only when there are some: fio's readers skip a key they do not know */
+  iosim_warnings?: string[];
 }
 
 /** One device of fio's "disk_util" (stat.c json_array_add_disk_util, a device without slaves). */

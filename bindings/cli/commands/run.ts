@@ -230,8 +230,10 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     }
   }
   if (format !== "normal") {
-    process.stdout.write(fioJsonText(toFioJson(result, { ...fioOpts, plus: format === "json+" })));
-    // stdout stays one JSON document; the warnings go where fio's go
+    const json = toFioJson(result, { ...fioOpts, plus: format === "json+" });
+    // stdout stays one JSON document that says its warnings (a key fio's readers skip); stderr too, where fio's go
+    if (result.warnings.length) json.iosim_warnings = [...result.warnings];
+    process.stdout.write(fioJsonText(json));
     for (const w of result.warnings) process.stderr.write(`iosim: warning: ${w}\n`);
   } else {
     // the warnings first: a result read under a mistaken setting is no result
