@@ -12,35 +12,46 @@ import { guestStalls, scoreIolat } from "./rqos.js";
 const DIR = path.resolve(__dirname, "../../test/fixtures/oracle/guest");
 const MS = 1_000_000;
 
-function scenario(stallsNs?: Array<[number, number]>): Scenario {
+/** a null_blk-like device of `tags` tags, 10 ms a request, replaying `ios` from one job in cgroup A */
+function replayScenario(
+  name: string,
+  tags: number,
+  iodepth: number,
+  ios: Array<{ tNs: number; off: number; size: number; dir: "R"; serviceNs: number; cpuNs?: number }>,
+  dev: Partial<DeviceSpec> = {},
+): Scenario {
   const pts: Array<[number, number]> = [
     [512, 1e10],
     [1 << 20, 1e10],
   ];
-  const dev: DeviceSpec = {
+  const device: DeviceSpec = {
     name: "nullb0",
     devno: "253:0",
     kind: "custom",
-    channels: 4,
-    nrRequests: 4,
+    channels: tags,
+    nrRequests: tags,
     latencyNs: 10 * MS,
     jitterSigma: 0,
     maxSectorsKb: 124,
     rotational: false,
     curve: { read: { seq: pts, rand: pts }, write: { seq: pts, rand: pts } },
-    ...(stallsNs ? { stallsNs } : {}),
+    ...dev,
   };
-  const ios = [0, 5, 25].map((t, i) => ({ tNs: t * MS, off: (i * 1) << 20, size: 4096, dir: "R" as const, serviceNs: 10 * MS }));
   return scenarioDefaults({
-    name: "stalls",
+    name,
     kernel: "6.1",
     seed: 1,
     clock: defaultClock(250),
     record: true,
-    devices: [dev],
+    devices: [device],
     cgroups: [{ path: "A" }],
-    jobs: [jobDefaults({ name: "r", device: "nullb0", cgroup: "A", iodepth: 3, direct: true, pattern: { kind: "replay", ios } })],
+    jobs: [jobDefaults({ name: "r", device: "nullb0", cgroup: "A", iodepth, direct: true, pattern: { kind: "replay", ios } })],
   });
+}
+
+function scenario(stallsNs?: Array<[number, number]>): Scenario {
+  const ios = [0, 5, 25].map((t, i) => ({ tNs: t * MS, off: (i * 1) << 20, size: 4096, dir: "R" as const, serviceNs: 10 * MS }));
+  return replayScenario("stalls", 4, 3, ios, stallsNs ? { stallsNs } : {});
 }
 
 const completions = (s: Scenario) =>
@@ -63,38 +74,12 @@ describe("recorded guest stalls in the device model", () => {
 
 describe("recorded CPU time before the tag", () => {
   it("a request with recorded CPU time asks for its tag that much later (behind an rq-qos policy: wbt here; reads pass it)", () => {
-    const pts: Array<[number, number]> = [
-      [512, 1e10],
-      [1 << 20, 1e10],
-    ];
-    const dev: DeviceSpec = {
-      name: "nullb0",
-      devno: "253:0",
-      kind: "custom",
-      channels: 1,
-      nrRequests: 1,
-      latencyNs: 10 * MS,
-      jitterSigma: 0,
-      maxSectorsKb: 124,
-      rotational: false,
-      wbtLatUsec: "100000",
-      curve: { read: { seq: pts, rand: pts }, write: { seq: pts, rand: pts } },
-    };
     const run = (cpuNs?: number) => {
       const ios = [
         { tNs: 0, off: 0, size: 4096, dir: "R" as const, serviceNs: 10 * MS, ...(cpuNs ? { cpuNs } : {}) },
         { tNs: 1 * MS, off: 1 << 20, size: 4096, dir: "R" as const, serviceNs: 10 * MS },
       ];
-      const s = scenarioDefaults({
-        name: "cpu",
-        kernel: "6.1",
-        seed: 1,
-        clock: defaultClock(250),
-        record: true,
-        devices: [dev],
-        cgroups: [{ path: "A" }],
-        jobs: [jobDefaults({ name: "r", device: "nullb0", cgroup: "A", iodepth: 2, direct: true, pattern: { kind: "replay", ios } })],
-      });
+      const s = replayScenario("cpu", 1, 2, ios, { wbtLatUsec: "100000" });
       return new Simulation(s)
         .runToEnd()
         .records!.map((r) => [r.seq, r.completeNs / MS])

@@ -169,6 +169,7 @@
 // the reconciler retries the TearDown with backoff until it succeeds at ~90 s.
 
 import type { KObj, PodVolume } from "../api/types.js";
+import type { DirInfo } from "../host/mount.js";
 import type { Ctx } from "../engine/context.js";
 import type { WakeGroup } from "../engine/sim.js";
 import { errorText, type ErrorText } from "../util/exponentialbackoff.js";
@@ -547,6 +548,64 @@ export class VolumeManager {
   }
 
   /**
+   * reconstruct.go reconstructVolume, which both reconstructions call: one
+   * pod volume directory -> its plugin, spec, unique name and device mount
+   * path; undefined for a directory that is not a pod volume, a block volume
+   * (reconstructBlockVolume takes it), one the actual state already knows
+   * (VolumeExistsWithSpecName; `uncertainToo`: reconstruct_new.go also counts
+   * uncertain pods), and one that fails (remembered in
+   * volumesFailedReconstruction: "Remember to check DSW after it's fully
+   * populated", cleaned up once every directory has been seen).
+   */
+  private reconstructVolume(
+    dir: string,
+    info: DirInfo,
+    uncertainToo: boolean,
+  ): { uid: string; specName: string; spec: VolumeSpec; plugin: VolumePlugin; volumeName: string; attachable: boolean; deviceMountable: boolean; dmp: string } | undefined {
+    const { ctx } = this;
+    if (!info.podUID || !info.specName) return undefined;
+    if (info.data.volumeName !== undefined && dir.includes(`/pods/${info.podUID}/volumeDevices/`)) {
+      this.reconstructBlockVolume(info.podUID, info.specName, info.plugin, info.data);
+      return undefined;
+    }
+    if (!dir.includes(`/pods/${info.podUID}/volumes/`)) return undefined;
+    const uid = info.podUID;
+    const specName = info.specName;
+    const plugin = this.plugins.findByName(info.plugin);
+    if (!plugin) return undefined;
+    for (const a of this.asw.values()) if (a.pods.get(uid) === specName || (uncertainToo && a.uncertainPods?.get(uid) === specName)) return undefined;
+    let spec: VolumeSpec;
+    let volumeName: string;
+    let attachable: boolean;
+    let deviceMountable: boolean;
+    try {
+      spec = plugin.constructVolumeSpec(this.env, specName, uid);
+      if (ctx.profile.fix["108997"]) {
+        attachable = plugin.isAttachable(spec, ctx);
+        deviceMountable = plugin.isDeviceMountable(spec, ctx);
+      } else {
+        // FindAttachablePluginByName / FindDeviceMountablePluginByName
+        attachable = plugin.attachableByName;
+        deviceMountable = plugin.attachableByName;
+      }
+      if (attachable || deviceMountable) {
+        try {
+          volumeName = uniqueNameFromSpec(plugin, spec);
+        } catch (e) {
+          throw new PluginError(`failed to GetVolumeName from volumePlugin for volumeSpec ${JSON.stringify(specName)} err=${(e as Error).message}`);
+        }
+      } else volumeName = uniqueNameWithPod(plugin, uid, spec);
+      if (!ctx.profile.fix["108997"] && plugin.name === "kubernetes.io/csi" && !this.env.host!.isMountPoint(`${dir}/mount`))
+        throw new PluginError(`volume: ${JSON.stringify(specName)} is not mounted`);
+    } catch (e) {
+      this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName: plugin.name, err: (e as Error).message });
+      return undefined;
+    }
+    const dmp = deviceMountable && plugin.getDeviceMountPath ? plugin.getDeviceMountPath(this.env, spec) : "";
+    return { uid, specName, spec, plugin, volumeName, attachable, deviceMountable, dmp };
+  }
+
+  /**
    * reconstruct_new.go reconstructVolumes / updateStates: each pod volume
    * directory not in the actual state is rebuilt (as section 4, with
    * #108997's rules, which every release with #113262 has) and added as an
@@ -561,41 +620,9 @@ export class VolumeManager {
     const host = this.env.host!;
     const names: string[] = [];
     for (const [dir, info] of host.dirs) {
-      if (!info.podUID || !info.specName) continue;
-      if (info.data.volumeName !== undefined && dir.includes(`/pods/${info.podUID}/volumeDevices/`)) {
-        this.reconstructBlockVolume(info.podUID, info.specName, info.plugin, info.data);
-        continue;
-      }
-      if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
-      const uid = info.podUID;
-      const specName = info.specName;
-      const plugin = this.plugins.findByName(info.plugin);
-      if (!plugin) continue;
-      // VolumeExistsWithSpecName: nothing to reconstruct
-      let known = false;
-      for (const a of this.asw.values()) if (a.pods.get(uid) === specName || a.uncertainPods?.get(uid) === specName) known = true;
-      if (known) continue;
-      let spec: VolumeSpec;
-      let volumeName: string;
-      let attachable: boolean;
-      let deviceMountable: boolean;
-      try {
-        spec = plugin.constructVolumeSpec(this.env, specName, uid);
-        attachable = plugin.isAttachable(spec, ctx);
-        deviceMountable = plugin.isDeviceMountable(spec, ctx);
-        if (attachable || deviceMountable) {
-          try {
-            volumeName = uniqueNameFromSpec(plugin, spec);
-          } catch (e) {
-            throw new PluginError(`failed to GetVolumeName from volumePlugin for volumeSpec ${JSON.stringify(specName)} err=${(e as Error).message}`);
-          }
-        } else volumeName = uniqueNameWithPod(plugin, uid, spec);
-      } catch (e) {
-        // "We can't reconstruct the volume. Remember to check DSW after it's fully populated"
-        this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName: plugin.name, err: (e as Error).message });
-        continue;
-      }
-      const dmp = deviceMountable && plugin.getDeviceMountPath ? plugin.getDeviceMountPath(this.env, spec) : "";
+      const r = this.reconstructVolume(dir, info, true);
+      if (r === undefined) continue;
+      const { uid, specName, spec, plugin, volumeName, attachable, deviceMountable, dmp } = r;
       // AddAttachUncertainReconstructedVolume (devicePath from node.status later)
       let a = this.asw.get(volumeName);
       if (a === undefined) {
@@ -1444,49 +1471,10 @@ export class VolumeManager {
     // (nothing in this loop makes or removes a directory: the cleanups
     // cleanOrphanVolumes starts run later, and no timeline action a step can fire touches them)
     for (const [dir, info] of host.dirs) {
-      if (!info.podUID || !info.specName) continue;
-      if (info.data.volumeName !== undefined && dir.includes(`/pods/${info.podUID}/volumeDevices/`)) {
-        this.reconstructBlockVolume(info.podUID, info.specName, info.plugin, info.data);
-        continue;
-      }
-      if (!dir.includes(`/pods/${info.podUID}/volumes/`)) continue;
-      const uid = info.podUID;
-      const specName = info.specName;
-      const plugin = this.plugins.findByName(info.plugin);
-      if (!plugin) continue;
-      let known = false;
-      for (const a of this.asw.values()) if (a.pods.get(uid) === specName) known = true;
-      if (known) continue;
-      let spec: VolumeSpec;
-      let volumeName: string;
-      let attachable: boolean;
-      let deviceMountable: boolean;
-      try {
-        spec = plugin.constructVolumeSpec(this.env, specName, uid);
-        if (ctx.profile.fix["108997"]) {
-          attachable = plugin.isAttachable(spec, ctx);
-          deviceMountable = plugin.isDeviceMountable(spec, ctx);
-        } else {
-          // FindAttachablePluginByName / FindDeviceMountablePluginByName
-          attachable = plugin.attachableByName;
-          deviceMountable = plugin.attachableByName;
-        }
-        if (attachable || deviceMountable) {
-          try {
-            volumeName = uniqueNameFromSpec(plugin, spec);
-          } catch (e) {
-            throw new PluginError(`failed to GetVolumeName from volumePlugin for volumeSpec ${JSON.stringify(specName)} err=${(e as Error).message}`);
-          }
-        } else volumeName = uniqueNameWithPod(plugin, uid, spec);
-        if (!ctx.profile.fix["108997"] && plugin.name === "kubernetes.io/csi" && !host.isMountPoint(`${dir}/mount`))
-          throw new PluginError(`volume: ${JSON.stringify(specName)} is not mounted`);
-      } catch (e) {
-        // remembered, and cleaned up below once every directory has been seen
-        this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName: plugin.name, err: (e as Error).message });
-        continue;
-      }
+      const r = this.reconstructVolume(dir, info, false);
+      if (r === undefined) continue;
+      const { uid, specName, spec, plugin, volumeName, attachable, deviceMountable, dmp } = r;
       const desired = this.dsw.get(uid)?.get(volumeName);
-      const dmp = deviceMountable && plugin.getDeviceMountPath ? plugin.getDeviceMountPath(this.env, spec) : "";
       if (desired) {
         desired.reportedInUse = true;
         if (ctx.profile.fix["110670"]) {
