@@ -24,7 +24,12 @@
 //           the guest's CPU time from wbt letting it go (the completion that
 //           woke it) to getrq is replayed before it asks for a tag
 //           (ReplayIo.cpuNs); when the guest is slow to run a woken
-//           flusher, the request reaches the tags late, as it did.
+//           flusher, the request reaches the tags late, as it did. wbt
+//           traces' reads: their time outside the driver while a tag was
+//           free for them (freeTagTime) is the guest's CPU time: before the
+//           tag for a read that came to a free one (ReplayIo.cpuNs), after
+//           the wake for one that waited (ReplayIo.tagWakeNs: blk-mq hands
+//           no tag over, so a request asking in between takes it first).
 //   jobs    every recorded IO submitted at its recorded time in its cgroup
 //           (iotest's threads: submit_ns); wbt traces also replay each
 //           writeback request at the time its first bio was queued
@@ -159,6 +164,47 @@ const svc = new WeakMap<RecordedIo, number>();
 const wstamps = new WeakMap<RecordedIo, { getrq: number }>();
 /** Recorded guest CPU time before the tag (wbt traces' write requests). */
 const cpu = new WeakMap<RecordedIo, number>();
+/** Recorded time a request waited for a tag while one was free (wbt traces' write requests, wbt off). */
+const tagWake = new WeakMap<RecordedIo, number>();
+
+/**
+ * Per wait [from, to) that ended with a tag taken at `to`: how long before `to` a tag had been
+ * free without a break (from the tag release that made it free; 0 if a tag was free at `from`): the time the
+ * waiting task took to run and take it. `held`: each request's tag as [start, end); `depth` tags.
+ */
+export function freeTagTime(held: Array<[number, number]>, depth: number, waits: Array<[number, number]>): Array<["arrival" | "woken", number]> {
+  const ev: Array<[number, number]> = [];
+  for (const [a, b] of held) {
+    ev.push([a, 1]);
+    ev.push([b, -1]);
+  }
+  ev.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  // stretches in which fewer than `depth` tags were held, ascending
+  const runs: Array<[number, number]> = [];
+  let n = 0;
+  for (let i = 0; i < ev.length; i++) {
+    n += ev[i]![1];
+    const t = ev[i]![0];
+    const next = i + 1 < ev.length ? ev[i + 1]![0] : t;
+    if (n >= depth || next <= t) continue;
+    const last = runs[runs.length - 1];
+    if (last && t <= last[1]) last[1] = Math.max(last[1], next);
+    else runs.push([t, next]);
+  }
+  return waits.map(([from, to]) => {
+    let lo = 0;
+    let hi = runs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (runs[mid]![1] < to) lo = mid + 1;
+      else hi = mid;
+    }
+    const r = runs[lo];
+    if (!r || r[0] >= to) return ["woken", 0];
+    if (r[0] <= from) return ["arrival", to - from];
+    return ["woken", to - r[0]];
+  });
+}
 
 function replayJobs(order: Map<string, RecordedIo[]>, shift: number, file: string, writeback: Map<string, "background" | "sync">): JobSpec[] {
   const jobs: JobSpec[] = [];
@@ -167,7 +213,8 @@ function replayJobs(order: Map<string, RecordedIo[]>, shift: number, file: strin
     jobs.push(jobDefaults({
       name, device: "nullb0", cgroup: list[0]!.cgroup, iodepth: list.length, direct: true,
       pattern: { kind: "replay", ios: list.map((io) => ({ tNs: io.submitNs - shift, off: io.off, size: io.size, dir: io.dir,
-        ...(svc.has(io) ? { serviceNs: svc.get(io) } : {}), ...(cpu.get(io) ? { cpuNs: cpu.get(io) } : {}) })) },
+        ...(svc.has(io) ? { serviceNs: svc.get(io) } : {}), ...(cpu.get(io) ? { cpuNs: cpu.get(io) } : {}),
+        ...(tagWake.get(io) ? { tagWakeNs: tagWake.get(io) } : {}) })) },
       source: { file, line: list[0]!.line }, ...(writeback.has(name) ? { replayWriteback: writeback.get(name) } : {}),
     }));
   }
@@ -347,6 +394,23 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
     // request waits only for a tag, which is the model's: nothing is taken from the stamps.
     const wbtOn = String(c.meta.wbt_lat_usec_written ?? "-1") !== "0";
     const comps = [...c.wreqs, ...c.wsync].map((x) => x.completeNs).sort((a, b) => a - b);
+    // The reads' recorded time outside the driver (no stamp splits it): each read holds a tag
+    // for its driver time, so a tag was free for it while fewer than nr_requests other requests
+    // held one (write requests from block_getrq to their completion, reads for their driver time
+    // ending at their completion). A read that came to a free tag took the whole of it to reach
+    // the driver: its CPU time, replayed before it asks for a tag (and with it the time to its
+    // user-space stamp after the driver, which no stamp separates). A read that waited took the
+    // free stretch before its issue: the time its woken thread took to run, replayed after the
+    // wake (ReplayIo.tagWakeNs; a tag freed meanwhile goes to whoever asks first).
+    {
+      const held: Array<[number, number]> = [...[...c.wreqs, ...c.wsync].map((io) => [wstamps.get(io)!.getrq, io.completeNs] as [number, number]),
+        ...c.reads.map((io) => [io.completeNs - (svc.get(io) ?? 0), io.completeNs] as [number, number])];
+      const fr = freeTagTime(held, p.depth, c.reads.map((io) => [io.submitNs, io.completeNs - (svc.get(io) ?? 0)]));
+      c.reads.forEach((io, i) => {
+        const [kind, ns] = fr[i]!;
+        if (ns > 0) (kind === "arrival" ? cpu : tagWake).set(io, ns);
+      });
+    }
     for (const io of [...c.wreqs, ...c.wsync]) {
       const m = wstamps.get(io)!;
       svc.set(io, io.completeNs - m.getrq);
