@@ -12,7 +12,7 @@ import type { TableAxis } from "./model.js";
 import { modelFromText, runLine } from "./run-one.js";
 import { SweepTally, type TallyDelta } from "./summary.js";
 
-interface Init {
+export interface Init {
   text: string;
   file: string;
   seed: string;
@@ -47,11 +47,21 @@ function threadCpuMs(): number | undefined {
   }
 }
 
-const init = workerData as Init;
-const model = modelFromText(init.text, init.file);
-const seed = BigInt(init.seed);
+/** What the main thread posts: the sweep, when it did not come as workerData, then chunks of run indices. */
+export type ToWorker = { init: Init } | { id: number; indices: number[] };
 
-parentPort!.on("message", (msg: { id: number; indices: number[] }) => {
+let init: Init;
+let model: ReturnType<typeof modelFromText>;
+let seed: bigint;
+function start(i: Init): void {
+  init = i;
+  model = modelFromText(i.text, i.file);
+  seed = BigInt(i.seed);
+}
+if (workerData) start(workerData as Init);
+
+parentPort!.on("message", (msg: ToWorker) => {
+  if ("init" in msg) return start(msg.init);
   const t0 = performance.now();
   const c0 = threadCpuMs();
   let lines = "";
