@@ -16,7 +16,9 @@
 // --base DIR: another build to put beside this one (a checkout with package.json and dist/, e.g. a
 // copy of main's, with node_modules reachable from it); its "bin" is what runs.
 // Printed per command: the median wall time and its quartiles (and the median CPU, user + sys, when
-// /usr/bin/time is there); per ratio: the median of the per-round ratios and their quartiles.
+// /usr/bin/time is there); per ratio: the median of the per-round ratios and their quartiles, of the
+// wall times and (with /usr/bin/time) of the CPU times. On two cores a second worker shows as more
+// CPU for less wall: the wall ratio is the user's, the CPU ratio the one a busy machine keeps.
 // The load average is printed before and after: on a busy machine the ratios hold, seconds do not.
 // On a busy machine, bench/warmup.ts gives the sweep rows' parts in CPU time instead (a worker's
 // start-up, warm-up and steady time per run) and the 1- and 2-worker walls they imply.
@@ -87,7 +89,9 @@ function row(title: string, cmds: Cmd[], ratios: Array<[string, string, string]>
   for (const [label, a, b] of ratios) {
     const xa = s.get(a)!;
     const xb = s.get(b)!;
-    console.log(`  ${label}: ${fmt(xa.map((x, i) => x.wall / xb[i]!.wall))}x`);
+    // and of the CPU times (user + sys of every thread), which a busy machine stretches far less than wall times
+    const cpu = [...xa, ...xb].every((x) => x.cpu !== undefined) ? `; cpu ${fmt(xa.map((x, i) => x.cpu! / xb[i]!.cpu!))}x` : "";
+    console.log(`  ${label}: ${fmt(xa.map((x, i) => x.wall / xb[i]!.wall))}x${cpu}`);
   }
 }
 
