@@ -12,11 +12,13 @@
 //            simulator: per-bio objects and a binary heap, no statistics)
 //   mc2k, mc20k  `iosim mc bindings/mc/examples/k8s-detach-backoff.yaml --runs N --no-shrink`
 //            on --workers 1, --workers 2 and the default [and the base build's default]
-//   k8s      `iosim k8s run NAME` for each built-in seed incident [beside the base build]
+//   k8s      `iosim k8s run NAME` for each of the four seed incidents [beside the base build]
 // --base DIR: another build to put beside this one (a checkout with package.json and dist/, e.g. a
 // copy of main's, with node_modules reachable from it); its "bin" is what runs.
 // Printed per command: the median wall time and its quartiles (and the median CPU, user + sys, when
-// /usr/bin/time is there); per ratio: the median of the per-round ratios and their quartiles.
+// /usr/bin/time is there); per ratio: the median of the per-round ratios and their quartiles, of the
+// wall times and (with /usr/bin/time) of the CPU times. On two cores a second worker shows as more
+// CPU for less wall: the wall ratio is the user's, the CPU ratio the one a busy machine keeps.
 // The load average is printed before and after: on a busy machine the ratios hold, seconds do not.
 // On a busy machine, bench/warmup.ts gives the sweep rows' parts in CPU time instead (a worker's
 // start-up, warm-up and steady time per run) and the 1- and 2-worker walls they imply.
@@ -87,7 +89,9 @@ function row(title: string, cmds: Cmd[], ratios: Array<[string, string, string]>
   for (const [label, a, b] of ratios) {
     const xa = s.get(a)!;
     const xb = s.get(b)!;
-    console.log(`  ${label}: ${fmt(xa.map((x, i) => x.wall / xb[i]!.wall))}x`);
+    // and of the CPU times (user + sys of every thread), which a busy machine stretches far less than wall times
+    const cpu = [...xa, ...xb].every((x) => x.cpu !== undefined) ? `; cpu ${fmt(xa.map((x, i) => x.cpu! / xb[i]!.cpu!))}x` : "";
+    console.log(`  ${label}: ${fmt(xa.map((x, i) => x.wall / xb[i]!.wall))}x${cpu}`);
   }
 }
 
@@ -126,7 +130,9 @@ try {
     row(`${name}: iosim mc k8s-detach-backoff.yaml --runs ${runs} --no-shrink`, cmds, ratios);
   }
   if (want("k8s")) {
-    const list = JSON.parse(spawnSync(process.execPath, [iosim, "k8s", "list", "--json"], { encoding: "utf8" }).stdout) as Array<{ name: string }>;
+    // the seed incidents (their `incident` starts with the seed's number, "002: ..."), which every build has
+    const list = (JSON.parse(spawnSync(process.execPath, [iosim, "k8s", "list", "--json"], { encoding: "utf8" }).stdout) as Array<{ name: string; incident: string }>)
+      .filter((x) => /^\d{3}(\/\d{3})?: /.test(x.incident));
     for (const { name } of list) {
       const cmds: Cmd[] = [{ name: "iosim", argv: [process.execPath, iosim, "k8s", "run", name], ok: [0, 1] }, { name: "node -e 0", argv: [process.execPath, "-e", "0"] }];
       const ratios: Array<[string, string, string]> = [["iosim / node -e 0", "iosim", "node -e 0"]];

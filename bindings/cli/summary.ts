@@ -5,6 +5,7 @@ import { percentilesFromPlat } from "../report/percentiles.js";
 import type { RunResult, Scenario } from "../scenario/types.js";
 import { resultHash } from "../report/result-hash.js";
 import { FIO_PLAT_TOP_NS } from "../scenario/lint.js";
+import { grouped } from "../util/grouped.js";
 
 const MiB = 1024 * 1024;
 
@@ -217,7 +218,7 @@ export function summaryText(r: RunResult, opts: { warningsAbove?: boolean; scena
   const lines: string[] = [];
   const secs = r.simulatedNs / 1e9;
   lines.push(`${r.scenario}: ${secs.toFixed(3)} s simulated (kernel ${r.kernel}, seed ${r.seed}), ` +
-    `${r.events.toLocaleString("en-US")} events in ${r.wallMs.toFixed(0)} ms wall`);
+    `${grouped(r.events)} events in ${r.wallMs.toFixed(0)} ms wall`);
   lines.push(`result sha256 ${hashOf(r)} (the playground shows a run's first 16 digits)`);
   for (const d of r.devices ?? []) if (d.model) lines.push(`device ${d.name} (${d.devno}): ${d.model}`);
   lines.push("");

@@ -23,7 +23,7 @@ import { unreadParams } from "./distributions.js";
 import { applyGrid, parseGrid } from "./grid.js";
 import { progressSink, fmtRate } from "./progress.js";
 import { modelFromText, uniqueSorted } from "./run-one.js";
-import { defaultWorkers, parseSeed, runSweep } from "./runner.js";
+import { defaultWorkers, MAX_WORKERS_PER_CORE, parseSeed, runSweep } from "./runner.js";
 import { humanValue, metricUnit, OK_CLASS, SweepTally, type McSummary } from "./summary.js";
 
 export interface RunOpts {
@@ -78,9 +78,6 @@ function byAxes(list: string[] | undefined, model: TemplateModel): TableAxis[] |
   checkTableUnits(model.spec.template, axes, () => ({ file: "command line", field: "--by" }));
   return axes;
 }
-
-/** the most --workers per core: more only adds heaps and switching */
-const MAX_WORKERS_PER_CORE = 4;
 
 /** runs one process may sweep unless --max-runs says otherwise, and the largest --runs (31-bit run indices) */
 export const MAX_RUN_INDEX = 2 ** 31 - 1;
@@ -229,7 +226,7 @@ export async function runCommand(scenario: string, o: RunOpts): Promise<void> {
     : undefined;
   let res;
   try {
-    res = await runSweep({ file: scenario, text, runs, seed, workers, growTo, shard, journal, resume: o.resume || retab, force: o.force,
+    res = await runSweep({ file: scenario, text, model, runs, seed, workers, growTo, shard, journal, resume: o.resume || retab, force: o.force,
       table: by, onProgress: (p) => bar?.update(p), signal: ac.signal });
   } finally {
     process.off("SIGINT", onSig);

@@ -33,6 +33,9 @@ export function registerMcCommands(program: Command): void {
         mc.help({ error: true });
         return;
       }
+      // the sweep's first workers start now, while this thread loads the rest of the command and the
+      // scenario (pool.ts prestartWorkers; 0 workers, or a count runCommand refuses, starts none)
+      (await import("./pool.js")).prestartWorkers(o.workers === undefined ? 1 : Number(o.workers));
       await (await import("./cli.js")).runCommand(scenario, o);
     });
 

@@ -68,6 +68,33 @@ describe("the workers' young-generation flag", () => {
   });
 });
 
+describe("workers started ahead of their sweep (prestartWorkers)", () => {
+  it("the sweep takes the one of its settings and gives the records it gives without it; one it does not take ends with it, and an unused one keeps no process alive", () => {
+    const r = inChild<Record<string, unknown>>((runner, file, tmp) => `
+        import { readFileSync } from "node:fs";
+        import { prestartWorkers, prestartedWorkers, runSweep } from ${JSON.stringify(runner)};
+        const sweep = async (workers, tag) => {
+          const j = ${JSON.stringify(tmp)} + "/" + tag + ".jsonl";
+          await runSweep({ file: ${JSON.stringify(file)}, runs: 50, seed: 3n, workers, force: true, journal: j });
+          return readFileSync(j, "utf8").split("\\n").filter(Boolean).slice(1).sort().join("\\n");
+        };
+        const plain = await sweep(1, "plain");
+        prestartWorkers(1);
+        const waiting = prestartedWorkers();
+        const taken = await sweep(1, "taken");
+        const takenLeft = prestartedWorkers();
+        prestartWorkers(2);
+        const inThread = await sweep(0, "in-thread");
+        const inThreadLeft = prestartedWorkers();
+        prestartWorkers(0);
+        prestartWorkers(1e6);
+        const refused = prestartedWorkers();
+        prestartWorkers(1);
+        console.log(JSON.stringify({ waiting, same: taken === plain, takenLeft, inThreadSame: inThread === plain, inThreadLeft, refused, lines: plain.split("\\n").length }));`);
+    expect(r).toEqual({ waiting: 1, same: true, takenLeft: 0, inThreadSame: true, inThreadLeft: 0, refused: 0, lines: 50 });
+  });
+});
+
 describe("V8's parallel scavenging during a sweep", () => {
   it("is off while a pool's workers fill the cores, on again after it, and left on when asked or when cores are left idle", () => {
     const r = inChild<Record<string, { during: boolean[]; after: boolean }>>((runner, file, tmp) => `

@@ -16,18 +16,19 @@
 // and chunking change when a run happens, never what it gives.
 
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { availableParallelism, totalmem } from "node:os";
+import { availableParallelism } from "node:os";
 import { setFlagsFromString } from "node:v8";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker, type ResourceLimits } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { createWorker, releasePrestarted, takePrestarted, workerSemiSpaceMb, workerUrl } from "./pool.js";
 import {
   digestText, JournalWriter, readJournal, sameSweep, scanJournal, shardRange, type JournalHeader, type RunRecord, type ShardSpec,
 } from "./journal.js";
 import { modelFromText, runOne } from "./run-one.js";
 import type { TableAxis, TemplateModel } from "./model.js";
 import { canonicalRecords, SweepTally } from "./summary.js";
-import type { ChunkDone } from "./worker.js";
+import type { ChunkDone, Init, ToWorker } from "./worker.js";
+// (what the pool's workers start with: pool.ts, which `iosim mc` loads first)
+export { MAX_WORKERS_PER_CORE, prestartedWorkers, prestartWorkers, WORKER_SEMI_SPACE_MB, workerSemiSpaceMb, workersCompileOnOwnThread, workerUrl } from "./pool.js";
 import { InputError } from "../scenario/errors.js";
 
 /** Aim for chunks of about this much work per message. */
@@ -49,6 +50,8 @@ export interface SweepOptions {
   file: string;
   /** its text (default: read from file) */
   text?: string;
+  /** the model of `text` (modelFromText), when the caller has made it already (default: made here) */
+  model?: TemplateModel;
   runs: number;
   seed: bigint;
   /** worker threads; 0 = run in this thread */
@@ -68,7 +71,7 @@ export interface SweepOptions {
   signal?: AbortSignal;
   /**
    * Size in MB of each worker's young-generation semi-spaces (V8 starts them
-   * at this size instead of growing them from 1 MB; see workerHeap()).
+   * at this size instead of growing them from 1 MB; see pool.ts workerHeap()).
    * Default WORKER_SEMI_SPACE_MB (less when memory is short); 0 = V8's default.
    */
   semiSpaceMb?: number;
@@ -87,82 +90,11 @@ export interface SweepOptions {
   /**
    * Let each worker's isolate compile its optimised code on V8's helper
    * threads (V8's default) rather than on the worker's own thread (default:
-   * only while the pool leaves a core idle; see compileOnWorker()).
+   * only while the pool leaves a core idle; see pool.ts compileOnWorker()).
    */
   concurrentCompile?: boolean;
 }
 
-/**
- * Young generation of a worker. A replay allocates ~90 KB and keeps almost
- * none of it, but with V8's default sizing (semi-spaces grown from 1 MB only
- * while many objects survive, so they stay at ~8 MB here) a worker scavenges
- * every ~90 runs, and each scavenge copies (and promotes) what the run in
- * flight holds plus a share of the recent past. Starting the semi-spaces at
- * 32 MB: 4x fewer scavenges, ~40 % fewer bytes copied and ~3x fewer promoted
- * per run (--trace-gc-nvp, in-thread), and the pool's CPU per run ~15-20 %
- * lower on one worker (README, Speed).
- */
-export const WORKER_SEMI_SPACE_MB = 32;
-
-/** Semi-space size for `workers` workers: WORKER_SEMI_SPACE_MB, halved until the pool's young generations (2 semi-spaces each) take at most 1/8 of the memory. */
-export function workerSemiSpaceMb(workers: number, wanted = WORKER_SEMI_SPACE_MB): number {
-  let mb = wanted;
-  while (mb > 8 && workers * 2 * mb * 2 ** 20 > totalmem() / 8) mb /= 2;
-  return mb > 8 ? mb : 0;
-}
-
-/** Did the user size V8's young generation on the command line or in NODE_OPTIONS? Then the workers keep it. */
-function userSizedYoungGen(): boolean {
-  return [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((a) => /semi[-_]space/.test(a));
-}
-
-/**
- * The workers' V8 heap. The initial semi-space size is a process-wide V8 flag,
- * read when an isolate is created: it is set before the workers start (the
- * main isolate, created already, keeps its own); the maximum goes per worker
- * in resourceLimits (a young generation is 3 semi-spaces: the two halves and
- * as much again for large objects).
- */
-function workerHeap(mb: number): ResourceLimits | undefined {
-  if (userSizedYoungGen()) return undefined;
-  setFlagsFromString(`--min-semi-space-size=${Math.max(0, mb)}`); // 0: V8's default
-  return mb > 0 ? { maxYoungGenerationSizeMb: 3 * mb } : undefined;
-}
-
-/** Undo workerHeap()'s process-wide flag once the pool's isolates exist, so
- *  isolates the embedding program creates later get V8's default again. */
-function restoreYoungGenFlag(): void {
-  if (!userSizedYoungGen()) setFlagsFromString("--min-semi-space-size=0");
-}
-
-/** Did the user choose V8's concurrent recompilation on the command line or in NODE_OPTIONS? Then it stays as they set it. */
-function userSetRecompilation(): boolean {
-  return [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((a) => /concurrent[-_]recompilation|single[-_]threaded|predictable/.test(a));
-}
-
-let compileOnWorkerFlag = false;
-/** Are the workers being created now set to compile on their own threads? (for tests) */
-export function workersCompileOnOwnThread(): boolean {
-  return compileOnWorkerFlag;
-}
-/**
- * TurboFan on each worker's own thread while the pool fills the cores. By
- * default V8 compiles a hot function on a helper thread while the isolate
- * runs on in its interpreter; with a worker on every core the helper only
- * takes turns with the workers, and the worker interprets (~25x its
- * optimised speed, bench/mc.ts) for the whole compile. Compiled on the
- * worker's thread, the function runs optimised as soon as it is compiled.
- * V8 reads --concurrent-recompilation when it creates an isolate (its
- * OptimizingCompileDispatcher), so the process-wide flag is set before the
- * workers start and restored once they are online, as the young
- * generation's size is; the main isolate keeps V8's default. Left alone
- * when node's options choose it.
- */
-function compileOnWorker(on: boolean): void {
-  if (userSetRecompilation() || on === compileOnWorkerFlag) return;
-  compileOnWorkerFlag = on;
-  setFlagsFromString(on ? "--no-concurrent-recompilation" : "--concurrent-recompilation");
-}
 
 /** Did the user choose V8's GC threading on the command line or in NODE_OPTIONS? Then it stays as they set it. */
 function userSetGcThreads(): boolean {
@@ -346,7 +278,7 @@ export function parseSeed(s: string | number | bigint): bigint {
 export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const t0 = performance.now();
   const text = o.text ?? readFileSync(o.file, "utf8");
-  const model = modelFromText(text, o.file);
+  const model = o.model ?? modelFromText(text, o.file);
   // a value the file fixes that no run can load: refused now, not an error class in every run
   const fixed = model.fixedError();
   if (fixed) throw fixed;
@@ -436,6 +368,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   } finally {
     writer.close();
     unlock();
+    releasePrestarted();
   }
   const journal = o.journal;
   return {
@@ -470,16 +403,11 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
     let finished = false;
     let msgId = 0;
     const pool: Worker[] = [];
-    let online = 0;
-    let started = 0;
     const meter = new WarmupMeter();
+    const init: Init = { text, file: o.file, seed: o.seed.toString(), metrics, table };
     const finish = (err?: unknown, aborted = false) => {
       if (finished) return;
       finished = true;
-      if (online < started) {
-        restoreYoungGenFlag();
-        compileOnWorker(false);
-      }
       for (const u of undo) u();
       o.signal?.removeEventListener("abort", onAbort);
       Promise.all(pool.map((w) => w.terminate())).finally(() => (err ? rejectAll(err) : resolveAll({ aborted, workers: pool.length })));
@@ -501,12 +429,14 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
     /** start `n` more workers (their heap flags are process-wide: set for the pool's new size, undone once they are online) */
     const spawn = (n: number) => {
       const size = pool.length + n;
-      const resourceLimits = workerHeap(o.semiSpaceMb ?? workerSemiSpaceMb(size));
-      compileOnWorker(!(o.concurrentCompile ?? size < availableParallelism()));
+      const mb = o.semiSpaceMb ?? workerSemiSpaceMb(size);
+      const ownThread = !(o.concurrentCompile ?? size < availableParallelism());
       undo.push(serialScavenge(size, o.parallelScavenge));
-      started += n;
       for (let k = 0; k < n; k++) {
-        const w = new Worker(url, { workerData: { text, file: o.file, seed: o.seed.toString(), metrics, table }, resourceLimits });
+        // a worker started ahead of the sweep with these settings (prestartWorkers) gets the sweep as its first message
+        let w = takePrestarted(url, mb, ownThread);
+        if (w) w.postMessage({ init } satisfies ToWorker);
+        else w = createWorker(url, mb, ownThread, init);
         const first = pool.length === 0;
         w.on("message", (m: ChunkDone) => {
           if (finished) return;
@@ -529,13 +459,6 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
           }
           feed(w);
         });
-        w.on("online", () => {
-          if (++online === started) {
-            // every worker's isolate has been created
-            restoreYoungGenFlag();
-            compileOnWorker(false);
-          }
-        });
         w.on("error", (e) => finish(e));
         w.on("exit", (code) => {
           if (!finished && code !== 0) finish(new Error(`mc worker exited with code ${code}`));
@@ -545,22 +468,13 @@ function runPool(o: SweepOptions, text: string, todo: number[], metrics: string[
       return pool.slice(pool.length - n);
     };
     spawn(nWorkers);
+    releasePrestarted();
     if (o.signal?.aborted) return finish(undefined, true);
     // two chunks in flight per worker keeps it busy while the main thread writes
     for (const w of pool) { feed(w); feed(w); }
   });
 }
 
-/** The compiled worker (dist/bindings/mc/worker.js), also when running from the TypeScript sources. */
-export function workerUrl(): URL {
-  const here = fileURLToPath(import.meta.url);
-  const sibling = join(dirname(here), "worker.js");
-  if (existsSync(sibling)) return pathToFileURL(sibling);
-  const root = resolve(dirname(here), "..", "..");
-  const built = join(root, "dist", "bindings", "mc", "worker.js");
-  if (existsSync(built)) return pathToFileURL(built);
-  throw new Error(`mc: no compiled worker at ${built}: run \`npm run build\` first`);
-}
 
 /**
  * Take `<journal>.lock` (created exclusively, holding this process's pid) for

@@ -4,6 +4,7 @@ import { devicePreset, hwdbDevice, isPresetName, loadDeviceFile, PRESET_NAMES, r
 import type { DeviceSpec } from "../../scenario/types.js";
 import { inputCap, readCapped } from "../read-input.js";
 import { InputError } from "../../scenario/errors.js";
+import { grouped } from "../../util/grouped.js";
 
 function fmtIops(points: Array<[number, number]>, size: number): string {
   // IOPS at `size` as the core's table gives it (seed.ts tableIops)
@@ -24,7 +25,7 @@ function fmtIops(points: Array<[number, number]>, size: number): string {
       iops = 1e9 / ((svc(il) * size) / xl);
     }
   }
-  return Math.round(iops).toLocaleString("en-US");
+  return grouped(Math.round(iops));
 }
 
 export function deviceCardText(key: string, d: DeviceSpec): string {

@@ -3,8 +3,8 @@
 // invariant holds with the fix (on a fixed version, on the newest release the
 // model has, and as a switch on the affected version when the fix is one).
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import { builtinK8sScenarios, runK8sScenario } from "../index.js";
+import { describe, expect, it, vi } from "vitest";
+import { BUILTIN_YAML, builtinK8sScenario, builtinK8sScenarios, runK8sScenario } from "../index.js";
 import { isFixId, MAX_MINOR } from "../versions/profile.js";
 // @ts-expect-error plain ESM helper without types
 import { generate } from "./gen.mjs";
@@ -16,6 +16,24 @@ const NEWEST = `1.${MAX_MINOR}`;
 describe("built-in incident scenarios", () => {
   it("ship the four seed incidents", () => {
     expect(scenarios.map((s) => s.incident?.seed).filter((x) => x).sort()).toEqual(["000/003", "001", "002", "004"]);
+  });
+
+  it("are each in the file named after the scenario, so builtinK8sScenario(name) parses that one alone and finds what a scan of all finds", () => {
+    expect(scenarios.map((s) => s.name)).toEqual(Object.keys(BUILTIN_YAML));
+    for (const sc of scenarios) expect(builtinK8sScenario(sc.name)).toBe(sc);
+    expect(builtinK8sScenario("no-such-scenario")).toBeUndefined();
+    expect(builtinK8sScenario("constructor")).toBeUndefined();
+  });
+
+  it("parsed one at a time, before the list, are the list's scenarios", async () => {
+    vi.resetModules();
+    const fresh = (await import("../index.js")) as typeof import("../index.js");
+    const one = scenarios.map((s) => fresh.builtinK8sScenario(s.name));
+    // (as text: the fresh modules' classes and functions are other objects than the first's)
+    const text = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Map ? [...x] : x instanceof Set ? [...x] : typeof x === "function" ? String(x) : x));
+    expect(text(one)).toBe(text(scenarios));
+    const all = fresh.builtinK8sScenarios();
+    for (let i = 0; i < all.length; i++) expect(all[i]).toBe(one[i]);
   });
 
   it("ship the operations' scenarios (k8s-ops: no seed)", () => {
