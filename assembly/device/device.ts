@@ -121,7 +121,7 @@
 
 import { Rng } from "../engine/random";
 import { Vec } from "../engine/vec";
-import { scheduleLane, EV_DEVICE_DONE } from "../engine/events";
+import { scheduleLane, schedule, EV_DEVICE_DONE, EV_TAG_RETRY } from "../engine/events";
 import { bioAt, BIO_SEQ, Bio } from "../engine/bios";
 import { jiffiesAt, tickTime, timeAfter, HZ } from "../engine/clock";
 import { wbtActive, wbtIssue } from "../wbt/wbt";
@@ -263,6 +263,8 @@ export function resetServiceReplay(): void {
   pauseTab.length = 0;
   cpuTab.length = 0;
   cpuReplay = false;
+  wakeTab.length = 0;
+  tagWakeReplay = false;
   raCpuTab.length = 0;
   raCpuReplay = false;
   setRqosFlags(-1, -1, 0);
@@ -352,6 +354,51 @@ export function recordedCpu(job: i32, seq: i32): i64 {
   if (job < 0 || job >= cpuTab.length) return 0;
   const v = unchecked(cpuTab[job]);
   return seq < v.length ? v.get(seq) : 0;
+}
+
+// Recorded time a request of the guest a trace was made on did not take a free
+// tag while it waited for one (a replay only, bindings/oracle/rqos.ts): blk-mq
+// hands no tag over. A freed tag is put back in the bitmap and wakes one
+// waiter (lib/sbitmap.c 6.1: sbitmap_queue_clear() -> sbitmap_queue_wake_up(),
+// wake_batch 1 below 8 tags), which takes a tag only when it runs again and
+// retries __blk_mq_get_tag() (block/blk-mq-tag.c blk_mq_get_tag()'s loop);
+// whoever asks in between takes the tag first. The recording says how long
+// the waiting task took to run: per job and IO in issue order (0 = at once),
+// used at its first attempt on a free tag and then spent.
+export let tagWakeReplay: bool = false;
+const wakeTab = new Array<Vec<i64>>();
+
+export function setTagWakeReplay(job: i32, ns: Vec<i64>): void {
+  while (wakeTab.length <= job) wakeTab.push(new Vec<i64>(1));
+  wakeTab[job] = ns;
+  tagWakeReplay = true;
+}
+
+/** The recorded wake latency of (job, seq), spent by this call (0 afterwards). */
+export function takeTagWake(job: i32, seq: i32): i64 {
+  if (job < 0 || job >= wakeTab.length) return 0;
+  const v = unchecked(wakeTab[job]);
+  if (seq >= v.length) return 0;
+  const w = v.get(seq);
+  if (w > 0) v.set(seq, 0);
+  return w;
+}
+
+/**
+ * A bio whose wake latency ran out tries for a tag (EV_TAG_RETRY): a free one, or it waits again,
+ * first in line (it was the waiter the freed tag woke).
+ */
+export function deviceRetryTag(slot: i32, now: i64): void {
+  const d = deviceAt(bioAt(slot).dev);
+  if (d.inFlight < d.nrRequests) {
+    d.inFlight++;
+    start(d, slot, now);
+    return;
+  }
+  bioAt(slot).next = d.fifoHead;
+  d.fifoHead = slot;
+  if (d.fifoTail < 0) d.fifoTail = slot;
+  d.fifoLen++;
 }
 
 function recordedService(job: i32, seq: i32): i64 {
@@ -563,6 +610,15 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
     d.fifoHead = bioAt(s).next;
     if (d.fifoHead < 0) d.fifoTail = -1;
     d.fifoLen--;
+    if (tagWakeReplay) {
+      // the woken waiter runs later (takeTagWake above); the tag stays free meanwhile
+      const sb = bioAt(s);
+      const w = takeTagWake(sb.job, sb.seq);
+      if (w > 0) {
+        schedule(now + w, EV_TAG_RETRY, <u32>s);
+        return;
+      }
+    }
     d.inFlight++;
     start(d, s, now);
   }

@@ -35,9 +35,9 @@
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
   laneZeroFirst, popLaneZeroFirst, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
-  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, EV_PC_RESUME, schedule } from "./events";
+  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, EV_TAG_RETRY, EV_PC_RESUME, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD } from "./bios";
-import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu } from "../device/device";
+import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu, tagWakeReplay, takeTagWake, deviceRetryTag } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit } from "../workload/jobs";
 import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext } from "../stats/stats";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
@@ -169,6 +169,8 @@ function dispatch(kind: u32, arg: u32, t: i64): void {
     iolatTimer(arg, t);
   } else if (kind == EV_WBT_TIMER) {
     wbtTimer(arg, t);
+  } else if (kind == EV_TAG_RETRY) {
+    deviceRetryTag(<i32>arg, t);
   } else if (kind == EV_PC_RESUME) {
     pcResume(<i32>arg, t);
   }
@@ -368,6 +370,18 @@ export function rqosChain(slot: i32, t: i64, from: i32): void {
     if (cpu > 0) {
       schedule(t + cpu, EV_DEVICE_ISSUE, <u32>slot);
       return;
+    }
+  }
+  if (tagWakeReplay) {
+    // a free tag, but the recording says the task took this long to take one (device.ts takeTagWake)
+    const b = bioAt(slot);
+    const d = deviceAt(b.dev);
+    if (d.inFlight < d.nrRequests) {
+      const w = takeTagWake(b.job, b.seq);
+      if (w > 0) {
+        schedule(t + w, EV_DEVICE_ISSUE, <u32>slot);
+        return;
+      }
     }
   }
   toDevice(slot, t);

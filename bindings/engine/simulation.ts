@@ -442,6 +442,13 @@ export class Simulation {
         p.ios.forEach((io, i) => { sv[i] = BigInt(Math.max(0, Math.round(io.cpuNs ?? 0))); });
         (c as unknown as { jobLoadCpu(job: number, n: number): void }).jobLoadCpu(id, n);
       }
+      if (p.ios.some((io) => io.tagWakeNs)) {
+        // recorded time the request left a free tag untaken (assembly/device/device.ts tagWakeReplay)
+        const sp = c.stagingAlloc(n * 8) >>> 0;
+        const sv = new BigInt64Array(c.memory.buffer, sp, n);
+        p.ios.forEach((io, i) => { sv[i] = BigInt(Math.max(0, Math.round(io.tagWakeNs ?? 0))); });
+        (c as unknown as { jobLoadTagWake(job: number, n: number): void }).jobLoadTagWake(id, n);
+      }
       this.totalIos += n;
     } else if (j.count !== undefined) {
       this.totalIos += j.count;

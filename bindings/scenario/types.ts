@@ -208,6 +208,12 @@ export interface ReplayIo {
    * read where wbt or io.latency is on the device)
    */
   cpuNs?: number;
+  /**
+   * the recorded time the request waited for a tag while one was free (its task did not run), ns:
+   * its first try on a free tag comes that much later, and a tag freed meanwhile goes to whoever
+   * asks first (a replay of an emulated guest; device.ts tagWakeReplay)
+   */
+  tagWakeNs?: number;
 }
 
 export interface JobSpec {
