@@ -12,7 +12,7 @@ import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
 import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
-import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDevicePauses, setCpuReplay, setTagWakeReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale, setDeviceLnBin } from "./device/device";
+import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDevicePauses, setCpuReplay, setTagWakeReplay, setRaCpuReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale, setDeviceLnBin } from "./device/device";
 import { resetJobs, addJob, jobs, startJob, setJobPoisson, setJobFlow } from "./workload/jobs";
 import * as S from "./stats/stats";
 import { resetThrottle } from "./throttle/throttle";
@@ -239,6 +239,14 @@ export function jobLoadTagWake(job: i32, n: i32): void {
   const v = new Vec<i64>(n);
   for (let i = 0; i < n; i++) v.push(load<i64>(p + (<usize>i << 3)));
   setTagWakeReplay(job, v);
+}
+
+/** Load `n` recorded dispatch delays of the job's readahead bios (i64 ns in submission order) from staging (device.ts raCpuReplay). */
+export function jobLoadRaCpu(job: i32, n: i32): void {
+  const p = changetype<usize>(staging);
+  const v = new Vec<i64>(n);
+  for (let i = 0; i < n; i++) v.push(load<i64>(p + (<usize>i << 3)));
+  setRaCpuReplay(job, v);
 }
 
 /** Load `n` recorded guest stalls of device `dev` (i64 start, end pairs, ascending) from staging (device.ts setDevicePauses). */

@@ -298,6 +298,10 @@ export const figures = {
     cheap: true,
     make: () => compareLine(["test/fixtures/oracle/bufread/bufread_iocost*.jsonl"], 1),
   },
+  "fidelity-bufread-all": {
+    cheap: true,
+    make: () => compareLine(["test/fixtures/oracle/bufread/*.jsonl"], 1),
+  },
   "fidelity-throtl-lowest": {
     cheap: true,
     make: () => {

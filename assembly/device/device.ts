@@ -265,6 +265,8 @@ export function resetServiceReplay(): void {
   cpuReplay = false;
   wakeTab.length = 0;
   tagWakeReplay = false;
+  raCpuTab.length = 0;
+  raCpuReplay = false;
   setRqosFlags(-1, -1, 0);
 }
 
@@ -322,6 +324,30 @@ export function setCpuReplay(job: i32, ns: Vec<i64>): void {
   while (cpuTab.length <= job) cpuTab.push(new Vec<i64>(1));
   cpuTab[job] = ns;
   cpuReplay = true;
+}
+
+// Recorded dispatch delays of readahead bios (a buffered-read replay of an
+// emulated guest, bindings/oracle/bufread.ts raRecordedTimes()): per job, per
+// readahead bio in submission order, the ns from the issue of its last piece
+// (the rest of a bio split by max_sectors, through the throttles last) to the
+// issue of its latest one, when the guest dispatched an earlier piece after it
+// (its vCPU stalled while the issuer flushed its plug). The submitter, asleep
+// in the rq-qos chain on the bio, runs again that long after it went
+// (pagecache.ts pcRaPassed()); the bio's own driver time (svcReplay) already
+// runs from its last piece's issue.
+export let raCpuReplay: bool = false;
+const raCpuTab = new Array<Vec<i64>>();
+
+export function setRaCpuReplay(job: i32, ns: Vec<i64>): void {
+  while (raCpuTab.length <= job) raCpuTab.push(new Vec<i64>(1));
+  raCpuTab[job] = ns;
+  raCpuReplay = true;
+}
+
+export function recordedRaCpu(job: i32, seq: i32): i64 {
+  if (job < 0 || job >= raCpuTab.length) return 0;
+  const v = unchecked(raCpuTab[job]);
+  return seq < v.length ? v.get(seq) : 0;
 }
 
 export function recordedCpu(job: i32, seq: i32): i64 {

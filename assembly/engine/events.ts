@@ -52,6 +52,7 @@ export const EV_DEVICE_ISSUE: u32 = 10; // arg = bio slot: asks for a tag and re
 export const EV_IOLAT_TIMER: u32 = 11; // arg = device: blkiolatency_timer_fn
 export const EV_WBT_TIMER: u32 = 12; // arg = device: wbt's blk-stat window timer (wb_timer_fn)
 export const EV_TAG_RETRY: u32 = 13; // arg = bio slot: a woken tag waiter runs and tries for a tag (a replay, device.ts tagWakeReplay)
+export const EV_PC_RESUME: u32 = 14; // arg = app read slot: a buffered reader runs again after a replayed dispatch delay (pagecache.ts)
 export const EV_STOP: u32 = 15;
 
 const ARG_MASK: u64 = 0xffffff;

@@ -35,7 +35,7 @@
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
   laneZeroFirst, popLaneZeroFirst, countEvents,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
-  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, EV_TAG_RETRY, schedule } from "./events";
+  EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, EV_TAG_RETRY, EV_PC_RESUME, schedule } from "./events";
 import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD } from "./bios";
 import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu, tagWakeReplay, takeTagWake, deviceRetryTag } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit } from "../workload/jobs";
@@ -48,7 +48,7 @@ import { wbtActive, wbtThrottle, wbtDone, wbtTimer } from "../wbt/wbt";
 import { iolatConfigEvent } from "../iolatency/api";
 import { rqosActive, anyQos } from "../iolatency/log";
 import { wbtConfigEvent } from "../wbt/api";
-import { pagecacheActive, pcRead, pcBioDone, pcRaPassed } from "../pagecache/pagecache";
+import { pagecacheActive, pcRead, pcBioDone, pcRaPassed, pcResume } from "../pagecache/pagecache";
 
 export let now: i64 = 0;
 export let stopped: bool = false;
@@ -171,6 +171,8 @@ function dispatch(kind: u32, arg: u32, t: i64): void {
     wbtTimer(arg, t);
   } else if (kind == EV_TAG_RETRY) {
     deviceRetryTag(<i32>arg, t);
+  } else if (kind == EV_PC_RESUME) {
+    pcResume(<i32>arg, t);
   }
 }
 

@@ -40,10 +40,20 @@
 // (6.1 reports the error-compensated vtime_rate), (e) transfer_surpluses stops
 // on invalid donation weights. 6.18 behaves as 6.12 here.
 //
+// A bio larger than the device's max_sectors is split before rq_qos_throttle()
+// (6.1 blk_mq_submit_bio(): __bio_split_to_limits() first; the model does the
+// same for the 6.12 and 6.18 profiles), so its pieces are charged and throttled
+// one after another, each at the hweights of its own moment (iocSubmit()); the
+// bio goes to the device when its last piece is through.
+//
 // Not modelled: the delay induced on debtor *tasks* (blkcg_set_delay: the
 // issuing task sleeps on return to user space) is computed, traced and
 // reported (cost.indelay) but does not hold the job; request merges are not
-// produced by the engine (iocMerge implements ioc_rqos_merge for callers).
+// produced by the engine (iocMerge implements ioc_rqos_merge for callers); the
+// pieces of a split bio that got through while a later one waits are not
+// dispatched before it (the kernel's issuer flushes its plug when it sleeps),
+// and the latency statistics (ioc_rqos_done()) count a split bio once, with its
+// whole size, where the kernel counts each request.
 
 import { Vec } from "../engine/vec";
 import { schedule, EV_IOCOST_TIMER, EV_IOCOST_WAKE } from "../engine/events";
@@ -198,7 +208,9 @@ const dflWeight = new Vec<u32>(16);
 const jobUseDebt = new Vec<u8>(16);
 // per bio slot
 const slotIocg = new Vec<i32>(64); // -1: not seen by an enabled ioc
-const slotCost = new Vec<u64>(64); // abs cost while waiting, then the committed cost
+const slotCost = new Vec<u64>(64); // the committed cost (of its pieces so far)
+const slotAbs = new Vec<u64>(64); // abs cost of the piece waiting
+const slotPiece = new Vec<i32>(64); // which piece of the bio is waiting (split by max_sectors)
 const slotAlloc = new Vec<i64>(64); // request allocation time (left iocost)
 
 // Recorded period-timer deliveries per device (replaying a trace whose host
@@ -228,6 +240,8 @@ export function resetIocost(): void {
   slotIocg.length = 0;
   slotCost.length = 0;
   slotAlloc.length = 0;
+  slotAbs.length = 0;
+  slotPiece.length = 0;
   cfgKind.length = 0;
   cfgVals.length = 0;
   timerHintDev.length = 0;
@@ -774,7 +788,7 @@ function iocgPayDebt(g: Iocg, absVpay: u64): void {
 }
 
 function commitBio(g: Iocg, slot: i32, absCost: u64, cost: u64): void {
-  slotCost.set(slot, cost);
+  slotCost.set(slot, slotCost.get(slot) + cost);
   g.vtime += cost;
   g.absVusage += absCost;
 }
@@ -805,7 +819,7 @@ function iocgKickWaitq(g: Iocg, payDebt: bool): void {
   // wake the waiters that fit, in FIFO order
   while (g.waitHead >= 0) {
     const slot = g.waitHead;
-    const abs = slotCost.get(slot);
+    const abs = slotAbs.get(slot);
     const cost = absCostToCost(abs, hwi);
     vbudget -= <i64>cost;
     if (vbudget < 0) break;
@@ -815,7 +829,10 @@ function iocgKickWaitq(g: Iocg, payDebt: bool): void {
     bioAt(slot).next = -1;
     commitBio(g, slot, abs, cost);
     slotAlloc.set(slot, nNs);
-    afterIocost(slot, nNs);
+    if (<i32>requestsOf(deviceAt(bioAt(slot).dev), bioAt(slot).size) > slotPiece.get(slot) + 1) {
+      // more pieces: its issuer, woken, resubmits them after this wake-up
+      schedule(nNs, EV_IOCOST_WAKE, RESUME | <u32>slot);
+    } else afterIocost(slot, nNs);
   }
   if (g.waitCount == 0) {
     if (g.waitSince) {
@@ -836,8 +853,15 @@ function iocgKickWaitq(g: Iocg, payDebt: bool): void {
   schedule(expires, EV_IOCOST_WAKE, <u32>g.id);
 }
 
+// EV_IOCOST_WAKE with this bit: the issuer of a split bio woken (arg & ~RESUME = slot)
+const RESUME: u32 = 0x800000;
+
 /** EV_IOCOST_WAKE: the iocg's waitq hrtimer. */
 export function iocWake(arg: u32, now: i64): void {
+  if (arg & RESUME) {
+    iocResume(<i32>(arg & ~RESUME), now);
+    return;
+  }
   const id = <i32>arg;
   if (id >= iocgs.length) return;
   const g = unchecked(iocgs[id]);
@@ -850,8 +874,7 @@ export function iocWake(arg: u32, now: i64): void {
 
 // ------------------------------------------------------------------ issue path
 
-function calcVtimeCost(ioc: Ioc, g: Iocg, slot: i32, isMerge: bool): u64 {
-  const size = bioAt(slot).size;
+function calcVtimeCost(ioc: Ioc, g: Iocg, slot: i32, off: i64, size: u32, isMerge: bool): u64 {
   if (size == 0 && v612()) return 0;
   const sectors = <u64>(size >> 9);
   let pages = sectors >> P.IOC_SECT_TO_PAGE_SHIFT;
@@ -862,18 +885,13 @@ function calcVtimeCost(ioc: Ioc, g: Iocg, slot: i32, isMerge: bool): u64 {
   const cRand = unchecked(ioc.lcoefs[base + 2]);
   let seekPages: u64 = 0;
   if (g.cursor) {
-    const sector = <u64>bioAt(slot).off >> 9;
+    const sector = <u64>off >> 9;
     const d = <i64>(sector - g.cursor);
     seekPages = <u64>(d < 0 ? -d : d) >> P.IOC_SECT_TO_PAGE_SHIFT;
   }
   let cost: u64 = 0;
   if (!isMerge) cost += seekPages > P.LCOEF_RANDIO_PAGES ? cRand : cSeq;
   cost += pages * cPage;
-  // blk_mq_submit_bio() splits a bio larger than max_sectors before
-  // rq_qos_throttle(), so each piece is charged as an IO of its own: the
-  // pieces after the first follow it on the disk (sequential)
-  const n = requestsOf(deviceAt(bioAt(slot).dev), size);
-  if (n > 1 && !isMerge) cost += <u64>(n - 1) * cSeq;
   return cost;
 }
 
@@ -915,11 +933,20 @@ function ensureSlot(slot: i32): void {
     slotIocg.ensure(slot);
     slotCost.ensure(slot);
     slotAlloc.ensure(slot);
+    slotAbs.ensure(slot);
+    slotPiece.ensure(slot);
     for (let i = old; i <= slot; i++) slotIocg.set(i, -2);
   }
 }
 
-/** rq_qos throttle hook. true: go to the device now; false: iocost keeps it. */
+/** rq_qos throttle hook. true: go to the device now; false: iocost keeps it.
+ *  blk_mq_submit_bio() splits a bio larger than max_sectors before
+ *  rq_qos_throttle() (__bio_split_to_limits(): the first max_sectors go on,
+ *  the rest is resubmitted by submit_bio_noacct() and split again), so each
+ *  piece is throttled as a bio of its own, in order: a piece that fits the
+ *  budget is committed and the next one checked at once; one that does not
+ *  waits (its issuer asleep on the waitq) and the rest follow it after its
+ *  wake-up (iocResume()). The bio goes on when its last piece is through. */
 export function iocSubmit(slot: i32, now: i64): bool {
   ensureSlot(slot);
   slotIocg.set(slot, -2);
@@ -930,12 +957,40 @@ export function iocSubmit(slot: i32, now: i64): bool {
   slotAlloc.set(slot, now);
   const cg = bioAt(slot).cg;
   if (cg == 0) return true; // root cgroup: not controlled
-  const g = unchecked(iocgs[iocgOf(ioc, cg, now)]);
-  const absCost = calcVtimeCost(ioc, g, slot, false);
+  const n = <i32>requestsOf(deviceAt(bioAt(slot).dev), bioAt(slot).size);
+  for (let k = 0; k < n; k++) {
+    if (!throttlePiece(ioc, slot, k, n, now)) return false;
+  }
+  return true;
+}
+
+/** The pieces after a woken one (the issuer runs again and resubmits the rest). */
+function iocResume(slot: i32, now: i64): void {
+  const ioc = iocFor(bioAt(slot).dev);
+  if (ioc === null) return;
+  iocNow(ioc, now);
+  const n = <i32>requestsOf(deviceAt(bioAt(slot).dev), bioAt(slot).size);
+  for (let k = slotPiece.get(slot) + 1; k < n; k++) {
+    if (!throttlePiece(ioc, slot, k, n, now)) return;
+  }
+  afterIocost(slot, now);
+}
+
+/** ioc_rqos_throttle() for piece k of n of the bio in `slot`. true: it may go. */
+function throttlePiece(ioc: Ioc, slot: i32, k: i32, n: i32, now: i64): bool {
+  const g = unchecked(iocgs[iocgOf(ioc, bioAt(slot).cg, now)]);
+  let off = bioAt(slot).off;
+  let size = bioAt(slot).size;
+  if (n > 1) {
+    const maxb = deviceAt(bioAt(slot).dev).maxSectorsBytes;
+    off += <i64>k * <i64>maxb;
+    size = k < n - 1 ? maxb : size - <u32>k * maxb;
+  }
+  const absCost = calcVtimeCost(ioc, g, slot, off, size, false);
   if (!absCost) return true;
   if (!iocgActivate(g, now)) return true;
   slotIocg.set(slot, g.id);
-  g.cursor = (<u64>bioAt(slot).off + <u64>bioAt(slot).size) >> 9;
+  g.cursor = (<u64>off + <u64>size) >> 9;
   const vtime = g.vtime;
   const cost = adjustInuseAndCalcCost(g, vtime, absCost, now);
   if (g.waitCount == 0 && !g.absVdebt && beforeEq64(vtime + cost, nVnow)) {
@@ -960,9 +1015,10 @@ export function iocSubmit(slot: i32, now: i64): bool {
     locked = true;
     propagateWeights(g, g.active, g.active, true);
   }
-  // wait: FIFO on the iocg's waitq, abs cost kept in slotCost
+  // wait: FIFO on the iocg's waitq, the piece's abs cost kept in slotAbs
   ioc.biosWaited++;
-  slotCost.set(slot, absCost);
+  slotAbs.set(slot, absCost);
+  slotPiece.set(slot, k);
   bioAt(slot).next = -1;
   if (g.waitTail >= 0) bioAt(g.waitTail).next = slot;
   else g.waitHead = slot;
@@ -980,7 +1036,7 @@ export function iocMerge(slot: i32, now: i64, rqHasCost: bool): void {
   const cg = bioAt(slot).cg;
   if (cg == 0) return;
   const g = unchecked(iocgs[iocgOf(ioc, cg, now)]);
-  const absCost = calcVtimeCost(ioc, g, slot, true);
+  const absCost = calcVtimeCost(ioc, g, slot, bioAt(slot).off, bioAt(slot).size, true);
   if (!absCost) return;
   iocNow(ioc, now);
   const cost = adjustInuseAndCalcCost(g, g.vtime, absCost, now);

@@ -85,7 +85,8 @@
 // past the end of the job's range).
 
 import { Vec } from "../engine/vec";
-import { schedule, EV_DEVICE_DONE } from "../engine/events";
+import { schedule, EV_DEVICE_DONE, EV_PC_RESUME } from "../engine/events";
+import { raCpuReplay, recordedRaCpu } from "../device/device";
 import { allocBio, freeBio, bioAt, BIO_READAHEAD } from "../engine/bios";
 import { fillBio, submitBio } from "../engine/path";
 import { cgParent } from "../engine/cgroups";
@@ -385,6 +386,13 @@ function submitRun(job: i32, cg: i32, dev: i32, start: i64, n: i64, t: i64): voi
         passWait.set(slot, curReader);
         passPending.set(curReader, passPending.get(curReader) + 1);
       } else passWait.set(slot, -1); // blk-throttle queued it: the submitter returns
+    } else if (raCpuReplay && curReader >= 0) {
+      // through at once; a replay's recorded dispatch delay holds the submitter (pcRaPassed)
+      const d = recordedRaCpu(job, seq);
+      if (d > 0) {
+        passPending.set(curReader, passPending.get(curReader) + 1);
+        schedule(t + d, EV_PC_RESUME, <u32>curReader);
+      }
     }
     p += k;
     left -= k;
@@ -648,11 +656,25 @@ export function pcRead(slot: i32, t: i64): void {
   pcContinue(slot, t);
 }
 
-/** A readahead bio got through the rq-qos chain (path.ts toDevice): its submitter wakes. */
+/** A readahead bio got through the rq-qos chain (path.ts toDevice): its submitter wakes,
+ *  in a replay after the bio's recorded dispatch delay (device.ts raCpuReplay: the guest
+ *  issued an earlier piece late while the submitter flushed its plug). */
 export function pcRaPassed(slot: i32, t: i64): void {
   const w = passWait.get(slot);
   passWait.set(slot, -1);
   if (w < 0) return;
+  if (raCpuReplay) {
+    const d = recordedRaCpu(bioAt(slot).job, bioAt(slot).seq);
+    if (d > 0) {
+      schedule(t + d, EV_PC_RESUME, <u32>w);
+      return;
+    }
+  }
+  pcResume(w, t);
+}
+
+/** The submitter `w` (an app read slot) is through the rq-qos chain with one more readahead bio. */
+export function pcResume(w: i32, t: i64): void {
   const n = passPending.get(w) - 1;
   passPending.set(w, n);
   if (n == 0) pcContinue(w, t);

@@ -9,7 +9,7 @@ import { loadScenario } from "../scenario/load.js";
 import { simulate } from "./simulation.js";
 import type { BioRecord, RunResult } from "../scenario/types.js";
 import { parseFioJobFile } from "../workload/fio-jobfile.js";
-import { compareBufTrace, enterAtBioQueue, guestStalls, readBufTrace, STALL_NS, BIO_BAR, READ_BAR } from "../oracle/bufread.js";
+import { compareBufTrace, enterAtBioQueue, guestStalls, raRecordedTimes, readBufTrace, STALL_NS, BIO_BAR, READ_BAR } from "../oracle/bufread.js";
 import { scenarioFromTrace } from "../oracle/replay.js";
 import { Simulation } from "./simulation.js";
 import { readIocostTrace } from "./modules/iocost.js";
@@ -219,6 +219,21 @@ describe("oracle: buffered reads under io.cost (6.1 guest, bufread_iocost)", () 
   });
 });
 
+describe("oracle: all buffered-read traces (6.1 guest, io.max and io.cost)", () => {
+  it("reads within 4 ms >= 95% pooled over the io.max and io.cost recordings, bios exact under io.cost", () => {
+    let ios = 0;
+    let matched = 0;
+    for (const f of ["bufread.jsonl", "bufread.r2.jsonl", "bufread.r3.jsonl", "bufread_iocost.jsonl", "bufread_iocost.r2.jsonl", "bufread_iocost.r3.jsonl"]) {
+      const file = `test/fixtures/oracle/bufread/${f}`;
+      const s = compareBufTrace(readFileSync(file, "utf8"), file);
+      ios += s.reads.ios;
+      matched += s.reads.matched;
+      if (f.startsWith("bufread_iocost")) expect(s.bios.countErr).toBe(0);
+    }
+    expect(matched / ios).toBeGreaterThanOrEqual(READ_BAR);
+  });
+});
+
 describe("io.cost buffered-read replay: the guest's own timing (enterAtBioQueue, guestStalls)", () => {
   const io = (cgroup: string, submitNs: number): RecordedIo =>
     ({ job: cgroup, seq: 0, thread: 0, cgroup, dir: "R", off: 0, size: 65536, submitNs, completeNs: submitNs + 1e6, line: 1 });
@@ -229,6 +244,46 @@ describe("io.cost buffered-read replay: the guest's own timing (enterAtBioQueue,
     enterAtBioQueue(ios, bios, new Map([["A", { qd: 1 }], ["B", { qd: 4 }]]));
     expect(ios.map((x) => x.enterNs)).toEqual([4e6, 10.2e6, undefined]); // B: 4 threads, which read queued it is unknown
   });
+  it("a readahead bio's driver time and dispatch delay run from its last piece's issue, to its last completion and its latest issue", () => {
+    // two 128 KiB bios split into 124 + 4 KiB requests (sectors): the first's 124 KiB piece
+    // dispatched 12.1 ms after its remainder (the guest's vCPU), the second's remainder held
+    // by io.cost (no dispatch delay: the 124 KiB piece went first)
+    const rq = (sector: number, nr: number, issue: number, complete: number) => [
+      { type: "bio", event: "issue", t_ns: issue, sector, nr_sectors: nr }, { type: "bio", event: "complete", t_ns: complete, sector, nr_sectors: nr }];
+    const recs = [
+      ...rq(248, 8, 0.8e6, 11.6e6), ...rq(0, 248, 12.9e6, 16.5e6),
+      ...rq(256, 248, 20.2e6, 22.9e6), ...rq(504, 8, 24.1e6, 26.2e6),
+    ].map((obj, i) => ({ obj, line: i + 1 }));
+    const bios = [{ cgroup: "A", tNs: 0, sectors: 256, sector: 0 }, { cgroup: "A", tNs: 20e6, sectors: 256, sector: 256 }];
+    const { serviceNs, dispatchNs } = raRecordedTimes(recs, bios);
+    expect(dispatchNs).toEqual([12.9e6 - 0.8e6, 0]);
+    expect(serviceNs).toEqual([16.5e6 - 0.8e6, 26.2e6 - 24.1e6]);
+  });
+
+  it("a replayed readahead bio's dispatch delay holds the reader that submitted it after the bio went", () => {
+    const file = "test/fixtures/oracle/bufread/bufread_iocost.jsonl";
+    const [c] = readBufTrace(readFileSync(file, "utf8"), file);
+    const pc = c!.trace.pageCache!;
+    const runWith = (cpu: boolean) => {
+      const t = { ...c!.trace, pageCache: { ...pc, raCpuNs: cpu ? pc.raCpuNs : undefined } };
+      const { scenario } = scenarioFromTrace(t);
+      return new Simulation(scenario).runToEnd().records!;
+    };
+    const [offAll, onAll] = [runWith(false), runWith(true)];
+    const [off, on] = [offAll.filter((r) => r.readahead), onAll.filter((r) => r.readahead)];
+    // the runs are the same up to the first bio whose delay outlasts its reader's wait without
+    // it: that bio goes to the device as before, and the read that submitted it (QD 1: the
+    // job's last read submitted by then) carries on no earlier than that long after
+    const delay = (r: { job: string; seq: number }) => pc.raCpuNs![r.job]![r.seq] ?? 0;
+    const reader = (all: typeof onAll, b: (typeof onAll)[number]) => all.filter((r) => !r.readahead && r.job === b.job && r.submitNs <= b.submitNs)
+      .sort((x, y) => y.submitNs - x.submitNs || y.seq - x.seq)[0]!;
+    const first = off.filter((r) => delay(r) > 0).sort((x, y) => x.submitNs - y.submitNs)
+      .find((b) => reader(offAll, b).completeNs < b.issueNs + delay(b))!;
+    const same = on.find((r) => r.job === first.job && r.seq === first.seq)!;
+    expect([same.submitNs, same.issueNs]).toEqual([first.submitNs, first.issueNs]);
+    expect(reader(onAll, same).completeNs).toBeGreaterThanOrEqual(first.issueNs + delay(first));
+  });
+
   it("a stall is a quiet time of the whole guest longer than STALL_NS while reads are running", () => {
     const recs = [
       { type: "io", submit_ns: 0, complete_ns: 1e6 }, { type: "bio", t_ns: 0.5e6 }, { type: "io", submit_ns: 2e6, complete_ns: 40e6 },

@@ -467,6 +467,14 @@ export class Simulation {
       j.readaheadServiceNs.forEach((x, k) => { sv[k] = x < 0 ? -1n : BigInt(Math.round(x)); });
       (c as unknown as { jobLoadService(job: number, n: number): void }).jobLoadService(id, m);
     }
+    if (j.readaheadCpuNs?.some((x) => x > 0)) {
+      // the readahead bios' recorded dispatch delays (assembly/device/device.ts raCpuReplay)
+      const m = j.readaheadCpuNs.length;
+      const sp = c.stagingAlloc(m * 8) >>> 0;
+      const sv = new BigInt64Array(c.memory.buffer, sp, m);
+      j.readaheadCpuNs.forEach((x, k) => { sv[k] = BigInt(Math.max(0, Math.round(x))); });
+      (c as unknown as { jobLoadRaCpu(job: number, n: number): void }).jobLoadRaCpu(id, m);
+    }
     // progress: a job ends by its runtime, or by its IOs
     if (j.runtimeNs !== undefined) {
       this.timedJobs++;

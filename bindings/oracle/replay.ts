@@ -75,7 +75,8 @@ export function scenarioFromTrace(t: RecordedTrace, opts: ReplayOpts = {}): { sc
     const pc = t.pageCache;
     jobs.push(jobDefaults({
       name, device: t.device.name, cgroup: list[0]!.cgroup, iodepth: list.length,
-      ...(pc ? { direct: false, fadvise: pc.fadvise[name] ?? "none", invalidate: false, ...(pc.raServiceNs?.[name] ? { readaheadServiceNs: pc.raServiceNs[name] } : {}) } : {}),
+      ...(pc ? { direct: false, fadvise: pc.fadvise[name] ?? "none", invalidate: false, ...(pc.raServiceNs?.[name] ? { readaheadServiceNs: pc.raServiceNs[name] } : {}),
+        ...(pc.raCpuNs?.[name] ? { readaheadCpuNs: pc.raCpuNs[name] } : {}) } : {}),
       pattern: { kind: "replay", ios: list.map((io) => ({ tNs: at(io) - shift, off: io.off, size: io.size, dir: io.dir })) },
       source: { file: t.file, line: list[0]!.line },
     }));

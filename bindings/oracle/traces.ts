@@ -91,6 +91,8 @@ export interface RecordedTrace {
     fadvise: Record<string, "none" | "sequential" | "random">;
     /** per job: the recorded driver time of its k-th readahead bio (ns, -1 unknown) */
     raServiceNs?: Record<string, number[]>;
+    /** per job: the recorded dispatch delay of its k-th readahead bio (ns, 0 none; JobSpec.readaheadCpuNs) */
+    raCpuNs?: Record<string, number[]>;
     /** stalls of the emulated guest, [from, to) trace ns: io.cost's timers due inside run at the end */
     guestStallsNs?: Array<[number, number]>;
     /** io.cost's period timer: its recorded deliveries (trace ns; DeviceSpec.iocostTimerNs) */

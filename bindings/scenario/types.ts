@@ -225,12 +225,19 @@ export interface JobSpec {
    */
   replayWriteback?: "background" | "sync";
   /**
-   * Buffered reads replayed from a trace: the recorded driver time (rq_issue of its first
-   * request -> rq_complete of its last) of the job's k-th readahead bio, in the order the
+   * Buffered reads replayed from a trace: the recorded driver time (rq_issue of its last
+   * piece -> rq_complete of its last request) of the job's k-th readahead bio, in the order the
    * job submits them (-1: not recorded, the device model's). Replaces the device's service
    * as a replay's `serviceNs` does for direct IO (assembly/device/device.ts svcReplay).
    */
   readaheadServiceNs?: number[];
+  /**
+   * Buffered reads replayed from a trace: the recorded dispatch delay of the job's k-th
+   * readahead bio (ns from the rq_issue of its last piece to that of its latest, 0 none):
+   * the reader that submitted it, asleep in the rq-qos chain on it, runs again that long
+   * after it went (assembly/device/device.ts raCpuReplay, pagecache.ts pcRaPassed()).
+   */
+  readaheadCpuNs?: number[];
   /** cgroup path the job runs in ("" = root). */
   cgroup: string;
   /** device name (DeviceSpec.name). */
