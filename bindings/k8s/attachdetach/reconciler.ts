@@ -146,7 +146,7 @@ class reconciler implements Reconciler {
     this.asw = d.asw;
     this.dsw = d.dsw;
     this.ad = d.ad;
-    this.fixed = d.profile.fix["104526"];
+    this.fixed = d.profile.has.pr104526;
   }
 
   reconcile(): void {
@@ -200,7 +200,7 @@ class reconciler implements Reconciler {
       // the ASW again (reconciler.go: GetAttachState == AttachStateDetached,
       // "Volume detached--skipping", V(5)). Before it SetDetachRequestTime
       // fails on the missing entry and the pass logs an error.
-      if (profile.fix["94599"] && asw.getAttachState(av.volumeName, av.nodeName) === "Detached") return false;
+      if (profile.has.pr94599 && asw.getAttachState(av.volumeName, av.nodeName) === "Detached") return false;
       const elapsed = asw.setDetachRequestTime(av.volumeName, av.nodeName);
       if (elapsed < 0) {
         out.on && out.wants(component) && out.log(component, ...adcSetDetachRequestTimeFailedLine(av, profile));
@@ -212,7 +212,7 @@ class reconciler implements Reconciler {
       const node = d.nodeLister.getNode(av.nodeName);
       const healthy = nodeReady(node);
       const forceOnTimeout = timeout && !profile.fix["disable-force-detach-on-timeout"];
-      const forceDetach = profile.fix["110721"] ? !healthy && forceOnTimeout : forceOnTimeout;
+      const forceDetach = profile.has.pr110721 ? !healthy && forceOnTimeout : forceOnTimeout;
       const oos = profile.fix["out-of-service"] && hasOutOfServiceTaint(node);
       if (av.mountedByNode && !forceDetach && !oos) {
         if (!timeout && !profile.fix["disable-force-detach-on-timeout"]) sim.wakeAt(requested + timers.ADC_MAX_WAIT_FOR_UNMOUNT_MS + 1);

@@ -64,7 +64,7 @@ class nodeStatusUpdater implements NodeStatusUpdater {
       const err = this.update(node, list);
       if (err) {
         firstErr ??= err;
-        if (!this.profile.fix["108167"]) aborted = true;
+        if (!this.profile.has.pr108167) aborted = true;
       }
     }
     return firstErr;
@@ -80,7 +80,7 @@ class nodeStatusUpdater implements NodeStatusUpdater {
     const { out, component } = this;
     if (!this.nodeLister.getNode(nodeName)) {
       // "Do nothing so that there is no retry until node is created."
-      out.on && out.wants(component) && out.log(component, "I", this.profile.fix["108167"] ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
+      out.on && out.wants(component) && out.log(component, "I", this.profile.has.pr108167 ? "node_status_updater.go:111" : "node_status_updater.go:72", `Could not update node status. Failed to find node ${JSON.stringify(nodeName)} in NodeInformer cache. Error: 'node "${nodeName}" not found'`);
       return null;
     }
     wrote = false;

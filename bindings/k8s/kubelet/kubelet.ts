@@ -613,6 +613,7 @@ export class Kubelet implements PodLookup {
     ctx.api.subresource = "status";
     // an unchanged report: no loop reads the heartbeat time from the store
     ctx.api.unreadWrite = arg.report && unchanged;
+    arg.unchanged = unchanged;
     try {
       written = ctx.api.patch("Node", this.nodeName, mutateNodeStatus, nodeStatusChanges, arg);
     } catch {
@@ -627,7 +628,7 @@ export class Kubelet implements PodLookup {
     if (written !== before) {
       // #128394 (#130919, 1.34): a status change or the kubelet's first write draws the next
       // unchanged report's delay; an unchanged report puts it back to 0
-      if (ctx.profile.fix["128394"]) this.delayAfterNodeStatusChange = !unchanged || this.lastStatusWriteAt === -Infinity ? this.calculateDelay(reportMs) : 0;
+      if (ctx.profile.has.pr128394) this.delayAfterNodeStatusChange = !unchanged || this.lastStatusWriteAt === -Infinity ? this.calculateDelay(reportMs) : 0;
       this.lastStatusWriteAt = now;
     }
     // the next unchanged report: the pass at or after it is not idle
@@ -655,7 +656,7 @@ export class Kubelet implements PodLookup {
     return Math.floor(reportMs * (rng.float() - 0.5));
   }
   /** syncNodeStatus's patch argument (one object per kubelet, not one per pass) */
-  private readonly statusArg: NodeStatusArg = { inUse: null, now: 0, report: false };
+  private readonly statusArg: NodeStatusArg = { inUse: null, now: 0, report: false, unchanged: false };
   // ---- end node status reporting ----
 
   private housekeeping(): void {
@@ -783,6 +784,8 @@ interface NodeStatusArg {
   now: number;
   /** nodeStatusReportFrequency has passed: write even if nothing changed */
   report: boolean;
+  /** the stored status is Ready with these volumesInUse (syncNodeStatus read it just before the patch) */
+  unchanged: boolean;
 }
 /** each node's stream for delayAfterNodeStatusChange: on its host, so it goes on across kubelet restarts */
 const hostDelayRng = new WeakMap<Host, Rng>();
@@ -792,13 +795,13 @@ function strHash(s: string): number {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
   return h;
 }
-function nodeStatusChanges(cur: KObj, a: NodeStatusArg): boolean {
-  return a.report || notReady(cur) || (a.inUse !== null && volumesInUseDiffer(cur, a.inUse));
+/** the patch writes: a report is due, or the status syncNodeStatus read is not what it sends */
+function nodeStatusChanges(_cur: KObj, a: NodeStatusArg): boolean {
+  return a.report || !a.unchanged;
 }
 function mutateNodeStatus(d: KObj, a: NodeStatusArg): boolean {
   const inUse = a.inUse;
-  const setInUse = inUse !== null && volumesInUseDiffer(d, inUse);
-  if (!a.report && !setInUse && !notReady(d)) return false;
+  const setInUse = !a.unchanged && inUse !== null && volumesInUseDiffer(d, inUse);
   // every write renews the Ready condition's heartbeat (setNodeReadyCondition):
   // the other conditions as they are, Ready last (loops, one shape: no spread)
   const st = d.status;

@@ -313,7 +313,7 @@ export class VolumeManager {
       // (#114326, 1.27: on the first pass after a start, before reconstruction, a
       // terminating pod whose containers may still run is added, so reconstruction
       // does not take its volumes for orphans while a container still uses them)
-      if (pod.metadata.deletionTimestamp !== undefined && ((ctx.profile.dswSkipsTerminatingPods && (this.hasAddedPods || !ctx.profile.fix["114326"])) || this.pods.containersStopped(uid))) continue;
+      if (pod.metadata.deletionTimestamp !== undefined && ((ctx.profile.dswSkipsTerminatingPods && (this.hasAddedPods || !ctx.profile.has.pr114326)) || this.pods.containersStopped(uid))) continue;
       let vols = this.dsw.get(uid);
       let complete = true;
       for (const v of (pod.spec?.volumes ?? []) as PodVolume[]) {
@@ -432,7 +432,7 @@ export class VolumeManager {
   getVolumesInUse(): readonly string[] {
     const s = this.inUseScratch;
     s.length = 0;
-    const attached = this.ctx.profile.fix["71145"];
+    const attached = this.ctx.profile.has.pr71145;
     for (const vols of this.dsw.values()) for (const v of vols.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
     for (const v of this.asw.values()) if ((v.attachable || v.deviceMountable) && (attached || v.deviceMounted) && !s.includes(v.volumeName)) s.push(v.volumeName);
     if (s.length > 1) s.sort();
@@ -497,7 +497,7 @@ export class VolumeManager {
   // ---- reconciler ---------------------------------------------------------
 
   reconcile(): void {
-    if (this.ctx.profile.fix["113262"]) return this.reconcileNew();
+    if (this.ctx.profile.has.pr113262) return this.reconcileNew();
     if (!this.statesSynced && this.hasAddedPods) {
       this.statesSynced = true;
       this.ctx.sim.bump(this.wake);
@@ -580,7 +580,7 @@ export class VolumeManager {
     let deviceMountable: boolean;
     try {
       spec = plugin.constructVolumeSpec(this.env, specName, uid);
-      if (ctx.profile.fix["108997"]) {
+      if (ctx.profile.has.pr108997) {
         attachable = plugin.isAttachable(spec, ctx);
         deviceMountable = plugin.isDeviceMountable(spec, ctx);
       } else {
@@ -595,7 +595,7 @@ export class VolumeManager {
           throw new PluginError(`failed to GetVolumeName from volumePlugin for volumeSpec ${JSON.stringify(specName)} err=${(e as Error).message}`);
         }
       } else volumeName = uniqueNameWithPod(plugin, uid, spec);
-      if (!ctx.profile.fix["108997"] && plugin.name === "kubernetes.io/csi" && !this.env.host!.isMountPoint(`${dir}/mount`))
+      if (!ctx.profile.has.pr108997 && plugin.name === "kubernetes.io/csi" && !this.env.host!.isMountPoint(`${dir}/mount`))
         throw new PluginError(`volume: ${JSON.stringify(specName)} is not mounted`);
     } catch (e) {
       this.volumesFailedReconstruction.push({ podName: uid, volumeSpecName: specName, pluginName: plugin.name, err: (e as Error).message });
@@ -778,7 +778,7 @@ export class VolumeManager {
           this.ctx.steps.step("kubelet.TearDownFailed", a.volumeName);
           // MarkVolumeMountAsUncertain (#100183, 1.21): the kubelet cannot tell what the
           // failed TearDown left, so a pod that wants the volume again gets SetUp again
-          if (this.ctx.profile.fix["100183"] && a.pods.delete(uid)) {
+          if (this.ctx.profile.has.pr100183 && a.pods.delete(uid)) {
             (a.uncertainPods ??= new Map()).set(uid, specName);
             this.ctx.sim.bump(this.wake);
           }
@@ -814,7 +814,7 @@ export class VolumeManager {
         if (this.yieldPoint()) return true;
         // (#106853, 1.24: an attachable volume not reported in use yet is skipped
         // without an operation; before, VerifyControllerAttachedVolume ran and failed)
-        const waitsForInUse = v.attachable && !v.reportedInUse && this.ctx.profile.fix["106853"];
+        const waitsForInUse = v.attachable && !v.reportedInUse && this.ctx.profile.has.pr106853;
         if (a !== undefined || (v.attachable && !waitsForInUse)) {
           // would the operation start? (the same answer, and wake-up, as Run's refusal, without building the operation)
           const podName = a !== undefined && !(v.attachable || v.deviceMountable) ? v.podUID : "";
@@ -965,7 +965,7 @@ export class VolumeManager {
           if (uncertain === true && !a.pods.has(v.podUID) && !a.uncertainPods?.has(v.podUID)) {
             (a.uncertainPods ??= new Map()).set(v.podUID, v.spec.name);
             this.ctx.sim.bump(this.wake);
-          } else if (uncertain !== true && this.ctx.profile.fix["82492"] && !this.reconstructedPod(v.volumeName, v.podUID) && a.uncertainPods?.delete(v.podUID)) {
+          } else if (uncertain !== true && this.ctx.profile.has.pr82492 && !this.reconstructedPod(v.volumeName, v.podUID) && a.uncertainPods?.delete(v.podUID)) {
             // markVolumeErrorState: a final error after an uncertain mount marks the volume unmounted (no TearDown),
             // unless reconstruction put it there (#110670: IsVolumeReconstructed leaves it uncertain)
             this.ctx.sim.bump(this.wake);
@@ -981,7 +981,7 @@ export class VolumeManager {
             if (e === null) return mounted();
             this.ctx.out.on && this.log("E", "operation_generator.go:718", `MountVolume.NodeExpandVolume failed with ${e}`);
             // #100567: SetUp succeeded, so the mount is recorded, as uncertain: the pod does not start and its deletion tears it down
-            if (this.ctx.profile.fix["100567"] && !a.pods.has(v.podUID) && !a.uncertainPods?.has(v.podUID)) {
+            if (this.ctx.profile.has.pr100567 && !a.pods.has(v.podUID) && !a.uncertainPods?.has(v.podUID)) {
               (a.uncertainPods ??= new Map()).set(v.podUID, v.spec.name);
               this.ctx.sim.bump(this.wake);
             }
@@ -1015,7 +1015,7 @@ export class VolumeManager {
             a.deviceUncertain = true;
             a.deviceMountPath = dmp;
             this.ctx.sim.bump(this.wake);
-          } else if (uncertain !== true && a.deviceUncertain && this.ctx.profile.fix["82492"] && !(this.ctx.profile.fix["122211"] && this.reconstructedDevices?.has(a.volumeName) === true)) {
+          } else if (uncertain !== true && a.deviceUncertain && this.ctx.profile.has.pr82492 && !(this.ctx.profile.has.pr122211 && this.reconstructedDevices?.has(a.volumeName) === true)) {
             // (#122211, 1.30: a device reconstruction marked uncertain stays so: IsVolumeDeviceReconstructed)
             // markDeviceErrorState: "Only devices which were uncertain can be marked as unmounted" after a final error
             a.deviceUncertain = false;
@@ -1189,7 +1189,7 @@ export class VolumeManager {
             /* logged upstream; the retry writes it again */
           }
         }
-        if (ctx.profile.fix["92986"] && err.code === "FailedPrecondition") {
+        if (ctx.profile.has.pr92986 && err.code === "FailedPrecondition") {
           // volume in use: not retried on this node, and the mount goes on
           a.inUseExpansionError = true;
           a.fsResizeRequired = false;
@@ -1374,7 +1374,7 @@ export class VolumeManager {
       // failed): the copy still says "not device-mounted" (section 7)
       if (this.yieldPoint()) return;
       if (this.npo.isOperationPending(a.volumeName, "", "")) continue;
-      if (this.ctx.profile.fix["128219"]) {
+      if (this.ctx.profile.has.pr128219) {
         // #128219 (1.32): "Re-read the actual state of the world, maybe the volume got mounted
         // in the meantime" (GetAttachedVolume; safe: no operation is pending and only this pass starts one)
         const live = this.asw.get(a.volumeName);
@@ -1424,7 +1424,7 @@ export class VolumeManager {
         // and finished in the driver), so a pod that wants the volume again gets
         // MountDevice (NodeStage) before SetUp. Before, the device stays "globally
         // mounted" and the next pod gets NodePublish alone.
-        if (ctx.profile.fix["100183"] && a.deviceMounted) {
+        if (ctx.profile.has.pr100183 && a.deviceMounted) {
           a.deviceMounted = false;
           a.deviceUncertain = true;
           ctx.sim.bump(this.wake);
@@ -1438,7 +1438,7 @@ export class VolumeManager {
       // next pod's SetUp binds a path that is not mounted
       if (a.plugin.deviceOpened !== undefined && a.plugin.deviceOpened(this.env, a.devicePath)) {
         ctx.steps.step("kubelet.UnmountDeviceFailed", a.volumeName);
-        if (ctx.profile.fix["107789"] && a.deviceMounted) {
+        if (ctx.profile.has.pr107789 && a.deviceMounted) {
           a.deviceMounted = false;
           a.deviceUncertain = true;
           ctx.sim.bump(this.wake);
@@ -1477,7 +1477,7 @@ export class VolumeManager {
       const desired = this.dsw.get(uid)?.get(volumeName);
       if (desired) {
         desired.reportedInUse = true;
-        if (ctx.profile.fix["110670"]) {
+        if (ctx.profile.has.pr110670) {
           const skipped = (this.skippedDuringReconstruction ??= new Map());
           let g = skipped.get(volumeName);
           if (g === undefined) skipped.set(volumeName, (g = { deviceMountPath: dmp, pods: new Map() }));
@@ -1524,7 +1524,7 @@ export class VolumeManager {
     const volumeName = data.volumeName!;
     if (!plugin) return;
     if (this.asw.get(volumeName)?.pods.has(uid)) return;
-    if (!ctx.profile.fix["83451"]) {
+    if (!ctx.profile.has.pr83451) {
       // Before #83451 (1.17) the existence check looked for a symlink at the pod's device map
       // directory (GetPodDeviceMapPath's dir, not joined with the link's name): never one, so every
       // mapped volume fails reconstruction; a pod still wanting it maps it again, a deleted pod's is

@@ -161,6 +161,43 @@ function hasMigratableVolume(sc: K8sScenario): boolean {
   return sc.timeline.some((t) => t.action.kind === "create" && pv(t.action.manifest));
 }
 
+/**
+ * What a run asks of its scenario's shape before it starts: whether a check
+ * counts steps, whether the timeline resizes a claim, whether a PV can
+ * migrate to CSI, whether a pod waits for the scheduler. Each is a scan of
+ * the scenario's lists; a sweep replays one scenario thousands of times, so
+ * they are worked out once per scenario object and kept while the lists are
+ * the same (a caller that gives the scenario a new timeline or new objects
+ * gets them worked out again).
+ */
+interface ScenarioFacts {
+  objects: K8sScenario["objects"];
+  timeline: K8sScenario["timeline"];
+  expect: K8sScenario["expect"];
+  symptom: K8sScenario["symptom"];
+  stepCheck: boolean;
+  resizes: boolean;
+  migratable: boolean;
+  scheduler: boolean;
+}
+const scenarioFacts = new WeakMap<K8sScenario, ScenarioFacts>();
+function factsOf(sc: K8sScenario): ScenarioFacts {
+  const f = scenarioFacts.get(sc);
+  if (f !== undefined && f.objects === sc.objects && f.timeline === sc.timeline && f.expect === sc.expect && f.symptom === sc.symptom) return f;
+  const made: ScenarioFacts = {
+    objects: sc.objects,
+    timeline: sc.timeline,
+    expect: sc.expect,
+    symptom: sc.symptom,
+    stepCheck: hasStepCheck(sc.expect) || hasStepCheck(sc.symptom),
+    resizes: scenarioResizes(sc.timeline),
+    migratable: hasMigratableVolume(sc),
+    scheduler: needsScheduler(sc),
+  };
+  scenarioFacts.set(sc, made);
+  return made;
+}
+
 /** storage backend id of a pod volume (csi handle, disk id, rbd:pool/image), or null */
 function backendId(v: PodVolume, ns: string, api: ApiServer, run?: Ctx): string | null {
   let src: Record<string, any> | undefined = v as unknown as Record<string, any>;
@@ -379,6 +416,8 @@ class ClusterRun implements Ctx, Monitor {
   readonly migration: Ctx["migration"];
 
   readonly needles: LogNeedle[] | null;
+  /** what the run reads of its scenario's shape (factsOf) */
+  private readonly facts: ScenarioFacts;
   readonly violations: Violation[] = [];
   private readonly byComponentSet: boolean;
 
@@ -427,12 +466,14 @@ class ClusterRun implements Ctx, Monitor {
     for (const f of sc.storageFaults) backend.faults.push({ ...f });
     // a `step:` check counts the steps, so a scenario with one records them whatever `steps` says
     // (a run that gives its log checks alone gives no steps and decides no step check: none recorded)
-    this.steps = new Steps(sim, !logChecksOnly && ((opts.steps ?? false) || hasStepCheck(sc.expect) || hasStepCheck(sc.symptom)));
+    const facts = factsOf(sc);
+    this.facts = facts;
+    this.steps = new Steps(sim, !logChecksOnly && ((opts.steps ?? false) || facts.stepCheck));
     this.kubeletRoot = sc.settings.kubeletRoot;
     this.byComponentSet = hasKeys(sc.settings.watchLatencyByComponent);
     this.monitor = this;
     this.propagationDelayMs = sc.settings.propagationDelayMs;
-    this.expansion = scenarioResizes(sc.timeline);
+    this.expansion = facts.resizes;
     this.migration = {
       gates: sc.settings.featureGates ?? NO_GATES,
       kubeletGates: sc.settings.kubeletFeatureGates,
@@ -442,7 +483,7 @@ class ClusterRun implements Ctx, Monitor {
     // (a run where no process migrates and no in-tree plugin is unregistered is as it was before migration was modelled: no CSINode objects)
     const kg = sc.settings.kubeletFeatureGates;
     this.migration.volumes =
-      hasMigratableVolume(sc) &&
+      facts.migratable &&
       (MIGRATIONS.some((m) => isMigrationEnabledForPlugin(this.profile, m.plugin) || isMigrationEnabledForPlugin(this.profile, m.plugin, kg)) || Object.values(this.migration.gates).some((x) => x));
     // (the invariants' bookkeeping, here and in podStarting, only reads the
     // run; a run that gives its log checks alone checks no invariant and has
@@ -510,7 +551,7 @@ class ClusterRun implements Ctx, Monitor {
    */
   private keptByReleaseRules(node: string, id: string): boolean {
     const fix = this.profile.fix;
-    if (!fix["110721"] && !fix["disable-force-detach-on-timeout"]) return false;
+    if (!this.profile.has.pr110721 && !fix["disable-force-detach-on-timeout"]) return false;
     const n = this.api.tryGet("Node", node);
     if (!n) return false;
     const inUse = (n.status?.volumesInUse ?? []) as string[];
@@ -640,7 +681,7 @@ class ClusterRun implements Ctx, Monitor {
     if (this.expansion) new ExternalResizer(this).start();
     for (const n of hosts.keys()) if (!sc.settings.noKubelet.includes(n)) this.startKubelet(n);
     // the scheduler runs only where some pod does not name its node (scheduler/)
-    if (needsScheduler(sc)) new Scheduler(this).start();
+    if (this.facts.scheduler) new Scheduler(this).start();
     for (let i = 0; i < sc.objects.length; i++) {
       const o = sc.objects[i]!;
       if (o.kind !== "Pod" || !o.spec.nodeName) continue;

@@ -266,7 +266,7 @@ export function createCSIPlugin(): VolumePlugin {
       const { ctx } = env;
       let attachID: string;
       let volID: string;
-      if (!ctx.profile.fix["107025"] && isAttachmentName(volumeName)) {
+      if (!ctx.profile.has.pr107025 && isAttachmentName(volumeName)) {
         // volumeName is taken to be an attachment ID (pre-#107025)
         attachID = volumeName;
         volID = volumeName;
@@ -367,7 +367,7 @@ export function createCSIPlugin(): VolumePlugin {
       const busy = host.csiNodeBusy;
       if (busy.has(s.volumeHandle)) {
         ctx.backend.countCall("nodeStage", s.volumeHandle, env.nodeName!);
-        return done(log(`attacher.MountDevice failed: ${rpcError("Aborted", `an operation with the given Volume ID ${s.volumeHandle} already exists`)}`), undefined, ctx.profile.fix["82492"]);
+        return done(log(`attacher.MountDevice failed: ${rpcError("Aborted", `an operation with the given Volume ID ${s.volumeHandle} already exists`)}`), undefined, ctx.profile.has.pr82492);
       }
       busy.add(s.volumeHandle);
       const r = ctx.backend.call("nodeStage", s.volumeHandle, env.nodeName!, CSI_PLUGIN_NAME);
@@ -385,7 +385,7 @@ export function createCSIPlugin(): VolumePlugin {
       }, (err) => {
         if (err === null) return done(null);
         // a non-final error is an UncertainProgressError since #82492 (csi_client.go NodeStageVolume)
-        const uncertain = err.nonFinal && ctx.profile.fix["82492"];
+        const uncertain = err.nonFinal && ctx.profile.has.pr82492;
         // the deferred cleanup: on an error (since #82492 only a final one) removeMountDir, unless mounted
         if (!uncertain && !host.isMountPoint(deviceMountPath)) {
           host.rmdir(deviceMountPath);
@@ -494,7 +494,7 @@ export function createCSIPlugin(): VolumePlugin {
       const busy = host.csiNodeBusy;
       if (busy.has(target)) {
         ctx.backend.countCall("nodePublish", handle, env.nodeName!);
-        return done(log(`mounter.SetupAt failed: ${rpcError("Aborted", `an operation with the given Volume ID ${handle} already exists`)}`), undefined, ctx.profile.fix["82492"]);
+        return done(log(`mounter.SetupAt failed: ${rpcError("Aborted", `an operation with the given Volume ID ${handle} already exists`)}`), undefined, ctx.profile.has.pr82492);
       }
       // SetUpAt writes the volume's directory and vol_data.json before NodePublishVolume (csi_mounter.go),
       // so a TearDown of a publish still in flight finds the handle
@@ -522,7 +522,7 @@ export function createCSIPlugin(): VolumePlugin {
       }, (err) => {
         if (err === null) return done(null);
         // csi_mounter.go SetUpAt: a non-final NodePublish error is an UncertainProgressError since #82492
-        const uncertain = err.nonFinal && ctx.profile.fix["82492"];
+        const uncertain = err.nonFinal && ctx.profile.has.pr82492;
         // removeMountDir on an error (since #82492 a final one), unless mounted
         if (!uncertain && !hadDir && !host.isMountPoint(target)) host.rmdir(dir);
         done(log(`mounter.SetupAt failed: ${csiErrorText(err)}`), undefined, uncertain);

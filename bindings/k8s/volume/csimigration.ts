@@ -276,8 +276,8 @@ export function processVolumeAttachmentSpec(ctx: MigrationCtx, spec: VolumeSpec)
   if (plugin === null) return spec;
   const registered = inTreePluginRegistered(ctx.profile, ctx.migration.gates ?? NONE, plugin);
   const enabled = isMigrationEnabledForPlugin(ctx.profile, plugin);
-  if (!registered) return ctx.profile.fix["102176"] && enabled ? translateInTreeSpecToCSI(spec) : null;
-  return ctx.profile.fix["101737"] && enabled ? translateInTreeSpecToCSI(spec) : spec;
+  if (!registered) return ctx.profile.has.pr102176 && enabled ? translateInTreeSpecToCSI(spec) : null;
+  return ctx.profile.has.pr101737 && enabled ? translateInTreeSpecToCSI(spec) : spec;
 }
 
 /** a PV's CSI volume handle: its own, or the one its in-tree source translates to; undefined for neither */

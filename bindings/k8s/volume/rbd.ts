@@ -151,7 +151,7 @@ export function createRBDPlugin(): VolumePlugin {
       const image = joinInterned(info.data.pool!, "/", info.data.image!);
       let devicePath = host.deviceAt(deviceMountPath);
       const mounted = devicePath !== "";
-      if (ctx.profile.fix["79940"]) {
+      if (ctx.profile.has.pr79940) {
         if (devicePath === "") {
           devicePath = host.rbdDeviceFor(image);
           // upstream passes (deviceMountPath, pool, name) to "... Image %v, Pool %v": the pool prints as the image (attacher.go UnmountDevice, v1.16.0)
