@@ -354,7 +354,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
       const spec = controllerVolumeSpec(this.ctx, podSpec, node, this.ctx.migration?.volumes ? this.cache("CSINode", node) : undefined);
       if (spec === null) continue;
       if (typeof spec === "string") {
-        if (add) this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:230", `Error processing volume ${JSON.stringify(vols[i]!.name)} for pod ${JSON.stringify(keyOf(pod))}/${JSON.stringify(node)}: error performing CSI migration checks and translation for PVC ${JSON.stringify(`${namespace}/${vols[i]!.persistentVolumeClaim?.claimName ?? ""}`)}: ${spec}`);
+        if (add) this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:230", `Error processing volume ${JSON.stringify(vols[i]!.name)} for pod ${JSON.stringify(keyOf(pod))}/${JSON.stringify(node)}: error performing CSI migration checks and translation for ${vols[i]!.persistentVolumeClaim ? `PVC ${JSON.stringify(`${namespace}/${vols[i]!.persistentVolumeClaim!.claimName}`)}` : `inline volume ${JSON.stringify(vols[i]!.name)}`}: ${spec}`);
         continue;
       }
       const plugin = this.plugins.findBySpec(spec);

@@ -73,7 +73,7 @@
 // kubernetes.io/csi/ebs.csi.aws.com^vol-1 attached; the kubelet stages the
 // disk at plugins/kubernetes.io/csi/ebs.csi.aws.com/<sha256(vol-1)>/globalmount.
 
-import type { KObj } from "../api/types.js";
+import type { KObj, PodVolume } from "../api/types.js";
 import type { Profile } from "../versions/profile.js";
 import { intern } from "../../util/intern.js";
 import type { VolumeSpec } from "./plugins.js";
@@ -112,9 +112,9 @@ function migrationOf(plugin: string): Migration | undefined {
   return plugin === AWS_EBS_PLUGIN ? MIGRATIONS[0] : plugin === GCE_PD_PLUGIN ? MIGRATIONS[1] : undefined;
 }
 
-/** GetInTreePluginNameFromSpec for a PV (inline volumes: section 2) */
+/** GetInTreePluginNameFromSpec(spec.PersistentVolume, spec.Volume): a PV's or a pod's inline volume's in-tree plugin */
 export function inTreePluginOf(spec: VolumeSpec): MigratedPlugin | null {
-  const s = spec.pv?.spec;
+  const s: Record<string, unknown> | undefined = spec.pv !== undefined ? spec.pv.spec : (spec.inline as unknown as Record<string, unknown> | undefined);
   if (!s) return null;
   if (s.awsElasticBlockStore) return AWS_EBS_PLUGIN;
   if (s.gcePersistentDisk) return GCE_PD_PLUGIN;
@@ -185,7 +185,11 @@ export function gcePdHandle(pv: KObj, pdName: string): string {
  * it are the same objects on every pass.
  */
 export function translateInTreeSpecToCSI(spec: VolumeSpec): VolumeSpec {
-  const pv = spec.pv!;
+  if (spec.pv === undefined) {
+    const t = translateInlineVolume(spec.inline!);
+    return { name: t.metadata.name, pv: t, readOnly: spec.readOnly, migrated: true, inlineMigration: true };
+  }
+  const pv = spec.pv;
   let t = translated.get(pv);
   if (t === undefined) {
     const s = pv.spec;
@@ -216,6 +220,52 @@ export function translateInTreeSpecToCSI(spec: VolumeSpec): VolumeSpec {
 }
 const translated = new WeakMap<KObj, KObj>();
 
+/**
+ * TranslateInTreeInlineVolumeToCSI (csi-translation-lib plugins/aws_ebs.go,
+ * gce_pd.go): a pod's inline awsElasticBlockStore / gcePersistentDisk as the
+ * PersistentVolume the translation makes of it (section 2b), one per pod
+ * volume object (a stored pod's spec is never written: api/types.ts).
+ */
+export function translateInlineVolume(v: PodVolume): KObj {
+  let t = translatedInline.get(v);
+  if (t === undefined) {
+    let name: string;
+    let csi: Record<string, unknown>;
+    let accessModes: string[];
+    if (v.awsElasticBlockStore) {
+      const a = v.awsElasticBlockStore as { volumeID: string; fsType?: string; readOnly?: boolean; partition?: number };
+      const handle = intern(ebsVolumeId(String(a.volumeID)));
+      name = `${AWS_EBS_DRIVER}-${handle}`;
+      csi = {
+        driver: AWS_EBS_DRIVER,
+        volumeHandle: handle,
+        ...(a.readOnly ? { readOnly: true } : {}),
+        ...(a.fsType ? { fsType: a.fsType } : {}),
+        volumeAttributes: { partition: String(a.partition ?? 0) },
+      };
+      accessModes = ["ReadWriteOnce"];
+    } else {
+      const g = v.gcePersistentDisk as { pdName: string; fsType?: string; readOnly?: boolean; partition?: number };
+      name = `${GCE_PD_DRIVER}-${g.pdName}`;
+      csi = {
+        driver: GCE_PD_DRIVER,
+        // an inline volume has no zone labels: zones/UNSPECIFIED
+        volumeHandle: intern(`projects/UNSPECIFIED/zones/UNSPECIFIED/disks/${g.pdName}`),
+        ...(g.readOnly ? { readOnly: true } : {}),
+        ...(g.fsType ? { fsType: g.fsType } : {}),
+        volumeAttributes: { partition: g.partition ? String(g.partition) : "" },
+      };
+      accessModes = [g.readOnly ? "ReadOnlyMany" : "ReadWriteOnce"];
+    }
+    const spec: Record<string, unknown> = { csi, accessModes };
+    if (v.gcePersistentDisk) spec.volumeMode = "Filesystem";
+    t = { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: intern(name), uid: "", resourceVersion: "" }, spec };
+    translatedInline.set(v, t);
+  }
+  return t;
+}
+const translatedInline = new WeakMap<PodVolume, KObj>();
+
 /** what the migration helpers read of a run (engine/context.ts Ctx) */
 interface MigrationCtx {
   profile: Profile;
@@ -230,7 +280,7 @@ const NONE: Gates = Object.freeze({});
  * ("no volume plugin matched").
  */
 export function kubeletVolumeSpec(ctx: MigrationCtx, spec: VolumeSpec): VolumeSpec | null {
-  if (spec.pv === undefined || ctx.migration === undefined || !ctx.migration.volumes) return spec;
+  if (ctx.migration === undefined || !ctx.migration.volumes) return spec;
   const plugin = inTreePluginOf(spec);
   if (plugin === null) return spec;
   if (isMigrationEnabledForPlugin(ctx.profile, plugin, ctx.migration.kubeletGates)) return translateInTreeSpecToCSI(spec);
@@ -246,7 +296,7 @@ export function kubeletVolumeSpec(ctx: MigrationCtx, spec: VolumeSpec): VolumeSp
  * stays in-tree.
  */
 export function controllerVolumeSpec(ctx: MigrationCtx, spec: VolumeSpec, node: string, csiNode: KObj | undefined): VolumeSpec | string | null {
-  if (spec.pv === undefined || ctx.migration === undefined || !ctx.migration.volumes) return spec;
+  if (ctx.migration === undefined || !ctx.migration.volumes) return spec;
   const plugin = inTreePluginOf(spec);
   if (plugin === null) return spec;
   const gates = ctx.migration.gates ?? NONE;
