@@ -195,6 +195,21 @@ describe("CSI migration of inline in-tree volumes", () => {
     }
   });
 
+  it("the pod force-deleted while its kubelet is down: reconstruction rebuilds the translated spec from vol_data.json and cleans up through the driver", () => {
+    const text = scenario(EBS, {
+      timeline: "  - {at: 1m, action: crashKubelet, node: n1}\n  - {at: 70s, action: deletePod, pod: web-0, grace: 0s}\n  - {at: 90s, action: startKubelet, node: n1}\n",
+      expect:
+        "  - volumeAttachment: {node: n1, volumeHandle: vol-1, exists: false}\n" +
+        '  - hostMount: {node: n1, pathContains: "ebs.csi.aws.com-vol-1", present: false}\n' +
+        "  - hostMount: {node: n1, pathContains: globalmount, present: false}\n",
+    });
+    for (const v of ["1.23", "1.25", "1.35"]) {
+      const r = run(text, v);
+      expect(r.violations, v).toEqual([]);
+      for (const op of ["nodeUnpublish", "nodeUnstage", "controllerUnpublish"]) expect(r.stats.calls[op]?.["vol-1"]?.n1, `${v} ${op}`).toBe(1);
+    }
+  });
+
   it("a second pod on another node: inline in-tree is multi-attachable (no PV access modes), the translated spec is ReadWriteOnce (Multi-Attach error)", () => {
     const extra = `  - kind: Pod
     metadata: {name: web-1}

@@ -3,7 +3,7 @@
 // volumes (issue #26 scope 4; switches CSIMigrationAWS, CSIMigrationGCE,
 // 101737, 102176 of versions/fixes.ts).
 //
-// 1. Who decides. Each process asks its own feature gates
+// 1. Who decides (PVs and inline volumes alike: 2b). Each process asks its own feature gates
 //    (PluginManager.IsMigrationEnabledForPlugin: CSIMigration &&
 //    CSIMigration<Plugin>; the switches here stand for both, since
 //    CSIMigration was beta on from 1.17, before either plugin's gate was).
@@ -45,10 +45,52 @@
 //    global mount), the unique volume name is kubernetes.io/csi/<driver>^<handle>,
 //    the VolumeAttachment is csi-<sha256(handle + driver + node)> and its
 //    device path in node.status.volumesAttached is "" (csi_attacher.go).
-//    Inline in-tree volumes (a pod's own awsElasticBlockStore) are not
-//    translated by the replay (upstream translates them from 1.21,
-//    CSIMigration inline support): they keep the in-tree plugin while it is
-//    registered.
+//
+// 2b. Inline volumes (a pod's own awsElasticBlockStore / gcePersistentDisk).
+//    Translated by the same processes under the same gates as a PV:
+//    csimigration.TranslateInTreeSpecToCSI with spec.Volume set calls
+//    TranslateInTreeInlineVolumeToCSI and marks the result
+//    InlineVolumeSpecForCSIMigration (pkg/volume/csimigration/plugin_manager.go,
+//    IsMigratable reads GetInTreePluginNameFromSpec(spec.PersistentVolume,
+//    spec.Volume)); the kubelet's createVolumeSpec translates "a PVC or
+//    else an inline volume source" alike, and attachdetach/util
+//    CreateVolumeSpec passes an inline spec through
+//    translateInTreeSpecToCSIIfNeeded too (the node's CSINode decides; its
+//    refusal reads "error performing CSI migration checks and translation
+//    for inline volume ..."). The translation (plugins/aws_ebs.go,
+//    gce_pd.go, as stored for the newest release) is a PersistentVolume
+//    that exists nowhere but in the spec:
+//      awsElasticBlockStore{volumeID} -> name "ebs.csi.aws.com-<handle>",
+//        csi{ebs.csi.aws.com, <handle>, fsType, volumeAttributes
+//        {partition: "<n>"}}, accessModes [ReadWriteOnce]
+//      gcePersistentDisk{pdName}      -> name "pd.csi.storage.gke.io-<pdName>",
+//        csi{pd.csi.storage.gke.io, projects/UNSPECIFIED/zones/UNSPECIFIED/
+//        disks/<pdName> (no labels to take a zone from), fsType,
+//        volumeAttributes {partition: "" or "<n>"}}, accessModes
+//        [ReadOnlyMany] if readOnly else [ReadWriteOnce], volumeMode Filesystem
+//    ("Must be unique per disk as it is used as the unique part of the
+//    staging path"). So: the unique name kubernetes.io/csi/<driver>^<handle>
+//    as for a PV; spec.Name() is that PV name, hence the pod's directory
+//    pods/<uid>/volumes/kubernetes.io~csi/ebs.csi.aws.com-vol-1 and, before
+//    the hashed global mount, plugins/kubernetes.io/csi/pv/<name>/globalmount;
+//    csi_attacher.go Attach puts the translated spec in the VolumeAttachment
+//    (spec.source.inlineVolumeSpec, no persistentVolumeName); the
+//    external-attacher attaches and detaches from inlineVolumeSpec.csi
+//    (csi_handler.go csiAttach/csiDetach; since v1.2.0, PR #154), and the
+//    controller's start-up processVolumeAttachments skips a VolumeAttachment
+//    without a PV name (its ASW comes from node status). util.IsMultiAttachAllowed
+//    reads the translated PV's access modes: an inline in-tree volume (no PV)
+//    was multi-attachable to the controller, its translation is ReadWriteOnce
+//    (a second node's pod gets a Multi-Attach error). The kubelet's online
+//    expansion skips it (no claim, no PV to read sizes from).
+//    Releases: the API field came with 1.15 (#77703) and inline
+//    translation by 1.16, when it ran in the operation generator at each
+//    operation under the in-tree unique name (a 1.16-era
+//    operation_generator.go: translateSpec handles spec.Volume); from 1.17
+//    the populators translate (pkg/volume/csimigration). Migration is alpha/beta off until 1.23, so
+//    the replay models only the 1.17+ form, on every release a switch turns
+//    migration on, as for PVs (the essay of this file before said "from
+//    1.21": no source read supports that).
 //
 // 3. Removal. The in-tree EBS plugin is gone from 1.27 (#115838), the GCE PD
 //    plugin from 1.28 (#117055): from then on a migratable spec always goes
@@ -72,6 +114,16 @@
 // csi-<sha256("vol-1" + "ebs.csi.aws.com" + "n1")>, and reports
 // kubernetes.io/csi/ebs.csi.aws.com^vol-1 attached; the kubelet stages the
 // disk at plugins/kubernetes.io/csi/ebs.csi.aws.com/<sha256(vol-1)>/globalmount.
+// The same disk as pod web-0's inline volume `data` {awsElasticBlockStore:
+// {volumeID: vol-1}} instead: both translate it to the PV
+// "ebs.csi.aws.com-vol-1"; the controller creates the same VolumeAttachment
+// with spec.source.inlineVolumeSpec {csi: {driver: ebs.csi.aws.com,
+// volumeHandle: vol-1, volumeAttributes: {partition: "0"}}, accessModes:
+// [ReadWriteOnce]}, the kubelet publishes to
+// pods/<uid>/volumes/kubernetes.io~csi/ebs.csi.aws.com-vol-1/mount, and on
+// the pod's deletion unpublishes, unstages, and the controller deletes the
+// VolumeAttachment, which the external-attacher ControllerUnpublishes from
+// its inline spec (test/k8s/csi-migration-inline.test.ts).
 
 import type { KObj, PodVolume } from "../api/types.js";
 import type { Profile } from "../versions/profile.js";
