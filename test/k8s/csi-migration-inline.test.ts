@@ -197,7 +197,8 @@ describe("CSI migration of inline in-tree volumes", () => {
 
   it("the pod force-deleted while its kubelet is down: reconstruction rebuilds the translated spec from vol_data.json and cleans up through the driver", () => {
     const text = scenario(EBS, {
-      timeline: "  - {at: 1m, action: crashKubelet, node: n1}\n  - {at: 70s, action: deletePod, pod: web-0, grace: 0s}\n  - {at: 90s, action: startKubelet, node: n1}\n",
+      timeline:
+        "  - {at: 1m, action: crashKubelet, node: n1}\n  - {at: 70s, action: deletePod, pod: web-0, grace: 0s}\n  - {at: 90s, action: startKubelet, node: n1}\n",
       expect:
         "  - volumeAttachment: {node: n1, volumeHandle: vol-1, exists: false}\n" +
         '  - hostMount: {node: n1, pathContains: "ebs.csi.aws.com-vol-1", present: false}\n' +
