@@ -94,6 +94,30 @@ describe("CSI migration of inline in-tree volumes", () => {
     expect(csiNode.metadata.annotations?.["storage.kubernetes.io/migrated-plugins"]).toBe("kubernetes.io/aws-ebs,kubernetes.io/gce-pd");
   });
 
+  it("a pod the timeline creates (createPod) with an inline EBS volume is migrated too", () => {
+    const text = `
+name: inline-created
+duration: 3m
+objects:
+  - kind: Node
+    metadata: {name: n1}
+timeline:
+  - at: 10s
+    action: createPod
+    manifest:
+      kind: Pod
+      metadata: {name: late-0}
+      spec:
+        nodeName: n1
+        containers: [{name: c, volumeMounts: [{name: data, mountPath: /data}]}]
+        volumes: [{name: data, ${EBS}}]
+`;
+    const r = run(text, "1.23");
+    expect(r.violations).toEqual([]);
+    expect(attached(r).map((a) => a.name)).toEqual(["kubernetes.io/csi/ebs.csi.aws.com^vol-1"]);
+    expect(objs(r, "VolumeAttachment")[0]?.spec.source.inlineVolumeSpec?.csi?.volumeHandle).toBe("vol-1");
+  });
+
   it("1.24+: the hashed CSI global mount of the translated handle", () => {
     const text = scenario(EBS, {
       expect: `  - hostMount: {node: n1, pathContains: "plugins/kubernetes.io/csi/ebs.csi.aws.com/${sha("vol-1")}/globalmount", present: true}\n`,

@@ -161,7 +161,7 @@ function hasMigratableVolume(sc: K8sScenario): boolean {
   const pv = (o: KObj): boolean =>
     o.kind === "PersistentVolume" ? inTree(o.spec) : o.kind === "Pod" && ((o.spec?.volumes ?? []) as Array<Record<string, any>>).some(inTree);
   if (sc.objects.some(pv)) return true;
-  return sc.timeline.some((t) => t.action.kind === "create" && pv(t.action.manifest));
+  return sc.timeline.some((t) => (t.action.kind === "create" || t.action.kind === "createPod") && pv(t.action.manifest));
 }
 
 /** storage backend id of a pod volume (csi handle, disk id, rbd:pool/image), or null */
