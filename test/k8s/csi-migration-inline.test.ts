@@ -235,6 +235,22 @@ timeline:
     }
   });
 
+  it("a controller-manager restart skips the inline volume's VolumeAttachment (no PV name) and keeps it attached from node status; the pod's deletion then detaches it", () => {
+    const text = scenario(EBS, {
+      timeline: "  - {at: 1m, action: restartControllerManager, down: 20s}\n" + DELETE,
+      expect:
+        '  - log: {component: kube-controller-manager, contains: "Skipping the va as its pvName is nil"}\n' +
+        "  - podGone: {pod: web-0}\n  - volumeAttachment: {node: n1, volumeHandle: vol-1, exists: false}\n",
+    });
+    for (const v of ["1.23", "1.35"]) {
+      const r = run(text, v);
+      expect(r.violations, v).toEqual([]);
+      // attached once, detached once: the restart neither detached nor re-attached it
+      expect(r.stats.calls.controllerPublish?.["vol-1"]?.n1, v).toBe(1);
+      expect(r.stats.calls.controllerUnpublish?.["vol-1"]?.n1, v).toBe(1);
+    }
+  });
+
   it("a second pod on another node: inline in-tree is multi-attachable (no PV access modes), the translated spec is ReadWriteOnce (Multi-Attach error)", () => {
     const extra = `  - kind: Pod
     metadata: {name: web-1}

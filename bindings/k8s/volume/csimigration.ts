@@ -78,7 +78,8 @@
 //    external-attacher attaches and detaches from inlineVolumeSpec.csi
 //    (csi_handler.go csiAttach/csiDetach; since v1.2.0, PR #154), and the
 //    controller's start-up processVolumeAttachments skips a VolumeAttachment
-//    without a PV name (its ASW comes from node status). util.IsMultiAttachAllowed
+//    without a PV name ("Skipping the va as its pvName is nil", the
+//    klog.Warningf form; its ASW comes from node status). util.IsMultiAttachAllowed
 //    reads the translated PV's access modes: an inline in-tree volume (no PV)
 //    was multi-attachable to the controller, its translation is ReadWriteOnce
 //    (a second node's pod gets a Multi-Attach error). The kubelet's online
