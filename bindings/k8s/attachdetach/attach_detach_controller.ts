@@ -272,6 +272,11 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
     if (ctx.profile.processVolumeAttachmentsAtStart) {
       for (const va of this.inf!.cache.list("VolumeAttachment")) {
         const pvName = va.spec?.source?.persistentVolumeName;
+        if (pvName === undefined && va.spec?.source?.inlineVolumeSpec !== undefined) {
+          // a migrated inline volume's VolumeAttachment (volume/csimigration.ts section 2b): skipped; node status gave the ASW its volume
+          ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "W", "attach_detach_controller.go:686", `Skipping the va as its pvName is nil, va.Name: ${JSON.stringify(va.metadata.name)}, nodeName: ${JSON.stringify(va.spec.nodeName)}`);
+          continue;
+        }
         const pv = pvName ? this.cache("PersistentVolume", pvName) : undefined;
         if (!pv) continue;
         // a migrated PV: named in-tree before #101737, skipped while its in-tree plugin is unregistered before #102176 (volume/csimigration.ts)
@@ -354,7 +359,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
       const spec = controllerVolumeSpec(this.ctx, podSpec, node, this.ctx.migration?.volumes ? this.cache("CSINode", node) : undefined);
       if (spec === null) continue;
       if (typeof spec === "string") {
-        if (add) this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:230", `Error processing volume ${JSON.stringify(vols[i]!.name)} for pod ${JSON.stringify(keyOf(pod))}/${JSON.stringify(node)}: error performing CSI migration checks and translation for PVC ${JSON.stringify(`${namespace}/${vols[i]!.persistentVolumeClaim?.claimName ?? ""}`)}: ${spec}`);
+        if (add) this.ctx.out.on && this.ctx.out.wants(ADC_COMPONENT) && this.ctx.out.log(ADC_COMPONENT, "E", "util.go:230", `Error processing volume ${JSON.stringify(vols[i]!.name)} for pod ${JSON.stringify(keyOf(pod))}/${JSON.stringify(node)}: error performing CSI migration checks and translation for ${vols[i]!.persistentVolumeClaim ? `PVC ${JSON.stringify(`${namespace}/${vols[i]!.persistentVolumeClaim!.claimName}`)}` : `inline volume ${JSON.stringify(vols[i]!.name)}`}: ${spec}`);
         continue;
       }
       const plugin = this.plugins.findBySpec(spec);

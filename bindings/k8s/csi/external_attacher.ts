@@ -96,9 +96,11 @@ export class ExternalAttacher {
     const hasFin = (va.metadata.finalizers ?? []).includes(fin);
     if (!deleting && va.status?.attached) return;
     if (deleting && !hasFin) return;
-    const pv = this.inf!.cache.get("PersistentVolume", String(va.spec.source?.persistentVolumeName));
-    // a migrated PV's in-tree source is translated as the kubelet and the controller do (csi-translation-lib; volume/csimigration.ts)
-    const handle: string = pv?.spec?.csi?.volumeHandle ?? (pv !== undefined && inTreePluginOf({ name: pv.metadata.name, pv, readOnly: false }) !== null ? translateInTreeSpecToCSI({ name: pv.metadata.name, pv, readOnly: false }).pv!.spec.csi.volumeHandle : undefined) ?? va.spec.source?.persistentVolumeName ?? name;
+    const inline: string | undefined = va.spec.source?.inlineVolumeSpec?.csi?.volumeHandle;
+    const pv = inline === undefined ? this.inf!.cache.get("PersistentVolume", String(va.spec.source?.persistentVolumeName)) : undefined;
+    // a migrated PV's in-tree source is translated as the kubelet and the controller do (csi-translation-lib; volume/csimigration.ts);
+    // a migrated inline volume's VolumeAttachment carries the translated spec (csi_handler.go: inlineVolumeSpec.csi, since v1.2.0 #154)
+    const handle: string = inline ?? pv?.spec?.csi?.volumeHandle ?? (pv !== undefined && inTreePluginOf({ name: pv.metadata.name, pv, readOnly: false }) !== null ? translateInTreeSpecToCSI({ name: pv.metadata.name, pv, readOnly: false }).pv!.spec.csi.volumeHandle : undefined) ?? va.spec.source?.persistentVolumeName ?? name;
     const node: string = va.spec.nodeName;
     const c = this.component;
     if (!deleting) {

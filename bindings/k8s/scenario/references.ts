@@ -124,7 +124,8 @@ class Names {
     } else if (src.awsElasticBlockStore) {
       [id, type] = [String(src.awsElasticBlockStore.volumeID), "disk"];
       // a migrated EBS volume's VolumeAttachment is the driver's, for its handle (volume/csimigration.ts)
-      if (!inPod) this.csiHandles.add(ebsVolumeId(id));
+      // (an inline one's too: TranslateInTreeInlineVolumeToCSI gives the same handle)
+      this.csiHandles.add(ebsVolumeId(id));
     }
     else if (src.gcePersistentDisk) [id, type] = [String(src.gcePersistentDisk.pdName), "disk"];
     else if (src.qcloudCbs) [id, type] = [String(src.qcloudCbs.cbsDiskId), "disk"];

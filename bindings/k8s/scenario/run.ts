@@ -39,7 +39,7 @@ import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions
 import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
 import { createCSIPlugin } from "../volume/csi.js";
 import { PluginMgr } from "../volume/plugins.js";
-import { AWS_EBS_PLUGIN, driverOf, GCE_PD_PLUGIN, isMigrationEnabledForPlugin, MIGRATED_PLUGINS_ANNOTATION, MIGRATIONS, migratedPluginsAnnotation, pvVolumeHandle } from "../volume/csimigration.js";
+import { AWS_EBS_PLUGIN, driverOf, GCE_PD_PLUGIN, isMigrationEnabledForPlugin, MIGRATED_PLUGINS_ANNOTATION, MIGRATIONS, migratedPluginsAnnotation, pvVolumeHandle, translateInlineVolume } from "../volume/csimigration.js";
 import { createRBDPlugin } from "../volume/rbd.js";
 import type { Check, Expectation, K8sScenario, TimelineItem } from "./schema.js";
 
@@ -156,9 +156,12 @@ const NO_GATES: Readonly<Record<string, boolean>> = Object.freeze({});
  * do kubelets write CSINode objects, which no loop of another run reads.
  */
 function hasMigratableVolume(sc: K8sScenario): boolean {
-  const pv = (o: KObj): boolean => o.kind === "PersistentVolume" && (!!o.spec?.awsElasticBlockStore || !!o.spec?.gcePersistentDisk);
+  const inTree = (s: Record<string, any> | undefined): boolean => !!s?.awsElasticBlockStore || !!s?.gcePersistentDisk;
+  // a PV with an in-tree source, or a pod with an inline one (TranslateInTreeInlineVolumeToCSI)
+  const pv = (o: KObj): boolean =>
+    o.kind === "PersistentVolume" ? inTree(o.spec) : o.kind === "Pod" && ((o.spec?.volumes ?? []) as Array<Record<string, any>>).some(inTree);
   if (sc.objects.some(pv)) return true;
-  return sc.timeline.some((t) => t.action.kind === "create" && pv(t.action.manifest));
+  return sc.timeline.some((t) => (t.action.kind === "create" || t.action.kind === "createPod") && pv(t.action.manifest));
 }
 
 /**
@@ -210,6 +213,8 @@ function backendId(v: PodVolume, ns: string, api: ApiServer, run?: Ctx): string 
     if (src?.gcePersistentDisk && run?.migration?.volumes && isMigrationEnabledForPlugin(run.profile, GCE_PD_PLUGIN)) return pvVolumeHandle(pv)!;
   }
   if (!src) return null;
+  // a migrated inline PD is its translated handle too (zones/UNSPECIFIED: volume/csimigration.ts section 2b)
+  if (!v.persistentVolumeClaim && src.gcePersistentDisk && run?.migration?.volumes && isMigrationEnabledForPlugin(run.profile, GCE_PD_PLUGIN)) return translateInlineVolume(v).spec.csi.volumeHandle;
   if (src.csi?.volumeHandle) return src.csi.volumeHandle;
   if (src.rbd) return `rbd:${src.rbd.pool ?? "rbd"}/${src.rbd.image}`;
   if (src.awsElasticBlockStore) return src.awsElasticBlockStore.volumeID;
@@ -1267,7 +1272,7 @@ class ClusterRun implements Ctx, Monitor {
         return { held: ok, detail: `node ${c.node} volumesAttached=[${names.join(", ")}]` };
       }
       case "volumeAttachment": {
-        const vas = api.list("VolumeAttachment").filter((x) => x.spec.nodeName === c.node && (x.metadata.name === c.volumeHandle || pvVolumeHandle(api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")) === c.volumeHandle));
+        const vas = api.list("VolumeAttachment").filter((x) => x.spec.nodeName === c.node && (x.metadata.name === c.volumeHandle || (x.spec.source?.inlineVolumeSpec?.csi?.volumeHandle ?? pvVolumeHandle(api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? ""))) === c.volumeHandle));
         return { held: (vas.length > 0) === c.exists, detail: vas.length > 0 ? `VolumeAttachment ${vas[0]!.metadata.name} exists (attached=${vas[0]!.status?.attached})` : "no VolumeAttachment" };
       }
       case "hostMount": {
@@ -1747,10 +1752,11 @@ function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer, run?: Ctx): strin
   }
   if (src.csi?.volumeHandle) return `kubernetes.io/csi/${src.csi.driver}^${src.csi.volumeHandle}`;
   if (src.csi) return `kubernetes.io/csi/${pod.metadata.uid}-${v.name}`;
-  // a PV the kubelet migrates goes by its CSI driver's name (volume/csimigration.ts)
-  if (run?.migration?.volumes && v.persistentVolumeClaim && (src.awsElasticBlockStore || src.gcePersistentDisk)) {
+  // a PV or an inline volume the kubelet migrates goes by its CSI driver's name (volume/csimigration.ts)
+  if (run?.migration?.volumes && (src.awsElasticBlockStore || src.gcePersistentDisk)) {
     const plugin = src.awsElasticBlockStore ? AWS_EBS_PLUGIN : GCE_PD_PLUGIN;
     if (isMigrationEnabledForPlugin(run.profile, plugin, run.migration.kubeletGates)) {
+      if (!v.persistentVolumeClaim) return `kubernetes.io/csi/${driverOf(plugin)}^${translateInlineVolume(v).spec.csi.volumeHandle}`;
       const pv = api.tryGet("PersistentVolume", api.tryGet("PersistentVolumeClaim", nsKey(pod.metadata.namespace as string, v.persistentVolumeClaim.claimName))!.spec.volumeName)!;
       return `kubernetes.io/csi/${driverOf(plugin)}^${pvVolumeHandle(pv)}`;
     }

@@ -246,7 +246,8 @@ export function createCSIPlugin(): VolumePlugin {
           apiVersion: "storage.k8s.io/v1",
           kind: "VolumeAttachment",
           metadata: { name: attachID, uid: "", resourceVersion: "" },
-          spec: { attacher: s.driver, nodeName: node, source: { persistentVolumeName: spec.name } },
+          // a migrated inline volume has no PV: the translated spec itself (csi_attacher.go InlineVolumeSpecForCSIMigration)
+          spec: { attacher: s.driver, nodeName: node, source: spec.inlineMigration ? { inlineVolumeSpec: spec.pv!.spec } : { persistentVolumeName: spec.name } },
           status: { attached: false },
         });
       } catch (e) {

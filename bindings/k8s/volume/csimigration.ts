@@ -3,7 +3,7 @@
 // volumes (issue #26 scope 4; switches CSIMigrationAWS, CSIMigrationGCE,
 // 101737, 102176 of versions/fixes.ts).
 //
-// 1. Who decides. Each process asks its own feature gates
+// 1. Who decides (PVs and inline volumes alike: 2b). Each process asks its own feature gates
 //    (PluginManager.IsMigrationEnabledForPlugin: CSIMigration &&
 //    CSIMigration<Plugin>; the switches here stand for both, since
 //    CSIMigration was beta on from 1.17, before either plugin's gate was).
@@ -45,10 +45,53 @@
 //    global mount), the unique volume name is kubernetes.io/csi/<driver>^<handle>,
 //    the VolumeAttachment is csi-<sha256(handle + driver + node)> and its
 //    device path in node.status.volumesAttached is "" (csi_attacher.go).
-//    Inline in-tree volumes (a pod's own awsElasticBlockStore) are not
-//    translated by the replay (upstream translates them from 1.21,
-//    CSIMigration inline support): they keep the in-tree plugin while it is
-//    registered.
+//
+// 2b. Inline volumes (a pod's own awsElasticBlockStore / gcePersistentDisk).
+//    Translated by the same processes under the same gates as a PV:
+//    csimigration.TranslateInTreeSpecToCSI with spec.Volume set calls
+//    TranslateInTreeInlineVolumeToCSI and marks the result
+//    InlineVolumeSpecForCSIMigration (pkg/volume/csimigration/plugin_manager.go,
+//    IsMigratable reads GetInTreePluginNameFromSpec(spec.PersistentVolume,
+//    spec.Volume)); the kubelet's createVolumeSpec translates "a PVC or
+//    else an inline volume source" alike, and attachdetach/util
+//    CreateVolumeSpec passes an inline spec through
+//    translateInTreeSpecToCSIIfNeeded too (the node's CSINode decides; its
+//    refusal reads "error performing CSI migration checks and translation
+//    for inline volume ..."). The translation (plugins/aws_ebs.go,
+//    gce_pd.go, as stored for the newest release) is a PersistentVolume
+//    that exists nowhere but in the spec:
+//      awsElasticBlockStore{volumeID} -> name "ebs.csi.aws.com-<handle>",
+//        csi{ebs.csi.aws.com, <handle>, fsType, volumeAttributes
+//        {partition: "<n>"}}, accessModes [ReadWriteOnce]
+//      gcePersistentDisk{pdName}      -> name "pd.csi.storage.gke.io-<pdName>",
+//        csi{pd.csi.storage.gke.io, projects/UNSPECIFIED/zones/UNSPECIFIED/
+//        disks/<pdName> (no labels to take a zone from), fsType,
+//        volumeAttributes {partition: "" or "<n>"}}, accessModes
+//        [ReadOnlyMany] if readOnly else [ReadWriteOnce], volumeMode Filesystem
+//    ("Must be unique per disk as it is used as the unique part of the
+//    staging path"). So: the unique name kubernetes.io/csi/<driver>^<handle>
+//    as for a PV; spec.Name() is that PV name, hence the pod's directory
+//    pods/<uid>/volumes/kubernetes.io~csi/ebs.csi.aws.com-vol-1 and, before
+//    the hashed global mount, plugins/kubernetes.io/csi/pv/<name>/globalmount;
+//    csi_attacher.go Attach puts the translated spec in the VolumeAttachment
+//    (spec.source.inlineVolumeSpec, no persistentVolumeName); the
+//    external-attacher attaches and detaches from inlineVolumeSpec.csi
+//    (csi_handler.go csiAttach/csiDetach; since v1.2.0, PR #154), and the
+//    controller's start-up processVolumeAttachments skips a VolumeAttachment
+//    without a PV name ("Skipping the va as its pvName is nil", the
+//    klog.Warningf form; its ASW comes from node status). util.IsMultiAttachAllowed
+//    reads the translated PV's access modes: an inline in-tree volume (no PV)
+//    was multi-attachable to the controller, its translation is ReadWriteOnce
+//    (a second node's pod gets a Multi-Attach error). The kubelet's online
+//    expansion skips it (no claim, no PV to read sizes from).
+//    Releases: the API field came with 1.15 (#77703) and inline
+//    translation by 1.16, when it ran in the operation generator at each
+//    operation under the in-tree unique name (a 1.16-era
+//    operation_generator.go: translateSpec handles spec.Volume); from 1.17
+//    the populators translate (pkg/volume/csimigration). Migration is alpha/beta off until 1.23, so
+//    the replay models only the 1.17+ form, on every release a switch turns
+//    migration on, as for PVs (the essay of this file before said "from
+//    1.21": no source read supports that).
 //
 // 3. Removal. The in-tree EBS plugin is gone from 1.27 (#115838), the GCE PD
 //    plugin from 1.28 (#117055): from then on a migratable spec always goes
@@ -72,8 +115,18 @@
 // csi-<sha256("vol-1" + "ebs.csi.aws.com" + "n1")>, and reports
 // kubernetes.io/csi/ebs.csi.aws.com^vol-1 attached; the kubelet stages the
 // disk at plugins/kubernetes.io/csi/ebs.csi.aws.com/<sha256(vol-1)>/globalmount.
+// The same disk as pod web-0's inline volume `data` {awsElasticBlockStore:
+// {volumeID: vol-1}} instead: both translate it to the PV
+// "ebs.csi.aws.com-vol-1"; the controller creates the same VolumeAttachment
+// with spec.source.inlineVolumeSpec {csi: {driver: ebs.csi.aws.com,
+// volumeHandle: vol-1, volumeAttributes: {partition: "0"}}, accessModes:
+// [ReadWriteOnce]}, the kubelet publishes to
+// pods/<uid>/volumes/kubernetes.io~csi/ebs.csi.aws.com-vol-1/mount, and on
+// the pod's deletion unpublishes, unstages, and the controller deletes the
+// VolumeAttachment, which the external-attacher ControllerUnpublishes from
+// its inline spec (test/k8s/csi-migration-inline.test.ts).
 
-import type { KObj } from "../api/types.js";
+import type { KObj, PodVolume } from "../api/types.js";
 import type { Profile } from "../versions/profile.js";
 import { intern } from "../../util/intern.js";
 import type { VolumeSpec } from "./plugins.js";
@@ -112,9 +165,9 @@ function migrationOf(plugin: string): Migration | undefined {
   return plugin === AWS_EBS_PLUGIN ? MIGRATIONS[0] : plugin === GCE_PD_PLUGIN ? MIGRATIONS[1] : undefined;
 }
 
-/** GetInTreePluginNameFromSpec for a PV (inline volumes: section 2) */
+/** GetInTreePluginNameFromSpec(spec.PersistentVolume, spec.Volume): a PV's or a pod's inline volume's in-tree plugin */
 export function inTreePluginOf(spec: VolumeSpec): MigratedPlugin | null {
-  const s = spec.pv?.spec;
+  const s: Record<string, unknown> | undefined = spec.pv !== undefined ? spec.pv.spec : (spec.inline as unknown as Record<string, unknown> | undefined);
   if (!s) return null;
   if (s.awsElasticBlockStore) return AWS_EBS_PLUGIN;
   if (s.gcePersistentDisk) return GCE_PD_PLUGIN;
@@ -185,7 +238,11 @@ export function gcePdHandle(pv: KObj, pdName: string): string {
  * it are the same objects on every pass.
  */
 export function translateInTreeSpecToCSI(spec: VolumeSpec): VolumeSpec {
-  const pv = spec.pv!;
+  if (spec.pv === undefined) {
+    const t = translateInlineVolume(spec.inline!);
+    return { name: t.metadata.name, pv: t, readOnly: spec.readOnly, migrated: true, inlineMigration: true };
+  }
+  const pv = spec.pv;
   let t = translated.get(pv);
   if (t === undefined) {
     const s = pv.spec;
@@ -216,6 +273,52 @@ export function translateInTreeSpecToCSI(spec: VolumeSpec): VolumeSpec {
 }
 const translated = new WeakMap<KObj, KObj>();
 
+/**
+ * TranslateInTreeInlineVolumeToCSI (csi-translation-lib plugins/aws_ebs.go,
+ * gce_pd.go): a pod's inline awsElasticBlockStore / gcePersistentDisk as the
+ * PersistentVolume the translation makes of it (section 2b), one per pod
+ * volume object (a stored pod's spec is never written: api/types.ts).
+ */
+export function translateInlineVolume(v: PodVolume): KObj {
+  let t = translatedInline.get(v);
+  if (t === undefined) {
+    let name: string;
+    let csi: Record<string, unknown>;
+    let accessModes: string[];
+    if (v.awsElasticBlockStore) {
+      const a = v.awsElasticBlockStore as { volumeID: string; fsType?: string; readOnly?: boolean; partition?: number };
+      const handle = intern(ebsVolumeId(String(a.volumeID)));
+      name = `${AWS_EBS_DRIVER}-${handle}`;
+      csi = {
+        driver: AWS_EBS_DRIVER,
+        volumeHandle: handle,
+        ...(a.readOnly ? { readOnly: true } : {}),
+        ...(a.fsType ? { fsType: a.fsType } : {}),
+        volumeAttributes: { partition: String(a.partition ?? 0) },
+      };
+      accessModes = ["ReadWriteOnce"];
+    } else {
+      const g = v.gcePersistentDisk as { pdName: string; fsType?: string; readOnly?: boolean; partition?: number };
+      name = `${GCE_PD_DRIVER}-${g.pdName}`;
+      csi = {
+        driver: GCE_PD_DRIVER,
+        // an inline volume has no zone labels: zones/UNSPECIFIED
+        volumeHandle: intern(`projects/UNSPECIFIED/zones/UNSPECIFIED/disks/${g.pdName}`),
+        ...(g.readOnly ? { readOnly: true } : {}),
+        ...(g.fsType ? { fsType: g.fsType } : {}),
+        volumeAttributes: { partition: g.partition ? String(g.partition) : "" },
+      };
+      accessModes = [g.readOnly ? "ReadOnlyMany" : "ReadWriteOnce"];
+    }
+    const spec: Record<string, unknown> = { csi, accessModes };
+    if (v.gcePersistentDisk) spec.volumeMode = "Filesystem";
+    t = { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: intern(name), uid: "", resourceVersion: "" }, spec };
+    translatedInline.set(v, t);
+  }
+  return t;
+}
+const translatedInline = new WeakMap<PodVolume, KObj>();
+
 /** what the migration helpers read of a run (engine/context.ts Ctx) */
 interface MigrationCtx {
   profile: Profile;
@@ -230,7 +333,7 @@ const NONE: Gates = Object.freeze({});
  * ("no volume plugin matched").
  */
 export function kubeletVolumeSpec(ctx: MigrationCtx, spec: VolumeSpec): VolumeSpec | null {
-  if (spec.pv === undefined || ctx.migration === undefined || !ctx.migration.volumes) return spec;
+  if (ctx.migration === undefined || !ctx.migration.volumes) return spec;
   const plugin = inTreePluginOf(spec);
   if (plugin === null) return spec;
   if (isMigrationEnabledForPlugin(ctx.profile, plugin, ctx.migration.kubeletGates)) return translateInTreeSpecToCSI(spec);
@@ -246,7 +349,7 @@ export function kubeletVolumeSpec(ctx: MigrationCtx, spec: VolumeSpec): VolumeSp
  * stays in-tree.
  */
 export function controllerVolumeSpec(ctx: MigrationCtx, spec: VolumeSpec, node: string, csiNode: KObj | undefined): VolumeSpec | string | null {
-  if (spec.pv === undefined || ctx.migration === undefined || !ctx.migration.volumes) return spec;
+  if (ctx.migration === undefined || !ctx.migration.volumes) return spec;
   const plugin = inTreePluginOf(spec);
   if (plugin === null) return spec;
   const gates = ctx.migration.gates ?? NONE;

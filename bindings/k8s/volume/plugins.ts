@@ -27,6 +27,8 @@ export interface VolumeSpec {
   readOnly: boolean;
   /** translated from an in-tree source to its CSI driver's (volume/csimigration.ts; spec.Migrated) */
   migrated?: boolean;
+  /** translated from a pod's inline in-tree volume: `pv` is the translation's, not an API object (spec.InlineVolumeSpecForCSIMigration) */
+  inlineMigration?: boolean;
 }
 
 export interface PluginEnv {
