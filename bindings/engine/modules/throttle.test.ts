@@ -49,11 +49,27 @@ const caseArb = fc.record({
 });
 
 describe("blk-throttle core properties", () => {
-  it("no bio leaves blk-throttle before it arrived, and each group/direction is FIFO", () => {
+  // FIFO is the group's queue (blk_throtl_bio: "throtl is FIFO - if bios are
+  // already queued, should queue"). A bio the pending timer has dispatched has
+  // left that queue for the device's top queue, where it waits for the
+  // kthrotld work (KTHROTLD_NS, blk_throtl_dispatch_work_fn); a bio arriving
+  // in that gap finds the group's queue empty and, within its limit, is
+  // submitted at once, ahead of it, as in the kernel (found by fast-check:
+  // FC_SEED=-560526813, rbps=2340580, 256 KiB at 1.388 s released by the
+  // timer at 1.5 s + 30 us, 4 KiB arriving at 1.5 s passing).
+  const KTHROTLD_NS = 30_000;
+  it("no bio leaves blk-throttle before it arrived, and each group/direction is FIFO but for kthrotld's gap", () => {
     fc.assert(fc.property(caseArb, (c) => {
       const recs = run(scenario(c)).sort((a, b) => a.submitNs - b.submitNs || a.seq - b.seq);
       for (const r of recs) expect(r.releaseNs).toBeGreaterThanOrEqual(r.submitNs);
-      for (let k = 1; k < recs.length; k++) expect(recs[k]!.releaseNs).toBeGreaterThanOrEqual(recs[k - 1]!.releaseNs);
+      for (let k = 1; k < recs.length; k++) {
+        const prev = recs[k - 1]!;
+        const r = recs[k]!;
+        if (r.releaseNs >= prev.releaseNs) continue;
+        // overtaken: only by a bio that passed at once, inside the gap before prev's kthrotld submission
+        expect(r.releaseNs).toBe(r.submitNs);
+        expect(r.submitNs).toBeGreaterThanOrEqual(prev.releaseNs - KTHROTLD_NS);
+      }
     }), { numRuns: 60 });
   });
 
