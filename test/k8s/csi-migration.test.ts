@@ -56,6 +56,19 @@ describe("in-tree -> CSI migration", () => {
     expect(r.stats.calls.attach).toBeUndefined();
   });
 
+  it("a storage fault on a CSI op of an in-tree EBS volume loads, and fires where the release migrates it", () => {
+    // the first NodeStage fails; the kubelet retries and the pod runs
+    const text = `${scenario(EBS)}faults:\n  storage:\n    - {op: nodeStage, volume: vol-1, count: 1, error: injected}\n`;
+    const migrated = run(text, "1.23");
+    expect(migrated.stats.calls.nodeStage?.["vol-1"]?.n1).toBe(2);
+    expect(running(migrated)).toBe(true);
+    expect(migrated.timeline.some((e) => e.message.includes("rpc error: code = Internal desc = injected"))).toBe(true);
+    // on 1.22 the in-tree plugin mounts it: no NodeStage, the fault never fires
+    const inTree = run(text, "1.22");
+    expect(inTree.stats.calls.nodeStage).toBeUndefined();
+    expect(inTree.timeline.some((e) => e.message.includes("injected"))).toBe(false);
+  });
+
   it("1.24: the CSI global mount of the translated handle (plugins/kubernetes.io/csi/<driver>/<sha256(handle)>/globalmount)", () => {
     const text = `${scenario(EBS)}expect:\n  - hostMount: {node: n1, pathContains: "plugins/kubernetes.io/csi/ebs.csi.aws.com/${sha("vol-1")}/globalmount", present: true}\n`;
     expect(run(text, "1.24").violations).toEqual([]);

@@ -316,7 +316,13 @@ objects:
     expect(bad("faults:\n  storage:\n    - {op: detach, volume: vol-2, error: busy}\n")).toBe(
       'bad.yaml:11: faults.storage[0].op: detach is never called for volume "vol-2": it is a CSI volume (PersistentVolume pv2), whose operations are controllerPublish, controllerUnpublish, verifyAttached, nodeStage, nodeUnstage, nodePublish, nodeUnpublish, controllerExpand, nodeExpand',
     );
-    expect(bad("faults:\n  storage:\n    - {op: controllerPublish, volume: disk-1, error: busy}\n")).toMatch(/controllerPublish is never called for volume "disk-1": it is an in-tree cloud disk/);
+    // an in-tree EBS volume is called with the CSI operations on a release that migrates it (same id): both sets load
+    expect(() => loadK8sScenario(world + "faults:\n  storage:\n    - {op: nodeStage, volume: disk-1, error: busy}\n", "ok.yaml")).not.toThrow();
+    expect(() => loadK8sScenario(world + "faults:\n  storage:\n    - {op: controllerPublish, error: busy}\n", "ok.yaml")).not.toThrow();
+    expect(bad("faults:\n  storage:\n    - {op: rbdMap, volume: disk-1, error: busy}\n")).toMatch(/rbdMap is never called for volume "disk-1": it is an in-tree cloud disk .*operations are attach, .*, nodeStage, /);
+    // a GCE PD migrated to CSI is called with its CSI handle, not its pdName: a CSI op on the pdName never fires
+    const pd = (rest: string) => err(world.replace("awsElasticBlockStore: {volumeID: disk-1}", "gcePersistentDisk: {pdName: disk-1}") + rest).message;
+    expect(pd("faults:\n  storage:\n    - {op: controllerPublish, volume: disk-1, error: busy}\n")).toMatch(/controllerPublish is never called for volume "disk-1": it is an in-tree cloud disk .*\(a GCE PD migrated to CSI is called with its CSI volume handle, projects\/UNSPECIFIED\/zones\/ZONE\/disks\/NAME, not its pdName\)$/);
     expect(bad("faults:\n  storage:\n    - {op: rbdUnmap, error: busy}\n")).toBe(
       "bad.yaml:11: faults.storage[0].op: no volume of this scenario is ever called with rbdUnmap, which is for rbd images, and the scenario has only CSI PersistentVolumes and in-tree cloud disks",
     );

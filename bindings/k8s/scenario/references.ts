@@ -63,6 +63,18 @@ interface Volume {
   type: VolumeType;
   /** where it is defined, e.g. `PersistentVolume pv1` */
   from: string;
+  /**
+   * An in-tree EBS volume: on a release (or with gates) that migrates it to
+   * CSI it is called through the EBS driver with the same id
+   * (volume/csimigration.ts section 4), so a CSI operation's fault on it
+   * fires there. The version is the run's, not the scenario's: both sets hold.
+   */
+  migrates?: boolean;
+}
+
+/** the operations a volume can be called with, on some release */
+function opsOf(v: Volume): readonly BackendOp[] {
+  return v.migrates === true ? [...OPS_OF[v.type], ...OPS_OF.csi.filter((op) => !OPS_OF[v.type].includes(op))] : OPS_OF[v.type];
 }
 
 /** What a scenario defines, by name. */
@@ -130,7 +142,7 @@ class Names {
     else if (src.gcePersistentDisk) [id, type] = [String(src.gcePersistentDisk.pdName), "disk"];
     else if (src.qcloudCbs) [id, type] = [String(src.qcloudCbs.cbsDiskId), "disk"];
     else return null;
-    if (!this.volumes.has(id)) this.volumes.set(id, { type, from });
+    if (!this.volumes.has(id)) this.volumes.set(id, src.awsElasticBlockStore ? { type, from, migrates: true } : { type, from });
     return id;
   }
 
@@ -435,6 +447,8 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
       // no volume: the fault hits any volume the operation is called for; some volume must have it
       const types = new Set<VolumeType>([...n.volumes.values()].map((v) => v.type));
       if (n.inlineCsi) types.add("inline-csi");
+      // (a migrating EBS volume is called with the CSI operations too)
+      if ([...n.volumes.values()].some((v) => v.migrates === true)) types.add("csi");
       if (![...types].some((t) => OPS_OF[t].includes(f.op)))
         fail(
           `${p}.op`,
@@ -450,8 +464,8 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
     }
     const v = n.volumes.get(f.volume);
     if (v !== undefined) {
-      if (!OPS_OF[v.type].includes(f.op))
-        fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)}: it is ${TYPE_WORD[v.type]} (${v.from}), whose operations are ${OPS_OF[v.type].join(", ")}`);
+      if (!opsOf(v).includes(f.op))
+        fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)}: it is ${TYPE_WORD[v.type]} (${v.from}), whose operations are ${opsOf(v).join(", ")}${v.type === "disk" && OPS_OF.csi.includes(f.op) ? " (a GCE PD migrated to CSI is called with its CSI volume handle, projects/UNSPECIFIED/zones/ZONE/disks/NAME, not its pdName)" : ""}`);
       const skip = v.type === "csi" ? csiVolumeSkips(f.volume, f.op) : undefined;
       if (skip !== undefined) fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)} (${v.from}): ${skip}`);
       continue;
