@@ -69,6 +69,16 @@ describe("in-tree -> CSI migration", () => {
     expect(inTree.timeline.some((e) => e.message.includes("injected"))).toBe(false);
   });
 
+  it("a GCE PD's fault names its CSI handle (from the zone label) and fires where the release migrates it", () => {
+    const PD = "gcePersistentDisk: {pdName: disk-1}";
+    const zone = ", labels: {topology.kubernetes.io/zone: europe-west1-b}";
+    const handle = "projects/UNSPECIFIED/zones/europe-west1-b/disks/disk-1";
+    const text = `${scenario(PD, "", zone)}faults:\n  storage:\n    - {op: controllerPublish, volume: ${handle}, count: 1, error: quota}\n`;
+    const r = run(text, "1.25");
+    expect(r.stats.calls.controllerPublish?.[handle]?.n1).toBe(2);
+    expect(running(r)).toBe(true);
+  });
+
   it("1.24: the CSI global mount of the translated handle (plugins/kubernetes.io/csi/<driver>/<sha256(handle)>/globalmount)", () => {
     const text = `${scenario(EBS)}expect:\n  - hostMount: {node: n1, pathContains: "plugins/kubernetes.io/csi/ebs.csi.aws.com/${sha("vol-1")}/globalmount", present: true}\n`;
     expect(run(text, "1.24").violations).toEqual([]);

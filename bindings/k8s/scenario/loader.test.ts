@@ -322,7 +322,11 @@ objects:
     expect(bad("faults:\n  storage:\n    - {op: rbdMap, volume: disk-1, error: busy}\n")).toMatch(/rbdMap is never called for volume "disk-1": it is an in-tree cloud disk .*operations are attach, .*, nodeStage, /);
     // a GCE PD migrated to CSI is called with its CSI handle, not its pdName: a CSI op on the pdName never fires
     const pd = (rest: string) => err(world.replace("awsElasticBlockStore: {volumeID: disk-1}", "gcePersistentDisk: {pdName: disk-1}") + rest).message;
-    expect(pd("faults:\n  storage:\n    - {op: controllerPublish, volume: disk-1, error: busy}\n")).toMatch(/controllerPublish is never called for volume "disk-1": it is an in-tree cloud disk .*\(a GCE PD migrated to CSI is called with its CSI volume handle, projects\/UNSPECIFIED\/zones\/ZONE\/disks\/NAME, not its pdName\)$/);
+    expect(pd("faults:\n  storage:\n    - {op: controllerPublish, volume: disk-1, error: busy}\n")).toMatch(/controllerPublish is never called for volume "disk-1": it is an in-tree cloud disk .*\(a GCE PD migrated to CSI is called with its CSI volume handle, "projects\/UNSPECIFIED\/zones\/UNSPECIFIED\/disks\/disk-1", not its pdName\)$/);
+    // ... which loads, with the CSI ops only
+    const pdWorld = world.replace("awsElasticBlockStore: {volumeID: disk-1}", "gcePersistentDisk: {pdName: disk-1}");
+    expect(() => loadK8sScenario(pdWorld + "faults:\n  storage:\n    - {op: controllerPublish, volume: projects/UNSPECIFIED/zones/UNSPECIFIED/disks/disk-1, error: busy}\n", "ok.yaml")).not.toThrow();
+    expect(pd("faults:\n  storage:\n    - {op: attach, volume: projects/UNSPECIFIED/zones/UNSPECIFIED/disks/disk-1, error: busy}\n")).toMatch(/attach is never called for volume "projects\/UNSPECIFIED\/zones\/UNSPECIFIED\/disks\/disk-1": it is a CSI volume \(PersistentVolume pv1, migrated to CSI\)/);
     expect(bad("faults:\n  storage:\n    - {op: rbdUnmap, error: busy}\n")).toBe(
       "bad.yaml:11: faults.storage[0].op: no volume of this scenario is ever called with rbdUnmap, which is for rbd images, and the scenario has only CSI PersistentVolumes and in-tree cloud disks",
     );

@@ -30,7 +30,7 @@
 // define are worked out once, and a part of the check whose input is frozen
 // and passed with those names is not checked again (KnownNames).
 
-import { ebsVolumeId } from "../volume/csimigration.js";
+import { ebsVolumeId, gcePdHandle } from "../volume/csimigration.js";
 import { KObj, Kind } from "../api/types.js";
 import { parseQuantity } from "../api/quantity.js";
 import type { BackendOp } from "../host/backend.js";
@@ -108,6 +108,8 @@ class Names {
     if (o.kind === "PersistentVolume" && o.spec) {
       const id = this.volume(o.spec as Record<string, any>, `PersistentVolume ${o.metadata.name}`, false);
       if (id !== null) this.pvIds.set(o.metadata.name, id);
+      // a GCE PD migrated to CSI is called by its CSI handle, from the PV's zone labels (volume/csimigration.ts)
+      if (o.spec.gcePersistentDisk?.pdName !== undefined) this.migratedPd(gcePdHandle(o, String(o.spec.gcePersistentDisk.pdName)), `PersistentVolume ${o.metadata.name}, migrated to CSI`);
     }
     if (o.kind === "PersistentVolumeClaim" && o.spec?.volumeName && !this.claimPVs.has(o.metadata.name)) this.claimPVs.set(o.metadata.name, String(o.spec.volumeName));
     if (o.kind === "Pod") for (const v of (o.spec?.volumes ?? []) as Array<Record<string, any>>) this.volume(v, `pod ${key} volume ${v.name}`, true);
@@ -139,11 +141,25 @@ class Names {
       // (an inline one's too: TranslateInTreeInlineVolumeToCSI gives the same handle)
       this.csiHandles.add(ebsVolumeId(id));
     }
-    else if (src.gcePersistentDisk) [id, type] = [String(src.gcePersistentDisk.pdName), "disk"];
+    else if (src.gcePersistentDisk) {
+      [id, type] = [String(src.gcePersistentDisk.pdName), "disk"];
+      // an inline PD has no zone labels: TranslateInTreeInlineVolumeToCSI's handle has zones/UNSPECIFIED
+      if (inPod) this.migratedPd(`projects/UNSPECIFIED/zones/UNSPECIFIED/disks/${id}`, `${from}, migrated to CSI`);
+    }
     else if (src.qcloudCbs) [id, type] = [String(src.qcloudCbs.cbsDiskId), "disk"];
     else return null;
     if (!this.volumes.has(id)) this.volumes.set(id, src.awsElasticBlockStore ? { type, from, migrates: true } : { type, from });
     return id;
+  }
+
+  /** a migrated GCE PD's CSI handle: a CSI volume of the PD driver (its ops are the CSI ones) */
+  private migratedPd(handle: string, from: string): void {
+    if (this.volumes.has(handle)) return;
+    this.volumes.set(handle, { type: "csi", from });
+    this.csiHandles.add(handle);
+    let d = this.csiDrivers.get(handle);
+    if (d === undefined) this.csiDrivers.set(handle, (d = new Set()));
+    d.add("pd.csi.storage.gke.io");
   }
 
   has(kind: Kind, key: string): boolean {
@@ -464,8 +480,12 @@ export function checkReferences(sc: K8sScenario, fail: Fail): void {
     }
     const v = n.volumes.get(f.volume);
     if (v !== undefined) {
-      if (!opsOf(v).includes(f.op))
-        fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)}: it is ${TYPE_WORD[v.type]} (${v.from}), whose operations are ${opsOf(v).join(", ")}${v.type === "disk" && OPS_OF.csi.includes(f.op) ? " (a GCE PD migrated to CSI is called with its CSI volume handle, projects/UNSPECIFIED/zones/ZONE/disks/NAME, not its pdName)" : ""}`);
+      if (!opsOf(v).includes(f.op)) {
+        // a GCE PD's pdName with a CSI op: migrated, it is called by its handle
+        const pdHandle = v.type === "disk" && OPS_OF.csi.includes(f.op) ? [...n.volumes.keys()].find((id) => id.startsWith("projects/") && id.endsWith(`/disks/${f.volume}`)) : undefined;
+        const pdNote = pdHandle !== undefined ? ` (a GCE PD migrated to CSI is called with its CSI volume handle, ${q(pdHandle)}, not its pdName)` : "";
+        fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)}: it is ${TYPE_WORD[v.type]} (${v.from}), whose operations are ${opsOf(v).join(", ")}${pdNote}`);
+      }
       const skip = v.type === "csi" ? csiVolumeSkips(f.volume, f.op) : undefined;
       if (skip !== undefined) fail(`${p}.op`, `${f.op} is never called for volume ${q(f.volume)} (${v.from}): ${skip}`);
       continue;
