@@ -217,44 +217,37 @@ export function stagingAlloc(bytes: i32): usize {
   return changetype<usize>(staging);
 }
 
-/** Load `n` recorded driver times (i64 ns per IO in issue order, -1 = none) from staging (device.ts svcReplay). */
-export function jobLoadService(job: i32, n: i32): void {
+/** The first `n` i64 of staging, as a Vec (a replay's recorded values, loaded once per job or device). */
+function stagedI64(n: i32): Vec<i64> {
   const p = changetype<usize>(staging);
   const v = new Vec<i64>(n);
   for (let i = 0; i < n; i++) v.push(load<i64>(p + (<usize>i << 3)));
-  setServiceReplay(job, v);
+  return v;
+}
+
+/** Load `n` recorded driver times (i64 ns per IO in issue order, -1 = none) from staging (device.ts svcReplay). */
+export function jobLoadService(job: i32, n: i32): void {
+  setServiceReplay(job, stagedI64(n));
 }
 
 /** Load `n` recorded CPU times before the tag (i64 ns per IO in issue order, 0 = none) from staging (device.ts cpuReplay). */
 export function jobLoadCpu(job: i32, n: i32): void {
-  const p = changetype<usize>(staging);
-  const v = new Vec<i64>(n);
-  for (let i = 0; i < n; i++) v.push(load<i64>(p + (<usize>i << 3)));
-  setCpuReplay(job, v);
+  setCpuReplay(job, stagedI64(n));
 }
 
 /** Load `n` recorded tag wake latencies (i64 ns per IO in issue order, 0 = none) from staging (device.ts tagWakeReplay). */
 export function jobLoadTagWake(job: i32, n: i32): void {
-  const p = changetype<usize>(staging);
-  const v = new Vec<i64>(n);
-  for (let i = 0; i < n; i++) v.push(load<i64>(p + (<usize>i << 3)));
-  setTagWakeReplay(job, v);
+  setTagWakeReplay(job, stagedI64(n));
 }
 
 /** Load `n` recorded dispatch delays of the job's readahead bios (i64 ns in submission order) from staging (device.ts raCpuReplay). */
 export function jobLoadRaCpu(job: i32, n: i32): void {
-  const p = changetype<usize>(staging);
-  const v = new Vec<i64>(n);
-  for (let i = 0; i < n; i++) v.push(load<i64>(p + (<usize>i << 3)));
-  setRaCpuReplay(job, v);
+  setRaCpuReplay(job, stagedI64(n));
 }
 
 /** Load `n` recorded guest stalls of device `dev` (i64 start, end pairs, ascending) from staging (device.ts setDevicePauses). */
 export function deviceLoadPauses(dev: i32, n: i32): void {
-  const p = changetype<usize>(staging);
-  const v = new Vec<i64>(2 * n);
-  for (let i = 0; i < 2 * n; i++) v.push(load<i64>(p + (<usize>i << 3)));
-  setDevicePauses(dev, v);
+  setDevicePauses(dev, stagedI64(2 * n));
 }
 
 /** Load `n` submit times (i64 ns, relative to the job start) from staging. */

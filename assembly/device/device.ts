@@ -249,23 +249,52 @@ export class Device {
 
 export const devices = new Array<Device>();
 
+/**
+ * A replay's recorded values (svcTab, cpuTab, wakeTab, raCpuTab per job and
+ * IO in issue order; pauseTab per device): one Vec per index, set once before
+ * the run (index.ts stagedI64), read on the replayed paths only.
+ */
+class Recorded {
+  private tab: Array<Vec<i64>> = new Array<Vec<i64>>();
+  get count(): i32 {
+    return this.tab.length;
+  }
+  set(i: i32, v: Vec<i64>): void {
+    while (this.tab.length <= i) this.tab.push(new Vec<i64>(1));
+    this.tab[i] = v;
+  }
+  /** index i's values (i < count) */
+  @inline of(i: i32): Vec<i64> {
+    return unchecked(this.tab[i]);
+  }
+  /** the value for (i, k), or `none` when there is none */
+  @inline at(i: i32, k: i32, none: i64): i64 {
+    if (i < 0 || i >= this.tab.length) return none;
+    const v = unchecked(this.tab[i]);
+    return k < v.length ? v.get(k) : none;
+  }
+  clear(): void {
+    this.tab.length = 0;
+  }
+}
+
 // Recorded per-request driver times (a trace replay, bindings/oracle/rqos.ts):
 // per job, per IO in issue order, the ns from reaching the driver to
 // completion (block_rq_issue -> block_rq_complete), -1 = not recorded. When
 // set, it replaces the request's service and latency: the device is then the
 // recording, and what the replay models is everything before the driver.
 export let svcReplay: bool = false;
-const svcTab = new Array<Vec<i64>>();
+const svcTab = new Recorded();
 
 export function resetServiceReplay(): void {
   svcReplay = false;
-  svcTab.length = 0;
-  pauseTab.length = 0;
-  cpuTab.length = 0;
+  svcTab.clear();
+  pauseTab.clear();
+  cpuTab.clear();
   cpuReplay = false;
-  wakeTab.length = 0;
+  wakeTab.clear();
   tagWakeReplay = false;
-  raCpuTab.length = 0;
+  raCpuTab.clear();
   raCpuReplay = false;
   setRqosFlags(-1, -1, 0);
 }
@@ -276,18 +305,17 @@ export function resetServiceReplay(): void {
 // one is issued at its end, and one due to complete in one completes at its
 // end (the guest's timer interrupt fires when the guest runs again). Flat
 // ascending pairs; empty for every other run.
-const pauseTab = new Array<Vec<i64>>();
+const pauseTab = new Recorded();
 
 export function setDevicePauses(dev: i32, w: Vec<i64>): void {
-  while (pauseTab.length <= dev) pauseTab.push(new Vec<i64>(1));
-  pauseTab[dev] = w;
+  pauseTab.set(dev, w);
   setRqosFlags(-1, -1, 1);
 }
 
 /** The end of the pause window holding `t`, or `t` when none does. */
 function afterPause(dev: i32, t: i64): i64 {
-  if (dev >= pauseTab.length) return t;
-  const w = unchecked(pauseTab[dev]);
+  if (dev >= pauseTab.count) return t;
+  const w = pauseTab.of(dev);
   let lo = 0;
   let hi = w.length >> 1;
   // the first window whose end is after t
@@ -306,8 +334,7 @@ function startHooks(d: Device, b: Bio, slot: i32, now: i64): void {
 }
 
 export function setServiceReplay(job: i32, ns: Vec<i64>): void {
-  while (svcTab.length <= job) svcTab.push(new Vec<i64>(1));
-  svcTab[job] = ns;
+  svcTab.set(job, ns);
   svcReplay = true;
   setRqosFlags(-1, -1, 1);
 }
@@ -318,11 +345,10 @@ export function setServiceReplay(job: i32, ns: Vec<i64>): void {
 // rqosChain() holds the request that long before it asks for a tag (only
 // where an rq-qos policy exists: the wbt traces).
 export let cpuReplay: bool = false;
-const cpuTab = new Array<Vec<i64>>();
+const cpuTab = new Recorded();
 
 export function setCpuReplay(job: i32, ns: Vec<i64>): void {
-  while (cpuTab.length <= job) cpuTab.push(new Vec<i64>(1));
-  cpuTab[job] = ns;
+  cpuTab.set(job, ns);
   cpuReplay = true;
 }
 
@@ -336,24 +362,19 @@ export function setCpuReplay(job: i32, ns: Vec<i64>): void {
 // (pagecache.ts pcRaPassed()); the bio's own driver time (svcReplay) already
 // runs from its last piece's issue.
 export let raCpuReplay: bool = false;
-const raCpuTab = new Array<Vec<i64>>();
+const raCpuTab = new Recorded();
 
 export function setRaCpuReplay(job: i32, ns: Vec<i64>): void {
-  while (raCpuTab.length <= job) raCpuTab.push(new Vec<i64>(1));
-  raCpuTab[job] = ns;
+  raCpuTab.set(job, ns);
   raCpuReplay = true;
 }
 
 export function recordedRaCpu(job: i32, seq: i32): i64 {
-  if (job < 0 || job >= raCpuTab.length) return 0;
-  const v = unchecked(raCpuTab[job]);
-  return seq < v.length ? v.get(seq) : 0;
+  return raCpuTab.at(job, seq, 0);
 }
 
 export function recordedCpu(job: i32, seq: i32): i64 {
-  if (job < 0 || job >= cpuTab.length) return 0;
-  const v = unchecked(cpuTab[job]);
-  return seq < v.length ? v.get(seq) : 0;
+  return cpuTab.at(job, seq, 0);
 }
 
 // Recorded time a request of the guest a trace was made on did not take a free
@@ -366,21 +387,17 @@ export function recordedCpu(job: i32, seq: i32): i64 {
 // the waiting task took to run: per job and IO in issue order (0 = at once),
 // used at its first attempt on a free tag and then spent.
 export let tagWakeReplay: bool = false;
-const wakeTab = new Array<Vec<i64>>();
+const wakeTab = new Recorded();
 
 export function setTagWakeReplay(job: i32, ns: Vec<i64>): void {
-  while (wakeTab.length <= job) wakeTab.push(new Vec<i64>(1));
-  wakeTab[job] = ns;
+  wakeTab.set(job, ns);
   tagWakeReplay = true;
 }
 
 /** The recorded wake latency of (job, seq), spent by this call (0 afterwards). */
 export function takeTagWake(job: i32, seq: i32): i64 {
-  if (job < 0 || job >= wakeTab.length) return 0;
-  const v = unchecked(wakeTab[job]);
-  if (seq >= v.length) return 0;
-  const w = v.get(seq);
-  if (w > 0) v.set(seq, 0);
+  const w = wakeTab.at(job, seq, 0);
+  if (w > 0) wakeTab.of(job).set(seq, 0);
   return w;
 }
 
@@ -402,9 +419,7 @@ export function deviceRetryTag(slot: i32, now: i64): void {
 }
 
 function recordedService(job: i32, seq: i32): i64 {
-  if (job < 0 || job >= svcTab.length) return -1;
-  const v = unchecked(svcTab[job]);
-  return seq < v.length ? v.get(seq) : -1;
+  return svcTab.at(job, seq, -1);
 }
 // The same references in a table of our own whose address is a plain global:
 // deviceAt(i) is two loads (table, entry) where devices[i] is three (array,
@@ -540,7 +555,7 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
         latNs = rec;
       }
     }
-    if (pauseTab.length > 0) {
+    if (pauseTab.count > 0) {
       // a recorded guest stall: issued at its end, completing after any stall it ends in
       const begin = afterPause(d.id, now);
       const done = afterPause(d.id, begin + occNs + latNs);

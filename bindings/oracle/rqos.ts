@@ -128,20 +128,12 @@ export function guestStalls(stamps: number[], dues: number[]): Array<[number, nu
   const st = [...stamps].sort((a, b) => a - b);
   const out: Array<[number, number]> = [];
   for (const due of [...dues].sort((a, b) => a - b)) {
-    let lo = 0;
-    let hi = st.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (st[mid]! <= due) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = countAtOrBelow(st, due);
     if (lo === 0 || lo === st.length) continue;
     const a = Math.max(st[lo - 1]! + STALL_LEAD_NS, due);
     const b = st[lo]!;
     if (b - a < STALL_LATE_NS) continue;
-    const last = out[out.length - 1];
-    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
+    addWindow(out, a, b);
   }
   return out;
 }
@@ -175,6 +167,35 @@ const tagWake = new WeakMap<RecordedIo, number>();
 /** Recorded time after the driver added to the replayed completion (io.latency traces; iolatOutside). */
 const post = new WeakMap<RecordedIo, number>();
 
+/** How many of ascending `xs` are <= t. */
+function countAtOrBelow(xs: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+/** Add [a, b) to ascending windows `out`, merged into the last one when it reaches `a`. */
+function addWindow(out: Array<[number, number]>, a: number, b: number): void {
+  const last = out[out.length - 1];
+  if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+  else out.push([a, b]);
+}
+/** The first of ascending windows `w` that ends at or after `t` (w.length if none). */
+function firstEndingFrom(w: ReadonlyArray<[number, number]>, t: number): number {
+  let lo = 0;
+  let hi = w.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (w[mid]![1] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
  * Per wait [from, to) that ended with a tag taken at `to`: how long before `to` a tag had been
  * free without a break (from the tag release that made it free; 0 if a tag was free at `from`): the time the
@@ -195,19 +216,10 @@ export function freeTagTime(held: Array<[number, number]>, depth: number, waits:
     const t = ev[i]![0];
     const next = i + 1 < ev.length ? ev[i + 1]![0] : t;
     if (n >= depth || next <= t) continue;
-    const last = runs[runs.length - 1];
-    if (last && t <= last[1]) last[1] = Math.max(last[1], next);
-    else runs.push([t, next]);
+    addWindow(runs, t, next);
   }
   return waits.map(([from, to]) => {
-    let lo = 0;
-    let hi = runs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (runs[mid]![1] < to) lo = mid + 1;
-      else hi = mid;
-    }
-    const r = runs[lo];
+    const r = runs[firstEndingFrom(runs, to)];
     if (!r || r[0] >= to) return ["woken", 0];
     if (r[0] <= from) return ["arrival", to - from];
     return ["woken", to - r[0]];
@@ -273,23 +285,13 @@ function iolatOutside(order: Map<string, RecordedIo[]>, tags: number, depths: Ar
     if (next <= e.t) continue;
     for (const cg of cgs) {
       if (total >= tags || held.get(cg)! >= (depth[cg] ?? Infinity)) continue;
-      const r = runs.get(cg)!;
-      const last = r[r.length - 1];
-      if (last && e.t <= last[1]) last[1] = Math.max(last[1], next);
-      else r.push([e.t, next]);
+      addWindow(runs.get(cg)!, e.t, next);
     }
   }
   for (const io of all) {
     const r = runs.get(io.cgroup)!;
     const to = iss(io);
-    let lo = 0;
-    let hi = r.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (r[mid]![1] < to) lo = mid + 1;
-      else hi = mid;
-    }
-    const x = r[lo];
+    const x = r[firstEndingFrom(r, to)];
     if (x && x[0] <= io.submitNs && to > io.submitNs) post.set(io, to - io.submitNs);
   }
 }
@@ -493,13 +495,7 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
       const m = wstamps.get(io)!;
       svc.set(io, io.completeNs - m.getrq);
       if (!wbtOn) continue;
-      let lo = 0;
-      let hi = comps.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (comps[mid]! <= m.getrq) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = countAtOrBelow(comps, m.getrq);
       const woke = lo > 0 ? comps[lo - 1]! : -Infinity;
       cpu.set(io, m.getrq - Math.max(io.submitNs, woke));
     }
