@@ -10,7 +10,12 @@
 // work:
 //   k8s  one replay of each of the eight built-in Kubernetes cases (the four
 //        seed incidents, affected and fixed version, logs off), as
-//        bench/k8s-replay.ts runs them;
+//        bench/k8s-replay.ts's "interleaved" line runs them;
+//   k8s-each  the same eight cases, each in a loop of its own (M/8 ms a case),
+//        their CPU per replay added: bench/k8s-replay.ts's per-case rates and
+//        its "each case in its own loop" line, as a sweep of one scenario (or
+//        `iosim k8s run`) runs a case; interleaving the eight costs ~1.3x more
+//        per replay on this VM (their code paths share the CPU's caches);
 //   mc   with --mc FILE: one Monte Carlo run of FILE (bindings/mc runLine: sample,
 //        replay, decide its log checks if they can change its classes, record);
 //   logs, decide  with --logs: the eight cases with every log line built (what
@@ -78,6 +83,11 @@ async function side(dir) {
       for (const c of cases) k8s.runK8sScenario(c.sc, { logs: false, version: c.version });
       return cases.length;
     },
+    // one function per case, for the k8s-each kind (each case in a loop of its own)
+    each: cases.map((c) => () => {
+      k8s.runK8sScenario(c.sc, { logs: false, version: c.version });
+      return 1;
+    }),
   };
   if (logs) {
     const { decideK8sLogChecks } = await import(url("bindings/k8s/scenario/run.js"));
@@ -140,11 +150,19 @@ const q = (xs, p) => {
   const s = [...xs].sort((x, y) => x - y);
   return s[Math.floor(p * (s.length - 1))];
 };
-const kinds = [...(engine && !logs && !mcFile ? [] : ["k8s"]), ...(logs ? ["logs", "decide"] : []), ...(mcFile ? ["mc"] : []), ...(engine ? ["engine", "iomax"] : [])];
+// k8s-each: the eight cases each in a loop of its own, as bench/k8s-replay.ts
+// measures its per-case rates and as a sweep of one scenario runs it: a round
+// times every case alone (M/8 ms each; A's eight, then B's, the order
+// swapping every round) and adds
+// their CPU per replay, so the figure is the CPU of one replay of each case
+const roundEach = (fns, ms) => fns.reduce((sum, fn) => sum + round(fn, ms / fns.length), 0);
+const kinds = [...(engine && !logs && !mcFile ? [] : ["k8s", "k8s-each"]), ...(logs ? ["logs", "decide"] : []), ...(mcFile ? ["mc"] : []), ...(engine ? ["engine", "iomax"] : [])];
 for (const kind of kinds) {
+  const each = kind === "k8s-each";
+  const time = (side, ms) => (each ? roundEach(side.each, ms) : round(side[kind], ms));
   for (let i = 0; i < 10; i++) {
-    round(A[kind], 100);
-    round(B[kind], 100);
+    time(A, 100);
+    time(B, 100);
   }
   const ratios = [];
   const ua = [];
@@ -153,18 +171,19 @@ for (const kind of kinds) {
     let a;
     let b;
     if (r % 2 === 0) {
-      a = round(A[kind], MS);
-      b = round(B[kind], MS);
+      a = time(A, MS);
+      b = time(B, MS);
     } else {
-      b = round(B[kind], MS);
-      a = round(A[kind], MS);
+      b = time(B, MS);
+      a = time(A, MS);
     }
     ratios.push(a / b);
     ua.push(a);
     ub.push(b);
   }
   const what = {
-    k8s: "replay (eight built-in cases, logs off)",
+    k8s: "replay (eight built-in cases, logs off, interleaved: one replay of each in turn)",
+    "k8s-each": "replay of each of the eight built-in cases (logs off, each case in its own loop, summed)",
     logs: "replay with every log line (eight built-in cases)",
     decide: "log-check decision (eight built-in cases, decideK8sLogChecks)",
     mc: `mc run (${mcFile})`,
