@@ -3,7 +3,8 @@
 // fio fixtures run through `iosim run --json`, the Kubernetes seed incidents (`iosim k8s run
 // NAME --json` and the text with `--logs`, at the affected and fixed versions; the JSON's
 // replay event count, `stats.events`, is left out: idle-pass work changes it and nothing else), and the Monte Carlo examples' summaries (`iosim mc EXAMPLE --runs 300 --json`, one
-// thread, no shrinking; without the k8s domain's `events` metric, the same count).
+// thread, no shrinking; without the k8s domain's `events` metric, the same count), and one of them
+// on two workers.
 // Usage: node scripts/output-hashes.mjs > before.txt; (change); node scripts/output-hashes.mjs | diff before.txt -
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -57,7 +58,12 @@ const traces = walk(join(root, "test", "fixtures", "oracle")).filter((p) => p.en
 for (const t of traces) { const rel = t.slice(root.length + 1); hash(`replay ${rel}`, ["replay", rel]); }
 hash("run (built-in demo) --json", ["run", "--json"]);
 for (const s of walk(join(root, "scenarios")).filter((p) => p.endsWith(".yaml"))) hash(`run ${s.slice(root.length + 1)} --json`, ["run", s, "--json"]);
-for (const s of walk(join(root, "test", "fixtures", "fio")).filter((p) => p.endsWith(".fio"))) hash(`run ${s.slice(root.length + 1)} --json`, ["run", s, "--json"]);
+// (the path relative to the checkout, as the label: a job file's warnings name the path it was
+// given, and an absolute one made these hashes differ between checkouts of the same commit)
+for (const s of walk(join(root, "test", "fixtures", "fio")).filter((p) => p.endsWith(".fio"))) {
+  const rel = s.slice(root.length + 1);
+  hash(`run ${rel} --json`, ["run", rel, "--json"]);
+}
 const builtins = spawnSync(process.execPath, [cli, "k8s", "list", "--json"], { cwd: root, encoding: "utf8" });
 for (const b of JSON.parse(builtins.stdout)) {
   for (const v of [b.affected, b.fixed]) {
@@ -69,5 +75,10 @@ const mcOut = mkdtempSync(join(tmpdir(), "iosim-hashes-"));
 for (const s of walk(join(root, "bindings", "mc", "examples")).filter((p) => p.endsWith(".yaml"))) {
   const rel = s.slice(root.length + 1);
   hash(`mc ${rel} --runs 300 --seed 1 --json`, ["mc", rel, "--runs", "300", "--seed", "1", "--workers", "0", "--json", "--no-shrink", "--no-progress", "--force", "--out", join(mcOut, rel.replace(/\W/g, "_"))], withoutEventMetric);
+}
+// the worker pool's path (bindings/mc/pool.ts): the same sweep on two workers must give the same summary
+{
+  const rel = "bindings/mc/examples/k8s-detach-backoff.yaml";
+  hash(`mc ${rel} --runs 300 --seed 1 --workers 2 --json`, ["mc", rel, "--runs", "300", "--seed", "1", "--workers", "2", "--json", "--no-shrink", "--no-progress", "--force", "--out", join(mcOut, "workers2")], withoutEventMetric);
 }
 rmSync(mcOut, { recursive: true, force: true });
