@@ -159,7 +159,36 @@ const range = (xs, digits = 1) => {
 };
 
 const THROTL = ["test/fixtures/oracle/throtl/traces/*/run*.jsonl", "test/fixtures/oracle/guest/iomax.jsonl"];
-const RQOS = ["test/fixtures/oracle/guest/iolat*.jsonl", "test/fixtures/oracle/guest/wbt*.jsonl"];
+// the io.latency/wbt guest traces recorded under plain TCG, and those recorded under QEMU's icount
+const RQOS = ["test/fixtures/oracle/guest/iolat.jsonl", "test/fixtures/oracle/guest/iolat.r*.jsonl", "test/fixtures/oracle/guest/wbt.jsonl", "test/fixtures/oracle/guest/wbt.r*.jsonl"];
+const RQOS_ICOUNT = ["test/fixtures/oracle/guest/*icount*.jsonl"];
+
+/** per-trace detail of the io.latency/wbt traces `globs` (figures fidelity-rqos-detail and -icount-detail) */
+function rqosDetail(globs) {
+  const lines = compareOut(globs);
+  const iolat = traceLines(lines).filter((x) => /^iolat/.test(x.name));
+  const prot = lines
+    .map((l) => /^ {2}protected \S+: p50 real [\d.]+ ms sim [\d.]+ ms \(([\d.]+)%\), p99 real ([\d.]+) ms sim ([\d.]+) ms \(([\d.]+)%\)/.exec(l))
+    .filter(Boolean);
+  const sib = lines.map((l) => /^ {2}sibling \S+: (\d+)\/(\d+) 100 ms bins/.exec(l)).filter(Boolean);
+  const wbt = lines.map((l) => /^test\/fixtures\/oracle\/guest\/wbt\S*: (\d+)\/(\d+) matched \(([\d.]+)%\)/.exec(l)).filter(Boolean);
+  // each wbt case's line, then its reads line: the mode (off, lat100ms, default) and what it says
+  const cases = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const head = /^wbt\S*#(\S+): \d+\/\d+ matched/.exec(lines[i]);
+    const m = head && /matched reads (\d+)\/(\d+), write requests (\d+)\/(\d+); median wait outside the driver: .*writes ([\d.]+) vs/.exec(lines[i + 1]);
+    if (m) cases.push({ mode: head[1], reads: (100 * Number(m[1])) / Number(m[2]), writes: (100 * Number(m[3])) / Number(m[4]), wait: Number(m[5]) });
+  }
+  const pctOf = (m, k) => (100 * Number(m[k])) / Number(m[k + 1]);
+  const p99low = prot.every((m) => Number(m[3]) < Number(m[2]));
+  return [
+    `io.latency (${iolat.length} runs): ${range(iolat.map((x) => x.pct))} % of IOs matched; the protected cgroup's p50 within ${range(prot.map((m) => Number(m[1])))} %, ` +
+      `its p99 ${range(prot.map((m) => Number(m[4])), 0)} % ${p99low ? "low" : "off"}; the sibling's 100 ms bins within 10 % in ${range(sib.map((m) => pctOf(m, 1)), 0)} % of bins.`,
+    `wbt (${wbt.length} runs of off / 100 ms / default): ${range(wbt.map((m) => Number(m[3])))} % of IOs; reads ${range(cases.map((c) => c.reads), 0)} % matched, ` +
+      `write requests ${range(cases.map((c) => c.writes), 0)} %; with wbt on, the recorded write requests wait ${range(cases.filter((c) => c.mode !== "off").map((c) => c.wait), 0)} ms (median) outside the driver.`,
+  ].join("\n");
+}
+
 const BUFREAD = ["test/fixtures/oracle/bufread/bufread.jsonl", "test/fixtures/oracle/bufread/bufread.r*.jsonl"];
 const BUFREAD_IOCOST = ["test/fixtures/oracle/bufread/bufread_iocost*.jsonl"];
 const IOCOST = ["test/fixtures/oracle/guest/iocost_donate.jsonl", "test/fixtures/oracle/guest/iocost_fixed.jsonl", "test/fixtures/oracle/guest/iocost_met.jsonl"];
@@ -288,7 +317,11 @@ export const figures = {
   },
   "fidelity-rqos": {
     cheap: true,
-    make: () => compareLine(["test/fixtures/oracle/guest/iolat*.jsonl", "test/fixtures/oracle/guest/wbt*.jsonl"], 1),
+    make: () => compareLine(RQOS, 1),
+  },
+  "fidelity-rqos-icount": {
+    cheap: true,
+    make: () => compareLine(RQOS_ICOUNT, 1),
   },
   "fidelity-bufread": {
     cheap: true,
@@ -327,32 +360,12 @@ export const figures = {
   },
   "fidelity-rqos-detail": {
     cheap: true,
-    make: () => {
-      const lines = compareOut(RQOS);
-      const iolat = traceLines(lines).filter((x) => /^iolat/.test(x.name));
-      const prot = lines
-        .map((l) => /^ {2}protected \S+: p50 real [\d.]+ ms sim [\d.]+ ms \(([\d.]+)%\), p99 real ([\d.]+) ms sim ([\d.]+) ms \(([\d.]+)%\)/.exec(l))
-        .filter(Boolean);
-      const sib = lines.map((l) => /^ {2}sibling \S+: (\d+)\/(\d+) 100 ms bins/.exec(l)).filter(Boolean);
-      const wbt = lines.map((l) => /^test\/fixtures\/oracle\/guest\/wbt\S*: (\d+)\/(\d+) matched \(([\d.]+)%\)/.exec(l)).filter(Boolean);
-      // each wbt case's line, then its reads line: the mode (off, lat100ms, default) and what it says
-      const cases = [];
-      for (let i = 0; i + 1 < lines.length; i++) {
-        const head = /^wbt\S*#(\S+): \d+\/\d+ matched/.exec(lines[i]);
-        const m = head && /matched reads (\d+)\/(\d+), write requests (\d+)\/(\d+); median wait outside the driver: .*writes ([\d.]+) vs/.exec(lines[i + 1]);
-        if (m) cases.push({ mode: head[1], reads: (100 * Number(m[1])) / Number(m[2]), writes: (100 * Number(m[3])) / Number(m[4]), wait: Number(m[5]) });
-      }
-      const pctOf = (m, k) => (100 * Number(m[k])) / Number(m[k + 1]);
-      const p99low = prot.every((m) => Number(m[3]) < Number(m[2]));
-      return [
-        `io.latency (${iolat.length} runs): ${range(iolat.map((x) => x.pct))} % of IOs matched; the protected cgroup's p50 within ${range(prot.map((m) => Number(m[1])))} %, ` +
-          `its p99 ${range(prot.map((m) => Number(m[4])), 0)} % ${p99low ? "low" : "off"}; the sibling's 100 ms bins within 10 % in ${range(sib.map((m) => pctOf(m, 1)), 0)} % of bins.`,
-        `wbt (${wbt.length} runs of off / 100 ms / default): ${range(wbt.map((m) => Number(m[3])))} % of IOs; reads ${range(cases.map((c) => c.reads), 0)} % matched, ` +
-          `write requests ${range(cases.map((c) => c.writes), 0)} %; with wbt on, the recorded write requests wait ${range(cases.filter((c) => c.mode !== "off").map((c) => c.wait), 0)} ms (median) outside the driver.`,
-      ].join("\n");
-    },
+    make: () => rqosDetail(RQOS),
   },
-  "fidelity-bufread-detail": {
+  "fidelity-rqos-icount-detail": {
+    cheap: true,
+    make: () => rqosDetail(RQOS_ICOUNT),
+  },  "fidelity-bufread-detail": {
     cheap: true,
     make: () => {
       const boots = (globs) =>
