@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { parse as parseYaml } from "yaml";
+import { PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import { BUILTIN_YAML } from "../scenarios/builtin.generated.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import type { KObj } from "../api/types.js";
 import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue, loadK8sScenario, ScenarioError } from "./loader.js";
 import type { TimelineItem } from "./schema.js";
+
+// (merge keys as the loader reads them: a built-in may write `<<: *pod`)
+const parse = (text: string): unknown => parseYaml(text, PARSE_OPTIONS);
 
 const base = `name: t
 objects:

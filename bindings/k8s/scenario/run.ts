@@ -1106,9 +1106,9 @@ class ClusterRun implements Ctx, Monitor {
         if (end - since > releaseBound) {
           violations.push(
             lazyViolation("released-after-pods", since + releaseBound, () => {
-              const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
+              const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && pvVolumeHandle(api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")) === v.id);
               const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
-              return `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${this.notesFor(v.id)}${this.forgottenByADC(v.id, node, va !== undefined)}`;
+              return `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${va ? this.notesFor(v.id, `va:${va.metadata.name}`) : this.notesFor(v.id)}${this.forgottenByADC(v.id, node, va !== undefined)}`;
             }),
           );
         }
@@ -1151,10 +1151,20 @@ class ClusterRun implements Ctx, Monitor {
       if (pod.status?.phase === "Running") continue;
       violations.push(
         lazyViolation("liveness", since + LIVENESS_MS, () => {
-          const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api, this)).filter((x): x is string => !!x);
+          const podVols = (pod.spec.volumes ?? []) as PodVolume[];
+          const ns = pod.metadata.namespace ?? "default";
+          const vols: string[] = [];
+          // (a volume whose CSIDriver says attachRequired: false is never in volumesAttached)
+          const attachable: string[] = [];
+          for (const v of podVols) {
+            const u = uniqueNameOf(v, pod, api, this);
+            if (!u) continue;
+            vols.push(u);
+            if (attachExpected(v, ns, api)) attachable.push(u);
+          }
           const node = pod.spec.nodeName;
           const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
-          const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
+          const missing = attachable.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
           return `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${this.notesFor(...vols, pod.metadata.uid)}`;
         }),
       );
