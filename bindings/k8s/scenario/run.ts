@@ -1250,18 +1250,24 @@ class ClusterRun implements Ctx, Monitor {
     }
   }
 
+  /** a pod absent at the end: deleted, or never created (an `after:` whose step never came) */
+  private absentPod(key: string): string {
+    for (const w of this.podWaitsByUID.values()) if (w.pod === key) return "(deleted)";
+    return "(never created: no create of it in the timeline fired)";
+  }
+
   private check(c: Check): { held: boolean; detail: string; checked?: false } {
     const { api, out, hosts, needles, steps } = this;
     switch (c.kind) {
       case "podPhase": {
         const p = api.tryGet("Pod", c.pod);
-        return { held: p?.status?.phase === c.phase, detail: `pod ${c.pod} phase ${p ? p.status?.phase : "(deleted)"}` };
+        return { held: p?.status?.phase === c.phase, detail: `pod ${c.pod} phase ${p ? p.status?.phase : this.absentPod(c.pod)}` };
       }
       case "podRunning":
       case "podNotRunning": {
         const p = api.tryGet("Pod", c.pod);
         const running = p?.status?.phase === "Running";
-        return { held: c.kind === "podRunning" ? running : !running, detail: `pod ${c.pod} phase ${p ? p.status?.phase : "(deleted)"}` };
+        return { held: c.kind === "podRunning" ? running : !running, detail: `pod ${c.pod} phase ${p ? p.status?.phase : this.absentPod(c.pod)}` };
       }
       case "podGone":
         return { held: !api.tryGet("Pod", c.pod), detail: `pod ${c.pod} ${api.tryGet("Pod", c.pod) ? "still exists" : "is gone"}` };
