@@ -206,10 +206,12 @@ export class NestedPendingOperations {
       }
       // the retry takes the failed run's place (and, under the same name, its backoff)
       op = new Operation(this, key, operationName, sameName ? prev.backoff : newBackoff(), start, arg, self);
-      // another operation name's run was refused by the entry's backoff before and would
-      // now find this one: once it fails, that run may start at once (names differ), so
-      // its failure must wake the owner's next pass, not defer it (see complete)
-      if (!sameName) op.observed = true;
+      // a run of the entry's own operation name was refused by its backoff (and its
+      // owner woken for the backoff's end) and would now find this one: once this
+      // fails, that run may start at once (names differ), so the failure must wake
+      // the owner's next pass, not defer it (see complete). (A backoff already over
+      // refused nothing: such a run started at its end, or met this one pending.)
+      if (!sameName && inBackoff(prev.backoff, now)) op.observed = true;
       this.ops[this.ops.indexOf(prev)] = op;
     } else {
       op = new Operation(this, key, operationName, newBackoff(), start, arg, self);
