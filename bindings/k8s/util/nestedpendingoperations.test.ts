@@ -140,9 +140,9 @@ describe("nestedpendingoperations", () => {
       ["1.24.4", null, "AlreadyExists"],
       ["1.24.5", "AlreadyExists", null],
     ] as const) {
-      const { sim, npo } = setup(version);
+      const sim = new Sim({ seed: 1 });
       const stray: string[] = [];
-      npo.strayCompletion = (own, name, other) => stray.push(`${name} ${own.podName} -> ${other.podName}`);
+      const npo = new NestedPendingOperations(sim, resolveProfile(version), 500, 122_000, () => {}, undefined, undefined, (own, name, other) => stray.push(`${name} ${own.podName} -> ${other.podName}`));
       let older: Done | undefined;
       npo.run(key("v", "pod-a"), "volume_unmount", (op) => op.done("busy"));
       npo.run(key("v", "pod-b"), "volume_unmount", (op) => (older = op));

@@ -127,6 +127,13 @@ export class NestedPendingOperations {
      * report made)
      */
     private readonly reportFailures: { readonly on: boolean } = ALWAYS,
+    /**
+     * told when a completion acted on another entry than the operation's own,
+     * which stays pending for ever (see complete): the owner says so in its
+     * causal notes. (Given here, never stored later: a store into the field
+     * after construction cost the seed replays ~2x, measured.)
+     */
+    private readonly strayCompletion: ((own: OpKey, operationName: string, other: OpKey) => void) | null = null,
   ) {
     this.namesMatter = profile.version.minor >= 15;
   }
@@ -226,12 +233,6 @@ export class NestedPendingOperations {
     return null;
   }
 
-  /**
-   * Told when a completion acted on another entry than the operation's own,
-   * which stays pending for ever (see complete): the owner says so in its
-   * causal notes. Null: nobody is told.
-   */
-  strayCompletion: ((own: OpKey, operationName: string, other: OpKey) => void) | null = null;
 
   /**
    * getOperation / deleteOperation: the first entry whose key equals `key`
