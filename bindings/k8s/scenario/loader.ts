@@ -417,6 +417,8 @@ const SOURCE_ID_FIELDS: Readonly<Record<string, readonly string[]>> = {
   rbd: ["image"],
   persistentVolumeClaim: ["claimName"],
   hostPath: ["path"],
+  secret: ["secretName"],
+  configMap: ["name"],
 };
 function checkVolumeSource(cx: Cx, owner: J, path: string, inline: boolean): void {
   for (const k of Object.keys(SOURCE_ID_FIELDS)) {
@@ -430,10 +432,12 @@ function checkVolumeSource(cx: Cx, owner: J, path: string, inline: boolean): voi
     cx.str(c.driver, `${path}.csi.driver`);
     if (!inline) cx.str(c.volumeHandle, `${path}.csi.volumeHandle`);
   }
+  // (`emptyDir:` alone is YAML's null, an empty emptyDir to the API)
   if (owner.emptyDir !== undefined && owner.emptyDir !== null) cx.map(owner.emptyDir, `${path}.emptyDir`);
+  for (const k of ["projected", "downwardAPI"]) if (owner[k] !== undefined) cx.map(owner[k], `${path}.${k}`);
 }
 
-const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"] as const;
+const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "secret", "configMap", "projected", "downwardAPI", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"] as const;
 
 /**
  * Loads of frozen values, kept by the value. A frozen part of a document is
@@ -512,7 +516,7 @@ function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
       volNames.add(cx.str(vol.name, `${p}.name`));
       let srcs = 0;
       for (const k of POD_VOLUME_SOURCES) if (vol[k] !== undefined) srcs++;
-      if (srcs !== 1) cx.fail(p, `a volume needs exactly one source (persistentVolumeClaim, csi, rbd, hostPath, emptyDir, awsElasticBlockStore, gcePersistentDisk, qcloudCbs), found ${srcs}`);
+      if (srcs !== 1) cx.fail(p, `a volume needs exactly one source (${POD_VOLUME_SOURCES.join(", ")}), found ${srcs}`);
       checkVolumeSource(cx, vol, p, true);
       if (vol.emptyDir === null) vol.emptyDir = {};
     }

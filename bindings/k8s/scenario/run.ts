@@ -36,7 +36,7 @@ import { PodGCController } from "../podgc/gc_controller.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import { K8sEvent, LogLine, LogNeedle, Recorder, relTime } from "../output/recorder.js";
 import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
-import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
+import { createCloudDiskPlugin, createLocalPlugin, LOCAL_PLUGIN_FIELDS, type LocalPluginKind } from "../volume/clouddisk.js";
 import { createCSIPlugin } from "../volume/csi.js";
 import { PluginMgr } from "../volume/plugins.js";
 import { AWS_EBS_PLUGIN, driverOf, GCE_PD_PLUGIN, isMigrationEnabledForPlugin, MIGRATED_PLUGINS_ANNOTATION, MIGRATIONS, migratedPluginsAnnotation, pvVolumeHandle, translateInlineVolume } from "../volume/csimigration.js";
@@ -137,6 +137,9 @@ export interface PodWait {
   containerCreatingMs: number | null;
 }
 
+/** the local (non-attachable) plugins' kinds: `kubernetes.io/<kind>/<pod uid>-<volume>` */
+const LOCAL_KINDS = Object.keys(LOCAL_PLUGIN_FIELDS) as LocalPluginKind[];
+
 /** The volume plugins; they keep no state of their own (it lives on the hosts and in the API), so every run shares them. */
 const PLUGINS: PluginMgr =
   new PluginMgr([
@@ -147,6 +150,10 @@ const PLUGINS: PluginMgr =
     createCloudDiskPlugin("qcloud-cbs"),
     createLocalPlugin("host-path"),
     createLocalPlugin("empty-dir"),
+    createLocalPlugin("secret"),
+    createLocalPlugin("configmap"),
+    createLocalPlugin("projected"),
+    createLocalPlugin("downward-api"),
   ]);
 
 const NO_GATES: Readonly<Record<string, boolean>> = Object.freeze({});
@@ -1164,7 +1171,7 @@ class ClusterRun implements Ctx, Monitor {
           }
           const node = pod.spec.nodeName;
           const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
-          const missing = attachable.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
+          const missing = attachable.filter((v) => !reported.has(v) && !LOCAL_KINDS.some((k) => v.startsWith(`kubernetes.io/${k}/`)));
           return `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${this.notesFor(...vols, pod.metadata.uid)}`;
         }),
       );
@@ -1781,8 +1788,7 @@ function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer, run?: Ctx): strin
   if (src.awsElasticBlockStore) return `kubernetes.io/aws-ebs/${src.awsElasticBlockStore.volumeID}`;
   if (src.gcePersistentDisk) return `kubernetes.io/gce-pd/${src.gcePersistentDisk.pdName}`;
   if (src.qcloudCbs) return `kubernetes.io/qcloud-cbs/${src.qcloudCbs.cbsDiskId}`;
-  if (src.hostPath) return `kubernetes.io/host-path/${pod.metadata.uid}-${v.name}`;
-  if (src.emptyDir) return `kubernetes.io/empty-dir/${pod.metadata.uid}-${v.name}`;
+  for (const kind of LOCAL_KINDS) if (src[LOCAL_PLUGIN_FIELDS[kind]]) return `kubernetes.io/${kind}/${pod.metadata.uid}-${v.name}`;
   return null;
 }
 
