@@ -124,6 +124,11 @@ export interface PodVolume {
   rbd?: RBDVolumeSource;
   hostPath?: HostPathSource;
   emptyDir?: Record<string, never>;
+  /** the kubelet's own volumes of API data (volume/clouddisk.ts createLocalPlugin: a directory, written at SetUp) */
+  secret?: { secretName: string };
+  configMap?: { name: string };
+  projected?: Record<string, unknown>;
+  downwardAPI?: Record<string, unknown>;
   awsElasticBlockStore?: { volumeID: string; fsType?: string };
   gcePersistentDisk?: { pdName: string; fsType?: string };
   qcloudCbs?: { cbsDiskId: string; fsType?: string };

@@ -283,6 +283,7 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
         const spec = processVolumeAttachmentSpec(ctx, { name: pv.metadata.name, pv, readOnly: false });
         if (spec === null) {
           ctx.out.on && ctx.out.wants(ADC_COMPONENT) && ctx.out.log(ADC_COMPONENT, "W", "attach_detach_controller.go:725", `Skipping processing the volume ${JSON.stringify(pvName)} on nodeName: ${JSON.stringify(va.spec.nodeName)}, no attacher interface found. err=no volume plugin matched`);
+          this.noteSkippedAttachment(va.metadata.name, pvName, va.spec.nodeName);
           continue;
         }
         const plugin = this.plugins.findBySpec(spec);
@@ -570,6 +571,12 @@ export class AttachDetachController implements AttacherDetacher, NodeLister, Pod
         op.done(null);
       });
     });
+  }
+
+  /** (a method: a closure in processVolumeAttachments' loop would capture its loop variables) */
+  private noteSkippedAttachment(vaName: string, pvName: string, node: string): void {
+    const has102176 = this.ctx.profile.has.pr102176;
+    this.ctx.out.note(`va:${vaName}`, () => `kube-controller-manager's start-up (processVolumeAttachments) skipped VolumeAttachment ${vaName} of PV ${pvName} on ${node}: the PV's in-tree plugin is unregistered and ${has102176 ? "its CSI migration is off" : "this version looks it up before asking the CSI migration (#102176, 1.21.2, translates it first)"}, so the volume is not marked uncertain and is never detached`);
   }
 
   /**

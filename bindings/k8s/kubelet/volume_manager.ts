@@ -268,7 +268,10 @@ export class VolumeManager {
           `nestedpendingoperations.go:${p.npoLogLine}`,
           failures.message(f, ctx.out.goTime(f.retryAt, component)),
         );
-    }, this.opsWake, ctx.out);
+    }, this.opsWake, ctx.out, (own, operationName) => {
+      const pod = own.podName === "" ? "" : ` of pod ${own.podName}`;
+      ctx.out.note(`volume:${own.volumeName}`, () => `the kubelet on ${nodeName} ran a second ${operationName}${pod} beside one still pending under the same nestedpendingoperations key (before #110951 a run takes over the first matching entry that is idle, even when a later one is pending); a completion acts on the first entry under its key, so an entry is left pending with nothing running, and every later mount or unmount of ${own.volumeName} on ${nodeName} that meets it is refused as "already exists", without a log line`);
+    });
   }
 
   private log(sev: "I" | "W" | "E", src: string, msg: string): void {

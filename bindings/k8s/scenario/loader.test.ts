@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { parse as parseYaml } from "yaml";
+import { PARSE_OPTIONS } from "../../util/yaml-merge.js";
 import { BUILTIN_YAML } from "../scenarios/builtin.generated.js";
 import { deepFreeze } from "../../util/deep-freeze.js";
 import type { KObj } from "../api/types.js";
 import { checkK8sReferences, k8sScenarioFromValue, k8sScenarioKeysFromValue, loadK8sScenario, ScenarioError } from "./loader.js";
 import type { TimelineItem } from "./schema.js";
+
+// (merge keys as the loader reads them: a built-in may write `<<: *pod`)
+const parse = (text: string): unknown => parseYaml(text, PARSE_OPTIONS);
 
 const base = `name: t
 objects:
@@ -447,5 +451,27 @@ describe("a pod's terminationGracePeriodSeconds", () => {
     for (const v of ['"30s"', "2.5", "-4", "thirty"]) expect(err(pod(v)).message).toMatch(/^bad\.yaml:10: objects\[1\]\.spec\.terminationGracePeriodSeconds: expected a whole number of seconds >= 0/);
     expect(loadK8sScenario(pod("0"), "ok.yaml").objects[1]!.spec.terminationGracePeriodSeconds).toBe(0);
     expect(loadK8sScenario(pod("45"), "ok.yaml").objects[1]!.spec.terminationGracePeriodSeconds).toBe(45);
+  });
+});
+
+describe("a pod's containers and volumes, a PersistentVolume's source (each a crash of the run before, now an error at its line)", () => {
+  const pod = (containers: string, volumes = "[{name: data, emptyDir: {}}]") => base + `  - kind: Pod\n    metadata: {name: p}\n    spec:\n      nodeName: n1\n      containers: ${containers}\n      volumes: ${volumes}\n`;
+  it("refuses a container or a volumeMount that is not a mapping, volumeMounts that are not a list, and a mount of no volume of the pod", () => {
+    expect(err(pod("[null]")).message).toBe("bad.yaml:9: objects[1].spec.containers[0]: expected a mapping, got null");
+    expect(err(pod("[{name: c, volumeMounts: {}}]")).message).toBe("bad.yaml:9: objects[1].spec.containers[0].volumeMounts: expected a list");
+    expect(err(pod("[{name: c, volumeMounts: [null]}]")).message).toBe("bad.yaml:9: objects[1].spec.containers[0].volumeMounts[0]: expected a mapping, got null");
+    expect(err(pod("[{name: c, volumeMounts: [{name: dta, mountPath: /d}]}]")).message).toBe(
+      'bad.yaml:9: objects[1].spec.containers[0].volumeMounts[0].name: Not found: "dta" (no volume of the pod has that name; the pod\'s volumes: data)',
+    );
+    expect(err(pod("[{name: c}]", "[null]")).message).toBe("bad.yaml:10: objects[1].spec.volumes[0]: expected a mapping, got null");
+    expect(loadK8sScenario(pod("[{name: c, volumeMounts: [{name: data, mountPath: /d}]}]"), "ok.yaml").objects.length).toBe(2);
+  });
+  it("refuses a volume source that is not a mapping or lacks the field that names the volume", () => {
+    const pv = (spec: string) => base + `  - kind: PersistentVolume\n    metadata: {name: pv1}\n    spec: ${spec}\n`;
+    expect(err(pv('{accessModes: [ReadWriteOnce], awsElasticBlockStore: "vol-1"}')).message).toBe('bad.yaml:7: objects[1].spec.awsElasticBlockStore: expected a mapping, got "vol-1"');
+    expect(err(pv("{accessModes: [ReadWriteOnce], awsElasticBlockStore: {volumeID: []}}")).message).toMatch(/^bad\.yaml:7: objects\[1\]\.spec\.awsElasticBlockStore\.volumeID: expected a non-empty string/);
+    expect(err(pv("{accessModes: [ReadWriteOnce], gcePersistentDisk: {fsType: ext4}}")).message).toMatch(/objects\[1\]\.spec\.gcePersistentDisk\.pdName: expected a non-empty string, got undefined$/);
+    expect(err(pv("{accessModes: null, csi: {driver: d, volumeHandle: h}}")).message).toMatch(/objects\[1\]\.spec\.accessModes: expected a list of access modes/);
+    expect(err(pod("[{name: c}]", "[{name: data, rbd: {pool: kube}}]")).message).toMatch(/objects\[1\]\.spec\.volumes\[0\]\.rbd\.image: expected a non-empty string/);
   });
 });

@@ -404,7 +404,40 @@ const API_VERSIONS: Record<Kind, string[]> = {
   CSINode: ["storage.k8s.io/v1", "storage.k8s.io/v1beta1"],
 };
 
-const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"] as const;
+/**
+ * The identifying field of each volume source the replay reads (the API
+ * server requires them: "spec.awsElasticBlockStore.volumeID: Required
+ * value"); a source given as anything but a mapping, or without its field,
+ * crashed the run instead of failing at its line.
+ */
+const SOURCE_ID_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  awsElasticBlockStore: ["volumeID"],
+  gcePersistentDisk: ["pdName"],
+  qcloudCbs: ["cbsDiskId"],
+  rbd: ["image"],
+  persistentVolumeClaim: ["claimName"],
+  hostPath: ["path"],
+  secret: ["secretName"],
+  configMap: ["name"],
+};
+function checkVolumeSource(cx: Cx, owner: J, path: string, inline: boolean): void {
+  for (const k of Object.keys(SOURCE_ID_FIELDS)) {
+    if (owner[k] === undefined) continue;
+    const src = cx.map(owner[k], `${path}.${k}`);
+    for (const f of SOURCE_ID_FIELDS[k]!) cx.str(src[f], `${path}.${k}.${f}`);
+    if (k === "rbd" && src.pool !== undefined) cx.str(src.pool, `${path}.rbd.pool`);
+  }
+  if (owner.csi !== undefined) {
+    const c = cx.map(owner.csi, `${path}.csi`);
+    cx.str(c.driver, `${path}.csi.driver`);
+    if (!inline) cx.str(c.volumeHandle, `${path}.csi.volumeHandle`);
+  }
+  // (`emptyDir:` alone is YAML's null, an empty emptyDir to the API)
+  if (owner.emptyDir !== undefined && owner.emptyDir !== null) cx.map(owner.emptyDir, `${path}.emptyDir`);
+  for (const k of ["projected", "downwardAPI"]) if (owner[k] !== undefined) cx.map(owner[k], `${path}.${k}`);
+}
+
+const POD_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "rbd", "hostPath", "emptyDir", "secret", "configMap", "projected", "downwardAPI", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"] as const;
 
 /**
  * Loads of frozen values, kept by the value. A frozen part of a document is
@@ -458,30 +491,44 @@ function loadManifest(cx: Cx, v: unknown, path: string, frozen: boolean): KObj {
     if (obj.spec.nodeName !== undefined && (typeof obj.spec.nodeName !== "string" || obj.spec.nodeName === "")) cx.fail(`${path}.spec.nodeName`, "expected a node name (or no nodeName: the scheduler picks the node)");
     const containers = cx.list(obj.spec.containers, `${path}.spec.containers`);
     if (containers.length === 0) cx.fail(`${path}.spec.containers`, "a pod needs at least one container");
+    // each container a mapping, its volumeMounts a list of mappings with a name (a null
+    // container or mount, or a mapping for the list, crashed the run)
+    const mountNames: Array<[string, string]> = [];
+    for (let i = 0; i < containers.length; i++) {
+      const cp = `${path}.spec.containers[${i}]`;
+      const c = cx.map(containers[i], cp);
+      const mounts = cx.list(c.volumeMounts, `${cp}.volumeMounts`);
+      for (let j = 0; j < mounts.length; j++) {
+        const mp = `${cp}.volumeMounts[${j}]`;
+        mountNames.push([cx.str(cx.map(mounts[j], mp).name, `${mp}.name`), `${mp}.name`]);
+      }
+    }
     // an int64 of seconds in the Pod API ("30s" does not decode); a string or
     // fraction was read as no grace at all (the pod deleted at once)
     const tg = obj.spec.terminationGracePeriodSeconds;
     if (tg !== undefined && !(typeof tg === "number" && Number.isInteger(tg) && tg >= 0))
       cx.fail(`${path}.spec.terminationGracePeriodSeconds`, `expected a whole number of seconds >= 0 (the Pod API's int64), got ${shown(tg)}${typeof tg === "number" && tg < 0 ? " (a negative grace period is not modelled)" : ""}`);
     const vols = cx.list(obj.spec.volumes, `${path}.spec.volumes`) as J[];
+    const volNames = new Set<string>();
     for (let i = 0; i < vols.length; i++) {
-      const vol = vols[i]!;
       const p = `${path}.spec.volumes[${i}]`;
-      cx.str(vol.name, `${p}.name`);
+      const vol = cx.map(vols[i], p);
+      volNames.add(cx.str(vol.name, `${p}.name`));
       let srcs = 0;
       for (const k of POD_VOLUME_SOURCES) if (vol[k] !== undefined) srcs++;
-      if (srcs !== 1) cx.fail(p, `a volume needs exactly one source (persistentVolumeClaim, csi, rbd, hostPath, emptyDir, awsElasticBlockStore, gcePersistentDisk, qcloudCbs), found ${srcs}`);
+      if (srcs !== 1) cx.fail(p, `a volume needs exactly one source (${POD_VOLUME_SOURCES.join(", ")}), found ${srcs}`);
+      checkVolumeSource(cx, vol, p, true);
       if (vol.emptyDir === null) vol.emptyDir = {};
     }
+    // the API server's validation: a volumeMount names a volume of the pod
+    for (const [n, mp] of mountNames) if (!volNames.has(n)) cx.fail(mp, `Not found: ${JSON.stringify(n)} (no volume of the pod has that name${volNames.size > 0 ? `; the pod's volumes: ${[...volNames].join(", ")}` : ""})`);
     obj.status = { phase: "Pending" };
   }
   if (kind === "PersistentVolume") {
     const srcs = ["csi", "rbd", "awsElasticBlockStore", "gcePersistentDisk", "qcloudCbs"].filter((k) => obj.spec[k] !== undefined);
     if (srcs.length !== 1) cx.fail(`${path}.spec`, `a PersistentVolume needs exactly one source (csi, rbd, awsElasticBlockStore, gcePersistentDisk, qcloudCbs)`);
-    if (obj.spec.csi) {
-      cx.str(obj.spec.csi.driver, `${path}.spec.csi.driver`);
-      cx.str(obj.spec.csi.volumeHandle, `${path}.spec.csi.volumeHandle`);
-    }
+    checkVolumeSource(cx, obj.spec, `${path}.spec`, false);
+    if (obj.spec.accessModes === null) cx.fail(`${path}.spec.accessModes`, "expected a list of access modes (ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod), got null");
     for (const m of cx.list(obj.spec.accessModes, `${path}.spec.accessModes`))
       if (!["ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"].includes(String(m))) cx.fail(`${path}.spec.accessModes`, `unknown access mode ${JSON.stringify(m)}`);
   }

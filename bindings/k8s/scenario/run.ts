@@ -36,7 +36,7 @@ import { PodGCController } from "../podgc/gc_controller.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import { K8sEvent, LogLine, LogNeedle, Recorder, relTime } from "../output/recorder.js";
 import { FIXES, FixId, FixOverrides, Profile, resolveProfile } from "../versions/profile.js";
-import { createCloudDiskPlugin, createLocalPlugin } from "../volume/clouddisk.js";
+import { createCloudDiskPlugin, createLocalPlugin, LOCAL_PLUGIN_FIELDS, type LocalPluginKind } from "../volume/clouddisk.js";
 import { createCSIPlugin } from "../volume/csi.js";
 import { PluginMgr } from "../volume/plugins.js";
 import { AWS_EBS_PLUGIN, driverOf, GCE_PD_PLUGIN, isMigrationEnabledForPlugin, MIGRATED_PLUGINS_ANNOTATION, MIGRATIONS, migratedPluginsAnnotation, pvVolumeHandle, translateInlineVolume } from "../volume/csimigration.js";
@@ -137,6 +137,9 @@ export interface PodWait {
   containerCreatingMs: number | null;
 }
 
+/** the local (non-attachable) plugins' kinds: `kubernetes.io/<kind>/<pod uid>-<volume>` */
+const LOCAL_KINDS = Object.keys(LOCAL_PLUGIN_FIELDS) as LocalPluginKind[];
+
 /** The volume plugins; they keep no state of their own (it lives on the hosts and in the API), so every run shares them. */
 const PLUGINS: PluginMgr =
   new PluginMgr([
@@ -147,6 +150,10 @@ const PLUGINS: PluginMgr =
     createCloudDiskPlugin("qcloud-cbs"),
     createLocalPlugin("host-path"),
     createLocalPlugin("empty-dir"),
+    createLocalPlugin("secret"),
+    createLocalPlugin("configmap"),
+    createLocalPlugin("projected"),
+    createLocalPlugin("downward-api"),
   ]);
 
 const NO_GATES: Readonly<Record<string, boolean>> = Object.freeze({});
@@ -1106,9 +1113,9 @@ class ClusterRun implements Ctx, Monitor {
         if (end - since > releaseBound) {
           violations.push(
             lazyViolation("released-after-pods", since + releaseBound, () => {
-              const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")?.spec?.csi?.volumeHandle === v.id);
+              const va = [...api.list("VolumeAttachment")].find((x) => x.spec.nodeName === node && pvVolumeHandle(api.tryGet("PersistentVolume", x.spec.source?.persistentVolumeName ?? "")) === v.id);
               const what = v.id.startsWith("rbd:") ? `rbd image ${v.id.slice(4)} is still mapped on ${node}` : `volume ${v.id} is still attached to ${node} at the storage backend${va ? ` (VolumeAttachment ${va.metadata.name} still exists, attached=${va.status?.attached})` : ""}`;
-              return `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${this.notesFor(v.id)}${this.forgottenByADC(v.id, node, va !== undefined)}`;
+              return `${what}, although no pod on ${node} has used it since +${relTime(since)}; the version's timeouts (6 min max wait for unmount + 2m2s backoff + 1 min) have run out.${va ? this.notesFor(v.id, `va:${va.metadata.name}`) : this.notesFor(v.id)}${this.forgottenByADC(v.id, node, va !== undefined)}`;
             }),
           );
         }
@@ -1151,10 +1158,20 @@ class ClusterRun implements Ctx, Monitor {
       if (pod.status?.phase === "Running") continue;
       violations.push(
         lazyViolation("liveness", since + LIVENESS_MS, () => {
-          const vols = ((pod.spec.volumes ?? []) as PodVolume[]).map((v) => uniqueNameOf(v, pod, api, this)).filter((x): x is string => !!x);
+          const podVols = (pod.spec.volumes ?? []) as PodVolume[];
+          const ns = pod.metadata.namespace ?? "default";
+          const vols: string[] = [];
+          // (a volume whose CSIDriver says attachRequired: false is never in volumesAttached)
+          const attachable: string[] = [];
+          for (const v of podVols) {
+            const u = uniqueNameOf(v, pod, api, this);
+            if (!u) continue;
+            vols.push(u);
+            if (attachExpected(v, ns, api)) attachable.push(u);
+          }
           const node = pod.spec.nodeName;
           const reported = new Set(((api.tryGet("Node", node)?.status?.volumesAttached ?? []) as Array<{ name: string }>).map((v) => v.name));
-          const missing = vols.filter((v) => !reported.has(v) && !v.includes("host-path") && !v.includes("empty-dir"));
+          const missing = attachable.filter((v) => !reported.has(v) && !LOCAL_KINDS.some((k) => v.startsWith(`kubernetes.io/${k}/`)));
           return `pod ${keyOf(pod)} was created at +${relTime(since)} and is still ${pod.status?.phase ?? "Pending"} (ContainerCreating) at the end of the run${missing.length > 0 ? `; node.status.volumesAttached of ${node} lacks ${missing.join(", ")}` : ""}.${this.notesFor(...vols, pod.metadata.uid)}`;
         }),
       );
@@ -1240,18 +1257,24 @@ class ClusterRun implements Ctx, Monitor {
     }
   }
 
+  /** a pod absent at the end: deleted, or never created (an `after:` whose step never came) */
+  private absentPod(key: string): string {
+    for (const w of this.podWaitsByUID.values()) if (w.pod === key) return "(deleted)";
+    return "(never created: no create of it in the timeline fired)";
+  }
+
   private check(c: Check): { held: boolean; detail: string; checked?: false } {
     const { api, out, hosts, needles, steps } = this;
     switch (c.kind) {
       case "podPhase": {
         const p = api.tryGet("Pod", c.pod);
-        return { held: p?.status?.phase === c.phase, detail: `pod ${c.pod} phase ${p ? p.status?.phase : "(deleted)"}` };
+        return { held: p?.status?.phase === c.phase, detail: `pod ${c.pod} phase ${p ? p.status?.phase : this.absentPod(c.pod)}` };
       }
       case "podRunning":
       case "podNotRunning": {
         const p = api.tryGet("Pod", c.pod);
         const running = p?.status?.phase === "Running";
-        return { held: c.kind === "podRunning" ? running : !running, detail: `pod ${c.pod} phase ${p ? p.status?.phase : "(deleted)"}` };
+        return { held: c.kind === "podRunning" ? running : !running, detail: `pod ${c.pod} phase ${p ? p.status?.phase : this.absentPod(c.pod)}` };
       }
       case "podGone":
         return { held: !api.tryGet("Pod", c.pod), detail: `pod ${c.pod} ${api.tryGet("Pod", c.pod) ? "still exists" : "is gone"}` };
@@ -1765,8 +1788,7 @@ function uniqueNameOf(v: PodVolume, pod: KObj, api: ApiServer, run?: Ctx): strin
   if (src.awsElasticBlockStore) return `kubernetes.io/aws-ebs/${src.awsElasticBlockStore.volumeID}`;
   if (src.gcePersistentDisk) return `kubernetes.io/gce-pd/${src.gcePersistentDisk.pdName}`;
   if (src.qcloudCbs) return `kubernetes.io/qcloud-cbs/${src.qcloudCbs.cbsDiskId}`;
-  if (src.hostPath) return `kubernetes.io/host-path/${pod.metadata.uid}-${v.name}`;
-  if (src.emptyDir) return `kubernetes.io/empty-dir/${pod.metadata.uid}-${v.name}`;
+  for (const kind of LOCAL_KINDS) if (src[LOCAL_PLUGIN_FIELDS[kind]]) return `kubernetes.io/${kind}/${pod.metadata.uid}-${v.name}`;
   return null;
 }
 

@@ -128,6 +128,52 @@ describe("nestedpendingoperations", () => {
       expect(npo.run(key("v"), "volume_mount", () => {}), version).toBe(mount);
     }
   });
+  it("issue #109047: a completion acts on the first entry under its key (getOperation, deleteOperation), so before #110951 a second unmount beside a pending one leaks an entry", () => {
+    // pod-a's unmount failed (idle); pod-b's is running; a mount (v, no pod)
+    // takes pod-a's entry and fails; pod-b's unmount is run again. Before
+    // #110951 it takes the mount's idle entry (the first match): two entries
+    // under (v, pod-b). The older one fails: its completion marks the first
+    // entry under the key, the younger's; the younger one succeeds: its
+    // completion deletes that same first entry. The older entry stays
+    // pending with nothing running, and every operation on v is refused.
+    for (const [version, second, after] of [
+      ["1.24.4", null, "AlreadyExists"],
+      ["1.24.5", "AlreadyExists", null],
+    ] as const) {
+      const sim = new Sim({ seed: 1 });
+      const stray: string[] = [];
+      const npo = new NestedPendingOperations(sim, resolveProfile(version), 500, 122_000, () => {}, undefined, undefined, (own, name, other) => stray.push(`${name} ${own.podName} -> ${other.podName}`));
+      let older: Done | undefined;
+      npo.run(key("v", "pod-a"), "volume_unmount", (op) => op.done("busy"));
+      npo.run(key("v", "pod-b"), "volume_unmount", (op) => (older = op));
+      sim.run(10);
+      // (from #110951 pod-b's pending unmount refuses the mount, and all that follows)
+      expect(npo.run(key("v"), "volume_mount", (op) => op.done("mount failed")), version).toBe(second);
+      sim.run(20);
+      let younger: Done | undefined;
+      expect(npo.run(key("v", "pod-b"), "volume_unmount", (op) => (younger = op)), version).toBe(second);
+      sim.run(30);
+      older!.done("rpc error: code = Internal desc = umount failed");
+      younger?.done(null);
+      sim.run(10_000);
+      expect(npo.run(key("v"), "volume_mount", () => {}), version).toBe(after);
+      expect(stray, version).toEqual(second === null ? ["volume_unmount pod-b -> pod-b"] : []);
+    }
+  });
+  it("a successful completion removes its entry as upstream does, the last entry taking its place", () => {
+    const { sim, npo } = setup("1.22");
+    const done: Record<string, Done> = {};
+    for (const p of ["p1", "p2", "p3"]) npo.run(key("v", p), "volume_unmount", (op) => (done[p] = op));
+    sim.run(0);
+    done.p1!.done("e1");
+    done.p2!.done("e2");
+    sim.run(10);
+    // [p1 idle, p2 idle, p3 pending]: p1 succeeds on retry and is removed; p3 takes its place
+    sim.at(600, () => expect(npo.run(key("v", "p1"), "volume_unmount", (op) => op.done(null))).toBeNull());
+    sim.run(1000);
+    // a mount (v, no pod) meets the first entry: p3's, pending
+    expect(npo.run(key("v"), "volume_mount", () => {})).toBe("AlreadyExists");
+  });
 });
 
 describe("a failed operation wakes its owner's loop (engine/sim.ts section 3)", () => {

@@ -16,6 +16,13 @@
 // IsOperationSafeToRetry (added by #104526) answers "would Run start now?"
 // without starting anything. Which entry a key finds when several match: the
 // first before #110951, a pending one, then an exact one, since (see find).
+// An operation's end (operationComplete) acts on the first entry whose key
+// equals the operation's exactly (getOperation, deleteOperation, every
+// release), not necessarily the entry it ran under, and a success deletes
+// that entry by moving the last entry into its place. Two entries share a key
+// only when a run took over a non-exact idle match beside a pending exact one
+// (before #110951); then the first to end completes the other's entry, and an
+// entry can stay pending with nothing running (issue #109047; complete).
 //
 // Worked example (>= 1.19, ADC, RWO volume V): a detach runs with key
 // (V, "", ""). It fails at t = 5,000: the entry stays with pending = false and
@@ -23,6 +30,17 @@
 // ExponentialBackoff error; at 5,501 it starts. Run(V,"","node-2",
 // "volume_attach") at 5,300 matches the entry (empty node matches any), has a
 // different operationName, so it resets the backoff and starts.
+//
+// Worked example of the leak (kubelet, 1.24, volume V shared by pods a, b, c):
+// [a's unmount (V,a) idle after an error, b's unmount (V,b) pending]. c's
+// mount (V,"") takes the first match, a's idle entry, and fails: [(V,"")
+// idle, (V,b) pending]. The reconciler runs b's unmount again: (V,b) takes
+// the first match, the idle (V,""): [(V,b) pending, (V,b) pending], two
+// TearDowns of b. The older fails: getOperation((V,b)) finds index 0, the
+// younger's entry, and marks it idle; the younger succeeds:
+// deleteOperation((V,b)) deletes index 0 again. The older entry is pending
+// for ever, and every later Run on V is AlreadyExists. From 1.24.5 b's second
+// unmount meets its pending entry first and is refused.
 
 import { formatGoDuration, type Sim, type WakeGroup } from "../engine/sim.js";
 import type { Profile } from "../versions/profile.js";
@@ -109,6 +127,13 @@ export class NestedPendingOperations {
      * report made)
      */
     private readonly reportFailures: { readonly on: boolean } = ALWAYS,
+    /**
+     * told when a completion acted on another entry than the operation's own,
+     * which stays pending for ever (see complete): the owner says so in its
+     * causal notes. (Given here, never stored later: a store into the field
+     * after construction cost the seed replays ~2x, measured.)
+     */
+    private readonly strayCompletion: ((own: OpKey, operationName: string, other: OpKey) => void) | null = null,
   ) {
     this.namesMatter = profile.version.minor >= 15;
   }
@@ -188,6 +213,12 @@ export class NestedPendingOperations {
       }
       // the retry takes the failed run's place (and, under the same name, its backoff)
       op = new Operation(this, key, operationName, sameName ? prev.backoff : newBackoff(), start, arg, self);
+      // a run of the entry's own operation name was refused by its backoff (and its
+      // owner woken for the backoff's end) and would now find this one: once this
+      // fails, that run may start at once (names differ), so the failure must wake
+      // the owner's next pass, not defer it (see complete). (A backoff already over
+      // refused nothing: such a run started at its end, or met this one pending.)
+      if (!sameName && inBackoff(prev.backoff, now)) op.observed = true;
       this.ops[this.ops.indexOf(prev)] = op;
     } else {
       op = new Operation(this, key, operationName, newBackoff(), start, arg, self);
@@ -202,51 +233,78 @@ export class NestedPendingOperations {
     return null;
   }
 
+
   /**
-   * An operation finished. Success wakes the owner's loop (its next pass
-   * takes the next step). A failure leaves the operation backing off; if no
-   * query was answered by it while it was pending except ones a backoff
-   * answers the same way (the same operation name, or any name before 1.19),
-   * the owner's next pass would do exactly what its last one did minus the
-   * start, i.e. nothing, until the backoff ends: so the owner is woken at the
-   * first instant a retry may start instead of next period (engine/sim.ts
-   * section 3: deferGroup). A pending operation that answered an
-   * isOperationPending, a query of another operation name, or a find whose
-   * answer would be another operation once this one is not pending, is
-   * `observed`: its failure wakes the owner at once, as success does.
+   * getOperation / deleteOperation: the first entry whose key equals `key`
+   * exactly (volume, pod and, from 1.19, node name; before, a key has no node).
+   * Upstream's operationComplete finds the entry it completes by its key,
+   * not by the goroutine that ran it, in every release.
+   */
+  private indexOfKey(key: OpKey): number {
+    const ops = this.ops;
+    const byNode = this.profile.npoKeyStruct;
+    for (let i = 0; i < ops.length; i++) {
+      const k = ops[i]!.key;
+      if (k.volumeName === key.volumeName && k.podName === key.podName && (!byNode || k.nodeName === key.nodeName)) return i;
+    }
+    return -1;
+  }
+
+  /**
+   * An operation finished: operationComplete(key, err), which acts on the
+   * first entry under the operation's key (indexOfKey), in every release
+   * (nestedpendingoperations.go getOperation and deleteOperation, from the
+   * glog era of 1.10 to the operationKey struct of 1.19 and later). That is
+   * normally the operation's own entry; but before #110951 a run may take
+   * over an idle entry that only matches its key (isOperationExists' first
+   * match) and so run beside a pending operation under the same key: then
+   * the first of the two to finish completes the other's entry (issue
+   * #109047: when the older one fails first, the younger one's success
+   * deletes the entry the failure left idle, and the older one's entry stays
+   * pending for ever; every later operation on the volume is refused as
+   * AlreadyExists). Success deletes the entry as upstream does, "without
+   * preserving order" (the last entry takes its place); a failure leaves it
+   * backing off.
+   *
+   * Success wakes the owner's loop (its next pass takes the next step). After
+   * a failure, if no query was answered by the entry while it was pending
+   * except ones a backoff answers the same way (the same operation name, or
+   * any name before 1.19), the owner's next pass would do exactly what its
+   * last one did minus the start, i.e. nothing, until the backoff ends: so
+   * the owner is woken at the first instant a retry may start instead of
+   * next period (engine/sim.ts section 3: deferGroup). A pending entry that
+   * answered an isOperationPending, a query of another operation name, or a
+   * find whose answer would be another entry once this one is not pending,
+   * is `observed`: its failure wakes the owner at once, as success does.
    * (Called by the operation's done.)
    */
   complete(op: Operation, err: ErrorText | null): void {
-    if (err === null) {
+    const ops = this.ops;
+    // (normally op itself, often the only entry: then no key comparison)
+    const i = ops[0] === op ? 0 : this.indexOfKey(op.key);
+    if (i >= 0 && ops[i] !== op && this.strayCompletion !== null && ops.indexOf(op) >= 0) this.strayCompletion(op.key, op.operationName, ops[i]!.key);
+    if (err === null || !this.exponentialBackOffOnError) {
+      // deleteOperation (also for a failure when exponentialBackOffOnError is off)
       this.sim.bump(this.group);
-      // remove it, keeping the others' order (find takes the first match), without splice's array of removed items
-      const ops = this.ops;
-      const i = ops.indexOf(op);
       if (i >= 0) {
-        for (let j = i + 1; j < ops.length; j++) ops[j - 1] = ops[j]!;
-        ops.pop();
+        const last = ops.pop()!;
+        if (i < ops.length) ops[i] = last;
       }
       return;
     }
-    if (!this.exponentialBackOffOnError) {
-      // operationComplete without backoff: the entry goes as on success
-      this.sim.bump(this.group);
-      const ops = this.ops;
-      const i = ops.indexOf(op);
-      if (i >= 0) ops.splice(i, 1);
-      return;
-    }
-    op.pending = false;
-    backoffUpdate(op.backoff, err, this.sim.now, this.initialMs, this.maxMs);
-    if (op.observed || this.group === undefined) this.sim.bump(this.group);
-    else this.sim.deferGroup(this.group, retryAllowedAt(op.backoff));
+    if (i < 0) return; // "failed to get operation to update"
+    const entry = ops[i]!;
+    entry.pending = false;
+    backoffUpdate(entry.backoff, err, this.sim.now, this.initialMs, this.maxMs);
+    if (entry.observed || this.group === undefined) this.sim.bump(this.group);
+    else this.sim.deferGroup(this.group, retryAllowedAt(entry.backoff));
     if (!this.reportFailures.on) return;
     this.onFailure({
       key: op.key,
       operationName: op.operationName,
       error: errorText(err),
-      retryAt: op.backoff.lastErrorTime + op.backoff.durationBeforeRetry,
-      durationBeforeRetry: op.backoff.durationBeforeRetry,
+      retryAt: entry.backoff.lastErrorTime + entry.backoff.durationBeforeRetry,
+      durationBeforeRetry: entry.backoff.durationBeforeRetry,
     });
   }
 

@@ -150,8 +150,8 @@ const CHANGES: readonly CatalogueEntry[] = [
   },
   {
     id: "114326", pr: 114326, title: "kubelet DSW populator: add a pod whose termination is not complete during reconstruction",
-    area: "kubelet/volumemanager", side: "kubelet", since: [[27, 0]], releases: "I", issue: null,
-    source: "PR thread (desired_state_of_world_populator.go findAndAddNewPods: before hasAddedPods only ShouldPodRuntimeBeRemoved skips a pod, after it ShouldPodContainersBeTerminating; the review on IsTerminationStarted)",
+    area: "kubelet/volumemanager", side: "kubelet", since: [[27, 0]], releases: "I", issue: "#113979",
+    source: "PR thread (\"Fixes #113979\"; desired_state_of_world_populator.go findAndAddNewPods: before hasAddedPods only ShouldPodRuntimeBeRemoved skips a pod, after it ShouldPodContainersBeTerminating; the review on IsTerminationStarted); issue #113979 (msau42: NodeUnpublishVolume 30 s before \"Stopping container\" after a kubelet restart)",
     modelled: true, test: { scenario: "csi-inline-orphan", before: "1.26", after: "1.27" },
   },
   {

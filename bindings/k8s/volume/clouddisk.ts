@@ -178,15 +178,49 @@ export function createCloudDiskPlugin(kind: CloudDiskSource["plugin"]): VolumePl
   return plugin;
 }
 
-/** hostPath and emptyDir: nothing to attach or mount; the container runtime binds them. */
-export function createLocalPlugin(kind: "host-path" | "empty-dir"): VolumePlugin {
+/**
+ * The local plugins: nothing to attach or mount at the storage backend.
+ * hostPath and emptyDir are bound by the container runtime; secret,
+ * configMap, projected and downwardAPI (the kubelet's volumes of API data:
+ * every pod has a projected kube-api-access-* volume since 1.22) are, like
+ * emptyDir, a directory under the pod's volumes that SetUp writes and
+ * TearDown removes. Not modelled: the tmpfs upstream mounts for secret and
+ * projected volumes (an emptyDir of medium Memory), the API reads their
+ * SetUp makes (they cannot fail here) and their periodic refresh.
+ * Unique names are pod-scoped (`kubernetes.io/secret/<pod uid>-<volume>`),
+ * as GetUniqueVolumeNameFromSpecWithPod makes them for a non-attachable,
+ * non-device-mountable plugin.
+ */
+export type LocalPluginKind = "host-path" | "empty-dir" | "secret" | "configmap" | "projected" | "downward-api";
+/** the pod volume field of each local plugin */
+export const LOCAL_PLUGIN_FIELDS: Readonly<Record<LocalPluginKind, "hostPath" | "emptyDir" | "secret" | "configMap" | "projected" | "downwardAPI">> = {
+  "host-path": "hostPath",
+  "empty-dir": "emptyDir",
+  secret: "secret",
+  configmap: "configMap",
+  projected: "projected",
+  "downward-api": "downwardAPI",
+};
+const LOCAL_CAN_SUPPORT: Readonly<Record<LocalPluginKind, (spec: VolumeSpec) => boolean>> = {
+  "host-path": (spec) => !!spec.inline?.hostPath,
+  "empty-dir": (spec) => !!spec.inline?.emptyDir,
+  secret: (spec) => !!spec.inline?.secret,
+  configmap: (spec) => !!spec.inline?.configMap,
+  projected: (spec) => !!spec.inline?.projected,
+  "downward-api": (spec) => !!spec.inline?.downwardAPI,
+};
+export function createLocalPlugin(kind: LocalPluginKind): VolumePlugin {
   const name = intern(`kubernetes.io/${kind}`);
   const dirName = `kubernetes.io~${kind}`;
+  const field = LOCAL_PLUGIN_FIELDS[kind];
+  // a directory the plugin writes (all but hostPath, which is the node's own)
+  const writes = kind !== "host-path";
   const plugin: VolumePlugin = {
     name,
     dirName,
     attachableByName: false,
-    canSupport: (spec) => (kind === "host-path" ? !!spec.inline?.hostPath : !!spec.inline?.emptyDir),
+    // (a named field each: a keyed read by `field` cost the seed replays ~2 %, measured)
+    canSupport: LOCAL_CAN_SUPPORT[kind],
     isAttachable: () => false,
     isDeviceMountable: () => false,
     getVolumeName(spec) {
@@ -196,7 +230,7 @@ export function createLocalPlugin(kind: "host-path" | "empty-dir"): VolumePlugin
       return podVolumePaths(env.host!, podUID, dirName, specName).dir;
     },
     setUp(env, spec, podUID, _dmp, done) {
-      if (kind === "empty-dir") env.host!.mkdir(plugin.podVolumeDir(env, podUID, spec.name), { plugin: name, podUID, specName: spec.name, data: {} });
+      if (writes) env.host!.mkdir(plugin.podVolumeDir(env, podUID, spec.name), { plugin: name, podUID, specName: spec.name, data: {} });
       done(null);
     },
     tearDown(env, specName, podUID, done) {
@@ -204,7 +238,7 @@ export function createLocalPlugin(kind: "host-path" | "empty-dir"): VolumePlugin
       done(null);
     },
     constructVolumeSpec(_env, specName) {
-      return { name: specName, inline: kind === "host-path" ? { name: specName, hostPath: { path: "/" } } : { name: specName, emptyDir: {} }, readOnly: false };
+      return { name: specName, inline: kind === "host-path" ? { name: specName, hostPath: { path: "/" } } : { name: specName, [field]: {} }, readOnly: false };
     },
   };
   return plugin;
