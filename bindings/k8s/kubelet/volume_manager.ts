@@ -433,8 +433,8 @@ export class VolumeManager {
    * volumesInUse), so an unchanged status pass allocates nothing.
    */
   getVolumesInUse(): readonly string[] {
-    const s = this.inUseScratch;
-    s.length = 0;
+    // (a new array each call: emptying a kept one, `length = 0`, is a call into V8's runtime)
+    const s: string[] = [];
     const attached = this.ctx.profile.has.pr71145;
     for (const vols of this.dsw.values()) for (const v of vols.values()) if ((v.attachable || v.deviceMountable) && !s.includes(v.volumeName)) s.push(v.volumeName);
     for (const v of this.asw.values()) if ((v.attachable || v.deviceMountable) && (attached || v.deviceMounted) && !s.includes(v.volumeName)) s.push(v.volumeName);
@@ -449,9 +449,8 @@ export class VolumeManager {
         }
       if (same) return last;
     }
-    return (this.inUseLast = s.slice());
+    return (this.inUseLast = s);
   }
-  private readonly inUseScratch: string[] = [];
   private inUseLast: readonly string[] | null = null;
 
   markVolumesAsReportedInUse(list: readonly string[]): void {
