@@ -33,20 +33,25 @@
 // appended to lane 0 at 40,000 ns.
 
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
-  laneZeroFirst, popLaneZeroFirst, countEvents,
+  laneZeroFirst, popLaneZeroFirst, countEvents, lane0Buf, lane0Head, lane0Len, lane0Cap, setLane0, growLane0,
+  heapTopT, heapTopM, seqNow, setSeqNow,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, EV_TAG_RETRY, EV_PC_RESUME, schedule } from "./events";
-import { allocBio, freeBio, bioAt, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD } from "./bios";
-import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu, tagWakeReplay, takeTagWake, deviceRetryTag } from "../device/device";
-import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit } from "../workload/jobs";
-import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext } from "../stats/stats";
+import { allocBio, freeBio, bioAt, bioTableBase, Bio, BIO_BYTES, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD, BIO_SEQ } from "./bios";
+import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu, tagWakeReplay, takeTagWake, deviceRetryTag, Device } from "../device/device";
+import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit, RW_READ, RW_WRITE } from "../workload/jobs";
+import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext,
+  anyRamp, seriesBinNs, seriesOpenFrom, seriesOpenTo, seriesTouched, statDevices, FIO_IO_U_MAP_NR,
+  pJobIos, pJobBytes, pJobLatSum, pJobLatSq, pJobLatMin, pJobLatMax, pJobHist, pJobLastDone, pJobDepth,
+  pCgIos, pCgBytes, pSeriesIos, pSeriesBytes, pSeriesLatSum, pSeriesHist } from "../stats/stats";
+import { platIndex, FIO_PLAT_BITS, FIO_PLAT_NR, SERIES_PLAT_BITS, SERIES_PLAT_NR } from "../stats/histogram";
 import { throttleActive, throtlSubmit, throtlTimer, throtlWork, throtlConfigEvent } from "../throttle/throttle";
 import { iocostActive, iocSubmit, iocDone, iocTimer, iocWake, iocConfigEvent } from "../iocost/iocost";
 import { writebackActive, wbWrite, wbEvent, wbBioDone } from "../writeback/writeback";
 import { iolatActive, iolatThrottle, iolatDone, iolatTimer, iolatLazyInit } from "../iolatency/iolatency";
 import { wbtActive, wbtThrottle, wbtDone, wbtTimer } from "../wbt/wbt";
 import { iolatConfigEvent } from "../iolatency/api";
-import { rqosActive, anyQos } from "../iolatency/log";
+import { rqosActive, anyQos, deviceStartHooks } from "../iolatency/log";
 import { wbtConfigEvent } from "../wbt/api";
 import { pagecacheActive, pcRead, pcBioDone, pcRaPassed, pcResume } from "../pagecache/pagecache";
 
@@ -62,6 +67,9 @@ export const CFG_WBT: u32 = 4;
 export function resetPath(): void {
   now = 0;
   stopped = false;
+  steadyOn = true;
+  steadyRan = STEADY_SHORT;
+  steadySteps = 0;
 }
 
 /** Run events until the queue is empty (returns 0), time passes `untilNs` or
@@ -96,6 +104,21 @@ function runEvents(untilNs: i64, maxEvents: i32): i32 {
     if (n >= maxEvents) return CHUNK_DONE;
     if (untilNs != i64.MAX_VALUE && peekTime() > untilNs) return 1;
     if (laneZeroFirst()) {
+      if (steadyPossible()) {
+        // the steady closed loop (runSteady()); when it declines the head event,
+        // the general path takes that one, or 64 if it ran only briefly before
+        // (jobs that take turns on the device: it would stop at every event)
+        const m = runSteady(untilNs, n, maxEvents);
+        if (m > n) {
+          steadyRan = m - n;
+          n = m;
+          continue;
+        }
+        const lim = steadyRan >= STEADY_SHORT ? n + 1 : n + STEADY_SHORT;
+        steadyRan = 0;
+        n = runLaneZero(untilNs, n, lim < maxEvents ? lim : maxEvents);
+        continue;
+      }
       n = runLaneZero(untilNs, n, maxEvents);
       continue; // the checks above decide what stopped it
     }
@@ -138,6 +161,353 @@ function runLaneZero(untilNs: i64, n: i32, maxEvents: i32): i32 {
   }
   countEvents(n - n0);
   return n;
+}
+
+// ---- The steady closed loop: runSteady().
+//
+// The per-bio path above reads its state from memory at every step (the
+// lane's head and length, the job's counts, each statistic's column, the
+// job's random stream) and checks at every step for the modules and cases
+// a run may have (blk-throttle, rq-qos, the page cache, records, a ramp,
+// shaped devices, mixed directions, several block sizes, think times, rate
+// limits). In the steady state of the commonest run, one closed-loop job of
+// fixed direction and block size doing direct IO on a device none of those
+// touch, every event is the same step: a completion of the job's bio on
+// lane 0, counted, and the hand-over of its slot to the job's next IO. While
+// that holds, runSteady() takes those steps with the state in locals and the
+// counters that grow by one bio (or one block) a step counted once: k steps
+// add k IOs, k x bs bytes and k x bs / 512 sectors, the latency sums are
+// summed in the same order in a local, the minimum, maximum and last
+// completion kept in locals; the histograms' buckets are still counted in
+// memory at each step. It stops, before popping it, at any event that is not
+// such a step (another kind, another job's bio, the job's last IO, a
+// sample window or series bin that ends, a jiffy in which the disk's
+// io_ticks move, the run's limits) and writes its locals back; the general
+// loop takes that event. The result is the one the general path gives, bit
+// for bit: the same steps, the same order of floating-point additions, the
+// same scheduling sequence numbers (bench/engine-20m.fio: the whole run).
+//
+// Entry (steadyPossible(), then runSteady()'s checks of the head event's
+// job and device): no blk-throttle, no rq-qos policy, no page cache, no
+// per-bio records, no ramp_time, no device start hooks; only lane 0 in use;
+// the job a plain closed loop (no think time, flow, rate or times), direct,
+// one direction (rw=read or write), one block size (of that direction), all
+// its workers busy; its device (lane 0's, device 0) unshaped with nothing
+// waiting for a request.
+//
+// Worked example (bench/engine-20m.fio on the ideal device: 1 channel,
+// 6,024 ns a 4 KiB read, QD 32): the completion of seq 1000 at t is popped;
+// its latency 192,768 ns goes into the local sums and fio's bucket 1,143 and
+// the series' bucket 167 are counted; seq 1032 takes its slot, its offset
+// from the job's stream in locals, and its completion at t + 6,024 ns is
+// appended to lane 0 with the next sequence number. Every 4 ms the disk's
+// jiffy changes and the loop stops for one general step (update_io_ticks).
+
+/** bios a steady run counts as having run long (see runEvents()) */
+const STEADY_SHORT: i32 = 64;
+/** bios the last runSteady() call took */
+let steadyRan: i32 = STEADY_SHORT;
+/** the steady loop may run (tests turn it off to compare: index.ts steadyLoop) */
+let steadyOn: bool = true;
+/** bios runSteady() has taken this run (tests: index.ts steadySteps) */
+export let steadySteps: u64 = 0;
+
+export function setSteadyLoop(on: bool): void {
+  steadyOn = on;
+}
+
+/** No module or mode that the steady loop leaves out is on. */
+@inline function steadyPossible(): bool {
+  return steadyOn && !throttleActive && !anyQos && !pagecacheActive && !recordOn && !deviceStartHooks && !anyRamp;
+}
+
+/** The steady closed loop (design note above) from the lane 0 head on; returns the new event count. */
+function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
+  let h = lane0Head();
+  let len = lane0Len();
+  if (h >= len || n >= maxEvents) return n;
+  let buf = lane0Buf();
+  const first = load<u64>(buf + (<usize>h << 4), 8);
+  if ((first & 0xff800000) != (<u64>EV_DEVICE_DONE << 24)) return n;
+  const base = bioTableBase();
+  const b0 = changetype<Bio>(base + <usize>(<i32>(first & 0x7fffff)) * BIO_BYTES);
+  const J = b0.job;
+  if (J < 0) return n;
+  const j = jobAt(J);
+  if (!j.plainClosed || !j.direct || j.freeWorkers.length != 0 || j.thinkIotimeNs != 0 || j.rateDir || j.pendingDir >= 0) return n;
+  if (j.rw != RW_READ && j.rw != RW_WRITE) return n;
+  if (j.dev != 0) return n;
+  const D: u8 = j.rw == RW_WRITE ? 1 : 0;
+  let S: u32 = j.bs0;
+  let slots: i64 = j.bsSlots0;
+  let nb = j.nBs;
+  if (D == 1 && j.bsWFrom > 0) {
+    S = j.bsW0;
+    slots = j.bsWSlots0;
+    nb = j.nBsW;
+  }
+  if (nb > 1) return n;
+  const d = deviceAt(0);
+  if (d.shaped || d.fifoHead >= 0) return n;
+  const ring = d.channels < d.nrRequests;
+  if (ring && d.chFree.length == 0) return n;
+  const nreq = requestsOf(d, S);
+  const flags0 = j.bioFlags;
+  const cg = j.cg;
+  const random = j.random;
+  const regionOff = j.regionOff;
+  const regionLen = j.regionLen;
+  const align = j.align;
+  const count = j.count;
+  const bytesLimit = j.timeBased ? i64.MAX_VALUE : j.bytesLimit;
+  const runEnd = j.runtimeNs == i64.MAX_VALUE ? i64.MAX_VALUE : j.startNs + j.runtimeNs;
+  const startNs = j.startNs;
+  const dsEnd = d.dsStampEndNs;
+  const rateMin = rateNextMin;
+  const series = seriesBinNs > 0;
+  const sFrom = seriesOpenFrom;
+  const sTo = seriesOpenTo;
+  const ji = J * 2 + <i32>D; // the job-direction's statistics
+  const sj = cg * 2 + <i32>D; // the cgroup-direction's series
+  const pHist = pJobHist + (<usize>(ji * FIO_PLAT_NR) << 2);
+  const pSHist = pSeriesHist + (<usize>(sj * SERIES_PLAT_NR) << 2);
+  let topT = heapTopT();
+  let topM = heapTopM();
+  let cap = lane0Cap();
+  let seq = seqNow();
+  // the state the steps change, in locals
+  let issued = j.issued;
+  let bytesIssued = j.bytesIssued;
+  let pos = j.pos;
+  const rng = j.rng;
+  let s0 = rng.s0;
+  let s1 = rng.s1;
+  let s2 = rng.s2;
+  let s3 = rng.s3;
+  let latSum = load<f64>(pJobLatSum + (<usize>ji << 3));
+  let latSq = load<f64>(pJobLatSq + (<usize>ji << 3));
+  let latMin = load<i64>(pJobLatMin + (<usize>ji << 3));
+  let latMax = load<i64>(pJobLatMax + (<usize>ji << 3));
+  let lastDoneCol = load<i64>(pJobLastDone + (<usize>J << 3));
+  let jLastDone = j.lastDone;
+  let sLatSum: f64 = series ? load<f64>(pSeriesLatSum + (<usize>sj << 3)) : 0.0;
+  let dsNs: u64 = 0;
+  let busy: i64 = 0;
+  let lastEndR = d.lastEndR;
+  let lastEndW = d.lastEndW;
+  let t: i64 = 0;
+  let k = 0; // steps taken (bios completed, and as many issued)
+  let pushed = 0; // of their completions, those appended to lane 0
+  while (n < maxEvents) {
+    if (h >= len) break;
+    const p = buf + (<usize>h << 4);
+    const te = load<i64>(p);
+    const m = load<u64>(p, 8);
+    // the least pending event (before the heap's least), within the run's bound
+    if (te >= topT && (te > topT || m >= topM)) break;
+    if (te > untilNs) break;
+    // a device completion of this job's bio
+    if ((m & 0xff800000) != (<u64>EV_DEVICE_DONE << 24)) break;
+    const slot = <i32>(m & 0x7fffff);
+    const b = changetype<Bio>(base + <usize>slot * BIO_BYTES);
+    if (b.job != J || (b.flags & BIO_WRITEBACK) != 0 || b.size != S || b.dir != D) break;
+    // nothing but the step: no io_ticks jiffy, no sample window or series bin ends
+    if (te >= dsEnd || te > rateMin) break;
+    if (series && (te < sFrom || te >= sTo)) break;
+    // earliestNext(): the job's next IO is due now
+    if (issued >= count || bytesIssued >= bytesLimit || te >= runEnd || startNs > te) break;
+    // -- the step. Pop (advanceLane()).
+    t = te;
+    h++;
+    if (h == len) {
+      len = 0;
+      h = 0;
+    } else if (h >= 4096 && h * 2 >= len) {
+      const live = len - h;
+      memory.copy(buf, buf + (<usize>h << 4), <usize>live << 4);
+      len = live;
+      h = 0;
+    }
+    n++;
+    k++;
+    // deviceComplete(): disk statistics (the counts at the end)
+    dsNs += <u64>nreq * <u64>(t - b.issue);
+    // noteComplete()
+    const lat = t - b.submit;
+    const fl = <f64>lat;
+    latSum += fl;
+    latSq += fl * fl;
+    if (lat < latMin) latMin = lat;
+    if (lat > latMax) latMax = lat;
+    const ph = pHist + (<usize>platIndex(<u64>lat, FIO_PLAT_BITS, FIO_PLAT_NR) << 2);
+    store<u32>(ph, load<u32>(ph) + 1);
+    if (t > lastDoneCol) lastDoneCol = t;
+    if (series) {
+      sLatSum += fl;
+      const hs = platIndex(<u64>lat, SERIES_PLAT_BITS, SERIES_PLAT_NR);
+      const ps = pSHist + (<usize>hs << 2);
+      const c = load<u32>(ps);
+      if (c == 0) seriesTouched.push(sj * SERIES_PLAT_NR + hs);
+      store<u32>(ps, c + 1);
+    }
+    // completeBio(): the job's completion, the hand-over of slot and worker
+    if (t > jLastDone) jLastDone = t;
+    b.next = -1;
+    // nextShape(): one direction, one size; the offset from the job's stream
+    let off: i64;
+    if (random) {
+      let r: u64 = 0;
+      if (<u64>slots > 1) {
+        const x = rotl64(s1 * 5, 7) * 9;
+        const tt = s1 << 17;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= tt;
+        s3 = rotl64(s3, 45);
+        r = <u64>slots <= 0xffffffff ? ((x >> 32) * <u64>slots) >> 32 : x % <u64>slots;
+      }
+      off = regionOff + <i64>r * align;
+    } else {
+      if (pos + <i64>S > regionLen) pos = 0;
+      off = regionOff + pos;
+      pos += <i64>S;
+    }
+    // issueNext() (hand-over), fillBioShape(), submitBio() with no policy
+    b.seq = <i32>issued;
+    issued++;
+    bytesIssued += <i64>S;
+    b.dir = D;
+    b.off = off;
+    b.size = S;
+    b.pieces = nreq;
+    b.submit = t;
+    b.release = t;
+    // start(): sequential or random, the service time, the channel
+    const sq = off == lastEndR || off == lastEndW;
+    if (D) lastEndW = off + <i64>S;
+    else lastEndR = off + <i64>S;
+    b.flags = sq ? flags0 | BIO_SEQ : flags0;
+    b.issue = t;
+    const rand = sq ? 0 : 1;
+    const key = (<u64>S << 2) | <u64>((<i32>D << 1) | rand);
+    if (key != d.svcKey) steadyServiceMemo(d, D, rand, S, key);
+    const occNs = d.svcOccNs;
+    const latNs = d.svcLatNs;
+    busy += occNs;
+    let done: i64;
+    if (!ring) done = t + occNs + latNs;
+    else {
+      const cf = d.chFree;
+      const mask = d.chMask;
+      const head = d.chHead;
+      const bestT = unchecked(cf[head]);
+      const begin = bestT > t ? bestT : t;
+      const v = begin + occNs;
+      let q = (head + d.channels) & mask;
+      let pq = (q - 1) & mask;
+      while (pq != head && unchecked(cf[pq]) > v) {
+        unchecked((cf[q] = unchecked(cf[pq])));
+        q = pq;
+        pq = (pq - 1) & mask;
+      }
+      unchecked((cf[q] = v));
+      d.chHead = (head + 1) & mask;
+      done = begin + occNs + latNs;
+    }
+    // scheduleLane(0, ...)
+    if (len > h && load<i64>(buf + (<usize>(len - 1) << 4)) > done) {
+      setSeqNow(seq);
+      schedule(done, EV_DEVICE_DONE, <u32>slot);
+      seq = seqNow();
+      topT = heapTopT();
+      topM = heapTopM();
+    } else {
+      const meta: u64 = (seq++ << 32) | (<u64>EV_DEVICE_DONE << 24) | (<u64>slot & 0xffffff);
+      if (len == cap) {
+        setLane0(h, len, 0, 0);
+        buf = growLane0(len);
+        cap = lane0Cap();
+      }
+      const pp = buf + (<usize>len << 4);
+      store<i64>(pp, done);
+      store<u64>(pp, meta, 8);
+      len++;
+      pushed++;
+    }
+  }
+  if (k == 0) return n;
+  steadySteps += <u64>k;
+  // write the locals back
+  setLane0(h, len, k, pushed);
+  setSeqNow(seq);
+  countEvents(k);
+  now = t;
+  const k64 = <u64>k;
+  j.issued = issued;
+  j.bytesIssued = bytesIssued;
+  j.completed += <i64>k;
+  j.lastDone = jLastDone;
+  j.pos = pos;
+  rng.s0 = s0;
+  rng.s1 = s1;
+  rng.s2 = s2;
+  rng.s3 = s3;
+  addU64(pJobIos + (<usize>ji << 3), k64);
+  addU64(pJobBytes + (<usize>ji << 3), k64 * <u64>S);
+  store<f64>(pJobLatSum + (<usize>ji << 3), latSum);
+  store<f64>(pJobLatSq + (<usize>ji << 3), latSq);
+  store<i64>(pJobLatMin + (<usize>ji << 3), latMin);
+  store<i64>(pJobLatMax + (<usize>ji << 3), latMax);
+  store<i64>(pJobLastDone + (<usize>J << 3), lastDoneCol);
+  // noteDepth(): the in-flight count a hand-over keeps
+  let db = 31 - <i32>clz<u32>(<u32>(j.inflight > 1 ? j.inflight : 1));
+  if (db > 6) db = 6;
+  addU64(pJobDepth + (<usize>(J * FIO_IO_U_MAP_NR + db) << 3), k64);
+  // noteIssue() (no time in blk-throttle: nothing to add to the wait)
+  const co = <usize>((cg * statDevices + 0) * 2 + <i32>D) << 3;
+  addU64(pCgIos + co, k64);
+  addU64(pCgBytes + co, k64 * <u64>S);
+  if (series) {
+    const pi = pSeriesIos + (<usize>sj << 2);
+    store<u32>(pi, load<u32>(pi) + <u32>k);
+    addU64(pSeriesBytes + (<usize>sj << 3), k64 * <u64>S);
+    store<f64>(pSeriesLatSum + (<usize>sj << 3), sLatSum);
+  }
+  const ios = k64 * <u64>nreq;
+  const sectors = k64 * <u64>(S >> 9);
+  if (D) {
+    d.dsIosW += ios;
+    d.dsSectorsW += sectors;
+    d.dsNsW += dsNs;
+  } else {
+    d.dsIosR += ios;
+    d.dsSectorsR += sectors;
+    d.dsNsR += dsNs;
+  }
+  d.ios += k64;
+  d.busyNs += busy;
+  d.lastEndR = lastEndR;
+  d.lastEndW = lastEndW;
+  return n;
+}
+
+@inline function addU64(p: usize, v: u64): void {
+  store<u64>(p, load<u64>(p) + v);
+}
+
+@inline function rotl64(x: u64, r: u64): u64 {
+  return (x << r) | (x >> (64 - r));
+}
+
+/** start()'s service-time memo for a new (size, direction, pattern) key (an unshaped device). */
+function steadyServiceMemo(d: Device, dir: u8, rand: i32, size: u32, key: u64): void {
+  const svc = d.serviceNs(dir, rand, size);
+  d.svcKey = key;
+  d.svcNs = svc;
+  d.svcOccNs = <i64>svc;
+  d.svcLatNs = <i64><f64>d.fixedLatencyNs;
 }
 
 /** Every event kind but EV_DEVICE_DONE and EV_STOP. */
