@@ -336,12 +336,6 @@ export function setLane0(head: i32, len: i32, popped: i32, pushed: i32): void {
   setLaneLen(0, len);
   laneEvents += pushed - popped;
 }
-/** lane 0 (holding `len` events) is full: double it; returns its new buffer */
-export function growLane0(len: i32): usize {
-  setLaneLen(0, len);
-  growLane(0);
-  return laneBuf(0);
-}
 @inline export function heapTopT(): i64 {
   return heapTopTime;
 }

@@ -33,12 +33,12 @@
 // appended to lane 0 at 40,000 ns.
 
 import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg,
-  laneZeroFirst, popLaneZeroFirst, countEvents, lane0Buf, lane0Head, lane0Len, lane0Cap, setLane0, growLane0,
+  laneZeroFirst, popLaneZeroFirst, countEvents, lane0Buf, lane0Head, lane0Len, lane0Cap, setLane0,
   heapTopT, heapTopM, seqNow, setSeqNow,
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, EV_TAG_RETRY, EV_PC_RESUME, schedule } from "./events";
 import { allocBio, freeBio, bioAt, bioTableBase, Bio, BIO_BYTES, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD, BIO_SEQ } from "./bios";
-import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu, tagWakeReplay, takeTagWake, deviceRetryTag, Device } from "../device/device";
+import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu, tagWakeReplay, takeTagWake, deviceRetryTag } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit, RW_READ, RW_WRITE } from "../workload/jobs";
 import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext,
   anyRamp, seriesBinNs, seriesOpenFrom, seriesOpenTo, seriesTouched, statDevices, FIO_IO_U_MAP_NR,
@@ -226,7 +226,7 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
   let h = lane0Head();
   let len = lane0Len();
   if (h >= len || n >= maxEvents) return n;
-  let buf = lane0Buf();
+  const buf = lane0Buf();
   const first = load<u64>(buf + (<usize>h << 4), 8);
   if ((first & 0xff800000) != (<u64>EV_DEVICE_DONE << 24)) return n;
   const base = bioTableBase();
@@ -258,26 +258,44 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
   const regionOff = j.regionOff;
   const regionLen = j.regionLen;
   const align = j.align;
-  const count = j.count;
-  const bytesLimit = j.timeBased ? i64.MAX_VALUE : j.bytesLimit;
-  const runEnd = j.runtimeNs == i64.MAX_VALUE ? i64.MAX_VALUE : j.startNs + j.runtimeNs;
-  const startNs = j.startNs;
-  const dsEnd = d.dsStampEndNs;
-  const rateMin = rateNextMin;
+  // earliestNext()'s limits as one on the IOs issued: issued >= count, or
+  // bytesIssued (issued0's bytes + S per IO since) >= bytesLimit
+  const issued0 = j.issued;
+  const bytes0 = j.bytesIssued;
+  let issueEnd = j.count;
+  if (!j.timeBased && j.bytesLimit != i64.MAX_VALUE) {
+    const left = j.bytesLimit - bytes0;
+    const byBytes = left <= 0 ? issued0 : issued0 + (left - 1) / <i64>S + 1;
+    if (byBytes < issueEnd) issueEnd = byBytes;
+  }
+  // the last time a step may have: before the disk's next jiffy (io_ticks),
+  // by the job's sample window end, before the series bin's end and the
+  // job's runtime end, within the run's bound; the heap's least event
+  // (topT, topM) comes first from its time on (checked with its meta)
+  // (an end at i64.MIN_VALUE, before any time: declined, as x - 1 would wrap)
   const series = seriesBinNs > 0;
-  const sFrom = seriesOpenFrom;
-  const sTo = seriesOpenTo;
+  const runEnd = j.runtimeNs == i64.MAX_VALUE ? i64.MAX_VALUE : j.startNs + j.runtimeNs;
+  if (d.dsStampEndNs == i64.MIN_VALUE || runEnd == i64.MIN_VALUE || (series && seriesOpenTo == i64.MIN_VALUE)) return n;
+  let tEnd = d.dsStampEndNs - 1;
+  if (rateNextMin < tEnd) tEnd = rateNextMin;
+  if (series && seriesOpenTo - 1 < tEnd) tEnd = seriesOpenTo - 1;
+  if (runEnd != i64.MAX_VALUE && runEnd - 1 < tEnd) tEnd = runEnd - 1;
+  if (untilNs < tEnd) tEnd = untilNs;
+  // and the first: the job has started (earliestNext()), the series bin has (events come in time order)
+  let tFrom = j.startNs;
+  if (series && seriesOpenFrom > tFrom) tFrom = seriesOpenFrom;
+  if (load<i64>(buf + (<usize>h << 4)) < tFrom) return n;
   const ji = J * 2 + <i32>D; // the job-direction's statistics
   const sj = cg * 2 + <i32>D; // the cgroup-direction's series
   const pHist = pJobHist + (<usize>(ji * FIO_PLAT_NR) << 2);
   const pSHist = pSeriesHist + (<usize>(sj * SERIES_PLAT_NR) << 2);
-  let topT = heapTopT();
-  let topM = heapTopM();
-  let cap = lane0Cap();
+  const topT = heapTopT();
+  const topM = heapTopM();
+  const tLim = topT < tEnd ? topT : tEnd;
+  const cap = lane0Cap();
   let seq = seqNow();
   // the state the steps change, in locals
-  let issued = j.issued;
-  let bytesIssued = j.bytesIssued;
+  let issued = issued0;
   let pos = j.pos;
   const rng = j.rng;
   let s0 = rng.s0;
@@ -288,70 +306,102 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
   let latSq = load<f64>(pJobLatSq + (<usize>ji << 3));
   let latMin = load<i64>(pJobLatMin + (<usize>ji << 3));
   let latMax = load<i64>(pJobLatMax + (<usize>ji << 3));
-  let lastDoneCol = load<i64>(pJobLastDone + (<usize>J << 3));
-  let jLastDone = j.lastDone;
   let sLatSum: f64 = series ? load<f64>(pSeriesLatSum + (<usize>sj << 3)) : 0.0;
   let dsNs: u64 = 0;
   let busy: i64 = 0;
-  let lastEndR = d.lastEndR;
-  let lastEndW = d.lastEndW;
-  let t: i64 = 0;
-  let k = 0; // steps taken (bios completed, and as many issued)
-  let pushed = 0; // of their completions, those appended to lane 0
-  while (n < maxEvents) {
+  // where the device's last bio of the job's direction ended, and the other direction's (which no step moves)
+  let lastEnd = D ? d.lastEndW : d.lastEndR;
+  const otherEnd = D ? d.lastEndR : d.lastEndW;
+  // the last latency's buckets (an unshaped device's latencies repeat): fio's, the series'
+  let memoLat: i64 = -1;
+  let memoHf = 0;
+  let memoHs = 0;
+  // steps taken: issued - issued0 (a bio completed, one issued), within maxEvents
+  const n0 = n;
+  if (<i64>(maxEvents - n0) < issueEnd - issued0) issueEnd = issued0 + <i64>(maxEvents - n0);
+  // the last step's completion when it goes to the heap (out of the lane's order)
+  let heapSlot = -1;
+  let heapDone: i64 = 0;
+  // seriesTouched's room
+  const touchData = changetype<usize>(seriesTouched.data);
+  const touchCap = seriesTouched.data.length;
+  let touchLen = seriesTouched.length;
+  while (true) {
     if (h >= len) break;
     const p = buf + (<usize>h << 4);
     const te = load<i64>(p);
     const m = load<u64>(p, 8);
-    // the least pending event (before the heap's least), within the run's bound
-    if (te >= topT && (te > topT || m >= topM)) break;
-    if (te > untilNs) break;
-    // a device completion of this job's bio
+    // the least pending event (before the heap's least), and nothing but the
+    // step: no io_ticks jiffy, no sample window or series bin ends (tEnd)
+    if (te > tLim || (te == topT && m >= topM)) break;
+    // a device completion of this job's bio (the job's bios all have its
+    // direction and size, and no writeback flag: that is job -1's)
     if ((m & 0xff800000) != (<u64>EV_DEVICE_DONE << 24)) break;
     const slot = <i32>(m & 0x7fffff);
     const b = changetype<Bio>(base + <usize>slot * BIO_BYTES);
-    if (b.job != J || (b.flags & BIO_WRITEBACK) != 0 || b.size != S || b.dir != D) break;
-    // nothing but the step: no io_ticks jiffy, no sample window or series bin ends
-    if (te >= dsEnd || te > rateMin) break;
-    if (series && (te < sFrom || te >= sTo)) break;
-    // earliestNext(): the job's next IO is due now
-    if (issued >= count || bytesIssued >= bytesLimit || te >= runEnd || startNs > te) break;
-    // -- the step. Pop (advanceLane()).
-    t = te;
-    h++;
-    if (h == len) {
-      len = 0;
-      h = 0;
-    } else if (h >= 4096 && h * 2 >= len) {
-      const live = len - h;
-      memory.copy(buf, buf + (<usize>h << 4), <usize>live << 4);
-      len = live;
-      h = 0;
+    if (b.job != J) break;
+    // earliestNext(): the job's next IO is due now (and before its limits; maxEvents too)
+    if (issued >= issueEnd) break;
+    // The pop as advanceLane() does it: a drained lane rewinds, a long-consumed one is compacted
+    let nh = h + 1;
+    let nlen = len;
+    let compact = false;
+    if (nh == nlen) {
+      nlen = 0;
+      nh = 0;
+    } else if (nh >= 4096 && nh * 2 >= nlen) compact = true;
+    // ... and the steps whose work calls out (so that none does in this loop): a
+    // lane that would grow, a series bucket list that would grow (the general path takes them)
+    if (!compact && nlen == cap) break;
+    const lat = te - b.submit;
+    if (lat != memoLat) {
+      memoLat = lat;
+      memoHf = platIndex(<u64>lat, FIO_PLAT_BITS, FIO_PLAT_NR);
+      memoHs = platIndex(<u64>lat, SERIES_PLAT_BITS, SERIES_PLAT_NR);
+      // (a latency seen last step is within the minimum and maximum already)
+      if (lat < latMin) latMin = lat;
+      if (lat > latMax) latMax = lat;
     }
-    n++;
-    k++;
+    const ps = pSHist + (<usize>memoHs << 2);
+    let c: u32 = 0;
+    if (series) {
+      c = load<u32>(ps);
+      if (c == 0 && touchLen == touchCap) break;
+    }
+    // -- the step. The pop.
+    const t = te;
+    if (compact) {
+      // (memory.copy, as a loop: the live tail to the front)
+      const live = nlen - nh;
+      const from = buf + (<usize>nh << 4);
+      for (let e = 0; e < live; e++) {
+        const q = <usize>e << 4;
+        store<u64>(buf + q, load<u64>(from + q));
+        store<u64>(buf + q, load<u64>(from + q, 8), 8);
+      }
+      nlen = live;
+      nh = 0;
+    }
+    h = nh;
+    len = nlen;
     // deviceComplete(): disk statistics (the counts at the end)
     dsNs += <u64>nreq * <u64>(t - b.issue);
     // noteComplete()
-    const lat = t - b.submit;
     const fl = <f64>lat;
     latSum += fl;
     latSq += fl * fl;
-    if (lat < latMin) latMin = lat;
-    if (lat > latMax) latMax = lat;
-    const ph = pHist + (<usize>platIndex(<u64>lat, FIO_PLAT_BITS, FIO_PLAT_NR) << 2);
+    const ph = pHist + (<usize>memoHf << 2);
     store<u32>(ph, load<u32>(ph) + 1);
-    if (t > lastDoneCol) lastDoneCol = t;
     if (series) {
       sLatSum += fl;
-      const hs = platIndex(<u64>lat, SERIES_PLAT_BITS, SERIES_PLAT_NR);
-      const ps = pSHist + (<usize>hs << 2);
-      const c = load<u32>(ps);
-      if (c == 0) seriesTouched.push(sj * SERIES_PLAT_NR + hs);
+      if (c == 0) {
+        // seriesTouched.push(), with room for it
+        store<i32>(touchData + (<usize>touchLen << 2), sj * SERIES_PLAT_NR + memoHs);
+        touchLen++;
+      }
       store<u32>(ps, c + 1);
     }
-    // completeBio(): the job's completion, the hand-over of slot and worker
-    if (t > jLastDone) jLastDone = t;
+    // completeBio(): the hand-over of slot and worker (the job's counts at the end)
     b.next = -1;
     // nextShape(): one direction, one size; the offset from the job's stream
     let off: i64;
@@ -377,7 +427,6 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
     // issueNext() (hand-over), fillBioShape(), submitBio() with no policy
     b.seq = <i32>issued;
     issued++;
-    bytesIssued += <i64>S;
     b.dir = D;
     b.off = off;
     b.size = S;
@@ -385,14 +434,20 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
     b.submit = t;
     b.release = t;
     // start(): sequential or random, the service time, the channel
-    const sq = off == lastEndR || off == lastEndW;
-    if (D) lastEndW = off + <i64>S;
-    else lastEndR = off + <i64>S;
+    const sq = off == lastEnd || off == otherEnd;
+    lastEnd = off + <i64>S;
     b.flags = sq ? flags0 | BIO_SEQ : flags0;
     b.issue = t;
     const rand = sq ? 0 : 1;
     const key = (<u64>S << 2) | <u64>((<i32>D << 1) | rand);
-    if (key != d.svcKey) steadyServiceMemo(d, D, rand, S, key);
+    if (key != d.svcKey) {
+      // start()'s memo (an unshaped device), its table walk inlined (no call in this loop)
+      const svc = d.serviceNs(D, rand, S);
+      d.svcKey = key;
+      d.svcNs = svc;
+      d.svcOccNs = <i64>svc;
+      d.svcLatNs = <i64><f64>d.fixedLatencyNs;
+    }
     const occNs = d.svcOccNs;
     const latNs = d.svcLatNs;
     busy += occNs;
@@ -416,39 +471,38 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
       d.chHead = (head + 1) & mask;
       done = begin + occNs + latNs;
     }
-    // scheduleLane(0, ...)
+    // scheduleLane(0, ...): appended (the lane has room: checked above), or,
+    // out of the lane's order, to the heap after the locals are written back
     if (len > h && load<i64>(buf + (<usize>(len - 1) << 4)) > done) {
-      setSeqNow(seq);
-      schedule(done, EV_DEVICE_DONE, <u32>slot);
-      seq = seqNow();
-      topT = heapTopT();
-      topM = heapTopM();
-    } else {
-      const meta: u64 = (seq++ << 32) | (<u64>EV_DEVICE_DONE << 24) | (<u64>slot & 0xffffff);
-      if (len == cap) {
-        setLane0(h, len, 0, 0);
-        buf = growLane0(len);
-        cap = lane0Cap();
-      }
-      const pp = buf + (<usize>len << 4);
-      store<i64>(pp, done);
-      store<u64>(pp, meta, 8);
-      len++;
-      pushed++;
+      heapSlot = slot;
+      heapDone = done;
+      break;
     }
+    const pp = buf + (<usize>len << 4);
+    store<i64>(pp, done);
+    store<u64>(pp, (seq++ << 32) | (<u64>EV_DEVICE_DONE << 24) | (<u64>slot & 0xffffff), 8);
+    len++;
   }
+  const k = <i32>(issued - issued0);
   if (k == 0) return n;
+  n = n0 + k;
+  // the last step's time: its bio's submit (the lane's tail, or the one for the heap)
+  const lastSlot = heapSlot >= 0 ? heapSlot : <i32>(load<u64>(buf + (<usize>(len - 1) << 4), 8) & 0x7fffff);
+  const t = changetype<Bio>(base + <usize>lastSlot * BIO_BYTES).submit;
   steadySteps += <u64>k;
   // write the locals back
-  setLane0(h, len, k, pushed);
+  setLane0(h, len, k, heapSlot >= 0 ? k - 1 : k);
   setSeqNow(seq);
+  if (heapSlot >= 0) schedule(heapDone, EV_DEVICE_DONE, <u32>heapSlot);
+  seriesTouched.length = touchLen;
   countEvents(k);
   now = t;
   const k64 = <u64>k;
   j.issued = issued;
-  j.bytesIssued = bytesIssued;
+  j.bytesIssued = bytes0 + <i64>k * <i64>S;
   j.completed += <i64>k;
-  j.lastDone = jLastDone;
+  // (completions come in time order: the last is the latest)
+  if (t > j.lastDone) j.lastDone = t;
   j.pos = pos;
   rng.s0 = s0;
   rng.s1 = s1;
@@ -460,7 +514,8 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
   store<f64>(pJobLatSq + (<usize>ji << 3), latSq);
   store<i64>(pJobLatMin + (<usize>ji << 3), latMin);
   store<i64>(pJobLatMax + (<usize>ji << 3), latMax);
-  store<i64>(pJobLastDone + (<usize>J << 3), lastDoneCol);
+  const pl = pJobLastDone + (<usize>J << 3);
+  if (t > load<i64>(pl)) store<i64>(pl, t);
   // noteDepth(): the in-flight count a hand-over keeps
   let db = 31 - <i32>clz<u32>(<u32>(j.inflight > 1 ? j.inflight : 1));
   if (db > 6) db = 6;
@@ -488,8 +543,8 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
   }
   d.ios += k64;
   d.busyNs += busy;
-  d.lastEndR = lastEndR;
-  d.lastEndW = lastEndW;
+  if (D) d.lastEndW = lastEnd;
+  else d.lastEndR = lastEnd;
   return n;
 }
 
@@ -499,15 +554,6 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
 
 @inline function rotl64(x: u64, r: u64): u64 {
   return (x << r) | (x >> (64 - r));
-}
-
-/** start()'s service-time memo for a new (size, direction, pattern) key (an unshaped device). */
-function steadyServiceMemo(d: Device, dir: u8, rand: i32, size: u32, key: u64): void {
-  const svc = d.serviceNs(dir, rand, size);
-  d.svcKey = key;
-  d.svcNs = svc;
-  d.svcOccNs = <i64>svc;
-  d.svcLatNs = <i64><f64>d.fixedLatencyNs;
 }
 
 /** Every event kind but EV_DEVICE_DONE and EV_STOP. */
