@@ -251,6 +251,7 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
   if (d.shaped || d.fifoHead >= 0) return n;
   const ring = d.channels < d.nrRequests;
   if (ring && d.chFree.length == 0) return n;
+  const single = d.channels == 1 && d.chMask == 1;
   const nreq = requestsOf(d, S);
   const flags0 = j.bioFlags;
   const cg = j.cg;
@@ -425,12 +426,10 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
       pos += <i64>S;
     }
     // issueNext() (hand-over), fillBioShape(), submitBio() with no policy
+    // (the slot's direction, size and piece count are the job's already: its last bio's)
     b.seq = <i32>issued;
     issued++;
-    b.dir = D;
     b.off = off;
-    b.size = S;
-    b.pieces = nreq;
     b.submit = t;
     b.release = t;
     // start(): sequential or random, the service time, the channel
@@ -453,7 +452,16 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
     busy += occNs;
     let done: i64;
     if (!ring) done = t + occNs + latNs;
-    else {
+    else if (single) {
+      // one channel (a ring of two): start when it is free, its free time the other entry
+      const cf = changetype<usize>(d.chFree);
+      const head = d.chHead;
+      const bestT = load<i64>(cf + (<usize>head << 3));
+      const begin = bestT > t ? bestT : t;
+      store<i64>(cf + (<usize>(head ^ 1) << 3), begin + occNs);
+      d.chHead = head ^ 1;
+      done = begin + occNs + latNs;
+    } else {
       const cf = d.chFree;
       const mask = d.chMask;
       const head = d.chHead;
