@@ -11,7 +11,7 @@
 // below), before the request (tag) allocation the device models. Events are processed strictly in
 // (time, scheduling order), so a run is a pure function of its inputs.
 //
-// The per-bio path of an unthrottled closed loop has two shortcuts, both
+// The per-bio path of an unthrottled closed loop has three shortcuts, all
 // taking exactly the steps the general code would take:
 //   - runLaneZero(): while lane 0 holds the least pending event (events.ts
 //     laneZeroFirst(): its head is before the heap's least event, such as
@@ -25,6 +25,11 @@
 //     left as it is (one done, one issued), and of the bio record only the
 //     shape, sequence, flags and submit time are written: the slot holds the
 //     job, worker, cgroup and device already (fillBioShape()).
+//   - runSteady(): while the lane 0 head is such a hand-over of a job with
+//     one direction and one block size, on a device and in a run with no
+//     module, mode or case the step leaves out, the steps are taken with
+//     their state in locals and their counters added once per run of steps
+//     (the design note above runSteady()).
 // Worked example (bench/engine.ts: one job, QD 32, ideal 8 us device, no
 // control module): bio seq 100 (worker 4, slot 4: seq s runs on worker and
 // slot s % 32) completes at t = 32,000 ns; its latency 8,000 ns is counted,
