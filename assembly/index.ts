@@ -11,7 +11,7 @@ import { resetEvents, eventsProcessed, pendingEvents, schedule, EV_CONFIG, EV_ST
 import { resetBios, bioInFlight } from "./engine/bios";
 import { setClock, jiffiesAt } from "./engine/clock";
 import { resetCgroups, addCgroup, cgroupCount } from "./engine/cgroups";
-import { resetPath, run as runLoop, now, rateSamplesDue } from "./engine/path";
+import { resetPath, run as runLoop, now, rateSamplesDue, setSteadyLoop, steadySteps as steadyStepsTaken } from "./engine/path";
 import { resetDevices, addDevice, setDevicePoint, devices, deviceDiskStat, setServiceReplay, setDevicePauses, setCpuReplay, setTagWakeReplay, setRaCpuReplay, setDeviceSigma, addDeviceQuantileRow, addDeviceQuantilePoint, setDeviceMechanics, setDeviceDepthScale, setDeviceLnBin } from "./device/device";
 import { resetJobs, addJob, jobs, startJob, setJobPoisson, setJobFlow } from "./workload/jobs";
 import * as S from "./stats/stats";
@@ -297,6 +297,16 @@ export function start(): void {
 
 export function run(untilNs: i64, maxEvents: i32): i32 {
   return runLoop(untilNs, maxEvents);
+}
+
+/** Tests: turn the steady closed loop (engine/path.ts runSteady) off (0) or on for this run (reset() turns it on). */
+export function steadyLoop(on: i32): void {
+  setSteadyLoop(on != 0);
+}
+
+/** Tests: the bios the steady closed loop has taken this run. */
+export function steadySteps(): u64 {
+  return steadyStepsTaken;
 }
 
 export function simNow(): i64 {

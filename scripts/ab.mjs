@@ -1,6 +1,6 @@
 // Side-by-side speed of this checkout's build against another commit's, in one process.
 //
-//   npm run build && node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--engine] [--keep DIR]
+//   npm run build && node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--engine] [--run20m] [--keep DIR]
 //
 // REF (a commit, branch or tag) is checked out into a temporary git worktree
 // (or DIR with --keep, reused when it is there), built there with this
@@ -26,6 +26,10 @@
 //        random reads at QD 32 on an ideal device (bench/engine.ts's loop),
 //        and the built-in io.max demo on the nvme preset (659,000 bios, half
 //        through blk-throttle). With --engine alone the k8s kind is skipped.
+//   run20m  with --run20m: bench/engine-20m.fio's scenario as `iosim run ... --device
+//        ideal` builds it (time series on), 2,000,000 bios a run on a fresh core
+//        (~1.4 ms of it): the WASM core of bench/process.ts's run20m row without
+//        the process around it (use --ms 300 or more: a run is 30-70 ms).
 // It prints the median and quartiles of the per-round ratio A/B (> 1: this
 // checkout is faster) and each side's 10th-percentile CPU per unit. Both
 // sides see the same machine in every pair of rounds, which is what makes the
@@ -48,7 +52,7 @@ const opt = (k, d) => {
 };
 const ref = args[0];
 if (!ref || ref.startsWith("--")) {
-  console.error("usage: node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--engine] [--keep DIR]");
+  console.error("usage: node scripts/ab.mjs REF [--rounds N] [--ms M] [--mc FILE] [--logs] [--engine] [--run20m] [--keep DIR]");
   process.exit(2);
 }
 const ROUNDS = Number(opt("--rounds", "60"));
@@ -56,6 +60,7 @@ const MS = Number(opt("--ms", "150"));
 const mcFile = opt("--mc", undefined);
 const logs = args.includes("--logs");
 const engine = args.includes("--engine");
+const run20m = args.includes("--run20m");
 const keep = opt("--keep", undefined);
 
 function buildRef() {
@@ -120,6 +125,13 @@ async function side(dir) {
       return r.jobs.reduce((n, j) => n + j.read.ios, 0);
     };
   }
+  if (run20m) {
+    const { scenarioForRun } = await import(url("bindings/cli/commands/run.js"));
+    const { Simulation } = await import(url("bindings/engine/simulation.js"));
+    const { scenario } = scenarioForRun(join(root, "bench", "engine-20m.fio"), { device: "ideal", quiet: true });
+    scenario.jobs[0].count = 2_000_000;
+    side.run20m = () => new Simulation(scenario).runToEnd(undefined, 1 << 20).jobs[0].read.ios;
+  }
   if (mcFile) {
     const { modelFromText, runLine } = await import(url("bindings/mc/run-one.js"));
     const m = modelFromText(readFileSync(mcFile, "utf8"), mcFile);
@@ -156,7 +168,7 @@ const q = (xs, p) => {
 // swapping every round) and adds
 // their CPU per replay, so the figure is the CPU of one replay of each case
 const roundEach = (fns, ms) => fns.reduce((sum, fn) => sum + round(fn, ms / fns.length), 0);
-const kinds = [...(engine && !logs && !mcFile ? [] : ["k8s", "k8s-each"]), ...(logs ? ["logs", "decide"] : []), ...(mcFile ? ["mc"] : []), ...(engine ? ["engine", "iomax"] : [])];
+const kinds = [...((engine || run20m) && !logs && !mcFile ? [] : ["k8s", "k8s-each"]), ...(logs ? ["logs", "decide"] : []), ...(mcFile ? ["mc"] : []), ...(engine ? ["engine", "iomax"] : []), ...(run20m ? ["run20m"] : [])];
 for (const kind of kinds) {
   const each = kind === "k8s-each";
   const time = (side, ms) => (each ? roundEach(side.each, ms) : round(side[kind], ms));
@@ -189,6 +201,7 @@ for (const kind of kinds) {
     mc: `mc run (${mcFile})`,
     engine: "simulated bio (ideal device, QD 32, no limits)",
     iomax: "simulated bio (io.max demo, nvme)",
+    run20m: "simulated bio (bench/engine-20m.fio's scenario, ideal device)",
   }[kind];
   console.log(
     `${kind}: A=${ref} B=this checkout, CPU per ${what}: A/B median ${q(ratios, 0.5).toFixed(3)} (quartiles ${q(ratios, 0.25).toFixed(3)}-${q(ratios, 0.75).toFixed(3)}, ${ROUNDS} rounds of ${MS} ms); 10th percentile A ${q(ua, 0.1).toPrecision(3)} us, B ${q(ub, 0.1).toPrecision(3)} us`,

@@ -67,6 +67,11 @@ let bioSlots: i32 = 0; // slots ever handed out (0..bioSlots-1)
 let freeHead: i32 = -1;
 export let bioInFlight: i32 = 0;
 
+/** the table's base address now (it moves only when allocBio() grows it) */
+@inline export function bioTableBase(): usize {
+  return bioBase;
+}
+
 @inline export function bioAt(slot: i32): Bio {
   return changetype<Bio>(bioBase + <usize>slot * BIO_BYTES);
 }

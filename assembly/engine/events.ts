@@ -314,6 +314,41 @@ function popAny(): void {
   laneEvents--;
 }
 
+// ---- lane 0 for path.ts runSteady(), which keeps the lane's head, length
+// and the scheduling sequence in locals while it runs and hands them back
+// here when it stops (the same state scheduleLane() and popLane() keep).
+
+@inline export function lane0Buf(): usize {
+  return laneBuf(0);
+}
+@inline export function lane0Head(): i32 {
+  return laneHead(0);
+}
+@inline export function lane0Len(): i32 {
+  return laneLen(0);
+}
+@inline export function lane0Cap(): i32 {
+  return laneCap(0);
+}
+/** lane 0 now holds events head..len-1; `popped` taken off it and `pushed` put on it since the state was read */
+export function setLane0(head: i32, len: i32, popped: i32, pushed: i32): void {
+  setLaneHead(0, head);
+  setLaneLen(0, len);
+  laneEvents += pushed - popped;
+}
+@inline export function heapTopT(): i64 {
+  return heapTopTime;
+}
+@inline export function heapTopM(): u64 {
+  return heapTopMeta;
+}
+@inline export function seqNow(): u64 {
+  return seqCounter;
+}
+@inline export function setSeqNow(s: u64): void {
+  seqCounter = s;
+}
+
 function popHeap(): void {
   const t = heapTime.data;
   const m = heapMeta.data;

@@ -86,8 +86,8 @@ export let seriesCgroups: i32 = 0;
 export let seriesAny: bool = false; // a completion has been binned
 export let seriesOpen: i64 = 0; // the bin still filling
 // its time range [from, to) once a completion has been binned (noteComplete() divides only outside it)
-let seriesOpenFrom: i64 = 0;
-let seriesOpenTo: i64 = 0;
+export let seriesOpenFrom: i64 = 0;
+export let seriesOpenTo: i64 = 0;
 // the open bin, index cg*2+dir (histograms: (cg*2+dir)*SERIES_PLAT_NR + bucket)
 export const seriesIos = new Vec<u32>(64);
 export const seriesBytes = new Vec<u64>(64);
@@ -212,24 +212,24 @@ export function resetStats(nJobs: i32, nCgroups: i32, nDevices: i32): void {
 // The per-bio counters' data pointers, taken when resetStats() has sized the
 // columns (they do not move during a run): one load less per counter than
 // going through the Vec.
-let pJobIos: usize = 0;
-let pJobBytes: usize = 0;
-let pJobLatSum: usize = 0;
-let pJobLatSq: usize = 0;
-let pJobLatMin: usize = 0;
-let pJobLatMax: usize = 0;
-let pJobHist: usize = 0;
+export let pJobIos: usize = 0;
+export let pJobBytes: usize = 0;
+export let pJobLatSum: usize = 0;
+export let pJobLatSq: usize = 0;
+export let pJobLatMin: usize = 0;
+export let pJobLatMax: usize = 0;
+export let pJobHist: usize = 0;
 let pJobFirstSubmit: usize = 0;
-let pJobLastDone: usize = 0;
+export let pJobLastDone: usize = 0;
 let pJobStatsFrom: usize = 0;
-let pJobDepth: usize = 0;
-let pCgIos: usize = 0;
-let pCgBytes: usize = 0;
+export let pJobDepth: usize = 0;
+export let pCgIos: usize = 0;
+export let pCgBytes: usize = 0;
 let pCgWaitNs: usize = 0;
-let pSeriesIos: usize = 0;
-let pSeriesBytes: usize = 0;
-let pSeriesLatSum: usize = 0;
-let pSeriesHist: usize = 0;
+export let pSeriesIos: usize = 0;
+export let pSeriesBytes: usize = 0;
+export let pSeriesLatSum: usize = 0;
+export let pSeriesHist: usize = 0;
 
 function takeColumnPointers(): void {
   pJobIos = jobIos.ptr();
@@ -253,7 +253,7 @@ function takeColumnPointers(): void {
 }
 
 // any job with a ramp_time: without one, noteComplete() reads no jobStatsFrom
-let anyRamp: bool = false;
+export let anyRamp: bool = false;
 
 /** fio's ramp_time: job `job` counts completions from `t` on (after resetStats). */
 export function setJobStatsFrom(job: i32, t: i64): void {

@@ -38,7 +38,7 @@ import { controlModules, type ControlContext, type ControlModule } from "./contr
 import "./modules/index.js"; // io.max, blkio.throttle.*, io.weight, io.cost.*, writeback
 import { rqosTimelines } from "./modules/iolatency.js";
 import { latencyStats } from "./latency.js";
-import { percentilesFromPlat } from "../report/percentiles.js";
+import { percentileFromPairs, percentilesFromPlat } from "../report/percentiles.js";
 
 const RW = { read: 0, write: 1, mix: 2, alt: 3 } as const;
 const PAT = { closed: 0, rate: 1, times: 2, bursts: 3, replay: 4 } as const;
@@ -737,21 +737,20 @@ export class Simulation {
       // closed bins: one record per bin and cgroup-direction with IOs, its
       // histogram as (bucket, count) pairs; then the open bin's dense columns
       // (assembly/stats/stats.ts)
-      const scratch = new Uint32Array(SERIES_PLAT_NR);
-      const push = (bin: number, j: number, n: number, bytes: number, latSum: number, h: Uint32Array) => {
+      const push = (bin: number, j: number, n: number, bytes: number, latSum: number, p99: number | undefined) => {
         series.push({
           t0Ns: bin * s.seriesBinNs, cgroup: this.cgPathsById[j >> 1]!, dir: j & 1 ? "write" : "read", ios: n,
-          bytes, meanLatNs: latSum / n, p99LatNs: percentilesFromPlat(h, [99], n, SERIES_PLAT_BITS)[0]?.ns ?? 0,
+          bytes, meanLatNs: latSum / n, p99LatNs: p99 ?? 0,
         });
       };
       const rBin = colI64(c, COL.SERIES_REC_BIN), rKey = colI32(c, COL.SERIES_REC_KEY), rIos = colU32(c, COL.SERIES_REC_IOS);
       const rBytes = colU64(c, COL.SERIES_REC_BYTES), rLat = colF64(c, COL.SERIES_REC_LAT_SUM);
       const start = colI32(c, COL.SERIES_HIST_START), idx = colI32(c, COL.SERIES_HIST_IDX), cnt = colU32(c, COL.SERIES_HIST_CNT);
       for (let r = 0; r < rBin.length; r++) {
-        scratch.fill(0);
+        // the record's histogram is its (bucket, count) pairs, buckets ascending (closeSeriesBin())
         const end = r + 1 < start.length ? start[r + 1]! : idx.length;
-        for (let p = start[r]!; p < end; p++) scratch[idx[p]!] = cnt[p]!;
-        push(Number(rBin[r]), rKey[r]!, rIos[r]!, Number(rBytes[r]), rLat[r]!, scratch);
+        const n = rIos[r]!;
+        push(Number(rBin[r]), rKey[r]!, n, Number(rBytes[r]), rLat[r]!, percentileFromPairs(idx, cnt, start[r]!, end, 99, n, SERIES_PLAT_BITS));
       }
       const open = Number(c.seriesOpenBin());
       if (open >= 0) {
@@ -761,7 +760,7 @@ export class Simulation {
         const openHist = colU32(c, COL.SERIES_HIST);
         for (let j = 0; j < nCg * 2; j++) {
           const n = sIos[j]!;
-          if (n > 0) push(open, j, n, Number(sBytes[j]), sLat[j]!, openHist.subarray(j * SERIES_PLAT_NR, (j + 1) * SERIES_PLAT_NR));
+          if (n > 0) push(open, j, n, Number(sBytes[j]), sLat[j]!, percentilesFromPlat(openHist.subarray(j * SERIES_PLAT_NR, (j + 1) * SERIES_PLAT_NR), [99], n, SERIES_PLAT_BITS)[0]?.ns);
         }
       }
     }

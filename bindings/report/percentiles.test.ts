@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
-  FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentileKey, percentilesFromPlat, platIdxToVal, platValToIdx,
+  FIO_DEFAULT_PERCENTILE_LIST, FIO_IO_U_PLAT_NR, percentileFromPairs, percentileKey, percentilesFromPlat, platIdxToVal, platValToIdx,
   reachesX87, leastReachingSumForTest, leastReachingRefForTest,
 } from "./percentiles.js";
 
@@ -113,5 +113,29 @@ describe("fio calc_clat_percentiles", () => {
     fc.assert(fc.property(p, nr, (pp, n) => {
       expect(leastReachingSumForTest(pp, n)).toBe(leastReachingRefForTest(pp, n));
     }), { numRuns: 3000 });
+  });
+});
+
+describe("percentileFromPairs (a histogram as (bucket, count) pairs)", () => {
+  it("gives what percentilesFromPlat gives for the same histogram as a dense array", () => {
+    // the time series' histograms: SERIES_PLAT_BITS = 3, 272 buckets; and fio's
+    fc.assert(fc.property(
+      fc.constantFrom<[number, number]>([3, 272], [6, FIO_IO_U_PLAT_NR]),
+      fc.uniqueArray(fc.integer({ min: 0, max: 271 }), { minLength: 1, maxLength: 12 }),
+      fc.array(fc.integer({ min: 1, max: 100_000 }), { minLength: 12, maxLength: 12 }),
+      fc.constantFrom(1, 50, 90, 99, 99.5, 99.9, 99.99, 100),
+      fc.integer({ min: 0, max: 3 }),
+      ([bits, nr], buckets, counts, p, pad) => {
+        const idx = [...buckets].sort((a, b) => a - b);
+        const cnt = idx.map((_, k) => counts[k]!);
+        const dense = new Uint32Array(nr);
+        idx.forEach((i, k) => (dense[i] = cnt[k]!));
+        const n = cnt.reduce((a, b) => a + b, 0);
+        // (the pairs sit inside longer columns, as a record's do)
+        const I = [...Array(pad).fill(7), ...idx, 5];
+        const C = [...Array(pad).fill(9), ...cnt, 3];
+        expect(percentileFromPairs(I, C, pad, pad + idx.length, p, n, bits)).toBe(percentilesFromPlat(dense, [p], n, bits)[0]?.ns);
+      },
+    ), { numRuns: 300 });
   });
 });

@@ -230,6 +230,29 @@ export function percentilesFromPlat(
   return out;
 }
 
+/**
+ * percentilesFromPlat(hist, [p], nr, bits)[0]?.ns for a histogram given as
+ * (bucket, count) pairs in increasing bucket order, idx[from..to) and
+ * cnt[from..to): the same walk over the buckets, without a dense array
+ * (the time series' closed bins keep their histograms so:
+ * bindings/engine/simulation.ts). undefined where that gives no percentile.
+ */
+export function percentileFromPairs(
+  idx: ArrayLike<number>, cnt: ArrayLike<number>, from: number, to: number, p: number, nr: number, bits = FIO_IO_U_PLAT_BITS,
+): number | undefined {
+  if (!(p > 0 && p <= 100)) throw new RangeError(`percentile ${p} is not in (0, 100]`);
+  if (nr <= 0) return undefined;
+  const need = leastReachingSum(p, nr);
+  let sum = 0;
+  for (let k = from; k < to; k++) {
+    const h = cnt[k]!;
+    if (h === 0) continue;
+    sum += h;
+    if (typeof need === "number" ? sum >= need : reaches(sum, need)) return platIdxToVal(idx[k]!, bits);
+  }
+  return undefined;
+}
+
 /** fio's JSON key for a percentile: printf("%f"), e.g. 99.5 -> "99.500000". */
 export function percentileKey(p: number): string {
   return p.toFixed(6);

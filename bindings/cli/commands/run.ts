@@ -18,7 +18,6 @@ import { toFioJson, fioJsonText, toFioText, toIoStat, toSeriesCsv, toSeriesJson,
 import { iocostSeries, throttleSeries, type ControlSeries } from "../../report/control-series.js";
 import { seriesBinCount } from "../../report/series.js";
 import { scenarioFromThrotlJson } from "../../oracle/throtl-scenario.js";
-import { progressBar } from "../progress.js";
 import { capNotes, resultHashOrNote, summaryJson, summaryRows, summaryText, tailNotes, warningBlock } from "../summary.js";
 import { htmlReport } from "../../report/html-report.js";
 import { fioJobLogs } from "../../report/fio-logs.js";
@@ -160,7 +159,7 @@ export function scenarioForRun(target: string | undefined, o: RunCliOptions): Ru
 }
 
 /** `iosim run`'s action (declared in commands/index.ts, which loads this module only when `run` is the command). */
-export function runAction(target: string | undefined, o: RunCliOptions): void {
+export async function runAction(target: string | undefined, o: RunCliOptions): Promise<void> {
   const format = outputFormatOption(o.outputFormat, o.json);
   const limits = limitsOption(o);
   const { scenario, warnings, fioJobs, fioGlobalOptions, text } = scenarioForRun(target, o);
@@ -175,7 +174,8 @@ export function runAction(target: string | undefined, o: RunCliOptions): void {
     process.stderr.write(warningBlock(all));
     throw new InputError(`${all.length} warning${all.length === 1 ? "" : "s"} (above) with --strict; nothing was run`, target ?? "demo", undefined, "--strict");
   }
-  const bar = o.quiet ? undefined : progressBar(scenario.name);
+  // the progress bar's module (cli-progress) only when a bar is drawn: -q runs start without it
+  const bar = o.quiet ? undefined : (await import("../progress.js")).progressBar(scenario.name);
   const result = sim.runToEnd((p) => bar?.update(p.fraction, `${(p.simulatedNs / 1e9).toFixed(2)} s simulated`), 1 << 20);
   bar?.stop();
   result.warnings.unshift(...pre);
