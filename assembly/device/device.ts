@@ -483,6 +483,27 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   }
 }
 
+/**
+ * start()'s memo of the service time of a (size, direction, random) bio:
+ * d.svcNs / svcOccNs / svcLatNs (and a shaped device's quantile row) for the
+ * key, computed again only when the key changes (the engine's steady loop,
+ * engine/path.ts runSteady, writes the unshaped case out).
+ */
+@inline function serviceMemo(d: Device, dir: u8, rand: i32, size: u32): void {
+  const key = (<u64>size << 2) | <u64>((<i32>dir << 1) | rand);
+  if (key == d.svcKey) return;
+  const svc = d.serviceNs(dir, rand, size);
+  d.svcKey = key;
+  d.svcNs = svc;
+  d.svcOccNs = <i64>svc;
+  d.svcLatNs = <i64><f64>d.fixedLatencyNs;
+  if (d.hasQuant) {
+    const pk = quantPoint(d, (<i32>dir) * 2 + rand, size);
+    d.svcQuant = pk < 0 ? -1 : unchecked(d.pointFirst[pk]);
+    d.svcRowN = pk < 0 ? 0 : unchecked(d.pointRows[pk]);
+  }
+}
+
 @inline function start(d: Device, slot: i32, now: i64): void {
   const b = bioAt(slot);
   const off = b.off;
@@ -498,19 +519,7 @@ export function setDevicePoint(dev: i32, dir: i32, rand: i32, k: i32, size: f64,
   // in flight before this one (inFlight counts it already)
   if (now >= d.dsStampEndNs) ioTicksStart(d, now);
   const rand = seq ? 0 : 1;
-  const key = (<u64>size << 2) | <u64>((<i32>dir << 1) | rand);
-  if (key != d.svcKey) {
-    const svc = d.serviceNs(dir, rand, size);
-    d.svcKey = key;
-    d.svcNs = svc;
-    d.svcOccNs = <i64>svc;
-    d.svcLatNs = <i64><f64>d.fixedLatencyNs;
-    if (d.hasQuant) {
-      const pk = quantPoint(d, (<i32>dir) * 2 + rand, size);
-      d.svcQuant = pk < 0 ? -1 : unchecked(d.pointFirst[pk]);
-      d.svcRowN = pk < 0 ? 0 : unchecked(d.pointRows[pk]);
-    }
-  }
+  serviceMemo(d, dir, rand, size);
   let occNs: i64;
   let latNs: i64;
   if (d.shaped) {

@@ -43,6 +43,7 @@ import { pop, peekTime, pendingEvents, poppedTime, poppedMeta, metaKind, metaArg
   EV_JOB_WAKE, EV_DEVICE_DONE, EV_THROTL_TIMER, EV_CONFIG, EV_IOCOST_TIMER, EV_IOCOST_WAKE,
   EV_WRITEBACK, EV_THROTL_WORK, EV_DEVICE_ISSUE, EV_STOP, EV_IOLAT_TIMER, EV_WBT_TIMER, EV_TAG_RETRY, EV_PC_RESUME, schedule } from "./events";
 import { allocBio, freeBio, bioAt, bioTableBase, Bio, BIO_BYTES, BIO_SYNC, BIO_WRITEBACK, BIO_READAHEAD, BIO_SEQ } from "./bios";
+import { rotl, reduceBelow } from "./random";
 import { deviceSubmit, deviceComplete, deviceAt, requestsOf, cpuReplay, recordedCpu, tagWakeReplay, takeTagWake, deviceRetryTag } from "../device/device";
 import { jobAt, jobs, Job, earliestNext, nextShape, thinkNoteIssue, shapeDir, shapeSize, shapeOff, flowIssued, flowExit, RW_READ, RW_WRITE } from "../workload/jobs";
 import { noteSubmit, noteDepth, noteIssue, noteComplete, record, recordOn, rateNextMin, rateSamplesClose, setRateNextMin, jobBwNext,
@@ -414,15 +415,16 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
     if (random) {
       let r: u64 = 0;
       if (<u64>slots > 1) {
-        const x = rotl64(s1 * 5, 7) * 9;
+        // (Rng.next() on the state in locals; below()'s reduction)
+        const x = rotl(s1 * 5, 7) * 9;
         const tt = s1 << 17;
         s2 ^= s0;
         s3 ^= s1;
         s1 ^= s2;
         s0 ^= s3;
         s2 ^= tt;
-        s3 = rotl64(s3, 45);
-        r = <u64>slots <= 0xffffffff ? ((x >> 32) * <u64>slots) >> 32 : x % <u64>slots;
+        s3 = rotl(s3, 45);
+        r = reduceBelow(x, <u64>slots);
       }
       off = regionOff + <i64>r * align;
     } else {
@@ -445,7 +447,8 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
     const rand = sq ? 0 : 1;
     const key = (<u64>S << 2) | <u64>((<i32>D << 1) | rand);
     if (key != d.svcKey) {
-      // start()'s memo (an unshaped device), its table walk inlined (no call in this loop)
+      // device.ts serviceMemo() for an unshaped device (no quantile row), written out: through
+      // serviceMemo() Binaryen keeps serviceNs() a call and the engine bench read 0.974-0.984
       const svc = d.serviceNs(D, rand, S);
       d.svcKey = key;
       d.svcNs = svc;
@@ -563,10 +566,6 @@ function runSteady(untilNs: i64, n: i32, maxEvents: i32): i32 {
 
 @inline function addU64(p: usize, v: u64): void {
   store<u64>(p, load<u64>(p) + v);
-}
-
-@inline function rotl64(x: u64, r: u64): u64 {
-  return (x << r) | (x >> (64 - r));
 }
 
 /** Every event kind but EV_DEVICE_DONE and EV_STOP. */

@@ -44,8 +44,7 @@ export class Rng {
    *  (Lemire; bias below 2^-32 * n), modulo otherwise. */
   @inline below(n: u64): u64 {
     if (n <= 1) return 0;
-    if (n <= 0xffffffff) return ((this.next() >> 32) * n) >> 32;
-    return this.next() % n;
+    return reduceBelow(this.next(), n);
   }
 
   /** Uniform double in [0, 1). */
@@ -54,7 +53,12 @@ export class Rng {
   }
 }
 
-@inline function rotl(x: u64, k: u64): u64 {
+/** below()'s range reduction of one output x of next() to [0, n), n > 1 (the engine's steady loop, engine/path.ts, steps the generator's state in its own locals and reduces with this) */
+@inline export function reduceBelow(x: u64, n: u64): u64 {
+  return n <= 0xffffffff ? ((x >> 32) * n) >> 32 : x % n;
+}
+
+@inline export function rotl(x: u64, k: u64): u64 {
   return (x << k) | (x >> (64 - k));
 }
 
