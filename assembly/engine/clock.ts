@@ -27,6 +27,17 @@ export let TICK_NS: i64 = 4_000_000;
 export let JIFFIES_AT_ZERO: u64 = 0x100000000 - 300 * 250;
 export let ZERO_AFTER_TICK_NS: i64 = 0;
 
+/**
+ * The kernel's ktime_get() (ns since boot) at simulated time `t`: the ticks
+ * since INITIAL_JIFFIES, the offset into t = 0's tick, and t. A policy that
+ * keeps a ktime stamp which starts at 0 (blk-iolatency's last_scale_event)
+ * sees, as the kernel does, that far in the past: 10 s on defaultClock().
+ */
+export function ktimeAt(t: i64): u64 {
+  const initial = <u64>(<u32>(-300 * <i32>HZ));
+  return (JIFFIES_AT_ZERO - initial) * <u64>TICK_NS + <u64>ZERO_AFTER_TICK_NS + <u64>t;
+}
+
 export function setClock(hz: u32, jiffiesAtZero: u64, zeroAfterTickNs: i64): void {
   HZ = hz;
   TICK_NS = 1_000_000_000 / <i64>hz;

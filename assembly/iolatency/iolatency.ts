@@ -71,7 +71,7 @@ import { cgParent, cgroupCount } from "../engine/cgroups";
 import { bioAt, BIO_META, BIO_SWAP } from "../engine/bios";
 import { schedule, EV_IOLAT_TIMER } from "../engine/events";
 import { deviceAt, devices } from "../device/device";
-import { jiffiesAt, tickTime, HZ } from "../engine/clock";
+import { jiffiesAt, tickTime, HZ, ktimeAt } from "../engine/clock";
 import { wheelFire } from "../throttle/throttle";
 import { rqosChain } from "../engine/path";
 import { logChange, resetLog, setRqosFlags } from "./log";
@@ -100,6 +100,8 @@ class Grp {
   minLatNs: u64 = 0;
   curWinNs: u64 = 100 * NSEC_PER_MSEC;
   windowStart: u64 = 0;
+  // the blkg and its pd exist (birth()): window_start and scale_cookie set
+  born: bool = false;
   scaleCookie: u32 = DEFAULT_SCALE_COOKIE;
   maxDepth: u32 = UINT_MAX;
   inflight: u32 = 0;
@@ -190,8 +192,27 @@ export function iolatInit(dev: i32, now: i64): void {
   for (let c = 0; c < n; c++) {
     const g = new Grp(c, dev);
     g.ssd = ssd;
-    g.windowStart = <u64>now;
     d.grps.push(g);
+  }
+  birth(d, unchecked(d.grps[0]), now);
+}
+
+/**
+ * iolatency_pd_init() (6.1): a cgroup's pd is made with its blkg on the device,
+ * by its first bio there or by a write of its io.latency (blkg_conf_prep()),
+ * its parent's first: window_start = now (ktime), scale_cookie = the parent's
+ * child_lat cookie. So a group's first window runs from then, not from the
+ * first io.latency write on the device.
+ */
+function birth(d: IolatDev, g: Grp, now: i64): void {
+  if (g.born) return;
+  g.born = true;
+  g.windowStart = ktimeAt(now);
+  const pc = cgParent.get(g.cg);
+  if (pc >= 0) {
+    const p = grpOf(d, pc);
+    birth(d, p, now);
+    g.scaleCookie = p.childCookie;
   }
 }
 
@@ -204,6 +225,7 @@ export function iolatSetTarget(dev: i32, cg: i32, latNs: u64, now: i64): void {
   iolatInit(dev, now);
   const d = devOf(dev);
   const g = grpOf(d, cg);
+  birth(d, g, now);
   const oldval = g.minLatNs;
   // iolatency_set_min_lat_nsec
   g.minLatNs = latNs;
@@ -402,6 +424,7 @@ function climb(d: IolatDev, slot: i32, cg: i32, now: i64): bool {
   const asRoot = (bioAt(slot).flags & (BIO_META | BIO_SWAP)) != 0;
   for (let c = cg; c > 0; c = cgParent.get(c)) {
     const g = grpOf(d, c);
+    if (!g.born) birth(d, g, now);
     checkScaleChange(d, g, now);
     if (asRoot) {
       g.inflight++;
@@ -457,15 +480,16 @@ export function iolatDone(slot: i32, now: i64): void {
   const asRoot = (b.flags & (BIO_META | BIO_SWAP)) != 0;
   const start = <u64>b.release;
   const t = <u64>now;
+  const kt = ktimeAt(now); // window_start and last_scale_event are ktime stamps
   for (let c = b.cg; c > 0; c = cgParent.get(c)) {
     const g = grpOf(d, c);
     if (g.inflight > 0) g.inflight--;
     if (g.minLatNs) {
       recordTime(g, start, t, asRoot);
       const ws = g.windowStart;
-      if (t > ws && t - ws >= g.curWinNs) {
-        g.windowStart = t;
-        checkLatencies(d, g, t, now);
+      if (kt > ws && kt - ws >= g.curWinNs) {
+        g.windowStart = kt;
+        checkLatencies(d, g, kt, now);
       }
     }
     wakeOne(d, g, now);
@@ -594,7 +618,7 @@ export function iolatTimer(arg: u32, now: i64): void {
   const d = unchecked(devs[dev]);
   if (d.timerFire != now) return;
   d.timerFire = -1;
-  const t = <u64>now;
+  const t = ktimeAt(now);
   const qd = <u32>deviceAt(dev).nrRequests;
   for (let c = 0; c < d.grps.length; c++) {
     const p = unchecked(d.grps[c]);

@@ -145,3 +145,34 @@ describe("wbt", () => {
     }), { numRuns: 4 });
   });
 });
+
+describe("blk-iolatency's stamps are ktime (time since boot), as 6.1's are", () => {
+  // A's 10 ms target is below the device's 20 ms: its first window (160 ms after its write)
+  // misses. last_scale_event starts at 0 in ktime, long past at boot + 10 s (defaultClock), so
+  // the first scale event comes then, not after BLKIOLATENCY_MIN_ADJUST_TIME of simulated time.
+  const yaml = `name: iolat-ktime
+kernel: "6.1"
+duration: 2s
+devices:
+  - {preset: nullb, nr_requests: 32, channels: 32, latency: 20ms}
+cgroups:
+  A: {io.latency: "251:0 target=10000"}
+  C: {}
+jobs:
+  - {name: a, cgroup: A, rw: randread, bs: 4k, iodepth: 4, direct: 1, ioengine: libaio, runtime: 2s, time_based: 1}
+  - {name: c, cgroup: C, rw: randread, bs: 4k, iodepth: 16, direct: 1, ioengine: libaio, runtime: 2s, time_based: 1}
+`;
+  it("C is cut at A's first window, then one step per 500 ms at A's next window after it", () => {
+    const c = run(yaml).rqos!.iolatency["C"]!["251:0"]!.filter((p) => p.depth !== null);
+    // A's completions come every 20 ms; its window of 16 x 10 ms = 160 ms ends at its completion at 160 ms
+    // (window_start = its io.latency write at 0); C's next bio then sees the cookie: 32 -> 16
+    expect(c[0]!.depth).toBe(16);
+    expect(c[0]!.tNs).toBeGreaterThanOrEqual(160e6);
+    expect(c[0]!.tNs).toBeLessThan(200e6);
+    // the next: A's first window end 500 ms or more after 160 ms (its windows end at 320, 480, 640:
+    // 480 ms after, too soon; then 800)
+    expect(c[1]!.depth).toBe(8);
+    expect(c[1]!.tNs).toBeGreaterThanOrEqual(800e6);
+    expect(c[1]!.tNs).toBeLessThan(840e6);
+  });
+});
