@@ -162,6 +162,8 @@ const THROTL = ["test/fixtures/oracle/throtl/traces/*/run*.jsonl", "test/fixture
 // the io.latency/wbt guest traces recorded under plain TCG, and those recorded under QEMU's icount
 const RQOS = ["test/fixtures/oracle/guest/iolat.jsonl", "test/fixtures/oracle/guest/iolat.r*.jsonl", "test/fixtures/oracle/guest/wbt.jsonl", "test/fixtures/oracle/guest/wbt.r*.jsonl"];
 const RQOS_ICOUNT = ["test/fixtures/oracle/guest/*icount*.jsonl"];
+// the same two tests with null_blk's tag set deeper than the tests can fill (icount too): no tag races
+const RQOS_DEEP = ["test/fixtures/oracle/guest/iolat_deep*.jsonl", "test/fixtures/oracle/guest/wbt_deep*.jsonl"];
 
 /** per-trace detail of the io.latency/wbt traces `globs` (figures fidelity-rqos-detail and -icount-detail) */
 function rqosDetail(globs) {
@@ -323,6 +325,10 @@ export const figures = {
     cheap: true,
     make: () => compareLine(RQOS_ICOUNT, 1),
   },
+  "fidelity-rqos-deep": {
+    cheap: true,
+    make: () => compareLine(RQOS_DEEP, 1),
+  },
   "fidelity-bufread": {
     cheap: true,
     make: () => compareLine(["test/fixtures/oracle/bufread/bufread.jsonl", "test/fixtures/oracle/bufread/bufread.r*.jsonl"], 1),
@@ -365,6 +371,10 @@ export const figures = {
   "fidelity-rqos-icount-detail": {
     cheap: true,
     make: () => rqosDetail(RQOS_ICOUNT),
+  },
+  "fidelity-rqos-deep-detail": {
+    cheap: true,
+    make: () => rqosDetail(RQOS_DEEP),
   },  "fidelity-bufread-detail": {
     cheap: true,
     make: () => {

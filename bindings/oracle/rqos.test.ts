@@ -293,3 +293,74 @@ describe("the icount recordings (QEMU -icount shift=0,sleep=off, RQOS.md session
     }
   });
 });
+
+describe("the deep-queue recordings (no tag races: every wait is the policy's, RQOS.md session 6)", () => {
+  const read = (f: string) => fs.readFileSync(path.join(DIR, f), "utf8");
+  const recs = (text: string) => text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+  // r4 of each is the held-out repeat: not looked at while the replay was written
+  const IOLAT = ["iolat_deep.jsonl", "iolat_deep.r2.jsonl", "iolat_deep.r3.jsonl", "iolat_deep.r4.jsonl"];
+  const WBT = ["wbt_deep.jsonl", "wbt_deep.r2.jsonl", "wbt_deep.r3.jsonl", "wbt_deep.r4.jsonl"];
+
+  it("the tags never run out: fewer requests in flight than null_blk's tags, at any time", () => {
+    for (const f of [...IOLAT, ...WBT]) {
+      const rs = recs(read(f));
+      const tags = Number(rs[0].device.nr_requests);
+      const ev: Array<[number, number]> = [];
+      for (const r of rs) {
+        if (r.type === "io" && typeof r.issue_ns === "number") ev.push([r.getrq_ns, 1], [r.rq_complete_ns, -1]);
+        else if (r.type === "io" && typeof r.svc_ns === "number") ev.push([r.complete_ns - r.svc_ns, 1], [r.complete_ns, -1]);
+        if (r.type === "wreq") ev.push([r.getrq_ns, 1], [r.complete_ns, -1]);
+      }
+      ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      let n = 0;
+      let most = 0;
+      for (const [, d] of ev) most = Math.max(most, (n += d));
+      expect(most, f).toBeGreaterThan(4);
+      expect(most, f).toBeLessThan(tags);
+    }
+  });
+
+  it("wbt: every case's IOs complete within 4 ms of the recording, in each repeat", () => {
+    for (const f of WBT) {
+      const s = scoreWbt(read(f), f);
+      expect(s.cases.map((c) => c.wbtLatUsec).sort()).toEqual(["-1", "0", "100000"]);
+      // measured 13,867-14,183 IOs a run, all but 0-4 matched (2 Dec 2026)
+      for (const c of s.cases) expect(c.score.matched / c.score.ios).toBeGreaterThan(0.99);
+      // the write requests are the ones wbt holds: most of them wait, as recorded
+      const d = s.cases.find((c) => c.wbtLatUsec === "-1")!;
+      expect(d.split.writes[0]).toBe(d.split.writes[1]);
+    }
+  });
+
+  it("io.latency: 95 % of the IOs pooled, A's percentiles and C's bins within 10 %", () => {
+    let ios = 0;
+    let matched = 0;
+    for (const f of IOLAT) {
+      const s = scoreIolat(read(f), f);
+      // measured 100 % in runs 1, 3 and 4; 90.5 % in run 2 (a 14 us race at 1.96 s, RQOS.md)
+      expect(s.total.matched / s.total.ios).toBeGreaterThan(0.88);
+      ios += s.total.ios;
+      matched += s.total.matched;
+      expect(s.protected.cgroup).toBe("A");
+      expect(s.protected.p50Err).toBeLessThan(0.1);
+      expect(s.protected.p99Err).toBeLessThan(0.1);
+      expect(s.sibling.binsWithin10 / s.sibling.bins).toBeGreaterThan(0.9);
+    }
+    // measured 16,955/17,372 (97.6 %)
+    expect(matched / ios).toBeGreaterThan(0.95);
+  });
+
+  it("io.latency's state: the replay scales B and C in the windows the kernel did (io.stat's depth=)", () => {
+    for (const f of IOLAT) {
+      const text = read(f);
+      const rs = recs(text);
+      const samples = rs.filter((r) => r.type === "iostat");
+      // the replay's io.stat would need the scenario; the sibling bins above test C's depth by its
+      // throughput; here the recording itself: C ends at depth 1 and B at 1 (A misses every window)
+      const last = samples[samples.length - 1];
+      expect(String(last.cg.C.depth)).toBe("1");
+      expect(String(last.cg.B.depth)).toBe("1");
+      expect(Number(last.cg.A.missed)).toBe(Number(last.cg.A.total));
+    }
+  });
+});

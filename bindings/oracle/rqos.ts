@@ -41,6 +41,23 @@
 //           the guest's (the woken thread's, after the request, by io.stat's
 //           miss counts) and is added after its replayed completion.
 //   config  io.latency targets / wbt_lat_usec as written.
+//   clock   the replay's ticks where the guest's were (tickAligned: wbt's
+//           window timer fires on a tick, found from the wbt_timer stamps).
+//
+// Traces that stamp every step of an IO (iolat_deep: block_bio_queue,
+// block_getrq, rq_issue, rq_complete; the wbt traces' write requests) leave
+// the model only the policy's wait: the IO reaches rq-qos at its bio_queue,
+// holds its request from getrq to rq_complete, and the guest's CPU time from
+// the wake that let it go to its getrq is replayed before the tag (cpuNs).
+// Which wake let it go is not stamped, and is rebuilt by the kernel's rules:
+// io.latency wakes one waiter per done_bio, in the waiters' order of arrival
+// (iolat_deep); wbt wakes every waiter at each tracked completion and each
+// step up, and the woken flusher goes when fewer tracked writes than its
+// limit are in flight (wbt). Worked example (iolat_deep run 2, 715.6 ms): C's
+// IOs t11, t12, t13 complete at 715.639, .648, .662; waiters t5, t7, t6 came
+// in that order and got their requests at .675, .655, .680: t5 was let go by
+// .639, t7 by .648, t6 by .662 (t7's task ran first), so their CPU times are
+// 36, 7 and 18 us.
 //
 // Score: every IO (reads, and wbt's write requests) paired k-th with k-th
 // completion per cgroup and direction, matched within 4 ms (score.ts); for
@@ -49,7 +66,7 @@
 
 import { Simulation } from "../engine/simulation.js";
 import { defaultClock, jobDefaults, scenarioDefaults } from "../scenario/defaults.js";
-import type { DeviceSpec, JobSpec, KernelVersion, Scenario } from "../scenario/types.js";
+import type { ClockSpec, DeviceSpec, JobSpec, KernelVersion, Scenario } from "../scenario/types.js";
 import { InputError } from "../scenario/errors.js";
 import "../engine/modules/index.js";
 import { registerTraceHandler, type ReplayOptions, type TraceHandler } from "./registry.js";
@@ -138,6 +155,31 @@ export function guestStalls(stamps: number[], dues: number[]): Array<[number, nu
   return out;
 }
 
+/**
+ * The replay's clock with its ticks where the guest's were: wbt's window timer is a jiffies timer
+ * (blk_stat_activate_nsecs(): mod_timer() at jiffies + nsecs_to_jiffies()), so it fires on a
+ * tick, and which completions fall in a window depends on the tick's phase. The phase is the
+ * smallest offset after a tick boundary (mod 1/hz) of the recorded wbt_timer stamps (a timer
+ * callback runs a few us after its tick); without any, defaultClock's.
+ */
+export function tickAligned(hz: number, shiftNs: number, timersNs: number[]): ClockSpec {
+  const c = defaultClock(hz);
+  if (!timersNs.length) return c;
+  const tick = 1e9 / hz;
+  const mod = (x: number) => ((x % tick) + tick) % tick;
+  // circular minimum: the residues cluster just after 0; take the one that starts the cluster
+  const rs = timersNs.map(mod).sort((a, b) => a - b);
+  let best = rs[0]!;
+  let gap = rs[0]! + tick - rs[rs.length - 1]!;
+  for (let i = 1; i < rs.length; i++) {
+    if (rs[i]! - rs[i - 1]! > gap) {
+      gap = rs[i]! - rs[i - 1]!;
+      best = rs[i]!;
+    }
+  }
+  return { ...c, zeroAfterTickNs: Math.round(mod(shiftNs - best)) };
+}
+
 interface Replayed {
   sims: SimIo[];
   scenario: Scenario;
@@ -151,7 +193,7 @@ function runReplay(scenario: Scenario, order: Map<string, RecordedIo[]>, shiftNs
   for (const r of res.records ?? []) {
     const io = order.get(r.job)?.[r.seq];
     if (!io) continue;
-    sims.push({ io, submitNs: r.submitNs + shiftNs, releaseNs: r.releaseNs + shiftNs, completeNs: r.completeNs + shiftNs + (post.get(io) ?? 0) });
+    sims.push({ io, submitNs: arrive.has(io) ? io.submitNs : r.submitNs + shiftNs, releaseNs: r.releaseNs + shiftNs, completeNs: r.completeNs + shiftNs + (post.get(io) ?? 0) });
   }
   return { sims, scenario, shiftNs };
 }
@@ -166,6 +208,10 @@ const cpu = new WeakMap<RecordedIo, number>();
 const tagWake = new WeakMap<RecordedIo, number>();
 /** Recorded time after the driver added to the replayed completion (io.latency traces; iolatOutside). */
 const post = new WeakMap<RecordedIo, number>();
+/** Recorded block_bio_queue: the IO reaches the block layer (and rq-qos) then (iolat_deep traces). */
+const arrive = new WeakMap<RecordedIo, number>();
+/** Recorded block_getrq of a read (iolat_deep traces). */
+const getrqOf = new WeakMap<RecordedIo, number>();
 
 /** How many of ascending `xs` are <= t. */
 function countAtOrBelow(xs: readonly number[], t: number): number {
@@ -232,7 +278,7 @@ function replayJobs(order: Map<string, RecordedIo[]>, shift: number, file: strin
     list.sort((a, b) => a.submitNs - b.submitNs || a.seq - b.seq);
     jobs.push(jobDefaults({
       name, device: "nullb0", cgroup: list[0]!.cgroup, iodepth: list.length, direct: true,
-      pattern: { kind: "replay", ios: list.map((io) => ({ tNs: io.submitNs - shift, off: io.off, size: io.size, dir: io.dir,
+      pattern: { kind: "replay", ios: list.map((io) => ({ tNs: (arrive.get(io) ?? io.submitNs) - shift, off: io.off, size: io.size, dir: io.dir,
         ...(svc.has(io) ? { serviceNs: svc.get(io) } : {}), ...(cpu.get(io) ? { cpuNs: cpu.get(io) } : {}),
         ...(tagWake.get(io) ? { tagWakeNs: tagWake.get(io) } : {}) })) },
       source: { file, line: list[0]!.line }, ...(writeback.has(name) ? { replayWriteback: writeback.get(name) } : {}),
@@ -292,6 +338,7 @@ function iolatOutside(order: Map<string, RecordedIo[]>, tags: number, depths: Ar
     const r = runs.get(io.cgroup)!;
     const to = iss(io);
     const x = r[firstEndingFrom(r, to)];
+    if (arrive.has(io)) continue;
     if (x && x[0] <= io.submitNs && to > io.submitNs) post.set(io, to - io.submitNs);
   }
 }
@@ -329,6 +376,18 @@ function iolatReplay(text: string, file: string, opts: ReplayOptions): { rep: Re
     const io: RecordedIo = { job: r.cg, seq: 0, thread: r.tid ?? 0, cgroup: r.cg, dir: "R", off: r.offset ?? 0, size: 4096,
       submitNs: r.submit_ns, completeNs: r.complete_ns, line };
     if (typeof r.svc_ns === "number") svc.set(io, r.svc_ns);
+    if ([r.queue_ns, r.getrq_ns, r.issue_ns, r.rq_complete_ns].every((x) => typeof x === "number")) {
+      // every stamp of the IO (iolat_deep): it reaches rq-qos at its block_bio_queue, holds its
+      // request from block_getrq to block_rq_complete, and its thread sees the completion
+      // complete_ns - rq_complete_ns later; only the wait between the first two is the model's
+      // (+1 ns: the trace's stamps are whole microseconds, and a completion stamped in the same
+      // microsecond as a bio's block_bio_queue came first: done_bio runs in the interrupt)
+      arrive.set(io, r.queue_ns + 1);
+      getrqOf.set(io, r.getrq_ns);
+      svc.set(io, r.rq_complete_ns - r.getrq_ns);
+      post.set(io, Math.max(0, r.complete_ns - r.rq_complete_ns));
+      stamps.push(r.queue_ns, r.getrq_ns, r.issue_ns, r.rq_complete_ns);
+    }
     const l = order.get(r.cg) ?? [];
     l.push(io);
     order.set(r.cg, l);
@@ -336,6 +395,50 @@ function iolatReplay(text: string, file: string, opts: ReplayOptions): { rep: Re
   }
   if (!lats.length) throw new InputError("the trace has no IO records", file, 1);
   iolatOutside(order, p.depth, depths);
+  // Stamped IOs (iolat_deep): the guest's CPU time from io.latency letting the bio go to its
+  // block_getrq, replayed before it asks for a tag (ReplayIo.cpuNs). A waiter is let go by the
+  // done_bio of its group's IO that freed the slot (rq_qos_wake_function() takes the slot in the
+  // waker's context): the last completion in its group before its getrq, if after its queueing;
+  // otherwise it did not wait and the time runs from its block_bio_queue.
+  // A done_bio wakes one waiter (wake_up(): exclusive waiters in the order they came to
+  // rq_qos_wait(); rq_qos_wake_function() takes the slot for it) and the woken tasks run later,
+  // in the scheduler's order, not always the waiters' (run 2 of iolat_deep: the guest busy for
+  // 0.48 ms while three completions pass; a waiter woken second getting its request first). So
+  // the completions that let the waiters go are increasing in the waiters' order of arrival, each
+  // before the waiter's request: taken from the last waiter back, each takes the latest
+  // completion before both its request and the one the next waiter took. Completions left over
+  // let nobody go (the group was at its depth, scaled down meanwhile).
+  for (const l of order.values()) {
+    const done = l.filter((io) => arrive.has(io)).map((io) => io.completeNs - (post.get(io) ?? 0)).sort((a, b) => a - b);
+    const waker = new Map<RecordedIo, number>();
+    const waiters: RecordedIo[] = [];
+    for (const io of l) {
+      const q = arrive.get(io);
+      const g = getrqOf.get(io);
+      if (q === undefined || g === undefined) continue;
+      // it waited if a completion of its group came between its queueing and its request
+      const k = countAtOrBelow(done, g);
+      if (k > 0 && done[k - 1]! > q) waiters.push(io);
+    }
+    waiters.sort((x, y) => arrive.get(x)! - arrive.get(y)! || getrqOf.get(x)! - getrqOf.get(y)!);
+    let hi = done.length; // the next waiter's completion (exclusive)
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      const io = waiters[i]!;
+      const g = getrqOf.get(io)!;
+      const k = Math.min(countAtOrBelow(done, g), hi) - 1;
+      if (k >= 0 && done[k]! > arrive.get(io)!) {
+        waker.set(io, done[k]!);
+        hi = k;
+      } else waker.set(io, done[countAtOrBelow(done, g) - 1]!);
+    }
+    for (const io of l) {
+      const q = arrive.get(io);
+      const g = getrqOf.get(io);
+      if (q === undefined || g === undefined) continue;
+      const ns = g - Math.max(q, waker.get(io) ?? -Infinity);
+      if (ns > 0) cpu.set(io, ns);
+    }
+  }
   lats.sort((a, b) => a - b);
   const latencyNs = quantile(lats, 0.05);
   const targets = new Map<string, number>();
@@ -444,11 +547,18 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
   const p = nullbParams(header);
   const rel = String((header.meta ?? {}).uname ?? "").match(/Linux \S+ (\d+\.\d+)/)?.[1] ?? "6.1";
   const kernel = (opts.kernel ?? kernelProfileOf(rel)) as KernelVersion;
-  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[]; stamps: number[]; dues: number[] }>();
+  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[]; stamps: number[]; dues: number[]; steps: number[] }>();
   for (const { r, line } of recs) {
-    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [], stamps: [], dues: [] });
+    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [], stamps: [], dues: [], steps: [] });
     const c = cases.get(r.case);
     if (!c) continue;
+    // wbt's steps up: each wakes every waiter (scale_up(): calc_wb_limits(), rwb_wake_all())
+    if (r.type === "wbt" && r.event === "wbt_step" && typeof r.t_ns === "number" && /scale up/.test(String(r.raw))) c.steps.push(r.t_ns);
+    if (r.type === "wbt" && r.event === "wbt_step" && typeof r.t_ns === "number") {
+      const bg = /background=(\d+)/.exec(String(r.raw));
+      if (bg) (c as any).limits = [...((c as any).limits ?? []), [r.t_ns, Number(bg[1])]];
+    }
+    if (r.type === "wbt" && r.event === "wbt_timer" && typeof r.t_ns === "number") (c as any).timers = [...((c as any).timers ?? []), r.t_ns];
     // every stamp the guest logged, and the due times of the requests whose timer fired late (guestStalls)
     for (const k of ["t_ns", "start_ns", "end_ns", "submit_ns", "complete_ns", "queue_ns", "getrq_ns", "issue_ns"]) if (typeof r[k] === "number") c.stamps.push(r[k]);
     if (r.type === "wreq" && typeof r.complete_ns === "number" && r.complete_ns - r.issue_ns - p.completionNs >= STALL_LATE_NS) c.dues.push(r.issue_ns + p.completionNs);
@@ -473,7 +583,9 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
     // getrq -> rq_issue (the plug, the tag held) goes with its driver time. With wbt off a
     // request waits only for a tag, which is the model's: nothing is taken from the stamps.
     const wbtOn = String(c.meta.wbt_lat_usec_written ?? "-1") !== "0";
-    const comps = [...c.wreqs, ...c.wsync].map((x) => x.completeNs).sort((a, b) => a - b);
+    // what wakes a request waiting in wbt: a tracked write's completion (wbt_rqw_done()) or a
+    // step up (scale_up() -> rwb_wake_all(), blk-wbt.c 6.1; scale_down() wakes nobody)
+    const comps = [...[...c.wreqs, ...c.wsync].map((x) => x.completeNs), ...c.steps].sort((a, b) => a - b);
     // The reads' recorded time outside the driver (no stamp splits it): each read holds a tag
     // for its driver time, so a tag was free for it while fewer than nr_requests other requests
     // held one (write requests from block_getrq to their completion, reads for their driver time
@@ -491,12 +603,82 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
         if (ns > 0) (kind === "arrival" ? cpu : tagWake).set(io, ns);
       });
     }
-    for (const io of [...c.wreqs, ...c.wsync]) {
+    // The wake that let a waiting write request go: the first wake source after it queued at
+    // which fewer tracked writes than wbt's background limit (the last wbt_step's) were in flight
+    // (wbt_rqw_done() wakes every waiter; the woken one queues if rq_wait_inc_below() the limit):
+    // the time from it to block_getrq is the guest running the woken flusher. Without a
+    // recorded limit, or if no wake fits, the last wake source before block_getrq.
+    const limits = ((c as any).limits ?? []) as Array<[number, number]>;
+    const allW = [...c.wreqs, ...c.wsync];
+    // every request's tag, [getrq or issue, completion): whether the tags were all taken while a woken request had not yet got one
+    const tagEv: Array<[number, number]> = [];
+    for (const x of allW) tagEv.push([wstamps.get(x)!.getrq, 1], [x.completeNs, -1]);
+    for (const x of c.reads) if (svc.has(x)) tagEv.push([x.completeNs - svc.get(x)!, 1], [x.completeNs, -1]);
+    tagEv.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const tagAt: number[] = [];
+    const tagFull: number[] = []; // running count of moments all tags were held (prefix sums)
+    {
+      let n = 0;
+      let full = 0;
+      for (const [t, d] of tagEv) {
+        n += d;
+        if (n >= p.depth) full++;
+        tagAt.push(t);
+        tagFull.push(full);
+      }
+    }
+    const tagsFullIn = (a: number, b: number) => {
+      const i = countAtOrBelow(tagAt, a);
+      const j = countAtOrBelow(tagAt, b);
+      const before = i > 0 ? tagFull[i - 1]! : 0;
+      const atA = i > 0 && tagFull[i - 1]! > (i > 1 ? tagFull[i - 2]! : 0); // all held from before a
+      return (j > 0 ? tagFull[j - 1]! : 0) > before || atA;
+    };
+    const held: Array<[number, number]> = allW.map((x) => [wstamps.get(x)!.getrq, 1] as [number, number]).concat(allW.map((x) => [x.completeNs, -1] as [number, number]));
+    held.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const heldAt: number[] = [];
+    const heldN: number[] = [];
+    let hn = 0;
+    for (const [t, d] of held) {
+      hn += d;
+      heldAt.push(t);
+      heldN.push(hn);
+    }
+    const inflightAt = (t: number) => {
+      const k = countAtOrBelow(heldAt, t);
+      return k > 0 ? heldN[k - 1]! : 0;
+    };
+    /** The most tracked writes in flight at any time in (a, b): another took the slot a woken request was after. */
+    const maxInflightIn = (a: number, b: number) => {
+      let mx = 0;
+      for (let k = countAtOrBelow(heldAt, a); k < heldAt.length && heldAt[k]! < b; k++) mx = Math.max(mx, heldN[k]!);
+      return mx;
+    };
+    const limitAt = (t: number) => {
+      let v = -1;
+      for (const [at, bg] of limits) {
+        if (at > t) break;
+        v = bg;
+      }
+      return v;
+    };
+    for (const io of allW) {
       const m = wstamps.get(io)!;
       svc.set(io, io.completeNs - m.getrq);
       if (!wbtOn) continue;
       const lo = countAtOrBelow(comps, m.getrq);
-      const woke = lo > 0 ? comps[lo - 1]! : -Infinity;
+      let woke = lo > 0 ? comps[lo - 1]! : -Infinity;
+      if (limits.length) {
+        for (let k = countAtOrBelow(comps, io.submitNs); k < lo; k++) {
+          const t = comps[k]!;
+          const lim = limitAt(t);
+          if (lim > 0 && inflightAt(t) < lim && maxInflightIn(t, m.getrq) < lim) {
+            // a request that then waited for a tag was woken again by the tag's release: keep the last wake
+            if (!tagsFullIn(t, m.getrq)) woke = t;
+            break;
+          }
+        }
+      }
       cpu.set(io, m.getrq - Math.max(io.submitNs, woke));
     }
   }
@@ -512,7 +694,7 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
     shift = Math.floor(shift) - 1_000_000;
     const lat = String(c.meta.wbt_lat_usec_written ?? "-1");
     const scenario = scenarioDefaults({
-      name: `replay ${file}#${name}`, kernel, seed: opts.seed ?? 1, clock: defaultClock(250), record: true,
+      name: `replay ${file}#${name}`, kernel, seed: opts.seed ?? 1, clock: tickAligned(250, shift, (c as any).timers ?? []), record: true,
       devices: [nullbDevice(p, latencyNs, lat, guestStalls(c.stamps, c.dues).map(([a, b]) => [a - shift, b - shift] as [number, number]))],
       cgroups: [{ path: "R" }, { path: "W" }],
       jobs: replayJobs(order, shift, file, new Map([["W", "background"], ["WS", "sync"]])),
