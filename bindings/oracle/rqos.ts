@@ -243,6 +243,35 @@ function firstEndingFrom(w: ReadonlyArray<[number, number]>, t: number): number 
 }
 
 /**
+ * How many of the intervals [start, end) `held` are open at a time: `at(t)`, and `maxIn(a, b)`,
+ * the most at any time in [a, b).
+ */
+function runningCount(held: Array<[number, number]>): { at(t: number): number; maxIn(a: number, b: number): number } {
+  const ev: Array<[number, number]> = [];
+  for (const [a, b] of held) ev.push([a, 1], [b, -1]);
+  ev.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const times: number[] = [];
+  const counts: number[] = [];
+  let n = 0;
+  for (const [t, d] of ev) {
+    times.push(t);
+    counts.push((n += d));
+  }
+  const at = (t: number) => {
+    const k = countAtOrBelow(times, t);
+    return k > 0 ? counts[k - 1]! : 0;
+  };
+  return {
+    at,
+    maxIn: (a, b) => {
+      let mx = at(a);
+      for (let k = countAtOrBelow(times, a); k < times.length && times[k]! < b; k++) mx = Math.max(mx, counts[k]!);
+      return mx;
+    },
+  };
+}
+
+/**
  * Per wait [from, to) that ended with a tag taken at `to`: how long before `to` a tag had been
  * free without a break (from the tag release that made it free; 0 if a tag was free at `from`): the time the
  * waiting task took to run and take it. `held`: each request's tag as [start, end); `depth` tags.
@@ -547,18 +576,19 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
   const p = nullbParams(header);
   const rel = String((header.meta ?? {}).uname ?? "").match(/Linux \S+ (\d+\.\d+)/)?.[1] ?? "6.1";
   const kernel = (opts.kernel ?? kernelProfileOf(rel)) as KernelVersion;
-  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[]; stamps: number[]; dues: number[]; steps: number[] }>();
+  const cases = new Map<string, { meta: Rec; line: number; reads: RecordedIo[]; wreqs: RecordedIo[]; wsync: RecordedIo[]; stamps: number[]; dues: number[];
+    steps: number[]; limits: Array<[number, number]>; timers: number[] }>();
   for (const { r, line } of recs) {
-    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [], stamps: [], dues: [], steps: [] });
+    if (r.type === "case") cases.set(r.case, { meta: r.meta ?? {}, line, reads: [], wreqs: [], wsync: [], stamps: [], dues: [], steps: [], limits: [], timers: [] });
     const c = cases.get(r.case);
     if (!c) continue;
     // wbt's steps up: each wakes every waiter (scale_up(): calc_wb_limits(), rwb_wake_all())
     if (r.type === "wbt" && r.event === "wbt_step" && typeof r.t_ns === "number" && /scale up/.test(String(r.raw))) c.steps.push(r.t_ns);
     if (r.type === "wbt" && r.event === "wbt_step" && typeof r.t_ns === "number") {
       const bg = /background=(\d+)/.exec(String(r.raw));
-      if (bg) (c as any).limits = [...((c as any).limits ?? []), [r.t_ns, Number(bg[1])]];
+      if (bg) c.limits.push([r.t_ns, Number(bg[1])]);
     }
-    if (r.type === "wbt" && r.event === "wbt_timer" && typeof r.t_ns === "number") (c as any).timers = [...((c as any).timers ?? []), r.t_ns];
+    if (r.type === "wbt" && r.event === "wbt_timer" && typeof r.t_ns === "number") c.timers.push(r.t_ns);
     // every stamp the guest logged, and the due times of the requests whose timer fired late (guestStalls)
     for (const k of ["t_ns", "start_ns", "end_ns", "submit_ns", "complete_ns", "queue_ns", "getrq_ns", "issue_ns"]) if (typeof r[k] === "number") c.stamps.push(r[k]);
     if (r.type === "wreq" && typeof r.complete_ns === "number" && r.complete_ns - r.issue_ns - p.completionNs >= STALL_LATE_NS) c.dues.push(r.issue_ns + p.completionNs);
@@ -608,60 +638,17 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
     // (wbt_rqw_done() wakes every waiter; the woken one queues if rq_wait_inc_below() the limit):
     // the time from it to block_getrq is the guest running the woken flusher. Without a
     // recorded limit, or if no wake fits, the last wake source before block_getrq.
-    const limits = ((c as any).limits ?? []) as Array<[number, number]>;
-    const allW = [...c.wreqs, ...c.wsync];
-    // every request's tag, [getrq or issue, completion): whether the tags were all taken while a woken request had not yet got one
-    const tagEv: Array<[number, number]> = [];
-    for (const x of allW) tagEv.push([wstamps.get(x)!.getrq, 1], [x.completeNs, -1]);
-    for (const x of c.reads) if (svc.has(x)) tagEv.push([x.completeNs - svc.get(x)!, 1], [x.completeNs, -1]);
-    tagEv.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    const tagAt: number[] = [];
-    const tagFull: number[] = []; // running count of moments all tags were held (prefix sums)
-    {
-      let n = 0;
-      let full = 0;
-      for (const [t, d] of tagEv) {
-        n += d;
-        if (n >= p.depth) full++;
-        tagAt.push(t);
-        tagFull.push(full);
-      }
-    }
-    const tagsFullIn = (a: number, b: number) => {
-      const i = countAtOrBelow(tagAt, a);
-      const j = countAtOrBelow(tagAt, b);
-      const before = i > 0 ? tagFull[i - 1]! : 0;
-      const atA = i > 0 && tagFull[i - 1]! > (i > 1 ? tagFull[i - 2]! : 0); // all held from before a
-      return (j > 0 ? tagFull[j - 1]! : 0) > before || atA;
-    };
-    const held: Array<[number, number]> = allW.map((x) => [wstamps.get(x)!.getrq, 1] as [number, number]).concat(allW.map((x) => [x.completeNs, -1] as [number, number]));
-    held.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    const heldAt: number[] = [];
-    const heldN: number[] = [];
-    let hn = 0;
-    for (const [t, d] of held) {
-      hn += d;
-      heldAt.push(t);
-      heldN.push(hn);
-    }
-    const inflightAt = (t: number) => {
-      const k = countAtOrBelow(heldAt, t);
-      return k > 0 ? heldN[k - 1]! : 0;
-    };
-    /** The most tracked writes in flight at any time in (a, b): another took the slot a woken request was after. */
-    const maxInflightIn = (a: number, b: number) => {
-      let mx = 0;
-      for (let k = countAtOrBelow(heldAt, a); k < heldAt.length && heldAt[k]! < b; k++) mx = Math.max(mx, heldN[k]!);
-      return mx;
-    };
+    const limits = c.limits;
+    const limitTimes = limits.map(([t]) => t);
     const limitAt = (t: number) => {
-      let v = -1;
-      for (const [at, bg] of limits) {
-        if (at > t) break;
-        v = bg;
-      }
-      return v;
+      const k = countAtOrBelow(limitTimes, t);
+      return k > 0 ? limits[k - 1]![1] : -1;
     };
+    const allW = [...c.wreqs, ...c.wsync];
+    // tracked writes in flight (from block_getrq), and every request's tag (reads for their driver time)
+    const wHeld: Array<[number, number]> = allW.map((x) => [wstamps.get(x)!.getrq, x.completeNs]);
+    const inflight = runningCount(wHeld);
+    const tags = runningCount([...wHeld, ...c.reads.filter((x) => svc.has(x)).map((x) => [x.completeNs - svc.get(x)!, x.completeNs] as [number, number])]);
     for (const io of allW) {
       const m = wstamps.get(io)!;
       svc.set(io, io.completeNs - m.getrq);
@@ -672,9 +659,10 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
         for (let k = countAtOrBelow(comps, io.submitNs); k < lo; k++) {
           const t = comps[k]!;
           const lim = limitAt(t);
-          if (lim > 0 && inflightAt(t) < lim && maxInflightIn(t, m.getrq) < lim) {
+          // under the limit then and until its request (nobody took the slot meanwhile)
+          if (lim > 0 && inflight.maxIn(t, m.getrq) < lim) {
             // a request that then waited for a tag was woken again by the tag's release: keep the last wake
-            if (!tagsFullIn(t, m.getrq)) woke = t;
+            if (tags.maxIn(t, m.getrq) < p.depth) woke = t;
             break;
           }
         }
@@ -694,7 +682,7 @@ export function scoreWbt(text: string, file: string, opts: ReplayOptions = {}): 
     shift = Math.floor(shift) - 1_000_000;
     const lat = String(c.meta.wbt_lat_usec_written ?? "-1");
     const scenario = scenarioDefaults({
-      name: `replay ${file}#${name}`, kernel, seed: opts.seed ?? 1, clock: tickAligned(250, shift, (c as any).timers ?? []), record: true,
+      name: `replay ${file}#${name}`, kernel, seed: opts.seed ?? 1, clock: tickAligned(250, shift, c.timers), record: true,
       devices: [nullbDevice(p, latencyNs, lat, guestStalls(c.stamps, c.dues).map(([a, b]) => [a - shift, b - shift] as [number, number]))],
       cgroups: [{ path: "R" }, { path: "W" }],
       jobs: replayJobs(order, shift, file, new Map([["W", "background"], ["WS", "sync"]])),
